@@ -1,0 +1,37 @@
+// Package chainrules is the protocol of chainrules-go: the contract between the
+// rules that know calculus and the engine that knows graphs.
+//
+// A value recorded on a tape is named by a [NodeID]. An operation is an [Op]: given
+// its input values it computes the primal output y = f(x_1, ..., x_n) and returns a
+// [ReverseRule] that differentiates f at those inputs. The rule's Pullback maps an
+// output cotangent ybar to one [Contribution] per differentiable input,
+//
+//	xbar_k = J_k^* ybar,
+//
+// where J_k = df/dx_k and ^* is the adjoint under the real inner product of [Space]:
+//
+//	<a, b> = Re sum_i conj(a_i) b_i.
+//
+// Two optional interfaces, found by type assertion as io.WriterTo is, give second
+// order: [ForwardRule] computes the output tangent ydot = sum_k J_k xdot_k (a JVP), and
+// [SecondOrderRule] computes the derivative of the pullback along the input
+// tangents, which is what forward-over-reverse Hessian-vector products run.
+//
+// # Contract for rule authors
+//
+//   - Pullbacks never mutate their arguments nor the values they captured, and may be
+//     called any number of times (a persistent graph and the checker in
+//     testing/ruletest do so). The same holds for ForwardTangents and
+//     PullbackWithTangents.
+//   - A pullback returns exactly one contribution per differentiable input, shaped
+//     like that input. An input used twice (y = x*x) may be named twice; the engine
+//     adds the contributions.
+//   - For complex values a pullback is the adjoint of the JVP under Re<a, b>. This is
+//     PyTorch's convention (conjugate Wirtinger calculus): for holomorphic f,
+//     xbar = conj(f'(x)) ybar.
+//   - A rule that cannot do something returns an error wrapping one of the sentinel
+//     errors of this package; it never returns zeros in place of an answer.
+//
+// The engine lives in package core, the tensor value type in package tensor, and the
+// rule checker in testing/ruletest.
+package chainrules

@@ -1,0 +1,255 @@
+package gemm
+
+import (
+	"runtime"
+	"sync"
+	"unsafe"
+)
+
+// Panic messages for invalid arguments, as in gonum's blas implementation.
+const (
+	mLT0   = "gemm: m < 0"
+	nLT0   = "gemm: n < 0"
+	kLT0   = "gemm: k < 0"
+	badLdA = "gemm: bad leading dimension of A"
+	badLdB = "gemm: bad leading dimension of B"
+	badLdC = "gemm: bad leading dimension of C"
+	shortA = "gemm: insufficient length of a"
+	shortB = "gemm: insufficient length of b"
+	shortC = "gemm: insufficient length of c"
+)
+
+// parallelMin is the smallest m*n*k that is split across goroutines.
+const parallelMin = 1 << 21
+
+// Dgemm computes C = alpha*op(A)*op(B) + beta*C, where op(X) is X if the
+// corresponding trans flag is false and X^T otherwise. op(A) is m x k, op(B)
+// is k x n and C is m x n; all matrices are row-major with row strides lda,
+// ldb and ldc (so A is m x k with lda >= k when transA is false, and k x m
+// with lda >= m when it is true).
+//
+// Dgemm panics, like gonum's Implementation.Dgemm, if a size is negative, a
+// stride is smaller than the row length or a slice is too short. If beta is
+// zero, C is not read before being overwritten.
+func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if alpha == 0 || k == 0 {
+		scaleReal(m, n, beta, c, ldc)
+		return
+	}
+	run(kern, m, n, k,
+		&realA{a: a, lda: lda, trans: transA},
+		&realB{b: b, ldb: ldb, trans: transB},
+		alpha, beta, c, ldc)
+}
+
+// checkArgs validates the arguments of Dgemm and Zgemm (lengths in elements).
+func checkArgs(transA, transB bool, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int) {
+	if m < 0 {
+		panic(mLT0)
+	}
+	if n < 0 {
+		panic(nLT0)
+	}
+	if k < 0 {
+		panic(kLT0)
+	}
+	if transA {
+		if lda < max(1, m) {
+			panic(badLdA)
+		}
+	} else if lda < max(1, k) {
+		panic(badLdA)
+	}
+	if transB {
+		if ldb < max(1, k) {
+			panic(badLdB)
+		}
+	} else if ldb < max(1, n) {
+		panic(badLdB)
+	}
+	if ldc < max(1, n) {
+		panic(badLdC)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	if transA {
+		if lenA < (k-1)*lda+m {
+			panic(shortA)
+		}
+	} else if lenA < (m-1)*lda+k {
+		panic(shortA)
+	}
+	if transB {
+		if lenB < (n-1)*ldb+k {
+			panic(shortB)
+		}
+	} else if lenB < (k-1)*ldb+n {
+		panic(shortB)
+	}
+	if lenC < (m-1)*ldc+n {
+		panic(shortC)
+	}
+}
+
+// scaleReal sets C = beta*C (C = 0 if beta == 0, so NaNs are cleared).
+func scaleReal(m, n int, beta float64, c []float64, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := 0; i < m; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// packerA packs a block of the left operand (m x k as seen by the product).
+type packerA interface {
+	// pack writes rows [i0, i0+mb) and columns [p0, p0+kb) into dst as
+	// ceil(mb/mr) micro-panels of mr*kb values, each stored k-major
+	// (dst[panel*mr*kb + p*mr + r]), zero-padding rows beyond mb.
+	pack(dst []float64, mr, i0, mb, p0, kb int)
+}
+
+// packerB packs a block of the right operand (k x n as seen by the product).
+type packerB interface {
+	// pack writes rows [p0, p0+kb) and columns [j0, j0+nb) into dst as
+	// ceil(nb/nr) micro-panels of kb*nr values, each stored k-major
+	// (dst[panel*nr*kb + p*nr + c]), zero-padding columns beyond nb.
+	pack(dst []float64, nr, j0, nb, p0, kb int)
+}
+
+// workspace holds one worker's packing buffers and edge scratch tile.
+type workspace struct {
+	a, b, tmp []float64
+}
+
+var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+
+// aligned returns a slice of length n whose first element is 64-byte aligned,
+// reusing buf when it is large enough.
+func aligned(buf []float64, n int) []float64 {
+	if cap(buf) >= n && uintptr(unsafe.Pointer(unsafe.SliceData(buf[:1])))%64 == 0 {
+		return buf[:n]
+	}
+	s := make([]float64, n+8)
+	off := int((64-uintptr(unsafe.Pointer(&s[0]))%64)%64) / 8
+	return s[off : off+n : off+n]
+}
+
+// run computes C = alpha*A*B + beta*C for C m x n, splitting the work over
+// goroutines when the product is large enough.
+func run(kn *kernel, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
+	workers := runtime.GOMAXPROCS(0)
+	if m*n*k < parallelMin || workers < 2 {
+		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
+		return
+	}
+	// Split the larger dimension in slabs that are whole tiles.
+	size, unit := n, kn.nr
+	if m > n {
+		size, unit = m, kn.mr
+	}
+	tiles := (size + unit - 1) / unit
+	workers = min(workers, tiles)
+	var wg sync.WaitGroup
+	for w := workers - 1; w >= 0; w-- {
+		lo := tiles * w / workers * unit
+		hi := min(size, tiles*(w+1)/workers*unit)
+		i0, i1, j0, j1 := 0, m, lo, hi
+		if m > n {
+			i0, i1, j0, j1 = lo, hi, 0, n
+		}
+		if w == 0 {
+			serial(kn, i0, i1, j0, j1, k, pa, pb, alpha, beta, c, ldc)
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			serial(kn, i0, i1, j0, j1, k, pa, pb, alpha, beta, c, ldc)
+		}()
+	}
+	wg.Wait()
+}
+
+// serial computes rows [i0, i1) and columns [j0, j1) of C on one goroutine
+// with the blocked BLIS loop nest.
+func serial(kn *kernel, i0, i1, j0, j1, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
+	ws := workspaces.Get().(*workspace)
+	defer workspaces.Put(ws)
+	mr, nr := kn.mr, kn.nr
+	kcMax := min(kn.kc, k)
+	mcMax := min(kn.mc, roundUp(i1-i0, mr))
+	ncMax := min(kn.nc, roundUp(j1-j0, nr))
+	ws.a = aligned(ws.a, mcMax*kcMax)
+	ws.b = aligned(ws.b, ncMax*kcMax)
+	ws.tmp = aligned(ws.tmp, mr*nr)
+
+	for jc := j0; jc < j1; jc += kn.nc {
+		nc := min(kn.nc, j1-jc)
+		for pc := 0; pc < k; pc += kn.kc {
+			kc := min(kn.kc, k-pc)
+			pb.pack(ws.b, nr, jc, nc, pc, kc)
+			bt := beta
+			if pc > 0 {
+				bt = 1
+			}
+			for ic := i0; ic < i1; ic += kn.mc {
+				mc := min(kn.mc, i1-ic)
+				pa.pack(ws.a, mr, ic, mc, pc, kc)
+				macroKernel(kn, kc, ws, mc, nc, c[ic*ldc+jc:], ldc, alpha, bt)
+			}
+		}
+	}
+}
+
+// macroKernel multiplies a packed mc x kc block of A by a packed kc x nc
+// block of B into C (whose top-left element is c[0]).
+func macroKernel(kn *kernel, kc int, ws *workspace, mc, nc int, c []float64, ldc int, alpha, beta float64) {
+	mr, nr := kn.mr, kn.nr
+	tmp := ws.tmp
+	for jr := 0; jr < nc; jr += nr {
+		nb := min(nr, nc-jr)
+		bp := ws.b[jr*kc:]
+		for ir := 0; ir < mc; ir += mr {
+			mb := min(mr, mc-ir)
+			ap := ws.a[ir*kc:]
+			off := ir*ldc + jr
+			if mb == mr && nb == nr {
+				kn.fn(kc, ap, bp, c[off:], ldc, alpha, beta)
+				continue
+			}
+			// Partial tile: compute into tmp, then merge the valid part.
+			kn.fn(kc, ap, bp, tmp, nr, alpha, 0)
+			for i := 0; i < mb; i++ {
+				t := tmp[i*nr : i*nr+nb]
+				row := c[off+i*ldc : off+i*ldc+nb]
+				switch beta {
+				case 0:
+					copy(row, t)
+				case 1:
+					for j, v := range t {
+						row[j] += v
+					}
+				default:
+					for j, v := range t {
+						row[j] = v + beta*row[j]
+					}
+				}
+			}
+		}
+	}
+}
+
+func roundUp(x, m int) int { return (x + m - 1) / m * m }

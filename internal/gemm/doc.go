@@ -1,0 +1,74 @@
+// Package gemm is a pure-Go (plus Go assembly) general matrix multiply for
+// float64 and complex128, in the style of BLIS / GotoBLAS.
+//
+// # API
+//
+// [Dgemm] and [Zgemm] compute C = alpha*op(A)*op(B) + beta*C for row-major
+// matrices with the conventions of gonum's blas64 (lda, ldb, ldc are row
+// strides, op(X) is X or its plain transpose). Arguments are validated like
+// gonum's Implementation: programmer errors (negative sizes, strides smaller
+// than a row, slices too short) panic with a "gemm: ..." message. When
+// beta == 0, C is overwritten and never read, so NaN or Inf in C do not
+// propagate.
+//
+// # Design
+//
+// The product is computed with the five-loop blocked algorithm of BLIS:
+//
+//	for jc in steps of NC over the columns of C          (B panel in L3)
+//	  for pc in steps of KC over k                        pack B[pc:pc+KC, jc:jc+NC]
+//	    for ic in steps of MC over the rows of C          pack A[ic:ic+MC, pc:pc+KC] (L2)
+//	      for jr in steps of NR                           B micro-panel (L1)
+//	        for ir in steps of MR                         micro-kernel: MR x NR tile of C
+//
+// Packing copies a block of op(A) into micro-panels of MR rows stored
+// k-major (MR consecutive values per k step) and a block of op(B) into
+// micro-panels of NR columns stored k-major, so that the micro-kernel reads
+// both operands with unit stride. Transposition and arbitrary strides are
+// absorbed by the packing routines; the kernels only ever see one layout.
+// Panels are zero-padded to full MR/NR, so the kernels never branch on edge
+// sizes: a full tile is written straight into C, a partial tile is computed
+// into a small scratch tile and then merged into C element by element.
+//
+// # Micro-kernels
+//
+// The micro-kernel keeps an MR x NR tile of C in vector registers; each k
+// step loads NR values of B as vectors, broadcasts MR values of A and issues
+// MR*NR/lanes fused multiply-adds, with enough independent accumulators to
+// cover the FMA latency on two FMA ports. A row of the tile is a set of whole
+// vectors, so writing back a row-major C needs no shuffles.
+//
+//   - AVX-512 (kern8x24AVX512): 8 x 24, 24 zmm accumulators, 3 zmm for B,
+//     broadcasts in the remaining registers. 24 FMAs per 3 vector loads + 8
+//     broadcasts per k step. Block sizes MC=192, KC=256, NC=3072: a B
+//     micro-panel (KC*NR*8 = 48 KiB) streams through L1 while the packed A
+//     block (MC*KC*8 = 384 KiB) stays in the 2 MiB L2.
+//   - AVX2+FMA (kern4x12AVX2): 4 x 12, 12 ymm accumulators, 3 ymm for B and
+//     one broadcast register (all 16 ymm). MC=96, KC=256, NC=3072.
+//   - Portable Go (kernGeneric): 4 x 4 with scalar accumulators, used on
+//     other architectures and with the noasm build tag.
+//
+// The kernel is selected at init from golang.org/x/sys/cpu (AVX-512F, then
+// AVX2+FMA, then Go). Alpha and beta are applied by the kernel at write-back:
+// the tile is computed as alpha*AB + beta*C with beta == 0 meaning "do not
+// read C"; the first KC block uses the caller's beta and later blocks beta=1.
+//
+// # Parallelism
+//
+// Products with m*n*k >= 2^21 are split across runtime.GOMAXPROCS(0)
+// goroutines along the larger of m and n, in slabs that are multiples of the
+// tile size. Each worker runs the serial algorithm on its slab with its own
+// packing buffers (taken from a sync.Pool), so there is no synchronisation
+// apart from the final wait; the cost is that each worker packs its own copy
+// of the shared operand, which is O(k*(m+n)) against O(m*n*k) work.
+//
+// # Complex
+//
+// [Zgemm] reuses the real kernels through the "1m" embedding. With C viewed
+// as a real m x 2n matrix (interleaved real and imaginary parts, which is its
+// memory layout), A as a real m x 2k matrix (likewise) and B expanded to the
+// real 2k x 2n matrix with 2x2 blocks [re im; -im re], the real product is
+// exactly the complex product. Packing performs the expansion (and folds in
+// the complex alpha), so Zgemm runs at the speed of Dgemm on 8*m*n*k real
+// flops, the same count as the classical 4M method.
+package gemm

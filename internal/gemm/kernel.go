@@ -1,0 +1,78 @@
+package gemm
+
+// kernel describes a micro-kernel and the block sizes tuned for it.
+type kernel struct {
+	name   string
+	mr, nr int // register tile
+	mc, kc int // packed A block (multiple of mr) and depth of a rank-kc update
+	nc     int // packed B block (multiple of nr)
+	// fn computes the mr x nr tile C = alpha*A*B + beta*C from an mr x k
+	// micro-panel a and a k x nr micro-panel b (both packed k-major). C has
+	// row stride ldc. If beta == 0, C is not read.
+	fn func(k int, a, b, c []float64, ldc int, alpha, beta float64)
+}
+
+// kern is the kernel used by Dgemm and Zgemm: the fastest one available,
+// chosen at init. Tests switch it to exercise every kernel.
+var kern = bestKernel()
+
+// generic is the portable kernel.
+var generic = &kernel{name: "go4x4", mr: 4, nr: 4, mc: 128, kc: 256, nc: 2048, fn: kernGeneric}
+
+func bestKernel() *kernel {
+	ks := kernels()
+	return ks[0]
+}
+
+// kernels returns the kernels usable on this machine, fastest first.
+func kernels() []*kernel {
+	return append(asmKernels(), generic)
+}
+
+// kernGeneric is the 4x4 portable micro-kernel.
+func kernGeneric(k int, a, b, c []float64, ldc int, alpha, beta float64) {
+	var c00, c01, c02, c03 float64
+	var c10, c11, c12, c13 float64
+	var c20, c21, c22, c23 float64
+	var c30, c31, c32, c33 float64
+	a = a[:4*k]
+	b = b[:4*k]
+	for p := 0; p < 4*k; p += 4 {
+		ap := a[p : p+4 : p+4]
+		bp := b[p : p+4 : p+4]
+		a0, a1, a2, a3 := ap[0], ap[1], ap[2], ap[3]
+		b0, b1, b2, b3 := bp[0], bp[1], bp[2], bp[3]
+		c00 += a0 * b0
+		c01 += a0 * b1
+		c02 += a0 * b2
+		c03 += a0 * b3
+		c10 += a1 * b0
+		c11 += a1 * b1
+		c12 += a1 * b2
+		c13 += a1 * b3
+		c20 += a2 * b0
+		c21 += a2 * b1
+		c22 += a2 * b2
+		c23 += a2 * b3
+		c30 += a3 * b0
+		c31 += a3 * b1
+		c32 += a3 * b2
+		c33 += a3 * b3
+	}
+	storeRow4(c[:4], alpha, beta, c00, c01, c02, c03)
+	storeRow4(c[ldc:ldc+4], alpha, beta, c10, c11, c12, c13)
+	storeRow4(c[2*ldc:2*ldc+4], alpha, beta, c20, c21, c22, c23)
+	storeRow4(c[3*ldc:3*ldc+4], alpha, beta, c30, c31, c32, c33)
+}
+
+func storeRow4(c []float64, alpha, beta, v0, v1, v2, v3 float64) {
+	c = c[:4]
+	if beta == 0 {
+		c[0], c[1], c[2], c[3] = alpha*v0, alpha*v1, alpha*v2, alpha*v3
+		return
+	}
+	c[0] = alpha*v0 + beta*c[0]
+	c[1] = alpha*v1 + beta*c[1]
+	c[2] = alpha*v2 + beta*c[2]
+	c[3] = alpha*v3 + beta*c[3]
+}

@@ -1,0 +1,143 @@
+package core
+
+import (
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// BackwardOption configures a reverse sweep.
+type BackwardOption func(*backwardConfig)
+
+type backwardConfig struct {
+	allNodes bool
+	release  bool
+}
+
+// AllNodes keeps the cotangent of every node the sweep reaches, not only the leaves'.
+func AllNodes() BackwardOption { return func(c *backwardConfig) { c.allNodes = true } }
+
+// ReleaseGraph frees the tape after the sweep (a one-shot graph), as Free does.
+func ReleaseGraph() BackwardOption { return func(c *backwardConfig) { c.release = true } }
+
+func configure(opts []BackwardOption) backwardConfig {
+	var c backwardConfig
+	for _, o := range opts {
+		o(&c)
+	}
+	return c
+}
+
+// Backward runs the reverse sweep from a scalar output with seed 1: the result holds
+// d out / d leaf for every leaf the output depends on. An output of more than one
+// element is an error wrapping ErrNonScalarLoss (use BackwardSeed).
+func (t *Tape[V]) Backward(out cr.NodeID, opts ...BackwardOption) (*Gradients[V], error) {
+	seed, err := t.scalarSeed(out)
+	if err != nil {
+		return nil, err
+	}
+	return t.BackwardSeed(out, seed, opts...)
+}
+
+func (t *Tape[V]) scalarSeed(out cr.NodeID) (V, error) {
+	var zero V
+	if err := t.Err(); err != nil {
+		return zero, err
+	}
+	i, err := t.index(out)
+	if err != nil {
+		return zero, err
+	}
+	if n := t.space.Size(t.at(i).value); n != 1 {
+		return zero, &cr.OpError{Op: t.at(i).name, Node: out, Phase: "backward",
+			Err: cr.Errorf(cr.ErrNonScalarLoss, "output is %s", t.space.Describe(t.at(i).value))}
+	}
+	return t.space.One(t.at(i).value)
+}
+
+// sameLayout reports whether a and b have the same shape and dtype.
+func (t *Tape[V]) sameLayout(a, b V) bool {
+	return slices.Equal(t.space.Shape(a), t.space.Shape(b)) && t.space.DType(a) == t.space.DType(b)
+}
+
+func (t *Tape[V]) checkSeed(i int, out cr.NodeID, seed V, what string) error {
+	if !t.sameLayout(seed, t.at(i).value) {
+		return &cr.OpError{Op: t.at(i).name, Node: out, Phase: "backward",
+			Err: cr.Errorf(cr.ErrShapeMismatch, "%s is %s, output is %s", what, t.space.Describe(seed), t.space.Describe(t.at(i).value))}
+	}
+	return nil
+}
+
+// BackwardSeed runs the reverse sweep from out with the cotangent seed (shaped like
+// the output): the result holds J^* seed for every leaf the output depends on, where
+// J is the Jacobian of the output with respect to that leaf.
+//
+// The sweep visits nodes in decreasing index order (a topological order), runs the
+// pullback of every node that the output reaches and that depends on a leaf, and adds
+// the contributions that reach a node more than once. It uses no recursion, so graph
+// depth is limited only by memory. The graph is kept (a second sweep gives the same
+// result) unless ReleaseGraph is given.
+func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*Gradients[V], error) {
+	cfg := configure(opts)
+	if err := t.Err(); err != nil {
+		return nil, err
+	}
+	o, err := t.index(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.checkSeed(o, out, seed, "seed"); err != nil {
+		return nil, err
+	}
+	acc := newAccum(t.space, o+1)
+	if t.at(o).flags&flagRequires != 0 {
+		acc.vals[o], acc.state[o] = seed, borrowed
+	}
+	buf := t.buf[:0]
+	for i := o; i >= 0; i-- {
+		if acc.state[i] == absent {
+			continue
+		}
+		rule := t.at(i).rule
+		if rule == nil { // a leaf: its cotangent is a result
+			continue
+		}
+		buf, err = rule.Pullback(acc.vals[i], buf[:0])
+		if err != nil {
+			return nil, t.opErr(i, "pullback", err)
+		}
+		for _, c := range buf {
+			if err := t.accumulate(i, rule, c.Node, c.Value, &acc); err != nil {
+				return nil, err
+			}
+		}
+		if !cfg.allNodes {
+			acc.drop(i)
+		}
+	}
+	clear(buf)
+	t.buf = buf[:0]
+	g := &Gradients[V]{tape: t, acc: acc}
+	if cfg.release {
+		t.Free()
+	}
+	return g, nil
+}
+
+func (t *Tape[V]) opErr(i int, phase string, err error) error {
+	return &cr.OpError{Op: t.at(i).name, Node: cr.NewNodeID(t.tag, i), Phase: phase, Err: err}
+}
+
+// checkContribution validates one term of node i's pullback: it must name one of the
+// rule's inputs and be shaped like that input's value.
+func (t *Tape[V]) checkContribution(i int, rule cr.ReverseRule[V], node cr.NodeID, v V) (int, error) {
+	if !slices.Contains(rule.Inputs(), node) {
+		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrMissingNode, "contribution to %v, which is not an input of the op", node))
+	}
+	j := node.Index() // inputs were validated when the op was recorded
+	if !t.sameLayout(v, t.at(j).value) {
+		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrShapeMismatch,
+			"contribution to input %v is %s, the input is %s", node, t.space.Describe(v), t.space.Describe(t.at(j).value)))
+	}
+	return j, nil
+}

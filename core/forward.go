@@ -1,0 +1,87 @@
+package core
+
+import (
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// Tangents holds the result of a forward sweep: the tangent (JVP) of every node that
+// depends on a seeded leaf.
+type Tangents[V any] struct {
+	tape *Tape[V]
+	vals []V
+	has  []bool
+	of   cr.TangentOf[V]
+}
+
+// Of returns the tangent of id, and false when it is zero (id does not depend on a
+// seeded leaf) or not on the tape.
+func (tg *Tangents[V]) Of(id cr.NodeID) (V, bool) {
+	var zero V
+	if id.Tape() != tg.tape.tag || id.Index() >= len(tg.vals) || !tg.has[id.Index()] {
+		return zero, false
+	}
+	return tg.vals[id.Index()], true
+}
+
+// ForwardTangents runs the forward sweep: given tangents xdot for some leaves (absent
+// leaves have tangent zero), it computes for every recorded node y the directional
+// derivative
+//
+//	ydot = sum over leaves x of (dy/dx) xdot
+//
+// by calling each op's ForwardTangents in recording order. An op that a tangent
+// reaches but that has no forward rule is an error wrapping ErrNoRule that names it.
+// Seeds must be keyed by leaves and shaped like them.
+func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
+	if err := t.Err(); err != nil {
+		return nil, err
+	}
+	n := t.n
+	tg := &Tangents[V]{tape: t, vals: make([]V, n), has: make([]bool, n)}
+	tg.of = tg.Of
+	for id, v := range seeds {
+		i, err := t.index(id)
+		if err != nil {
+			return nil, err
+		}
+		if t.at(i).flags&flagLeaf == 0 {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "tangent seed for %v, which is a %s, not a leaf", id, t.at(i).name)
+		}
+		if err := t.checkSeed(i, id, v, "tangent seed"); err != nil {
+			return nil, err
+		}
+		tg.vals[i], tg.has[i] = v, true
+	}
+	for i := range n {
+		rule := t.at(i).rule
+		if rule == nil || !tg.anyInput(rule) {
+			continue
+		}
+		fr, ok := rule.(cr.ForwardRule[V])
+		if !ok {
+			return nil, t.opErr(i, "forward", cr.Errorf(cr.ErrNoRule, "op has no forward rule (ForwardTangents)"))
+		}
+		v, ok, err := fr.ForwardTangents(tg.of)
+		if err != nil {
+			return nil, t.opErr(i, "forward", err)
+		}
+		if !ok {
+			continue
+		}
+		if !t.sameLayout(v, t.at(i).value) {
+			return nil, t.opErr(i, "forward", cr.Errorf(cr.ErrShapeMismatch,
+				"tangent is %s, the value is %s", t.space.Describe(v), t.space.Describe(t.at(i).value)))
+		}
+		tg.vals[i], tg.has[i] = v, true
+	}
+	return tg, nil
+}
+
+func (tg *Tangents[V]) anyInput(rule cr.ReverseRule[V]) bool {
+	for _, in := range rule.Inputs() {
+		if tg.has[in.Index()] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,106 @@
+package core_test
+
+import (
+	"math"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// A hand-written scalar op set with first- and second-order rules, used to test the
+// engine without any tensor code.
+
+type unaryRule struct {
+	in [1]cr.NodeID
+	// d1 and d2 are f'(x) and f''(x) at the recorded point.
+	d1, d2 float64
+}
+
+func (r *unaryRule) Inputs() []cr.NodeID { return r.in[:] }
+
+func (r *unaryRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.d1 * ybar}), nil
+}
+
+func (r *unaryRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+	xd, ok := tan(r.in[0])
+	return r.d1 * xd, ok, nil
+}
+
+// xbar = f'(x) ybar, so xbardot = f'(x) ybardot + f”(x) xdot ybar.
+func (r *unaryRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	xd, _ := tan(r.in[0]) // absent means zero
+	yd := 0.0
+	if ct.HasTangent {
+		yd = ct.Tangent
+	}
+	d := cr.Dual[float64]{Value: r.d1 * ct.Value, Tangent: r.d1*yd + r.d2*xd*ct.Value, HasTangent: true}
+	return append(dst, cr.DualContribution[float64]{Node: r.in[0], Cotangent: d}), nil
+}
+
+// unary builds a unary op from a function returning f(x), f'(x) and f''(x).
+func unary(name string, f func(float64) (y, d1, d2 float64)) cr.Op[float64] {
+	return cr.OpFunc[float64]{OpName: name, F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+		y, d1, d2 := f(x[0])
+		return y, &unaryRule{in: [1]cr.NodeID{in[0]}, d1: d1, d2: d2}, nil
+	}}
+}
+
+var (
+	sinOp = unary("sin", func(x float64) (float64, float64, float64) {
+		s, c := math.Sincos(x)
+		return s, c, -s
+	})
+	cubeOp = unary("cube", func(x float64) (float64, float64, float64) { return x * x * x, 3 * x * x, 6 * x })
+)
+
+func scaleOp(a float64) cr.Op[float64] {
+	return unary("scale", func(x float64) (float64, float64, float64) { return a * x, a, 0 })
+}
+
+func shiftOp(b float64) cr.Op[float64] {
+	return unary("shift", func(x float64) (float64, float64, float64) { return x + b, 1, 0 })
+}
+
+type mulRule struct {
+	in   [2]cr.NodeID
+	a, b float64
+}
+
+func (r *mulRule) Inputs() []cr.NodeID { return r.in[:] }
+
+func (r *mulRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.b * ybar},
+		cr.Contribution[float64]{Node: r.in[1], Value: r.a * ybar}), nil
+}
+
+func (r *mulRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+	ad, okA := tan(r.in[0])
+	bd, okB := tan(r.in[1])
+	return ad*r.b + r.a*bd, okA || okB, nil
+}
+
+// abar = b ybar: abardot = bdot ybar + b ybardot; likewise for b.
+func (r *mulRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ad, _ := tan(r.in[0])
+	bd, _ := tan(r.in[1])
+	yd := 0.0
+	if ct.HasTangent {
+		yd = ct.Tangent
+	}
+	return append(dst,
+		cr.DualContribution[float64]{Node: r.in[0], Cotangent: cr.Dual[float64]{Value: r.b * ct.Value, Tangent: bd*ct.Value + r.b*yd, HasTangent: true}},
+		cr.DualContribution[float64]{Node: r.in[1], Cotangent: cr.Dual[float64]{Value: r.a * ct.Value, Tangent: ad*ct.Value + r.a*yd, HasTangent: true}},
+	), nil
+}
+
+var mulOp = cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return x[0] * x[1], &mulRule{in: [2]cr.NodeID{in[0], in[1]}, a: x[0], b: x[1]}, nil
+}}
+
+// firstOrderOnly wraps a rule and hides its optional methods.
+type firstOrderOnly struct{ cr.ReverseRule[float64] }
+
+var sinNoTangents = cr.OpFunc[float64]{OpName: "sin1", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	y, r, err := sinOp.Apply(in, x)
+	return y, firstOrderOnly{r}, err
+}}

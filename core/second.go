@@ -1,0 +1,131 @@
+package core
+
+import (
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// BackwardWithTangents runs the second-order sweep from a scalar output with seed 1
+// and seed tangent 0, given the tangents of a forward sweep on this tape. It returns
+// the cotangents (the gradient, as Backward would) and the cotangents' tangents: for
+// a scalar output f and leaf tangents v, the latter hold the Hessian-vector product
+// H v at each leaf. This is forward-over-reverse differentiation.
+func (t *Tape[V]) BackwardWithTangents(out cr.NodeID, tan *Tangents[V], opts ...BackwardOption) (grad, gradTangent *Gradients[V], err error) {
+	seed, err := t.scalarSeed(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.BackwardWithTangentsSeed(out, cr.Dual[V]{Value: seed}, tan, opts...)
+}
+
+// BackwardWithTangentsSeed runs the second-order sweep from out with the seed pair
+// (ybar, ybardot). Each node's rule receives its cotangent pair and returns, through
+// PullbackWithTangents, the pairs of its inputs:
+//
+//	xbar    = J(x)^* ybar
+//	xbardot = d/de [ J(x + e xdot)^* (ybar + e ybardot) ] at e = 0
+//
+// where xdot are the forward tangents. A node that no tangent reaches (no input
+// tangent and no cotangent tangent) runs its plain Pullback, which is then exact. A
+// node that a tangent reaches but whose rule lacks PullbackWithTangents is an error
+// wrapping ErrHVPNotSupported that names the op.
+func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *Tangents[V], opts ...BackwardOption) (grad, gradTangent *Gradients[V], err error) {
+	cfg := configure(opts)
+	if err := t.Err(); err != nil {
+		return nil, nil, err
+	}
+	o, err := t.index(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tan == nil || tan.tape != t {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "tangents are from another tape")
+	}
+	if len(tan.vals) <= o {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "tangents were computed before node %v was recorded", out)
+	}
+	if err := t.checkSeed(o, out, seed.Value, "seed"); err != nil {
+		return nil, nil, err
+	}
+	if seed.HasTangent {
+		if err := t.checkSeed(o, out, seed.Tangent, "seed tangent"); err != nil {
+			return nil, nil, err
+		}
+	}
+	acc, dacc := newAccum(t.space, o+1), newAccum(t.space, o+1)
+	if t.at(o).flags&flagRequires != 0 {
+		acc.vals[o], acc.state[o] = seed.Value, borrowed
+		if seed.HasTangent {
+			dacc.vals[o], dacc.state[o] = seed.Tangent, borrowed
+		}
+	}
+	var dbuf []cr.DualContribution[V]
+	buf := t.buf[:0]
+	for i := o; i >= 0; i-- {
+		if acc.state[i] == absent {
+			continue
+		}
+		rule := t.at(i).rule
+		if rule == nil {
+			continue
+		}
+		hasCtDot := dacc.state[i] != absent
+		if !hasCtDot && !tan.anyInput(rule) {
+			// No tangent reaches this node: the derivative of its pullback is zero.
+			buf, err = rule.Pullback(acc.vals[i], buf[:0])
+			if err != nil {
+				return nil, nil, t.opErr(i, "pullback", err)
+			}
+			for _, c := range buf {
+				if err := t.accumulate(i, rule, c.Node, c.Value, &acc); err != nil {
+					return nil, nil, err
+				}
+			}
+		} else {
+			sr, ok := rule.(cr.SecondOrderRule[V])
+			if !ok {
+				return nil, nil, t.opErr(i, "second-order", cr.ErrHVPNotSupported)
+			}
+			ct := cr.Dual[V]{Value: acc.vals[i], Tangent: dacc.vals[i], HasTangent: hasCtDot}
+			dbuf, err = sr.PullbackWithTangents(ct, tan.of, dbuf[:0])
+			if err != nil {
+				return nil, nil, t.opErr(i, "second-order", err)
+			}
+			for _, c := range dbuf {
+				if err := t.accumulate(i, rule, c.Node, c.Cotangent.Value, &acc); err != nil {
+					return nil, nil, err
+				}
+				if c.Cotangent.HasTangent {
+					if err := t.accumulate(i, rule, c.Node, c.Cotangent.Tangent, &dacc); err != nil {
+						return nil, nil, err
+					}
+				}
+			}
+		}
+		if !cfg.allNodes {
+			acc.drop(i)
+			dacc.drop(i)
+		}
+	}
+	clear(buf)
+	t.buf = buf[:0]
+	grad, gradTangent = &Gradients[V]{tape: t, acc: acc}, &Gradients[V]{tape: t, acc: dacc}
+	if cfg.release {
+		t.Free()
+	}
+	return grad, gradTangent, nil
+}
+
+// accumulate validates one contribution of node i's rule and adds it into a.
+func (t *Tape[V]) accumulate(i int, rule cr.ReverseRule[V], node cr.NodeID, v V, a *accum[V]) error {
+	j, err := t.checkContribution(i, rule, node, v)
+	if err != nil {
+		return err
+	}
+	if t.at(j).flags&flagRequires == 0 {
+		return nil
+	}
+	if err := a.add(j, v); err != nil {
+		return t.opErr(i, "pullback", err)
+	}
+	return nil
+}

@@ -1,0 +1,245 @@
+package core
+
+import (
+	"slices"
+	"sync/atomic"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// node flags
+const (
+	flagLeaf     uint8 = 1 << iota // a value that wants a gradient
+	flagConst                      // a value that never gets one
+	flagRequires                   // some leaf influences this node
+)
+
+// Names recorded for nodes that are not op applications.
+const (
+	LeafName     = "leaf"
+	ConstantName = "constant"
+)
+
+var tapeTags atomic.Uint32
+
+// Tape records values and the rules that differentiate them. The zero Tape is not
+// usable; create one with NewTape.
+type Tape[V any] struct {
+	space cr.Space[V]
+	reg   *cr.Registry[V]
+	tag   uint32
+
+	// Nodes live in fixed-size chunks so that recording never copies the graph.
+	chunks [][]node[V]
+	n      int
+
+	err   error
+	freed bool
+
+	ids  []cr.NodeID          // scratch for Apply
+	vals []V                  // scratch for Apply
+	buf  []cr.Contribution[V] // scratch for pullbacks
+}
+
+const (
+	chunkBits = 12
+	chunkLen  = 1 << chunkBits
+)
+
+// node is one recorded value.
+type node[V any] struct {
+	value V
+	rule  cr.ReverseRule[V] // nil for leaves and constants
+	name  string
+	flags uint8
+}
+
+// at returns the node with index i, which must be in range.
+func (t *Tape[V]) at(i int) *node[V] { return &t.chunks[i>>chunkBits][i&(chunkLen-1)] }
+
+// NewTape returns an empty tape for values of the given space.
+func NewTape[V any](space cr.Space[V]) *Tape[V] {
+	tag := tapeTags.Add(1)
+	for tag == 0 {
+		tag = tapeTags.Add(1)
+	}
+	return &Tape[V]{space: space, tag: tag}
+}
+
+// UseRegistry makes Apply resolve ops through reg, so that the overrides installed
+// with reg.SetOverride take effect on this tape. It returns t.
+func (t *Tape[V]) UseRegistry(reg *cr.Registry[V]) *Tape[V] {
+	t.reg = reg
+	return t
+}
+
+// Space returns the space the tape was created with.
+func (t *Tape[V]) Space() cr.Space[V] { return t.space }
+
+// Len returns the number of recorded nodes.
+func (t *Tape[V]) Len() int { return t.n }
+
+// Err returns the first error met while recording, or ErrGraphFreed after Free.
+func (t *Tape[V]) Err() error {
+	if t.err == nil && t.freed {
+		return cr.ErrGraphFreed
+	}
+	return t.err
+}
+
+func (t *Tape[V]) fail(err error) cr.NodeID {
+	if t.err == nil {
+		t.err = err
+	}
+	return 0
+}
+
+func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8) cr.NodeID {
+	i := t.n
+	if i&(chunkLen-1) == 0 {
+		if i>>chunkBits >= 1<<(32-chunkBits) {
+			return t.fail(cr.Errorf(cr.ErrInvalidArgument, "a tape holds at most 2^32 nodes"))
+		}
+		t.chunks = append(t.chunks, make([]node[V], chunkLen))
+	}
+	*t.at(i) = node[V]{value: v, rule: rule, name: name, flags: flags}
+	t.n++
+	return cr.NewNodeID(t.tag, i)
+}
+
+// Leaf records a value that wants a gradient. The tape keeps v without copying it;
+// the caller must not modify v while the tape is in use.
+func (t *Tape[V]) Leaf(v V) cr.NodeID {
+	if t.Err() != nil {
+		return 0
+	}
+	return t.push(v, nil, LeafName, flagLeaf|flagRequires)
+}
+
+// Constant records a value that never gets a gradient: data, labels, fixed weights.
+func (t *Tape[V]) Constant(v V) cr.NodeID {
+	if t.Err() != nil {
+		return 0
+	}
+	return t.push(v, nil, ConstantName, flagConst)
+}
+
+// index returns the recording index of id, or an error wrapping ErrMissingNode (or
+// ErrGraphFreed).
+func (t *Tape[V]) index(id cr.NodeID) (int, error) {
+	if t.freed {
+		return 0, cr.ErrGraphFreed
+	}
+	if id.Tape() != t.tag || id.Index() >= t.n {
+		if !id.Valid() {
+			return 0, cr.Errorf(cr.ErrMissingNode, "the zero NodeID (returned after a recording error?)")
+		}
+		return 0, cr.Errorf(cr.ErrMissingNode, "node %v is not on this tape", id)
+	}
+	return id.Index(), nil
+}
+
+// Value returns the value recorded at id.
+func (t *Tape[V]) Value(id cr.NodeID) (V, error) {
+	i, err := t.index(id)
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return t.at(i).value, nil
+}
+
+// OpName returns the name of the op recorded at id (LeafName or ConstantName for
+// leaves and constants).
+func (t *Tape[V]) OpName(id cr.NodeID) (string, error) {
+	i, err := t.index(id)
+	if err != nil {
+		return "", err
+	}
+	return t.at(i).name, nil
+}
+
+// Inputs returns the inputs of the op recorded at id (nil for leaves and constants).
+func (t *Tape[V]) Inputs(id cr.NodeID) ([]cr.NodeID, error) {
+	i, err := t.index(id)
+	if err != nil {
+		return nil, err
+	}
+	if r := t.at(i).rule; r != nil {
+		return slices.Clone(r.Inputs()), nil
+	}
+	return nil, nil
+}
+
+// IsLeaf reports whether id was recorded with Leaf.
+func (t *Tape[V]) IsLeaf(id cr.NodeID) bool {
+	i, err := t.index(id)
+	return err == nil && t.at(i).flags&flagLeaf != 0
+}
+
+// RequiresGrad reports whether some leaf influences the value at id.
+func (t *Tape[V]) RequiresGrad(id cr.NodeID) bool {
+	i, err := t.index(id)
+	return err == nil && t.at(i).flags&flagRequires != 0
+}
+
+// Record appends the output of an op computed by the caller, with the rule that
+// differentiates it, and returns its NodeID. Every NodeID that rule.Inputs() names
+// must already be on this tape. It is the low-level form of Apply, for programs that
+// compute values themselves; a nil rule is an error (record data with Constant).
+func (t *Tape[V]) Record(op string, value V, rule cr.ReverseRule[V]) cr.NodeID {
+	if t.Err() != nil {
+		return 0
+	}
+	if rule == nil {
+		return t.fail(&cr.OpError{Op: op, Phase: "apply", Err: cr.Errorf(cr.ErrNoRule, "nil rule")})
+	}
+	var flags uint8
+	for _, in := range rule.Inputs() {
+		j, err := t.index(in)
+		if err != nil {
+			return t.fail(&cr.OpError{Op: op, Phase: "apply", Err: err})
+		}
+		flags |= t.at(j).flags & flagRequires
+	}
+	return t.push(value, rule, op, flags)
+}
+
+// Apply computes op on the values at inputs, records the output with its rule and
+// returns its NodeID. After an error (now or earlier) it returns the zero NodeID and
+// Err reports the first error.
+func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
+	if t.Err() != nil {
+		return 0
+	}
+	if t.reg != nil {
+		op = t.reg.Resolve(op)
+	}
+	// Copying the inputs into scratch keeps the variadic slice on the caller's stack.
+	ids, vals := append(t.ids[:0], inputs...), t.vals[:0]
+	for _, in := range ids {
+		j, err := t.index(in)
+		if err != nil {
+			clear(vals)
+			return t.fail(&cr.OpError{Op: op.Name(), Phase: "apply", Err: err})
+		}
+		vals = append(vals, t.at(j).value)
+	}
+	y, rule, err := op.Apply(ids, vals)
+	clear(vals) // do not keep values alive through the scratch buffer
+	t.ids, t.vals = ids[:0], vals[:0]
+	if err != nil {
+		return t.fail(&cr.OpError{Op: op.Name(), Phase: "apply", Err: err})
+	}
+	return t.Record(op.Name(), y, rule)
+}
+
+// Free releases the recorded values and rules. Every later use of the tape returns an
+// error wrapping ErrGraphFreed.
+func (t *Tape[V]) Free() {
+	t.chunks, t.n = nil, 0
+	t.ids, t.vals, t.buf = nil, nil, nil
+	t.freed = true
+}
+
+var _ cr.Recorder[float64] = (*Tape[float64])(nil)

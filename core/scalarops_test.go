@@ -37,7 +37,7 @@ func (r *unaryRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[f
 	return append(dst, cr.DualContribution[float64]{Node: r.in[0], Cotangent: d}), nil
 }
 
-// unary builds a unary op from a function returning f(x), f'(x) and f''(x).
+// unary builds a unary op from a function returning f(x), f'(x) and f”(x).
 func unary(name string, f func(float64) (y, d1, d2 float64)) cr.Op[float64] {
 	return cr.OpFunc[float64]{OpName: name, F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
 		y, d1, d2 := f(x[0])

@@ -1,0 +1,483 @@
+package tensor
+
+import (
+	"math"
+	"math/cmplx"
+	"slices"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+)
+
+// BroadcastShapes returns the shape that NumPy's broadcasting rules give the shapes:
+// they are aligned at their trailing dims, missing leading dims count as 1, and along
+// each axis every dim must be 1 or equal to the others (the result takes the dim that
+// is not 1). With no shapes it returns the scalar shape. It returns an error wrapping
+// ErrShapeMismatch, naming the shapes, if they do not broadcast, and
+// ErrInvalidArgument for a negative dim.
+func BroadcastShapes(shapes ...[]int) ([]int, error) {
+	r := 0
+	for _, s := range shapes {
+		if err := checkDims(s); err != nil {
+			return nil, err
+		}
+		r = max(r, len(s))
+	}
+	out := make([]int, r)
+	for k := range out {
+		out[k] = 1
+	}
+	for _, s := range shapes {
+		lead := r - len(s)
+		for j, d := range s {
+			k := lead + j
+			switch {
+			case d == out[k] || d == 1:
+			case out[k] == 1:
+				out[k] = d
+			default:
+				return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "shapes %v do not broadcast", shapes)
+			}
+		}
+	}
+	return out, nil
+}
+
+// SumTo returns the sum of t over the axes that broadcasting shape to t's shape
+// would add or stretch, so that the result has the given shape:
+//
+//	out[j] = sum of t[i] over all i that broadcast from j.
+//
+// It is the adjoint (pullback) of BroadcastTo(shape). shape must broadcast to t's
+// shape: len(shape) <= t.Rank() and each dim equal to t's trailing dim or 1;
+// otherwise it returns an error wrapping ErrShapeMismatch. The result is fresh and
+// has t's dtype.
+func SumTo(t *Dense, shape []int) (*Dense, error) {
+	if t == nil {
+		return nil, errNil()
+	}
+	if err := checkDims(shape); err != nil {
+		return nil, err
+	}
+	out := New(t.dtype, shape...)
+	view, err := out.BroadcastTo(t.shape...)
+	if err != nil {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot sum shape %v to %v", t.shape, shape)
+	}
+	if t.Size() == 0 {
+		return out, nil
+	}
+	if t.dtype == Complex128 {
+		sumInto(out.c128, t.c128, t.shape, view.strides, t.strides, t.offset)
+	} else {
+		sumInto(out.f64, t.f64, t.shape, view.strides, t.strides, t.offset)
+	}
+	return out, nil
+}
+
+// sumInto adds each element of the strided view (shape, srcStrides, offset) of src
+// into dst at the positions given by dstStrides (zero on summed axes).
+func sumInto[T element](dst, src []T, shape, dstStrides, srcStrides []int, offset int) {
+	w := newWalker(shape, [maxOperands]int{0, offset}, dstStrides, srcStrides)
+	for w.next() {
+		o, a, so, sa := w.off[0], w.off[1], w.inner[0], w.inner[1]
+		switch {
+		case so == 0:
+			var s T
+			for range w.n {
+				s += src[a]
+				a += sa
+			}
+			dst[o] += s
+		case so == 1 && sa == 1:
+			d, s := dst[o:o+w.n], src[a:a+w.n]
+			for i := range d {
+				d[i] += s[i]
+			}
+		default:
+			for range w.n {
+				dst[o] += src[a]
+				o += so
+				a += sa
+			}
+		}
+	}
+}
+
+func errNil() error {
+	return chainrules.Errorf(chainrules.ErrInvalidArgument, "nil tensor")
+}
+
+// binOp names an elementwise binary operation.
+type binOp uint8
+
+const (
+	opAdd binOp = iota
+	opSub
+	opMul
+	opDiv
+)
+
+var binOpNames = [...]string{opAdd: "add", opSub: "sub", opMul: "mul", opDiv: "div"}
+
+// Add returns a + b elementwise, broadcasting a and b to BroadcastShapes(a, b) and
+// promoting to complex128 if either is complex. The result is fresh and contiguous.
+// It returns an error wrapping ErrShapeMismatch if the shapes do not broadcast.
+func Add(a, b *Dense) (*Dense, error) { return binary(opAdd, a, b) }
+
+// Sub returns a - b elementwise, broadcasting and promoting like Add.
+func Sub(a, b *Dense) (*Dense, error) { return binary(opSub, a, b) }
+
+// Mul returns the elementwise (Hadamard) product a * b, broadcasting and promoting
+// like Add.
+func Mul(a, b *Dense) (*Dense, error) { return binary(opMul, a, b) }
+
+// Div returns a / b elementwise, broadcasting and promoting like Add. Division by
+// zero follows IEEE 754 (and Go's complex division): it gives infinities or NaNs,
+// not an error.
+func Div(a, b *Dense) (*Dense, error) { return binary(opDiv, a, b) }
+
+func binary(op binOp, a, b *Dense) (*Dense, error) {
+	if a == nil || b == nil {
+		return nil, errNil()
+	}
+	var shape []int
+	if slices.Equal(a.shape, b.shape) {
+		shape = a.shape
+	} else {
+		s, err := BroadcastShapes(a.shape, b.shape)
+		if err != nil {
+			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: cannot broadcast %v and %v", binOpNames[op], a.shape, b.shape)
+		}
+		shape = s
+	}
+	dt := ResultDType(a.dtype, b.dtype)
+	if dt == Complex128 {
+		a, b = a.AsComplex(), b.AsComplex()
+	}
+	out := New(dt, shape...)
+	n := out.Size()
+	if n == 0 {
+		return out, nil
+	}
+	if slices.Equal(a.shape, b.shape) && a.IsContiguous() && b.IsContiguous() {
+		if dt == Complex128 {
+			binContig(op, out.c128, a.c128[a.offset:a.offset+n], b.c128[b.offset:b.offset+n])
+		} else {
+			binContig(op, out.f64, a.f64[a.offset:a.offset+n], b.f64[b.offset:b.offset+n])
+		}
+		return out, nil
+	}
+	av, err := a.BroadcastTo(shape...)
+	if err != nil {
+		return nil, err
+	}
+	bv, err := b.BroadcastTo(shape...)
+	if err != nil {
+		return nil, err
+	}
+	w := newWalker(shape, [maxOperands]int{0, av.offset, bv.offset}, out.strides, av.strides, bv.strides)
+	if dt == Complex128 {
+		binStrided(op, out.c128, av.c128, bv.c128, &w)
+	} else {
+		binStrided(op, out.f64, av.f64, bv.f64, &w)
+	}
+	return out, nil
+}
+
+// binContig computes dst[i] = a[i] op b[i]; the three slices have equal length.
+func binContig[T element](op binOp, dst, a, b []T) {
+	a, b = a[:len(dst)], b[:len(dst)]
+	switch op {
+	case opAdd:
+		for i := range dst {
+			dst[i] = a[i] + b[i]
+		}
+	case opSub:
+		for i := range dst {
+			dst[i] = a[i] - b[i]
+		}
+	case opMul:
+		for i := range dst {
+			dst[i] = a[i] * b[i]
+		}
+	case opDiv:
+		for i := range dst {
+			dst[i] = a[i] / b[i]
+		}
+	}
+}
+
+// binScalar computes dst[i] = a[i] op s (or s op a[i] when scalarFirst).
+func binScalar[T element](op binOp, dst, a []T, s T, scalarFirst bool) {
+	a = a[:len(dst)]
+	switch {
+	case op == opAdd:
+		for i := range dst {
+			dst[i] = a[i] + s
+		}
+	case op == opMul:
+		for i := range dst {
+			dst[i] = a[i] * s
+		}
+	case op == opSub && !scalarFirst:
+		for i := range dst {
+			dst[i] = a[i] - s
+		}
+	case op == opSub:
+		for i := range dst {
+			dst[i] = s - a[i]
+		}
+	case op == opDiv && !scalarFirst:
+		for i := range dst {
+			dst[i] = a[i] / s
+		}
+	default:
+		for i := range dst {
+			dst[i] = s / a[i]
+		}
+	}
+}
+
+// binStrided runs op over the walker's runs; operand 0 is the contiguous dst.
+func binStrided[T element](op binOp, dst, a, b []T, w *walker) {
+	for w.next() {
+		o, i, j := w.off[0], w.off[1], w.off[2]
+		sa, sb := w.inner[1], w.inner[2]
+		d := dst[o : o+w.n]
+		switch {
+		case sa == 1 && sb == 1:
+			binContig(op, d, a[i:i+w.n], b[j:j+w.n])
+		case sa == 1 && sb == 0:
+			binScalar(op, d, a[i:i+w.n], b[j], false)
+		case sa == 0 && sb == 1:
+			binScalar(op, d, b[j:j+w.n], a[i], true)
+		default:
+			binGeneral(op, d, a, b, i, j, sa, sb)
+		}
+	}
+}
+
+func binGeneral[T element](op binOp, d, a, b []T, i, j, sa, sb int) {
+	switch op {
+	case opAdd:
+		for k := range d {
+			d[k] = a[i] + b[j]
+			i += sa
+			j += sb
+		}
+	case opSub:
+		for k := range d {
+			d[k] = a[i] - b[j]
+			i += sa
+			j += sb
+		}
+	case opMul:
+		for k := range d {
+			d[k] = a[i] * b[j]
+			i += sa
+			j += sb
+		}
+	case opDiv:
+		for k := range d {
+			d[k] = a[i] / b[j]
+			i += sa
+			j += sb
+		}
+	}
+}
+
+// Scale returns the fresh tensor s * a. A float64 tensor stays float64 when
+// imag(s) == 0 and is promoted to complex128 otherwise.
+func Scale(a *Dense, s complex128) *Dense {
+	if a.dtype == Float64 && imag(s) == 0 {
+		src := a.Float64s()
+		out := New(Float64, a.shape...)
+		r := real(s)
+		for i, v := range src {
+			out.f64[i] = r * v
+		}
+		return out
+	}
+	if a.dtype == Float64 {
+		src := a.Float64s()
+		out := New(Complex128, a.shape...)
+		for i, v := range src {
+			out.c128[i] = complex(v, 0) * s
+		}
+		return out
+	}
+	src := a.Complex128s()
+	out := New(Complex128, a.shape...)
+	for i, v := range src {
+		out.c128[i] = v * s
+	}
+	return out
+}
+
+// AddScaled returns the fresh tensor a + s*b (an axpy). a and b must have the same
+// shape (no broadcasting; ErrShapeMismatch otherwise); the result is complex if
+// either is.
+func AddScaled(a *Dense, s float64, b *Dense) (*Dense, error) {
+	if a == nil || b == nil {
+		return nil, errNil()
+	}
+	if !slices.Equal(a.shape, b.shape) {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "add scaled: shapes %v and %v differ", a.shape, b.shape)
+	}
+	dt := ResultDType(a.dtype, b.dtype)
+	out := New(dt, a.shape...)
+	if dt == Float64 {
+		axpyInto(out.f64, a.Float64s(), s, b.Float64s())
+	} else {
+		axpyInto(out.c128, a.AsComplex().Complex128s(), complex(s, 0), b.AsComplex().Complex128s())
+	}
+	return out, nil
+}
+
+// axpyInto sets dst[i] = x[i] + s*y[i].
+func axpyInto[T element](dst, x []T, s T, y []T) {
+	x, y = x[:len(dst)], y[:len(dst)]
+	for i := range dst {
+		dst[i] = x[i] + s*y[i]
+	}
+}
+
+// Sum returns sum_i t_i over all elements of t (0 for an empty tensor), as a
+// complex128 whatever t's dtype.
+func Sum(t *Dense) complex128 {
+	if t.Size() == 0 {
+		return 0
+	}
+	if t.dtype == Complex128 {
+		return sumStrided(t.c128, t.shape, t.strides, t.offset)
+	}
+	return complex(sumStrided(t.f64, t.shape, t.strides, t.offset), 0)
+}
+
+func sumStrided[T element](data []T, shape, strides []int, offset int) T {
+	var s T
+	w := newWalker(shape, [maxOperands]int{offset}, strides)
+	for w.next() {
+		o, so := w.off[0], w.inner[0]
+		if so == 1 {
+			for _, v := range data[o : o+w.n] {
+				s += v
+			}
+			continue
+		}
+		for range w.n {
+			s += data[o]
+			o += so
+		}
+	}
+	return s
+}
+
+// Dot returns the inner product sum_i conj(a_i) b_i of two tensors of the same shape
+// (ErrShapeMismatch otherwise). Mixed dtypes are allowed; conj is the identity on
+// float64.
+func Dot(a, b *Dense) (complex128, error) {
+	if a == nil || b == nil {
+		return 0, errNil()
+	}
+	if !slices.Equal(a.shape, b.shape) {
+		return 0, chainrules.Errorf(chainrules.ErrShapeMismatch, "dot: shapes %v and %v differ", a.shape, b.shape)
+	}
+	if a.Size() == 0 {
+		return 0, nil
+	}
+	if a.dtype == Float64 && b.dtype == Float64 {
+		w := newWalker(a.shape, [maxOperands]int{a.offset, b.offset}, a.strides, b.strides)
+		var s float64
+		for w.next() {
+			i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
+			if si == 1 && sj == 1 {
+				x, y := a.f64[i:i+w.n], b.f64[j:j+w.n]
+				for k, v := range x {
+					s += v * y[k]
+				}
+				continue
+			}
+			for range w.n {
+				s += a.f64[i] * b.f64[j]
+				i += si
+				j += sj
+			}
+		}
+		return complex(s, 0), nil
+	}
+	x, y := a.AsComplex(), b.AsComplex()
+	w := newWalker(a.shape, [maxOperands]int{x.offset, y.offset}, x.strides, y.strides)
+	var s complex128
+	for w.next() {
+		i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
+		for range w.n {
+			u, v := x.c128[i], y.c128[j]
+			s += complex(real(u)*real(v)+imag(u)*imag(v), real(u)*imag(v)-imag(u)*real(v))
+			i += si
+			j += sj
+		}
+	}
+	return s, nil
+}
+
+// EqualApprox reports whether a and b have the same shape and, elementwise,
+//
+//	|a_i - b_i| <= atol + rtol * max(|a_i|, |b_i|)
+//
+// (equal infinities count as equal; a NaN never does). Dtypes may differ: a float64
+// element is compared as complex(x, 0).
+func EqualApprox(a, b *Dense, atol, rtol float64) bool {
+	if a == nil || b == nil || !slices.Equal(a.shape, b.shape) {
+		return false
+	}
+	x, y := a.AsComplex().Complex128s(), b.AsComplex().Complex128s()
+	for i, u := range x {
+		v := y[i]
+		if u == v {
+			continue
+		}
+		if !(cmplx.Abs(u-v) <= atol+rtol*max(cmplx.Abs(u), cmplx.Abs(v))) {
+			return false
+		}
+	}
+	return true
+}
+
+// MaxDiff returns the element where |a_i - b_i| is largest (the first such, with a
+// NaN difference counting as largest): its index and the two values. It is meant for
+// failure messages. For empty tensors it returns a nil index. It returns an error
+// wrapping ErrShapeMismatch if the shapes differ.
+func MaxDiff(a, b *Dense) (index []int, av, bv complex128, err error) {
+	if a == nil || b == nil {
+		return nil, 0, 0, errNil()
+	}
+	if !slices.Equal(a.shape, b.shape) {
+		return nil, 0, 0, chainrules.Errorf(chainrules.ErrShapeMismatch, "max diff: shapes %v and %v differ", a.shape, b.shape)
+	}
+	x, y := a.AsComplex().Complex128s(), b.AsComplex().Complex128s()
+	if len(x) == 0 {
+		return nil, 0, 0, nil
+	}
+	best, worst := 0, -1.0
+	for i, u := range x {
+		v := y[i]
+		var d float64
+		if u != v {
+			d = cmplx.Abs(u - v)
+			if math.IsNaN(d) {
+				d = math.Inf(1)
+			}
+		}
+		if d > worst {
+			best, worst = i, d
+		}
+	}
+	index = make([]int, len(a.shape))
+	rem := best
+	for k := len(a.shape) - 1; k >= 0; k-- {
+		index[k] = rem % a.shape[k]
+		rem /= a.shape[k]
+	}
+	return index, x[best], y[best], nil
+}

@@ -1,0 +1,83 @@
+package tensor_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+func BenchmarkAdd(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, n := range []int{1000, 1000000} {
+		x := tensor.RandN(rng, tensor.Float64, n)
+		y := tensor.RandN(rng, tensor.Float64, n)
+		b.Run(fmt.Sprintf("contiguous/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(24 * n))
+			for b.Loop() {
+				if _, err := tensor.Add(x, y); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	x := tensor.RandN(rng, tensor.Float64, 1000, 1000)
+	row := tensor.RandN(rng, tensor.Float64, 1000)
+	xt, _ := x.Transpose(0, 1)
+	b.Run("broadcast-row/1000000", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tensor.Add(x, row); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("transposed/1000000", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := tensor.Add(xt, x); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+func BenchmarkSumTo(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	x := tensor.RandN(rng, tensor.Float64, 1000, 1000)
+	for _, shape := range [][]int{{1000}, {1000, 1}} {
+		b.Run(fmt.Sprint(shape), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tensor.SumTo(x, shape); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkMatMul(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
+		for _, n := range []int{64, 256} {
+			x := tensor.RandN(rng, dt, n, n)
+			y := tensor.RandN(rng, dt, n, n)
+			flops := 2.0 * float64(n*n*n)
+			if dt == tensor.Complex128 {
+				flops *= 4
+			}
+			b.Run(fmt.Sprintf("%v/%d", dt, n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := tensor.MatMul(x, y); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

@@ -1,0 +1,163 @@
+package tensor
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/cblas128"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+)
+
+// dgemm computes C = alpha*op(A)*op(B) + beta*C for row-major float64 matrices, with
+// op(X) = X^T when the flag is set. op(A) is m×k, op(B) is k×n and C is m×n. Every
+// float64 GEMM of the package goes through here, so a faster kernel needs routing in
+// one place only; today it calls the blas64 implementation (blas64.Use swaps it).
+func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	blas64.Implementation().Dgemm(blasTrans(transA), blasTrans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// zgemm is dgemm for complex128: op(X) is the plain transpose X^T (never the
+// conjugate transpose). It calls the cblas128 implementation.
+func zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, lda int, b []complex128, ldb int, beta complex128, c []complex128, ldc int) {
+	cblas128.Implementation().Zgemm(blasTrans(transA), blasTrans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func blasTrans(t bool) blas.Transpose {
+	if t {
+		return blas.Trans
+	}
+	return blas.NoTrans
+}
+
+// gemmOperand describes a rows×cols matrix with row stride rs and column stride cs to
+// BLAS: as a row-major matrix with leading dimension ld, transposed or not. ok is
+// false when neither layout fits (the inner dim is not contiguous), and the caller
+// must copy. Strides of dims of size 1 are irrelevant and ignored.
+func gemmOperand(rows, cols, rs, cs int) (trans bool, ld int, ok bool) {
+	if (cols <= 1 || cs == 1) && (rows <= 1 || rs >= max(cols, 1)) {
+		if rows <= 1 {
+			return false, max(cols, 1), true
+		}
+		return false, rs, true
+	}
+	if (rows <= 1 || rs == 1) && (cols <= 1 || cs >= max(rows, 1)) {
+		if cols <= 1 {
+			return true, max(rows, 1), true
+		}
+		return true, cs, true
+	}
+	return false, 0, false
+}
+
+// matOperand is a matrix view of a tensor's storage ready for GEMM.
+type matOperand struct {
+	t      *Dense // the tensor whose storage is read (a copy if the original did not fit)
+	trans  bool
+	ld     int
+	rs, cs int // strides of the rows and columns of the used matrix
+	bs     int // batch stride (BatchMatMul)
+}
+
+// prepare returns the GEMM view of the matrices of t whose rows and columns have
+// strides rs and cs in t, copying t to contiguous storage if needed; rAxis and cAxis
+// name the axes of t that play rows and columns, so that the strides can be found
+// again after the copy.
+func prepare(t *Dense, rows, cols, rAxis, cAxis, bAxis int) matOperand {
+	trans, ld, ok := gemmOperand(rows, cols, t.strides[rAxis], t.strides[cAxis])
+	if !ok {
+		t = t.Clone()
+		trans, ld, _ = gemmOperand(rows, cols, t.strides[rAxis], t.strides[cAxis])
+	}
+	op := matOperand{t: t, trans: trans, ld: ld, rs: t.strides[rAxis], cs: t.strides[cAxis]}
+	if bAxis >= 0 {
+		op.bs = t.strides[bAxis]
+	}
+	return op
+}
+
+// MatMul returns the fresh matrix product C = A B of an m×k matrix a and a k×n matrix
+// b:
+//
+//	C[i, j] = sum_l A[i, l] B[l, j].
+//
+// The result is complex128 if either operand is. Operands whose rows or columns are
+// contiguous (row-major, or column-major such as a Transpose view) are passed to BLAS
+// without copying. It returns an error wrapping ErrShapeMismatch unless both are 2-D
+// with matching inner dims.
+func MatMul(a, b *Dense) (*Dense, error) {
+	if a == nil || b == nil {
+		return nil, errNil()
+	}
+	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "matmul: cannot multiply %v by %v", a.shape, b.shape)
+	}
+	m, k, n := a.shape[0], a.shape[1], b.shape[1]
+	dt := ResultDType(a.dtype, b.dtype)
+	out := New(dt, m, n)
+	if m == 0 || n == 0 || k == 0 {
+		return out, nil
+	}
+	if dt == Complex128 {
+		a, b = a.AsComplex(), b.AsComplex()
+	}
+	pa := prepare(a, m, k, 0, 1, -1)
+	pb := prepare(b, k, n, 0, 1, -1)
+	gemm(dt, pa, pb, m, n, k, pa.t.offset, pb.t.offset, out, 0)
+	return out, nil
+}
+
+// gemm computes one product into out's storage at outOff (m×n, row-major, ld n).
+func gemm(dt DType, pa, pb matOperand, m, n, k, aOff, bOff int, out *Dense, outOff int) {
+	if dt == Complex128 {
+		zgemm(pa.trans, pb.trans, m, n, k, 1, pa.t.c128[aOff:], pa.ld, pb.t.c128[bOff:], pb.ld, 0, out.c128[outOff:outOff+m*n], n)
+		return
+	}
+	dgemm(pa.trans, pb.trans, m, n, k, 1, pa.t.f64[aOff:], pa.ld, pb.t.f64[bOff:], pb.ld, 0, out.f64[outOff:outOff+m*n], n)
+}
+
+// BatchMatMul returns the fresh batch of matrix products C[p] = op(A[p]) op(B[p]),
+// where op(X) is X, or its plain transpose X^T (not conjugated, also for complex)
+// when the flag is set:
+//
+//	C[p, i, j] = sum_l op(A[p])[i, l] op(B[p])[l, j].
+//
+// a is [B M K] ([B K M] with transA) and b is [B K N] ([B N K] with transB); the
+// result is [B M N], complex128 if either operand is. It returns an error wrapping
+// ErrShapeMismatch unless both are 3-D with equal batch sizes and matching inner
+// dims.
+func BatchMatMul(a, b *Dense, transA, transB bool) (*Dense, error) {
+	if a == nil || b == nil {
+		return nil, errNil()
+	}
+	if len(a.shape) != 3 || len(b.shape) != 3 {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "batch matmul: operands %v and %v are not 3-D", a.shape, b.shape)
+	}
+	// Axes of a and b that play the rows and columns of op(A) and op(B).
+	ar, ac := 1, 2
+	if transA {
+		ar, ac = 2, 1
+	}
+	br, bc := 1, 2
+	if transB {
+		br, bc = 2, 1
+	}
+	batch, m, k := a.shape[0], a.shape[ar], a.shape[ac]
+	n := b.shape[bc]
+	if b.shape[0] != batch || b.shape[br] != k {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "batch matmul: cannot multiply %v by %v (transA %v, transB %v)", a.shape, b.shape, transA, transB)
+	}
+	dt := ResultDType(a.dtype, b.dtype)
+	out := New(dt, batch, m, n)
+	if batch == 0 || m == 0 || n == 0 || k == 0 {
+		return out, nil
+	}
+	if dt == Complex128 {
+		a, b = a.AsComplex(), b.AsComplex()
+	}
+	pa := prepare(a, m, k, ar, ac, 0)
+	pb := prepare(b, k, n, br, bc, 0)
+	for p := range batch {
+		gemm(dt, pa, pb, m, n, k, pa.t.offset+p*pa.bs, pb.t.offset+p*pb.bs, out, p*m*n)
+	}
+	return out, nil
+}

@@ -1,0 +1,675 @@
+package tensor
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+)
+
+// DType is the element type of a tensor.
+type DType uint8
+
+// The element types a Dense can hold.
+const (
+	// Float64 tensors hold float64 elements.
+	Float64 DType = 1
+	// Complex128 tensors hold complex128 elements.
+	Complex128 DType = 2
+)
+
+// String returns "float64" or "complex128" (or "DType(n)" for an invalid value).
+func (d DType) String() string {
+	switch d {
+	case Float64:
+		return "float64"
+	case Complex128:
+		return "complex128"
+	}
+	return "DType(" + strconv.Itoa(int(d)) + ")"
+}
+
+// ResultDType returns the dtype of an arithmetic result on operands of dtypes ds:
+// Complex128 if any of them is complex, else Float64.
+func ResultDType(ds ...DType) DType {
+	for _, d := range ds {
+		if d == Complex128 {
+			return Complex128
+		}
+	}
+	return Float64
+}
+
+// Dense is a dense N-dimensional array of float64 or complex128 elements: a strided
+// view of a backing slice. Element (i_0, ..., i_{n-1}) lives at index
+//
+//	offset + sum_k i_k * strides[k]
+//
+// of the backing slice. Strides are in elements and never negative; a stride of 0
+// repeats an element along a broadcast axis. Exactly one of the two backing slices is
+// non-nil, the one that matches dtype.
+//
+// Several Dense values may share storage (views). Functions documented as returning
+// fresh results never return storage that aliases their inputs.
+type Dense struct {
+	dtype   DType
+	shape   []int
+	strides []int
+	offset  int
+	f64     []float64
+	c128    []complex128
+}
+
+// rowMajorStrides returns the contiguous row-major strides of shape.
+func rowMajorStrides(shape []int) []int {
+	st := make([]int, len(shape))
+	s := 1
+	for k := len(shape) - 1; k >= 0; k-- {
+		st[k] = s
+		s *= max(shape[k], 1)
+	}
+	return st
+}
+
+// RowMajorStrides returns the strides, in elements, of a contiguous row-major tensor
+// of the given shape: strides[k] = prod_{j>k} shape[j] (dims of size 0 count as 1 so
+// that the strides stay valid).
+func RowMajorStrides(shape ...int) []int { return rowMajorStrides(shape) }
+
+// prod returns the number of elements of shape (1 for the empty shape).
+func prod(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// checkDims returns an ErrInvalidArgument error if a dim is negative.
+func checkDims(shape []int) error {
+	for _, d := range shape {
+		if d < 0 {
+			return chainrules.Errorf(chainrules.ErrInvalidArgument, "negative dimension in shape %v", shape)
+		}
+	}
+	return nil
+}
+
+// cloneShape copies shape into a non-nil slice, so that scalars report an empty (not
+// nil) shape and callers' variadic slices are never retained.
+func cloneShape(shape []int) []int {
+	s := make([]int, len(shape))
+	copy(s, shape)
+	return s
+}
+
+// New returns a zero tensor of dtype dt and the given shape, contiguous row-major.
+// With no dims it returns a 0-d scalar. Like make, it panics if a dim is negative; it
+// also panics for a dtype other than Float64 and Complex128.
+func New(dt DType, shape ...int) *Dense {
+	if err := checkDims(shape); err != nil {
+		panic("tensor.New: " + err.Error())
+	}
+	n := prod(shape)
+	t := &Dense{dtype: dt, shape: cloneShape(shape), strides: rowMajorStrides(shape)}
+	switch dt {
+	case Float64:
+		t.f64 = make([]float64, n)
+	case Complex128:
+		t.c128 = make([]complex128, n)
+	default:
+		panic("tensor.New: invalid dtype " + dt.String())
+	}
+	return t
+}
+
+// FromFloat64 returns a contiguous row-major float64 tensor of the given shape over
+// data, taking ownership of data (it is not copied). With no dims the tensor is a
+// scalar and data must hold one element. It returns an error wrapping
+// ErrShapeMismatch if len(data) != prod(shape), or ErrInvalidArgument for a negative
+// dim.
+func FromFloat64(data []float64, shape ...int) (*Dense, error) {
+	if err := checkDims(shape); err != nil {
+		return nil, err
+	}
+	if n := prod(shape); len(data) != n {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
+	}
+	if data == nil {
+		data = []float64{}
+	}
+	return &Dense{dtype: Float64, shape: cloneShape(shape), strides: rowMajorStrides(shape), f64: data}, nil
+}
+
+// FromComplex128 is FromFloat64 for complex128 data.
+func FromComplex128(data []complex128, shape ...int) (*Dense, error) {
+	if err := checkDims(shape); err != nil {
+		return nil, err
+	}
+	if n := prod(shape); len(data) != n {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
+	}
+	if data == nil {
+		data = []complex128{}
+	}
+	return &Dense{dtype: Complex128, shape: cloneShape(shape), strides: rowMajorStrides(shape), c128: data}, nil
+}
+
+// Scalar returns the 0-d float64 tensor holding v.
+func Scalar(v float64) *Dense {
+	return &Dense{dtype: Float64, shape: []int{}, strides: []int{}, f64: []float64{v}}
+}
+
+// ScalarComplex returns the 0-d complex128 tensor holding v.
+func ScalarComplex(v complex128) *Dense {
+	return &Dense{dtype: Complex128, shape: []int{}, strides: []int{}, c128: []complex128{v}}
+}
+
+// view returns a header sharing t's storage with the given layout.
+func (t *Dense) view(shape, strides []int, offset int) *Dense {
+	if prod(shape) == 0 {
+		// An empty view reads nothing; a zero offset keeps every slicing of the
+		// storage in range.
+		offset = 0
+	}
+	return &Dense{dtype: t.dtype, shape: shape, strides: strides, offset: offset, f64: t.f64, c128: t.c128}
+}
+
+// DType returns the element type of t.
+func (t *Dense) DType() DType { return t.dtype }
+
+// Shape returns the dims of t (empty, not nil, for a scalar). The slice is t's own:
+// callers must not modify it. Its capacity is clipped, so appending to it copies.
+func (t *Dense) Shape() []int { return t.shape[:len(t.shape):len(t.shape)] }
+
+// Strides returns the strides of t in elements. Like Shape, the slice is t's own and
+// must not be modified.
+func (t *Dense) Strides() []int { return t.strides[:len(t.strides):len(t.strides)] }
+
+// Offset returns the index of element (0, ..., 0) in the backing slice.
+func (t *Dense) Offset() int { return t.offset }
+
+// Rank returns the number of dims of t (0 for a scalar).
+func (t *Dense) Rank() int { return len(t.shape) }
+
+// Size returns the number of elements of t, prod(shape) (1 for a scalar).
+func (t *Dense) Size() int { return prod(t.shape) }
+
+// storageLen returns the length of the backing slice.
+func (t *Dense) storageLen() int {
+	if t.dtype == Complex128 {
+		return len(t.c128)
+	}
+	return len(t.f64)
+}
+
+// IsContiguous reports whether the elements of t lie in row-major order at
+// consecutive positions of the backing slice, starting at Offset. Dims of size 1 may
+// have any stride; empty tensors are contiguous.
+func (t *Dense) IsContiguous() bool {
+	s := 1
+	for k := len(t.shape) - 1; k >= 0; k-- {
+		d := t.shape[k]
+		if d == 0 {
+			return true
+		}
+		if d != 1 && t.strides[k] != s {
+			return false
+		}
+		s *= d
+	}
+	return true
+}
+
+// hasCanonicalStrides reports whether t's strides are exactly the row-major strides
+// of its shape.
+func (t *Dense) hasCanonicalStrides() bool {
+	s := 1
+	for k := len(t.shape) - 1; k >= 0; k-- {
+		if t.strides[k] != s {
+			return false
+		}
+		s *= max(t.shape[k], 1)
+	}
+	return true
+}
+
+// ownsStorage reports whether t is contiguous, starts at the beginning of its
+// backing slice and uses all of it: then writing through t's elements touches
+// nothing that t does not show. (It cannot tell whether another view shares the
+// slice.)
+func (t *Dense) ownsStorage() bool {
+	if t.offset != 0 || t.storageLen() != t.Size() || !t.IsContiguous() {
+		return false
+	}
+	for k, d := range t.shape {
+		if d > 1 && t.strides[k] == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Float64s returns the elements of a float64 tensor in row-major order. If t is
+// contiguous the result aliases t's storage (writes through it change t); otherwise
+// it is a fresh copy. It returns nil for a complex128 tensor.
+func (t *Dense) Float64s() []float64 {
+	if t.dtype != Float64 {
+		return nil
+	}
+	n := t.Size()
+	if n == 0 {
+		return []float64{}
+	}
+	if t.IsContiguous() {
+		return t.f64[t.offset : t.offset+n : t.offset+n]
+	}
+	dst := make([]float64, n)
+	gather(dst, t.f64, t.shape, t.strides, t.offset)
+	return dst
+}
+
+// Complex128s returns the elements of a complex128 tensor in row-major order,
+// aliasing t's storage if t is contiguous and copying otherwise. It returns nil for a
+// float64 tensor (use AsComplex first).
+func (t *Dense) Complex128s() []complex128 {
+	if t.dtype != Complex128 {
+		return nil
+	}
+	n := t.Size()
+	if n == 0 {
+		return []complex128{}
+	}
+	if t.IsContiguous() {
+		return t.c128[t.offset : t.offset+n : t.offset+n]
+	}
+	dst := make([]complex128, n)
+	gather(dst, t.c128, t.shape, t.strides, t.offset)
+	return dst
+}
+
+// index returns the storage index of the element at idx. Like slice indexing it
+// panics on a wrong number of indices or an index out of range: those are
+// programming errors.
+func (t *Dense) index(idx []int) int {
+	if len(idx) != len(t.shape) {
+		panic(fmt.Sprintf("tensor: %d indices for a tensor of rank %d", len(idx), len(t.shape)))
+	}
+	p := t.offset
+	for k, i := range idx {
+		if i < 0 || i >= t.shape[k] {
+			panic(fmt.Sprintf("tensor: index %v out of range for shape %v", idx, t.shape))
+		}
+		p += i * t.strides[k]
+	}
+	return p
+}
+
+// At returns the element at idx as a complex128 (a float64 element has imaginary part
+// 0). It panics, like slice indexing, if len(idx) != Rank() or an index is out of
+// range.
+func (t *Dense) At(idx ...int) complex128 {
+	p := t.index(idx)
+	if t.dtype == Complex128 {
+		return t.c128[p]
+	}
+	return complex(t.f64[p], 0)
+}
+
+// AtFloat64 returns the real part of the element at idx. It panics like At.
+func (t *Dense) AtFloat64(idx ...int) float64 {
+	p := t.index(idx)
+	if t.dtype == Complex128 {
+		return real(t.c128[p])
+	}
+	return t.f64[p]
+}
+
+// Set stores v at idx; a float64 tensor stores real(v). Through a view, Set writes
+// the shared storage (and through a broadcast view, every position that shows the
+// element). It panics like At.
+func (t *Dense) Set(v complex128, idx ...int) {
+	p := t.index(idx)
+	if t.dtype == Complex128 {
+		t.c128[p] = v
+		return
+	}
+	t.f64[p] = real(v)
+}
+
+// Contiguous returns a contiguous row-major tensor equal to t. If t is already
+// contiguous, starts at offset 0 and uses its whole backing slice, the result shares
+// t's storage: it is t itself when t's strides are the canonical row-major ones, and
+// otherwise a header over the same storage with canonical strides (t's strides can
+// differ only on dims of size 1). In every other case it is a fresh copy.
+func (t *Dense) Contiguous() *Dense {
+	if t.offset == 0 && t.storageLen() == t.Size() && t.IsContiguous() {
+		if t.hasCanonicalStrides() {
+			return t
+		}
+		return t.view(cloneShape(t.shape), rowMajorStrides(t.shape), 0)
+	}
+	return t.Clone()
+}
+
+// Clone returns a fresh contiguous row-major copy of t.
+func (t *Dense) Clone() *Dense {
+	out := New(t.dtype, t.shape...)
+	if t.dtype == Complex128 {
+		gather(out.c128, t.c128, t.shape, t.strides, t.offset)
+	} else {
+		gather(out.f64, t.f64, t.shape, t.strides, t.offset)
+	}
+	return out
+}
+
+// checkAxis returns an ErrInvalidArgument error unless 0 <= axis < rank.
+func checkAxis(axis, rank int) error {
+	if axis < 0 || axis >= rank {
+		return chainrules.Errorf(chainrules.ErrInvalidArgument, "axis %d out of range for rank %d", axis, rank)
+	}
+	return nil
+}
+
+// Permute returns the view of t whose axis k is t's axis axes[k]: the result has
+// shape[k] = t.shape[axes[k]], and element idx of the result is element idx' of t
+// with idx'[axes[k]] = idx[k]. It returns an error wrapping ErrInvalidArgument if
+// axes is not a permutation of 0, ..., Rank()-1.
+func (t *Dense) Permute(axes ...int) (*Dense, error) {
+	r := len(t.shape)
+	if len(axes) != r {
+		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "permutation %v has %d axes, tensor has rank %d", axes, len(axes), r)
+	}
+	seen := make([]bool, r)
+	shape := make([]int, r)
+	strides := make([]int, r)
+	for k, a := range axes {
+		if a < 0 || a >= r || seen[a] {
+			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%v is not a permutation of the axes of a rank-%d tensor", axes, r)
+		}
+		seen[a] = true
+		shape[k] = t.shape[a]
+		strides[k] = t.strides[a]
+	}
+	return t.view(shape, strides, t.offset), nil
+}
+
+// Transpose returns the view of t with axes i and j swapped. It returns an error
+// wrapping ErrInvalidArgument for an axis out of range.
+func (t *Dense) Transpose(i, j int) (*Dense, error) {
+	r := len(t.shape)
+	if err := checkAxis(i, r); err != nil {
+		return nil, err
+	}
+	if err := checkAxis(j, r); err != nil {
+		return nil, err
+	}
+	shape, strides := cloneShape(t.shape), cloneShape(t.strides)
+	shape[i], shape[j] = shape[j], shape[i]
+	strides[i], strides[j] = strides[j], strides[i]
+	return t.view(shape, strides, t.offset), nil
+}
+
+// Reshape returns a tensor with the given shape and the elements of t in the same
+// row-major order. One dim may be -1; it is inferred from the others. The result is a
+// view of t when its strides can express the new shape (as NumPy's no-copy reshape:
+// always for contiguous t, and for many strided views), and a fresh contiguous copy
+// otherwise. It returns an error wrapping ErrShapeMismatch if the sizes differ, and
+// ErrInvalidArgument for a dim below -1, more than one -1, or a -1 that cannot be
+// inferred.
+func (t *Dense) Reshape(shape ...int) (*Dense, error) {
+	newShape := cloneShape(shape)
+	size := t.Size()
+	infer := -1
+	known := 1
+	for k, d := range newShape {
+		switch {
+		case d == -1:
+			if infer >= 0 {
+				return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "reshape to %v: more than one -1", shape)
+			}
+			infer = k
+		case d < 0:
+			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "reshape to %v: negative dimension", shape)
+		default:
+			known *= d
+		}
+	}
+	if infer >= 0 {
+		if known == 0 {
+			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "reshape %v to %v: cannot infer -1 next to a zero dimension", t.shape, shape)
+		}
+		if size%known != 0 {
+			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", t.shape, size, shape)
+		}
+		newShape[infer] = size / known
+		known = size
+	}
+	if known != size {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", t.shape, size, shape)
+	}
+	if size == 0 {
+		return t.view(newShape, rowMajorStrides(newShape), 0), nil
+	}
+	if st, ok := nocopyStrides(t.shape, t.strides, newShape); ok {
+		return t.view(newShape, st, t.offset), nil
+	}
+	c := t.Clone()
+	c.shape, c.strides = newShape, rowMajorStrides(newShape)
+	return c, nil
+}
+
+// nocopyStrides returns strides under which the storage of a tensor of shape
+// oldShape and strides oldStrides reads as newShape in row-major order, if there are
+// any. It is NumPy's _attempt_nocopy_reshape for C order: runs of old axes that
+// multiply to runs of new axes must be mutually contiguous. Both shapes have the same
+// positive size.
+func nocopyStrides(oldShape, oldStrides, newShape []int) ([]int, bool) {
+	// Axes of size 1 carry no layout information.
+	var od, os []int
+	for k, d := range oldShape {
+		if d != 1 {
+			od = append(od, d)
+			os = append(os, oldStrides[k])
+		}
+	}
+	ns := make([]int, len(newShape))
+	oi, oj, ni, nj := 0, 1, 0, 1
+	for ni < len(newShape) && oi < len(od) {
+		np, op := newShape[ni], od[oi]
+		for np != op {
+			if np < op {
+				np *= newShape[nj]
+				nj++
+			} else {
+				op *= od[oj]
+				oj++
+			}
+		}
+		for ok := oi; ok < oj-1; ok++ {
+			if os[ok] != od[ok+1]*os[ok+1] {
+				return nil, false
+			}
+		}
+		ns[nj-1] = os[oj-1]
+		for nk := nj - 1; nk > ni; nk-- {
+			ns[nk-1] = ns[nk] * newShape[nk]
+		}
+		ni = nj
+		nj++
+		oi = oj
+		oj++
+	}
+	last := 1
+	if ni >= 1 {
+		last = ns[ni-1]
+	}
+	for nk := ni; nk < len(newShape); nk++ {
+		ns[nk] = last
+	}
+	return ns, true
+}
+
+// Slice returns the view of t holding elements start, start+step, ... (below stop)
+// along axis; the other axes are kept whole. It returns an error wrapping
+// ErrInvalidArgument unless 0 <= axis < Rank(), 0 <= start <= stop <= Shape()[axis]
+// and step > 0.
+func (t *Dense) Slice(axis, start, stop, step int) (*Dense, error) {
+	if err := checkAxis(axis, len(t.shape)); err != nil {
+		return nil, err
+	}
+	d := t.shape[axis]
+	if start < 0 || start > stop || stop > d || step <= 0 {
+		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "slice [%d:%d:%d] of axis %d (size %d)", start, stop, step, axis, d)
+	}
+	shape, strides := cloneShape(t.shape), cloneShape(t.strides)
+	shape[axis] = (stop - start + step - 1) / step
+	strides[axis] = t.strides[axis] * step
+	return t.view(shape, strides, t.offset+start*t.strides[axis]), nil
+}
+
+// BroadcastTo returns the view of t with the given shape under NumPy's rules: t's
+// shape is aligned with the trailing dims of shape, and each of t's dims must equal
+// the target dim or be 1 (then it repeats, with stride 0). It returns an error
+// wrapping ErrShapeMismatch if t cannot be broadcast to shape.
+func (t *Dense) BroadcastTo(shape ...int) (*Dense, error) {
+	if err := checkDims(shape); err != nil {
+		return nil, err
+	}
+	r, tr := len(shape), len(t.shape)
+	if tr > r {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot broadcast shape %v to %v", t.shape, shape)
+	}
+	strides := make([]int, r)
+	for k := range r {
+		j := k - (r - tr)
+		if j < 0 {
+			continue
+		}
+		switch td := t.shape[j]; {
+		case td == shape[k]:
+			strides[k] = t.strides[j]
+		case td == 1:
+			strides[k] = 0
+		default:
+			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot broadcast shape %v to %v", t.shape, shape)
+		}
+	}
+	return t.view(cloneShape(shape), strides, t.offset), nil
+}
+
+// AsComplex returns t if it is complex128, and otherwise a fresh complex128 tensor
+// with elements complex(t_i, 0).
+func (t *Dense) AsComplex() *Dense {
+	if t.dtype == Complex128 {
+		return t
+	}
+	src := t.Float64s()
+	out := New(Complex128, t.shape...)
+	for i, v := range src {
+		out.c128[i] = complex(v, 0)
+	}
+	return out
+}
+
+// Real returns a fresh float64 tensor of the real parts Re t_i (a copy of t if t is
+// float64).
+func (t *Dense) Real() *Dense {
+	if t.dtype == Float64 {
+		return t.Clone()
+	}
+	src := t.Complex128s()
+	out := New(Float64, t.shape...)
+	for i, v := range src {
+		out.f64[i] = real(v)
+	}
+	return out
+}
+
+// Imag returns a fresh float64 tensor of the imaginary parts Im t_i (zeros if t is
+// float64).
+func (t *Dense) Imag() *Dense {
+	out := New(Float64, t.shape...)
+	if t.dtype == Float64 {
+		return out
+	}
+	for i, v := range t.Complex128s() {
+		out.f64[i] = imag(v)
+	}
+	return out
+}
+
+// Conj returns a fresh tensor of the complex conjugates conj(t_i); for a float64
+// tensor that is a copy of t.
+func (t *Dense) Conj() *Dense {
+	if t.dtype == Float64 {
+		return t.Clone()
+	}
+	out := New(Complex128, t.shape...)
+	for i, v := range t.Complex128s() {
+		out.c128[i] = complex(real(v), -imag(v))
+	}
+	return out
+}
+
+// maxStringElems is the largest size for which String prints the elements.
+const maxStringElems = 64
+
+// Describe returns the dtype and shape of t, e.g. "float64[2 3]" ("float64[]" for a
+// scalar).
+func (t *Dense) Describe() string {
+	var b strings.Builder
+	t.describe(&b)
+	return b.String()
+}
+
+func (t *Dense) describe(b *strings.Builder) {
+	b.WriteString(t.dtype.String())
+	b.WriteByte('[')
+	for k, d := range t.shape {
+		if k > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	b.WriteByte(']')
+}
+
+// String returns the dtype and shape of t, followed for tensors of at most 64
+// elements by the elements nested by rows, e.g. "float64[2 2] [[1 2] [3 4]]".
+func (t *Dense) String() string {
+	if t == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	t.describe(&b)
+	if t.Size() > maxStringElems {
+		return b.String()
+	}
+	b.WriteByte(' ')
+	idx := make([]int, len(t.shape))
+	t.format(&b, 0, idx)
+	return b.String()
+}
+
+func (t *Dense) format(b *strings.Builder, axis int, idx []int) {
+	if axis == len(t.shape) {
+		v := t.At(idx...)
+		if t.dtype == Complex128 {
+			b.WriteString(strconv.FormatComplex(v, 'g', -1, 128))
+		} else {
+			b.WriteString(strconv.FormatFloat(real(v), 'g', -1, 64))
+		}
+		return
+	}
+	b.WriteByte('[')
+	for i := range t.shape[axis] {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		idx[axis] = i
+		t.format(b, axis+1, idx)
+	}
+	b.WriteByte(']')
+}

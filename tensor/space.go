@@ -1,0 +1,195 @@
+package tensor
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+)
+
+// Space is the chainrules.Space of *Dense: tangents and cotangents of a tensor are
+// tensors of the same shape and dtype, with the real inner product
+//
+//	<a, b> = Re sum_i conj(a_i) b_i.
+//
+// Add, Accumulate and Inner require equal shapes and equal dtypes and return an error
+// wrapping chainrules.ErrShapeMismatch otherwise: a cotangent of the wrong dtype is a
+// bug in a rule, and promoting silently would hide it. The zero Space is ready to use.
+type Space struct{}
+
+var _ chainrules.Space[*Dense] = Space{}
+
+// Zero returns a fresh zero tensor with like's shape and dtype.
+func (Space) Zero(like *Dense) *Dense { return New(like.dtype, like.shape...) }
+
+// One returns a fresh tensor of ones with like's shape and dtype. like must have
+// exactly one element (a scalar, or any shape of size 1 such as [1 1]); otherwise it
+// returns an error wrapping chainrules.ErrNonScalarLoss, since One is the seed of a
+// backward pass.
+func (Space) One(like *Dense) (*Dense, error) {
+	if like == nil {
+		return nil, errNil()
+	}
+	if like.Size() != 1 {
+		return nil, chainrules.Errorf(chainrules.ErrNonScalarLoss, "cannot seed %s with one", like.Describe())
+	}
+	return Ones(like.dtype, like.shape...), nil
+}
+
+// sameLayout returns an ErrShapeMismatch error unless a and b have equal shapes and
+// dtypes.
+func sameLayout(what string, a, b *Dense) error {
+	if a == nil || b == nil {
+		return errNil()
+	}
+	if a.dtype != b.dtype || !slices.Equal(a.shape, b.shape) {
+		return chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: %s and %s", what, a.Describe(), b.Describe())
+	}
+	return nil
+}
+
+// Add returns the fresh tensor a + b. a and b must have the same shape and dtype.
+func (Space) Add(a, b *Dense) (*Dense, error) {
+	if err := sameLayout("add", a, b); err != nil {
+		return nil, err
+	}
+	return binary(opAdd, a, b)
+}
+
+// Accumulate returns acc + b. When acc owns its storage exactly (contiguous, offset
+// 0, backing slice of length Size, no broadcast axes) and b does not share that
+// storage in a different layout, it adds b into acc in place and returns acc;
+// otherwise it returns a fresh tensor and leaves acc alone. b is never modified. acc
+// and b must have the same shape and dtype.
+func (Space) Accumulate(acc, b *Dense) (*Dense, error) {
+	if err := sameLayout("accumulate", acc, b); err != nil {
+		return nil, err
+	}
+	if !acc.ownsStorage() || (sharesStorage(acc, b) && !sameView(acc, b)) {
+		return binary(opAdd, acc, b)
+	}
+	n := acc.Size()
+	if n == 0 {
+		return acc, nil
+	}
+	if acc.dtype == Complex128 {
+		accumulate(acc.c128, b.c128, b.shape, b.strides, b.offset)
+	} else {
+		accumulate(acc.f64, b.f64, b.shape, b.strides, b.offset)
+	}
+	return acc, nil
+}
+
+// accumulate adds the strided view (shape, strides, offset) of src into the
+// contiguous dst.
+func accumulate[T element](dst, src []T, shape, strides []int, offset int) {
+	w := newWalker(shape, [maxOperands]int{0, offset}, rowMajorStrides(shape), strides)
+	for w.next() {
+		o, a, sa := w.off[0], w.off[1], w.inner[1]
+		d := dst[o : o+w.n]
+		if sa == 1 {
+			s := src[a : a+w.n]
+			for i := range d {
+				d[i] += s[i]
+			}
+			continue
+		}
+		for i := range d {
+			d[i] += src[a]
+			a += sa
+		}
+	}
+}
+
+// sharesStorage reports whether a and b have the same backing array. Two slices of
+// one array end at the same place when extended to their capacities.
+func sharesStorage(a, b *Dense) bool {
+	if a.dtype == Complex128 {
+		return sameArray(a.c128, b.c128)
+	}
+	return sameArray(a.f64, b.f64)
+}
+
+func sameArray[T element](x, y []T) bool {
+	if cap(x) == 0 || cap(y) == 0 {
+		return false
+	}
+	return &x[:cap(x)][cap(x)-1] == &y[:cap(y)][cap(y)-1]
+}
+
+// sameView reports whether a and b show the same elements in the same places.
+func sameView(a, b *Dense) bool {
+	return a.offset == b.offset && slices.Equal(a.shape, b.shape) && slices.Equal(a.strides, b.strides)
+}
+
+// Scale returns the fresh tensor s * a.
+func (Space) Scale(a *Dense, s float64) *Dense { return Scale(a, complex(s, 0)) }
+
+// Inner returns Re sum_i conj(a_i) b_i. a and b must have the same shape and dtype.
+func (Space) Inner(a, b *Dense) (float64, error) {
+	if err := sameLayout("inner", a, b); err != nil {
+		return 0, err
+	}
+	if a.dtype == Float64 {
+		d, err := Dot(a, b)
+		return real(d), err
+	}
+	// Re conj(u) v = Re u Re v + Im u Im v: the imaginary part is never needed.
+	var s float64
+	w := newWalker(a.shape, [maxOperands]int{a.offset, b.offset}, a.strides, b.strides)
+	if a.Size() == 0 {
+		return 0, nil
+	}
+	for w.next() {
+		i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
+		for range w.n {
+			u, v := a.c128[i], b.c128[j]
+			s += real(u)*real(v) + imag(u)*imag(v)
+			i += si
+			j += sj
+		}
+	}
+	return s, nil
+}
+
+// Clone returns a fresh contiguous copy of v.
+func (Space) Clone(v *Dense) *Dense { return v.Clone() }
+
+// Rand returns RandN(rng, like's dtype, like's shape): standard normal entries, with
+// real and imaginary parts each N(0, 1/2) for complex128.
+func (Space) Rand(like *Dense, rng *rand.Rand) *Dense {
+	return RandN(rng, like.dtype, like.shape...)
+}
+
+// Shape returns v's shape (empty for a scalar); the slice must not be modified.
+func (Space) Shape(v *Dense) []int { return v.Shape() }
+
+// Size returns the number of elements of v.
+func (Space) Size(v *Dense) int { return v.Size() }
+
+// DType returns "float64" or "complex128".
+func (Space) DType(v *Dense) string { return v.dtype.String() }
+
+// Describe returns v's dtype and shape, e.g. "float64[2 3]".
+func (Space) Describe(v *Dense) string {
+	if v == nil {
+		return "<nil>"
+	}
+	return v.Describe()
+}
+
+// MulI returns the fresh complex128 tensor i*v (a float64 v is promoted). The rule
+// checker uses it to turn a real direction into an imaginary one.
+func (Space) MulI(v *Dense) *Dense {
+	out := New(Complex128, v.shape...)
+	if v.dtype == Float64 {
+		for k, x := range v.Float64s() {
+			out.c128[k] = complex(0, x)
+		}
+		return out
+	}
+	for k, z := range v.Complex128s() {
+		out.c128[k] = complex(-imag(z), real(z))
+	}
+	return out
+}

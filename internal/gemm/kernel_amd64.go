@@ -15,7 +15,7 @@ func kern8x24AVX512(k int, a, b, c *float64, ldc int, alpha, beta float64)
 func kern4x12AVX2(k int, a, b, c *float64, ldc int, alpha, beta float64)
 
 var (
-	avx512 = &kernel{name: "avx512_8x24", mr: 8, nr: 24, mc: 192, kc: 256, nc: 3072, fn: fnAVX512}
+	avx512 = &kernel{name: "avx512_8x24", mr: 8, nr: 24, mc: 96, kc: 256, nc: 3072, fn: fnAVX512}
 	avx2   = &kernel{name: "avx2_4x12", mr: 4, nr: 12, mc: 96, kc: 256, nc: 3072, fn: fnAVX2}
 )
 

@@ -22,6 +22,15 @@ func (x *realA) pack(dst []float64, mr, i0, mb, p0, kb int) {
 			}
 			continue
 		}
+		off := (i0+ip)*x.lda + p0
+		if rows == 8 && mr == 8 {
+			packRows8(panel, x.a, off, x.lda, kb)
+			continue
+		}
+		if rows == 4 && mr == 4 {
+			packRows4(panel, x.a, off, x.lda, kb)
+			continue
+		}
 		for r := 0; r < rows; r++ {
 			src := x.a[(i0+ip+r)*x.lda+p0:]
 			src = src[:kb]
@@ -70,5 +79,38 @@ func (x *realB) pack(dst []float64, nr, j0, nb, p0, kb int) {
 				clear(panel[p*nr+cols : p*nr+nr])
 			}
 		}
+	}
+}
+
+// packRows8 interleaves 8 rows of length kb starting at a[off] (row stride
+// lda) into dst[p*8+r]: the common full-panel case of packing A for the
+// 8-row kernel, written with one sequential store stream.
+func packRows8(dst, a []float64, off, lda, kb int) {
+	r0 := a[off : off+kb]
+	r1 := a[off+lda : off+lda+kb]
+	r2 := a[off+2*lda : off+2*lda+kb]
+	r3 := a[off+3*lda : off+3*lda+kb]
+	r4 := a[off+4*lda : off+4*lda+kb]
+	r5 := a[off+5*lda : off+5*lda+kb]
+	r6 := a[off+6*lda : off+6*lda+kb]
+	r7 := a[off+7*lda : off+7*lda+kb]
+	dst = dst[:8*kb]
+	for p := range r0 {
+		d := dst[8*p : 8*p+8 : 8*p+8]
+		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
+	}
+}
+
+// packRows4 is packRows8 for 4 rows.
+func packRows4(dst, a []float64, off, lda, kb int) {
+	r0 := a[off : off+kb]
+	r1 := a[off+lda : off+lda+kb]
+	r2 := a[off+2*lda : off+2*lda+kb]
+	r3 := a[off+3*lda : off+3*lda+kb]
+	dst = dst[:4*kb]
+	for p := range r0 {
+		d := dst[4*p : 4*p+4 : 4*p+4]
+		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 	}
 }

@@ -3,6 +3,7 @@ package gemm
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -19,8 +20,13 @@ const (
 	shortC = "gemm: insufficient length of c"
 )
 
-// parallelMin is the smallest m*n*k that is split across goroutines.
-const parallelMin = 1 << 21
+// parallelMin is the smallest m*n*k that is split across goroutines, and
+// parallelSlab the smallest width (rows or columns) of a slab of C given to
+// one goroutine.
+const (
+	parallelMin  = 1 << 21
+	parallelSlab = 64
+)
 
 // Dgemm computes C = alpha*op(A)*op(B) + beta*C, where op(X) is X if the
 // corresponding trans flag is false and X^T otherwise. op(A) is m x k, op(B)
@@ -155,31 +161,42 @@ func run(kn *kernel, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return
 	}
-	// Split the larger dimension in slabs that are whole tiles.
+	// Split the larger dimension into slabs of whole tiles, a few per
+	// worker so that a worker slowed down by a busy core does not hold up
+	// the others, but at least parallelSlab wide so that the operand every
+	// worker re-packs stays cheap against the slab's work.
 	size, unit := n, kn.nr
 	if m > n {
 		size, unit = m, kn.mr
 	}
 	tiles := (size + unit - 1) / unit
-	workers = min(workers, tiles)
-	var wg sync.WaitGroup
-	for w := workers - 1; w >= 0; w-- {
-		lo := tiles * w / workers * unit
-		hi := min(size, tiles*(w+1)/workers*unit)
-		i0, i1, j0, j1 := 0, m, lo, hi
-		if m > n {
-			i0, i1, j0, j1 = lo, hi, 0, n
-		}
-		if w == 0 {
-			serial(kn, i0, i1, j0, j1, k, pa, pb, alpha, beta, c, ldc)
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			serial(kn, i0, i1, j0, j1, k, pa, pb, alpha, beta, c, ldc)
-		}()
+	slabs := min(4*workers, tiles/max(1, parallelSlab/unit))
+	if slabs < 2 {
+		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
+		return
 	}
+	workers = min(workers, slabs)
+	var next atomic.Int64
+	work := func() {
+		for {
+			s := int(next.Add(1)) - 1
+			if s >= slabs {
+				return
+			}
+			lo := tiles * s / slabs * unit
+			hi := min(size, tiles*(s+1)/slabs*unit)
+			if m > n {
+				serial(kn, lo, hi, 0, n, k, pa, pb, alpha, beta, c, ldc)
+			} else {
+				serial(kn, 0, m, lo, hi, k, pa, pb, alpha, beta, c, ldc)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 }
 

@@ -1,0 +1,271 @@
+package hvp
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// Tape is the tape a Func records on.
+type Tape = core.Tape[*tensor.Dense]
+
+// Func is a function of tensors: it records its computation on t from the NodeIDs of
+// its inputs (leaves of t, in the order the inputs were given) and returns the NodeID
+// of its output. It may record constants (data) with t.Constant. Recording errors are
+// sticky on the tape; a Func need not check them.
+type Func func(t *Tape, x []cr.NodeID) cr.NodeID
+
+// record runs f on a fresh tape whose leaves are x.
+func record(f Func, x []*tensor.Dense) (*Tape, []cr.NodeID, cr.NodeID, error) {
+	t := core.NewTape[*tensor.Dense](tensor.Space{}).UseRegistry(tensor.Ops)
+	ids := make([]cr.NodeID, len(x))
+	for i, xi := range x {
+		if xi == nil {
+			return nil, nil, 0, cr.Errorf(cr.ErrInvalidArgument, "hvp: input %d is nil", i)
+		}
+		ids[i] = t.Leaf(xi)
+	}
+	out := f(t, ids)
+	if err := t.Err(); err != nil {
+		return nil, nil, 0, err
+	}
+	if _, err := t.Value(out); err != nil {
+		return nil, nil, 0, fmt.Errorf("hvp: the function's output: %w", err)
+	}
+	return t, ids, out, nil
+}
+
+// collect returns the values of g at ids; a leaf that the output does not depend on
+// has the zero derivative, shaped like its value.
+func collect(g *core.Gradients[*tensor.Dense], ids []cr.NodeID, x []*tensor.Dense) []*tensor.Dense {
+	out := make([]*tensor.Dense, len(ids))
+	for i, id := range ids {
+		if v, ok := g.Of(id); ok {
+			out[i] = v
+		} else {
+			out[i] = tensor.New(x[i].DType(), x[i].Shape()...)
+		}
+	}
+	return out
+}
+
+// Grad returns f(x) and the gradient of a scalar f with respect to each input:
+// grad_k = d f / d x_k (for complex inputs, PyTorch's convention: the adjoint of the
+// JVP under Re<a, b>, so that f(x + e v) = f(x) + e Re<grad, v> + O(e^2)). A non-scalar
+// output is an error wrapping chainrules.ErrNonScalarLoss.
+func Grad(f Func, x ...*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
+	t, ids, out, err := record(f, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	value, _ = t.Value(out)
+	g, err := t.Backward(out)
+	if err != nil {
+		return nil, nil, err
+	}
+	return value, collect(g, ids, x), nil
+}
+
+// VJP returns y = f(x) and the vector-Jacobian products xbar_k = J_k^* ybar, where
+// J_k is the Jacobian of y with respect to x_k and ybar is shaped like y.
+func VJP(f Func, x []*tensor.Dense, ybar *tensor.Dense) (y *tensor.Dense, xbar []*tensor.Dense, err error) {
+	t, ids, out, err := record(f, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, _ = t.Value(out)
+	g, err := t.BackwardSeed(out, ybar)
+	if err != nil {
+		return nil, nil, err
+	}
+	return y, collect(g, ids, x), nil
+}
+
+// JVP returns y = f(x) and the Jacobian-vector product ydot = sum_k J_k v_k, where v
+// holds one tangent per input, shaped like it.
+func JVP(f Func, x, v []*tensor.Dense) (y, ydot *tensor.Dense, err error) {
+	if len(v) != len(x) {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.JVP: %d tangents for %d inputs", len(v), len(x))
+	}
+	t, ids, out, err := record(f, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, _ = t.Value(out)
+	tan, err := t.ForwardTangents(seeds(ids, v))
+	if err != nil {
+		return nil, nil, err
+	}
+	if yd, ok := tan.Of(out); ok {
+		return y, yd, nil
+	}
+	return y, tensor.New(y.DType(), y.Shape()...), nil
+}
+
+func seeds(ids []cr.NodeID, v []*tensor.Dense) map[cr.NodeID]*tensor.Dense {
+	m := make(map[cr.NodeID]*tensor.Dense, len(ids))
+	for i, id := range ids {
+		if v[i] != nil {
+			m[id] = v[i]
+		}
+	}
+	return m
+}
+
+// HVP returns the gradient of a scalar f at x and the Hessian-vector product H v,
+// where H is the Hessian of f with respect to all inputs together and v holds one
+// direction per input:
+//
+//	(H v)_k = sum_j d^2 f / (dx_k dx_j) v_j.
+//
+// It is forward-over-reverse: one recording, one forward-tangent sweep and one
+// second-order sweep.
+func HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense, err error) {
+	op, err := NewOperator(f, x...)
+	if err != nil {
+		return nil, nil, err
+	}
+	hv, err = op.Apply(v...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return op.Grad(), hv, nil
+}
+
+// Operator applies the Hessian of a scalar function at a fixed point to any number of
+// vectors. It records f once; each Apply runs only the two sweeps. It is not safe for
+// concurrent use.
+type Operator struct {
+	tape  *Tape
+	ids   []cr.NodeID
+	x     []*tensor.Dense
+	out   cr.NodeID
+	value *tensor.Dense
+	grad  []*tensor.Dense
+}
+
+// NewOperator records f at x and computes its value and gradient.
+func NewOperator(f Func, x ...*tensor.Dense) (*Operator, error) {
+	t, ids, out, err := record(f, x)
+	if err != nil {
+		return nil, err
+	}
+	value, _ := t.Value(out)
+	g, err := t.Backward(out)
+	if err != nil {
+		return nil, err
+	}
+	return &Operator{tape: t, ids: ids, x: x, out: out, value: value, grad: collect(g, ids, x)}, nil
+}
+
+// Value returns f(x).
+func (o *Operator) Value() *tensor.Dense { return o.value }
+
+// Grad returns the gradient of f at x, one tensor per input.
+func (o *Operator) Grad() []*tensor.Dense { return o.grad }
+
+// Apply returns H v, one tensor per input; v holds one direction per input (nil
+// means zero).
+func (o *Operator) Apply(v ...*tensor.Dense) ([]*tensor.Dense, error) {
+	if len(v) != len(o.ids) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp: %d directions for %d inputs", len(v), len(o.ids))
+	}
+	tan, err := o.tape.ForwardTangents(seeds(o.ids, v))
+	if err != nil {
+		return nil, err
+	}
+	_, hv, err := o.tape.BackwardWithTangents(o.out, tan)
+	if err != nil {
+		return nil, err
+	}
+	return collect(hv, o.ids, o.x), nil
+}
+
+// Hessian returns the dense Hessian of a scalar function of one float64 tensor,
+// flattened in row-major order: H_ij = d^2 f / (dx_i dx_j). It costs one recording
+// and n Hessian-vector products for n = x.Size(); the result is symmetrised,
+// (H + H^T)/2, which changes it only by rounding. Complex inputs are an error.
+func Hessian(f Func, x *tensor.Dense) (*mat.SymDense, error) {
+	if x == nil || x.DType() != tensor.Float64 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian needs a float64 input")
+	}
+	op, err := NewOperator(f, x)
+	if err != nil {
+		return nil, err
+	}
+	n := x.Size()
+	cols := make([][]float64, n)
+	e := make([]float64, n)
+	for j := range n {
+		e[j] = 1
+		ej, _ := tensor.FromFloat64(e, x.Shape()...)
+		hv, err := op.Apply(ej)
+		if err != nil {
+			return nil, err
+		}
+		e = make([]float64, n) // ej took ownership of e
+		cols[j] = hv[0].Contiguous().Float64s()
+	}
+	h := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i; j < n; j++ {
+			h.SetSym(i, j, 0.5*(cols[j][i]+cols[i][j]))
+		}
+	}
+	return h, nil
+}
+
+// Jacobian returns the Jacobian of f at a float64 tensor x, flattened in row-major
+// order: J_ij = d y_i / d x_j, with m = y.Size() rows and n = x.Size() columns. It
+// uses n forward sweeps or m reverse sweeps, whichever is fewer, on one recording.
+// Complex inputs or outputs are an error.
+func Jacobian(f Func, x *tensor.Dense) (*mat.Dense, error) {
+	if x == nil || x.DType() != tensor.Float64 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a float64 input")
+	}
+	t, ids, out, err := record(f, []*tensor.Dense{x})
+	if err != nil {
+		return nil, err
+	}
+	y, _ := t.Value(out)
+	if y.DType() != tensor.Float64 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a float64 output, got %v", y.DType())
+	}
+	m, n := y.Size(), x.Size()
+	if m == 0 || n == 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian of an empty tensor (%d outputs, %d inputs)", m, n)
+	}
+	jac := mat.NewDense(m, n, nil)
+	if n <= m {
+		for j := range n {
+			e := make([]float64, n)
+			e[j] = 1
+			ej, _ := tensor.FromFloat64(e, x.Shape()...)
+			tan, err := t.ForwardTangents(map[cr.NodeID]*tensor.Dense{ids[0]: ej})
+			if err != nil {
+				return nil, err
+			}
+			if yd, ok := tan.Of(out); ok {
+				jac.SetCol(j, yd.Contiguous().Float64s())
+			}
+		}
+		return jac, nil
+	}
+	for i := range m {
+		e := make([]float64, m)
+		e[i] = 1
+		ei, _ := tensor.FromFloat64(e, y.Shape()...)
+		g, err := t.BackwardSeed(out, ei)
+		if err != nil {
+			return nil, err
+		}
+		if row, ok := g.Of(ids[0]); ok {
+			jac.SetRow(i, row.Contiguous().Float64s())
+		}
+	}
+	return jac, nil
+}

@@ -59,17 +59,19 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 		return nil, err
 	}
 	out := New(t.dtype, shape...)
-	view, err := out.BroadcastTo(t.shape...)
-	if err != nil {
+	// Reading out through these strides broadcasts it to t's shape: summing t into
+	// that view adds every element of t into the output element it broadcasts from.
+	st := make([]int, len(t.shape))
+	if !out.broadcastStrides(st, t.shape) {
 		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot sum shape %v to %v", t.shape, shape)
 	}
 	if t.Size() == 0 {
 		return out, nil
 	}
 	if t.dtype == Complex128 {
-		sumInto(out.c128, t.c128, t.shape, view.strides, t.strides, t.offset)
+		sumInto(out.c128, t.c128, t.shape, st, t.strides, t.offset)
 	} else {
-		sumInto(out.f64, t.f64, t.shape, view.strides, t.strides, t.offset)
+		sumInto(out.f64, t.f64, t.shape, st, t.strides, t.offset)
 	}
 	return out, nil
 }
@@ -82,12 +84,7 @@ func sumInto[T element](dst, src []T, shape, dstStrides, srcStrides []int, offse
 		o, a, so, sa := w.off[0], w.off[1], w.inner[0], w.inner[1]
 		switch {
 		case so == 0:
-			var s T
-			for range w.n {
-				s += src[a]
-				a += sa
-			}
-			dst[o] += s
+			dst[o] += sumStrided(src, a, w.n, sa)
 		case so == 1 && sa == 1:
 			d, s := dst[o:o+w.n], src[a:a+w.n]
 			for i := range d {
@@ -167,19 +164,17 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 		}
 		return out, nil
 	}
-	av, err := a.BroadcastTo(shape...)
-	if err != nil {
-		return nil, err
+	// out's strides are row-major; the operands' broadcast strides share a buffer.
+	buf := make([]int, 2*len(shape))
+	as, bs := buf[:len(shape)], buf[len(shape):]
+	if !a.broadcastStrides(as, shape) || !b.broadcastStrides(bs, shape) {
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: cannot broadcast %v and %v", binOpNames[op], a.shape, b.shape)
 	}
-	bv, err := b.BroadcastTo(shape...)
-	if err != nil {
-		return nil, err
-	}
-	w := newWalker(shape, [maxOperands]int{0, av.offset, bv.offset}, out.strides, av.strides, bv.strides)
+	w := newWalker(shape, [maxOperands]int{0, a.offset, b.offset}, out.strides, as, bs)
 	if dt == Complex128 {
-		binStrided(op, out.c128, av.c128, bv.c128, &w)
+		binStrided(op, out.c128, a.c128, b.c128, &w)
 	} else {
-		binStrided(op, out.f64, av.f64, bv.f64, &w)
+		binStrided(op, out.f64, a.f64, b.f64, &w)
 	}
 	return out, nil
 }
@@ -292,9 +287,9 @@ func Scale(a *Dense, s complex128) *Dense {
 	if a.dtype == Float64 && imag(s) == 0 {
 		src := a.Float64s()
 		out := New(Float64, a.shape...)
-		r := real(s)
+		dst, r := out.f64[:len(src)], real(s)
 		for i, v := range src {
-			out.f64[i] = r * v
+			dst[i] = r * v
 		}
 		return out
 	}
@@ -308,8 +303,9 @@ func Scale(a *Dense, s complex128) *Dense {
 	}
 	src := a.Complex128s()
 	out := New(Complex128, a.shape...)
+	dst := out.c128[:len(src)]
 	for i, v := range src {
-		out.c128[i] = v * s
+		dst[i] = v * s
 	}
 	return out
 }
@@ -349,26 +345,18 @@ func Sum(t *Dense) complex128 {
 		return 0
 	}
 	if t.dtype == Complex128 {
-		return sumStrided(t.c128, t.shape, t.strides, t.offset)
+		return sumView(t.c128, t.shape, t.strides, t.offset)
 	}
-	return complex(sumStrided(t.f64, t.shape, t.strides, t.offset), 0)
+	return complex(sumView(t.f64, t.shape, t.strides, t.offset), 0)
 }
 
-func sumStrided[T element](data []T, shape, strides []int, offset int) T {
+// sumView returns the sum of the elements of the strided view (shape, strides,
+// offset) of data.
+func sumView[T element](data []T, shape, strides []int, offset int) T {
 	var s T
 	w := newWalker(shape, [maxOperands]int{offset}, strides)
 	for w.next() {
-		o, so := w.off[0], w.inner[0]
-		if so == 1 {
-			for _, v := range data[o : o+w.n] {
-				s += v
-			}
-			continue
-		}
-		for range w.n {
-			s += data[o]
-			o += so
-		}
+		s += sumStrided(data, w.off[0], w.n, w.inner[0])
 	}
 	return s
 }
@@ -392,10 +380,7 @@ func Dot(a, b *Dense) (complex128, error) {
 		for w.next() {
 			i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
 			if si == 1 && sj == 1 {
-				x, y := a.f64[i:i+w.n], b.f64[j:j+w.n]
-				for k, v := range x {
-					s += v * y[k]
-				}
+				s += dotContig(a.f64[i:i+w.n], b.f64[j:j+w.n])
 				continue
 			}
 			for range w.n {

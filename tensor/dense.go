@@ -64,12 +64,39 @@ type Dense struct {
 // rowMajorStrides returns the contiguous row-major strides of shape.
 func rowMajorStrides(shape []int) []int {
 	st := make([]int, len(shape))
+	fillRowMajor(st, shape)
+	return st
+}
+
+// fillRowMajor writes the row-major strides of shape into st.
+func fillRowMajor(st, shape []int) {
 	s := 1
 	for k := len(shape) - 1; k >= 0; k-- {
 		st[k] = s
 		s *= max(shape[k], 1)
 	}
-	return st
+}
+
+// contiguousLayout returns a copy of shape and its row-major strides, carved out of
+// one allocation (tensors are made often; the pair is never appended to, and Shape
+// and Strides clip the capacities they hand out).
+func contiguousLayout(shape []int) (sh, st []int) {
+	r := len(shape)
+	buf := make([]int, 2*r)
+	sh, st = buf[:r:r], buf[r:]
+	copy(sh, shape)
+	fillRowMajor(st, sh)
+	return sh, st
+}
+
+// copyLayout returns copies of shape and strides in one allocation.
+func copyLayout(shape, strides []int) (sh, st []int) {
+	r := len(shape)
+	buf := make([]int, 2*r)
+	sh, st = buf[:r:r], buf[r:]
+	copy(sh, shape)
+	copy(st, strides)
+	return sh, st
 }
 
 // RowMajorStrides returns the strides, in elements, of a contiguous row-major tensor
@@ -112,7 +139,8 @@ func New(dt DType, shape ...int) *Dense {
 		panic("tensor.New: " + err.Error())
 	}
 	n := prod(shape)
-	t := &Dense{dtype: dt, shape: cloneShape(shape), strides: rowMajorStrides(shape)}
+	t := &Dense{dtype: dt}
+	t.shape, t.strides = contiguousLayout(shape)
 	switch dt {
 	case Float64:
 		t.f64 = make([]float64, n)
@@ -139,7 +167,9 @@ func FromFloat64(data []float64, shape ...int) (*Dense, error) {
 	if data == nil {
 		data = []float64{}
 	}
-	return &Dense{dtype: Float64, shape: cloneShape(shape), strides: rowMajorStrides(shape), f64: data}, nil
+	t := &Dense{dtype: Float64, f64: data}
+	t.shape, t.strides = contiguousLayout(shape)
+	return t, nil
 }
 
 // FromComplex128 is FromFloat64 for complex128 data.
@@ -153,7 +183,9 @@ func FromComplex128(data []complex128, shape ...int) (*Dense, error) {
 	if data == nil {
 		data = []complex128{}
 	}
-	return &Dense{dtype: Complex128, shape: cloneShape(shape), strides: rowMajorStrides(shape), c128: data}, nil
+	t := &Dense{dtype: Complex128, c128: data}
+	t.shape, t.strides = contiguousLayout(shape)
+	return t, nil
 }
 
 // Scalar returns the 0-d float64 tensor holding v.
@@ -348,7 +380,8 @@ func (t *Dense) Contiguous() *Dense {
 		if t.hasCanonicalStrides() {
 			return t
 		}
-		return t.view(cloneShape(t.shape), rowMajorStrides(t.shape), 0)
+		sh, st := contiguousLayout(t.shape)
+		return t.view(sh, st, 0)
 	}
 	return t.Clone()
 }
@@ -405,7 +438,7 @@ func (t *Dense) Transpose(i, j int) (*Dense, error) {
 	if err := checkAxis(j, r); err != nil {
 		return nil, err
 	}
-	shape, strides := cloneShape(t.shape), cloneShape(t.strides)
+	shape, strides := copyLayout(t.shape, t.strides)
 	shape[i], shape[j] = shape[j], shape[i]
 	strides[i], strides[j] = strides[j], strides[i]
 	return t.view(shape, strides, t.offset), nil
@@ -450,13 +483,14 @@ func (t *Dense) Reshape(shape ...int) (*Dense, error) {
 		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", t.shape, size, shape)
 	}
 	if size == 0 {
-		return t.view(newShape, rowMajorStrides(newShape), 0), nil
+		sh, st := contiguousLayout(newShape)
+		return t.view(sh, st, 0), nil
 	}
 	if st, ok := nocopyStrides(t.shape, t.strides, newShape); ok {
 		return t.view(newShape, st, t.offset), nil
 	}
 	c := t.Clone()
-	c.shape, c.strides = newShape, rowMajorStrides(newShape)
+	c.shape, c.strides = contiguousLayout(newShape)
 	return c, nil
 }
 
@@ -523,7 +557,7 @@ func (t *Dense) Slice(axis, start, stop, step int) (*Dense, error) {
 	if start < 0 || start > stop || stop > d || step <= 0 {
 		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "slice [%d:%d:%d] of axis %d (size %d)", start, stop, step, axis, d)
 	}
-	shape, strides := cloneShape(t.shape), cloneShape(t.strides)
+	shape, strides := copyLayout(t.shape, t.strides)
 	shape[axis] = (stop - start + step - 1) / step
 	strides[axis] = t.strides[axis] * step
 	return t.view(shape, strides, t.offset+start*t.strides[axis]), nil
@@ -537,26 +571,36 @@ func (t *Dense) BroadcastTo(shape ...int) (*Dense, error) {
 	if err := checkDims(shape); err != nil {
 		return nil, err
 	}
-	r, tr := len(shape), len(t.shape)
-	if tr > r {
+	sh, st := copyLayout(shape, nil)
+	if !t.broadcastStrides(st, sh) {
 		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot broadcast shape %v to %v", t.shape, shape)
 	}
-	strides := make([]int, r)
+	return t.view(sh, st, t.offset), nil
+}
+
+// broadcastStrides writes into st the strides under which t's storage reads as
+// shape by NumPy's broadcasting, and reports whether t broadcasts to shape.
+func (t *Dense) broadcastStrides(st, shape []int) bool {
+	r, tr := len(shape), len(t.shape)
+	if tr > r {
+		return false
+	}
 	for k := range r {
 		j := k - (r - tr)
 		if j < 0 {
+			st[k] = 0
 			continue
 		}
 		switch td := t.shape[j]; {
 		case td == shape[k]:
-			strides[k] = t.strides[j]
+			st[k] = t.strides[j]
 		case td == 1:
-			strides[k] = 0
+			st[k] = 0
 		default:
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot broadcast shape %v to %v", t.shape, shape)
+			return false
 		}
 	}
-	return t.view(cloneShape(shape), strides, t.offset), nil
+	return true
 }
 
 // AsComplex returns t if it is complex128, and otherwise a fresh complex128 tensor

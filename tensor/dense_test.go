@@ -342,3 +342,53 @@ func TestString(t *testing.T) {
 		})
 	}
 }
+
+// TestHighRank walks tensors whose axes cannot be merged, beyond the walker's
+// small fixed buffers.
+func TestHighRank(t *testing.T) {
+	shape := []int{2, 2, 2, 2, 2, 2, 2, 2, 2, 3}
+	x := seq(shape...)
+	perm := []int{9, 8, 7, 6, 5, 4, 3, 2, 1, 0}
+	p, err := x.Permute(perm...)
+	require.NoError(t, err)
+	want := elems(p)
+	assert.Equal(t, realParts(want), p.Clone().Float64s())
+	sum, err := tensor.Add(p, p)
+	require.NoError(t, err)
+	for i, v := range sum.Float64s() {
+		require.Equal(t, 2*real(want[i]), v)
+	}
+	assert.Equal(t, complex(float64(x.Size()*(x.Size()-1)/2), 0), tensor.Sum(p))
+	s, err := tensor.SumTo(p, []int{3, 1, 2, 1, 1, 1, 1, 1, 1, 2})
+	require.NoError(t, err)
+	assert.Equal(t, tensor.Sum(p), tensor.Sum(s))
+}
+
+// FuzzReshape checks that a reshape of a random view, viewed or copied, keeps the
+// row-major sequence of elements.
+func FuzzReshape(f *testing.F) {
+	f.Add(uint64(1), uint8(0))
+	f.Add(uint64(2), uint8(3))
+	f.Add(uint64(99), uint8(7))
+	f.Fuzz(func(t *testing.T, seed uint64, split uint8) {
+		rng := rand.New(rand.NewPCG(seed, 0))
+		v := randView(rng, tensor.Float64)
+		want := elems(v)
+		// Factor the size into a random shape.
+		n := len(want)
+		var shape []int
+		for n > 1 && len(shape) < 4 {
+			d := 1 + int(split)%n
+			for n%d != 0 {
+				d--
+			}
+			shape = append(shape, d)
+			n /= d
+			split = split/3 + 1
+		}
+		shape = append(shape, n)
+		r, err := v.Reshape(shape...)
+		require.NoError(t, err)
+		assert.Equal(t, want, elems(r))
+	})
+}

@@ -15,22 +15,24 @@ const maxOperands = 3
 //	}
 //
 // Axes of size 1 are dropped and neighbouring axes that are contiguous for every
-// operand are merged, so a contiguous operand set is a single run. Walking
-// allocates only the walker's small slices, never per element.
+// operand are merged, so a contiguous operand set is a single run. A walker makes
+// at most one small allocation, never one per element.
 type walker struct {
 	n     int              // length of each innermost run
 	inner [maxOperands]int // strides along the run
 	off   [maxOperands]int // offsets of the current run's first elements
 
-	dims    []int              // outer axes, outermost first
-	st      [][maxOperands]int // strides of the outer axes
-	idx     []int              // odometer over dims
-	runs    int                // runs not yet visited
+	// The outer axes, outermost first, in one allocation: buf[:nd] holds their dims,
+	// buf[nd:2nd] the odometer, and buf[2nd:] their strides, maxOperands per axis.
+	nd      int
+	buf     []int
+	runs    int // runs not yet visited
 	started bool
 }
 
 // newWalker returns a walker over shape for operands with the given offsets and
-// strides (one strides slice of len(shape) per operand, at most maxOperands).
+// strides (one strides slice of len(shape) per operand, at most maxOperands). It
+// allocates nothing when the operands coalesce to a single run.
 func newWalker(shape []int, offs [maxOperands]int, strides ...[]int) walker {
 	nop := len(strides)
 	w := walker{off: offs}
@@ -38,8 +40,10 @@ func newWalker(shape []int, offs [maxOperands]int, strides ...[]int) walker {
 	if total == 0 {
 		return w
 	}
-	dims := make([]int, 0, len(shape))
-	st := make([][maxOperands]int, 0, len(shape))
+	// First pass: coalesce into a stack buffer when the rank is small.
+	var dimsArr [8]int
+	var stArr [8][maxOperands]int
+	dims, st := dimsArr[:0], stArr[:0]
 	for k, d := range shape {
 		if d == 1 {
 			continue
@@ -75,10 +79,15 @@ func newWalker(shape []int, offs [maxOperands]int, strides ...[]int) walker {
 	last := len(dims) - 1
 	w.n = dims[last]
 	w.inner = st[last]
-	w.dims = dims[:last]
-	w.st = st[:last]
-	w.idx = make([]int, last)
 	w.runs = total / w.n
+	w.nd = last
+	if last > 0 {
+		w.buf = make([]int, (2+maxOperands)*last)
+		copy(w.buf, dims[:last])
+		for d := range last {
+			copy(w.buf[2*last+maxOperands*d:], st[d][:])
+		}
+	}
 	return w
 }
 
@@ -92,20 +101,22 @@ func (w *walker) next() bool {
 		w.started = true
 		return true
 	}
-	for d := len(w.dims) - 1; d >= 0; d-- {
-		w.idx[d]++
-		s := &w.st[d]
+	nd := w.nd
+	dims, idx, st := w.buf[:nd], w.buf[nd:2*nd], w.buf[2*nd:]
+	for d := nd - 1; d >= 0; d-- {
+		s := st[maxOperands*d : maxOperands*d+maxOperands]
+		idx[d]++
 		w.off[0] += s[0]
 		w.off[1] += s[1]
 		w.off[2] += s[2]
-		if w.idx[d] < w.dims[d] {
+		if idx[d] < dims[d] {
 			return true
 		}
-		n := w.dims[d]
+		n := dims[d]
 		w.off[0] -= s[0] * n
 		w.off[1] -= s[1] * n
 		w.off[2] -= s[2] * n
-		w.idx[d] = 0
+		idx[d] = 0
 	}
 	return true
 }
@@ -139,4 +150,58 @@ func gather[T element](dst, src []T, shape, strides []int, offset int) {
 			}
 		}
 	}
+}
+
+// sumContig returns the sum of x. Four accumulators break the dependency chain of
+// the additions, which otherwise bounds the loop by the latency of one add.
+func sumContig[T element](x []T) T {
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		v := x[i : i+4 : i+4]
+		s0 += v[0]
+		s1 += v[1]
+		s2 += v[2]
+		s3 += v[3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// sumStrided returns the sum of n elements of x starting at i with stride s.
+func sumStrided[T element](x []T, i, n, s int) T {
+	if s == 1 {
+		return sumContig(x[i : i+n])
+	}
+	var s0, s1 T
+	k := 0
+	for ; k+2 <= n; k += 2 {
+		s0 += x[i]
+		s1 += x[i+s]
+		i += 2 * s
+	}
+	if k < n {
+		s0 += x[i]
+	}
+	return s0 + s1
+}
+
+// dotContig returns sum_i x_i y_i for float64 slices of equal length.
+func dotContig(x, y []float64) float64 {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		a, b := x[i:i+4:i+4], y[i:i+4:i+4]
+		s0 += a[0] * b[0]
+		s1 += a[1] * b[1]
+		s2 += a[2] * b[2]
+		s3 += a[3] * b[3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
 }

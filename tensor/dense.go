@@ -51,7 +51,9 @@ func ResultDType(ds ...DType) DType {
 // non-nil, the one that matches dtype.
 //
 // Several Dense values may share storage (views). Functions documented as returning
-// fresh results never return storage that aliases their inputs.
+// fresh results never return storage that aliases their inputs. The zero Dense is
+// not a valid tensor; make tensors with New, FromFloat64, FromComplex128, Scalar and
+// the other constructors.
 type Dense struct {
 	dtype   DType
 	shape   []int

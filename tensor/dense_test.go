@@ -55,6 +55,9 @@ func TestConstructors(t *testing.T) {
 	assert.Equal(t, tensor.Complex128, tensor.ResultDType(tensor.Float64, tensor.Complex128))
 	assert.Equal(t, tensor.Float64, tensor.ResultDType(tensor.Float64, tensor.Float64))
 	assert.Equal(t, tensor.Float64, tensor.ResultDType())
+	assert.Equal(t, "DType(7)", tensor.DType(7).String())
+	assert.Equal(t, []int{12, 4, 1}, tensor.RowMajorStrides(2, 3, 4))
+	assert.Equal(t, []int{1, 1}, tensor.RowMajorStrides(0, 1))
 }
 
 func TestConstructorErrors(t *testing.T) {

@@ -213,6 +213,7 @@ func TestGonumMatrices(t *testing.T) {
 	assert.Equal(t, 1+1i, cback.At(0, 0))
 	cback.Set(0, 0, 5)
 	assert.Equal(t, 1+1i, cx.At(0, 0), "ToCMat copies")
+	assert.Equal(t, []complex128{1 - 1i, 2}, tensor.FromCMat(cm.H()).Complex128s())
 	fc, err := x.ToCMat()
 	require.NoError(t, err)
 	assert.Equal(t, complex(6, 0), fc.At(1, 2))

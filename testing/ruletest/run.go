@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/cmplx"
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
 )
 
 // result is the outcome of one check on one input: a failure, a skip, or a pass.
@@ -17,6 +20,8 @@ type result struct {
 	skip         string
 }
 
+// report turns results into subtests of t (or plain errors when t is not a
+// *testing.T and cannot have subtests).
 func report(t testing.TB, rs []result) {
 	t.Helper()
 	for _, r := range rs {
@@ -25,7 +30,10 @@ func report(t testing.TB, rs []result) {
 			name += "/" + r.input
 		}
 		if tt, ok := t.(*testing.T); ok {
-			tt.Run(name, func(t *testing.T) { emit(t, r) })
+			tt.Run(name, func(t *testing.T) {
+				t.Helper()
+				emit(t, r)
+			})
 			continue
 		}
 		emit(t, r)
@@ -54,24 +62,634 @@ func joinResults(rs []result) error {
 	return errors.Join(errs...)
 }
 
+// sampleResults are the results of one registry sample; name is empty for results
+// about the entry as a whole.
 type sampleResults struct {
 	name    string
 	results []result
 }
 
+// registrySamples checks one registry entry at each of its samples.
 func registrySamples[V any](space chainrules.Space[V], e chainrules.Entry[V], cfg Config) []sampleResults {
-	return nil
+	cfg.Kink = nil
+	rcfg, _ := cfg.resolve(nil)
+	entryFail := func(detail string, err error) []sampleResults {
+		return []sampleResults{{results: []result{{check: CheckSamples, fail: &Failure{
+			Rule: e.Name, Check: CheckSamples, Detail: detail, Err: err, Seed: rcfg.Seed}}}}}
+	}
+	if e.Samples == nil {
+		return entryFail("no samples: the entry's Samples function is nil", nil)
+	}
+	var samples []chainrules.Sample[V]
+	if err := protect(func() error {
+		samples = e.Samples(rand.New(rand.NewPCG(rcfg.Seed, rcfg.Seed^0x9E3779B97F4A7C15)))
+		return nil
+	}); err != nil {
+		return entryFail("Samples failed", err)
+	}
+	if len(samples) == 0 {
+		return entryFail("no samples: Samples returned none", nil)
+	}
+	out := make([]sampleResults, 0, len(samples))
+	seen := map[string]int{}
+	for i, s := range samples {
+		name := s.Name
+		if name == "" {
+			name = fmt.Sprintf("sample%d", i)
+		}
+		if seen[name]++; seen[name] > 1 {
+			name = fmt.Sprintf("%s#%d", name, seen[name])
+		}
+		rule := e.Name + "/" + name
+		var pre []result
+		fail := func(detail string) {
+			pre = append(pre, result{check: CheckInterfaces, fail: &Failure{Rule: rule, Check: CheckInterfaces, Detail: detail, Seed: rcfg.Seed}})
+		}
+		if s.Op == nil {
+			fail("sample has a nil Op")
+			out = append(out, sampleResults{name: name, results: pre})
+			continue
+		}
+		if s.Op.Name() != e.Name {
+			fail(fmt.Sprintf("sample op is named %q, entry %q", s.Op.Name(), e.Name))
+		}
+		if e.Arity != chainrules.Variadic && len(s.Inputs) != e.Arity {
+			fail(fmt.Sprintf("sample has %d inputs, entry arity is %d", len(s.Inputs), e.Arity))
+		}
+		if len(e.DTypes) > 0 {
+			for k, x := range s.Inputs {
+				if d := space.DType(x); !slices.Contains(e.DTypes, d) {
+					fail(fmt.Sprintf("input x%d has dtype %s, not among the entry's DTypes %v", k, d, e.DTypes))
+				}
+			}
+		}
+		out = append(out, sampleResults{name: name, results: append(pre, run(space, s.Op, rule, s.Inputs, cfg, &e)...)})
+	}
+	return out
 }
 
+// protect runs f, turning a panic into an error: rules under test are user code and
+// the checker must report, not crash, when one of them panics.
+func protect(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return f()
+}
+
+// checker holds the state of one run: the op, its inputs and the resolved settings.
+type checker[V any] struct {
+	space  chainrules.Space[V]
+	op     chainrules.Op[V]
+	rule   string
+	inputs []V
+	ids    []chainrules.NodeID
+	diff   []bool
+	cfg    Config
+	tol    tolerances
+	rng    *rand.Rand
+	y      V // the recorded output
+	cplxY  bool
+	cplx   []bool
+	hasEl  bool
+	res    []result
+}
+
+// run performs every check of one op at one point.
 func run[V any](space chainrules.Space[V], op chainrules.Op[V], sample string, inputs []V, cfg Config, entry *chainrules.Entry[V]) []result {
-	return nil
+	name := sample
+	if name == "" && op != nil {
+		name = op.Name()
+	}
+	dtypes := make([]string, len(inputs))
+	for k, x := range inputs {
+		dtypes[k] = space.DType(x)
+	}
+	cfg, tol := cfg.resolve(dtypes)
+	c := &checker[V]{space: space, op: op, rule: name, cfg: cfg, tol: tol,
+		rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0xD1B54A32D192ED03))}
+	if op == nil {
+		c.failf(CheckApply, "", "op is nil")
+		return c.res
+	}
+	// Private copies: a rule that mutates what it is given must not spoil the
+	// reference values of the other checks.
+	c.inputs = make([]V, len(inputs))
+	c.cplx = make([]bool, len(inputs))
+	c.diff = make([]bool, len(inputs))
+	tape := core.NewTape(space)
+	c.ids = make([]chainrules.NodeID, len(inputs))
+	for k, x := range inputs {
+		c.inputs[k] = space.Clone(x)
+		c.cplx[k] = isComplex(dtypes[k])
+		c.diff[k] = chainrules.IsDifferentiable(op, k)
+		c.ids[k] = tape.Leaf(space.Clone(x))
+	}
+	c.hasEl = true
+	for _, x := range c.inputs {
+		if _, ok := elements(space, x); !ok {
+			c.hasEl = false
+		}
+	}
+
+	if !c.checkPrimal(tape) {
+		return c.res
+	}
+	rule, err := c.fresh()
+	if err != nil {
+		c.fail(CheckApply, "", "Apply failed", err)
+		return c.res
+	}
+	if entry != nil {
+		c.checkInterfaces(rule, entry)
+	}
+	if !c.checkStructure(rule) {
+		return c.res
+	}
+	c.checkMutation()
+	c.checkRepeat()
+	c.checkLinearity()
+	kink, kinkOK := cfg.Kink.(*Kink[V])
+	switch {
+	case cfg.Kink != nil && !kinkOK:
+		c.failf(CheckKink, "", "Config.Kink is a %T, want a *ruletest.Kink[%T]", cfg.Kink, c.y)
+	case kinkOK:
+		c.checkKink(kink)
+	case cfg.NoFiniteDifferences:
+		for _, ch := range []string{CheckAdjointFD, CheckJacobian, CheckForwardFD, CheckSecondOrderFD} {
+			c.res = append(c.res, result{check: ch, skip: "Config.NoFiniteDifferences"})
+		}
+	default:
+		c.checkAdjointFD()
+		c.checkJacobian()
+	}
+	c.checkForward(rule, kinkOK || cfg.NoFiniteDifferences)
+	c.checkSecondOrder(rule, kinkOK || cfg.NoFiniteDifferences)
+	return c.res
+}
+
+// label names input k in failures: "x1 float64[3 4]".
+func (c *checker[V]) label(k int) string {
+	return fmt.Sprintf("x%d %s", k, c.space.Describe(c.inputs[k]))
+}
+
+func (c *checker[V]) pass(check, input string) {
+	c.res = append(c.res, result{check: check, input: input})
+}
+
+func (c *checker[V]) skip(check, input, why string) {
+	c.res = append(c.res, result{check: check, input: input, skip: why})
+}
+
+func (c *checker[V]) add(check, input string, f *Failure) {
+	if f == nil {
+		c.pass(check, input)
+		return
+	}
+	f.Rule, f.Check, f.Seed = c.rule, check, c.cfg.Seed
+	c.res = append(c.res, result{check: check, input: input, fail: f})
+}
+
+func (c *checker[V]) fail(check, input, detail string, err error) {
+	c.add(check, input, &Failure{Input: c.inputLabel(input), Detail: detail, Err: err})
+}
+
+func (c *checker[V]) failf(check, input, format string, args ...any) {
+	c.fail(check, input, fmt.Sprintf(format, args...), nil)
+}
+
+// inputLabel expands a subtest input name "x1" into its failure label.
+func (c *checker[V]) inputLabel(input string) string {
+	var k int
+	if _, err := fmt.Sscanf(input, "x%d", &k); err == nil && k >= 0 && k < len(c.inputs) && input == fmt.Sprintf("x%d", k) {
+		return c.label(k)
+	}
+	return input
+}
+
+// apply evaluates the op at x (private clones), recovering panics.
+func (c *checker[V]) apply(x []V) (y V, rule chainrules.ReverseRule[V], err error) {
+	xs := make([]V, len(x))
+	for k, v := range x {
+		xs[k] = c.space.Clone(v)
+	}
+	err = protect(func() error {
+		var e error
+		y, rule, e = c.op.Apply(slices.Clone(c.ids), xs)
+		if e == nil && rule == nil {
+			e = chainrules.Errorf(chainrules.ErrNoRule, "Apply returned a nil rule")
+		}
+		return e
+	})
+	return y, rule, err
+}
+
+// fresh returns a new rule at the checked point. The checks other than repeat and
+// mutation each use a fresh rule, so that a rule with state that leaks between
+// calls fails the repeat check and nothing else.
+func (c *checker[V]) fresh() (chainrules.ReverseRule[V], error) {
+	_, r, err := c.apply(c.inputs)
+	return r, err
+}
+
+// index maps a NodeID to its input position, or -1.
+func (c *checker[V]) index(id chainrules.NodeID) int {
+	return slices.Index(c.ids, id)
+}
+
+// collect sums contributions into per-input cotangents (zero where absent).
+func (c *checker[V]) collect(cs []chainrules.Contribution[V]) ([]V, error) {
+	out := make([]V, len(c.inputs))
+	for k, x := range c.inputs {
+		out[k] = c.space.Zero(x)
+	}
+	for _, ct := range cs {
+		k := c.index(ct.Node)
+		if k < 0 {
+			return nil, chainrules.Errorf(chainrules.ErrMissingNode, "contribution for %v, which is not an input", ct.Node)
+		}
+		s, err := c.space.Add(out[k], ct.Value)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = s
+	}
+	return out, nil
+}
+
+// pullback runs a fresh rule's Pullback on a private copy of ybar.
+func (c *checker[V]) pullback(ybar V) ([]V, error) {
+	r, err := c.fresh()
+	if err != nil {
+		return nil, err
+	}
+	return c.pullbackOf(r, ybar)
+}
+
+func (c *checker[V]) pullbackOf(r chainrules.ReverseRule[V], ybar V) ([]V, error) {
+	var cs []chainrules.Contribution[V]
+	err := protect(func() error {
+		var e error
+		cs, e = r.Pullback(c.space.Clone(ybar), nil)
+		return e
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c.collect(cs)
+}
+
+// tangentOf serves the tangents dirs (nil entries absent) by NodeID.
+func (c *checker[V]) tangentOf(dirs []V, present []bool) chainrules.TangentOf[V] {
+	return func(id chainrules.NodeID) (V, bool) {
+		var zero V
+		k := c.index(id)
+		if k < 0 || !present[k] {
+			return zero, false
+		}
+		return c.space.Clone(dirs[k]), true
+	}
+}
+
+// forward runs a fresh rule's ForwardTangents; an absent result is zero.
+func (c *checker[V]) forward(dirs []V, present []bool) (V, error) {
+	var ydot V
+	r, err := c.fresh()
+	if err != nil {
+		return ydot, err
+	}
+	fr, ok := r.(chainrules.ForwardRule[V])
+	if !ok {
+		return ydot, chainrules.Errorf(chainrules.ErrNoRule, "fresh rule has no ForwardTangents")
+	}
+	var has bool
+	err = protect(func() error {
+		var e error
+		ydot, has, e = fr.ForwardTangents(c.tangentOf(dirs, present))
+		return e
+	})
+	if err != nil {
+		return ydot, err
+	}
+	if !has {
+		return c.space.Zero(c.y), nil
+	}
+	return ydot, nil
+}
+
+// second runs a fresh rule's PullbackWithTangents and returns per-input cotangents
+// and their tangents (absent tangents as zeros).
+func (c *checker[V]) second(ct chainrules.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
+	r, err := c.fresh()
+	if err != nil {
+		return nil, nil, err
+	}
+	return c.secondOf(r, ct, dirs, present)
+}
+
+func (c *checker[V]) secondOf(r chainrules.ReverseRule[V], ct chainrules.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
+	sr, ok := r.(chainrules.SecondOrderRule[V])
+	if !ok {
+		return nil, nil, chainrules.Errorf(chainrules.ErrHVPNotSupported, "rule has no PullbackWithTangents")
+	}
+	ct.Value = c.space.Clone(ct.Value)
+	if ct.HasTangent {
+		ct.Tangent = c.space.Clone(ct.Tangent)
+	}
+	var dcs []chainrules.DualContribution[V]
+	err = protect(func() error {
+		var e error
+		dcs, e = sr.PullbackWithTangents(ct, c.tangentOf(dirs, present), nil)
+		return e
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	vals := make([]chainrules.Contribution[V], 0, len(dcs))
+	tans := make([]chainrules.Contribution[V], 0, len(dcs))
+	for _, d := range dcs {
+		vals = append(vals, chainrules.Contribution[V]{Node: d.Node, Value: d.Cotangent.Value})
+		if d.Cotangent.HasTangent {
+			tans = append(tans, chainrules.Contribution[V]{Node: d.Node, Value: d.Cotangent.Tangent})
+		}
+	}
+	if xbar, err = c.collect(vals); err != nil {
+		return nil, nil, err
+	}
+	if xbardot, err = c.collect(tans); err != nil {
+		return nil, nil, err
+	}
+	return xbar, xbardot, nil
+}
+
+// unit returns a random value like v scaled to unit norm (zero stays zero).
+func (c *checker[V]) unit(like V) V {
+	return c.normalize(c.space.Rand(like, c.rng))
+}
+
+func (c *checker[V]) normalize(v V) V {
+	n := c.norm(v)
+	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
+		return v
+	}
+	return c.space.Scale(v, 1/n)
+}
+
+func (c *checker[V]) norm(v V) float64 {
+	s, err := c.space.Inner(v, v)
+	if err != nil {
+		return math.NaN()
+	}
+	return math.Sqrt(math.Max(s, 0))
+}
+
+// mulI returns i*v for complex values: through the Space's MulI method if it has
+// one (tensor.Space does), else through element access.
+func (c *checker[V]) mulI(v V) (V, bool) {
+	if m, ok := c.space.(interface{ MulI(V) V }); ok {
+		return m.MulI(v), true
+	}
+	e, ok := elements(c.space, v)
+	if !ok {
+		return v, false
+	}
+	for i, z := range e {
+		e[i] = complex(-imag(z), real(z))
+	}
+	w, ok, err := fromElements(c.space, v, e)
+	return w, ok && err == nil
+}
+
+// variants returns v and, for a complex value, i*v: the real and imaginary
+// directions of PyTorch's gradcheck.
+func (c *checker[V]) variants(v V, complexValue bool) []variant[V] {
+	out := []variant[V]{{v: v, name: "real"}}
+	if complexValue {
+		if iv, ok := c.mulI(v); ok {
+			out = append(out, variant[V]{v: iv, name: "imaginary"})
+		}
+	}
+	return out
+}
+
+type variant[V any] struct {
+	v    V
+	name string
+}
+
+// maxAbs returns max_i |x_i| over the inputs that move, falling back to the RMS
+// value when elements are not accessible.
+func (c *checker[V]) maxAbs(present []bool) float64 {
+	m := 0.0
+	for k, x := range c.inputs {
+		if !present[k] {
+			continue
+		}
+		if e, ok := elements(c.space, x); ok {
+			for _, z := range e {
+				m = math.Max(m, absC(z))
+			}
+			continue
+		}
+		if n := c.space.Size(x); n > 0 {
+			m = math.Max(m, c.norm(x)/math.Sqrt(float64(n)))
+		}
+	}
+	return m
+}
+
+// stencil is the 5-point central difference: f'(0) ~ sum_j w_j f(s_j h) / h.
+var stencil = [4]struct{ s, w float64 }{{-2, 1.0 / 12}, {-1, -8.0 / 12}, {1, 8.0 / 12}, {2, -1.0 / 12}}
+
+// fd returns the 5-point central difference of g(x + e dirs) at e = 0, where g maps
+// the moved inputs to a list of values (the output, or the pullback per input).
+func (c *checker[V]) fd(dirs []V, present []bool, g func(x []V, e float64) ([]V, error)) ([]V, error) {
+	h := c.tol.step * math.Max(1, c.maxAbs(present))
+	var acc []V
+	for _, st := range stencil {
+		e := st.s * h
+		x := make([]V, len(c.inputs))
+		for k, xk := range c.inputs {
+			x[k] = xk
+			if present[k] {
+				moved, err := c.space.Add(xk, c.space.Scale(dirs[k], e))
+				if err != nil {
+					return nil, err
+				}
+				x[k] = moved
+			}
+		}
+		vals, err := g(x, e)
+		if err != nil {
+			return nil, fmt.Errorf("evaluating at step %g: %w", e, err)
+		}
+		if acc == nil {
+			acc = make([]V, len(vals))
+			for i, v := range vals {
+				acc[i] = c.space.Zero(v)
+			}
+		}
+		if len(vals) != len(acc) {
+			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%d values at one step, %d at another", len(vals), len(acc))
+		}
+		for i, v := range vals {
+			if acc[i], err = c.space.Add(acc[i], c.space.Scale(v, st.w/h)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return acc, nil
+}
+
+// fdJVP returns J dirs by finite differences of the primal.
+func (c *checker[V]) fdJVP(dirs []V, present []bool) (V, error) {
+	vals, err := c.fd(dirs, present, func(x []V, _ float64) ([]V, error) {
+		y, _, err := c.apply(x)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Equal(c.space.Shape(y), c.space.Shape(c.y)) || c.space.DType(y) != c.space.DType(c.y) {
+			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "output %s near the point, %s at it", c.space.Describe(y), c.space.Describe(c.y))
+		}
+		return []V{y}, nil
+	})
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	return vals[0], nil
+}
+
+// only returns directions with v at input k and nothing elsewhere.
+func (c *checker[V]) only(k int, v V) ([]V, []bool) {
+	dirs, present := make([]V, len(c.inputs)), make([]bool, len(c.inputs))
+	dirs[k], present[k] = v, true
+	return dirs, present
+}
+
+// joint returns a random direction over every differentiable input, of unit norm
+// in total.
+func (c *checker[V]) joint() ([]V, []bool) {
+	dirs, present := make([]V, len(c.inputs)), make([]bool, len(c.inputs))
+	total := 0.0
+	for k, x := range c.inputs {
+		if c.diff[k] {
+			dirs[k], present[k] = c.space.Rand(x, c.rng), true
+			n := c.norm(dirs[k])
+			total += n * n
+		}
+	}
+	if total > 0 {
+		for k := range dirs {
+			if present[k] {
+				dirs[k] = c.space.Scale(dirs[k], 1/math.Sqrt(total))
+			}
+		}
+	}
+	return dirs, present
+}
+
+// jointI returns i times a joint direction on its complex inputs, or false if no
+// input is complex.
+func (c *checker[V]) jointI(dirs []V, present []bool) ([]V, bool) {
+	out, any := make([]V, len(dirs)), false
+	for k, v := range dirs {
+		out[k] = v
+		if present[k] && c.cplx[k] {
+			if iv, ok := c.mulI(v); ok {
+				out[k], any = iv, true
+			}
+		}
+	}
+	return out, any
+}
+
+// compareVec compares the rule's value got with the reference want:
+// |got_i - want_i| <= atol + rtol * max(||got||_inf, ||want||_inf, floor), naming
+// the worst element. floor is a known bound on the size of the terms want was
+// summed from, when cancellation may make want small. It returns nil when they
+// agree.
+func (c *checker[V]) compareVec(got, want V, atol, rtol, floor float64) *Failure {
+	if !slices.Equal(c.space.Shape(got), c.space.Shape(want)) || c.space.DType(got) != c.space.DType(want) {
+		return &Failure{Detail: fmt.Sprintf("rule gives %s, reference is %s", c.space.Describe(got), c.space.Describe(want))}
+	}
+	g, okG := elements(c.space, got)
+	w, okW := elements(c.space, want)
+	if !okG || !okW {
+		d, err := c.space.Add(got, c.space.Scale(want, -1))
+		if err != nil {
+			return &Failure{Detail: "cannot subtract", Err: err}
+		}
+		nd, ng, nw := c.norm(d), c.norm(got), c.norm(want)
+		n := float64(max(1, c.space.Size(got)))
+		if !(nd <= atol*math.Sqrt(n)+rtol*max(ng, nw, floor)) {
+			return &Failure{Detail: fmt.Sprintf("||got - want|| = %.3g with ||got|| = %.6g, ||want|| = %.6g", nd, ng, nw)}
+		}
+		return nil
+	}
+	scale, worst, at := floor, -1.0, 0
+	for i := range g {
+		scale = math.Max(scale, math.Max(absC(g[i]), absC(w[i])))
+		d := absC(g[i] - w[i])
+		if g[i] == w[i] {
+			d = 0
+		}
+		if math.IsNaN(d) {
+			d = math.Inf(1)
+		}
+		if d > worst {
+			worst, at = d, i
+		}
+	}
+	if len(g) == 0 || worst <= atol+rtol*scale {
+		return nil
+	}
+	var idx []int
+	if shape := c.space.Shape(got); len(shape) > 0 {
+		idx = unravel(at, shape)
+	}
+	return &Failure{Index: idx, Got: g[at], Want: w[at], HasValues: true,
+		Detail: fmt.Sprintf("tolerance %.3g + %.3g * %.6g", atol, rtol, scale)}
+}
+
+// compareScalar compares got with want at tolerance atol + rtol * scale.
+func compareScalar(got, want, scale, atol, rtol float64) *Failure {
+	d := math.Abs(got - want)
+	if d <= atol+rtol*scale {
+		return nil
+	}
+	return &Failure{Got: complex(got, 0), Want: complex(want, 0), HasValues: true,
+		Detail: fmt.Sprintf("tolerance %.3g + %.3g * %.6g", atol, rtol, scale)}
+}
+
+// inner returns <a, b> and ||a|| ||b||, its Cauchy-Schwarz bound.
+func (c *checker[V]) inner(a, b V) (v, bound float64, err error) {
+	v, err = c.space.Inner(a, b)
+	return v, c.norm(a) * c.norm(b), err
+}
+
+// innerSum returns sum_k <a_k, b_k> over the present inputs and the sum of bounds.
+func (c *checker[V]) innerSum(a, b []V, present []bool) (v, bound float64, err error) {
+	for k := range a {
+		if !present[k] {
+			continue
+		}
+		x, bd, e := c.inner(a[k], b[k])
+		if e != nil {
+			return 0, 0, e
+		}
+		v, bound = v+x, bound+bd
+	}
+	return v, bound, nil
 }
 
 func formatValue(z complex128) string {
 	if imag(z) == 0 {
 		return fmt.Sprintf("%.10g", real(z))
 	}
-	return fmt.Sprintf("%.10g", z)
+	return fmt.Sprintf("(%.10g%+.10gi)", real(z), imag(z))
 }
 
 func absC(z complex128) float64 {

@@ -1,0 +1,964 @@
+package ruletest
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+)
+
+// checkPrimal records the op on a tape and compares the recorded output with a
+// fresh evaluation. It reports false when the op cannot be applied at all.
+func (c *checker[V]) checkPrimal(tape *core.Tape[V]) bool {
+	var out chainrules.NodeID
+	err := protect(func() error {
+		out = tape.Apply(c.op, c.ids...)
+		return tape.Err()
+	})
+	if err != nil {
+		c.fail(CheckApply, "", "recording the op on a tape failed", err)
+		return false
+	}
+	recorded, err := tape.Value(out)
+	if err != nil {
+		c.fail(CheckApply, "", "reading the recorded output failed", err)
+		return false
+	}
+	c.y = recorded
+	c.cplxY = isComplex(c.space.DType(recorded))
+	y, _, err := c.apply(c.inputs)
+	if err != nil {
+		c.fail(CheckApply, "", "Apply failed", err)
+		return false
+	}
+	c.add(CheckPrimal, "", c.compareVec(recorded, y, c.tol.exactAtol, c.tol.exactRtol, 0))
+	return true
+}
+
+// checkInterfaces holds the rule to its registry entry's Forward and SecondOrder
+// flags, in both directions.
+func (c *checker[V]) checkInterfaces(r chainrules.ReverseRule[V], e *chainrules.Entry[V]) {
+	_, isF := r.(chainrules.ForwardRule[V])
+	_, isS := r.(chainrules.SecondOrderRule[V])
+	var msgs []string
+	if isF != e.Forward {
+		msgs = append(msgs, fmt.Sprintf("entry says Forward=%v but the rule (%T) implements chainrules.ForwardRule: %v", e.Forward, r, isF))
+	}
+	if isS != e.SecondOrder {
+		msgs = append(msgs, fmt.Sprintf("entry says SecondOrder=%v but the rule (%T) implements chainrules.SecondOrderRule: %v", e.SecondOrder, r, isS))
+	}
+	if len(msgs) > 0 {
+		c.failf(CheckInterfaces, "", "%s", strings.Join(msgs, "; "))
+		return
+	}
+	c.pass(CheckInterfaces, "")
+}
+
+// structural checks one pullback result: one contribution per differentiable input,
+// shaped and typed like it, naming only the rule's inputs. what names the method.
+func (c *checker[V]) structural(what string, nodes []chainrules.NodeID, vals [][]V) string {
+	seen := make([]int, len(c.inputs))
+	for i, id := range nodes {
+		k := c.index(id)
+		if k < 0 {
+			return fmt.Sprintf("%s returned a contribution for %v, which is not among Inputs() %v", what, id, c.ids)
+		}
+		if !c.diff[k] {
+			return fmt.Sprintf("%s returned a contribution for x%d, which the op declares non-differentiable", what, k)
+		}
+		seen[k]++
+		for _, v := range vals[i] {
+			if !slices.Equal(c.space.Shape(v), c.space.Shape(c.inputs[k])) || c.space.DType(v) != c.space.DType(c.inputs[k]) {
+				return fmt.Sprintf("%s returned %s for x%d, which is %s", what, c.space.Describe(v), k, c.space.Describe(c.inputs[k]))
+			}
+		}
+	}
+	for k, n := range seen {
+		switch {
+		case c.diff[k] && n == 0:
+			return fmt.Sprintf("%s returned %d contributions and none for differentiable input x%d (want exactly one per differentiable input)", what, len(nodes), k)
+		case n > 1:
+			return fmt.Sprintf("%s returned %d contributions for x%d (want exactly one)", what, n, k)
+		}
+	}
+	return ""
+}
+
+// checkStructure checks the shapes of everything a rule returns. It reports false
+// when the pullback is too broken for the numerical checks to mean anything.
+func (c *checker[V]) checkStructure(r chainrules.ReverseRule[V]) bool {
+	bad := func(detail string, err error) bool {
+		c.fail(CheckStructure, "", detail, err)
+		return false
+	}
+	var ins []chainrules.NodeID
+	if err := protect(func() error { ins = r.Inputs(); return nil }); err != nil {
+		return bad("Inputs failed", err)
+	}
+	if !slices.Equal(ins, c.ids) {
+		return bad(fmt.Sprintf("Inputs() returns %v, want the %d NodeIDs passed to Apply %v", ins, len(c.ids), c.ids), nil)
+	}
+	ybar := c.unit(c.y)
+	var cs []chainrules.Contribution[V]
+	if err := protect(func() error {
+		var e error
+		cs, e = r.Pullback(c.space.Clone(ybar), nil)
+		return e
+	}); err != nil {
+		return bad("Pullback failed", err)
+	}
+	nodes, vals := make([]chainrules.NodeID, len(cs)), make([][]V, len(cs))
+	for i, ct := range cs {
+		nodes[i], vals[i] = ct.Node, []V{ct.Value}
+	}
+	if msg := c.structural("Pullback", nodes, vals); msg != "" {
+		return bad(msg, nil)
+	}
+	xbar, err := c.collect(cs)
+	if err != nil {
+		return bad("summing the contributions failed", err)
+	}
+	dirs, present := c.joint()
+	if fr, ok := r.(chainrules.ForwardRule[V]); ok {
+		var ydot V
+		var has bool
+		if err := protect(func() error {
+			var e error
+			ydot, has, e = fr.ForwardTangents(c.tangentOf(dirs, present))
+			return e
+		}); err != nil {
+			return bad("ForwardTangents failed", err)
+		}
+		if has && (!slices.Equal(c.space.Shape(ydot), c.space.Shape(c.y)) || c.space.DType(ydot) != c.space.DType(c.y)) {
+			return bad(fmt.Sprintf("ForwardTangents returned %s for output %s", c.space.Describe(ydot), c.space.Describe(c.y)), nil)
+		}
+	}
+	if sr, ok := r.(chainrules.SecondOrderRule[V]); ok {
+		ct := chainrules.Dual[V]{Value: c.space.Clone(ybar), Tangent: c.unit(c.y), HasTangent: true}
+		var dcs []chainrules.DualContribution[V]
+		if err := protect(func() error {
+			var e error
+			dcs, e = sr.PullbackWithTangents(ct, c.tangentOf(dirs, present), nil)
+			return e
+		}); err != nil {
+			return bad("PullbackWithTangents failed", err)
+		}
+		nodes, vals := make([]chainrules.NodeID, len(dcs)), make([][]V, len(dcs))
+		for i, d := range dcs {
+			nodes[i], vals[i] = d.Node, []V{d.Cotangent.Value}
+			if d.Cotangent.HasTangent {
+				vals[i] = append(vals[i], d.Cotangent.Tangent)
+			}
+		}
+		if msg := c.structural("PullbackWithTangents", nodes, vals); msg != "" {
+			return bad(msg, nil)
+		}
+		xbar2, _, err := c.secondOf(r, chainrules.Dual[V]{Value: ybar, Tangent: ct.Tangent, HasTangent: true}, dirs, present)
+		if err != nil {
+			return bad("PullbackWithTangents failed", err)
+		}
+		for k := range c.inputs {
+			if f := c.compareVec(xbar2[k], xbar[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+				f.Detail = fmt.Sprintf("x%d: PullbackWithTangents cotangent differs from Pullback: %s", k, f.Detail)
+				c.add(CheckStructure, "", f)
+				return false
+			}
+		}
+	}
+	c.pass(CheckStructure, "")
+	return true
+}
+
+// snapshot is a deep copy of a value together with the value itself, to detect
+// later changes to the original.
+type snapshot[V any] struct {
+	what      string
+	orig, cpy V
+}
+
+// equalExact reports whether a and b hold the same elements (NaNs match NaNs).
+func (c *checker[V]) equalExact(a, b V) bool {
+	ea, okA := elements(c.space, a)
+	eb, okB := elements(c.space, b)
+	if okA && okB {
+		return slices.EqualFunc(ea, eb, func(x, y complex128) bool {
+			return x == y || (x != x && y != y)
+		})
+	}
+	d, err := c.space.Add(a, c.space.Scale(b, -1))
+	return err == nil && c.norm(d) == 0
+}
+
+// checkMutation calls every method of one rule on the real inputs, cotangents and
+// tangents (not on copies) and checks that none of them, nor an earlier result,
+// changed.
+func (c *checker[V]) checkMutation() {
+	var snaps []snapshot[V]
+	keep := func(what string, v V) V {
+		snaps = append(snaps, snapshot[V]{what: what, orig: v, cpy: c.space.Clone(v)})
+		return v
+	}
+	xs := make([]V, len(c.inputs))
+	for k, x := range c.inputs {
+		xs[k] = keep(fmt.Sprintf("input x%d", k), c.space.Clone(x))
+	}
+	var r chainrules.ReverseRule[V]
+	err := protect(func() error {
+		var e error
+		_, r, e = c.op.Apply(slices.Clone(c.ids), xs)
+		if e == nil && r == nil {
+			e = chainrules.Errorf(chainrules.ErrNoRule, "Apply returned a nil rule")
+		}
+		return e
+	})
+	if err != nil {
+		c.fail(CheckMutation, "", "Apply failed", err)
+		return
+	}
+	step := ""
+	run := func(name string, f func() error) error {
+		step = name
+		return protect(f)
+	}
+	err = func() error {
+		ybar := keep("cotangent ybar", c.unit(c.y))
+		var first []chainrules.Contribution[V]
+		if err := run("Pullback", func() error {
+			var e error
+			first, e = r.Pullback(ybar, nil)
+			return e
+		}); err != nil {
+			return err
+		}
+		for _, ct := range first {
+			keep("the cotangent an earlier Pullback returned", ct.Value)
+		}
+		if err := run("a second Pullback", func() error {
+			_, e := r.Pullback(keep("second cotangent", c.unit(c.y)), nil)
+			return e
+		}); err != nil {
+			return err
+		}
+		dirs, present := c.joint()
+		for k := range dirs {
+			if present[k] {
+				keep(fmt.Sprintf("tangent of x%d", k), dirs[k])
+			}
+		}
+		tan := func(id chainrules.NodeID) (V, bool) {
+			var zero V
+			k := c.index(id)
+			if k < 0 || !present[k] {
+				return zero, false
+			}
+			return dirs[k], true
+		}
+		if fr, ok := r.(chainrules.ForwardRule[V]); ok {
+			if err := run("ForwardTangents", func() error {
+				_, _, e := fr.ForwardTangents(tan)
+				return e
+			}); err != nil {
+				return err
+			}
+		}
+		if sr, ok := r.(chainrules.SecondOrderRule[V]); ok {
+			ct := chainrules.Dual[V]{Value: keep("cotangent of PullbackWithTangents", c.unit(c.y)),
+				Tangent: keep("cotangent tangent", c.unit(c.y)), HasTangent: true}
+			if err := run("PullbackWithTangents", func() error {
+				_, e := sr.PullbackWithTangents(ct, tan, nil)
+				return e
+			}); err != nil {
+				return err
+			}
+		}
+		step = "the calls above"
+		return nil
+	}()
+	if err != nil {
+		c.fail(CheckMutation, "", step+" failed", err)
+		return
+	}
+	for _, s := range snaps {
+		if !c.equalExact(s.orig, s.cpy) {
+			f := c.compareVec(s.orig, s.cpy, 0, 0, 0)
+			if f == nil {
+				f = &Failure{}
+			}
+			f.Detail = fmt.Sprintf("%s was modified by Apply, Pullback, ForwardTangents or PullbackWithTangents (rules must not mutate their arguments or earlier results)", s.what)
+			c.add(CheckMutation, "", f)
+			return
+		}
+	}
+	c.pass(CheckMutation, "")
+}
+
+// checkRepeat calls each method of one rule with one argument, then another, then
+// the first again, and requires the same answer both times.
+func (c *checker[V]) checkRepeat() {
+	r, err := c.fresh()
+	if err != nil {
+		c.fail(CheckRepeat, "", "Apply failed", err)
+		return
+	}
+	y1, y2 := c.unit(c.y), c.unit(c.y)
+	first, err := c.pullbackOf(r, y1)
+	if err == nil {
+		_, err = c.pullbackOf(r, y2)
+	}
+	var again []V
+	if err == nil {
+		again, err = c.pullbackOf(r, y1)
+	}
+	if err != nil {
+		c.fail(CheckRepeat, "", "Pullback failed", err)
+		return
+	}
+	for k := range c.inputs {
+		if f := c.compareVec(again[k], first[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+			f.Input, f.Detail = c.label(k), "Pullback gave a different cotangent on a later call with the same ybar: "+f.Detail
+			c.add(CheckRepeat, "", f)
+			return
+		}
+	}
+	dirs, present := c.joint()
+	other, _ := c.joint()
+	if fr, ok := r.(chainrules.ForwardRule[V]); ok {
+		call := func(d []V) (V, error) {
+			var ydot V
+			var has bool
+			err := protect(func() error {
+				var e error
+				ydot, has, e = fr.ForwardTangents(c.tangentOf(d, present))
+				return e
+			})
+			if err == nil && !has {
+				ydot = c.space.Zero(c.y)
+			}
+			return ydot, err
+		}
+		a, err := call(dirs)
+		if err == nil {
+			_, err = call(other)
+		}
+		var b V
+		if err == nil {
+			b, err = call(dirs)
+		}
+		if err != nil {
+			c.fail(CheckRepeat, "", "ForwardTangents failed", err)
+			return
+		}
+		if f := c.compareVec(b, a, c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+			f.Detail = "ForwardTangents gave a different tangent on a later call with the same tangents: " + f.Detail
+			c.add(CheckRepeat, "", f)
+			return
+		}
+	}
+	if _, ok := r.(chainrules.SecondOrderRule[V]); ok {
+		ct := chainrules.Dual[V]{Value: y1, Tangent: y2, HasTangent: true}
+		_, a, err := c.secondOf(r, ct, dirs, present)
+		if err == nil {
+			_, _, err = c.secondOf(r, chainrules.Dual[V]{Value: y2}, other, present)
+		}
+		var b []V
+		if err == nil {
+			_, b, err = c.secondOf(r, ct, dirs, present)
+		}
+		if err != nil {
+			c.fail(CheckRepeat, "", "PullbackWithTangents failed", err)
+			return
+		}
+		for k := range c.inputs {
+			if f := c.compareVec(b[k], a[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+				f.Input, f.Detail = c.label(k), "PullbackWithTangents gave a different tangent on a later call with the same arguments: "+f.Detail
+				c.add(CheckRepeat, "", f)
+				return
+			}
+		}
+	}
+	c.pass(CheckRepeat, "")
+}
+
+// checkLinearity checks Pullback(a y1 + b y2) == a Pullback(y1) + b Pullback(y2)
+// for random real a, b, and Pullback(0) == 0, per input.
+func (c *checker[V]) checkLinearity() {
+	y1, y2 := c.unit(c.y), c.unit(c.y)
+	a, b := 0.5+1.5*c.rng.Float64(), -(0.5 + 1.5*c.rng.Float64())
+	mix, err := c.space.Add(c.space.Scale(y1, a), c.space.Scale(y2, b))
+	var p1, p2, p, p0 []V
+	if err == nil {
+		p1, err = c.pullback(y1)
+	}
+	if err == nil {
+		p2, err = c.pullback(y2)
+	}
+	if err == nil {
+		p, err = c.pullback(mix)
+	}
+	if err == nil {
+		p0, err = c.pullback(c.space.Zero(c.y))
+	}
+	if err != nil {
+		c.fail(CheckLinearity, "", "Pullback failed", err)
+		return
+	}
+	for k := range c.inputs {
+		if !c.diff[k] {
+			continue
+		}
+		in := fmt.Sprintf("x%d", k)
+		want, err := c.space.Add(c.space.Scale(p1[k], a), c.space.Scale(p2[k], b))
+		if err != nil {
+			c.fail(CheckLinearity, in, "adding cotangents failed", err)
+			continue
+		}
+		// Rounding is relative to the terms, not to their possibly cancelling sum.
+		floor := math.Abs(a)*c.norm(p1[k]) + math.Abs(b)*c.norm(p2[k])
+		f := c.compareVec(p[k], want, c.tol.exactAtol, c.tol.exactRtol, floor)
+		if f != nil {
+			f.Input, f.Detail = c.label(k), fmt.Sprintf("Pullback(%.3g y1 %+.3g y2) != %.3g Pullback(y1) %+.3g Pullback(y2): %s", a, b, a, b, f.Detail)
+		}
+		c.add(CheckLinearity, in, f)
+		f = c.compareVec(p0[k], c.space.Zero(c.inputs[k]), c.tol.exactAtol, 0, 0)
+		if f != nil {
+			f.Input, f.Detail = c.label(k), "Pullback of a zero cotangent is not zero: "+f.Detail
+		}
+		c.add(CheckZeroCotangent, in, f)
+	}
+}
+
+// describeDir names a direction variant for failure details.
+func describeDir(d int, yv, vv string) string {
+	return fmt.Sprintf("direction %d (%s ybar, %s v)", d, yv, vv)
+}
+
+// checkAdjointFD checks <ybar, J_k v>_fd == <J_k^* ybar, v> per differentiable
+// input k, along random unit directions (and i times them for complex values).
+func (c *checker[V]) checkAdjointFD() {
+	for k, x := range c.inputs {
+		if !c.diff[k] {
+			continue
+		}
+		in := fmt.Sprintf("x%d", k)
+		f := func() *Failure {
+			for d := range c.cfg.Directions {
+				ybar, v := c.unit(c.y), c.unit(x)
+				for _, yv := range c.variants(ybar, c.cplxY) {
+					for _, vv := range c.variants(v, c.cplx[k]) {
+						xbar, err := c.pullback(yv.v)
+						if err != nil {
+							return &Failure{Input: c.label(k), Detail: "Pullback failed", Err: err}
+						}
+						jv, err := c.fdJVP(c.only(k, vv.v))
+						if err != nil {
+							return &Failure{Input: c.label(k), Detail: "finite difference failed", Err: err}
+						}
+						lhs, b1, err1 := c.inner(yv.v, jv)
+						rhs, b2, err2 := c.inner(xbar[k], vv.v)
+						if err1 != nil || err2 != nil {
+							return &Failure{Input: c.label(k), Detail: "inner product failed", Err: firstErr(err1, err2)}
+						}
+						if f := compareScalar(rhs, lhs, b1+b2, c.tol.atol, c.tol.rtol); f != nil {
+							f.Input = c.label(k)
+							f.Detail = fmt.Sprintf("<J* ybar, v> (got) vs <ybar, J v>_fd (want) along %s; %s", describeDir(d, yv.name, vv.name), f.Detail)
+							c.worstGradientElement(k, yv.v, xbar[k], f)
+							return f
+						}
+					}
+				}
+			}
+			return nil
+		}()
+		c.add(CheckAdjointFD, in, f)
+	}
+}
+
+func firstErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// maxWorstElementSize bounds the inputs for which a failed adjoint check computes
+// the whole finite-difference gradient to name the worst element.
+const maxWorstElementSize = 64
+
+// worstGradientElement refines a failed adjoint check on a small input: it computes
+// the gradient of phi(x) = <ybar, f(x)> in x_k element by element (d phi/d Re x_i +
+// i d phi/d Im x_i, the PyTorch convention) and names the element where the
+// pullback is furthest from it.
+func (c *checker[V]) worstGradientElement(k int, ybar, xbar V, f *Failure) {
+	if !c.hasEl || c.space.Size(c.inputs[k]) > maxWorstElementSize {
+		return
+	}
+	grad, err := c.fdGradient(k, ybar)
+	if err != nil {
+		return
+	}
+	g, err := c.fromElems(c.inputs[k], grad)
+	if err != nil {
+		return
+	}
+	if w := c.compareVec(xbar, g, 0, 0, 0); w != nil && w.HasValues {
+		f.Index, f.Got, f.Want, f.HasValues = w.Index, w.Got, w.Want, true
+		if f.Index == nil {
+			f.Index = []int{}
+		}
+		f.Detail += "; worst element of J* ybar (got) against the finite-difference gradient (want)"
+	}
+}
+
+func (c *checker[V]) fromElems(like V, e []complex128) (V, error) {
+	v, ok, err := fromElements(c.space, like, e)
+	if err == nil && !ok {
+		err = chainrules.Errorf(chainrules.ErrInvalidArgument, "no element access for %s", c.space.Describe(like))
+	}
+	return v, err
+}
+
+// basis returns the unit vector of element i of like, times unit (1 or i).
+func (c *checker[V]) basis(like V, i int, unit complex128) (V, error) {
+	e := make([]complex128, c.space.Size(like))
+	e[i] = unit
+	return c.fromElems(like, e)
+}
+
+// fdGradient returns the finite-difference gradient of <ybar, f(x)> in x_k.
+func (c *checker[V]) fdGradient(k int, ybar V) ([]complex128, error) {
+	n := c.space.Size(c.inputs[k])
+	grad := make([]complex128, n)
+	units := []complex128{1}
+	if c.cplx[k] {
+		units = append(units, 1i)
+	}
+	for i := range n {
+		for _, u := range units {
+			b, err := c.basis(c.inputs[k], i, u)
+			if err != nil {
+				return nil, err
+			}
+			jv, err := c.fdJVP(c.only(k, b))
+			if err != nil {
+				return nil, err
+			}
+			d, err := c.space.Inner(ybar, jv)
+			if err != nil {
+				return nil, err
+			}
+			grad[i] += complex(d, 0) * u
+		}
+	}
+	return grad, nil
+}
+
+// checkJacobian compares the full Jacobian from finite differences (columns) with
+// the one from the pullback (rows), in real coordinates.
+func (c *checker[V]) checkJacobian() {
+	if c.cfg.FullJacobianMaxSize <= 0 {
+		c.skip(CheckJacobian, "", "opt in with Config.FullJacobianMaxSize")
+		return
+	}
+	total := c.space.Size(c.y)
+	for _, x := range c.inputs {
+		total += c.space.Size(x)
+	}
+	if total > c.cfg.FullJacobianMaxSize {
+		c.skip(CheckJacobian, "", fmt.Sprintf("%d elements > Config.FullJacobianMaxSize %d", total, c.cfg.FullJacobianMaxSize))
+		return
+	}
+	if _, ok := elements(c.space, c.y); !ok || !c.hasEl {
+		c.skip(CheckJacobian, "", "the value type has no element access (see ElementSpace)")
+		return
+	}
+	parts := func(cplx bool) []complex128 {
+		if cplx {
+			return []complex128{1, 1i}
+		}
+		return []complex128{1}
+	}
+	// coord projects z onto the real coordinate u: Re(conj(u) z).
+	coord := func(u, z complex128) float64 { return real(u)*real(z) + imag(u)*imag(z) }
+	partName := map[complex128]string{1: "re", 1i: "im"}
+	yShape, m := c.space.Shape(c.y), c.space.Size(c.y)
+	for k, x := range c.inputs {
+		if !c.diff[k] {
+			continue
+		}
+		in := fmt.Sprintf("x%d", k)
+		f := func() *Failure {
+			n := c.space.Size(x)
+			type key struct {
+				j, i   int
+				uo, ui complex128
+			}
+			fdJ := map[key]float64{}
+			for i := range n {
+				for _, ui := range parts(c.cplx[k]) {
+					b, err := c.basis(x, i, ui)
+					if err != nil {
+						return &Failure{Input: c.label(k), Detail: "building a basis direction failed", Err: err}
+					}
+					col, err := c.fdJVP(c.only(k, b))
+					if err != nil {
+						return &Failure{Input: c.label(k), Detail: "finite difference failed", Err: err}
+					}
+					e, _ := elements(c.space, col)
+					for j := range m {
+						for _, uo := range parts(c.cplxY) {
+							fdJ[key{j, i, uo, ui}] = coord(uo, e[j])
+						}
+					}
+				}
+			}
+			scale, worst := 0.0, -1.0
+			var wk key
+			var got, want float64
+			for j := range m {
+				for _, uo := range parts(c.cplxY) {
+					b, err := c.basis(c.y, j, uo)
+					if err != nil {
+						return &Failure{Input: c.label(k), Detail: "building a basis cotangent failed", Err: err}
+					}
+					xbar, err := c.pullback(b)
+					if err != nil {
+						return &Failure{Input: c.label(k), Detail: "Pullback failed", Err: err}
+					}
+					e, _ := elements(c.space, xbar[k])
+					for i := range n {
+						for _, ui := range parts(c.cplx[k]) {
+							kk := key{j, i, uo, ui}
+							g, w := coord(ui, e[i]), fdJ[kk]
+							scale = math.Max(scale, math.Max(math.Abs(g), math.Abs(w)))
+							d := math.Abs(g - w)
+							if math.IsNaN(d) {
+								d = math.Inf(1)
+							}
+							if d > worst {
+								worst, wk, got, want = d, kk, g, w
+							}
+						}
+					}
+				}
+			}
+			if worst <= c.tol.atol+c.tol.rtol*scale {
+				return nil
+			}
+			return &Failure{Input: c.label(k), Got: complex(got, 0), Want: complex(want, 0), HasValues: true,
+				Detail: fmt.Sprintf("Jacobian entry d %s(y%v)/d %s(x%v): pullback row (got) vs finite-difference column (want); tolerance %.3g + %.3g * %.6g",
+					partName[wk.uo], unravel(wk.j, yShape), partName[wk.ui], unravel(wk.i, c.space.Shape(x)), c.tol.atol, c.tol.rtol, scale)}
+		}()
+		c.add(CheckJacobian, in, f)
+	}
+}
+
+// checkForward checks ForwardTangents against finite differences (unless noFD) and
+// against the pullback through <ybar, J v> == <J^* ybar, v>, for a direction on each
+// differentiable input alone and on all of them together.
+func (c *checker[V]) checkForward(r chainrules.ReverseRule[V], noFD bool) {
+	if _, ok := r.(chainrules.ForwardRule[V]); !ok {
+		if !noFD {
+			c.skip(CheckForwardFD, "", "the rule does not implement chainrules.ForwardRule")
+		}
+		c.skip(CheckForwardAdjoint, "", "the rule does not implement chainrules.ForwardRule")
+		return
+	}
+	type job struct {
+		in      string
+		label   string
+		dirs    []V
+		present []bool
+		cplx    bool
+	}
+	var jobs []job
+	for k, x := range c.inputs {
+		if c.diff[k] {
+			d, p := c.only(k, x)
+			jobs = append(jobs, job{fmt.Sprintf("x%d", k), c.label(k), d, p, c.cplx[k]})
+		}
+	}
+	if len(jobs) > 1 {
+		_, p := c.joint()
+		jobs = append(jobs, job{"all", "all inputs together", nil, p, slices.Contains(c.cplx, true)})
+	}
+	for _, jb := range jobs {
+		var fdFail, adjFail *Failure
+		for d := range c.cfg.Directions {
+			dirs, present := c.joint()
+			for k := range dirs {
+				if !jb.present[k] {
+					dirs[k], present[k] = *new(V), false
+				}
+			}
+			dirs = c.renormalize(dirs, present)
+			variants := [][]V{dirs}
+			if iv, ok := c.jointI(dirs, present); ok && jb.cplx {
+				variants = append(variants, iv)
+			}
+			for vi, v := range variants {
+				where := fmt.Sprintf("direction %d (%s)", d, []string{"real", "imaginary"}[vi])
+				ydot, err := c.forward(v, present)
+				if err != nil {
+					f := &Failure{Input: jb.label, Detail: "ForwardTangents failed", Err: err}
+					fdFail, adjFail = f, f
+					break
+				}
+				if !noFD && fdFail == nil {
+					jv, err := c.fdJVP(v, present)
+					if err != nil {
+						fdFail = &Failure{Input: jb.label, Detail: "finite difference failed", Err: err}
+					} else if f := c.compareVec(ydot, jv, c.tol.atol, c.tol.rtol, 0); f != nil {
+						f.Input, f.Detail = jb.label, fmt.Sprintf("ForwardTangents (got) vs finite difference (want) along %s; %s", where, f.Detail)
+						fdFail = f
+					}
+				}
+				if adjFail == nil {
+					adjFail = c.forwardAdjoint(jb.label, where, ydot, v, present)
+				}
+			}
+		}
+		if !noFD {
+			c.add(CheckForwardFD, jb.in, fdFail)
+		}
+		c.add(CheckForwardAdjoint, jb.in, adjFail)
+	}
+}
+
+// forwardAdjoint checks <ybar, ydot> == sum_k <J_k^* ybar, v_k> for a random ybar.
+func (c *checker[V]) forwardAdjoint(label, where string, ydot V, v []V, present []bool) *Failure {
+	for _, yv := range c.variants(c.unit(c.y), c.cplxY) {
+		xbar, err := c.pullback(yv.v)
+		if err != nil {
+			return &Failure{Input: label, Detail: "Pullback failed", Err: err}
+		}
+		lhs, b1, err1 := c.inner(yv.v, ydot)
+		rhs, b2, err2 := c.innerSum(xbar, v, present)
+		if err := firstErr(err1, err2); err != nil {
+			return &Failure{Input: label, Detail: "inner product failed", Err: err}
+		}
+		if f := compareScalar(lhs, rhs, b1+b2, c.tol.exactAtol, c.tol.exactRtol); f != nil {
+			f.Input = label
+			f.Detail = fmt.Sprintf("<ybar, ForwardTangents(v)> (got) vs <Pullback(ybar), v> (want) along %s with %s ybar; %s", where, yv.name, f.Detail)
+			return f
+		}
+	}
+	return nil
+}
+
+// renormalize scales the present directions to unit total norm.
+func (c *checker[V]) renormalize(dirs []V, present []bool) []V {
+	total := 0.0
+	for k, v := range dirs {
+		if present[k] {
+			n := c.norm(v)
+			total += n * n
+		}
+	}
+	if total == 0 {
+		return dirs
+	}
+	out := slices.Clone(dirs)
+	for k := range out {
+		if present[k] {
+			out[k] = c.space.Scale(out[k], 1/math.Sqrt(total))
+		}
+	}
+	return out
+}
+
+// checkSecondOrder checks PullbackWithTangents against the finite difference of the
+// pullback along the input tangents and the cotangent tangent (unless noFD), and the
+// symmetry <u, H v> == <v, H u> of the Hessian of phi(x) = Re<ybar, f(x)>.
+func (c *checker[V]) checkSecondOrder(r chainrules.ReverseRule[V], noFD bool) {
+	if _, ok := r.(chainrules.SecondOrderRule[V]); !ok {
+		if !noFD {
+			c.skip(CheckSecondOrderFD, "", "the rule does not implement chainrules.SecondOrderRule")
+		}
+		c.skip(CheckHessianSymmetry, "", "the rule does not implement chainrules.SecondOrderRule")
+		return
+	}
+	if !noFD {
+		fails := make([]*Failure, len(c.inputs))
+		for d := range c.cfg.Directions {
+			dirs, present := c.joint()
+			variants := [][]V{dirs}
+			if iv, ok := c.jointI(dirs, present); ok {
+				variants = append(variants, iv)
+			}
+			for vi, v := range variants {
+				for _, withTangent := range []bool{true, false} {
+					ct := chainrules.Dual[V]{Value: c.unit(c.y)}
+					if withTangent {
+						ct.Tangent, ct.HasTangent = c.unit(c.y), true
+					}
+					where := fmt.Sprintf("direction %d (%s v, ybardot %s)", d, []string{"real", "imaginary"}[vi], map[bool]string{true: "random", false: "absent"}[withTangent])
+					c.secondFD(ct, v, present, where, fails)
+				}
+			}
+		}
+		for k := range c.inputs {
+			if c.diff[k] {
+				c.add(CheckSecondOrderFD, fmt.Sprintf("x%d", k), fails[k])
+			}
+		}
+	}
+	var fail *Failure
+	for d := range c.cfg.Directions {
+		ybar := c.unit(c.y)
+		u, present := c.joint()
+		v, _ := c.joint()
+		if iv, ok := c.jointI(v, present); ok && d%2 == 1 {
+			v = iv
+		}
+		_, hv, err1 := c.second(chainrules.Dual[V]{Value: ybar}, v, present)
+		_, hu, err2 := c.second(chainrules.Dual[V]{Value: ybar}, u, present)
+		if err := firstErr(err1, err2); err != nil {
+			fail = &Failure{Detail: "PullbackWithTangents failed", Err: err}
+			break
+		}
+		uhv, b1, err1 := c.innerSum(u, hv, present)
+		vhu, b2, err2 := c.innerSum(v, hu, present)
+		if err := firstErr(err1, err2); err != nil {
+			fail = &Failure{Detail: "inner product failed", Err: err}
+			break
+		}
+		if f := compareScalar(uhv, vhu, b1+b2, c.tol.exactAtol, c.tol.exactRtol); f != nil {
+			f.Detail = fmt.Sprintf("<u, H v> (got) vs <v, H u> (want) for phi(x) = Re<ybar, f(x)>, direction %d; %s", d, f.Detail)
+			fail = f
+			break
+		}
+	}
+	c.add(CheckHessianSymmetry, "", fail)
+}
+
+// secondFD compares xbardot from PullbackWithTangents with the 5-point difference of
+// Pullback(x + e v, ybar + e ybardot), recording the first failure per input.
+func (c *checker[V]) secondFD(ct chainrules.Dual[V], v []V, present []bool, where string, fails []*Failure) {
+	setAll := func(f *Failure) {
+		for k := range fails {
+			if c.diff[k] && fails[k] == nil {
+				g := *f
+				g.Input = c.label(k)
+				fails[k] = &g
+			}
+		}
+	}
+	_, xbardot, err := c.second(ct, v, present)
+	if err != nil {
+		setAll(&Failure{Detail: "PullbackWithTangents failed", Err: err})
+		return
+	}
+	ref, err := c.fd(v, present, func(x []V, e float64) ([]V, error) {
+		_, r, err := c.apply(x)
+		if err != nil {
+			return nil, err
+		}
+		ybar := ct.Value
+		if ct.HasTangent {
+			if ybar, err = c.space.Add(ybar, c.space.Scale(ct.Tangent, e)); err != nil {
+				return nil, err
+			}
+		}
+		return c.pullbackOf(r, ybar)
+	})
+	if err != nil {
+		setAll(&Failure{Detail: "finite difference of the pullback failed", Err: err})
+		return
+	}
+	for k := range c.inputs {
+		if !c.diff[k] || fails[k] != nil {
+			continue
+		}
+		if f := c.compareVec(xbardot[k], ref[k], c.tol.atol, c.tol.rtol, 0); f != nil {
+			f.Input = c.label(k)
+			f.Detail = fmt.Sprintf("PullbackWithTangents tangent (got) vs finite difference of Pullback (want) along %s; %s", where, f.Detail)
+			fails[k] = f
+		}
+	}
+}
+
+// checkKink compares the rule with the documented derivative at a kink.
+func (c *checker[V]) checkKink(k *Kink[V]) {
+	for _, ch := range []string{CheckAdjointFD, CheckJacobian, CheckForwardFD, CheckSecondOrderFD} {
+		c.skip(ch, "", "at a kink ("+k.Reason+"): see the kink check")
+	}
+	if k.Pullback == nil && k.JVP == nil {
+		c.failf(CheckKink, "", "Kink %q has neither Pullback nor JVP", k.Reason)
+		return
+	}
+	f := func() *Failure {
+		for d := range c.cfg.Directions {
+			if k.Pullback != nil {
+				ybar := c.unit(c.y)
+				got, err := c.pullback(ybar)
+				if err != nil {
+					return &Failure{Detail: "Pullback failed", Err: err}
+				}
+				var want []V
+				if err := protect(func() error {
+					var e error
+					want, e = k.Pullback(c.space.Clone(ybar))
+					return e
+				}); err != nil {
+					return &Failure{Detail: "Kink.Pullback failed", Err: err}
+				}
+				j := 0
+				for i := range c.inputs {
+					if !c.diff[i] {
+						continue
+					}
+					if j >= len(want) {
+						return &Failure{Detail: fmt.Sprintf("Kink.Pullback returned %d values, want one per differentiable input", len(want))}
+					}
+					if f := c.compareVec(got[i], want[j], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+						f.Input, f.Detail = c.label(i), fmt.Sprintf("Pullback (got) vs documented Kink.Pullback (want) at %s, direction %d; %s", k.Reason, d, f.Detail)
+						return f
+					}
+					j++
+				}
+			}
+			if _, ok := c.ruleIsForward(); ok && k.JVP != nil {
+				dirs, present := c.joint()
+				full := slices.Clone(dirs)
+				for i := range full {
+					if !present[i] {
+						full[i] = c.space.Zero(c.inputs[i])
+					}
+				}
+				got, err := c.forward(dirs, present)
+				if err != nil {
+					return &Failure{Detail: "ForwardTangents failed", Err: err}
+				}
+				var want V
+				if err := protect(func() error {
+					var e error
+					want, e = k.JVP(full)
+					return e
+				}); err != nil {
+					return &Failure{Detail: "Kink.JVP failed", Err: err}
+				}
+				if f := c.compareVec(got, want, c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+					f.Detail = fmt.Sprintf("ForwardTangents (got) vs documented Kink.JVP (want) at %s, direction %d; %s", k.Reason, d, f.Detail)
+					return f
+				}
+			}
+		}
+		return nil
+	}()
+	c.add(CheckKink, "", f)
+}
+
+// ruleIsForward reports whether the op's rules implement ForwardRule.
+func (c *checker[V]) ruleIsForward() (chainrules.ForwardRule[V], bool) {
+	r, err := c.fresh()
+	if err != nil {
+		return nil, false
+	}
+	fr, ok := r.(chainrules.ForwardRule[V])
+	return fr, ok
+}

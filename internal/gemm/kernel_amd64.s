@@ -65,6 +65,7 @@
 	PREFETCHT0 88(R9); \
 	ADDQ       R8, R9
 
+// Software prefetch distances (bytes ahead, 8 k steps) for B and A.
 #define BDIST 1536
 #define ADIST 512
 
@@ -235,6 +236,10 @@ store512:
 	VMOVUPD c2, 64(DX); \
 	ADDQ    R8, DX
 
+// Software prefetch distances (bytes ahead) for B and A.
+#define BDIST2 768
+#define ADIST2 256
+
 // func kern4x12AVX2(k int, a, b, c *float64, ldc int, alpha, beta float64)
 TEXT ·kern4x12AVX2(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
@@ -270,9 +275,17 @@ TEXT ·kern4x12AVX2(SB), NOSPLIT, $0-56
 	JZ   tail256
 
 loop256:
+	PREFETCHT0 (BDIST2+0)(DI)
+	PREFETCHT0 (BDIST2+64)(DI)
 	STEP256(0, 0)
+	PREFETCHT0 (BDIST2+128)(DI)
+	PREFETCHT0 (ADIST2+0)(SI)
 	STEP256(32, 96)
+	PREFETCHT0 (BDIST2+192)(DI)
+	PREFETCHT0 (BDIST2+256)(DI)
 	STEP256(64, 192)
+	PREFETCHT0 (BDIST2+320)(DI)
+	PREFETCHT0 (ADIST2+64)(SI)
 	STEP256(96, 288)
 	ADDQ $128, SI
 	ADDQ $384, DI

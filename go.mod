@@ -1,6 +1,6 @@
 module github.com/chainrules-go/chainrules
 
-go 1.26.0
+go 1.24.0
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -13,7 +13,7 @@ require (
 	github.com/stretchr/testify v1.12.1 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/sys v0.49.0 // indirect
+	golang.org/x/sys v0.36.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/tools v0.36.0 // indirect
 	gonum.org/v1/gonum v0.17.0 // indirect

@@ -1,0 +1,41 @@
+// Package index holds the slicing, indexing and joining ops of chainrules-go, each
+// with its pullback, forward tangent and second-order rule, for float64 and
+// complex128 tensors:
+//
+//   - Slice (start:stop:step per axis, Python's negative indices), Narrow, Select
+//     and Diagonal take views;
+//   - Gather, IndexSelect and ScatterAdd index with fixed integer indices;
+//   - Concat, Stack and Split (one op per piece; ApplySplit and ApplyChunk record
+//     them all) join and cut;
+//   - Pad, Flip and Roll move elements; Where chooses by a fixed boolean mask.
+//
+// Every op is linear in its differentiable inputs: indices, masks, ranges and
+// shifts are parameters of the op, fixed when it is built, and receive no
+// cotangent. So for y = A x the rules are
+//
+//	pullback  xbar    = A^T ybar     (coefficients are 0 and 1: no conjugation)
+//	tangent   ydot    = A xdot
+//	second    xbardot = A^T ybardot  (A does not depend on x)
+//
+// and the adjoint of a gather is a scatter-add that accumulates repeated indices.
+// Ops with several inputs promote to complex128 when any input is complex; a real
+// input then receives the real part of its cotangent (PyTorch's convention).
+//
+// Outputs are fresh contiguous tensors, never views of the inputs. Bad parameters
+// (an axis or index out of range, a negative step, shapes that do not fit) are
+// errors from Apply that wrap chainrules.ErrInvalidArgument or ErrShapeMismatch and
+// name the op, the axis and the value; a tape keeps them as its sticky error.
+//
+// Each family is registered in tensor.Ops under its PyTorch-style name: "slice",
+// "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
+// "concat", "stack", "split", "pad", "flip", "roll", "where".
+//
+// The Rosenbrock function sum_i 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2 needs the
+// shifted views x[1:] and x[:-1]:
+//
+//	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+//	x := tape.Leaf(v)
+//	hi := tape.Apply(index.SliceOp(index.Range{Start: 1, Stop: index.End}), x)
+//	lo := tape.Apply(index.SliceOp(index.Range{Stop: -1}), x)
+//	// ... elementwise arithmetic and a sum, then tape.Backward.
+package index

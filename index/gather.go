@@ -1,0 +1,299 @@
+package index
+
+import (
+	"slices"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// gatherOp is the "gather" family.
+type gatherOp struct {
+	axis  int
+	index []int
+	shape []int
+}
+
+// GatherOp returns PyTorch's gather along axis with the integer index tensor given
+// by its row-major elements and its shape: the output has the index's shape and
+//
+//	y[i_0, ..., i_{r-1}] = x[i_0, ..., index[i_0, ..., i_{r-1}] on axis, ..., i_{r-1}].
+//
+// The index has x's rank and, off axis, dims no larger than x's; its values lie in
+// [-n, n) for an axis of size n, negative ones counting from the end. The indices are
+// parameters of the op, not inputs, so they receive no cotangent. Pullback: the
+// scatter-add of ybar into zeros shaped like x, xbar[..., index[i], ...] += ybar[i],
+// which accumulates repeated indices; tangent: the same gather of xdot. A bad shape
+// or an index out of range is an error wrapping ErrInvalidArgument that names the
+// axis and the value.
+func GatherOp(axis int, index []int, shape ...int) chainrules.Op[*Dense] {
+	return gatherOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
+}
+
+// Gather gathers x along axis at the index of the given shape (see GatherOp).
+func Gather(x *Dense, axis int, index []int, shape ...int) (*Dense, error) {
+	return primal(GatherOp(axis, index, shape...), x)
+}
+
+func (gatherOp) Name() string { return "gather" }
+
+func (o gatherOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "gather"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	off, err := scatterOffsets(name, x[0].Shape(), o.axis, o.index, o.shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := newLinear(name, x, o.shape)
+	r.fwd = func(xs []*Dense) *Dense { return gatherAt(r.outDT, o.shape, xs[0], off) }
+	r.adj = func(ybar *Dense) []*Dense {
+		xbar := tensor.New(r.outDT, r.inShape[0]...)
+		scatterAddAt(xbar, ybar, off)
+		return []*Dense{xbar}
+	}
+	return r.run(in, x)
+}
+
+// scatterOffsets validates an index of the given shape against a tensor of shape
+// xShape for gather/scatter along axis, and returns for every index element (in
+// row-major order) the row-major offset of the element of x it names.
+func scatterOffsets(name string, xShape []int, axis int, index, shape []int) ([]int, error) {
+	a, err := normAxis(name, axis, len(xShape))
+	if err != nil {
+		return nil, err
+	}
+	if len(shape) != len(xShape) {
+		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: index of shape %v for a tensor of rank %d: ranks must match", name, shape, len(xShape))
+	}
+	for d, s := range shape {
+		if s < 0 || (d != a && s > xShape[d]) {
+			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: index shape %v does not fit tensor shape %v on axis %d", name, shape, xShape, d)
+		}
+	}
+	if len(index) != prod(shape) {
+		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d indices do not fill index shape %v", name, len(index), shape)
+	}
+	rs := rowMajor(xShape)
+	off := make([]int, len(index))
+	if len(index) == 0 {
+		return off, nil
+	}
+	n := xShape[a]
+	p := make([]int, len(shape))
+	base := 0 // sum over d != a of p_d * rs_d
+	for e, i := range index {
+		j, err := normIndex(name, axis, i, n)
+		if err != nil {
+			return nil, err
+		}
+		off[e] = base + j*rs[a]
+		for d := len(shape) - 1; d >= 0; d-- {
+			p[d]++
+			if d != a {
+				base += rs[d]
+			}
+			if p[d] < shape[d] {
+				break
+			}
+			if d != a {
+				base -= rs[d] * shape[d]
+			}
+			p[d] = 0
+		}
+	}
+	return off, nil
+}
+
+// gatherAt returns the tensor of the given shape and dtype with element e equal to
+// the row-major element off[e] of x.
+func gatherAt(dt tensor.DType, shape []int, x *Dense, off []int) *Dense {
+	out := tensor.New(dt, shape...)
+	ob, xb := bufOf(out), bufOf(x)
+	if ob.c {
+		gatherKernel(ob.cx, xb.cx, off)
+	} else {
+		gatherKernel(ob.f, xb.f, off)
+	}
+	return out
+}
+
+func gatherKernel[T elem](dst, src []T, off []int) {
+	for e, o := range off {
+		dst[e] = src[o]
+	}
+}
+
+// scatterAddAt adds the row-major element e of src into the row-major element
+// off[e] of dst, which must be freshly allocated (it is written through its
+// storage).
+func scatterAddAt(dst, src *Dense, off []int) {
+	db, sb := bufOf(dst), bufOf(src)
+	if db.c {
+		scatterKernel(db.cx, sb.cx, off)
+	} else {
+		scatterKernel(db.f, sb.f, off)
+	}
+}
+
+func scatterKernel[T elem](dst, src []T, off []int) {
+	for e, o := range off {
+		dst[o] += src[e]
+	}
+}
+
+// scatterAddOp is the "scatter_add" family.
+type scatterAddOp struct {
+	axis  int
+	index []int
+	shape []int
+}
+
+// ScatterAddOp returns PyTorch's scatter_add along axis with the integer index of
+// the given shape. Its inputs are base and src, src shaped like the index; the index
+// must fit base as in GatherOp. The output is base plus src scattered by the index,
+//
+//	y = base;  y[..., index[i], ...] += src[i]  for every index position i,
+//
+// so repeated indices accumulate. It is linear in (base, src): pullback
+// basebar = ybar, srcbar = gather(ybar, axis, index); tangent
+// basedot + scatter(srcdot). The indices are parameters and receive no cotangent.
+// Mixed dtypes promote to complex128. Bad shapes or an index out of range is an error
+// wrapping ErrInvalidArgument or ErrShapeMismatch.
+func ScatterAddOp(axis int, index []int, shape ...int) chainrules.Op[*Dense] {
+	return scatterAddOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
+}
+
+// ScatterAdd returns base with src added at the index (see ScatterAddOp).
+func ScatterAdd(base *Dense, axis int, index []int, shape []int, src *Dense) (*Dense, error) {
+	return primal(ScatterAddOp(axis, index, shape...), base, src)
+}
+
+func (scatterAddOp) Name() string { return "scatter_add" }
+
+func (o scatterAddOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "scatter_add"
+	if err := checkInputs(name, x, 2); err != nil {
+		return nil, nil, err
+	}
+	if !slices.Equal(x[1].Shape(), o.shape) {
+		return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: src is %v, index is %v: they must match", name, x[1].Shape(), o.shape)
+	}
+	off, err := scatterOffsets(name, x[0].Shape(), o.axis, o.index, o.shape)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := newLinear(name, x, x[0].Shape())
+	r.fwd = func(xs []*Dense) *Dense {
+		out := xs[0].Clone()
+		scatterAddAt(out, xs[1], off)
+		return out
+	}
+	r.adj = func(ybar *Dense) []*Dense {
+		return []*Dense{ybar.Clone(), gatherAt(r.outDT, o.shape, ybar, off)}
+	}
+	return r.run(in, x)
+}
+
+// indexSelectOp is the "index_select" family.
+type indexSelectOp struct {
+	axis  int
+	index []int
+}
+
+// IndexSelectOp returns PyTorch's index_select: the slabs of x at the given indices
+// along axis, in order (NumPy's take along an axis),
+//
+//	y[..., j, ...] = x[..., index[j], ...],
+//
+// with the axis of size len(index). Indices lie in [-n, n), negative ones counting
+// from the end, and may repeat. They are parameters and receive no cotangent.
+// Pullback: index_add of ybar into zeros shaped like x, xbar[..., index[j], ...] +=
+// ybar[..., j, ...], which accumulates repeated indices; tangent: the same selection
+// of xdot. An index out of range is an error wrapping ErrInvalidArgument.
+func IndexSelectOp(axis int, index ...int) chainrules.Op[*Dense] {
+	return indexSelectOp{axis: axis, index: slices.Clone(index)}
+}
+
+// IndexSelect returns the slabs of x at index along axis (see IndexSelectOp).
+func IndexSelect(x *Dense, axis int, index ...int) (*Dense, error) {
+	return primal(IndexSelectOp(axis, index...), x)
+}
+
+func (indexSelectOp) Name() string { return "index_select" }
+
+func (o indexSelectOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "index_select"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	a, err := normAxis(name, o.axis, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
+	idx := make([]int, len(o.index))
+	for j, i := range o.index {
+		if idx[j], err = normIndex(name, o.axis, i, shape[a]); err != nil {
+			return nil, nil, err
+		}
+	}
+	out := slices.Clone(shape)
+	out[a] = len(idx)
+	g := slabs{outer: prod(shape[:a]), n: shape[a], inner: prod(shape[a+1:]), idx: idx}
+	r := newLinear(name, x, out)
+	r.fwd = func(xs []*Dense) *Dense {
+		y := tensor.New(r.outDT, out...)
+		yb, xb := bufOf(y), bufOf(xs[0])
+		if yb.c {
+			takeSlabs(g, yb.cx, xb.cx)
+		} else {
+			takeSlabs(g, yb.f, xb.f)
+		}
+		return y
+	}
+	r.adj = func(ybar *Dense) []*Dense {
+		xbar := tensor.New(r.outDT, shape...)
+		xb, yb := bufOf(xbar), bufOf(ybar)
+		if xb.c {
+			addSlabs(g, xb.cx, yb.cx)
+		} else {
+			addSlabs(g, xb.f, yb.f)
+		}
+		return []*Dense{xbar}
+	}
+	return r.run(in, x)
+}
+
+// slabs describes x viewed as [outer, n, inner] and the selected indices along n.
+type slabs struct {
+	outer, n, inner int
+	idx             []int
+}
+
+// takeSlabs copies the selected slabs of x into y, viewed as [outer, len(idx), inner].
+func takeSlabs[T elem](g slabs, y, x []T) {
+	m, in := len(g.idx), g.inner
+	for o := range g.outer {
+		for j, i := range g.idx {
+			d, s := (o*m+j)*in, (o*g.n+i)*in
+			copy(y[d:d+in], x[s:s+in])
+		}
+	}
+}
+
+// addSlabs is the adjoint of takeSlabs: it adds the slabs of y into the selected
+// slabs of x.
+func addSlabs[T elem](g slabs, x, y []T) {
+	m, in := len(g.idx), g.inner
+	for o := range g.outer {
+		for j, i := range g.idx {
+			d, s := (o*g.n+i)*in, (o*m+j)*in
+			dst, src := x[d:d+in], y[s:s+in]
+			for k := range dst {
+				dst[k] += src[k]
+			}
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package index
+
+import "github.com/chainrules-go/chainrules/tensor"
+
+// elem is the element type of a tensor's storage.
+type elem interface{ float64 | complex128 }
+
+// buf is the row-major element slice of a tensor of either dtype.
+type buf struct {
+	c  bool
+	f  []float64
+	cx []complex128
+}
+
+// bufOf returns t's elements in row-major order. For a contiguous t it aliases
+// t's storage: callers write only into tensors they have just allocated.
+func bufOf(t *Dense) buf {
+	if t.DType() == tensor.Complex128 {
+		return buf{c: true, cx: t.Complex128s()}
+	}
+	return buf{f: t.Float64s()}
+}
+
+// piece is one strided block copy: for every multi-index i over shape,
+//
+//	dst[dstOff + i . dstSt] = src[srcOff + i . srcSt]
+//
+// where src is the row-major buffer of input `input` and dst that of the output
+// (the forward direction; the adjoint copies the other way). Strides may be
+// negative (a flip). Every op of this package that only moves elements is a list
+// of pieces whose destinations are disjoint and whose sources are disjoint, so the
+// transpose of the forward copy is the backward copy into zeros.
+type piece struct {
+	input          int
+	shape          []int
+	srcOff, dstOff int
+	srcSt, dstSt   []int
+}
+
+// withPieces sets r's fwd and adj to the block copies ps.
+func (r *linearRule) withPieces(ps []piece) *linearRule {
+	r.fwd = func(xs []*Dense) *Dense {
+		out := tensor.New(r.outDT, r.outShape...)
+		ob := bufOf(out)
+		bs := make([]buf, len(xs))
+		for k, x := range xs {
+			bs[k] = bufOf(x)
+		}
+		for _, p := range ps {
+			copyBuf(ob, p.dstOff, p.dstSt, bs[p.input], p.srcOff, p.srcSt, p.shape)
+		}
+		return out
+	}
+	r.adj = func(ybar *Dense) []*Dense {
+		yb := bufOf(ybar)
+		xs := make([]*Dense, len(r.inShape))
+		bs := make([]buf, len(r.inShape))
+		for k, s := range r.inShape {
+			xs[k] = tensor.New(r.outDT, s...)
+			bs[k] = bufOf(xs[k])
+		}
+		for _, p := range ps {
+			copyBuf(bs[p.input], p.srcOff, p.srcSt, yb, p.dstOff, p.dstSt, p.shape)
+		}
+		return xs
+	}
+	return r
+}
+
+// copyBuf dispatches copyStrided on the dtype; both buffers have the same dtype.
+func copyBuf(dst buf, dOff int, dSt []int, src buf, sOff int, sSt []int, shape []int) {
+	if dst.c {
+		copyStrided(dst.cx, dOff, dSt, src.cx, sOff, sSt, shape)
+		return
+	}
+	copyStrided(dst.f, dOff, dSt, src.f, sOff, sSt, shape)
+}
+
+// copyStrided sets dst[dOff + i . dSt] = src[sOff + i . sSt] for every multi-index
+// i over shape. Axes of size 1 are dropped and neighbouring axes that are
+// contiguous for both sides are merged first, so that a block of whole rows is a
+// single copy.
+func copyStrided[T elem](dst []T, dOff int, dSt []int, src []T, sOff int, sSt []int, shape []int) {
+	if prod(shape) == 0 {
+		return
+	}
+	sh := make([]int, 0, len(shape))
+	ds := make([]int, 0, len(shape))
+	ss := make([]int, 0, len(shape))
+	for k, d := range shape {
+		if d == 1 {
+			continue
+		}
+		if m := len(sh) - 1; m >= 0 && ds[m] == dSt[k]*d && ss[m] == sSt[k]*d {
+			sh[m] *= d
+			ds[m], ss[m] = dSt[k], sSt[k]
+			continue
+		}
+		sh = append(sh, d)
+		ds = append(ds, dSt[k])
+		ss = append(ss, sSt[k])
+	}
+	if len(sh) == 0 {
+		dst[dOff] = src[sOff]
+		return
+	}
+	last := len(sh) - 1
+	n, di, si := sh[last], ds[last], ss[last]
+	outer := sh[:last]
+	idx := make([]int, last)
+	d, s := dOff, sOff
+	for {
+		switch {
+		case di == 1 && si == 1:
+			copy(dst[d:d+n], src[s:s+n])
+		default:
+			dd, sp := d, s
+			for range n {
+				dst[dd] = src[sp]
+				dd += di
+				sp += si
+			}
+		}
+		// Advance the odometer over the outer axes.
+		k := last - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			d += ds[k]
+			s += ss[k]
+			if idx[k] < outer[k] {
+				break
+			}
+			d -= ds[k] * outer[k]
+			s -= ss[k] * outer[k]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}

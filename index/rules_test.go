@@ -1,0 +1,135 @@
+package index_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/testing/ruletest"
+)
+
+// opNames are the families this package registers.
+var opNames = []string{"slice", "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
+	"concat", "stack", "split", "pad", "flip", "roll", "where"}
+
+// ourRegistry returns a registry holding only this package's entries of tensor.Ops.
+func ourRegistry(t *testing.T) *chainrules.Registry[*tensor.Dense] {
+	reg := chainrules.NewRegistry[*tensor.Dense]()
+	for _, n := range opNames {
+		e, ok := tensor.Ops.Lookup(n)
+		require.True(t, ok, "%s is not registered", n)
+		require.NoError(t, reg.Register(e))
+	}
+	return reg
+}
+
+func TestRuletestRegistry(t *testing.T) {
+	ruletest.CheckRegistry(t, tensor.Space{}, ourRegistry(t), ruletest.Config{FullJacobianMaxSize: 80})
+}
+
+func ids(n int) []chainrules.NodeID {
+	out := make([]chainrules.NodeID, n)
+	for k := range out {
+		out[k] = chainrules.NewNodeID(1, k)
+	}
+	return out
+}
+
+func inner(t *testing.T, a, b *tensor.Dense) float64 {
+	t.Helper()
+	v, err := tensor.Space{}.Inner(a, b)
+	require.NoError(t, err)
+	return v
+}
+
+// TestLinearIdentities checks at every registry sample the identities that make a
+// linear op's rules right, exactly (no finite differences): the tangent is the op
+// applied to the input tangents, <ybar, A v> = sum_k <A_k^* ybar, v_k>, and the
+// second-order rule returns (A^* ybar, A^* ybardot).
+func TestLinearIdentities(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sp := tensor.Space{}
+	for _, e := range ourRegistry(t).Entries() {
+		for _, s := range e.Samples(rng) {
+			t.Run(e.Name+"/"+s.Name, func(t *testing.T) {
+				in := ids(len(s.Inputs))
+				y, rule, err := s.Op.Apply(in, s.Inputs)
+				require.NoError(t, err)
+				v := make([]*tensor.Dense, len(s.Inputs))
+				tan := map[chainrules.NodeID]*tensor.Dense{}
+				for k, x := range s.Inputs {
+					v[k] = sp.Rand(x, rng)
+					tan[in[k]] = v[k]
+				}
+				of := func(id chainrules.NodeID) (*tensor.Dense, bool) { d, ok := tan[id]; return d, ok }
+				ydot, ok, err := rule.(chainrules.ForwardRule[*tensor.Dense]).ForwardTangents(of)
+				require.NoError(t, err)
+				require.True(t, ok)
+				av, _, err := s.Op.Apply(in, v)
+				require.NoError(t, err)
+				require.True(t, tensor.EqualApprox(ydot, av, 0, 0), "tangent %v, op(v) %v", ydot, av)
+
+				ybar, ybardot := sp.Rand(y, rng), sp.Rand(y, rng)
+				cs, err := rule.Pullback(ybar, nil)
+				require.NoError(t, err)
+				require.Len(t, cs, len(s.Inputs))
+				lhs, rhs := inner(t, ybar, ydot), 0.0
+				for k, c := range cs {
+					require.Equal(t, in[k], c.Node)
+					require.Equal(t, s.Inputs[k].Shape(), c.Value.Shape())
+					require.Equal(t, s.Inputs[k].DType(), c.Value.DType())
+					rhs += inner(t, c.Value, v[k])
+				}
+				require.InDelta(t, lhs, rhs, 1e-12*(1+abs(lhs)))
+
+				ds, err := rule.(chainrules.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(
+					chainrules.Dual[*tensor.Dense]{Value: ybar, Tangent: ybardot, HasTangent: true}, of, nil)
+				require.NoError(t, err)
+				cd, err := rule.Pullback(ybardot, nil)
+				require.NoError(t, err)
+				for k, d := range ds {
+					require.True(t, tensor.EqualApprox(d.Cotangent.Value, cs[k].Value, 0, 0))
+					require.True(t, d.Cotangent.HasTangent)
+					require.True(t, tensor.EqualApprox(d.Cotangent.Tangent, cd[k].Value, 0, 0))
+				}
+			})
+		}
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// A tangent on only one input of a two-input op counts the other as zero.
+func TestPartialTangents(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	a, b := tensor.RandN(rng, tensor.Float64, 2, 3), tensor.RandN(rng, tensor.Complex128, 1, 3)
+	op := index.ConcatOp(0)
+	in := ids(2)
+	_, rule, err := op.Apply(in, []*tensor.Dense{a, b})
+	require.NoError(t, err)
+	bd := tensor.RandN(rng, tensor.Complex128, 1, 3)
+	ydot, ok, err := rule.(chainrules.ForwardRule[*tensor.Dense]).ForwardTangents(func(id chainrules.NodeID) (*tensor.Dense, bool) {
+		if id == in[1] {
+			return bd, true
+		}
+		return nil, false
+	})
+	require.NoError(t, err)
+	require.True(t, ok)
+	want, err := index.Concat(0, tensor.New(tensor.Float64, 2, 3), bd)
+	require.NoError(t, err)
+	require.True(t, tensor.EqualApprox(ydot, want, 0, 0))
+
+	_, ok, err = rule.(chainrules.ForwardRule[*tensor.Dense]).ForwardTangents(func(chainrules.NodeID) (*tensor.Dense, bool) { return nil, false })
+	require.NoError(t, err)
+	require.False(t, ok)
+}

@@ -1,0 +1,532 @@
+package index
+
+import (
+	"math"
+	"slices"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+)
+
+// End stands for "to the end of the axis" as a Range's Stop, like an omitted stop in
+// Python's x[a:].
+const End = math.MaxInt
+
+// Range selects start, start+step, ... below stop along one axis, with Python's
+// rules: a negative Start or Stop counts from the end of the axis (-1 is the last
+// element), and bounds beyond the axis are clamped to it, so Range{Start: 1, Stop:
+// End} is x[1:] and Range{Stop: -1} is x[:-1]. A zero Step means 1. Negative steps
+// are not supported (an error): reverse with Flip, then slice.
+type Range struct {
+	Start, Stop, Step int
+}
+
+// All is the whole axis, x[:].
+var All = Range{Stop: End}
+
+// resolve returns the clamped start, the step and the number of elements the range
+// selects on an axis of size n.
+func (r Range) resolve(name string, axis, n int) (start, step, count int, err error) {
+	step = r.Step
+	if step == 0 {
+		step = 1
+	}
+	if step < 0 {
+		return 0, 0, 0, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: step %d is negative (reverse with Flip)", name, axis, step)
+	}
+	clamp := func(i int) int {
+		if i < 0 {
+			i = max(i+n, 0)
+		}
+		return min(i, n)
+	}
+	start, stop := clamp(r.Start), clamp(r.Stop)
+	if stop > start {
+		count = (stop - start + step - 1) / step
+	}
+	return start, step, count, nil
+}
+
+// sliceOp is the "slice" family.
+type sliceOp struct{ ranges []Range }
+
+// SliceOp returns the op x[r_0, r_1, ...]: ranges[k] applies to axis k and the axes
+// after the last range are kept whole. With start s_k, step t_k and count m_k per
+// axis,
+//
+//	y[i_0, ..., i_{r-1}] = x[s_0 + t_0 i_0, ..., s_{r-1} + t_{r-1} i_{r-1}],
+//
+// an output of shape [m_0, ..., m_{r-1}]. The op is linear: the pullback scatters
+// ybar into a zero tensor shaped like x (xbar = S^T ybar), the tangent is the same
+// slice of xdot, and the second-order term vanishes. More ranges than axes or a
+// negative step is an error wrapping ErrInvalidArgument.
+func SliceOp(ranges ...Range) chainrules.Op[*Dense] { return sliceOp{ranges: slices.Clone(ranges)} }
+
+// Slice returns x[ranges...] as a fresh tensor (see SliceOp).
+func Slice(x *Dense, ranges ...Range) (*Dense, error) { return primal(SliceOp(ranges...), x) }
+
+func (sliceOp) Name() string { return "slice" }
+
+func (o sliceOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	if err := checkInputs("slice", x, 1); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	if len(o.ranges) > len(shape) {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "slice: %d ranges for a tensor of rank %d", len(o.ranges), len(shape))
+	}
+	rs := rowMajor(shape)
+	p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
+	for k, r := range o.ranges {
+		start, step, count, err := r.resolve("slice", k, shape[k])
+		if err != nil {
+			return nil, nil, err
+		}
+		p.shape[k] = count
+		p.srcOff += start * rs[k]
+		p.srcSt[k] = step * rs[k]
+	}
+	return viewRule("slice", x[0], p).run(in, x)
+}
+
+// viewRule returns the rule of y = the strided view p of x, y contiguous.
+func viewRule(name string, x *Dense, p piece) *linearRule {
+	if prod(p.shape) == 0 {
+		p.srcOff = 0
+	}
+	p.dstSt = rowMajor(p.shape)
+	return newLinear(name, []*Dense{x}, p.shape).withPieces([]piece{p})
+}
+
+// primal applies op to x without a tape.
+func primal(op chainrules.Op[*Dense], x ...*Dense) (*Dense, error) {
+	y, _, err := op.Apply(make([]chainrules.NodeID, len(x)), x)
+	return y, err
+}
+
+// narrowOp is the "narrow" family.
+type narrowOp struct{ axis, start, length int }
+
+// NarrowOp returns the op y = x[..., start:start+length, ...] along axis (PyTorch's
+// narrow): y keeps x's rank. A negative axis or start counts from the end. It is
+// Slice on one axis, with the same rules (pullback: ybar placed into zeros). A start
+// out of range, a negative length or start+length beyond the axis is an error
+// wrapping ErrInvalidArgument.
+func NarrowOp(axis, start, length int) chainrules.Op[*Dense] {
+	return narrowOp{axis: axis, start: start, length: length}
+}
+
+// Narrow returns x narrowed to [start, start+length) along axis (see NarrowOp).
+func Narrow(x *Dense, axis, start, length int) (*Dense, error) {
+	return primal(NarrowOp(axis, start, length), x)
+}
+
+func (narrowOp) Name() string { return "narrow" }
+
+func (o narrowOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "narrow"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	a, err := normAxis(name, o.axis, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
+	n := shape[a]
+	start := o.start
+	if start < 0 {
+		start += n
+	}
+	if start < 0 || start > n || o.length < 0 || start+o.length > n {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: start %d, length %d out of range for size %d", name, o.axis, o.start, o.length, n)
+	}
+	return viewRule(name, x[0], axisRange(shape, a, start, o.length)).run(in, x)
+}
+
+// axisRange is the piece that reads [start, start+length) along axis a of a
+// row-major tensor of the given shape.
+func axisRange(shape []int, a, start, length int) piece {
+	rs := rowMajor(shape)
+	p := piece{shape: slices.Clone(shape), srcSt: rs, srcOff: start * rs[a]}
+	p.shape[a] = length
+	return p
+}
+
+// selectOp is the "select" family.
+type selectOp struct{ axis, index int }
+
+// SelectOp returns the op y = x[..., index, ...] that drops axis at index (PyTorch's
+// select; NumPy's x[:, i]): y has rank r-1. A negative axis or index counts from the
+// end. Pullback: ybar placed in the slab index of a zero tensor shaped like x;
+// tangent: the same slab of xdot. An index out of range is an error wrapping
+// ErrInvalidArgument.
+func SelectOp(axis, index int) chainrules.Op[*Dense] { return selectOp{axis: axis, index: index} }
+
+// Select returns x with axis dropped at index (see SelectOp).
+func Select(x *Dense, axis, index int) (*Dense, error) { return primal(SelectOp(axis, index), x) }
+
+func (selectOp) Name() string { return "select" }
+
+func (o selectOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "select"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	a, err := normAxis(name, o.axis, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
+	i, err := normIndex(name, o.axis, o.index, shape[a])
+	if err != nil {
+		return nil, nil, err
+	}
+	rs := rowMajor(shape)
+	p := piece{
+		shape:  slices.Delete(slices.Clone(shape), a, a+1),
+		srcSt:  slices.Delete(slices.Clone(rs), a, a+1),
+		srcOff: i * rs[a],
+	}
+	return viewRule(name, x[0], p).run(in, x)
+}
+
+// diagonalOp is the "diagonal" family.
+type diagonalOp struct{ offset, axis1, axis2 int }
+
+// DiagonalOp returns the op taking the diagonal of x over axes axis1 and axis2, with
+// PyTorch's conventions: those two axes are removed and the diagonal becomes the
+// last axis,
+//
+//	y[..., i] = x[..., i + max(-offset, 0) on axis1, ..., i + max(offset, 0) on axis2, ...],
+//
+// of length max(0, min(n1 - max(-offset, 0), n2 - max(offset, 0))) (an offset past
+// the corner gives an empty diagonal). offset > 0 is above the main diagonal.
+// Pullback: ybar written onto that diagonal of a zero tensor shaped like x (PyTorch's
+// diag_embed); tangent: the diagonal of xdot. Equal axes or an axis out of range is
+// an error wrapping ErrInvalidArgument; negative axes count from the end.
+func DiagonalOp(offset, axis1, axis2 int) chainrules.Op[*Dense] {
+	return diagonalOp{offset: offset, axis1: axis1, axis2: axis2}
+}
+
+// Diagonal returns the diagonal of x over axis1 and axis2 (see DiagonalOp).
+func Diagonal(x *Dense, offset, axis1, axis2 int) (*Dense, error) {
+	return primal(DiagonalOp(offset, axis1, axis2), x)
+}
+
+func (diagonalOp) Name() string { return "diagonal" }
+
+func (o diagonalOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "diagonal"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	a1, err := normAxis(name, o.axis1, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
+	a2, err := normAxis(name, o.axis2, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
+	if a1 == a2 {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis1 %d and axis2 %d are the same axis", name, o.axis1, o.axis2)
+	}
+	rs := rowMajor(shape)
+	r1, r2 := max(-o.offset, 0), max(o.offset, 0)
+	// Compare in a form that cannot overflow for extreme offsets.
+	length := 0
+	if r1 < shape[a1] && r2 < shape[a2] {
+		length = min(shape[a1]-r1, shape[a2]-r2)
+	}
+	var p piece
+	for k, d := range shape {
+		if k != a1 && k != a2 {
+			p.shape = append(p.shape, d)
+			p.srcSt = append(p.srcSt, rs[k])
+		}
+	}
+	p.shape = append(p.shape, length)
+	p.srcSt = append(p.srcSt, rs[a1]+rs[a2])
+	if length > 0 {
+		p.srcOff = r1*rs[a1] + r2*rs[a2]
+	}
+	return viewRule(name, x[0], p).run(in, x)
+}
+
+// flipOp is the "flip" family.
+type flipOp struct{ axes []int }
+
+// FlipOp returns the op reversing x along each of axes (negative axes count from the
+// end): y[..., i, ...] = x[..., n-1-i, ...]. A flip is its own adjoint: pullback
+// flips ybar, the tangent flips xdot. A repeated axis or an axis out of range is an
+// error wrapping ErrInvalidArgument.
+func FlipOp(axes ...int) chainrules.Op[*Dense] { return flipOp{axes: slices.Clone(axes)} }
+
+// Flip returns x reversed along axes (see FlipOp).
+func Flip(x *Dense, axes ...int) (*Dense, error) { return primal(FlipOp(axes...), x) }
+
+func (flipOp) Name() string { return "flip" }
+
+func (o flipOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "flip"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	rs := rowMajor(shape)
+	p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
+	seen := make([]bool, len(shape))
+	for _, ax := range o.axes {
+		a, err := normAxis(name, ax, len(shape))
+		if err != nil {
+			return nil, nil, err
+		}
+		if seen[a] {
+			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d appears twice in %v", name, ax, o.axes)
+		}
+		seen[a] = true
+		p.srcSt[a] = -rs[a]
+		if shape[a] > 0 {
+			p.srcOff += (shape[a] - 1) * rs[a]
+		}
+	}
+	return viewRule(name, x[0], p).run(in, x)
+}
+
+// rollOp is the "roll" family.
+type rollOp struct{ shifts, axes []int }
+
+// RollOp returns the op rolling x by shifts[k] along axes[k] (PyTorch's roll with
+// dims): elements shifted past the end come back at the start,
+//
+//	y[..., (i + s) mod n, ...] = x[..., i, ...].
+//
+// Shifts may be negative or exceed n; shifts of a repeated axis add up. A roll is
+// orthogonal, so its adjoint is the inverse roll: pullback rolls ybar by -shifts,
+// the tangent rolls xdot by shifts. Different lengths of shifts and axes, or an axis
+// out of range, is an error wrapping ErrInvalidArgument.
+func RollOp(shifts, axes []int) chainrules.Op[*Dense] {
+	return rollOp{shifts: slices.Clone(shifts), axes: slices.Clone(axes)}
+}
+
+// Roll returns x rolled by shifts along axes (see RollOp).
+func Roll(x *Dense, shifts, axes []int) (*Dense, error) { return primal(RollOp(shifts, axes), x) }
+
+func (rollOp) Name() string { return "roll" }
+
+func (o rollOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "roll"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	if len(o.shifts) != len(o.axes) {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d shifts for %d axes", name, len(o.shifts), len(o.axes))
+	}
+	shape := x[0].Shape()
+	shift := make([]int, len(shape))
+	for k, ax := range o.axes {
+		a, err := normAxis(name, ax, len(shape))
+		if err != nil {
+			return nil, nil, err
+		}
+		if n := shape[a]; n > 0 {
+			shift[a] = ((shift[a]+o.shifts[k])%n + n) % n
+		}
+	}
+	rs := rowMajor(shape)
+	// Each rolled axis splits into two blocks, [0, n-s) -> [s, n) and
+	// [n-s, n) -> [0, s); the pieces are the products of those blocks.
+	ps := []piece{{shape: slices.Clone(shape), srcSt: rs, dstSt: rs}}
+	for a, s := range shift {
+		if s == 0 {
+			continue
+		}
+		n := shape[a]
+		next := make([]piece, 0, 2*len(ps))
+		for _, p := range ps {
+			lo, hi := p, p
+			lo.shape, hi.shape = slices.Clone(p.shape), slices.Clone(p.shape)
+			lo.shape[a], lo.dstOff = n-s, p.dstOff+s*rs[a]
+			hi.shape[a], hi.srcOff = s, p.srcOff+(n-s)*rs[a]
+			next = append(next, lo, hi)
+		}
+		ps = next
+	}
+	return newLinear(name, x, shape).withPieces(ps).run(in, x)
+}
+
+// padOp is the "pad" family.
+type padOp struct{ widths [][2]int }
+
+// PadOp returns the op padding x with zeros: widths[k] = {before, after} adds that
+// many zeros at the start and end of axis k, one pair per axis of x (NumPy's
+// pad_width order, axis 0 first),
+//
+//	y[i_0 + b_0, ..., i_{r-1} + b_{r-1}] = x[i_0, ..., i_{r-1}], zero elsewhere.
+//
+// Pullback: the interior slice of ybar; tangent: xdot padded with zeros. A number of
+// pairs other than the rank or a negative width is an error wrapping
+// ErrInvalidArgument.
+func PadOp(widths ...[2]int) chainrules.Op[*Dense] { return padOp{widths: slices.Clone(widths)} }
+
+// Pad returns x padded with zeros (see PadOp).
+func Pad(x *Dense, widths ...[2]int) (*Dense, error) { return primal(PadOp(widths...), x) }
+
+func (padOp) Name() string { return "pad" }
+
+func (o padOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "pad"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	if len(o.widths) != len(shape) {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d width pairs for a tensor of rank %d", name, len(o.widths), len(shape))
+	}
+	out := slices.Clone(shape)
+	for k, w := range o.widths {
+		if w[0] < 0 || w[1] < 0 {
+			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: negative width %v", name, k, w)
+		}
+		out[k] += w[0] + w[1]
+	}
+	ro := rowMajor(out)
+	p := piece{shape: slices.Clone(shape), srcSt: rowMajor(shape), dstSt: ro}
+	if prod(shape) > 0 {
+		for k, w := range o.widths {
+			p.dstOff += w[0] * ro[k]
+		}
+	}
+	return newLinear(name, x, out).withPieces([]piece{p}).run(in, x)
+}
+
+// splitOp is the "split" family.
+type splitOp struct {
+	axis  int
+	sizes []int
+	k     int
+}
+
+// SplitOp returns the op giving piece k of x split along axis into consecutive
+// blocks of the given sizes, which must add up to the axis size: piece k is
+// Narrow(axis, sizes[0] + ... + sizes[k-1], sizes[k]). An op has one output, so a
+// split is one op per piece; ApplySplit and ApplyChunk record all of them. Rules as
+// Narrow. Sizes that are negative or do not add up to the axis, or k out of range, is
+// an error wrapping ErrInvalidArgument.
+func SplitOp(axis int, sizes []int, k int) chainrules.Op[*Dense] {
+	return splitOp{axis: axis, sizes: slices.Clone(sizes), k: k}
+}
+
+// Split returns the pieces of x split along axis into blocks of the given sizes (see
+// SplitOp).
+func Split(x *Dense, axis int, sizes ...int) ([]*Dense, error) {
+	out := make([]*Dense, len(sizes))
+	for k := range sizes {
+		y, err := primal(SplitOp(axis, sizes, k), x)
+		if err != nil {
+			return nil, err
+		}
+		out[k] = y
+	}
+	return out, nil
+}
+
+// ChunkSizes returns PyTorch's chunk sizes for an axis of size n split into at most
+// chunks pieces: ceil(n/chunks) each, the last one smaller if need be (fewer pieces
+// than chunks when n is small; one empty piece when n is 0). It returns an error
+// wrapping ErrInvalidArgument for chunks < 1 or n < 0.
+func ChunkSizes(n, chunks int) ([]int, error) {
+	if chunks < 1 || n < 0 {
+		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "chunk: %d chunks of an axis of size %d", chunks, n)
+	}
+	if n == 0 {
+		return []int{0}, nil
+	}
+	c := (n + chunks - 1) / chunks
+	var sizes []int
+	for left := n; left > 0; left -= c {
+		sizes = append(sizes, min(c, left))
+	}
+	return sizes, nil
+}
+
+// ApplySplit records on r one SplitOp per piece of x split along axis into blocks of
+// the given sizes, and returns their NodeIDs in order. On error (recorded on r, which
+// keeps it) it returns nil.
+func ApplySplit(r chainrules.Recorder[*Dense], x chainrules.NodeID, axis int, sizes ...int) []chainrules.NodeID {
+	ids := make([]chainrules.NodeID, len(sizes))
+	for k := range sizes {
+		ids[k] = r.Apply(SplitOp(axis, sizes, k), x)
+	}
+	if r.Err() != nil {
+		return nil
+	}
+	return ids
+}
+
+// ApplyChunk records the split of x along axis into at most chunks pieces of
+// ChunkSizes, like PyTorch's chunk, and returns their NodeIDs. A bad chunk count or
+// axis is recorded on r as an error and ApplyChunk returns nil.
+func ApplyChunk(r chainrules.Recorder[*Dense], x chainrules.NodeID, axis, chunks int) []chainrules.NodeID {
+	v, err := r.Value(x)
+	if err != nil {
+		// Let the recorder report the bad NodeID (or its sticky error) itself.
+		r.Apply(SplitOp(axis, nil, 0), x)
+		return nil
+	}
+	a, err := normAxis("split", axis, v.Rank())
+	var sizes []int
+	if err == nil {
+		sizes, err = ChunkSizes(v.Shape()[a], chunks)
+	}
+	if err != nil {
+		r.Apply(failOp{name: "split", err: err}, x)
+		return nil
+	}
+	return ApplySplit(r, x, axis, sizes...)
+}
+
+// failOp is an op whose Apply fails with err: it puts a parameter error found
+// before recording onto the recorder's sticky error.
+type failOp struct {
+	name string
+	err  error
+}
+
+func (o failOp) Name() string { return o.name }
+
+func (o failOp) Apply([]chainrules.NodeID, []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	return nil, nil, o.err
+}
+
+func (splitOp) Name() string { return "split" }
+
+func (o splitOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "split"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	a, err := normAxis(name, o.axis, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.k < 0 || o.k >= len(o.sizes) {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: piece %d of %d", name, o.k, len(o.sizes))
+	}
+	total, start := 0, 0
+	for k, s := range o.sizes {
+		if s < 0 {
+			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: negative size %d", name, o.axis, s)
+		}
+		if k == o.k {
+			start = total
+		}
+		total += s
+	}
+	if total != shape[a] {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: sizes %v add up to %d, axis has size %d", name, o.axis, o.sizes, total, shape[a])
+	}
+	return viewRule(name, x[0], axisRange(shape, a, start, o.sizes[o.k])).run(in, x)
+}

@@ -1,0 +1,133 @@
+package index
+
+import (
+	"slices"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// whereOp is the "where" family.
+type whereOp struct {
+	mask  []bool
+	shape []int
+}
+
+// WhereOp returns the op choosing between its inputs a and b elementwise by a
+// boolean mask given as row-major elements with their shape:
+//
+//	y = where(mask, a, b):  y_i = a_i if mask_i, else b_i.
+//
+// mask, a and b broadcast together (NumPy's rules) to the output shape. The mask is a
+// parameter of the op, not an input, and is not differentiable; the op is linear in
+// (a, b). Pullback: abar = SumTo(mask * ybar, shape of a), bbar = SumTo((1 - mask) *
+// ybar, shape of b) (the sums undo broadcasting; real parts for a real input when a
+// and b were promoted to complex128); tangent: where(mask, adot, bdot). A mask whose
+// length does not fill its shape is an error wrapping ErrInvalidArgument; shapes that
+// do not broadcast, one wrapping ErrShapeMismatch.
+func WhereOp(mask []bool, shape ...int) chainrules.Op[*Dense] {
+	return whereOp{mask: slices.Clone(mask), shape: slices.Clone(shape)}
+}
+
+// Where returns where(mask, a, b) (see WhereOp).
+func Where(mask []bool, shape []int, a, b *Dense) (*Dense, error) {
+	return primal(WhereOp(mask, shape...), a, b)
+}
+
+func (whereOp) Name() string { return "where" }
+
+func (o whereOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+	const name = "where"
+	if err := checkInputs(name, x, 2); err != nil {
+		return nil, nil, err
+	}
+	for _, d := range o.shape {
+		if d < 0 {
+			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: negative dim in mask shape %v", name, o.shape)
+		}
+	}
+	if len(o.mask) != prod(o.shape) {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d mask elements do not fill mask shape %v", name, len(o.mask), o.shape)
+	}
+	out, err := tensor.BroadcastShapes(o.shape, x[0].Shape(), x[1].Shape())
+	if err != nil {
+		return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: mask %v, a %v and b %v do not broadcast", name, o.shape, x[0].Shape(), x[1].Shape())
+	}
+	mask, err := broadcastMask(o.mask, o.shape, out)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := newLinear(name, x, out)
+	r.fwd = func(xs []*Dense) *Dense {
+		a, _ := xs[0].BroadcastTo(out...)
+		b, _ := xs[1].BroadcastTo(out...)
+		y := tensor.New(r.outDT, out...)
+		yb, ab, bb := bufOf(y), bufOf(a), bufOf(b)
+		if yb.c {
+			selectKernel(yb.cx, ab.cx, bb.cx, mask)
+		} else {
+			selectKernel(yb.f, ab.f, bb.f, mask)
+		}
+		return y
+	}
+	r.adj = func(ybar *Dense) []*Dense {
+		ga, gb := tensor.New(r.outDT, out...), tensor.New(r.outDT, out...)
+		yb, ab, bb := bufOf(ybar), bufOf(ga), bufOf(gb)
+		if yb.c {
+			splitKernel(ab.cx, bb.cx, yb.cx, mask)
+		} else {
+			splitKernel(ab.f, bb.f, yb.f, mask)
+		}
+		// The shapes were checked to broadcast to out, so SumTo cannot fail.
+		sa, _ := tensor.SumTo(ga, r.inShape[0])
+		sb, _ := tensor.SumTo(gb, r.inShape[1])
+		return []*Dense{sa, sb}
+	}
+	return r.run(in, x)
+}
+
+// broadcastMask returns mask (of the given shape) broadcast to out, row-major.
+func broadcastMask(mask []bool, shape, out []int) ([]bool, error) {
+	if slices.Equal(shape, out) {
+		return mask, nil
+	}
+	// Broadcast the positions 0..len-1 through a float64 tensor view.
+	pos := make([]float64, len(mask))
+	for i := range pos {
+		pos[i] = float64(i)
+	}
+	t, err := tensor.FromFloat64(pos, shape...)
+	if err != nil {
+		return nil, err
+	}
+	v, err := t.BroadcastTo(out...)
+	if err != nil {
+		return nil, err
+	}
+	idx := v.Float64s()
+	m := make([]bool, len(idx))
+	for i, p := range idx {
+		m[i] = mask[int(p)]
+	}
+	return m, nil
+}
+
+func selectKernel[T elem](y, a, b []T, mask []bool) {
+	for i, m := range mask {
+		if m {
+			y[i] = a[i]
+		} else {
+			y[i] = b[i]
+		}
+	}
+}
+
+func splitKernel[T elem](ga, gb, y []T, mask []bool) {
+	for i, m := range mask {
+		if m {
+			ga[i] = y[i]
+		} else {
+			gb[i] = y[i]
+		}
+	}
+}

@@ -1,25 +1,51 @@
 package tensor
 
 import (
+	"sync/atomic"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/cblas128"
 
 	"github.com/chainrules-go/chainrules/chainrules"
+	kernels "github.com/chainrules-go/chainrules/internal/gemm"
 )
+
+var useBLAS64 atomic.Bool
+
+// UseBLAS64 routes every matrix product of the project (MatMul, BatchMatMul and the
+// contractions of einsum, which call them) through gonum's blas64 and cblas128
+// implementations when on is true, and through the project's own packed AVX2 /
+// AVX-512 kernels (internal/gemm, the default) when on is false. A program that
+// prefers OpenBLAS installs it and switches:
+//
+//	blas64.Use(netlib.Implementation{})      // gonum.org/v1/netlib/blas/netlib
+//	cblas128.Use(netlib.Implementation{})
+//	tensor.UseBLAS64(true)
+//
+// It is safe to call concurrently with matrix products; each product uses the
+// setting it reads when it starts.
+func UseBLAS64(on bool) { useBLAS64.Store(on) }
 
 // dgemm computes C = alpha*op(A)*op(B) + beta*C for row-major float64 matrices, with
 // op(X) = X^T when the flag is set. op(A) is m×k, op(B) is k×n and C is m×n. Every
-// float64 GEMM of the package goes through here, so a faster kernel needs routing in
-// one place only; today it calls the blas64 implementation (blas64.Use swaps it).
+// float64 GEMM of the project goes through here.
 func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	blas64.Implementation().Dgemm(blasTrans(transA), blasTrans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	if useBLAS64.Load() {
+		blas64.Implementation().Dgemm(blasTrans(transA), blasTrans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	kernels.Dgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // zgemm is dgemm for complex128: op(X) is the plain transpose X^T (never the
-// conjugate transpose). It calls the cblas128 implementation.
+// conjugate transpose).
 func zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, lda int, b []complex128, ldb int, beta complex128, c []complex128, ldc int) {
-	cblas128.Implementation().Zgemm(blasTrans(transA), blasTrans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	if useBLAS64.Load() {
+		cblas128.Implementation().Zgemm(blasTrans(transA), blasTrans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	kernels.Zgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 func blasTrans(t bool) blas.Transpose {

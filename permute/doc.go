@@ -1,0 +1,26 @@
+// Package permute holds the layout ops of chainrules-go: Permute, Transpose,
+// MoveAxis, Reshape, Squeeze, Unsqueeze and BroadcastTo, each with its pullback,
+// forward tangent and second-order rule, and Materialize, a cache-blocked copy of
+// permuted views.
+//
+// Every op is linear and only moves (or, for BroadcastTo, repeats) elements, so its
+// rules are the layout map L and its adjoint: xbar = L^* ybar, ydot = L xdot and
+// xbardot = L^* ybardot. The adjoint of a permutation is the inverse permutation,
+// of a reshape the reverse reshape, and of a broadcast the sum over the broadcast
+// axes (tensor.SumTo).
+//
+// Outputs are views of the input where the strides allow (always for the
+// permutations and BroadcastTo, and for Reshape of contiguous inputs), so the ops
+// cost no copy; the values a tape records are never mutated, so the views are safe.
+// Materialize turns a permuted view into a contiguous tensor at about the cost of a
+// plain copy.
+//
+// Recording on a tape:
+//
+//	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+//	x := tape.Leaf(tensor.RandN(nil, tensor.Float64, 2, 3, 4))
+//	y := tape.Apply(permute.PermuteOp(2, 0, 1), x) // shape [4 2 3]
+//
+// Op names in tensor.Ops: "permute", "transpose", "moveaxis", "reshape",
+// "squeeze", "unsqueeze", "broadcast_to".
+package permute

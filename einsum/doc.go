@@ -1,0 +1,47 @@
+// Package einsum is NumPy's einsum for chainrules-go: n-ary tensor contraction by a
+// subscript spec, with first- and second-order differentiation rules.
+//
+//	c, err := einsum.Eval("ij,jk->ik", a, b)          // no tape
+//	y := tape.Apply(einsum.Op("bhqd,bhkd->bhqk"), q, k) // recorded
+//
+// # Spec language
+//
+// A spec lists one term of letters (a-z, A-Z) per operand, separated by commas, and
+// optionally "->" and the output's term; spaces are ignored. Each letter labels one
+// dim; the result is
+//
+//	out[output labels] = sum over all other labels of prod_k operand_k[labels of k].
+//
+// Without "->" (implicit mode) the output holds the labels that occur exactly once,
+// in ASCII order (upper case first). A label repeated within one term takes that
+// operand's diagonal ("ii->i", the trace "ii->"); a label in one operand only and
+// not in the output is summed over ("ij->i"). "..." stands for the dims not named by
+// letters: they are aligned at the right across operands and broadcast NumPy-style
+// (a dim of 1 stretches). The output keeps them where its term has "...", before
+// the letters in implicit mode; an explicit output without "..." sums them. An empty
+// output ("ij,ij->") gives a scalar, and an empty term is a scalar operand.
+// Letters must have the same size wherever they occur.
+//
+// Any number of operands (1 to dozens) is allowed. Float64 and complex128 operands
+// may be mixed; the result is complex128 if any operand is. Errors (never panics)
+// wrap chainrules.ErrInvalidArgument or chainrules.ErrShapeMismatch and name the
+// label, the operand and the sizes.
+//
+// # Evaluation
+//
+// A Plan binds a spec to operand shapes and fixes the contraction order; Eval keeps
+// plans in a process-wide cache keyed by spec and shapes. Each operand first takes its
+// diagonals and sums the labels only it carries; the remaining operands are then
+// contracted two at a time along Plan.Path, chosen by an optimal search over all
+// contraction trees for up to OptimalMaxOperands operands and greedily (fewest flops,
+// then most memory freed) beyond. Intermediates are never capped in size. Each
+// pairwise contraction maps its labels to batch, contracted and free dims, permutes
+// an operand to a contiguous layout only when its layout does not already fit, and
+// makes one batched GEMM call on the packed kernel of internal/gemm.
+//
+// # Differentiation
+//
+// Op records einsum on a tape. The rules are einsums themselves (einsum is linear
+// in each operand); see Op for the formulas. The family is registered in
+// tensor.Ops as "einsum".
+package einsum

@@ -1,0 +1,250 @@
+package einsum
+
+import "slices"
+
+// block is an intermediate of a contraction: a contiguous row-major tensor whose
+// dims carry distinct labels. owned is false when data aliases a caller's operand,
+// which must never be written or returned.
+type block[T scalar] struct {
+	data   []T
+	labels []int
+	owned  bool
+}
+
+func (x *block[T]) shape(size *[maxLabels]int) []int {
+	sh := make([]int, len(x.labels))
+	for i, l := range x.labels {
+		sh[i] = size[l]
+	}
+	return sh
+}
+
+func rowMajor(shape []int) []int {
+	st := make([]int, len(shape))
+	s := 1
+	for k := len(shape) - 1; k >= 0; k-- {
+		st[k] = s
+		s *= max(shape[k], 1)
+	}
+	return st
+}
+
+func numel(shape []int) int {
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	return n
+}
+
+// run evaluates the plan on contiguous row-major operand data and returns the
+// result's data (fresh, row-major in the output's label order).
+func run[T scalar](p *Plan, data [][]T) []T {
+	size := &p.b.size
+	live := make([]block[T], len(data))
+	for k := range data {
+		live[k] = unary(p, k, data[k])
+	}
+	for _, st := range p.path {
+		i, j := st[0], st[1]
+		var need lset
+		need = setOf(p.b.out)
+		for q := range live {
+			if q != i && q != j {
+				need = need.or(setOf(live[q].labels))
+			}
+		}
+		var want []int
+		if len(live) == 2 {
+			want = p.b.out
+		}
+		z := pair(live[i], live[j], need, size, want)
+		live = append(append(append([]block[T]{}, live[:i]...), live[i+1:j]...), live[j+1:]...)
+		live = append(live, z)
+	}
+	x := live[0]
+	// Final layout: sum out anything the output lacks, then permute to its order.
+	x = sumOut(x, setOf(p.b.out), size)
+	if slices.Equal(x.labels, p.b.out) {
+		if x.owned {
+			return x.data
+		}
+		return slices.Clone(x.data)
+	}
+	return permute(x, p.b.out, size).data
+}
+
+// unary applies operand k's diagonals (repeated labels), drops its broadcast dims
+// and sums the labels only it carries, giving a block over p.kept[k].
+func unary[T scalar](p *Plan, k int, data []T) block[T] {
+	dims, shape := p.b.dims[k], p.b.shapes[k]
+	kept, sum := p.kept[k], p.sum[k]
+	direct := len(sum) == 0
+	if direct {
+		q := 0
+		for _, l := range dims {
+			if l < 0 {
+				continue
+			}
+			if q >= len(kept) || kept[q] != l {
+				direct = false
+				break
+			}
+			q++
+		}
+		direct = direct && q == len(kept)
+	}
+	if direct {
+		return block[T]{data: data, labels: kept}
+	}
+	st := rowMajor(shape)
+	// Index space: summed labels (outer), then kept labels; the source stride of a
+	// label is the sum of the strides of its dims (a diagonal).
+	labels := append(slices.Clone(sum), kept...)
+	sh := make([]int, len(labels))
+	src := make([]int, len(labels))
+	dst := make([]int, len(labels))
+	for i, l := range labels {
+		sh[i] = p.b.size[l]
+		for d, dl := range dims {
+			if dl == l {
+				src[i] += st[d]
+			}
+		}
+	}
+	outSh := sh[len(sum):]
+	copy(dst[len(sum):], rowMajor(outSh))
+	out := make([]T, numel(outSh))
+	strided(out, dst, data, src, sh, len(sum) > 0)
+	return block[T]{data: out, labels: kept, owned: true}
+}
+
+// sumOut sums the labels of x that are not in keep.
+func sumOut[T scalar](x block[T], keep lset, size *[maxLabels]int) block[T] {
+	var gone, kept []int
+	for _, l := range x.labels {
+		if keep.has(l) {
+			kept = append(kept, l)
+		} else {
+			gone = append(gone, l)
+		}
+	}
+	if len(gone) == 0 {
+		return x
+	}
+	srcSt := rowMajor(x.shape(size))
+	pos := func(l int) int { return slices.Index(x.labels, l) }
+	labels := append(gone, kept...)
+	sh := make([]int, len(labels))
+	src := make([]int, len(labels))
+	dst := make([]int, len(labels))
+	for i, l := range labels {
+		sh[i] = size[l]
+		src[i] = srcSt[pos(l)]
+	}
+	outSh := sh[len(gone):]
+	copy(dst[len(gone):], rowMajor(outSh))
+	out := make([]T, numel(outSh))
+	strided(out, dst, x.data, src, sh, true)
+	return block[T]{data: out, labels: kept, owned: true}
+}
+
+// permute returns x with its dims in the order of labels (a permutation of
+// x.labels), as a fresh block.
+func permute[T scalar](x block[T], labels []int, size *[maxLabels]int) block[T] {
+	srcSt := rowMajor(x.shape(size))
+	sh := make([]int, len(labels))
+	src := make([]int, len(labels))
+	for i, l := range labels {
+		sh[i] = size[l]
+		src[i] = srcSt[slices.Index(x.labels, l)]
+	}
+	out := make([]T, numel(sh))
+	strided(out, rowMajor(sh), x.data, src, sh, false)
+	return block[T]{data: out, labels: slices.Clone(labels), owned: true}
+}
+
+// pair contracts x and y, keeping the labels in need. The labels split into batch
+// (both, kept), contracted (both, not kept), free in x and free in y; after
+// permuting each operand (only if its layout does not already fit) to
+// [batch, free, contracted] or [batch, contracted, free], the contraction is one
+// batched GEMM whose result carries [batch, free x, free y].
+//
+// want, if not nil, is the label order the caller needs next; when the roles of x
+// and y swapped would produce it directly, they are swapped (C^T = B^T A^T) to save
+// a final permutation.
+func pair[T scalar](x, y block[T], need lset, size *[maxLabels]int, want []int) block[T] {
+	ys := setOf(y.labels)
+	xs := setOf(x.labels)
+	x = sumOut(x, need.or(ys), size)
+	y = sumOut(y, need.or(xs), size)
+	ys, xs = setOf(y.labels), setOf(x.labels)
+	pick := func(from []int, in lset) []int {
+		var r []int
+		for _, l := range from {
+			if in.has(l) {
+				r = append(r, l)
+			}
+		}
+		return r
+	}
+	both := xs.and(ys)
+	batchSet, conSet := both.and(need), both.andNot(need)
+	fa, fb := pick(x.labels, xs.andNot(ys)), pick(y.labels, ys.andNot(xs))
+	// Two candidate orders of the shared labels: x's and y's. Count the elements
+	// each would copy and keep the cheaper.
+	type layout struct {
+		batch, con []int
+		tA, tB     bool
+		okA, okB   bool
+		cost       int
+	}
+	try := func(order []int) layout {
+		L := layout{batch: pick(order, batchSet), con: pick(order, conSet)}
+		cat := func(parts ...[]int) []int { return slices.Concat(parts...) }
+		switch {
+		case slices.Equal(x.labels, cat(L.batch, fa, L.con)):
+			L.okA = true
+		case slices.Equal(x.labels, cat(L.batch, L.con, fa)):
+			L.okA, L.tA = true, true
+		default:
+			L.cost += len(x.data)
+		}
+		switch {
+		case slices.Equal(y.labels, cat(L.batch, L.con, fb)):
+			L.okB = true
+		case slices.Equal(y.labels, cat(L.batch, fb, L.con)):
+			L.okB, L.tB = true, true
+		default:
+			L.cost += len(y.data)
+		}
+		return L
+	}
+	L := try(x.labels)
+	if L.cost > 0 {
+		if L2 := try(y.labels); L2.cost < L.cost {
+			L = L2
+		}
+	}
+	if want != nil && !slices.Equal(want, slices.Concat(L.batch, fa, fb)) && slices.Equal(want, slices.Concat(L.batch, fb, fa)) {
+		return pair(y, x, need, size, nil)
+	}
+	xd, yd := x.data, y.data
+	if !L.okA {
+		xd = permute(x, slices.Concat(L.batch, fa, L.con), size).data
+	}
+	if !L.okB {
+		yd = permute(y, slices.Concat(L.batch, L.con, fb), size).data
+	}
+	prodOf := func(ls []int) int {
+		n := 1
+		for _, l := range ls {
+			n *= size[l]
+		}
+		return n
+	}
+	nb, m, n, k := prodOf(L.batch), prodOf(fa), prodOf(fb), prodOf(L.con)
+	out := make([]T, nb*m*n)
+	batchGemm(L.tA, L.tB, nb, m, n, k, xd, yd, out)
+	return block[T]{data: out, labels: slices.Concat(L.batch, fa, fb), owned: true}
+}

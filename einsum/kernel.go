@@ -1,0 +1,178 @@
+package einsum
+
+import "github.com/chainrules-go/chainrules/internal/gemm"
+
+// scalar is the element type of the contraction kernels.
+type scalar interface{ float64 | complex128 }
+
+// strided computes dst[od] = src[os] (or dst[od] += src[os] when acc is set) for
+// every index i of the space shape, with od = sum_k i_k dstSt[k] and
+// os = sum_k i_k srcSt[k]. It is the one kernel behind permutations, diagonals
+// (several dims of src folded into one stride), sums (a dst stride of 0) and
+// diagonal embeddings (several dims of dst folded into one stride). The last dim is
+// the innermost loop; callers put the dim with the smallest strides last.
+func strided[T scalar](dst []T, dstSt []int, src []T, srcSt []int, shape []int, acc bool) {
+	// Drop dims of size 1 and merge dims that are contiguous in both operands.
+	var shBuf, dBuf, sBuf [16]int
+	sh, ds, ss := shBuf[:0], dBuf[:0], sBuf[:0]
+	for k, n := range shape {
+		if n == 0 {
+			return
+		}
+		if n == 1 {
+			continue
+		}
+		if m := len(sh) - 1; m >= 0 && ds[m] == dstSt[k]*n && ss[m] == srcSt[k]*n {
+			sh[m] *= n
+			ds[m], ss[m] = dstSt[k], srcSt[k]
+			continue
+		}
+		sh, ds, ss = append(sh, n), append(ds, dstSt[k]), append(ss, srcSt[k])
+	}
+	if len(sh) == 0 {
+		if acc {
+			dst[0] += src[0]
+		} else {
+			dst[0] = src[0]
+		}
+		return
+	}
+	r := len(sh) - 1
+	n, di, si := sh[r], ds[r], ss[r]
+	var idxBuf [16]int
+	idx := idxBuf[:0]
+	for range r {
+		idx = append(idx, 0)
+	}
+	od, os := 0, 0
+	for {
+		switch {
+		case acc && di == 0:
+			s := dst[od]
+			for i, o := 0, os; i < n; i, o = i+1, o+si {
+				s += src[o]
+			}
+			dst[od] = s
+		case acc:
+			for i, d, o := 0, od, os; i < n; i, d, o = i+1, d+di, o+si {
+				dst[d] += src[o]
+			}
+		case di == 1 && si == 1:
+			copy(dst[od:od+n], src[os:os+n])
+		default:
+			for i, d, o := 0, od, os; i < n; i, d, o = i+1, d+di, o+si {
+				dst[d] = src[o]
+			}
+		}
+		k := r - 1
+		for ; k >= 0; k-- {
+			idx[k]++
+			od += ds[k]
+			os += ss[k]
+			if idx[k] < sh[k] {
+				break
+			}
+			od -= ds[k] * sh[k]
+			os -= ss[k] * sh[k]
+			idx[k] = 0
+		}
+		if k < 0 {
+			return
+		}
+	}
+}
+
+// batchGemm computes, for p < batch, the row-major product
+//
+//	C[p] = op(A[p]) op(B[p]),   op(A[p]) m×k, op(B[p]) k×n, C[p] m×n,
+//
+// where A[p] is stored m×k (k×m when transA) at a[p*m*k:], B[p] is stored k×n (n×k
+// when transB) at b[p*k*n:] and C[p] at c[p*m*n:] (c is overwritten). op is the plain
+// transpose, never conjugated. Every pairwise contraction of the package ends here:
+// matrix-vector and vector-vector shapes run plain loops (they are memory-bound and
+// a packed GEMM would only add packing), and the rest goes to the packed GEMM kernel
+// of internal/gemm.
+func batchGemm[T scalar](transA, transB bool, batch, m, n, k int, a, b, c []T) {
+	if m == 0 || n == 0 || batch == 0 {
+		return
+	}
+	if k == 0 {
+		clear(c[:batch*m*n])
+		return
+	}
+	sa, sb, sc := m*k, k*n, m*n
+	for p := range batch {
+		ap, bp, cp := a[p*sa:(p+1)*sa], b[p*sb:(p+1)*sb], c[p*sc:(p+1)*sc]
+		switch {
+		case n == 1 && !transA: // rows of A dotted with the vector b
+			for i := range m {
+				cp[i] = dot(ap[i*k:(i+1)*k], bp)
+			}
+		case n == 1: // A stored k×m: c = sum_l b[l] A[l, :]
+			clear(cp)
+			for l := range k {
+				axpy(cp, bp[l], ap[l*m:(l+1)*m])
+			}
+		case m == 1 && transB: // B stored n×k: c[j] = a · B[j, :]
+			for j := range n {
+				cp[j] = dot(ap, bp[j*k:(j+1)*k])
+			}
+		case m == 1: // c = sum_l a[l] B[l, :]
+			clear(cp)
+			for l := range k {
+				axpy(cp, ap[l], bp[l*n:(l+1)*n])
+			}
+		case k == 1: // outer product
+			for i := range m {
+				axpyInto(cp[i*n:(i+1)*n], ap[i], bp)
+			}
+		default:
+			lda, ldb := k, n
+			if transA {
+				lda = m
+			}
+			if transB {
+				ldb = k
+			}
+			switch cc := any(cp).(type) {
+			case []float64:
+				gemm.Dgemm(transA, transB, m, n, k, 1, any(ap).([]float64), lda, any(bp).([]float64), ldb, 0, cc, n)
+			case []complex128:
+				gemm.Zgemm(transA, transB, m, n, k, 1, any(ap).([]complex128), lda, any(bp).([]complex128), ldb, 0, cc, n)
+			}
+		}
+	}
+}
+
+// dot returns sum_i x_i y_i (no conjugation), with four accumulators.
+func dot[T scalar](x, y []T) T {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy computes y += alpha x.
+func axpy[T scalar](y []T, alpha T, x []T) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += alpha * x[i]
+	}
+}
+
+// axpyInto computes y = alpha x.
+func axpyInto[T scalar](y []T, alpha T, x []T) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] = alpha * x[i]
+	}
+}

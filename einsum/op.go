@@ -1,0 +1,267 @@
+package einsum
+
+import (
+	"slices"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// Name is the registry name of the einsum op family.
+const Name = "einsum"
+
+// Op returns the einsum op for spec, for recording on a tape:
+//
+//	y := tape.Apply(einsum.Op("ij,jk->ik"), a, b)
+//
+// Construction never fails; a bad spec or operand shapes that do not fit it make
+// Apply return an error wrapping chainrules.ErrInvalidArgument or
+// chainrules.ErrShapeMismatch, which a tape keeps as its sticky error.
+//
+// The rules follow from multilinearity. Write y = E(x_1, ..., x_n) for the einsum.
+//
+//   - Pullback: xbar_k = E_k(ybar, conj(x_j) for j != k), the einsum of the cotangent
+//     (carrying the output labels) with the other operands into the labels of x_k.
+//     Labels of x_k that no other factor carries (summed within x_k) are broadcast,
+//     a label repeated in x_k (trace, diagonal) puts the result on that diagonal
+//     with zeros elsewhere, and a broadcast "..." dim of size 1 receives the sum
+//     over the dim it was stretched to. A real operand of a complex einsum gets the
+//     real part.
+//   - Forward: ydot = sum_k E(x_1, ..., xdot_k, ..., x_n) over the operands that
+//     have a tangent.
+//   - Second order: xbardot_k = E_k(ybardot, conj(x_j)) + sum_{j != k}
+//     E_k(ybar, conj(x_i) for i != j, k, conj(xdot_j)), the product rule.
+//
+// Einsum is smooth everywhere: there are no kinks or ties.
+func Op(spec string) chainrules.Op[*tensor.Dense] { return &op{spec: spec} }
+
+// Record records einsum(spec, operands...) on r and returns the result's node:
+// shorthand for r.Apply(Op(spec), operands...).
+func Record(r chainrules.Recorder[*tensor.Dense], spec string, operands ...chainrules.NodeID) chainrules.NodeID {
+	return r.Apply(Op(spec), operands...)
+}
+
+type op struct{ spec string }
+
+// Name returns "einsum".
+func (o *op) Name() string { return Name }
+
+// String returns the op with its spec, e.g. einsum("ij,jk->ik").
+func (o *op) String() string { return Name + "(" + `"` + o.spec + `"` + ")" }
+
+// Apply evaluates the einsum and captures the operands for the rules.
+func (o *op) Apply(in []chainrules.NodeID, x []*tensor.Dense) (*tensor.Dense, chainrules.ReverseRule[*tensor.Dense], error) {
+	if len(in) != len(x) {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
+	}
+	for k, v := range x {
+		if v == nil {
+			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: operand %d is nil", o.spec, k)
+		}
+	}
+	p, err := cachedPlan(o.spec, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	y := p.eval(x)
+	return y, &rule{p: p, in: slices.Clone(in), x: slices.Clone(x), ydt: y.DType()}, nil
+}
+
+// rule differentiates one recorded einsum.
+type rule struct {
+	p   *Plan
+	in  []chainrules.NodeID
+	x   []*tensor.Dense
+	ydt tensor.DType
+}
+
+func (r *rule) Inputs() []chainrules.NodeID { return r.in }
+
+func (r *rule) Pullback(ybar *tensor.Dense, dst []chainrules.Contribution[*tensor.Dense]) ([]chainrules.Contribution[*tensor.Dense], error) {
+	if err := r.checkCotangent(ybar); err != nil {
+		return dst, err
+	}
+	for k := range r.x {
+		dst = append(dst, chainrules.Contribution[*tensor.Dense]{Node: r.in[k], Value: r.pullback(k, ybar, r.x)})
+	}
+	return dst, nil
+}
+
+func (r *rule) checkCotangent(ybar *tensor.Dense) error {
+	if ybar == nil || !slices.Equal(ybar.Shape(), r.p.b.outShape()) {
+		got := "nil"
+		if ybar != nil {
+			got = ybar.Describe()
+		}
+		return chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: cotangent is %s, the output is %v", r.p.spec, got, r.p.b.outShape())
+	}
+	return nil
+}
+
+// pullback returns E_k(ybar, conj(vals[j]) for j != k), shaped and typed like x_k.
+func (r *rule) pullback(k int, ybar *tensor.Dense, vals []*tensor.Dense) *tensor.Dense {
+	b := r.p.b
+	dimsK := b.dims[k]
+	// The factors: the cotangent over the output labels, then the other operands.
+	dims := [][]int{b.out}
+	shapes := [][]int{ybar.Shape()}
+	ops := []*tensor.Dense{ybar}
+	if ybar.DType() == tensor.Complex128 {
+		// E_k(ybar, conj(x)) = conj(E_k(conj(ybar), x)): one conjugation of the
+		// cotangent instead of one per operand.
+		ops[0] = ybar.Conj()
+	}
+	avail := setOf(b.out)
+	for j, v := range vals {
+		if j == k {
+			continue
+		}
+		dims = append(dims, b.dims[j])
+		shapes = append(shapes, b.shapes[j])
+		ops = append(ops, v)
+		avail = avail.or(setOf(b.dims[j]))
+	}
+	// Target labels: x_k's distinct labels that some factor carries.
+	var target, uniq []int
+	var seen lset
+	repeated := false
+	for _, l := range dimsK {
+		if l < 0 {
+			continue
+		}
+		if seen.has(l) {
+			repeated = true
+			continue
+		}
+		seen.add(l)
+		uniq = append(uniq, l)
+		if avail.has(l) {
+			target = append(target, l)
+		}
+	}
+	g := boundPlan(r.p.spec, &b.size, dims, shapes, target).eval(ops)
+	dt := r.x[k].DType()
+	switch {
+	case dt == tensor.Float64 && g.DType() == tensor.Complex128:
+		g = g.Real() // Re(conj(z)) = Re(z)
+	case dt == tensor.Complex128:
+		g = g.Conj().AsComplex()
+	}
+	shapeK := b.shapes[k]
+	if !repeated && len(target) == len(uniq) {
+		// x_k's dims are target's, plus broadcast dims of size 1: same data.
+		out, _ := g.Reshape(shapeK...)
+		return out
+	}
+	// Embed: xbar[dims of x_k] = g[target labels] on the diagonal of repeated labels,
+	// broadcast along labels only x_k carries, zero elsewhere.
+	stK := rowMajor(shapeK)
+	gSt := rowMajor(g.Shape())
+	sh := make([]int, len(uniq))
+	dstSt := make([]int, len(uniq))
+	srcSt := make([]int, len(uniq))
+	for i, l := range uniq {
+		sh[i] = b.size[l]
+		for d, dl := range dimsK {
+			if dl == l {
+				dstSt[i] += stK[d]
+			}
+		}
+		if t := slices.Index(target, l); t >= 0 {
+			srcSt[i] = gSt[t]
+		}
+	}
+	if dt == tensor.Complex128 {
+		out := make([]complex128, numel(shapeK))
+		strided(out, dstSt, g.Complex128s(), srcSt, sh, false)
+		t, _ := tensor.FromComplex128(out, shapeK...)
+		return t
+	}
+	out := make([]float64, numel(shapeK))
+	strided(out, dstSt, g.Float64s(), srcSt, sh, false)
+	t, _ := tensor.FromFloat64(out, shapeK...)
+	return t
+}
+
+func (r *rule) ForwardTangents(tangentOf chainrules.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	var ydot *tensor.Dense
+	vals := slices.Clone(r.x)
+	for k := range r.x {
+		xd, ok := tangentOf(r.in[k])
+		if !ok {
+			continue
+		}
+		if !slices.Equal(xd.Shape(), r.p.b.shapes[k]) {
+			return nil, false, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: tangent of operand %d is %s, the operand is %v", r.p.spec, k, xd.Describe(), r.p.b.shapes[k])
+		}
+		vals[k] = xd
+		term := r.p.eval(vals)
+		vals[k] = r.x[k]
+		if ydot == nil {
+			ydot = term
+			continue
+		}
+		var err error
+		if ydot, err = tensor.Add(ydot, term); err != nil {
+			return nil, false, err
+		}
+	}
+	if ydot == nil {
+		return nil, false, nil
+	}
+	if r.ydt == tensor.Complex128 {
+		ydot = ydot.AsComplex()
+	}
+	return ydot, true, nil
+}
+
+func (r *rule) PullbackWithTangents(ct chainrules.Dual[*tensor.Dense], tangentOf chainrules.TangentOf[*tensor.Dense], dst []chainrules.DualContribution[*tensor.Dense]) ([]chainrules.DualContribution[*tensor.Dense], error) {
+	if err := r.checkCotangent(ct.Value); err != nil {
+		return dst, err
+	}
+	if ct.HasTangent {
+		if err := r.checkCotangent(ct.Tangent); err != nil {
+			return dst, err
+		}
+	}
+	xdot := make([]*tensor.Dense, len(r.x))
+	for j := range r.x {
+		if v, ok := tangentOf(r.in[j]); ok {
+			if !slices.Equal(v.Shape(), r.p.b.shapes[j]) {
+				return dst, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: tangent of operand %d is %s, the operand is %v", r.p.spec, j, v.Describe(), r.p.b.shapes[j])
+			}
+			xdot[j] = v
+		}
+	}
+	vals := slices.Clone(r.x)
+	for k := range r.x {
+		d := chainrules.Dual[*tensor.Dense]{Value: r.pullback(k, ct.Value, r.x)}
+		add := func(t *tensor.Dense) error {
+			if !d.HasTangent {
+				d.Tangent, d.HasTangent = t, true
+				return nil
+			}
+			var err error
+			d.Tangent, err = tensor.Add(d.Tangent, t)
+			return err
+		}
+		if ct.HasTangent {
+			if err := add(r.pullback(k, ct.Tangent, r.x)); err != nil {
+				return dst, err
+			}
+		}
+		for j := range r.x {
+			if j == k || xdot[j] == nil {
+				continue
+			}
+			vals[j] = xdot[j]
+			err := add(r.pullback(k, ct.Value, vals))
+			vals[j] = r.x[j]
+			if err != nil {
+				return dst, err
+			}
+		}
+		dst = append(dst, chainrules.DualContribution[*tensor.Dense]{Node: r.in[k], Cotangent: d})
+	}
+	return dst, nil
+}

@@ -1,0 +1,266 @@
+package einsum
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// Plan is a spec bound to operand shapes together with its contraction order. It is
+// immutable and safe for concurrent use; Eval runs it on any operands of the shapes
+// it was made for, float64 or complex128.
+type Plan struct {
+	spec  string
+	b     *bound
+	kept  [][]int // labels of each operand after its unary step, in order of first appearance
+	sum   [][]int // labels each operand sums out on its own
+	path  [][2]int
+	flops float64
+	algo  PathAlgorithm
+}
+
+// NewPlan parses spec, checks it against the operand shapes and chooses the
+// contraction order with the Auto algorithm. It returns an error wrapping
+// chainrules.ErrInvalidArgument for a malformed spec (naming the character, label
+// and operand) and chainrules.ErrShapeMismatch for shapes that do not fit it.
+func NewPlan(spec string, shapes ...[]int) (*Plan, error) {
+	return NewPlanWith(spec, Auto, shapes...)
+}
+
+// NewPlanWith is NewPlan with an explicit path algorithm.
+func NewPlanWith(spec string, algo PathAlgorithm, shapes ...[]int) (*Plan, error) {
+	sx, err := parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	shs := make([][]int, len(shapes))
+	for k, s := range shapes {
+		shs[k] = slices.Clone(s)
+	}
+	b, err := bind(spec, sx, shs)
+	if err != nil {
+		return nil, err
+	}
+	return newPlan(spec, b, algo), nil
+}
+
+// newPlan schedules the unary steps and the pairwise contractions of b.
+func newPlan(spec string, b *bound, algo PathAlgorithm) *Plan {
+	p := &Plan{spec: spec, b: b, algo: algo}
+	n := len(b.dims)
+	outSet := setOf(b.out)
+	// A label is summed by its operand alone if no other operand and not the output
+	// carries it.
+	carriers := make([]int, maxLabels)
+	for _, dims := range b.dims {
+		s := setOf(dims)
+		for l := range maxLabels {
+			if s.has(l) {
+				carriers[l]++
+			}
+		}
+	}
+	sets := make([]lset, n)
+	p.kept, p.sum = make([][]int, n), make([][]int, n)
+	for k, dims := range b.dims {
+		var seen lset
+		for _, l := range dims {
+			if l < 0 || seen.has(l) {
+				continue
+			}
+			seen.add(l)
+			if carriers[l] == 1 && !outSet.has(l) {
+				p.sum[k] = append(p.sum[k], l)
+			} else {
+				p.kept[k] = append(p.kept[k], l)
+			}
+		}
+		sets[k] = setOf(p.kept[k])
+	}
+	switch {
+	case n < 2:
+	case algo == Optimal || (algo == Auto && n <= OptimalMaxOperands):
+		p.path, p.flops = optimalPath(sets, outSet, &b.size)
+	default:
+		p.path, p.flops = greedyPath(sets, outSet, &b.size)
+	}
+	p.flops *= 2
+	return p
+}
+
+// Path returns the contraction order in the linear form of opt_einsum: step s
+// contracts positions Path()[s][0] < Path()[s][1] of the current operand list (the
+// operands in order, then the results of earlier steps), removes both and appends
+// the result. Operands first lose the labels only they carry (summed) and their
+// repeated labels (diagonals); a spec with one operand has an empty path.
+func (p *Plan) Path() [][2]int { return slices.Clone(p.path) }
+
+// Flops returns the estimated floating-point operations of the pairwise
+// contractions along Path: two (a multiply and an add) per point of each step's
+// joint index space, in real arithmetic (a complex multiply-add is four times as
+// much work).
+func (p *Plan) Flops() float64 { return p.flops }
+
+// Spec returns the spec the plan was made from.
+func (p *Plan) Spec() string { return p.spec }
+
+// OutShape returns the shape of the result.
+func (p *Plan) OutShape() []int { return p.b.outShape() }
+
+// String describes the plan: spec, path and estimated flops.
+func (p *Plan) String() string {
+	return fmt.Sprintf("einsum %q: path %v, %.4g flops", p.spec, p.path, p.flops)
+}
+
+// Eval contracts operands, which must have the shapes the plan was made for. The
+// result is fresh, float64 if every operand is and complex128 otherwise.
+func (p *Plan) Eval(operands ...*tensor.Dense) (*tensor.Dense, error) {
+	if len(operands) != len(p.b.shapes) {
+		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: the plan takes %d operands, got %d", p.spec, len(p.b.shapes), len(operands))
+	}
+	for k, x := range operands {
+		if x == nil {
+			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: operand %d is nil", p.spec, k)
+		}
+		if !slices.Equal(x.Shape(), p.b.shapes[k]) {
+			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: operand %d has shape %v, the plan was made for %v", p.spec, k, x.Shape(), p.b.shapes[k])
+		}
+	}
+	return p.eval(operands), nil
+}
+
+// eval runs the plan on operands of the right shapes.
+func (p *Plan) eval(operands []*tensor.Dense) *tensor.Dense {
+	dt := tensor.Float64
+	for _, x := range operands {
+		dt = tensor.ResultDType(dt, x.DType())
+	}
+	out := p.b.outShape()
+	if dt == tensor.Complex128 {
+		data := make([][]complex128, len(operands))
+		for k, x := range operands {
+			data[k] = x.AsComplex().Contiguous().Complex128s()
+		}
+		y, _ := tensor.FromComplex128(run(p, data), out...)
+		return y
+	}
+	data := make([][]float64, len(operands))
+	for k, x := range operands {
+		data[k] = x.Contiguous().Float64s()
+	}
+	y, _ := tensor.FromFloat64(run(p, data), out...)
+	return y
+}
+
+// Eval evaluates the einsum spec on operands, NumPy-style:
+//
+//	out[o] = sum over the labels not in the output of prod_k operand_k[labels of k]
+//
+// with the plan for spec and these shapes taken from a process-wide cache (made with
+// NewPlan on first use). See the package documentation for the spec language.
+func Eval(spec string, operands ...*tensor.Dense) (*tensor.Dense, error) {
+	for k, x := range operands {
+		if x == nil {
+			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: operand %d is nil", spec, k)
+		}
+	}
+	p, err := cachedPlan(spec, operands)
+	if err != nil {
+		return nil, err
+	}
+	return p.eval(operands), nil
+}
+
+// The plan cache maps a spec and operand shapes to a Plan. It is bounded: when full
+// it is emptied, which costs only re-planning.
+const cacheMax = 4096
+
+var cache struct {
+	sync.RWMutex
+	m map[string]*Plan
+}
+
+func shapeKey(sb *strings.Builder, shapes ...[]int) {
+	for _, s := range shapes {
+		sb.WriteByte('|')
+		for _, d := range s {
+			sb.WriteString(strconv.Itoa(d))
+			sb.WriteByte(',')
+		}
+	}
+}
+
+func cacheGet(key string) *Plan {
+	cache.RLock()
+	p := cache.m[key]
+	cache.RUnlock()
+	return p
+}
+
+func cachePut(key string, p *Plan) {
+	cache.Lock()
+	if cache.m == nil || len(cache.m) >= cacheMax {
+		cache.m = make(map[string]*Plan)
+	}
+	cache.m[key] = p
+	cache.Unlock()
+}
+
+// cachedPlan returns the Auto plan of spec for the shapes of operands.
+func cachedPlan(spec string, operands []*tensor.Dense) (*Plan, error) {
+	var sb strings.Builder
+	sb.WriteString(spec)
+	for _, x := range operands {
+		shapeKey(&sb, x.Shape())
+	}
+	key := sb.String()
+	if p := cacheGet(key); p != nil {
+		return p, nil
+	}
+	shapes := make([][]int, len(operands))
+	for k, x := range operands {
+		shapes[k] = x.Shape()
+	}
+	p, err := NewPlan(spec, shapes...)
+	if err != nil {
+		return nil, err
+	}
+	cachePut(key, p)
+	return p, nil
+}
+
+// boundPlan returns the cached plan of a bound spec built by a rule (dims and out
+// given directly as labels, sizes taken from b).
+func boundPlan(spec string, sizes *[maxLabels]int, dims [][]int, shapes [][]int, out []int) *Plan {
+	var sb strings.Builder
+	sb.WriteString("\x00")
+	for _, d := range dims {
+		for _, l := range d {
+			sb.WriteString(strconv.Itoa(l))
+			sb.WriteByte(',')
+		}
+		sb.WriteByte(';')
+	}
+	sb.WriteString(">")
+	for _, l := range out {
+		sb.WriteString(strconv.Itoa(l))
+		sb.WriteByte(',')
+	}
+	shapeKey(&sb, shapes...)
+	key := sb.String()
+	if p := cacheGet(key); p != nil {
+		return p
+	}
+	b := &bound{dims: dims, shapes: shapes, out: out, size: *sizes}
+	for _, d := range dims {
+		b.used = b.used.or(setOf(d))
+	}
+	p := newPlan(spec, b, Auto)
+	cachePut(key, p)
+	return p
+}

@@ -507,9 +507,6 @@ func (c *checker[V]) worstGradientElement(k int, ybar, xbar V, f *Failure) {
 	}
 	if w := c.compareVec(xbar, g, 0, 0, 0); w != nil && w.HasValues {
 		f.Index, f.Got, f.Want, f.HasValues = w.Index, w.Got, w.Want, true
-		if f.Index == nil {
-			f.Index = []int{}
-		}
 		f.Detail += "; worst element of J* ybar (got) against the finite-difference gradient (want)"
 	}
 }

@@ -41,16 +41,19 @@ type Config struct {
 	// these identities only suffer rounding), 1e-4 and 1e-6 for 32-bit types.
 	ExactAtol, ExactRtol float64
 
-	// Step is the relative finite-difference step: the input is moved by
-	// h = Step * max(1, max_i |x_i|) along a unit direction. Zero means 1e-3 for
-	// 64-bit dtypes and 1e-2 for 32-bit ones. The 5-point stencil
+	// Step is the base finite-difference step: the input is moved by
+	// h = Step * sqrt(max(1, max_i |x_i|)) along a unit direction. Zero means 1e-3
+	// for 64-bit dtypes and 1e-2 for 32-bit ones. The 5-point stencil
 	//
 	//	f'(0) ~ (f(-2h) - 8 f(-h) + 8 f(h) - f(2h)) / (12 h)
 	//
 	// has truncation error h^4 |f^(5)| / 30 and rounding error about 1.5 eps |f| / h;
 	// the sum is smallest near h = eps^(1/5), about 7e-4 for float64, where both
-	// are near 1e-13 relative. Scaling by max(1, |x|) keeps the step meaningful for
-	// inputs of large magnitude, where the rounding term grows with |x|.
+	// are near 1e-13 relative. For large inputs forming x + h v itself rounds, with
+	// relative error eps |x| / h in the step, so h must grow with |x|; growing like
+	// sqrt|x| keeps that error below 1e-9 up to |x| ~ 1e7 while the truncation error
+	// of a function whose derivatives do not shrink with |x| (sin at x = 250) stays
+	// near 1e-9, where growing like |x| would cost five orders of magnitude.
 	Step float64
 
 	// FullJacobianMaxSize enables the jacobian check when the total number of input

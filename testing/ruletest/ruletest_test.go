@@ -1,0 +1,294 @@
+package ruletest_test
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/testing/ruletest"
+)
+
+// failedChecks returns the Check of every *ruletest.Failure in err.
+func failedChecks(t *testing.T, err error) []string {
+	t.Helper()
+	if err == nil {
+		return nil
+	}
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	var checks []string
+	for _, e := range errs {
+		var f *ruletest.Failure
+		require.ErrorAs(t, e, &f)
+		require.ErrorIs(t, e, ruletest.ErrCheckFailed)
+		if !slices.Contains(checks, f.Check) {
+			checks = append(checks, f.Check)
+		}
+	}
+	slices.Sort(checks)
+	return checks
+}
+
+func rng() *rand.Rand { return rand.New(rand.NewPCG(3, 4)) }
+
+func randT(dt tensor.DType, shape ...int) *tensor.Dense { return tensor.RandN(rng(), dt, shape...) }
+
+func verifyF(op chainrules.Op[float64], x []float64, cfg ruletest.Config) func() error {
+	return func() error { return ruletest.Verify(chainrules.Float64Space{}, op, x, cfg) }
+}
+
+func verifyT(op chainrules.Op[*tensor.Dense], x []*tensor.Dense, cfg ruletest.Config) func() error {
+	return func() error { return ruletest.Verify(tensor.Space{}, op, x, cfg) }
+}
+
+func TestCorrectRulesPass(t *testing.T) {
+	full := ruletest.Config{FullJacobianMaxSize: 64}
+	tests := []struct {
+		name   string
+		verify func() error
+	}{
+		{"sin", verifyF(sinOp(nil), []float64{0.7}, full)},
+		{"sin large x", verifyF(sinOp(nil), []float64{250.3}, ruletest.Config{})},
+		{"mul", verifyF(mulOp(nil), []float64{1.3, -0.4}, full)},
+		{"scaleby non-differentiable input", verifyF(scaleByOp{}, []float64{1.3, -0.4}, full)},
+		{"relu away from 0", verifyF(reluOp(false), []float64{-0.5}, ruletest.Config{})},
+		{"exp float64", verifyT(expOp(nil, false), []*tensor.Dense{randT(tensor.Float64, 2, 3)}, full)},
+		{"exp complex128", verifyT(expOp(nil, false), []*tensor.Dense{randT(tensor.Complex128, 2, 3)}, full)},
+		{"exp scalar tensor", verifyT(expOp(nil, false), []*tensor.Dense{tensor.Scalar(0.3)}, full)},
+		{"exp first order only", verifyT(expOp(nil, true), []*tensor.Dense{randT(tensor.Float64, 4)}, ruletest.Config{})},
+		{"exp big (directional only)", verifyT(expOp(nil, false), []*tensor.Dense{randT(tensor.Float64, 40, 50)}, ruletest.Config{})},
+		{"matmul float64", verifyT(matmulOp(false), []*tensor.Dense{randT(tensor.Float64, 2, 3), randT(tensor.Float64, 3, 4)}, full)},
+		{"matmul complex128", verifyT(matmulOp(false), []*tensor.Dense{randT(tensor.Complex128, 3, 3), randT(tensor.Complex128, 3, 2)}, full)},
+		{"relu at kink with its documented rule", verifyF(reluOp(false), []float64{0}, ruletest.Config{Kink: &ruletest.Kink[float64]{
+			Reason:   "relu at 0: subgradient 0",
+			Pullback: func(float64) ([]float64, error) { return []float64{0}, nil },
+			JVP:      func([]float64) (float64, error) { return 0, nil },
+		}})},
+		{"no finite differences", verifyF(sinOp(nil), []float64{0.7}, ruletest.Config{NoFiniteDifferences: true})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.NoError(t, tc.verify())
+		})
+	}
+}
+
+// TestMutantsAreCaught feeds the checker deliberately wrong rules. Each must be
+// caught by the check meant for it; also lists the other checks that a mistake
+// of that kind necessarily trips too (a wrong forward tangent fails both forward
+// checks), and nothing else may fail.
+func TestMutantsAreCaught(t *testing.T) {
+	cfg := ruletest.Config{}
+	x := randT(tensor.Float64, 2, 3)
+	tests := []struct {
+		name   string
+		verify func() error
+		want   string
+		also   []string
+	}{
+		{"sign flip", verifyF(sinFirstOrder(func(r *scalarRule) { r.signFlip = true }), []float64{0.7}, cfg),
+			ruletest.CheckAdjointFD, nil},
+		{"missing conjugate on complex exp", verifyT(expOp(func(r *expRule) { r.noConj = true }, true), []*tensor.Dense{randT(tensor.Complex128, 2, 3)}, cfg),
+			ruletest.CheckAdjointFD, nil},
+		{"transposed cotangent", verifyT(matmulOp(true), []*tensor.Dense{randT(tensor.Float64, 3, 3), randT(tensor.Float64, 3, 3)}, cfg),
+			ruletest.CheckAdjointFD, []string{ruletest.CheckForwardAdjoint}},
+		{"wrong shape", verifyT(expOp(func(r *expRule) { r.wrongShape = true }, true), []*tensor.Dense{x}, cfg),
+			ruletest.CheckStructure, nil},
+		{"wrong arity (one contribution for two inputs)", verifyF(mulOp(func(r *mulRule) { r.dropSecond = true }), []float64{1.3, -0.4}, cfg),
+			ruletest.CheckStructure, nil},
+		{"contribution for a foreign node", verifyF(mulOp(func(r *mulRule) { r.foreign = true }), []float64{1.3, -0.4}, cfg),
+			ruletest.CheckStructure, nil},
+		{"complex cotangent for a real input", verifyT(matmulOp(false), []*tensor.Dense{randT(tensor.Float64, 3, 3), randT(tensor.Complex128, 3, 2)}, cfg),
+			ruletest.CheckStructure, nil},
+		{"wrong Inputs", verifyF(mulOp(func(r *mulRule) { r.wrongInputs = true }), []float64{1.3, -0.4}, cfg),
+			ruletest.CheckStructure, nil},
+		{"contribution for a non-differentiable input", verifyF(scaleByOp{leak: true}, []float64{1.3, -0.4}, cfg),
+			ruletest.CheckStructure, nil},
+		{"pullback mutates its input", verifyT(expOp(func(r *expRule) { r.mutateInput = true }, true), []*tensor.Dense{x}, cfg),
+			ruletest.CheckMutation, nil},
+		{"stale state between calls", verifyF(sinFirstOrder(func(r *scalarRule) { r.stale = true }), []float64{0.7}, cfg),
+			ruletest.CheckRepeat, nil},
+		{"affine pullback", verifyF(sinFirstOrder(func(r *scalarRule) { r.affine = true }), []float64{0.7}, cfg),
+			ruletest.CheckZeroCotangent, []string{ruletest.CheckAdjointFD, ruletest.CheckLinearity}},
+		{"wrong PullbackWithTangents term", verifyF(sinOp(func(r *scalarRule) { r.wrongSecond = true }), []float64{0.7}, cfg),
+			ruletest.CheckSecondOrderFD, nil},
+		{"asymmetric Hessian", verifyF(mulOp(func(r *mulRule) { r.asymmetric = true }), []float64{1.3, -0.4}, cfg),
+			ruletest.CheckHessianSymmetry, []string{ruletest.CheckSecondOrderFD}},
+		{"wrong forward tangent", verifyF(sinOp(func(r *scalarRule) { r.wrongForward = true }), []float64{0.7}, cfg),
+			ruletest.CheckForwardFD, []string{ruletest.CheckForwardAdjoint}},
+		{"wrong rule at a kink", verifyF(reluOp(true), []float64{0}, ruletest.Config{Kink: &ruletest.Kink[float64]{
+			Reason:   "relu at 0: subgradient 0",
+			Pullback: func(float64) ([]float64, error) { return []float64{0}, nil },
+		}}), ruletest.CheckKink, nil},
+		{"kink of the wrong value type", verifyF(reluOp(false), []float64{0}, ruletest.Config{Kink: &ruletest.Kink[complex128]{Reason: "x"}}),
+			ruletest.CheckKink, nil},
+		{"non-deterministic primal", verifyF(counterOp(), []float64{0.7}, cfg),
+			ruletest.CheckPrimal, []string{ruletest.CheckAdjointFD, ruletest.CheckForwardFD}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.verify()
+			require.Error(t, err, "the mutant passed every check")
+			got := failedChecks(t, err)
+			assert.Contains(t, got, tc.want, "%v", err)
+			allowed := append([]string{tc.want}, tc.also...)
+			for _, c := range got {
+				assert.Contains(t, allowed, c, "unexpected check failed: %v", err)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+func TestFailureMessage(t *testing.T) {
+	err := ruletest.Verify(tensor.Space{}, expOp(func(r *expRule) { r.noConj = true }, true),
+		[]*tensor.Dense{randT(tensor.Complex128, 2, 3)}, ruletest.Config{Seed: 42})
+	require.Error(t, err)
+	var f *ruletest.Failure
+	require.ErrorAs(t, err, &f)
+	msg := f.Error()
+	for _, want := range []string{"exp", ruletest.CheckAdjointFD, "x0 complex128[2 3]", "worst element [", "got ", "want ", "seed 42"} {
+		assert.Contains(t, msg, want)
+	}
+	assert.Len(t, f.Index, 2)
+}
+
+func TestSeedIsReproducible(t *testing.T) {
+	op := sinFirstOrder(func(r *scalarRule) { r.signFlip = true })
+	a := ruletest.Verify(chainrules.Float64Space{}, op, []float64{0.7}, ruletest.Config{Seed: 9})
+	b := ruletest.Verify(chainrules.Float64Space{}, op, []float64{0.7}, ruletest.Config{Seed: 9})
+	require.Error(t, a)
+	assert.Equal(t, a.Error(), b.Error())
+	assert.Contains(t, a.Error(), "(seed 9)")
+}
+
+func TestTolerancesCanBeSet(t *testing.T) {
+	// A pullback off by one part in 1e4 fails the default tolerance, passes a loose one.
+	op := chainrules.OpFunc[float64]{OpName: "almost", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+		return 2 * x[0], firstOrder[float64]{&scalarRule{in: append([]chainrules.NodeID(nil), in...), d1: 2 * (1 + 1e-4)}}, nil
+	}}
+	assert.Equal(t, []string{ruletest.CheckAdjointFD}, failedChecks(t, ruletest.Verify(chainrules.Float64Space{}, op, []float64{1}, ruletest.Config{})))
+	assert.NoError(t, ruletest.Verify(chainrules.Float64Space{}, op, []float64{1}, ruletest.Config{Rtol: 1e-3}))
+}
+
+func TestPanickingRuleIsReported(t *testing.T) {
+	op := chainrules.OpFunc[float64]{OpName: "boom", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+		var r *scalarRule // nil: Pullback dereferences it
+		return x[0], r, nil
+	}}
+	err := ruletest.Verify(chainrules.Float64Space{}, op, []float64{1}, ruletest.Config{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "panic")
+}
+
+func TestApplyErrorIsReported(t *testing.T) {
+	err := ruletest.Verify(tensor.Space{}, matmulOp(false), []*tensor.Dense{randT(tensor.Float64, 2, 3), randT(tensor.Float64, 2, 3)}, ruletest.Config{})
+	assert.Equal(t, []string{ruletest.CheckApply}, failedChecks(t, err))
+	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+}
+
+// recorder is a testing.TB that records what Check reports.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Error(args ...any) {
+	r.errs = append(r.errs, strings.TrimSpace(strings.Repeat("%v ", len(args))))
+}
+func (r *recorder) Errorf(string, ...any) { r.errs = append(r.errs, "errorf") }
+
+func TestCheckReportsThroughT(t *testing.T) {
+	rec := &recorder{TB: t}
+	ruletest.Check(rec, chainrules.Float64Space{}, sinFirstOrder(func(r *scalarRule) { r.signFlip = true }), []float64{0.7}, ruletest.Config{})
+	assert.Len(t, rec.errs, 1)
+	rec = &recorder{TB: t}
+	ruletest.Check(rec, chainrules.Float64Space{}, sinOp(nil), []float64{0.7}, ruletest.Config{})
+	assert.Empty(t, rec.errs)
+	// And the real thing, with subtests.
+	ruletest.Check(t, tensor.Space{}, expOp(nil, false), []*tensor.Dense{randT(tensor.Complex128, 3)}, ruletest.Config{})
+}
+
+func registry(t *testing.T, mutate func(*chainrules.Entry[float64])) *chainrules.Registry[float64] {
+	reg := chainrules.NewRegistry[float64]()
+	entries := []chainrules.Entry[float64]{
+		{Name: "sin", Arity: 1, DTypes: []string{"float64"}, Forward: true, SecondOrder: true,
+			Samples: func(rng *rand.Rand) []chainrules.Sample[float64] {
+				return []chainrules.Sample[float64]{{Name: "random", Op: sinOp(nil), Inputs: []float64{rng.NormFloat64()}}, {Op: sinOp(nil), Inputs: []float64{3}}}
+			}},
+		{Name: "mul", Arity: 2, DTypes: []string{"float64"}, Forward: true, SecondOrder: true,
+			Samples: func(*rand.Rand) []chainrules.Sample[float64] {
+				return []chainrules.Sample[float64]{{Name: "a*b", Op: mulOp(nil), Inputs: []float64{2, -3}}}
+			}},
+	}
+	for _, e := range entries {
+		if mutate != nil {
+			mutate(&e)
+		}
+		require.NoError(t, reg.Register(e))
+	}
+	return reg
+}
+
+func TestRegistry(t *testing.T) {
+	ruletest.CheckRegistry(t, chainrules.Float64Space{}, registry(t, nil), ruletest.Config{})
+	tests := []struct {
+		name   string
+		mutate func(*chainrules.Entry[float64])
+		want   string
+		text   string
+	}{
+		{"ok", nil, "", ""},
+		{"no samples", func(e *chainrules.Entry[float64]) { e.Samples = nil }, ruletest.CheckSamples, "no samples"},
+		{"empty samples", func(e *chainrules.Entry[float64]) {
+			e.Samples = func(*rand.Rand) []chainrules.Sample[float64] { return nil }
+		}, ruletest.CheckSamples, "no samples"},
+		{"claims no forward rule", func(e *chainrules.Entry[float64]) { e.Forward = false }, ruletest.CheckInterfaces, "Forward=false"},
+		{"claims a second-order rule it lacks", func(e *chainrules.Entry[float64]) {
+			if e.Name == "sin" {
+				e.Samples = func(*rand.Rand) []chainrules.Sample[float64] {
+					return []chainrules.Sample[float64]{{Op: sinFirstOrder(nil), Inputs: []float64{1}}}
+				}
+			}
+		}, ruletest.CheckInterfaces, "SecondOrder=true"},
+		{"wrong arity", func(e *chainrules.Entry[float64]) { e.Arity = 3 }, ruletest.CheckInterfaces, "arity"},
+		{"wrong dtypes", func(e *chainrules.Entry[float64]) { e.DTypes = []string{"complex128"} }, ruletest.CheckInterfaces, "DTypes"},
+		{"wrong rule in a sample", func(e *chainrules.Entry[float64]) {
+			if e.Name == "sin" {
+				e.Samples = func(*rand.Rand) []chainrules.Sample[float64] {
+					return []chainrules.Sample[float64]{{Op: sinOp(func(r *scalarRule) { r.wrongSecond = true }), Inputs: []float64{1}}}
+				}
+			}
+		}, ruletest.CheckSecondOrderFD, "sin/sample0"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := ruletest.VerifyRegistry(chainrules.Float64Space{}, registry(t, tc.mutate), ruletest.Config{})
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, failedChecks(t, err), tc.want)
+			assert.Contains(t, err.Error(), tc.text)
+		})
+	}
+}
+
+// Errors from the checker are values: errors.Is sees through the join.
+func TestErrorsIs(t *testing.T) {
+	err := ruletest.Verify(chainrules.Float64Space{}, sinFirstOrder(func(r *scalarRule) { r.signFlip = true }), []float64{0.7}, ruletest.Config{})
+	assert.True(t, errors.Is(err, ruletest.ErrCheckFailed))
+}

@@ -194,7 +194,11 @@ func run(kn *kernel, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c
 	}
 	var wg sync.WaitGroup
 	for range workers - 1 {
-		wg.Go(work)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			work()
+		}()
 	}
 	work()
 	wg.Wait()

@@ -17,18 +17,15 @@ func (x *realA) pack(dst []float64, mr, i0, mb, p0, kb int) {
 			for p := 0; p < kb; p++ {
 				src := x.a[(p0+p)*x.lda+i0+ip:]
 				d := panel[p*mr : p*mr+mr]
-				copy(d, src[:rows])
+				for r, v := range src[:rows] {
+					d[r] = v
+				}
 				clear(d[rows:])
 			}
 			continue
 		}
-		off := (i0+ip)*x.lda + p0
-		if rows == 8 && mr == 8 {
-			packRows8(panel, x.a, off, x.lda, kb)
-			continue
-		}
-		if rows == 4 && mr == 4 {
-			packRows4(panel, x.a, off, x.lda, kb)
+		if rows == mr && mr%4 == 0 {
+			packGroups(panel, mr, x.a, (i0+ip)*x.lda+p0, x.lda, kb)
 			continue
 		}
 		for r := 0; r < rows; r++ {
@@ -67,6 +64,10 @@ func (x *realB) pack(dst []float64, nr, j0, nb, p0, kb int) {
 			}
 			continue
 		}
+		if cols == nr && nr%4 == 0 {
+			packGroups(panel, nr, x.b, (j0+jp)*x.ldb+p0, x.ldb, kb)
+			continue
+		}
 		for cc := 0; cc < cols; cc++ {
 			src := x.b[(j0+jp+cc)*x.ldb+p0:]
 			src = src[:kb]
@@ -83,9 +84,10 @@ func (x *realB) pack(dst []float64, nr, j0, nb, p0, kb int) {
 }
 
 // packRows8 interleaves 8 rows of length kb starting at a[off] (row stride
-// lda) into dst[p*8+r]: the common full-panel case of packing A for the
-// 8-row kernel, written with one sequential store stream.
-func packRows8(dst, a []float64, off, lda, kb int) {
+// lda) into dst[p*stride+r], r < 8: one sequential store stream per k step
+// instead of eight strided ones. It packs full A panels (stride MR) and,
+// in groups of 8 columns, full panels of a transposed B (stride NR).
+func packRows8(dst []float64, stride int, a []float64, off, lda, kb int) {
 	r0 := a[off : off+kb]
 	r1 := a[off+lda : off+lda+kb]
 	r2 := a[off+2*lda : off+2*lda+kb]
@@ -94,23 +96,33 @@ func packRows8(dst, a []float64, off, lda, kb int) {
 	r5 := a[off+5*lda : off+5*lda+kb]
 	r6 := a[off+6*lda : off+6*lda+kb]
 	r7 := a[off+7*lda : off+7*lda+kb]
-	dst = dst[:8*kb]
 	for p := range r0 {
-		d := dst[8*p : 8*p+8 : 8*p+8]
+		d := dst[stride*p : stride*p+8 : stride*p+8]
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
 		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
 	}
 }
 
 // packRows4 is packRows8 for 4 rows.
-func packRows4(dst, a []float64, off, lda, kb int) {
+func packRows4(dst []float64, stride int, a []float64, off, lda, kb int) {
 	r0 := a[off : off+kb]
 	r1 := a[off+lda : off+lda+kb]
 	r2 := a[off+2*lda : off+2*lda+kb]
 	r3 := a[off+3*lda : off+3*lda+kb]
-	dst = dst[:4*kb]
 	for p := range r0 {
-		d := dst[4*p : 4*p+4 : 4*p+4]
+		d := dst[stride*p : stride*p+4 : stride*p+4]
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
+	}
+}
+
+// packGroups packs a full panel of width w (a multiple of 4) from w rows of
+// a starting at a[off] with row stride lda, as dst[p*w+r].
+func packGroups(dst []float64, w int, a []float64, off, lda, kb int) {
+	g := 0
+	for ; g+8 <= w; g += 8 {
+		packRows8(dst[g:], w, a, off+g*lda, lda, kb)
+	}
+	for ; g < w; g += 4 {
+		packRows4(dst[g:], w, a, off+g*lda, lda, kb)
 	}
 }

@@ -74,9 +74,10 @@ func (t *Tape[V]) checkSeed(i int, out cr.NodeID, seed V, what string) error {
 //
 // The sweep visits nodes in decreasing index order (a topological order), runs the
 // pullback of every node that the output reaches and that depends on a leaf, and adds
-// the contributions that reach a node more than once. It uses no recursion, so graph
-// depth is limited only by memory. The graph is kept (a second sweep gives the same
-// result) unless ReleaseGraph is given.
+// the contributions that reach a node more than once. When it reaches a node its
+// cotangent is complete: it then runs the node's hooks (AddHook), then its pullback.
+// It uses no recursion, so graph depth is limited only by memory. The graph is kept
+// (a second sweep gives the same result) unless ReleaseGraph is given.
 func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*Gradients[V], error) {
 	cfg := configure(opts)
 	if err := t.Err(); err != nil {
@@ -89,16 +90,53 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 	if err := t.checkSeed(o, out, seed, "seed"); err != nil {
 		return nil, err
 	}
-	acc := newAccum(t.space, o+1)
-	if t.at(o).flags&flagRequires != 0 {
-		acc.vals[o], acc.state[o] = seed, borrowed
+	seeds := [1]seedAt[V]{{o, seed}}
+	g, err := t.sweep(seeds[:], o, cfg.allNodes, true)
+	if err != nil {
+		return nil, err
 	}
+	if cfg.release {
+		t.Free()
+	}
+	return g, nil
+}
+
+// seedAt is a cotangent seed at node i.
+type seedAt[V any] struct {
+	i int
+	v V
+}
+
+// sweep is the reverse sweep from the validated seeds, whose nodes are at most top.
+// Hooks run only when hooks is set: the transpose of a linear map (LinearMap) must not
+// see them, since the forward sweep it transposes does not.
+func (t *Tape[V]) sweep(seeds []seedAt[V], top int, allNodes, hooks bool) (*Gradients[V], error) {
+	acc := newAccum(t.space, top+1)
+	for _, s := range seeds {
+		if t.at(s.i).flags&flagRequires != 0 {
+			if err := acc.add(s.i, s.v); err != nil {
+				return nil, t.opErr(s.i, "backward", err)
+			}
+		}
+	}
+	var err error
 	buf := t.buf[:0]
-	for i := o; i >= 0; i-- {
+	for i := top; i >= 0; i-- {
 		if acc.state[i] == absent {
 			continue
 		}
-		rule := t.at(i).rule
+		nd := t.at(i)
+		if hooks && nd.flags&flagHook != 0 {
+			if err := t.runHooks(i, &acc); err != nil {
+				return nil, err
+			}
+		}
+		if t.isFinite != nil {
+			if err := t.checkSweep(i, "backward", "cotangent", acc.vals[i]); err != nil {
+				return nil, err
+			}
+		}
+		rule := nd.rule
 		if rule == nil { // a leaf: its cotangent is a result
 			continue
 		}
@@ -107,21 +145,22 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 			return nil, t.opErr(i, "pullback", err)
 		}
 		for _, c := range buf {
+			if t.isFinite != nil {
+				if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
+					return nil, err
+				}
+			}
 			if err := t.accumulate(i, rule, c.Node, c.Value, &acc); err != nil {
 				return nil, err
 			}
 		}
-		if !cfg.allNodes {
+		if !allNodes {
 			acc.drop(i)
 		}
 	}
 	clear(buf)
 	t.buf = buf[:0]
-	g := &Gradients[V]{tape: t, acc: acc}
-	if cfg.release {
-		t.Free()
-	}
-	return g, nil
+	return &Gradients[V]{tape: t, acc: acc}, nil
 }
 
 func (t *Tape[V]) opErr(i int, phase string, err error) error {

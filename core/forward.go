@@ -50,6 +50,11 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 		if err := t.checkSeed(i, id, v, "tangent seed"); err != nil {
 			return nil, err
 		}
+		if t.isFinite != nil {
+			if err := t.checkSweep(i, "forward", "tangent seed", v); err != nil {
+				return nil, err
+			}
+		}
 		tg.vals[i], tg.has[i] = v, true
 	}
 	for i := range n {
@@ -71,6 +76,11 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 		if !t.sameLayout(v, t.at(i).value) {
 			return nil, t.opErr(i, "forward", cr.Errorf(cr.ErrShapeMismatch,
 				"tangent is %s, the value is %s", t.space.Describe(v), t.space.Describe(t.at(i).value)))
+		}
+		if t.isFinite != nil {
+			if err := t.checkSweep(i, "forward", "tangent", v); err != nil {
+				return nil, err
+			}
 		}
 		tg.vals[i], tg.has[i] = v, true
 	}

@@ -2,6 +2,8 @@ package core_test
 
 import (
 	"math"
+	"runtime"
+	"weak"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
@@ -104,3 +106,45 @@ var sinNoTangents = cr.OpFunc[float64]{OpName: "sin1", F: func(in []cr.NodeID, x
 	y, r, err := sinOp.Apply(in, x)
 	return y, firstOrderOnly{r}, err
 }}
+
+var (
+	logOp = unary("log", func(x float64) (float64, float64, float64) { return math.Log(x), 1 / x, -1 / (x * x) })
+	// sqrt at 0 has a finite value and an infinite derivative: a NaN source for
+	// anomaly tests.
+	sqrtOp = unary("sqrt", func(x float64) (float64, float64, float64) {
+		s := math.Sqrt(x)
+		return s, 0.5 / s, -0.25 / (s * x)
+	})
+)
+
+// tracker counts the applications of an op and keeps a weak pointer to every rule it
+// made, so that tests can see which rules are still alive after a garbage
+// collection.
+type tracker struct {
+	applies int
+	rules   []weak.Pointer[unaryRule]
+}
+
+// op returns sin, instrumented.
+func (tr *tracker) op() cr.Op[float64] {
+	return cr.OpFunc[float64]{OpName: "tsin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+		tr.applies++
+		s, c := math.Sincos(x[0])
+		r := &unaryRule{in: [1]cr.NodeID{in[0]}, d1: c, d2: -s}
+		tr.rules = append(tr.rules, weak.Make(r))
+		return s, r, nil
+	}}
+}
+
+// live collects garbage and returns the number of the tracker's rules that are
+// still reachable.
+func (tr *tracker) live() int {
+	runtime.GC()
+	n := 0
+	for _, w := range tr.rules {
+		if w.Value() != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -24,7 +24,8 @@ func (t *Tape[V]) BackwardWithTangents(out cr.NodeID, tan *Tangents[V], opts ...
 //	xbar    = J(x)^* ybar
 //	xbardot = d/de [ J(x + e xdot)^* (ybar + e ybardot) ] at e = 0
 //
-// where xdot are the forward tangents. A node that no tangent reaches (no input
+// where xdot are the forward tangents. Hooks run as in BackwardSeed, in their
+// second-order form (see AddHook and AddDualHook). A node that no tangent reaches (no input
 // tangent and no cotangent tangent) runs its plain Pullback, which is then exact. A
 // node that a tangent reaches but whose rule lacks PullbackWithTangents is an error
 // wrapping ErrHVPNotSupported that names the op.
@@ -64,7 +65,23 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 		if acc.state[i] == absent {
 			continue
 		}
-		rule := t.at(i).rule
+		nd := t.at(i)
+		if nd.flags&flagHook != 0 {
+			if err := t.runDualHooks(i, &acc, &dacc); err != nil {
+				return nil, nil, err
+			}
+		}
+		if t.isFinite != nil {
+			if err := t.checkSweep(i, "second-order", "cotangent", acc.vals[i]); err != nil {
+				return nil, nil, err
+			}
+			if dacc.state[i] != absent {
+				if err := t.checkSweep(i, "second-order", "cotangent tangent", dacc.vals[i]); err != nil {
+					return nil, nil, err
+				}
+			}
+		}
+		rule := nd.rule
 		if rule == nil {
 			continue
 		}
@@ -76,6 +93,11 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 				return nil, nil, t.opErr(i, "pullback", err)
 			}
 			for _, c := range buf {
+				if t.isFinite != nil {
+					if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
+						return nil, nil, err
+					}
+				}
 				if err := t.accumulate(i, rule, c.Node, c.Value, &acc); err != nil {
 					return nil, nil, err
 				}
@@ -91,6 +113,11 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 				return nil, nil, t.opErr(i, "second-order", err)
 			}
 			for _, c := range dbuf {
+				if t.isFinite != nil {
+					if err := t.checkDual(i, c); err != nil {
+						return nil, nil, err
+					}
+				}
 				if err := t.accumulate(i, rule, c.Node, c.Cotangent.Value, &acc); err != nil {
 					return nil, nil, err
 				}
@@ -126,6 +153,17 @@ func (t *Tape[V]) accumulate(i int, rule cr.ReverseRule[V], node cr.NodeID, v V,
 	}
 	if err := a.add(j, v); err != nil {
 		return t.opErr(i, "pullback", err)
+	}
+	return nil
+}
+
+// checkDual is the anomaly check of one second-order contribution of node i.
+func (t *Tape[V]) checkDual(i int, c cr.DualContribution[V]) error {
+	if err := t.checkSweep(i, "second-order", "cotangent of input "+c.Node.String(), c.Cotangent.Value); err != nil {
+		return err
+	}
+	if c.Cotangent.HasTangent {
+		return t.checkSweep(i, "second-order", "cotangent tangent of input "+c.Node.String(), c.Cotangent.Tangent)
 	}
 	return nil
 }

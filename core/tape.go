@@ -12,6 +12,7 @@ const (
 	flagLeaf     uint8 = 1 << iota // a value that wants a gradient
 	flagConst                      // a value that never gets one
 	flagRequires                   // some leaf influences this node
+	flagHook                       // hooks are registered on this node
 )
 
 // Names recorded for nodes that are not op applications.
@@ -35,6 +36,18 @@ type Tape[V any] struct {
 
 	err   error
 	freed bool
+
+	// noGrad pauses gradient recording (see SetGradEnabled).
+	noGrad bool
+	// nleaves counts the leaves; Checkpoint uses it to reject functions that record
+	// leaves of their own.
+	nleaves int
+	// hooks holds the hooks of the nodes flagged flagHook (see AddHook).
+	hooks map[int][]hook[V]
+	// isFinite is set while anomaly mode is on; sites[i] is then the program counter
+	// of the call that recorded node i (0 when it was recorded with anomaly mode off).
+	isFinite func(V) bool
+	sites    []uintptr
 
 	ids  []cr.NodeID          // scratch for Apply
 	vals []V                  // scratch for Apply
@@ -94,8 +107,13 @@ func (t *Tape[V]) fail(err error) cr.NodeID {
 	return 0
 }
 
-func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8) cr.NodeID {
+func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8, pc uintptr) cr.NodeID {
 	i := t.n
+	if t.isFinite != nil {
+		if err := t.checkValue(i, name, v, pc); err != nil {
+			return t.fail(err)
+		}
+	}
 	if i&(chunkLen-1) == 0 {
 		if i>>chunkBits >= 1<<(32-chunkBits) {
 			return t.fail(cr.Errorf(cr.ErrInvalidArgument, "a tape holds at most 2^32 nodes"))
@@ -104,16 +122,25 @@ func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8) cr
 	}
 	*t.at(i) = node[V]{value: v, rule: rule, name: name, flags: flags}
 	t.n++
+	if t.isFinite != nil {
+		t.setSite(i, pc)
+	}
 	return cr.NewNodeID(t.tag, i)
 }
 
 // Leaf records a value that wants a gradient. The tape keeps v without copying it;
-// the caller must not modify v while the tape is in use.
+// the caller must not modify v while the tape is in use. A leaf recorded while
+// gradients are disabled (SetGradEnabled) is still a leaf.
 func (t *Tape[V]) Leaf(v V) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
-	return t.push(v, nil, LeafName, flagLeaf|flagRequires)
+	var pc uintptr
+	if t.isFinite != nil {
+		pc = callerPC()
+	}
+	t.nleaves++
+	return t.push(v, nil, LeafName, flagLeaf|flagRequires, pc)
 }
 
 // Constant records a value that never gets a gradient: data, labels, fixed weights.
@@ -121,7 +148,11 @@ func (t *Tape[V]) Constant(v V) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
-	return t.push(v, nil, ConstantName, flagConst)
+	var pc uintptr
+	if t.isFinite != nil {
+		pc = callerPC()
+	}
+	return t.push(v, nil, ConstantName, flagConst, pc)
 }
 
 // index returns the recording index of id, or an error wrapping ErrMissingNode (or
@@ -187,10 +218,21 @@ func (t *Tape[V]) RequiresGrad(id cr.NodeID) bool {
 // differentiates it, and returns its NodeID. Every NodeID that rule.Inputs() names
 // must already be on this tape. It is the low-level form of Apply, for programs that
 // compute values themselves; a nil rule is an error (record data with Constant).
+// While gradients are disabled (SetGradEnabled) the rule is dropped after the check.
 func (t *Tape[V]) Record(op string, value V, rule cr.ReverseRule[V]) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
+	var pc uintptr
+	if t.isFinite != nil {
+		pc = callerPC()
+	}
+	return t.record(op, value, rule, pc)
+}
+
+// record is Record with the recording site pc (0 unless anomaly mode is on). While
+// gradients are disabled it keeps the value and drops the rule.
+func (t *Tape[V]) record(op string, value V, rule cr.ReverseRule[V], pc uintptr) cr.NodeID {
 	if rule == nil {
 		return t.fail(&cr.OpError{Op: op, Phase: "apply", Err: cr.Errorf(cr.ErrNoRule, "nil rule")})
 	}
@@ -202,15 +244,23 @@ func (t *Tape[V]) Record(op string, value V, rule cr.ReverseRule[V]) cr.NodeID {
 		}
 		flags |= t.at(j).flags & flagRequires
 	}
-	return t.push(value, rule, op, flags)
+	if t.noGrad {
+		return t.push(value, nil, op, flagConst, pc)
+	}
+	return t.push(value, rule, op, flags, pc)
 }
 
-// Apply computes op on the values at inputs, records the output with its rule and
-// returns its NodeID. After an error (now or earlier) it returns the zero NodeID and
+// Apply computes op on the values at inputs, records the output with its rule (only
+// the output while gradients are disabled, see SetGradEnabled) and returns its
+// NodeID. After an error (now or earlier) it returns the zero NodeID and
 // Err reports the first error.
 func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if t.Err() != nil {
 		return 0
+	}
+	var pc uintptr
+	if t.isFinite != nil {
+		pc = callerPC()
 	}
 	if t.reg != nil {
 		op = t.reg.Resolve(op)
@@ -231,7 +281,7 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if err != nil {
 		return t.fail(&cr.OpError{Op: op.Name(), Phase: "apply", Err: err})
 	}
-	return t.Record(op.Name(), y, rule)
+	return t.record(op.Name(), y, rule, pc)
 }
 
 // Free releases the recorded values and rules. Every later use of the tape returns an
@@ -239,6 +289,7 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 func (t *Tape[V]) Free() {
 	t.chunks, t.n = nil, 0
 	t.ids, t.vals, t.buf = nil, nil, nil
+	t.hooks, t.sites = nil, nil
 	t.freed = true
 }
 

@@ -1,0 +1,134 @@
+package core
+
+import (
+	"fmt"
+	"math"
+	"math/cmplx"
+	"runtime"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// FiniteChecker is the optional interface of a chainrules.Space that anomaly mode
+// needs: IsFinite reports whether every element of v is finite (no NaN, no
+// infinity, in either part of a complex number).
+//
+// The engine checks float64, float32, complex128 and complex64 values itself; any
+// other value type needs a Space that implements FiniteChecker.
+type FiniteChecker[V any] interface {
+	IsFinite(v V) bool
+}
+
+// DetectAnomaly turns anomaly mode on or off. While it is on, the tape checks every
+// value it records (leaves, constants, op outputs), every tangent of a forward sweep
+// and every cotangent of a reverse or second-order sweep (each pullback's
+// contributions, each node's accumulated cotangent and each hook's result) for NaN
+// and infinities, and remembers where each node was recorded: the file:line of the
+// call to Apply, Record, Leaf, Constant or Checkpoint.
+//
+// The first non-finite value fails the recording (a sticky error) or the sweep with
+// a *chainrules.OpError that wraps chainrules.ErrNonFinite and names the op, the node
+// and its recording site, e.g.
+//
+//	chainrules: log at node %3 (pullback): non-finite value: cotangent of input %1
+//	(float64[]) is not finite; log was recorded at /src/model.go:42
+//
+// Nodes recorded while anomaly mode was off have no site. Anomaly mode costs a call
+// to runtime.Callers per recorded node and a check per value; off, it costs nothing.
+//
+// It returns an error wrapping chainrules.ErrNoRule if the values cannot be checked:
+// the value type is not a float64, float32, complex128 or complex64 scalar and the
+// tape's Space does not implement FiniteChecker.
+func (t *Tape[V]) DetectAnomaly(on bool) error {
+	if !on {
+		t.isFinite, t.sites = nil, nil
+		return nil
+	}
+	f := finiteFunc(t.space)
+	if f == nil {
+		var v V
+		return cr.Errorf(cr.ErrNoRule, "anomaly mode: %T cannot check %T values for NaN (it needs an IsFinite(%T) bool method)", t.space, v, v)
+	}
+	t.isFinite = f
+	return nil
+}
+
+// AnomalyMode reports whether anomaly mode is on.
+func (t *Tape[V]) AnomalyMode() bool { return t.isFinite != nil }
+
+// finiteFunc returns the NaN/Inf check for values of space, or nil.
+func finiteFunc[V any](space cr.Space[V]) func(V) bool {
+	if c, ok := space.(FiniteChecker[V]); ok {
+		return c.IsFinite
+	}
+	var zero V
+	switch any(zero).(type) {
+	case float64:
+		return func(v V) bool { x := any(v).(float64); return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	case float32:
+		return func(v V) bool { x := float64(any(v).(float32)); return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	case complex128:
+		return func(v V) bool { x := any(v).(complex128); return !cmplx.IsNaN(x) && !cmplx.IsInf(x) }
+	case complex64:
+		return func(v V) bool { x := complex128(any(v).(complex64)); return !cmplx.IsNaN(x) && !cmplx.IsInf(x) }
+	}
+	return nil
+}
+
+// callerPC returns the program counter of the call to the exported Tape method that
+// called callerPC: the recording site that anomaly mode reports.
+func callerPC() uintptr {
+	var pc [1]uintptr
+	// Skip runtime.Callers, callerPC and the Tape method.
+	if runtime.Callers(3, pc[:]) == 0 {
+		return 0
+	}
+	return pc[0]
+}
+
+func (t *Tape[V]) setSite(i int, pc uintptr) {
+	if n := i + 1 - len(t.sites); n > 0 {
+		t.sites = append(t.sites, make([]uintptr, n)...)
+	}
+	t.sites[i] = pc
+}
+
+// site formats where node i was recorded.
+func (t *Tape[V]) site(i int) string {
+	if i < len(t.sites) && t.sites[i] != 0 {
+		return formatPC(t.sites[i])
+	}
+	return "an unknown site (recorded with anomaly mode off)"
+}
+
+func formatPC(pc uintptr) string {
+	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	if f.File == "" {
+		return "an unknown site"
+	}
+	return fmt.Sprintf("%s:%d", f.File, f.Line)
+}
+
+// checkValue is the anomaly check of a value about to be recorded as node i.
+func (t *Tape[V]) checkValue(i int, name string, v V, pc uintptr) error {
+	if t.isFinite(v) {
+		return nil
+	}
+	where := "an unknown site"
+	if pc != 0 {
+		where = formatPC(pc)
+	}
+	return &cr.OpError{Op: name, Node: cr.NewNodeID(t.tag, i), Phase: "apply",
+		Err: cr.Errorf(cr.ErrNonFinite, "value (%s) is not finite; %s was recorded at %s", t.space.Describe(v), name, where)}
+}
+
+// checkSweep is the anomaly check of a value met by a sweep at node i: what names the
+// value ("cotangent", "cotangent of input %1", "tangent").
+func (t *Tape[V]) checkSweep(i int, phase, what string, v V) error {
+	if t.isFinite(v) {
+		return nil
+	}
+	name := t.at(i).name
+	return t.opErr(i, phase, cr.Errorf(cr.ErrNonFinite, "%s (%s) is not finite; %s was recorded at %s",
+		what, t.space.Describe(v), name, t.site(i)))
+}

@@ -1,0 +1,67 @@
+package core
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// WriteDOT writes the recorded graph in Graphviz's DOT language, for `dot -Tsvg`.
+// Each node is labelled with its NodeID, its op name and its value's dtype and shape
+// (Space.Describe); an edge runs from each input to the op that reads it, labelled
+// with the input's position when the op has more than one. Leaves are filled,
+// constants and detached nodes (recorded without gradient) are dashed, nodes with
+// hooks have a double border, and nodes recorded in anomaly mode carry their
+// recording site as a tooltip. It returns the writer's error, or an error wrapping
+// chainrules.ErrGraphFreed after Free.
+func (t *Tape[V]) WriteDOT(w io.Writer) error {
+	if t.freed {
+		return cr.ErrGraphFreed
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "digraph tape {\n\tnode [shape=box, fontname=\"monospace\"];\n")
+	for i := range t.n {
+		nd := t.at(i)
+		label := fmt.Sprintf("%%%d %s\n%s", i, nd.name, t.space.Describe(nd.value))
+		var attrs []string
+		switch {
+		case nd.flags&flagLeaf != 0:
+			attrs = append(attrs, `style=filled`, `fillcolor="#cfe2f3"`)
+		case nd.rule == nil:
+			attrs = append(attrs, `style=dashed`)
+		}
+		if nd.flags&flagHook != 0 {
+			attrs = append(attrs, `peripheries=2`)
+		}
+		if i < len(t.sites) && t.sites[i] != 0 {
+			attrs = append(attrs, "tooltip="+dotQuote(formatPC(t.sites[i])))
+		}
+		fmt.Fprintf(bw, "\tn%d [label=%s", i, dotQuote(label))
+		for _, a := range attrs {
+			bw.WriteString(", " + a)
+		}
+		bw.WriteString("];\n")
+		if nd.rule == nil {
+			continue
+		}
+		ins := nd.rule.Inputs()
+		for k, in := range ins {
+			if len(ins) > 1 {
+				fmt.Fprintf(bw, "\tn%d -> n%d [label=\"%d\"];\n", in.Index(), i, k)
+			} else {
+				fmt.Fprintf(bw, "\tn%d -> n%d;\n", in.Index(), i)
+			}
+		}
+	}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+// dotQuote returns s as a DOT string literal.
+func dotQuote(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return `"` + r.Replace(s) + `"`
+}

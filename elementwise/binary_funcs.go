@@ -1,0 +1,275 @@
+package elementwise
+
+import (
+	"math"
+	"math/cmplx"
+)
+
+// Run kernels for the four arithmetic ops: the two-contiguous and one-broadcast-
+// scalar cases get plain loops the compiler keeps tight; other strides fall back to a
+// strided loop.
+
+func addRun[T number](dst, a []T, sa int, b []T, sb int) {
+	switch {
+	case sa == 1 && sb == 1:
+		a, b = a[:len(dst)], b[:len(dst)]
+		for i := range dst {
+			dst[i] = a[i] + b[i]
+		}
+	case sa == 1 && sb == 0:
+		a, s := a[:len(dst)], b[0]
+		for i := range dst {
+			dst[i] = a[i] + s
+		}
+	case sa == 0 && sb == 1:
+		s, b := a[0], b[:len(dst)]
+		for i := range dst {
+			dst[i] = s + b[i]
+		}
+	default:
+		for i := range dst {
+			dst[i] = a[i*sa] + b[i*sb]
+		}
+	}
+}
+
+func subRun[T number](dst, a []T, sa int, b []T, sb int) {
+	switch {
+	case sa == 1 && sb == 1:
+		a, b = a[:len(dst)], b[:len(dst)]
+		for i := range dst {
+			dst[i] = a[i] - b[i]
+		}
+	case sa == 1 && sb == 0:
+		a, s := a[:len(dst)], b[0]
+		for i := range dst {
+			dst[i] = a[i] - s
+		}
+	case sa == 0 && sb == 1:
+		s, b := a[0], b[:len(dst)]
+		for i := range dst {
+			dst[i] = s - b[i]
+		}
+	default:
+		for i := range dst {
+			dst[i] = a[i*sa] - b[i*sb]
+		}
+	}
+}
+
+func mulRun[T number](dst, a []T, sa int, b []T, sb int) {
+	switch {
+	case sa == 1 && sb == 1:
+		a, b = a[:len(dst)], b[:len(dst)]
+		for i := range dst {
+			dst[i] = a[i] * b[i]
+		}
+	case sa == 1 && sb == 0:
+		a, s := a[:len(dst)], b[0]
+		for i := range dst {
+			dst[i] = a[i] * s
+		}
+	case sa == 0 && sb == 1:
+		s, b := a[0], b[:len(dst)]
+		for i := range dst {
+			dst[i] = s * b[i]
+		}
+	default:
+		for i := range dst {
+			dst[i] = a[i*sa] * b[i*sb]
+		}
+	}
+}
+
+func divRun[T number](dst, a []T, sa int, b []T, sb int) {
+	switch {
+	case sa == 1 && sb == 1:
+		a, b = a[:len(dst)], b[:len(dst)]
+		for i := range dst {
+			dst[i] = a[i] / b[i]
+		}
+	case sa == 0 && sb == 1:
+		s, b := a[0], b[:len(dst)]
+		for i := range dst {
+			dst[i] = s / b[i]
+		}
+	default: // x/s is not x*(1/s) in floating point, so no scalar shortcut
+		for i := range dst {
+			dst[i] = a[i*sa] / b[i*sb]
+		}
+	}
+}
+
+func addF[T number](a, b T) T              { return a + b }
+func subF[T number](a, b T) T              { return a - b }
+func mulF[T number](a, b T) T              { return a * b }
+func divF[T number](a, b T) T              { return a / b }
+func addD1[T number](_, _, _ T) (T, T)     { return 1, 1 }
+func subD1[T number](_, _, _ T) (T, T)     { return 1, -1 }
+func mulD1[T number](a, b, _ T) (T, T)     { return b, a }
+func divD1[T number](_, b, y T) (T, T)     { return 1 / b, -y / b }
+func zeroD2[T number](_, _, _ T) (T, T, T) { return 0, 0, 0 }
+func mulD2[T number](_, _, _ T) (T, T, T)  { return 0, 1, 0 }
+
+// div: f_ab = -1/b², f_bb = 2a/b³ = 2y/b².
+func divD2[T number](_, b, y T) (T, T, T) { return 0, -1 / (b * b), 2 * y / (b * b) }
+
+// pow: f_a = b a^(b-1), f_b = y log a; PyTorch's masks make f_a = 0 where b = 0 and
+// f_b = 0 where a = 0 and b >= 0 (Re b >= 0 for complex), so that 0 * inf never
+// appears at those points.
+func powD1(a, b, y float64) (float64, float64) {
+	var fa, fb float64
+	if b != 0 {
+		fa = b * math.Pow(a, b-1)
+	}
+	if a != 0 || b < 0 {
+		fb = y * math.Log(a)
+	}
+	return fa, fb
+}
+
+// f_aa = b(b-1) a^(b-2), f_ab = a^(b-1)(1 + b log a), f_bb = y log² a, with the same
+// masks as powD1.
+func powD2(a, b, y float64) (float64, float64, float64) {
+	var faa, fab, fbb float64
+	if b != 0 && b != 1 {
+		faa = b * (b - 1) * math.Pow(a, b-2)
+	}
+	if a != 0 || b < 0 {
+		l := math.Log(a)
+		fab = math.Pow(a, b-1) * (1 + b*l)
+		fbb = y * l * l
+	} else if b == 1 {
+		fab = 1 // d/db (b a^(b-1)) at a = 0, b = 1
+	}
+	return faa, fab, fbb
+}
+
+func cpowD1(a, b, y complex128) (complex128, complex128) {
+	var fa, fb complex128
+	if b != 0 {
+		fa = b * cmplx.Pow(a, b-1)
+	}
+	if a != 0 || real(b) < 0 {
+		fb = y * cmplx.Log(a)
+	}
+	return fa, fb
+}
+
+func cpowD2(a, b, y complex128) (complex128, complex128, complex128) {
+	var faa, fab, fbb complex128
+	if b != 0 && b != 1 {
+		faa = b * (b - 1) * cmplx.Pow(a, b-2)
+	}
+	if a != 0 || real(b) < 0 {
+		l := cmplx.Log(a)
+		fab = cmplx.Pow(a, b-1) * (1 + b*l)
+		fbb = y * l * l
+	} else if b == 1 {
+		fab = 1
+	}
+	return faa, fab, fbb
+}
+
+// maximum: the larger argument gets the whole cotangent; a tie splits it evenly,
+// 0.5 each (PyTorch's choice, the mean of the two one-sided derivatives); where an
+// argument is NaN (y is NaN) both get it, as PyTorch's masks give.
+func maximumD1(a, b, _ float64) (float64, float64) {
+	switch {
+	case a > b:
+		return 1, 0
+	case a < b:
+		return 0, 1
+	case a == b:
+		return 0.5, 0.5
+	}
+	return 1, 1
+}
+
+func minimumD1(a, b, _ float64) (float64, float64) {
+	switch {
+	case a < b:
+		return 1, 0
+	case a > b:
+		return 0, 1
+	case a == b:
+		return 0.5, 0.5
+	}
+	return 1, 1
+}
+
+// atan2(a, b) is the angle of b + ia: f_a = b/r², f_b = -a/r², r² = a² + b²;
+// f_aa = -2ab/r⁴, f_ab = (a² - b²)/r⁴, f_bb = 2ab/r⁴. At a = b = 0 all are taken as 0
+// (the choice Angle makes; PyTorch gives NaN there).
+func atan2D1(a, b, _ float64) (float64, float64) {
+	r2 := a*a + b*b
+	if r2 == 0 {
+		return 0, 0
+	}
+	return b / r2, -a / r2
+}
+
+func atan2D2(a, b, _ float64) (float64, float64, float64) {
+	r2 := a*a + b*b
+	if r2 == 0 {
+		return 0, 0, 0
+	}
+	r4 := r2 * r2
+	return -2 * a * b / r4, (a*a - b*b) / r4, 2 * a * b / r4
+}
+
+// hypot: f_a = a/h, f_b = b/h; f_aa = b²/h³, f_ab = -ab/h³, f_bb = a²/h³; 0 at
+// a = b = 0 (the subgradient Abs takes; PyTorch gives NaN there).
+func hypotD1(a, b, h float64) (float64, float64) {
+	if h == 0 {
+		return 0, 0
+	}
+	return a / h, b / h
+}
+
+func hypotD2(a, b, h float64) (float64, float64, float64) {
+	if h == 0 {
+		return 0, 0, 0
+	}
+	h3 := h * h * h
+	return b * b / h3, -a * b / h3, a * a / h3
+}
+
+// xlogy(a, b) = a log b, and 0 where a = 0 unless b is NaN (PyTorch's definition).
+func xlogy(a, b float64) float64 {
+	if a == 0 && b == b {
+		return 0
+	}
+	return a * math.Log(b)
+}
+
+// f_a = log b, taken as 0 where a = 0 (PyTorch's mask, which keeps the gradient
+// finite at b = 0); f_b = a/b.
+func xlogyD1(a, b, _ float64) (float64, float64) {
+	var fa float64
+	if a != 0 {
+		fa = math.Log(b)
+	}
+	return fa, a / b
+}
+
+// f_aa = 0, f_ab = 1/b, f_bb = -a/b².
+func xlogyD2(a, b, _ float64) (float64, float64, float64) { return 0, 1 / b, -a / (b * b) }
+
+var (
+	addFn = &binaryFunc{name: "add", f: addF[float64], run: addRun[float64], d1: addD1[float64], d2: zeroD2[float64],
+		fc: addF[complex128], runc: addRun[complex128], d1c: addD1[complex128], d2c: zeroD2[complex128]}
+	subFn = &binaryFunc{name: "sub", f: subF[float64], run: subRun[float64], d1: subD1[float64], d2: zeroD2[float64],
+		fc: subF[complex128], runc: subRun[complex128], d1c: subD1[complex128], d2c: zeroD2[complex128]}
+	mulFn = &binaryFunc{name: "mul", f: mulF[float64], run: mulRun[float64], d1: mulD1[float64], d2: mulD2[float64],
+		fc: mulF[complex128], runc: mulRun[complex128], d1c: mulD1[complex128], d2c: mulD2[complex128]}
+	divFn = &binaryFunc{name: "div", f: divF[float64], run: divRun[float64], d1: divD1[float64], d2: divD2[float64],
+		fc: divF[complex128], runc: divRun[complex128], d1c: divD1[complex128], d2c: divD2[complex128]}
+	powFn = &binaryFunc{name: "pow", f: math.Pow, d1: powD1, d2: powD2,
+		fc: cmplx.Pow, d1c: cpowD1, d2c: cpowD2}
+	maximumFn = &binaryFunc{name: "maximum", f: math.Max, d1: maximumD1, d2: zeroD2[float64]}
+	minimumFn = &binaryFunc{name: "minimum", f: math.Min, d1: minimumD1, d2: zeroD2[float64]}
+	atan2Fn   = &binaryFunc{name: "atan2", f: math.Atan2, d1: atan2D1, d2: atan2D2}
+	hypotFn   = &binaryFunc{name: "hypot", f: math.Hypot, d1: hypotD1, d2: hypotD2}
+	xlogyFn   = &binaryFunc{name: "xlogy", f: xlogy, d1: xlogyD1, d2: xlogyD2}
+)

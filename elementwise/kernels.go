@@ -1,0 +1,119 @@
+package elementwise
+
+import (
+	"math"
+	"math/big"
+)
+
+// Fast scalar kernels for the functions that dominate elementwise workloads. They
+// agree with package math to within an ulp (tests compare them over wide ranges) and
+// fall back to it outside their fast ranges, so special values (NaN, ±Inf,
+// overflow, subnormal results) are math's.
+
+const expTableBits = 6
+
+// expTable[j] = 2^(j/64) split into a double hi and a correction lo, so that
+// hi + lo carries about 106 bits; computed once with math/big.
+var expTableHi, expTableLo [1 << expTableBits]float64
+
+func init() {
+	const prec = 200
+	// base = 2^(1/64) by six square roots of 2.
+	base := new(big.Float).SetPrec(prec).SetInt64(2)
+	for range expTableBits {
+		base.Sqrt(base)
+	}
+	p := new(big.Float).SetPrec(prec).SetInt64(1)
+	for j := range expTableHi {
+		hi, _ := p.Float64()
+		rest := new(big.Float).SetPrec(prec).Sub(p, new(big.Float).SetFloat64(hi))
+		lo, _ := rest.Float64()
+		expTableHi[j], expTableLo[j] = hi, lo
+		p.Mul(p, base)
+	}
+}
+
+const (
+	expShift   = 0x1.8p52 // adding it rounds a double of magnitude < 2^51 to an integer
+	expInvLn2N = 64 / math.Ln2
+	// ln2/64 split so that k*expLn2NHi is exact for |k| < 2^20 (the high part has 32
+	// significant bits: fdlibm's ln2_hi divided by 64).
+	expLn2NHi = 6.93147180369123816490e-01 / 64
+	expLn2NLo = 1.90821492927058770002e-10 / 64
+	// Inside (expMin, expMax) the result is a normal double and the fast path applies.
+	expMin = -708.3
+	expMax = 709.7
+)
+
+// fastExp returns e^x. With x = (64 m + j) ln2/64 + r, |r| <= ln2/128,
+//
+//	e^x = 2^m 2^(j/64) e^r,
+//
+// where e^r - 1 is a degree-6 Taylor polynomial (truncation error below 1e-19).
+func fastExp(x float64) float64 {
+	if !(x > expMin && x < expMax) {
+		return math.Exp(x)
+	}
+	t := x*expInvLn2N + expShift
+	k := int64(math.Float64bits(t)) << 13 >> 13 // the integer in t's low 51 bits
+	kf := t - expShift
+	r := (x - kf*expLn2NHi) - kf*expLn2NLo
+	q := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
+	j := k & (1<<expTableBits - 1)
+	m := k >> expTableBits
+	hi, lo := expTableHi[j], expTableLo[j]
+	v := hi + (lo + hi*q + lo*q)
+	return v * math.Float64frombits(uint64(m+1023)<<52)
+}
+
+// expSlice writes e^x[i] to dst[i].
+func expSlice(dst, x []float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = fastExp(v)
+	}
+}
+
+// Cephes' rational approximation of tanh on |x| < 0.625 (the one package math uses).
+var (
+	tanhP = [...]float64{-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3}
+	tanhQ = [...]float64{1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3}
+)
+
+// fastTanh returns tanh(x): Cephes' rational function for |x| < 0.625, and
+// 1 - 2/(e^(2|x|) + 1) with the sign of x above (no cancellation there, since
+// tanh(0.625) > 0.55).
+func fastTanh(x float64) float64 {
+	z := math.Abs(x)
+	switch {
+	case z < 0.625:
+		s := x * x
+		return x + x*s*((tanhP[0]*s+tanhP[1])*s+tanhP[2])/(((s+tanhQ[0])*s+tanhQ[1])*s+tanhQ[2])
+	case z < 22:
+		v := 1 - 2/(fastExp(2*z)+1)
+		if x < 0 {
+			v = -v
+		}
+		return v
+	case z == z: // beyond 22, tanh rounds to ±1
+		return math.Copysign(1, x)
+	}
+	return x // NaN
+}
+
+// tanhSlice writes tanh(x[i]) to dst[i].
+func tanhSlice(dst, x []float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = fastTanh(v)
+	}
+}
+
+// sigmoid returns 1/(1 + e^-x) without overflow for either sign of x.
+func sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + fastExp(-x))
+	}
+	e := fastExp(x)
+	return e / (1 + e)
+}

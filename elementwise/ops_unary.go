@@ -1,0 +1,248 @@
+package elementwise
+
+import (
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The parameter-free unary ops. Each is an Op for tape.Apply(op, x) with a function
+// of the same name that evaluates it without a tape. Every op has a pullback, forward
+// tangents and an exact second-order rule; float64 ops keep the input's dtype, and an
+// op applied to a dtype it does not support returns an error wrapping
+// chainrules.ErrInvalidArgument that names the op.
+var (
+	// NegOp is the op of Neg: y = -x; xbar = -ybar; ydot = -xdot; no second-order term. float64 and complex128.
+	NegOp cr.Op[*tensor.Dense] = unaryOp{fn: negFn}
+	// ExpOp is the op of Exp: y = e^x; y' = y” = y. float64 and complex128 (holomorphic: xbar = conj(y) ybar).
+	ExpOp cr.Op[*tensor.Dense] = unaryOp{fn: expFn}
+	// Expm1Op is the op of Expm1: y = e^x - 1, accurate near 0; y' = y” = y + 1. float64 and complex128 (holomorphic).
+	Expm1Op cr.Op[*tensor.Dense] = unaryOp{fn: expm1Fn}
+	// LogOp is the op of Log: y = log x (principal branch for complex); y' = 1/x, y” = -1/x². float64 (NaN for x < 0, like PyTorch) and complex128 (holomorphic).
+	LogOp cr.Op[*tensor.Dense] = unaryOp{fn: logFn}
+	// Log1pOp is the op of Log1p: y = log(1 + x), accurate near 0; y' = 1/(1+x), y” = -1/(1+x)². float64 and complex128 (holomorphic).
+	Log1pOp cr.Op[*tensor.Dense] = unaryOp{fn: log1pFn}
+	// SqrtOp is the op of Sqrt: y = sqrt(x) (principal branch); y' = 1/(2y), y” = -1/(4 y x). float64 and complex128 (holomorphic).
+	SqrtOp cr.Op[*tensor.Dense] = unaryOp{fn: sqrtFn}
+	// RsqrtOp is the op of Rsqrt: y = 1/sqrt(x); y' = -y/(2x), y” = 3y/(4x²). float64 and complex128 (holomorphic).
+	RsqrtOp cr.Op[*tensor.Dense] = unaryOp{fn: rsqrtFn}
+	// SquareOp is the op of Square: y = x²; y' = 2x, y” = 2. float64 and complex128 (holomorphic: xbar = 2 conj(x) ybar); for |x|² see Abs2.
+	SquareOp cr.Op[*tensor.Dense] = unaryOp{fn: squareFn}
+	// ReciprocalOp is the op of Reciprocal: y = 1/x; y' = -y², y” = 2y³. float64 and complex128 (holomorphic).
+	ReciprocalOp cr.Op[*tensor.Dense] = unaryOp{fn: reciprocalFn}
+	// AbsOp is the op of Abs: y = |x|. float64: y' = sign(x) with the subgradient abs'(0) = 0 (PyTorch's), y” = 0. complex128 (y is float64, not holomorphic): with z = a + ib, xbar = ybar z/|z| (0 at z = 0), ydot = Re(conj(z) zdot)/|z|, and the second-order term ybar (b² adot - ab bdot + i(a² bdot - ab adot))/|z|³.
+	AbsOp cr.Op[*tensor.Dense] = unaryOp{fn: absFn}
+	// SinOp is the op of Sin: y = sin x; y' = cos x, y” = -y. float64 and complex128 (holomorphic).
+	SinOp cr.Op[*tensor.Dense] = unaryOp{fn: sinFn}
+	// CosOp is the op of Cos: y = cos x; y' = -sin x, y” = -y. float64 and complex128 (holomorphic).
+	CosOp cr.Op[*tensor.Dense] = unaryOp{fn: cosFn}
+	// TanOp is the op of Tan: y = tan x; y' = 1 + y², y” = 2y(1 + y²). float64 and complex128 (holomorphic).
+	TanOp cr.Op[*tensor.Dense] = unaryOp{fn: tanFn}
+	// SinhOp is the op of Sinh: y = sinh x; y' = cosh x, y” = y. float64 and complex128 (holomorphic).
+	SinhOp cr.Op[*tensor.Dense] = unaryOp{fn: sinhFn}
+	// CoshOp is the op of Cosh: y = cosh x; y' = sinh x, y” = y. float64 and complex128 (holomorphic).
+	CoshOp cr.Op[*tensor.Dense] = unaryOp{fn: coshFn}
+	// TanhOp is the op of Tanh: y = tanh x; y' = 1 - y², y” = -2y(1 - y²). float64 and complex128 (holomorphic).
+	TanhOp cr.Op[*tensor.Dense] = unaryOp{fn: tanhFn}
+	// AsinOp is the op of Asin: y = asin x; y' = (1 - x²)^(-1/2), y” = x (1 - x²)^(-3/2) (principal branches). float64 and complex128 (holomorphic off the cuts).
+	AsinOp cr.Op[*tensor.Dense] = unaryOp{fn: asinFn}
+	// AcosOp is the op of Acos: y = acos x; y' = -(1 - x²)^(-1/2), y” = -x (1 - x²)^(-3/2). float64 and complex128 (holomorphic off the cuts).
+	AcosOp cr.Op[*tensor.Dense] = unaryOp{fn: acosFn}
+	// AtanOp is the op of Atan: y = atan x; y' = 1/(1 + x²), y” = -2x/(1 + x²)². float64 and complex128 (holomorphic off the cuts).
+	AtanOp cr.Op[*tensor.Dense] = unaryOp{fn: atanFn}
+	// AsinhOp is the op of Asinh: y = asinh x; y' = (1 + x²)^(-1/2), y” = -x (1 + x²)^(-3/2). float64 and complex128 (holomorphic off the cuts).
+	AsinhOp cr.Op[*tensor.Dense] = unaryOp{fn: asinhFn}
+	// AcoshOp is the op of Acosh: y = acosh x; y' = 1/(sqrt(x-1) sqrt(x+1)), y” = -x y'/(x² - 1). float64 and complex128 (holomorphic off the cut; the product form of y' is the derivative of the principal branch in the whole plane).
+	AcoshOp cr.Op[*tensor.Dense] = unaryOp{fn: acoshFn}
+	// AtanhOp is the op of Atanh: y = atanh x; y' = 1/(1 - x²), y” = 2x/(1 - x²)². float64 and complex128 (holomorphic off the cuts).
+	AtanhOp cr.Op[*tensor.Dense] = unaryOp{fn: atanhFn}
+	// SigmoidOp is the op of Sigmoid: y = 1/(1 + e^-x); y' = y(1 - y), y” = y(1 - y)(1 - 2y). float64 (no overflow for any x) and complex128 (holomorphic).
+	SigmoidOp cr.Op[*tensor.Dense] = unaryOp{fn: sigmoidFn}
+	// LogSigmoidOp is the op of LogSigmoid: y = log(1/(1 + e^-x)) = min(x, 0) - log1p(e^-|x|); y' = sigmoid(-x), y” = -s(1 - s) with s = sigmoid(x). float64 only; complex input is an error (op name "logsigmoid").
+	LogSigmoidOp cr.Op[*tensor.Dense] = unaryOp{fn: logSigmoidFn}
+	// ReluOp is the op of Relu: y = max(x, 0) (NaN propagates); y' = 1 for x > 0 and 0 otherwise, so relu'(0) = 0 (PyTorch's subgradient); y” = 0. float64 only.
+	ReluOp cr.Op[*tensor.Dense] = unaryOp{fn: reluFn}
+	// SiluOp is the op of Silu: y = x sigmoid(x); with s = sigmoid(x), y' = s(1 + x(1 - s)), y” = s(1 - s)(2 + x(1 - 2s)). float64 only.
+	SiluOp cr.Op[*tensor.Dense] = unaryOp{fn: siluFn}
+	// ErfOp is the op of Erf: y = erf x; y' = 2/sqrt(pi) e^(-x²), y” = -2x y'. float64 only.
+	ErfOp cr.Op[*tensor.Dense] = unaryOp{fn: erfFn}
+	// ConjOp is the op of Conj: y = conj(x). complex128 (R-linear, not holomorphic): ydot = conj(xdot), xbar = conj(ybar), no second-order term. float64: the identity.
+	ConjOp cr.Op[*tensor.Dense] = unaryOp{fn: conjFn}
+	// RealOp is the op of Real: y = Re x, a float64 tensor. complex128: ydot = Re xdot, xbar = ybar (a real cotangent as a complex one). float64: the identity.
+	RealOp cr.Op[*tensor.Dense] = unaryOp{fn: realFn}
+	// ImagOp is the op of Imag: y = Im x, a float64 tensor: ydot = Im xdot, xbar = i ybar. complex128 only: float64 input is an error, like PyTorch.
+	ImagOp cr.Op[*tensor.Dense] = unaryOp{fn: imagFn}
+	// Abs2Op is the op of Abs2: y = |x|², a float64 tensor, smooth everywhere. float64: y' = 2x, y” = 2. complex128 (z = a + ib): ydot = 2 Re(conj(z) zdot), xbar = 2 z ybar, second-order term 2 ybar zdot.
+	Abs2Op cr.Op[*tensor.Dense] = unaryOp{fn: abs2Fn}
+	// AngleOp is the op of Angle: y = arg x in (-pi, pi], a float64 tensor. complex128: ydot = Im(conj(z) zdot)/|z|², xbar = i z ybar/|z|² (0 at z = 0, PyTorch's choice), second-order term ybar (2ab adot + (b² - a²) bdot + i((b² - a²) adot - 2ab bdot))/|z|⁴. float64: 0 for x >= 0 and pi for x < 0, with zero derivatives.
+	AngleOp cr.Op[*tensor.Dense] = unaryOp{fn: angleFn}
+	// SoftplusOp is the op of Softplus: y = log(1 + e^x) (PyTorch's softplus with beta 1 and threshold 20: y = x where x > 20); y' = sigmoid(x), y” = s(1 - s). float64 only. SoftplusBetaOp takes other parameters.
+	SoftplusOp cr.Op[*tensor.Dense] = unaryOp{fn: softplusFunc(1, 20)}
+)
+
+// Neg returns the elementwise NegOp of x in a fresh tensor.
+func Neg(x *tensor.Dense) (*tensor.Dense, error) { return apply1(NegOp, x) }
+
+// Exp returns the elementwise ExpOp of x in a fresh tensor.
+func Exp(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ExpOp, x) }
+
+// Expm1 returns the elementwise Expm1Op of x in a fresh tensor.
+func Expm1(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Expm1Op, x) }
+
+// Log returns the elementwise LogOp of x in a fresh tensor.
+func Log(x *tensor.Dense) (*tensor.Dense, error) { return apply1(LogOp, x) }
+
+// Log1p returns the elementwise Log1pOp of x in a fresh tensor.
+func Log1p(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Log1pOp, x) }
+
+// Sqrt returns the elementwise SqrtOp of x in a fresh tensor.
+func Sqrt(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SqrtOp, x) }
+
+// Rsqrt returns the elementwise RsqrtOp of x in a fresh tensor.
+func Rsqrt(x *tensor.Dense) (*tensor.Dense, error) { return apply1(RsqrtOp, x) }
+
+// Square returns the elementwise SquareOp of x in a fresh tensor.
+func Square(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SquareOp, x) }
+
+// Reciprocal returns the elementwise ReciprocalOp of x in a fresh tensor.
+func Reciprocal(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ReciprocalOp, x) }
+
+// Abs returns the elementwise AbsOp of x in a fresh tensor.
+func Abs(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AbsOp, x) }
+
+// Sin returns the elementwise SinOp of x in a fresh tensor.
+func Sin(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SinOp, x) }
+
+// Cos returns the elementwise CosOp of x in a fresh tensor.
+func Cos(x *tensor.Dense) (*tensor.Dense, error) { return apply1(CosOp, x) }
+
+// Tan returns the elementwise TanOp of x in a fresh tensor.
+func Tan(x *tensor.Dense) (*tensor.Dense, error) { return apply1(TanOp, x) }
+
+// Sinh returns the elementwise SinhOp of x in a fresh tensor.
+func Sinh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SinhOp, x) }
+
+// Cosh returns the elementwise CoshOp of x in a fresh tensor.
+func Cosh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(CoshOp, x) }
+
+// Tanh returns the elementwise TanhOp of x in a fresh tensor.
+func Tanh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(TanhOp, x) }
+
+// Asin returns the elementwise AsinOp of x in a fresh tensor.
+func Asin(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AsinOp, x) }
+
+// Acos returns the elementwise AcosOp of x in a fresh tensor.
+func Acos(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AcosOp, x) }
+
+// Atan returns the elementwise AtanOp of x in a fresh tensor.
+func Atan(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AtanOp, x) }
+
+// Asinh returns the elementwise AsinhOp of x in a fresh tensor.
+func Asinh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AsinhOp, x) }
+
+// Acosh returns the elementwise AcoshOp of x in a fresh tensor.
+func Acosh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AcoshOp, x) }
+
+// Atanh returns the elementwise AtanhOp of x in a fresh tensor.
+func Atanh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AtanhOp, x) }
+
+// Sigmoid returns the elementwise SigmoidOp of x in a fresh tensor.
+func Sigmoid(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SigmoidOp, x) }
+
+// LogSigmoid returns the elementwise LogSigmoidOp of x in a fresh tensor.
+func LogSigmoid(x *tensor.Dense) (*tensor.Dense, error) { return apply1(LogSigmoidOp, x) }
+
+// Relu returns the elementwise ReluOp of x in a fresh tensor.
+func Relu(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ReluOp, x) }
+
+// Silu returns the elementwise SiluOp of x in a fresh tensor.
+func Silu(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SiluOp, x) }
+
+// Erf returns the elementwise ErfOp of x in a fresh tensor.
+func Erf(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ErfOp, x) }
+
+// Conj returns the elementwise ConjOp of x in a fresh tensor.
+func Conj(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ConjOp, x) }
+
+// Real returns the elementwise RealOp of x in a fresh tensor.
+func Real(x *tensor.Dense) (*tensor.Dense, error) { return apply1(RealOp, x) }
+
+// Imag returns the elementwise ImagOp of x in a fresh tensor.
+func Imag(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ImagOp, x) }
+
+// Abs2 returns the elementwise Abs2Op of x in a fresh tensor.
+func Abs2(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Abs2Op, x) }
+
+// Angle returns the elementwise AngleOp of x in a fresh tensor.
+func Angle(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AngleOp, x) }
+
+// Softplus returns the elementwise SoftplusOp of x in a fresh tensor.
+func Softplus(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SoftplusOp, x) }
+
+// SoftplusBetaOp returns the op of PyTorch's softplus with parameters beta and
+// threshold:
+//
+//	y = log(1 + e^(beta x))/beta   where beta x <= threshold,
+//	y = x                          where beta x > threshold,
+//
+// with y' = sigmoid(beta x) and y” = beta s(1 - s), s = sigmoid(beta x), in the first
+// region and y' = 1, y” = 0 in the second (the jump of y' at the threshold is
+// PyTorch's). beta must be nonzero (Apply reports ErrInvalidArgument otherwise).
+// float64 only; the op name is "softplus".
+func SoftplusBetaOp(beta, threshold float64) cr.Op[*tensor.Dense] {
+	if beta == 0 || beta != beta {
+		return errOp{name: "softplus", err: cr.Errorf(cr.ErrInvalidArgument, "softplus: beta must be nonzero, got %v", beta)}
+	}
+	return unaryOp{fn: softplusFunc(beta, threshold)}
+}
+
+// SoftplusBeta returns SoftplusBetaOp(beta, threshold) of x in a fresh tensor.
+func SoftplusBeta(x *tensor.Dense, beta, threshold float64) (*tensor.Dense, error) {
+	return apply1(SoftplusBetaOp(beta, threshold), x)
+}
+
+// ScaleOp returns the op y = a x, with y' = a and no second-order term (pullback
+// xbar = conj(a) ybar). A float64 x with a complex a (imag(a) != 0) gives a complex128
+// y, and x then receives the real part of its cotangent. The op name is "scale".
+func ScaleOp(a complex128) cr.Op[*tensor.Dense] {
+	return unaryOp{fn: scaleFunc(a), promote: imag(a) != 0}
+}
+
+// Scale returns a x in a fresh tensor.
+func Scale(x *tensor.Dense, a complex128) (*tensor.Dense, error) { return apply1(ScaleOp(a), x) }
+
+// ShiftOp returns the op y = x + b, with y' = 1: xbar = ybar, ydot = xdot. A float64
+// x with a complex b is promoted like ScaleOp. The op name is "shift".
+func ShiftOp(b complex128) cr.Op[*tensor.Dense] {
+	return unaryOp{fn: shiftFunc(b), promote: imag(b) != 0}
+}
+
+// Shift returns x + b in a fresh tensor.
+func Shift(x *tensor.Dense, b complex128) (*tensor.Dense, error) { return apply1(ShiftOp(b), x) }
+
+// PowScalarOp returns the op y = x^p for a constant p: y' = p x^(p-1) and
+// y” = p(p-1) x^(p-2), each taken as exactly 0 when its leading factor is 0 (so
+// p = 0 has zero derivatives even at x = 0, as in PyTorch). For float64 x and real p,
+// y = math.Pow(x, p) (NaN for x < 0 and non-integer p, like PyTorch); complex128 x
+// uses the principal branch, and a float64 x with a complex p is promoted like ScaleOp.
+// The op name is "pow_scalar".
+func PowScalarOp(p complex128) cr.Op[*tensor.Dense] {
+	return unaryOp{fn: powScalarFunc(p), promote: imag(p) != 0}
+}
+
+// PowScalar returns x^p in a fresh tensor.
+func PowScalar(x *tensor.Dense, p complex128) (*tensor.Dense, error) {
+	return apply1(PowScalarOp(p), x)
+}
+
+// errOp is an op whose parameters were invalid: Apply reports the error, so that a
+// tape's sticky error catches it.
+type errOp struct {
+	name string
+	err  error
+}
+
+func (o errOp) Name() string { return o.name }
+
+func (o errOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return nil, nil, o.err
+}

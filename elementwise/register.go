@@ -1,0 +1,152 @@
+package elementwise
+
+import (
+	"math/rand/v2"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+var (
+	realOnly    = []string{"float64"}
+	bothDTypes  = []string{"float64", "complex128"}
+	complexOnly = []string{"complex128"}
+)
+
+// domain is where an op's samples are drawn: each real and imaginary part uniform in
+// [lo, hi], with a random sign when signed (to stay away from a kink at 0). The
+// domains keep finite differences clear of poles, branch cuts and kinks.
+type domain struct {
+	lo, hi float64
+	signed bool
+}
+
+var (
+	anywhere = domain{-2, 2, false}
+	positive = domain{0.5, 2, false}
+	unitBall = domain{-0.8, 0.8, false}
+	offZero  = domain{0.3, 2, true}
+)
+
+// draw returns a value of dtype dt and shape drawn from d.
+func (d domain) draw(rng *rand.Rand, dt tensor.DType, shape ...int) *tensor.Dense {
+	t := tensor.RandUniform(rng, dt, d.lo, d.hi, shape...)
+	if !d.signed {
+		return t
+	}
+	if dt == tensor.Float64 {
+		for i, v := range t.Float64s() {
+			if rng.IntN(2) == 0 {
+				t.Float64s()[i] = -v
+			}
+		}
+		return t
+	}
+	c := t.Complex128s()
+	for i, v := range c {
+		re, im := real(v), imag(v)
+		if rng.IntN(2) == 0 {
+			re = -re
+		}
+		if rng.IntN(2) == 0 {
+			im = -im
+		}
+		c[i] = complex(re, im)
+	}
+	return t
+}
+
+// unarySamples returns samples of op: float64 [3 4], a scalar and an empty [2 0],
+// and complex128 [3 4] (and a promoted float64 input for a complex parameter) when the
+// op supports it.
+func unarySamples(op cr.Op[*tensor.Dense], dtypes []string, d domain) func(*rand.Rand) []cr.Sample[*tensor.Dense] {
+	return func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+		var s []cr.Sample[*tensor.Dense]
+		for _, dt := range dtypes {
+			if dt == "float64" {
+				s = append(s,
+					cr.Sample[*tensor.Dense]{Name: "float64 [3 4]", Op: op, Inputs: []*tensor.Dense{d.draw(rng, tensor.Float64, 3, 4)}},
+					cr.Sample[*tensor.Dense]{Name: "float64 scalar", Op: op, Inputs: []*tensor.Dense{d.draw(rng, tensor.Float64)}},
+					cr.Sample[*tensor.Dense]{Name: "float64 [2 0]", Op: op, Inputs: []*tensor.Dense{d.draw(rng, tensor.Float64, 2, 0)}})
+			} else {
+				s = append(s,
+					cr.Sample[*tensor.Dense]{Name: "complex128 [3 4]", Op: op, Inputs: []*tensor.Dense{d.draw(rng, tensor.Complex128, 3, 4)}},
+					cr.Sample[*tensor.Dense]{Name: "complex128 [1 5]", Op: op, Inputs: []*tensor.Dense{d.draw(rng, tensor.Complex128, 1, 5)}})
+			}
+		}
+		return s
+	}
+}
+
+func registerUnary(name string, op cr.Op[*tensor.Dense], dtypes []string, d domain, doc string) {
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: name, Arity: 1, DTypes: dtypes,
+		Forward: true, SecondOrder: true, Doc: doc, Samples: unarySamples(op, dtypes, d)})
+}
+
+func init() {
+	registerUnary("neg", NegOp, bothDTypes, anywhere, "y = -x")
+	registerUnary("exp", ExpOp, bothDTypes, anywhere, "y = e^x")
+	registerUnary("expm1", Expm1Op, bothDTypes, anywhere, "y = e^x - 1")
+	registerUnary("log", LogOp, bothDTypes, positive, "y = log x")
+	registerUnary("log1p", Log1pOp, bothDTypes, positive, "y = log(1 + x)")
+	registerUnary("sqrt", SqrtOp, bothDTypes, positive, "y = sqrt(x)")
+	registerUnary("rsqrt", RsqrtOp, bothDTypes, positive, "y = 1/sqrt(x)")
+	registerUnary("square", SquareOp, bothDTypes, anywhere, "y = x²")
+	registerUnary("reciprocal", ReciprocalOp, bothDTypes, offZero, "y = 1/x")
+	registerUnary("abs", AbsOp, bothDTypes, offZero, "y = |x|, abs'(0) = 0")
+	registerUnary("sin", SinOp, bothDTypes, anywhere, "y = sin x")
+	registerUnary("cos", CosOp, bothDTypes, anywhere, "y = cos x")
+	registerUnary("tan", TanOp, bothDTypes, domain{-1.2, 1.2, false}, "y = tan x")
+	registerUnary("sinh", SinhOp, bothDTypes, anywhere, "y = sinh x")
+	registerUnary("cosh", CoshOp, bothDTypes, anywhere, "y = cosh x")
+	registerUnary("tanh", TanhOp, bothDTypes, anywhere, "y = tanh x")
+	registerUnary("asin", AsinOp, bothDTypes, unitBall, "y = asin x")
+	registerUnary("acos", AcosOp, bothDTypes, unitBall, "y = acos x")
+	registerUnary("atan", AtanOp, bothDTypes, unitBall, "y = atan x")
+	registerUnary("asinh", AsinhOp, bothDTypes, unitBall, "y = asinh x")
+	registerUnary("acosh", AcoshOp, bothDTypes, domain{1.2, 2.5, false}, "y = acosh x")
+	registerUnary("atanh", AtanhOp, bothDTypes, unitBall, "y = atanh x")
+	registerUnary("sigmoid", SigmoidOp, bothDTypes, anywhere, "y = 1/(1 + e^-x)")
+	registerUnary("logsigmoid", LogSigmoidOp, realOnly, anywhere, "y = log sigmoid(x)")
+	registerUnary("relu", ReluOp, realOnly, offZero, "y = max(x, 0), relu'(0) = 0")
+	registerUnary("silu", SiluOp, realOnly, anywhere, "y = x sigmoid(x)")
+	registerUnary("erf", ErfOp, realOnly, anywhere, "y = erf x")
+	registerUnary("conj", ConjOp, bothDTypes, anywhere, "y = conj(x)")
+	registerUnary("real", RealOp, bothDTypes, anywhere, "y = Re x")
+	registerUnary("imag", ImagOp, complexOnly, anywhere, "y = Im x")
+	registerUnary("abs2", Abs2Op, bothDTypes, anywhere, "y = |x|²")
+	registerUnary("angle", AngleOp, bothDTypes, offZero, "y = arg x")
+
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "softplus", Arity: 1, DTypes: realOnly,
+		Forward: true, SecondOrder: true, Doc: "y = log(1 + e^(beta x))/beta, linear above the threshold",
+		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+			return append(unarySamples(SoftplusOp, realOnly, anywhere)(rng),
+				cr.Sample[*tensor.Dense]{Name: "beta 3, threshold 20", Op: SoftplusBetaOp(3, 20),
+					Inputs: []*tensor.Dense{anywhere.draw(rng, tensor.Float64, 2, 3)}})
+		}})
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "scale", Arity: 1, DTypes: bothDTypes,
+		Forward: true, SecondOrder: true, Doc: "y = a x",
+		Samples: paramSamples(ScaleOp(2.5), ScaleOp(1-2i), anywhere)})
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "shift", Arity: 1, DTypes: bothDTypes,
+		Forward: true, SecondOrder: true, Doc: "y = x + b",
+		Samples: paramSamples(ShiftOp(-0.5), ShiftOp(1i), anywhere)})
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "pow_scalar", Arity: 1, DTypes: bothDTypes,
+		Forward: true, SecondOrder: true, Doc: "y = x^p",
+		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+			s := paramSamples(PowScalarOp(2.5), PowScalarOp(1.5+0.5i), positive)(rng)
+			return append(s, cr.Sample[*tensor.Dense]{Name: "p = 3, signed float64", Op: PowScalarOp(3),
+				Inputs: []*tensor.Dense{anywhere.draw(rng, tensor.Float64, 3, 4)}})
+		}})
+	registerBinary()
+}
+
+// paramSamples returns samples of a scalar-parameter op with a real parameter (on
+// float64 and complex128) and with a complex one (promoting a float64 input).
+func paramSamples(realParam, complexParam cr.Op[*tensor.Dense], d domain) func(*rand.Rand) []cr.Sample[*tensor.Dense] {
+	return func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+		s := unarySamples(realParam, bothDTypes, d)(rng)
+		return append(s,
+			cr.Sample[*tensor.Dense]{Name: "complex parameter, complex128", Op: complexParam, Inputs: []*tensor.Dense{d.draw(rng, tensor.Complex128, 2, 3)}},
+			cr.Sample[*tensor.Dense]{Name: "complex parameter, float64 promoted", Op: complexParam, Inputs: []*tensor.Dense{d.draw(rng, tensor.Float64, 2, 3)}})
+	}
+}

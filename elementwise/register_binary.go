@@ -1,0 +1,70 @@
+package elementwise
+
+import (
+	"math/rand/v2"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// binarySamples returns samples of op over the broadcasting patterns that matter:
+// equal shapes, a trailing-dims operand, both operands stretched, a scalar, and an
+// empty dim; on float64, on complex128, and mixed (promotion) when complex is
+// supported. da and db are the operands' domains.
+func binarySamples(op cr.Op[*tensor.Dense], complexToo bool, da, db domain) func(*rand.Rand) []cr.Sample[*tensor.Dense] {
+	shapes := []struct {
+		name string
+		a, b []int
+	}{
+		{"[3 4] [3 4]", []int{3, 4}, []int{3, 4}},
+		{"[2 3 4] [4]", []int{2, 3, 4}, []int{4}},
+		{"[2 1 3] [4 1]", []int{2, 1, 3}, []int{4, 1}},
+		{"[] [3]", nil, []int{3}},
+		{"[2 0] [1 0]", []int{2, 0}, []int{1, 0}},
+	}
+	return func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+		var s []cr.Sample[*tensor.Dense]
+		add := func(name string, ta, tb tensor.DType, a, b []int) {
+			s = append(s, cr.Sample[*tensor.Dense]{Name: name, Op: op,
+				Inputs: []*tensor.Dense{da.draw(rng, ta, a...), db.draw(rng, tb, b...)}})
+		}
+		for _, sh := range shapes {
+			add("float64 "+sh.name, tensor.Float64, tensor.Float64, sh.a, sh.b)
+		}
+		if complexToo {
+			for _, sh := range shapes[:3] {
+				add("complex128 "+sh.name, tensor.Complex128, tensor.Complex128, sh.a, sh.b)
+			}
+			add("float64 x complex128 [3 4] [4]", tensor.Float64, tensor.Complex128, []int{3, 4}, []int{4})
+			add("complex128 x float64 [4] [3 1]", tensor.Complex128, tensor.Float64, []int{4}, []int{3, 1})
+		}
+		return s
+	}
+}
+
+func registerBinary() {
+	for _, b := range []struct {
+		op         cr.Op[*tensor.Dense]
+		complexToo bool
+		da, db     domain
+		doc        string
+	}{
+		{AddOp, true, anywhere, anywhere, "y = a + b, broadcast"},
+		{SubOp, true, anywhere, anywhere, "y = a - b, broadcast"},
+		{MulOp, true, anywhere, anywhere, "y = a b, broadcast"},
+		{DivOp, true, anywhere, offZero, "y = a / b, broadcast"},
+		{PowOp, true, positive, anywhere, "y = a^b, broadcast"},
+		{MaximumOp, false, anywhere, anywhere, "y = max(a, b), broadcast; ties split 1/2, 1/2"},
+		{MinimumOp, false, anywhere, anywhere, "y = min(a, b), broadcast; ties split 1/2, 1/2"},
+		{Atan2Op, false, offZero, anywhere, "y = atan2(a, b), broadcast"},
+		{HypotOp, false, offZero, anywhere, "y = sqrt(a² + b²), broadcast"},
+		{XlogyOp, false, offZero, positive, "y = a log b, broadcast"},
+	} {
+		dtypes := realOnly
+		if b.complexToo {
+			dtypes = bothDTypes
+		}
+		tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: b.op.Name(), Arity: 2, DTypes: dtypes,
+			Forward: true, SecondOrder: true, Doc: b.doc, Samples: binarySamples(b.op, b.complexToo, b.da, b.db)})
+	}
+}

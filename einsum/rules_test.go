@@ -1,0 +1,37 @@
+package einsum
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/testing/ruletest"
+)
+
+func TestRegistryRules(t *testing.T) {
+	e, ok := tensor.Ops.Lookup(Name)
+	require.True(t, ok, "einsum is not registered in tensor.Ops")
+	reg := chainrules.NewRegistry[*tensor.Dense]()
+	reg.MustRegister(e)
+	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 60})
+}
+
+// TestRules runs the rule checker on every spec of the reference table, with
+// float64, complex128 and mixed operands.
+func TestRules(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, c := range specCases {
+		for mode := range 3 {
+			if mode == 2 && len(c.shapes) < 2 {
+				continue
+			}
+			t.Run(c.spec+"/"+modeNames[mode], func(t *testing.T) {
+				ops := randOperands(rng, c.shapes, mode)
+				ruletest.Check(t, tensor.Space{}, Op(c.spec), ops, ruletest.Config{})
+			})
+		}
+	}
+}

@@ -25,7 +25,7 @@ const (
 // one goroutine.
 const (
 	parallelMin  = 1 << 21
-	parallelSlab = 64
+	parallelSlab = 256
 )
 
 // Dgemm computes C = alpha*op(A)*op(B) + beta*C, where op(X) is X if the
@@ -161,16 +161,16 @@ func run(kn *kernel, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return
 	}
-	// Split the larger dimension into slabs of whole tiles, a few per
-	// worker so that a worker slowed down by a busy core does not hold up
-	// the others, but at least parallelSlab wide so that the operand every
-	// worker re-packs stays cheap against the slab's work.
+	// Split the larger dimension into slabs of whole tiles: one per worker,
+	// or two per worker if they are still at least parallelSlab wide, so
+	// that a worker slowed down by a busy core holds up the others less.
+	// Every slab re-packs the whole shared operand, hence the minimum width.
 	size, unit := n, kn.nr
 	if m > n {
 		size, unit = m, kn.mr
 	}
 	tiles := (size + unit - 1) / unit
-	slabs := min(4*workers, tiles/max(1, parallelSlab/unit))
+	slabs := min(2*workers, max(workers, size/parallelSlab), tiles)
 	if slabs < 2 {
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return

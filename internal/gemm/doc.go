@@ -61,9 +61,10 @@
 // # Parallelism
 //
 // Products with m*n*k >= 2^21 are split across runtime.GOMAXPROCS(0)
-// goroutines along the larger of m and n, in slabs of whole tiles (up to
-// four per goroutine, at least 64 wide) handed out through an atomic
-// counter, so that a goroutine on a busy core does not hold up the rest.
+// goroutines along the larger of m and n, in slabs of whole tiles (one per
+// goroutine, or two if they are still at least 256 wide) handed out through
+// an atomic counter, so that a goroutine on a busy core holds up the rest
+// less.
 // Each slab runs the serial algorithm with the goroutine's own packing
 // buffers (taken from a sync.Pool); there is no synchronisation apart from
 // the counter and the final wait. The price is that every slab packs its own

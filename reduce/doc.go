@@ -1,0 +1,32 @@
+// Package reduce holds the axis reductions of chainrules-go: Sum, Mean, Prod, Max
+// ("amax"), Min ("amin"), LogSumExp, Var and Std, and the NaN-ignoring NanSum and
+// NanMean, each with its pullback, forward tangent and second-order rule.
+//
+// Every reduction takes the axes to reduce (nil or empty for all of them, negative
+// counting from the end, as in Python; a repeated or out-of-range axis is an error
+// wrapping chainrules.ErrInvalidArgument) and keepdims, which keeps the reduced
+// axes with size 1. Sum, Mean, Prod, Var and Std accept complex128 as PyTorch
+// defines them (Var and Std of complex input are real); the others are float64
+// only.
+//
+// Kernels work on a canonical [a, r, b] layout whose middle axis is reduced: when
+// the reduced axes are adjacent the input is used in place, otherwise it is copied
+// once with permute.Materialize. The doc comment of each op gives its maths and
+// rules; the policies at the points where derivatives do not exist are:
+//
+//   - Max and Min split the cotangent evenly among tied extrema (PyTorch's amax,
+//     JAX), and a NaN in a slice makes its result NaN;
+//   - Std takes the gradient 0 where the standard deviation is 0 (PyTorch);
+//   - Prod computes the product of the other elements by prefix and suffix
+//     products, so zeros need no division.
+//
+// A recording:
+//
+//	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+//	x := tape.Leaf(tensor.RandN(nil, tensor.Float64, 32, 10))
+//	loss := tape.Apply(reduce.MeanOp(nil, false), tape.Apply(reduce.LogSumExpOp([]int{1}, false), x))
+//	grads, err := tape.Backward(loss)
+//
+// Op names in tensor.Ops: "sum", "mean", "prod", "amax", "amin", "logsumexp",
+// "var", "std", "nansum", "nanmean".
+package reduce

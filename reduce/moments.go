@@ -1,0 +1,200 @@
+package reduce
+
+import (
+	"math"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// VarOp returns the op y[i, j] = sum_k |x[i, k, j] - mu[i, j]|^2 / D, with mu the
+// mean of the slice, n its length and D = max(0, n - correction): correction 0 is
+// the biased (population) variance, 1 the unbiased one, and any real correction is
+// allowed, as in PyTorch. For complex x the output is real (PyTorch's definition).
+// Axes and keepdims are those of SumOp.
+//
+// Rules, with d = x - mu: xbar = 2 d ybar / D; ydot = 2 Re sum_k conj(d_k) xdot_k / D;
+// xbardot = 2 (d ybardot + (xdot - mean(xdot)) ybar) / D.
+func VarOp(axes []int, correction float64, keepdims bool) cr.Op[*tensor.Dense] {
+	return newOp("var", axes, keepdims, moment{correction: correction})
+}
+
+// Var is VarOp without a tape.
+func Var(x *tensor.Dense, axes []int, correction float64, keepdims bool) (*tensor.Dense, error) {
+	return eval(VarOp(axes, correction, keepdims), x)
+}
+
+// StdOp returns the op y = sqrt(Var(x)), with the axes, correction and keepdims of
+// VarOp.
+//
+// Rules, with d = x - mu and c = ybar / (D y): xbar = c d; ydot = Re sum_k
+// conj(d_k) xdot_k / (D y); xbardot = c (xdot - mean(xdot)) + cdot d with
+// cdot = ybardot / (D y) - ybar ydot / (D y^2). Where y = 0 the gradient is taken as
+// 0, as PyTorch does (the square root has no derivative there).
+func StdOp(axes []int, correction float64, keepdims bool) cr.Op[*tensor.Dense] {
+	return newOp("std", axes, keepdims, moment{correction: correction, std: true})
+}
+
+// Std is StdOp without a tape.
+func Std(x *tensor.Dense, axes []int, correction float64, keepdims bool) (*tensor.Dense, error) {
+	return eval(StdOp(axes, correction, keepdims), x)
+}
+
+type moment struct {
+	correction float64
+	std        bool
+}
+
+func (m moment) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	if x.DType() == tensor.Complex128 {
+		return applyMoment[complex128](m, p, in, x)
+	}
+	return applyMoment[float64](m, p, in, x)
+}
+
+func applyMoment[T elem](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	xs := elems[T](p.canonical(x))
+	mu := sumKernel(xs, p.a, p.r, p.b)
+	inv := fromReal[T](1 / float64(p.r))
+	for o := range mu {
+		mu[o] *= inv
+	}
+	y := make([]float64, p.a*p.b)
+	for i := range p.a {
+		for k := range p.r {
+			o := (i*p.r + k) * p.b
+			row, mi, yi := xs[o:o+p.b], mu[i*p.b:i*p.b+p.b], y[i*p.b:i*p.b+p.b]
+			for j, v := range row {
+				d := v - mi[j]
+				yi[j] += reDot(d, d)
+			}
+		}
+	}
+	den := math.Max(0, float64(p.r)-m.correction)
+	for o := range y {
+		y[o] /= den
+		if m.std {
+			y[o] = math.Sqrt(y[o])
+		}
+	}
+	return output(p, y), &momentRule[T]{in: in, p: p, x: xs, mu: mu, y: y, den: den, std: m.std}, nil
+}
+
+type momentRule[T elem] struct {
+	in  cr.NodeID
+	p   *plan
+	x   []T
+	mu  []T
+	y   []float64
+	den float64
+	std bool
+}
+
+func (r *momentRule[T]) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+
+// scale returns the factor s of xbar = s d ybar for output o: 2/D for the variance,
+// 1/(D y) for the standard deviation (0 where y = 0).
+func (r *momentRule[T]) scale(o int) float64 {
+	if !r.std {
+		return 2 / r.den
+	}
+	if r.y[o] == 0 {
+		return 0
+	}
+	return 1 / (r.den * r.y[o])
+}
+
+// jvp returns ydot[o] = s_o Re sum_k conj(d_k) xdot_k.
+func (r *momentRule[T]) jvp(xdot []T) []float64 {
+	p := r.p
+	out := make([]float64, p.a*p.b)
+	for i := range p.a {
+		for k := range p.r {
+			o := (i*p.r + k) * p.b
+			for j, v := range r.x[o : o+p.b] {
+				out[i*p.b+j] += reDot(v-r.mu[i*p.b+j], xdot[o+j])
+			}
+		}
+	}
+	for o := range out {
+		out[o] *= r.scale(o)
+	}
+	return out
+}
+
+// pullback returns xbar = s d g, plus, when xdot is given, the tangent term
+// s (xdot - mean(xdot)) h + sdot d h with sdot the derivative of s along xdot.
+func (r *momentRule[T]) pullback(g, h []float64, xdot []T) *tensor.Dense {
+	p := r.p
+	buf := make([]T, p.a*p.r*p.b)
+	var xdMean []T
+	var sdot []float64
+	if xdot != nil {
+		xdMean = sumKernel(xdot, p.a, p.r, p.b)
+		inv := fromReal[T](1 / float64(p.r))
+		for o := range xdMean {
+			xdMean[o] *= inv
+		}
+		sdot = make([]float64, len(g))
+		if r.std {
+			yd := r.jvp(xdot)
+			for o := range sdot {
+				if r.y[o] != 0 {
+					sdot[o] = -yd[o] / (r.den * r.y[o] * r.y[o])
+				}
+			}
+		}
+	}
+	for i := range p.a {
+		for k := range p.r {
+			o := (i*p.r + k) * p.b
+			for j, v := range r.x[o : o+p.b] {
+				oj := i*p.b + j
+				d := v - r.mu[oj]
+				s := r.scale(oj)
+				b := d * fromReal[T](s*g[oj])
+				if xdot != nil {
+					b += (xdot[o+j]-xdMean[oj])*fromReal[T](s*h[oj]) + d*fromReal[T](sdot[oj]*h[oj])
+				}
+				buf[o+j] = b
+			}
+		}
+	}
+	return restore(p, buf)
+}
+
+func (r *momentRule[T]) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: r.pullback(ybar.Float64s(), nil, nil)}), nil
+}
+
+func (r *momentRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	xdot := tangent[T](r.p, r.in, tangentOf)
+	if xdot == nil {
+		return nil, false, nil
+	}
+	return output(r.p, r.jvp(xdot)), true, nil
+}
+
+func (r *momentRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	g := ct.Value.Float64s()
+	d := cr.Dual[*tensor.Dense]{Value: r.pullback(g, nil, nil)}
+	xdot := tangent[T](r.p, r.in, tangentOf)
+	if ct.HasTangent || xdot != nil {
+		gd := make([]float64, len(g))
+		if ct.HasTangent {
+			gd = ct.Tangent.Float64s()
+		}
+		if xdot != nil {
+			// xbardot = s d gd + [s (xdot - mean xdot) + sdot d] g.
+			d.Tangent = r.pullbackDot(gd, g, xdot)
+		} else {
+			d.Tangent = r.pullback(gd, nil, nil)
+		}
+		d.HasTangent = true
+	}
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+}
+
+func (r *momentRule[T]) pullbackDot(gd, g []float64, xdot []T) *tensor.Dense {
+	return r.pullback(gd, g, xdot)
+}

@@ -1,0 +1,224 @@
+package reduce
+
+import (
+	"math/cmplx"
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/permute"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// elem is the element type of a tensor's storage.
+type elem interface{ float64 | complex128 }
+
+// plan maps a reduction of a tensor of some shape over some axes onto the canonical
+// layout every kernel works in: a contiguous [a, r, b] array whose middle axis is
+// the reduced one. Element (i, k, j) is at (i*r + k)*b + j, and the output element
+// (i, j) at i*b + j, which is the row-major order of the kept axes.
+//
+// When the reduced axes (ignoring axes of size 1) are adjacent, the input already is
+// in that layout; otherwise perm moves the kept axes first and the reduced axes last
+// (b = 1), and the input is copied in that order with permute.Materialize.
+type plan struct {
+	name     string
+	shape    []int // input shape
+	outShape []int // output shape (reduced axes dropped, or 1 with keepdims)
+	a, r, b  int
+	perm     []int // nil if no copy is needed
+}
+
+// newPlan checks axes against shape: nil or empty axes reduce every axis, negative
+// axes count from the end, and a 0-d input accepts axis 0 or -1 (as PyTorch does).
+func newPlan(name string, shape, axes []int, keep bool) (*plan, error) {
+	rank := len(shape)
+	red := make([]bool, rank)
+	if len(axes) == 0 {
+		for k := range red {
+			red[k] = true
+		}
+	}
+	for _, ax := range axes {
+		n := max(rank, 1)
+		if ax < -n || ax >= n {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d out of range for rank %d", name, ax, rank)
+		}
+		if ax < 0 {
+			ax += n
+		}
+		if rank == 0 {
+			if len(axes) > 1 {
+				return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d repeated in %v", name, ax, axes)
+			}
+			continue
+		}
+		if red[ax] {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d repeated in %v", name, ax, axes)
+		}
+		red[ax] = true
+	}
+	p := &plan{name: name, shape: slices.Clone(shape), a: 1, r: 1, b: 1}
+	for k, d := range shape {
+		switch {
+		case !red[k]:
+			p.outShape = append(p.outShape, d)
+		case keep:
+			p.outShape = append(p.outShape, 1)
+		}
+	}
+	if p.outShape == nil {
+		p.outShape = []int{}
+	}
+	// Are the reduced axes of size > 1 one block? Axes of size 1 go either way.
+	first, last := -1, -1
+	for k, d := range shape {
+		if red[k] && d != 1 {
+			if first < 0 {
+				first = k
+			}
+			last = k
+		}
+	}
+	block := true
+	for k := first + 1; first >= 0 && k < last; k++ {
+		if !red[k] && shape[k] != 1 {
+			block = false
+		}
+	}
+	if block {
+		for k, d := range shape {
+			switch {
+			case first < 0 || k < first:
+				if !red[k] {
+					p.a *= d
+				}
+			case k <= last:
+				if red[k] {
+					p.r *= d
+				}
+			default:
+				if !red[k] {
+					p.b *= d
+				}
+			}
+		}
+		// Reduced axes of size 1 outside the block, and an empty reduction, need no
+		// further care: they multiply r by 1.
+		if first < 0 {
+			p.r = 1
+			for k, d := range shape {
+				if red[k] {
+					p.r *= d
+				}
+			}
+			p.a, p.b = 1, 1
+			for k, d := range shape {
+				if !red[k] {
+					p.a *= d
+				}
+			}
+		}
+		return p, nil
+	}
+	for k, d := range shape {
+		if !red[k] {
+			p.perm = append(p.perm, k)
+			p.a *= d
+		}
+	}
+	for k, d := range shape {
+		if red[k] {
+			p.perm = append(p.perm, k)
+			p.r *= d
+		}
+	}
+	return p, nil
+}
+
+// canonical returns t (input-shaped) in the canonical layout, as a tensor whose
+// element slice is row-major [a, r, b]. It may be t itself.
+func (p *plan) canonical(t *tensor.Dense) *tensor.Dense {
+	if p.perm == nil {
+		return t
+	}
+	v, err := t.Permute(p.perm...)
+	if err != nil {
+		panic(err) // p.perm is a permutation of t's axes by construction
+	}
+	return permute.Materialize(v)
+}
+
+// restore wraps a canonical-layout buffer as a fresh input-shaped tensor.
+func restore[T elem](p *plan, buf []T) *tensor.Dense {
+	if p.perm == nil {
+		return wrap(buf, p.shape)
+	}
+	pshape := make([]int, len(p.perm))
+	inv := make([]int, len(p.perm))
+	for k, a := range p.perm {
+		pshape[k] = p.shape[a]
+		inv[a] = k
+	}
+	v, err := wrap(buf, pshape).Permute(inv...)
+	if err != nil {
+		panic(err)
+	}
+	return permute.Materialize(v)
+}
+
+// output wraps a buffer of a*b elements as the output tensor.
+func output[T elem](p *plan, buf []T) *tensor.Dense { return wrap(buf, p.outShape) }
+
+// wrap makes a tensor that owns buf.
+func wrap[T elem](buf []T, shape []int) *tensor.Dense {
+	var t *tensor.Dense
+	var err error
+	switch b := any(buf).(type) {
+	case []float64:
+		t, err = tensor.FromFloat64(b, shape...)
+	case []complex128:
+		t, err = tensor.FromComplex128(b, shape...)
+	}
+	if err != nil {
+		panic(err) // sizes match by construction
+	}
+	return t
+}
+
+// elems returns the row-major elements of t as []T (aliasing when contiguous; read
+// only). t must have the dtype of T.
+func elems[T elem](t *tensor.Dense) []T {
+	var z T
+	if _, ok := any(z).(complex128); ok {
+		return any(t.AsComplex().Complex128s()).([]T)
+	}
+	return any(t.Float64s()).([]T)
+}
+
+// conj is the complex conjugate (the identity on float64).
+func conj[T elem](v T) T {
+	if c, ok := any(v).(complex128); ok {
+		return any(cmplx.Conj(c)).(T)
+	}
+	return v
+}
+
+// fromReal converts a float64 to T.
+func fromReal[T elem](v float64) T {
+	var z T
+	if _, ok := any(z).(complex128); ok {
+		return any(complex(v, 0)).(T)
+	}
+	return any(v).(T)
+}
+
+// reDot returns Re(conj(a) b).
+func reDot[T elem](a, b T) float64 {
+	switch a := any(a).(type) {
+	case complex128:
+		bb := any(b).(complex128)
+		return real(a)*real(bb) + imag(a)*imag(bb)
+	default:
+		return a.(float64) * any(b).(float64)
+	}
+}

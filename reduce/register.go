@@ -1,0 +1,92 @@
+package reduce
+
+import (
+	"math/rand/v2"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+func init() {
+	type sample = cr.Sample[*tensor.Dense]
+	type maker = func(...int) *tensor.Dense
+	reg := func(name, doc string, dtypes []string, samples func(f, c maker) []sample) {
+		tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{
+			Name: name, Arity: 1, DTypes: dtypes, Forward: true, SecondOrder: true, Doc: doc,
+			Samples: func(rng *rand.Rand) []sample {
+				f := func(shape ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, shape...) }
+				c := func(shape ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Complex128, shape...) }
+				return samples(f, c)
+			},
+		})
+	}
+	both, real := []string{"float64", "complex128"}, []string{"float64"}
+	in := func(x *tensor.Dense) []*tensor.Dense { return []*tensor.Dense{x} }
+	// axisSamples covers one axis, two non-adjacent axes (the copying path), all axes
+	// with keepdims, a negative axis, a size-0 input and a scalar.
+	axisSamples := func(mk func([]int, bool) cr.Op[*tensor.Dense], f, c maker, complexOK, emptyOK bool) []sample {
+		x3 := f(2, 3, 4)
+		if complexOK {
+			x3 = c(2, 3, 4)
+		}
+		s := []sample{
+			{Name: "axis 1", Op: mk([]int{1}, false), Inputs: in(f(3, 4))},
+			{Name: "axes 0,2 keepdims", Op: mk([]int{0, 2}, true), Inputs: in(x3)},
+			{Name: "axis -2 of 3-d", Op: mk([]int{-2}, false), Inputs: in(x3)},
+			{Name: "all keepdims", Op: mk(nil, true), Inputs: in(f(3, 1, 2))},
+			{Name: "scalar", Op: mk(nil, false), Inputs: in(f())},
+		}
+		if emptyOK {
+			s = append(s, sample{Name: "size 0 kept", Op: mk([]int{1}, false), Inputs: in(f(0, 3))})
+		}
+		return s
+	}
+	withZeros := func(x *tensor.Dense, idx ...[]int) *tensor.Dense {
+		for _, i := range idx {
+			x.Set(0, i...)
+		}
+		return x
+	}
+	reg("sum", "sum over axes", both, func(f, c maker) []sample {
+		return append(axisSamples(SumOp, f, c, true, true),
+			sample{Name: "empty reduced", Op: SumOp([]int{0}, false), Inputs: in(f(0, 3))})
+	})
+	reg("mean", "mean over axes", both, func(f, c maker) []sample {
+		return axisSamples(MeanOp, f, c, true, true)
+	})
+	reg("nansum", "sum over axes, NaN counted as zero", real, func(f, c maker) []sample {
+		return axisSamples(NanSumOp, f, c, false, true)
+	})
+	reg("nanmean", "mean over axes of the elements that are not NaN", real, func(f, c maker) []sample {
+		return axisSamples(NanMeanOp, f, c, false, true)
+	})
+	reg("prod", "product over axes (zeros handled without division)", both, func(f, c maker) []sample {
+		return append(axisSamples(ProdOp, f, c, true, true),
+			sample{Name: "one zero", Op: ProdOp([]int{1}, false), Inputs: in(withZeros(f(3, 4), []int{1, 2}))},
+			sample{Name: "two zeros", Op: ProdOp([]int{1}, false), Inputs: in(withZeros(f(3, 4), []int{1, 0}, []int{1, 3}))},
+			sample{Name: "complex zeros", Op: ProdOp(nil, false), Inputs: in(withZeros(c(2, 3), []int{0, 1}, []int{1, 1}))},
+			sample{Name: "empty reduced", Op: ProdOp([]int{0}, true), Inputs: in(f(0, 3))})
+	})
+	reg("amax", "maximum over axes (ties split the gradient evenly)", real, func(f, c maker) []sample {
+		return axisSamples(MaxOp, f, c, false, true)
+	})
+	reg("amin", "minimum over axes (ties split the gradient evenly)", real, func(f, c maker) []sample {
+		return axisSamples(MinOp, f, c, false, true)
+	})
+	reg("logsumexp", "log of the sum of exponentials over axes, stable for large inputs", real, func(f, c maker) []sample {
+		return append(axisSamples(LogSumExpOp, f, c, false, true),
+			sample{Name: "spread", Op: LogSumExpOp([]int{0}, false), Inputs: in(tensor.Scale(f(5, 2), 4))})
+	})
+	moments := func(mk func([]int, float64, bool) cr.Op[*tensor.Dense]) func(f, c maker) []sample {
+		return func(f, c maker) []sample {
+			return []sample{
+				{Name: "axis 1 unbiased", Op: mk([]int{1}, 1, false), Inputs: in(f(3, 4))},
+				{Name: "axes 0,2 biased keepdims complex", Op: mk([]int{0, 2}, 0, true), Inputs: in(c(2, 3, 4))},
+				{Name: "all, correction 0.5", Op: mk(nil, 0.5, false), Inputs: in(f(5))},
+				{Name: "axis -1 complex, correction -1", Op: mk([]int{-1}, -1, false), Inputs: in(c(3, 4))},
+			}
+		}
+	}
+	reg("var", "variance over axes with a correction (complex input, real output)", both, moments(VarOp))
+	reg("std", "standard deviation over axes with a correction", both, moments(StdOp))
+}

@@ -30,7 +30,29 @@
 // report the failure. Errors wrap the sentinels of package chainrules and name the op
 // and node through *chainrules.OpError.
 //
+// # Features
+//
+//   - No-grad scope: [Tape.NoGrad] and [Tape.SetGradEnabled] record values without
+//     their rules (detached nodes: no gradient flows through, no residual is kept).
+//   - Hooks: [Tape.AddHook] transforms a node's complete cotangent during a reverse
+//     sweep (gradient clipping); [Tape.AddDualHook] also serves the second-order
+//     sweep, so Hessian-vector products differentiate the hooked gradient.
+//   - Anomaly mode: [Tape.DetectAnomaly] checks every value, tangent and cotangent
+//     for NaN and infinities and names the op, the node and the file:line where it
+//     was recorded.
+//   - Checkpointing: [Tape.Checkpoint] records a sub-function as one node and
+//     recomputes its intermediates in each sweep, to first and second order.
+//   - DOT export: [Tape.WriteDOT] draws the graph for Graphviz.
+//   - Linearize and transpose: [Linearize] returns the JVP at a point as a
+//     [LinearMap] that reuses the recorded rules; its Transpose is the VJP.
+//
 // # Concurrency
 //
-// A Tape is used from one goroutine at a time. Separate tapes may be used in parallel.
+// A Tape, and the Gradients, Tangents and LinearMap it produces, are used from one
+// goroutine at a time: recording and sweeping mutate the tape's scratch buffers.
+// Separate tapes share no mutable state and may be used in parallel goroutines (the
+// tape tags that tell tapes apart are issued atomically); a chainrules.Registry is
+// safe for concurrent use, so one registry may serve the tapes of many goroutines
+// while entries and overrides are added. Rules, hooks and checkpointed functions
+// run on the goroutine that runs the sweep. go test -race ./core/ checks this.
 package core

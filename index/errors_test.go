@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -31,6 +32,11 @@ func TestErrors(t *testing.T) {
 		{"slice no input", index.SliceOp(), nil, inv, []string{"slice", "0 inputs"}},
 		{"slice nil input", index.SliceOp(), []*tensor.Dense{nil}, inv, []string{"slice", "nil"}},
 		{"narrow past end", index.NarrowOp(1, 2, 3), []*tensor.Dense{x}, inv, []string{"narrow", "axis 1", "start 2", "length 3", "size 4"}},
+		{"narrow huge length", index.NarrowOp(1, 1, math.MaxInt), []*tensor.Dense{x}, inv, []string{"narrow", "axis 1"}},
+		{"split huge sizes", index.SplitOp(1, []int{math.MaxInt, math.MaxInt, 2}, 0), []*tensor.Dense{x}, inv, []string{"split", "exceed"}},
+		{"pad overflow", index.PadOp([2]int{0, 0}, [2]int{math.MaxInt, 1}), []*tensor.Dense{x}, inv, []string{"pad", "axis 1", "overflow"}},
+		{"pad too many elements", index.PadOp([2]int{0, math.MaxInt / 2}, [2]int{0, 0}), []*tensor.Dense{x}, inv, []string{"pad", "too many"}},
+		{"gather shape overflow", index.GatherOp(0, nil, math.MaxInt/2, 4), []*tensor.Dense{x}, inv, []string{"gather", "indices"}},
 		{"narrow negative length", index.NarrowOp(0, 0, -1), []*tensor.Dense{x}, inv, []string{"narrow", "length -1"}},
 		{"narrow axis", index.NarrowOp(2, 0, 1), []*tensor.Dense{x}, inv, []string{"narrow", "axis 2", "rank 2"}},
 		{"select index", index.SelectOp(0, 3), []*tensor.Dense{x}, inv, []string{"select", "index 3", "axis 0", "size 3"}},
@@ -52,7 +58,7 @@ func TestErrors(t *testing.T) {
 		{"stack axis", index.StackOp(3), []*tensor.Dense{x}, inv, []string{"stack", "axis 3"}},
 		{"split sizes", index.SplitOp(1, []int{1, 2}, 0), []*tensor.Dense{x}, inv, []string{"split", "axis 1", "add up to 3", "size 4"}},
 		{"split piece", index.SplitOp(1, []int{4}, 1), []*tensor.Dense{x}, inv, []string{"split", "piece 1"}},
-		{"split negative", index.SplitOp(0, []int{4, -1}, 0), []*tensor.Dense{x}, inv, []string{"split", "negative size -1"}},
+		{"split negative", index.SplitOp(0, []int{3, -1}, 0), []*tensor.Dense{x}, inv, []string{"split", "negative size -1"}},
 		{"pad width", index.PadOp([2]int{0, 0}, [2]int{1, -2}), []*tensor.Dense{x}, inv, []string{"pad", "axis 1", "-2"}},
 		{"pad pairs", index.PadOp([2]int{0, 0}), []*tensor.Dense{x}, inv, []string{"pad", "1 width pairs", "rank 2"}},
 		{"flip repeated", index.FlipOp(1, -1), []*tensor.Dense{x}, inv, []string{"flip", "axis -1", "twice"}},
@@ -119,4 +125,24 @@ func TestApplyChunkGradient(t *testing.T) {
 	pos := []int{1, 2, 3, 4, 5, 6, 0}
 	want := build(tensor.Complex128, []int{2, 7}, func(i []int) complex128 { return ybar.At(i[0], pos[i[1]]) })
 	require.True(t, tensor.EqualApprox(want, gx, 0, 0), "got %v want %v", gx, want)
+}
+
+// Extreme parameters that are valid give the right answer instead of overflowing.
+func TestExtremeParameters(t *testing.T) {
+	x, err := tensor.FromFloat64([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
+	require.NoError(t, err)
+	for _, off := range []int{math.MinInt, math.MaxInt, -2, 3} {
+		y, err := index.Diagonal(x, off, 0, 1)
+		require.NoError(t, err)
+		assert.Equal(t, []int{0}, y.Shape(), "offset %d", off)
+	}
+	y, err := index.Roll(x, []int{math.MaxInt, math.MinInt}, []int{1, 1})
+	require.NoError(t, err)
+	// MaxInt + MinInt = -1.
+	want, err := index.Roll(x, []int{-1}, []int{1})
+	require.NoError(t, err)
+	assert.True(t, tensor.EqualApprox(want, y, 0, 0), "got %v, want %v", y, want)
+	y, err = index.Slice(x, index.All, index.Range{Start: math.MinInt, Stop: math.MaxInt, Step: math.MaxInt})
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 1}, y.Shape())
 }

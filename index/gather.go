@@ -72,7 +72,7 @@ func scatterOffsets(name string, xShape []int, axis int, index, shape []int) ([]
 			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: index shape %v does not fit tensor shape %v on axis %d", name, shape, xShape, d)
 		}
 	}
-	if len(index) != prod(shape) {
+	if n, ok := checkedProd(shape); !ok || len(index) != n {
 		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d indices do not fill index shape %v", name, len(index), shape)
 	}
 	rs := rowMajor(xShape)

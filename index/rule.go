@@ -1,6 +1,7 @@
 package index
 
 import (
+	"math"
 	"slices"
 
 	"github.com/chainrules-go/chainrules/chainrules"
@@ -214,4 +215,17 @@ func prod(shape []int) int {
 		n *= d
 	}
 	return n
+}
+
+// checkedProd returns the number of elements of shape and false if it overflows an
+// int.
+func checkedProd(shape []int) (int, bool) {
+	n := 1
+	for _, d := range shape {
+		if d != 0 && n > math.MaxInt/d {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
 }

@@ -41,7 +41,8 @@ func (r Range) resolve(name string, axis, n int) (start, step, count int, err er
 	}
 	start, stop := clamp(r.Start), clamp(r.Stop)
 	if stop > start {
-		count = (stop - start + step - 1) / step
+		// Not (stop-start+step-1)/step, which overflows for a huge step.
+		count = (stop-start-1)/step + 1
 	}
 	return start, step, count, nil
 }
@@ -137,7 +138,7 @@ func (o narrowOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.
 	if start < 0 {
 		start += n
 	}
-	if start < 0 || start > n || o.length < 0 || start+o.length > n {
+	if start < 0 || start > n || o.length < 0 || o.length > n-start {
 		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: start %d, length %d out of range for size %d", name, o.axis, o.start, o.length, n)
 	}
 	return viewRule(name, x[0], axisRange(shape, a, start, o.length)).run(in, x)
@@ -233,11 +234,17 @@ func (o diagonalOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrule
 		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis1 %d and axis2 %d are the same axis", name, o.axis1, o.axis2)
 	}
 	rs := rowMajor(shape)
-	r1, r2 := max(-o.offset, 0), max(o.offset, 0)
-	// Compare in a form that cannot overflow for extreme offsets.
-	length := 0
-	if r1 < shape[a1] && r2 < shape[a2] {
-		length = min(shape[a1]-r1, shape[a2]-r2)
+	// The diagonal starts at (r1, r2) on (axis1, axis2); an offset past the corner
+	// (compared without negating it, which could overflow) leaves it empty.
+	n1, n2 := shape[a1], shape[a2]
+	r1, r2, length := 0, 0, 0
+	switch {
+	case o.offset >= 0 && o.offset < n2:
+		r2 = o.offset
+		length = min(n1, n2-r2)
+	case o.offset < 0 && o.offset > -n1:
+		r1 = -o.offset
+		length = min(n1-r1, n2)
 	}
 	var p piece
 	for k, d := range shape {
@@ -331,7 +338,7 @@ func (o rollOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.Re
 			return nil, nil, err
 		}
 		if n := shape[a]; n > 0 {
-			shift[a] = ((shift[a]+o.shifts[k])%n + n) % n
+			shift[a] = ((shift[a]+o.shifts[k]%n)%n + n) % n
 		}
 	}
 	rs := rowMajor(shape)
@@ -389,7 +396,13 @@ func (o padOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.Rev
 		if w[0] < 0 || w[1] < 0 {
 			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: negative width %v", name, k, w)
 		}
+		if w[0] > math.MaxInt-out[k] || w[1] > math.MaxInt-out[k]-w[0] {
+			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: widths %v overflow", name, k, w)
+		}
 		out[k] += w[0] + w[1]
+	}
+	if _, ok := checkedProd(out); !ok {
+		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: padded shape %v has too many elements", name, out)
 	}
 	ro := rowMajor(out)
 	p := piece{shape: slices.Clone(shape), srcSt: rowMajor(shape), dstSt: ro}
@@ -519,6 +532,9 @@ func (o splitOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 	for k, s := range o.sizes {
 		if s < 0 {
 			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: negative size %d", name, o.axis, s)
+		}
+		if s > shape[a]-total {
+			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: sizes %v exceed the axis size %d", name, o.axis, o.sizes, shape[a])
 		}
 		if k == o.k {
 			start = total

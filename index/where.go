@@ -46,7 +46,7 @@ func (o whereOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: negative dim in mask shape %v", name, o.shape)
 		}
 	}
-	if len(o.mask) != prod(o.shape) {
+	if n, ok := checkedProd(o.shape); !ok || len(o.mask) != n {
 		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d mask elements do not fill mask shape %v", name, len(o.mask), o.shape)
 	}
 	out, err := tensor.BroadcastShapes(o.shape, x[0].Shape(), x[1].Shape())

@@ -2,6 +2,7 @@ package tensor_test
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -53,5 +54,28 @@ func BenchmarkMatMulBackends(b *testing.B) {
 				b.ReportMetric(2*float64(n*n*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			})
 		}
+	}
+}
+
+func TestSpaceIsFinite(t *testing.T) {
+	var s tensor.Space
+	inf := func(re, im float64) *tensor.Dense {
+		d, _ := tensor.FromComplex128([]complex128{1, complex(re, im)}, 2)
+		return d
+	}
+	tests := []struct {
+		name string
+		v    *tensor.Dense
+		want bool
+	}{
+		{"finite float64", tensor.Ones(tensor.Float64, 3), true},
+		{"nan float64", tensor.Full(tensor.Float64, complex(math.NaN(), 0), 2), false},
+		{"finite complex", inf(2, 3), true},
+		{"inf imag", inf(0, math.Inf(-1)), false},
+		{"nan real", inf(math.NaN(), 0), false},
+		{"empty", tensor.New(tensor.Float64, 0), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { require.Equal(t, tc.want, s.IsFinite(tc.v)) })
 	}
 }

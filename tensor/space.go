@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -206,4 +207,23 @@ func (Space) MulI(v *Dense) *Dense {
 		out.c128[k] = complex(-imag(z), real(z))
 	}
 	return out
+}
+
+// IsFinite reports whether every element of v is finite (for complex128, both the
+// real and the imaginary part). It is what core's anomaly mode calls.
+func (Space) IsFinite(v *Dense) bool {
+	if v.dtype == Complex128 {
+		for _, z := range v.Complex128s() {
+			if math.IsNaN(real(z)) || math.IsInf(real(z), 0) || math.IsNaN(imag(z)) || math.IsInf(imag(z), 0) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, x := range v.Float64s() {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,82 @@
+package elementwise
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/testing/ruletest"
+)
+
+// TestCheckerCatchesWrongRows guards the table machinery against vacuous passes: a
+// row with a wrong first or second derivative, or a missing conjugate, must fail the
+// rule checker.
+func TestCheckerCatchesWrongRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	xr := tensor.RandUniform(rng, tensor.Float64, -1, 1, 3, 2)
+	xc := tensor.RandUniform(rng, tensor.Complex128, -1, 1, 3, 2)
+	wrongD2 := *tanhFn
+	wrongD2.d2 = tanhD1[float64]
+	wrongD2c := *tanhFn
+	wrongD2c.d2c = tanhD1[complex128]
+	// f'(z) conjugated twice: conj(f') is what the pullback must apply.
+	noConj := *sinFn
+	noConj.d1c = func(z, w complex128) complex128 { c := csinD1(z, w); return complex(real(c), -imag(c)) }
+	wrongMul := *mulFn
+	wrongMul.d2 = zeroD2[float64]
+	for _, c := range []struct {
+		name   string
+		verify func() error
+	}{
+		{"tanh with a wrong second derivative", func() error {
+			return ruletest.Verify(tensor.Space{}, unaryOp{fn: &wrongD2}, []*tensor.Dense{xr}, ruletest.Config{})
+		}},
+		{"complex tanh with a wrong second derivative", func() error {
+			return ruletest.Verify(tensor.Space{}, unaryOp{fn: &wrongD2c}, []*tensor.Dense{xc}, ruletest.Config{})
+		}},
+		{"complex sin with a conjugated derivative", func() error {
+			return ruletest.Verify(tensor.Space{}, unaryOp{fn: &noConj}, []*tensor.Dense{xc}, ruletest.Config{})
+		}},
+		{"mul without its mixed second derivative", func() error {
+			return ruletest.Verify(tensor.Space{}, binaryOp{&wrongMul}, []*tensor.Dense{xr, xr}, ruletest.Config{})
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := c.verify()
+			assert.True(t, errors.Is(err, ruletest.ErrCheckFailed), "want a failed check, got %v", err)
+		})
+	}
+}
+
+func TestLayoutCollapses(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		out, a, b []int
+		runs      int
+	}{
+		{"equal shapes", []int{4, 5, 6}, []int{4, 5, 6}, []int{4, 5, 6}, 1},
+		{"row vector", []int{1000, 8}, []int{1000, 8}, []int{8}, 1000},
+		{"column vector", []int{8, 1000}, []int{8, 1000}, []int{8, 1}, 8},
+		{"scalar", []int{3, 4}, []int{3, 4}, nil, 1},
+		{"size-1 dims", []int{1, 6, 1}, []int{1, 6, 1}, []int{6, 1}, 1},
+		{"outer product", []int{3, 4}, []int{3, 1}, []int{1, 4}, 3},
+		{"empty", []int{2, 0}, []int{2, 0}, []int{0}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := newLayout(c.out, c.a, c.b)
+			runs, total := 0, 0
+			next := 0
+			l.runs(func(o, ia, ib, n, sa, sb int) {
+				assert.Equal(t, next, o, "runs cover the output in order")
+				next += n
+				runs++
+				total += n
+			})
+			assert.Equal(t, c.runs, runs)
+			assert.Equal(t, l.size, total)
+		})
+	}
+}

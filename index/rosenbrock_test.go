@@ -8,13 +8,16 @@ import (
 
 	"github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
-// Small float64 elementwise ops with full rules, local to this test so that the
-// Rosenbrock test does not depend on the elementwise and reduce packages.
+// Small float64 elementwise ops with full rules, local to this test, so that the
+// Rosenbrock test checks the slicing rules against ops written next to it as well as
+// against the elementwise and reduce packages.
 
 type D = tensor.Dense
 
@@ -169,15 +172,36 @@ func TestRosenbrockTestOps(t *testing.T) {
 	ruletest.Check(t, sp, sumOp, []*D{x}, ruletest.Config{})
 }
 
+// rosenOps are the arithmetic ops the Rosenbrock function needs.
+type rosenOps struct {
+	square, sub, add, sum chainrules.Op[*D]
+	scale, shift          func(float64) chainrules.Op[*D]
+}
+
+// localOps are the test ops above; libraryOps those of the elementwise and reduce
+// packages.
+var (
+	localOps = rosenOps{
+		square: squareOp, sub: subOp, add: addOp, sum: sumOp,
+		scale: func(s float64) chainrules.Op[*D] { return affineOp(s, 0) },
+		shift: func(c float64) chainrules.Op[*D] { return affineOp(1, c) },
+	}
+	libraryOps = rosenOps{
+		square: elementwise.SquareOp, sub: elementwise.SubOp, add: elementwise.AddOp, sum: reduce.SumOp(nil, false),
+		scale: func(s float64) chainrules.Op[*D] { return elementwise.ScaleOp(complex(s, 0)) },
+		shift: func(c float64) chainrules.Op[*D] { return elementwise.ShiftOp(complex(c, 0)) },
+	}
+)
+
 // rosenbrock records f(x) = sum_{i<n-1} 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2 with
 // x[1:] and x[:-1] taken by Slice.
-func rosenbrock(tape *core.Tape[*D], x chainrules.NodeID) chainrules.NodeID {
+func rosenbrock(tape *core.Tape[*D], ops rosenOps, x chainrules.NodeID) chainrules.NodeID {
 	hi := tape.Apply(index.SliceOp(index.Range{Start: 1, Stop: index.End}), x)
 	lo := tape.Apply(index.SliceOp(index.Range{Stop: -1}), x)
-	d := tape.Apply(subOp, hi, tape.Apply(squareOp, lo))
-	t1 := tape.Apply(affineOp(100, 0), tape.Apply(squareOp, d))
-	t2 := tape.Apply(squareOp, tape.Apply(affineOp(-1, 1), lo))
-	return tape.Apply(sumOp, tape.Apply(addOp, t1, t2))
+	d := tape.Apply(ops.sub, hi, tape.Apply(ops.square, lo))
+	t1 := tape.Apply(ops.scale(100), tape.Apply(ops.square, d))
+	t2 := tape.Apply(ops.square, tape.Apply(ops.shift(1), tape.Apply(ops.scale(-1), lo)))
+	return tape.Apply(ops.sum, tape.Apply(ops.add, t1, t2))
 }
 
 // rosenbrockClosed returns f(x), its gradient and H v in closed form:
@@ -204,13 +228,18 @@ func rosenbrockClosed(x, v []float64) (f float64, g, hv []float64) {
 }
 
 func TestRosenbrock(t *testing.T) {
+	t.Run("local ops", func(t *testing.T) { testRosenbrock(t, localOps) })
+	t.Run("elementwise and reduce", func(t *testing.T) { testRosenbrock(t, libraryOps) })
+}
+
+func testRosenbrock(t *testing.T, ops rosenOps) {
 	rng := rand.New(rand.NewPCG(10, 10))
 	for _, n := range []int{2, 3, 7, 50} {
 		xv := tensor.RandUniform(rng, tensor.Float64, -2, 2, n)
 		vv := tensor.RandN(rng, tensor.Float64, n)
 		tape := core.NewTape[*D](tensor.Space{})
 		x := tape.Leaf(xv)
-		out := rosenbrock(tape, x)
+		out := rosenbrock(tape, ops, x)
 		require.NoError(t, tape.Err())
 
 		f, g, hv := rosenbrockClosed(xv.Float64s(), vv.Float64s())

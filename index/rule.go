@@ -116,7 +116,7 @@ func (r *linearRule) ForwardTangents(tangentOf chainrules.TangentOf[*Dense]) (*D
 		if !ok {
 			continue
 		}
-		if t == nil || !slices.Equal(t.Shape(), r.inShape[k]) {
+		if t == nil || !slices.Equal(t.Shape(), r.inShape[k]) || (t.DType() == tensor.Complex128 && r.outDT == tensor.Float64) {
 			return nil, false, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, describe(t), r.inDT[k], r.inShape[k])
 		}
 		ts[k], any = t, true

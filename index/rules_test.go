@@ -133,3 +133,22 @@ func TestPartialTangents(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, ok)
 }
+
+// Cotangents and tangents of the wrong shape or of a complex dtype for a real op are
+// errors, not panics.
+func TestRuleInputErrors(t *testing.T) {
+	x := tensor.New(tensor.Float64, 2, 3)
+	_, rule, err := index.SliceOp(index.All, index.Range{Stop: 2}).Apply(ids(1), []*tensor.Dense{x})
+	require.NoError(t, err)
+	for _, bad := range []*tensor.Dense{nil, tensor.New(tensor.Float64, 3, 2), tensor.New(tensor.Complex128, 2, 2)} {
+		_, err := rule.Pullback(bad, nil)
+		require.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		_, err = rule.(chainrules.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(
+			chainrules.Dual[*tensor.Dense]{Value: tensor.New(tensor.Float64, 2, 2), Tangent: bad, HasTangent: true}, nil, nil)
+		require.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	}
+	for _, bad := range []*tensor.Dense{nil, tensor.New(tensor.Float64, 3, 2), tensor.New(tensor.Complex128, 2, 3)} {
+		_, _, err := rule.(chainrules.ForwardRule[*tensor.Dense]).ForwardTangents(func(chainrules.NodeID) (*tensor.Dense, bool) { return bad, true })
+		require.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	}
+}

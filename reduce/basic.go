@@ -251,8 +251,8 @@ func tieCounts(xs, y []float64, p *plan) []float64 {
 	return cnt
 }
 
-// maxKernel returns out[i, j] = max_k x[i, k, j] (min if min is set). The builtin
-// max and min propagate NaN, as PyTorch's amax does.
+// maxKernel returns out[i, j] = max_k x[i, k, j] (min if isMin is set). A NaN in a
+// slice makes its result NaN, as in PyTorch's amax.
 func maxKernel(x []float64, a, r, b int, isMin bool) []float64 {
 	out := make([]float64, a*b)
 	if r == 0 {
@@ -262,9 +262,9 @@ func maxKernel(x []float64, a, r, b int, isMin bool) []float64 {
 		base := i * r * b
 		if b == 1 {
 			if isMin {
-				out[i] = -maxContig(x[base:base+r], -1)
+				out[i] = minContig(x[base : base+r])
 			} else {
-				out[i] = maxContig(x[base:base+r], 1)
+				out[i] = maxContig(x[base : base+r])
 			}
 			continue
 		}
@@ -273,13 +273,19 @@ func maxKernel(x []float64, a, r, b int, isMin bool) []float64 {
 		for k := 1; k < r; k++ {
 			row := x[base+k*b : base+k*b+b]
 			row = row[:len(acc)]
+			// The update branch is rarely taken on most data; the m == m test
+			// keeps a NaN once it is in (a NaN v enters because !(v <= m)).
 			if isMin {
 				for j, v := range row {
-					acc[j] = min(acc[j], v)
+					if m := acc[j]; !(v >= m) && m == m {
+						acc[j] = v
+					}
 				}
 			} else {
 				for j, v := range row {
-					acc[j] = max(acc[j], v)
+					if m := acc[j]; !(v <= m) && m == m {
+						acc[j] = v
+					}
 				}
 			}
 		}
@@ -287,22 +293,61 @@ func maxKernel(x []float64, a, r, b int, isMin bool) []float64 {
 	return out
 }
 
-// maxContig returns max_i sign*x_i for sign = ±1, with four accumulators.
-func maxContig(x []float64, sign float64) float64 {
-	m0 := sign * x[0]
+// maxContig returns the maximum of x (NaN if any element is NaN), with four
+// independent running maxima.
+func maxContig(x []float64) float64 {
+	m0 := x[0]
 	m1, m2, m3 := m0, m0, m0
 	i := 0
 	for ; i+4 <= len(x); i += 4 {
 		v := x[i : i+4 : i+4]
-		m0 = max(m0, sign*v[0])
-		m1 = max(m1, sign*v[1])
-		m2 = max(m2, sign*v[2])
-		m3 = max(m3, sign*v[3])
+		if !(v[0] <= m0) && m0 == m0 {
+			m0 = v[0]
+		}
+		if !(v[1] <= m1) && m1 == m1 {
+			m1 = v[1]
+		}
+		if !(v[2] <= m2) && m2 == m2 {
+			m2 = v[2]
+		}
+		if !(v[3] <= m3) && m3 == m3 {
+			m3 = v[3]
+		}
 	}
 	for ; i < len(x); i++ {
-		m0 = max(m0, sign*x[i])
+		if !(x[i] <= m0) && m0 == m0 {
+			m0 = x[i]
+		}
 	}
 	return max(max(m0, m1), max(m2, m3))
+}
+
+// minContig is maxContig for the minimum.
+func minContig(x []float64) float64 {
+	m0 := x[0]
+	m1, m2, m3 := m0, m0, m0
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		v := x[i : i+4 : i+4]
+		if !(v[0] >= m0) && m0 == m0 {
+			m0 = v[0]
+		}
+		if !(v[1] >= m1) && m1 == m1 {
+			m1 = v[1]
+		}
+		if !(v[2] >= m2) && m2 == m2 {
+			m2 = v[2]
+		}
+		if !(v[3] >= m3) && m3 == m3 {
+			m3 = v[3]
+		}
+	}
+	for ; i < len(x); i++ {
+		if !(x[i] >= m0) && m0 == m0 {
+			m0 = x[i]
+		}
+	}
+	return min(min(m0, m1), min(m2, m3))
 }
 
 // LogSumExpOp returns the op y[i, j] = log sum_k exp(x[i, k, j]) (float64 only),
@@ -330,8 +375,8 @@ func (logSumExp) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, c
 	xs := elems[float64](p.canonical(x))
 	y := lseKernel(xs, p.a, p.r, p.b)
 	r := &weighted[float64]{in: in, p: p, x: xs,
-		w:  func(v float64, o int) float64 { return math.Exp(v - y[o]) },
-		dw: func(v, vd float64, o int, yd float64) float64 { return math.Exp(v-y[o]) * (vd - yd) },
+		w:  func(v float64, o int) float64 { return exp(v - y[o]) },
+		dw: func(v, vd float64, o int, yd float64) float64 { return exp(v-y[o]) * (vd - yd) },
 	}
 	return output(p, y), r, nil
 }
@@ -356,17 +401,8 @@ func lseKernel(x []float64, a, r, b int) []float64 {
 		base := i * r * b
 		if b == 1 {
 			mi := m[i]
-			var s0, s1 float64
-			row := x[base : base+r]
-			k := 0
-			for ; k+2 <= len(row); k += 2 {
-				s0 += math.Exp(row[k] - mi)
-				s1 += math.Exp(row[k+1] - mi)
-			}
-			if k < len(row) {
-				s0 += math.Exp(row[k] - mi)
-			}
-			out[i] = mi + math.Log(s0+s1)
+			s := sumExp(x[base:base+r], mi)
+			out[i] = mi + math.Log(s)
 			continue
 		}
 		acc, mi := out[i*b:i*b+b], m[i*b:i*b+b]
@@ -374,7 +410,7 @@ func lseKernel(x []float64, a, r, b int) []float64 {
 			row := x[base+k*b : base+k*b+b]
 			row, mi := row[:len(acc)], mi[:len(acc)]
 			for j, v := range row {
-				acc[j] += math.Exp(v - mi[j])
+				acc[j] += exp(v - mi[j])
 			}
 		}
 		for j := range acc {

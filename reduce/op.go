@@ -90,6 +90,24 @@ func (r *weighted[T]) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
 func (r *weighted[T]) pullback(g, h, xdot, yd []T) *tensor.Dense {
 	p := r.p
 	buf := make([]T, p.a*p.r*p.b)
+	if p.b == 1 && xdot == nil {
+		// One output per row: the common case of reducing trailing axes.
+		for i := range p.a {
+			row, gi := buf[i*p.r:(i+1)*p.r], g[i]
+			if r.w == nil {
+				c := conj(r.c) * gi
+				for k := range row {
+					row[k] = c
+				}
+				continue
+			}
+			xs := r.x[i*p.r : (i+1)*p.r]
+			for k, v := range xs {
+				row[k] = conj(r.w(v, i)) * gi
+			}
+		}
+		return restore(p, buf)
+	}
 	for i := range p.a {
 		for k := range p.r {
 			o := (i*p.r + k) * p.b

@@ -3,8 +3,8 @@ package reduce_test
 import (
 	"bytes"
 	"compress/gzip"
-	"io"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"

@@ -9,6 +9,7 @@ type block[T scalar] struct {
 	data   []T
 	labels []int
 	owned  bool
+	exact  bool // data was allocated for the caller's result: never pooled
 }
 
 func (x *block[T]) shape(size *[maxLabels]int) []int {
@@ -59,19 +60,37 @@ func run[T scalar](p *Plan, data [][]T) []T {
 			want = p.b.out
 		}
 		z := pair(live[i], live[j], need, size, want)
+		release(live[i])
+		release(live[j])
 		live = append(append(append([]block[T]{}, live[:i]...), live[i+1:j]...), live[j+1:]...)
 		live = append(live, z)
 	}
 	x := live[0]
 	// Final layout: sum out anything the output lacks, then permute to its order.
-	x = sumOut(x, setOf(p.b.out), size)
+	if y := sumOut(x, setOf(p.b.out), size); y.owned && len(y.labels) < len(x.labels) {
+		release(x)
+		x = y
+	}
+	var out []T
 	if slices.Equal(x.labels, p.b.out) {
-		if x.owned {
+		if x.exact {
 			return x.data
 		}
-		return slices.Clone(x.data)
+		out = make([]T, len(x.data))
+		copy(out, x.data)
+	} else {
+		out = make([]T, len(x.data))
+		permuteInto(out, x, p.b.out, size)
 	}
-	return permute(x, p.b.out, size).data
+	release(x)
+	return out
+}
+
+// release recycles the storage of an intermediate the caller no longer uses.
+func release[T scalar](x block[T]) {
+	if x.owned && !x.exact {
+		putBuf(x.data)
+	}
 }
 
 // unary applies operand k's diagonals (repeated labels), drops its broadcast dims
@@ -114,7 +133,10 @@ func unary[T scalar](p *Plan, k int, data []T) block[T] {
 	}
 	outSh := sh[len(sum):]
 	copy(dst[len(sum):], rowMajor(outSh))
-	out := make([]T, numel(outSh))
+	out := getBuf[T](numel(outSh))
+	if len(sum) > 0 {
+		clear(out)
+	}
 	strided(out, dst, data, src, sh, len(sum) > 0)
 	return block[T]{data: out, labels: kept, owned: true}
 }
@@ -144,7 +166,8 @@ func sumOut[T scalar](x block[T], keep lset, size *[maxLabels]int) block[T] {
 	}
 	outSh := sh[len(gone):]
 	copy(dst[len(gone):], rowMajor(outSh))
-	out := make([]T, numel(outSh))
+	out := getBuf[T](numel(outSh))
+	clear(out)
 	strided(out, dst, x.data, src, sh, true)
 	return block[T]{data: out, labels: kept, owned: true}
 }
@@ -152,6 +175,13 @@ func sumOut[T scalar](x block[T], keep lset, size *[maxLabels]int) block[T] {
 // permute returns x with its dims in the order of labels (a permutation of
 // x.labels), as a fresh block.
 func permute[T scalar](x block[T], labels []int, size *[maxLabels]int) block[T] {
+	out := getBuf[T](len(x.data))
+	permuteInto(out, x, labels, size)
+	return block[T]{data: out, labels: slices.Clone(labels), owned: true}
+}
+
+// permuteInto writes x with its dims in the order of labels into out.
+func permuteInto[T scalar](out []T, x block[T], labels []int, size *[maxLabels]int) {
 	srcSt := rowMajor(x.shape(size))
 	sh := make([]int, len(labels))
 	src := make([]int, len(labels))
@@ -159,9 +189,7 @@ func permute[T scalar](x block[T], labels []int, size *[maxLabels]int) block[T] 
 		sh[i] = size[l]
 		src[i] = srcSt[slices.Index(x.labels, l)]
 	}
-	out := make([]T, numel(sh))
 	strided(out, rowMajor(sh), x.data, src, sh, false)
-	return block[T]{data: out, labels: slices.Clone(labels), owned: true}
 }
 
 // pair contracts x and y, keeping the labels in need. The labels split into batch
@@ -176,8 +204,14 @@ func permute[T scalar](x block[T], labels []int, size *[maxLabels]int) block[T] 
 func pair[T scalar](x, y block[T], need lset, size *[maxLabels]int, want []int) block[T] {
 	ys := setOf(y.labels)
 	xs := setOf(x.labels)
-	x = sumOut(x, need.or(ys), size)
-	y = sumOut(y, need.or(xs), size)
+	if x2 := sumOut(x, need.or(ys), size); len(x2.labels) < len(x.labels) {
+		defer release(x2)
+		x = x2
+	}
+	if y2 := sumOut(y, need.or(xs), size); len(y2.labels) < len(y.labels) {
+		defer release(y2)
+		y = y2
+	}
 	ys, xs = setOf(y.labels), setOf(x.labels)
 	pick := func(from []int, in lset) []int {
 		var r []int
@@ -231,10 +265,14 @@ func pair[T scalar](x, y block[T], need lset, size *[maxLabels]int, want []int) 
 	}
 	xd, yd := x.data, y.data
 	if !L.okA {
-		xd = permute(x, slices.Concat(L.batch, fa, L.con), size).data
+		xp := permute(x, slices.Concat(L.batch, fa, L.con), size)
+		defer release(xp)
+		xd = xp.data
 	}
 	if !L.okB {
-		yd = permute(y, slices.Concat(L.batch, L.con, fb), size).data
+		yp := permute(y, slices.Concat(L.batch, L.con, fb), size)
+		defer release(yp)
+		yd = yp.data
 	}
 	prodOf := func(ls []int) int {
 		n := 1
@@ -244,7 +282,16 @@ func pair[T scalar](x, y block[T], need lset, size *[maxLabels]int, want []int) 
 		return n
 	}
 	nb, m, n, k := prodOf(L.batch), prodOf(fa), prodOf(fb), prodOf(L.con)
-	out := make([]T, nb*m*n)
+	labels := slices.Concat(L.batch, fa, fb)
+	// The last step of a plan writes the caller's result directly when its layout is
+	// already the output's.
+	exact := want != nil && slices.Equal(labels, want)
+	var out []T
+	if exact {
+		out = make([]T, nb*m*n)
+	} else {
+		out = getBuf[T](nb * m * n)
+	}
 	batchGemm(L.tA, L.tB, nb, m, n, k, xd, yd, out)
-	return block[T]{data: out, labels: slices.Concat(L.batch, fa, fb), owned: true}
+	return block[T]{data: out, labels: labels, owned: true, exact: exact}
 }

@@ -37,34 +37,33 @@ func strided[T scalar](dst []T, dstSt []int, src []T, srcSt []int, shape []int, 
 		}
 		return
 	}
+	if len(sh) == 1 {
+		run1(dst, ds[0], src, ss[0], sh[0], acc)
+		return
+	}
+	// The two innermost loops run as a block without the odometer: the last dim,
+	// and before it the dim along which src is densest (for a transpose, reading
+	// columns of src while writing rows of dst, block by block).
 	r := len(sh) - 1
-	n, di, si := sh[r], ds[r], ss[r]
+	best := r - 1
+	for k := range r {
+		if ss[k] != 0 && (ss[best] == 0 || ss[k] < ss[best]) {
+			best = k
+		}
+	}
+	sh[best], sh[r-1] = sh[r-1], sh[best]
+	ds[best], ds[r-1] = ds[r-1], ds[best]
+	ss[best], ss[r-1] = ss[r-1], ss[best]
+	outer := r - 1
 	var idxBuf [16]int
 	idx := idxBuf[:0]
-	for range r {
+	for range outer {
 		idx = append(idx, 0)
 	}
 	od, os := 0, 0
 	for {
-		switch {
-		case acc && di == 0:
-			s := dst[od]
-			for i, o := 0, os; i < n; i, o = i+1, o+si {
-				s += src[o]
-			}
-			dst[od] = s
-		case acc:
-			for i, d, o := 0, od, os; i < n; i, d, o = i+1, d+di, o+si {
-				dst[d] += src[o]
-			}
-		case di == 1 && si == 1:
-			copy(dst[od:od+n], src[os:os+n])
-		default:
-			for i, d, o := 0, od, os; i < n; i, d, o = i+1, d+di, o+si {
-				dst[d] = src[o]
-			}
-		}
-		k := r - 1
+		block2(dst[od:], ds[r-1], ds[r], src[os:], ss[r-1], ss[r], sh[r-1], sh[r], acc)
+		k := outer - 1
 		for ; k >= 0; k-- {
 			idx[k]++
 			od += ds[k]
@@ -78,6 +77,54 @@ func strided[T scalar](dst []T, dstSt []int, src []T, srcSt []int, shape []int, 
 		}
 		if k < 0 {
 			return
+		}
+	}
+}
+
+// block2 runs dst[i*d1 + j*d0] (+)= src[i*s1 + j*s0] over i < n1, j < n0, in tiles
+// of 16×16 so that both operands stay in cache whatever their strides.
+func block2[T scalar](dst []T, d1, d0 int, src []T, s1, s0 int, n1, n0 int, acc bool) {
+	const tile = 16
+	if n0 <= tile || n1 <= tile || (s0 == 1 && d0 == 1) {
+		for i := range n1 {
+			run1(dst[i*d1:], d0, src[i*s1:], s0, n0, acc)
+		}
+		return
+	}
+	for i0 := 0; i0 < n1; i0 += tile {
+		i1 := min(i0+tile, n1)
+		for j0 := 0; j0 < n0; j0 += tile {
+			m := min(j0+tile, n0) - j0
+			for i := i0; i < i1; i++ {
+				run1(dst[i*d1+j0*d0:], d0, src[i*s1+j0*s0:], s0, m, acc)
+			}
+		}
+	}
+}
+
+// run1 runs dst[j*d] (+)= src[j*s] over j < n.
+func run1[T scalar](dst []T, d int, src []T, s int, n int, acc bool) {
+	switch {
+	case acc && d == 0:
+		v := dst[0]
+		for j, o := 0, 0; j < n; j, o = j+1, o+s {
+			v += src[o]
+		}
+		dst[0] = v
+	case acc:
+		for j, p, o := 0, 0, 0; j < n; j, p, o = j+1, p+d, o+s {
+			dst[p] += src[o]
+		}
+	case d == 1 && s == 1:
+		copy(dst[:n], src[:n])
+	case d == 1:
+		dst = dst[:n]
+		for j, o := 0, 0; j < n; j, o = j+1, o+s {
+			dst[j] = src[o]
+		}
+	default:
+		for j, p, o := 0, 0, 0; j < n; j, p, o = j+1, p+d, o+s {
+			dst[p] = src[o]
 		}
 	}
 }

@@ -1,0 +1,163 @@
+package einsum
+
+import (
+	"math/rand/v2"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/internal/gemm"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// cpuTime returns the CPU time the process has used. The machine the figures come
+// from is shared, so besides ns/op (wall clock) the benchmarks report rates per CPU
+// second of this process, which other processes' load does not inflate.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// report adds the rates of work units per op (flops, or bytes when bytes is set)
+// over the wall-clock and CPU time of the loop that started at cpu0.
+func report(b *testing.B, cpu0 time.Duration, work float64, bytes bool) {
+	wall := b.Elapsed().Seconds() / float64(b.N)
+	cpu := (cpuTime() - cpu0).Seconds() / float64(b.N)
+	unit := "GFLOP/s"
+	if bytes {
+		unit = "GB/s"
+	}
+	b.ReportMetric(work/wall/1e9, unit)
+	b.ReportMetric(work/cpu/1e9, unit+"-cpu")
+	b.ReportMetric(cpu*1e3, "cpu-ms/op")
+}
+
+// The workloads of /work/shared/bench/RESULTS.md.
+var benchCases = []struct {
+	name   string
+	spec   string
+	shapes [][]int
+	bytes  bool // memory-bound: report GB/s of operand traffic instead of GFLOP/s
+}{
+	{"matmul512", "ij,jk->ik", [][]int{{512, 512}, {512, 512}}, false},
+	{"bmm64x128", "bij,bjk->bik", [][]int{{64, 128, 128}, {64, 128, 128}}, false},
+	{"ijk,jkl64", "ijk,jkl->il", [][]int{{64, 64, 64}, {64, 64, 64}}, false},
+	{"chain4_256", "ij,jk,kl,lm->im", [][]int{{256, 256}, {256, 256}, {256, 256}, {256, 256}}, false},
+	{"tn4_16", "abc,cde,efa,bdf->", [][]int{{16, 16, 16}, {16, 16, 16}, {16, 16, 16}, {16, 16, 16}}, false},
+	{"attention", "bhqd,bhkd->bhqk", [][]int{{8, 8, 128, 64}, {8, 8, 128, 64}}, false},
+	{"outer_bi,bj", "bi,bj->ij", [][]int{{256, 512}, {256, 512}}, false},
+	{"dot_ij,ij", "ij,ij->", [][]int{{1024, 1024}, {1024, 1024}}, true},
+	{"gemv_ij,j", "ij,j->i", [][]int{{2048, 2048}, {2048}}, true},
+	{"outer_i,j", "i,j->ij", [][]int{{2048}, {2048}}, true},
+}
+
+func BenchmarkEval(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, c := range benchCases {
+		ops := randOperands(rng, c.shapes, 0)
+		p, err := NewPlan(c.spec, c.shapes...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				if _, err := Eval(c.spec, ops...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if c.bytes {
+				n := numel(p.OutShape())
+				for _, sh := range c.shapes {
+					n += numel(sh)
+				}
+				report(b, cpu0, float64(8*n), true)
+			} else {
+				report(b, cpu0, p.Flops(), false)
+			}
+		})
+	}
+}
+
+// BenchmarkGEMM times the GEMM calls that the GEMM-shaped specs above reduce to,
+// made directly, to measure einsum's overhead.
+func BenchmarkGEMM(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	cases := []struct {
+		name           string
+		batch, m, n, k int
+		transB         bool
+	}{
+		{"matmul512", 1, 512, 512, 512, false},
+		{"bmm64x128", 64, 128, 128, 128, false},
+		{"ijk,jkl64", 1, 64, 64, 4096, false},
+		{"attention", 64, 128, 128, 64, true},
+	}
+	for _, c := range cases {
+		a := tensor.RandN(rng, tensor.Float64, c.batch*c.m*c.k).Float64s()
+		bb := tensor.RandN(rng, tensor.Float64, c.batch*c.k*c.n).Float64s()
+		ldb := c.n
+		if c.transB {
+			ldb = c.k
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			for b.Loop() {
+				out := make([]float64, c.batch*c.m*c.n)
+				for p := range c.batch {
+					gemm.Dgemm(false, c.transB, c.m, c.n, c.k, 1, a[p*c.m*c.k:], c.k, bb[p*c.k*c.n:], ldb, 0, out[p*c.m*c.n:], c.n)
+				}
+			}
+			report(b, cpu0, 2*float64(c.batch*c.m*c.n*c.k), false)
+		})
+	}
+}
+
+// BenchmarkGradient times loss = sum(einsum("ij,jk->ik", A, B)^2) at 512, written
+// with einsum alone (C = A B, loss = "ij,ij->" of C with itself): forward on a
+// tape, and forward plus backward to A and B.
+func BenchmarkGradient(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	const n = 512
+	a := tensor.RandN(rng, tensor.Float64, n, n)
+	bm := tensor.RandN(rng, tensor.Float64, n, n)
+	record := func() (*core.Tape[*tensor.Dense], chainrules.NodeID) {
+		tape := core.NewTape[*tensor.Dense](tensor.Space{})
+		x, y := tape.Leaf(a), tape.Leaf(bm)
+		c := tape.Apply(Op("ij,jk->ik"), x, y)
+		loss := tape.Apply(Op("ij,ij->"), c, c)
+		if err := tape.Err(); err != nil {
+			b.Fatal(err)
+		}
+		return tape, loss
+	}
+	flops := 2.0 * n * n * n
+	b.Run("forward", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			record()
+		}
+		report(b, cpu0, flops, false)
+	})
+	// The backward pass costs two more products of the same size: Abar = 2 C B^T and
+	// Bbar = 2 A^T C.
+	b.Run("forward+backward", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		for b.Loop() {
+			tape, loss := record()
+			if _, err := tape.Backward(loss); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b, cpu0, 3*flops, false)
+	})
+}

@@ -186,15 +186,11 @@ func (r *momentRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentO
 		}
 		if xdot != nil {
 			// xbardot = s d gd + [s (xdot - mean xdot) + sdot d] g.
-			d.Tangent = r.pullbackDot(gd, g, xdot)
+			d.Tangent = r.pullback(gd, g, xdot)
 		} else {
 			d.Tangent = r.pullback(gd, nil, nil)
 		}
 		d.HasTangent = true
 	}
 	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
-}
-
-func (r *momentRule[T]) pullbackDot(gd, g []float64, xdot []T) *tensor.Dense {
-	return r.pullback(gd, g, xdot)
 }

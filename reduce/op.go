@@ -14,13 +14,12 @@ type kind interface {
 
 // op is a reduction family member with its axes and keepdims fixed.
 type op struct {
-	name      string
-	axes      []int
-	keep      bool
-	realOnly  bool // ordered or NaN-aware reductions have no complex form
-	nonEmpty  bool // the reduction of an empty slice is undefined (max, min)
-	kind      kind
-	nameExtra string
+	name     string
+	axes     []int
+	keep     bool
+	realOnly bool // ordered or NaN-aware reductions have no complex form
+	nonEmpty bool // the reduction of an empty slice is undefined (max, min)
+	kind     kind
 }
 
 func newOp(name string, axes []int, keep bool, k kind) *op {

@@ -54,23 +54,40 @@ func fastExp(x float64) float64 {
 	if !(x > expMin && x < expMax) {
 		return math.Exp(x)
 	}
+	return expCore(x)
+}
+
+// expCore is fastExp for expMin < x < expMax.
+func expCore(x float64) float64 {
 	t := x*expInvLn2N + expShift
 	k := int64(math.Float64bits(t)) << 13 >> 13 // the integer in t's low 51 bits
 	kf := t - expShift
 	r := (x - kf*expLn2NHi) - kf*expLn2NLo
 	q := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
 	j := k & (1<<expTableBits - 1)
-	m := k >> expTableBits
 	hi, lo := expTableHi[j], expTableLo[j]
 	v := hi + (lo + hi*q + lo*q)
-	return v * math.Float64frombits(uint64(m+1023)<<52)
+	return v * math.Float64frombits(uint64(k>>expTableBits+1023)<<52)
 }
 
 // expSlice writes e^x[i] to dst[i].
 func expSlice(dst, x []float64) {
 	x = x[:len(dst)]
 	for i, v := range x {
-		dst[i] = fastExp(v)
+		if !(v > expMin && v < expMax) {
+			dst[i] = math.Exp(v)
+			continue
+		}
+		// expCore, written out: the inliner's budget does not cover it, and the call
+		// would cost a third of the kernel.
+		t := v*expInvLn2N + expShift
+		k := int64(math.Float64bits(t)) << 13 >> 13
+		kf := t - expShift
+		r := (v - kf*expLn2NHi) - kf*expLn2NLo
+		q := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
+		j := k & (1<<expTableBits - 1)
+		hi, lo := expTableHi[j], expTableLo[j]
+		dst[i] = (hi + (lo + hi*q + lo*q)) * math.Float64frombits(uint64(k>>expTableBits+1023)<<52)
 	}
 }
 

@@ -65,3 +65,15 @@ func TestFastKernelsAgreeWithMath(t *testing.T) {
 	assert.LessOrEqual(t, missFast, missMath, "results not correctly rounded")
 	t.Logf("not correctly rounded: fastExp %d, math.Exp %d of 3000", missFast, missMath)
 }
+
+// TestExpSliceMatchesFastExp checks the written-out loop of expSlice against fastExp,
+// including the fallback range.
+func TestExpSliceMatchesFastExp(t *testing.T) {
+	x := []float64{-800, -708.4, expMin, -3, -1e-20, 0, 0.5, 7.25, expMax, 709.75, 800, math.NaN(), math.Inf(-1)}
+	dst := make([]float64, len(x))
+	expSlice(dst, x)
+	for i, v := range x {
+		want := fastExp(v)
+		assert.True(t, dst[i] == want || (math.IsNaN(dst[i]) && math.IsNaN(want)), "exp(%v): %v, want %v", v, dst[i], want)
+	}
+}

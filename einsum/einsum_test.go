@@ -257,3 +257,22 @@ func TestCacheConcurrent(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestManyOperands contracts a chain of 25 matrices (greedy path) and compares it
+// with the product taken left to right.
+func TestManyOperands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	c := chainSpec(25, 3)
+	ops := randOperands(rng, c.shapes, 0)
+	got, err := Eval(c.spec, ops...)
+	require.NoError(t, err)
+	want := ops[0]
+	for _, x := range ops[1:] {
+		want, err = Eval("ij,jk->ik", want, x)
+		require.NoError(t, err)
+	}
+	assert.True(t, tensor.EqualApprox(want, got, 1e-12, 1e-10), "got %v\nwant %v", got, want)
+	p, err := NewPlan(c.spec, c.shapes...)
+	require.NoError(t, err)
+	assert.Len(t, p.Path(), 24)
+}

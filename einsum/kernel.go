@@ -152,18 +152,14 @@ func batchGemm[T scalar](transA, transB bool, batch, m, n, k int, a, b, c []T) {
 		ap, bp, cp := a[p*sa:(p+1)*sa], b[p*sb:(p+1)*sb], c[p*sc:(p+1)*sc]
 		switch {
 		case n == 1 && !transA: // rows of A dotted with the vector b
-			for i := range m {
-				cp[i] = dot(ap[i*k:(i+1)*k], bp)
-			}
+			gemv(cp, ap, bp, m, k)
 		case n == 1: // A stored k×m: c = sum_l b[l] A[l, :]
 			clear(cp)
 			for l := range k {
 				axpy(cp, bp[l], ap[l*m:(l+1)*m])
 			}
 		case m == 1 && transB: // B stored n×k: c[j] = a · B[j, :]
-			for j := range n {
-				cp[j] = dot(ap, bp[j*k:(j+1)*k])
-			}
+			gemv(cp, bp, ap, n, k)
 		case m == 1: // c = sum_l a[l] B[l, :]
 			clear(cp)
 			for l := range k {
@@ -188,6 +184,30 @@ func batchGemm[T scalar](transA, transB bool, batch, m, n, k int, a, b, c []T) {
 				gemm.Zgemm(transA, transB, m, n, k, 1, any(ap).([]complex128), lda, any(bp).([]complex128), ldb, 0, cc, n)
 			}
 		}
+	}
+}
+
+// gemv computes c[i] = sum_l a[i*k+l] x[l] for i < m, four rows at a time so
+// that four streams of a are in flight and x is read once per four rows.
+func gemv[T scalar](c, a, x []T, m, k int) {
+	x = x[:k]
+	i := 0
+	for ; i+4 <= m; i += 4 {
+		a0 := a[i*k : i*k+k]
+		a1 := a[(i+1)*k : (i+1)*k+k]
+		a2 := a[(i+2)*k : (i+2)*k+k]
+		a3 := a[(i+3)*k : (i+3)*k+k]
+		var s0, s1, s2, s3 T
+		for l, v := range x {
+			s0 += a0[l] * v
+			s1 += a1[l] * v
+			s2 += a2[l] * v
+			s3 += a3[l] * v
+		}
+		c[i], c[i+1], c[i+2], c[i+3] = s0, s1, s2, s3
+	}
+	for ; i < m; i++ {
+		c[i] = dot(a[i*k:(i+1)*k], x)
 	}
 }
 

@@ -91,6 +91,22 @@ type Op[V any] interface {
 	Apply(in []NodeID, x []V) (y V, rule ReverseRule[V], err error)
 }
 
+// MaskedOp is an Op that can skip the work of differentiating inputs whose
+// cotangents nobody needs: data and labels recorded as constants, values computed
+// from constants only, and everything inside a no-grad scope. A tape calls
+// ApplyMasked instead of Apply, with need[k] false when no leaf influences input k.
+// The rule it returns may then leave input k out of its pullback and its
+// second-order pullback, and keep no residuals for it (for y = X W with constant data
+// X, the pullback computes only Wbar = X^T ybar: one matrix product instead of two).
+// An input whose need is false also has a zero tangent in every forward sweep.
+//
+// ApplyMasked with every need true must be equivalent to Apply; the checker in
+// testing/ruletest applies ops through Apply.
+type MaskedOp[V any] interface {
+	Op[V]
+	ApplyMasked(in []NodeID, x []V, need []bool) (y V, rule ReverseRule[V], err error)
+}
+
 // PartialOp is implemented by an Op some of whose inputs are not differentiable (a
 // boolean mask, integer indices). Differentiable(k) reports whether input k gets a
 // contribution from the pullback. Ops that do not implement it are differentiable in

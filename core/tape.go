@@ -50,6 +50,7 @@ type Tape[V any] struct {
 	sites    []uintptr
 
 	ids  []cr.NodeID          // scratch for Apply
+	need []bool               // scratch for Apply (MaskedOp)
 	vals []V                  // scratch for Apply
 	buf  []cr.Contribution[V] // scratch for pullbacks
 }
@@ -275,7 +276,21 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 		}
 		vals = append(vals, t.at(j).value)
 	}
-	y, rule, err := op.Apply(ids, vals)
+	var (
+		y    V
+		rule cr.ReverseRule[V]
+		err  error
+	)
+	if mop, ok := op.(cr.MaskedOp[V]); ok {
+		need := t.need[:0]
+		for _, in := range ids {
+			need = append(need, !t.noGrad && t.at(in.Index()).flags&flagRequires != 0)
+		}
+		y, rule, err = mop.ApplyMasked(ids, vals, need)
+		t.need = need[:0]
+	} else {
+		y, rule, err = op.Apply(ids, vals)
+	}
 	clear(vals) // do not keep values alive through the scratch buffer
 	t.ids, t.vals = ids[:0], vals[:0]
 	if err != nil {

@@ -35,7 +35,6 @@ func TestOracleMul(t *testing.T) {
 		x, err := c.DenseInputs()
 		return Op("...,...->..."), x, err
 	})
-	t.Log(rep)
 	require.Positive(t, rep.Replayed)
 }
 
@@ -76,6 +75,5 @@ func TestOracleMultiDot(t *testing.T) {
 		}
 		return Op(multiDotSpec(ranks)), x, nil
 	})
-	t.Log(rep)
 	require.Positive(t, rep.Replayed)
 }

@@ -18,6 +18,9 @@ type binaryFunc struct {
 	run  func(dst, a []float64, sa int, b []float64, sb int)
 	d1   func(a, b, y float64) (fa, fb float64)
 	d2   func(a, b, y float64) (faa, fab, fbb float64)
+	// pullRun, if set, is a fast path for the first-order float64 pullback over one
+	// run: ga = f_a ybar and gb = f_b ybar (all three of the run's length).
+	pullRun func(ga, gb, ybar, a []float64, sa int, b []float64, sb int)
 
 	fc   func(a, b complex128) complex128
 	runc func(dst, a []complex128, sa int, b []complex128, sb int)
@@ -229,6 +232,16 @@ func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, 
 		gad, gbd = make([]float64, n), make([]float64, n)
 	}
 	fn := r.fn
+	if fn.pullRun != nil && !second {
+		r.lay.runs(func(o, ia, ib, m, sa, sb int) {
+			fn.pullRun(ga[o:o+m], gb[o:o+m], yb[o:o+m], r.a[ia:], sa, r.b[ib:], sb)
+		})
+		if ab, err = sumToReal(ga, r.out, r.aShape); err != nil {
+			return
+		}
+		bb, err = sumToReal(gb, r.out, r.bShape)
+		return
+	}
 	r.lay.runs(func(o, ia, ib, m, sa, sb int) {
 		for range m {
 			x, z, y, w := r.a[ia], r.b[ib], r.y[o], yb[o]

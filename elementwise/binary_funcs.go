@@ -100,6 +100,26 @@ func divRun[T number](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
+// Pullback runs of add, sub and mul: f_a ybar and f_b ybar without evaluating the
+// partials per element.
+
+func addPull(ga, gb, yb, _ []float64, _ int, _ []float64, _ int) {
+	copy(ga, yb)
+	copy(gb, yb)
+}
+
+func subPull(ga, gb, yb, _ []float64, _ int, _ []float64, _ int) {
+	copy(ga, yb)
+	for i, v := range yb {
+		gb[i] = -v
+	}
+}
+
+func mulPull(ga, gb, yb, a []float64, sa int, b []float64, sb int) {
+	mulRun(ga, yb, 1, b, sb)
+	mulRun(gb, yb, 1, a, sa)
+}
+
 func addF[T number](a, b T) T              { return a + b }
 func subF[T number](a, b T) T              { return a - b }
 func mulF[T number](a, b T) T              { return a * b }
@@ -257,11 +277,11 @@ func xlogyD1(a, b, _ float64) (float64, float64) {
 func xlogyD2(a, b, _ float64) (float64, float64, float64) { return 0, 1 / b, -a / (b * b) }
 
 var (
-	addFn = &binaryFunc{name: "add", f: addF[float64], run: addRun[float64], d1: addD1[float64], d2: zeroD2[float64],
+	addFn = &binaryFunc{name: "add", f: addF[float64], run: addRun[float64], pullRun: addPull, d1: addD1[float64], d2: zeroD2[float64],
 		fc: addF[complex128], runc: addRun[complex128], d1c: addD1[complex128], d2c: zeroD2[complex128]}
-	subFn = &binaryFunc{name: "sub", f: subF[float64], run: subRun[float64], d1: subD1[float64], d2: zeroD2[float64],
+	subFn = &binaryFunc{name: "sub", f: subF[float64], run: subRun[float64], pullRun: subPull, d1: subD1[float64], d2: zeroD2[float64],
 		fc: subF[complex128], runc: subRun[complex128], d1c: subD1[complex128], d2c: zeroD2[complex128]}
-	mulFn = &binaryFunc{name: "mul", f: mulF[float64], run: mulRun[float64], d1: mulD1[float64], d2: mulD2[float64],
+	mulFn = &binaryFunc{name: "mul", f: mulF[float64], run: mulRun[float64], pullRun: mulPull, d1: mulD1[float64], d2: mulD2[float64],
 		fc: mulF[complex128], runc: mulRun[complex128], d1c: mulD1[complex128], d2c: mulD2[complex128]}
 	divFn = &binaryFunc{name: "div", f: divF[float64], run: divRun[float64], d1: divD1[float64], d2: divD2[float64],
 		fc: divF[complex128], runc: divRun[complex128], d1c: divD1[complex128], d2c: divD2[complex128]}

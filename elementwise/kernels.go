@@ -118,11 +118,30 @@ func fastTanh(x float64) float64 {
 	return x // NaN
 }
 
-// tanhSlice writes tanh(x[i]) to dst[i].
+// tanhSlice writes tanh(x[i]) to dst[i]: fastTanh with expCore written out (see
+// expSlice).
 func tanhSlice(dst, x []float64) {
 	x = x[:len(dst)]
 	for i, v := range x {
-		dst[i] = fastTanh(v)
+		z := math.Abs(v)
+		if z < 0.625 || !(z < 22) {
+			dst[i] = fastTanh(v)
+			continue
+		}
+		w := 2 * z
+		t := w*expInvLn2N + expShift
+		k := int64(math.Float64bits(t)) << 13 >> 13
+		kf := t - expShift
+		r := (w - kf*expLn2NHi) - kf*expLn2NLo
+		q := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
+		j := k & (1<<expTableBits - 1)
+		hi, lo := expTableHi[j], expTableLo[j]
+		e := (hi + (lo + hi*q + lo*q)) * math.Float64frombits(uint64(k>>expTableBits+1023)<<52)
+		y := 1 - 2/(e+1)
+		if v < 0 {
+			y = -y
+		}
+		dst[i] = y
 	}
 }
 

@@ -66,14 +66,38 @@ func TestFastKernelsAgreeWithMath(t *testing.T) {
 	t.Logf("not correctly rounded: fastExp %d, math.Exp %d of 3000", missFast, missMath)
 }
 
-// TestExpSliceMatchesFastExp checks the written-out loop of expSlice against fastExp,
-// including the fallback range.
-func TestExpSliceMatchesFastExp(t *testing.T) {
-	x := []float64{-800, -708.4, expMin, -3, -1e-20, 0, 0.5, 7.25, expMax, 709.75, 800, math.NaN(), math.Inf(-1)}
+// TestSlicesMatchScalarKernels checks the written-out loops of expSlice and tanhSlice
+// against fastExp and fastTanh, including the fallback ranges.
+func TestSlicesMatchScalarKernels(t *testing.T) {
+	x := []float64{-800, -708.4, expMin, -22, -21.9, -3, -0.625, -0.6, -1e-20, 0, 0.5, 0.625, 0.7, 7.25, 22, expMax, 709.75, 800, math.NaN(), math.Inf(-1)}
+	rng := rand.New(rand.NewPCG(9, 9))
+	for range 1000 {
+		x = append(x, rng.NormFloat64()*5)
+	}
 	dst := make([]float64, len(x))
+	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 	expSlice(dst, x)
 	for i, v := range x {
-		want := fastExp(v)
-		assert.True(t, dst[i] == want || (math.IsNaN(dst[i]) && math.IsNaN(want)), "exp(%v): %v, want %v", v, dst[i], want)
+		assert.True(t, same(dst[i], fastExp(v)), "exp(%v): %v, want %v", v, dst[i], fastExp(v))
 	}
+	tanhSlice(dst, x)
+	for i, v := range x {
+		assert.True(t, same(dst[i], fastTanh(v)), "tanh(%v): %v, want %v", v, dst[i], fastTanh(v))
+	}
+}
+
+// FuzzFastKernels checks fastExp and fastTanh against package math at any float64:
+// both are within an ulp of the true value, so they differ from math's by at most 2.
+func FuzzFastKernels(f *testing.F) {
+	for _, x := range []float64{0, -1, 0.625, 22, expMin, expMax, -745, 1e-310} {
+		f.Add(x)
+	}
+	f.Fuzz(func(t *testing.T, x float64) {
+		if d := ulps(fastExp(x), math.Exp(x)); d > 2 && math.Exp(x) > 0x1p-1022 {
+			t.Errorf("exp(%v) = %v, math.Exp %v (%v ulps)", x, fastExp(x), math.Exp(x), d)
+		}
+		if d := ulps(fastTanh(x), math.Tanh(x)); d > 2 {
+			t.Errorf("tanh(%v) = %v, math.Tanh %v (%v ulps)", x, fastTanh(x), math.Tanh(x), d)
+		}
+	})
 }

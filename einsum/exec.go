@@ -261,7 +261,7 @@ func pair[T scalar](x, y block[T], need lset, size *[maxLabels]int, want []int) 
 		}
 	}
 	if want != nil && !slices.Equal(want, slices.Concat(L.batch, fa, fb)) && slices.Equal(want, slices.Concat(L.batch, fb, fa)) {
-		return pair(y, x, need, size, nil)
+		return pair(y, x, need, size, want)
 	}
 	xd, yd := x.data, y.data
 	if !L.okA {

@@ -9,10 +9,9 @@
 // a tape, next to a function of the same name that evaluates it without one:
 //
 //	tape := core.NewTape[*tensor.Dense](tensor.Space{})
-//	x := tape.Leaf(xv)
-//	y := tape.Apply(elementwise.MulOp, tape.Apply(elementwise.TanhOp, x), tape.Leaf(w))
-//	loss := tape.Apply(reduce.SumOp(), y)   // any scalar-valued op
-//	g, err := tape.Backward(loss)
+//	x, w := tape.Leaf(xv), tape.Leaf(wv)
+//	y := tape.Apply(elementwise.MulOp, tape.Apply(elementwise.TanhOp, x), w) // w broadcasts
+//	g, err := tape.BackwardSeed(y, ybar)
 //
 //	z, err := elementwise.Exp(xv) // no tape
 //
@@ -21,7 +20,7 @@
 // A unary op y = f(x) has, elementwise,
 //
 //	ydot = f'(x) xdot,   xbar = conj(f'(x)) ybar,
-//	xbardot = conj(f'(x)) ybardot + conj(f”(x) xdot) ybar,
+//	xbardot = conj(f'(x)) ybardot + conj(f"(x) xdot) ybar,
 //
 // which for a holomorphic f on complex128 is PyTorch's convention: the pullback is
 // the adjoint of the JVP under Re<a, b>. Ops that are not holomorphic (abs, abs2,
@@ -53,7 +52,7 @@
 // Every kernel makes one pass over contiguous row-major data with no per-element
 // allocation (strided inputs are made contiguous first). exp and tanh use a
 // table-driven exp (2^(j/64) with a correction term and a degree-6 polynomial) that is
-// faithfully rounded, correctly rounded more often than math.Exp, and several times
-// faster. Rules keep the input and output and evaluate derivatives when called, so
+// faithfully rounded, correctly rounded more often than math.Exp (99.6% of random
+// arguments in the tests, against 88%), and about 1.5 times faster. Rules keep the input and output and evaluate derivatives when called, so
 // recording an op costs only its forward pass.
 package elementwise

@@ -13,57 +13,57 @@ import (
 var (
 	// NegOp is the op of Neg: y = -x; xbar = -ybar; ydot = -xdot; no second-order term. float64 and complex128.
 	NegOp cr.Op[*tensor.Dense] = unaryOp{fn: negFn}
-	// ExpOp is the op of Exp: y = e^x; y' = y” = y. float64 and complex128 (holomorphic: xbar = conj(y) ybar).
+	// ExpOp is the op of Exp: y = e^x; y' = y" = y. float64 and complex128 (holomorphic: xbar = conj(y) ybar).
 	ExpOp cr.Op[*tensor.Dense] = unaryOp{fn: expFn}
-	// Expm1Op is the op of Expm1: y = e^x - 1, accurate near 0; y' = y” = y + 1. float64 and complex128 (holomorphic).
+	// Expm1Op is the op of Expm1: y = e^x - 1, accurate near 0; y' = y" = y + 1. float64 and complex128 (holomorphic).
 	Expm1Op cr.Op[*tensor.Dense] = unaryOp{fn: expm1Fn}
-	// LogOp is the op of Log: y = log x (principal branch for complex); y' = 1/x, y” = -1/x². float64 (NaN for x < 0, like PyTorch) and complex128 (holomorphic).
+	// LogOp is the op of Log: y = log x (principal branch for complex); y' = 1/x, y" = -1/x². float64 (NaN for x < 0, like PyTorch) and complex128 (holomorphic).
 	LogOp cr.Op[*tensor.Dense] = unaryOp{fn: logFn}
-	// Log1pOp is the op of Log1p: y = log(1 + x), accurate near 0; y' = 1/(1+x), y” = -1/(1+x)². float64 and complex128 (holomorphic).
+	// Log1pOp is the op of Log1p: y = log(1 + x), accurate near 0; y' = 1/(1+x), y" = -1/(1+x)². float64 and complex128 (holomorphic).
 	Log1pOp cr.Op[*tensor.Dense] = unaryOp{fn: log1pFn}
-	// SqrtOp is the op of Sqrt: y = sqrt(x) (principal branch); y' = 1/(2y), y” = -1/(4 y x). float64 and complex128 (holomorphic).
+	// SqrtOp is the op of Sqrt: y = sqrt(x) (principal branch); y' = 1/(2y), y" = -1/(4 y x). float64 and complex128 (holomorphic).
 	SqrtOp cr.Op[*tensor.Dense] = unaryOp{fn: sqrtFn}
-	// RsqrtOp is the op of Rsqrt: y = 1/sqrt(x); y' = -y/(2x), y” = 3y/(4x²). float64 and complex128 (holomorphic).
+	// RsqrtOp is the op of Rsqrt: y = 1/sqrt(x); y' = -y/(2x), y" = 3y/(4x²). float64 and complex128 (holomorphic).
 	RsqrtOp cr.Op[*tensor.Dense] = unaryOp{fn: rsqrtFn}
-	// SquareOp is the op of Square: y = x²; y' = 2x, y” = 2. float64 and complex128 (holomorphic: xbar = 2 conj(x) ybar); for |x|² see Abs2.
+	// SquareOp is the op of Square: y = x²; y' = 2x, y" = 2. float64 and complex128 (holomorphic: xbar = 2 conj(x) ybar); for |x|² see Abs2.
 	SquareOp cr.Op[*tensor.Dense] = unaryOp{fn: squareFn}
-	// ReciprocalOp is the op of Reciprocal: y = 1/x; y' = -y², y” = 2y³. float64 and complex128 (holomorphic).
+	// ReciprocalOp is the op of Reciprocal: y = 1/x; y' = -y², y" = 2y³. float64 and complex128 (holomorphic).
 	ReciprocalOp cr.Op[*tensor.Dense] = unaryOp{fn: reciprocalFn}
-	// AbsOp is the op of Abs: y = |x|. float64: y' = sign(x) with the subgradient abs'(0) = 0 (PyTorch's), y” = 0. complex128 (y is float64, not holomorphic): with z = a + ib, xbar = ybar z/|z| (0 at z = 0), ydot = Re(conj(z) zdot)/|z|, and the second-order term ybar (b² adot - ab bdot + i(a² bdot - ab adot))/|z|³.
+	// AbsOp is the op of Abs: y = |x|. float64: y' = sign(x) with the subgradient abs'(0) = 0 (PyTorch's), y" = 0. complex128 (y is float64, not holomorphic): with z = a + ib, xbar = ybar z/|z| (0 at z = 0), ydot = Re(conj(z) zdot)/|z|, and the second-order term ybar (b² adot - ab bdot + i(a² bdot - ab adot))/|z|³.
 	AbsOp cr.Op[*tensor.Dense] = unaryOp{fn: absFn}
-	// SinOp is the op of Sin: y = sin x; y' = cos x, y” = -y. float64 and complex128 (holomorphic).
+	// SinOp is the op of Sin: y = sin x; y' = cos x, y" = -y. float64 and complex128 (holomorphic).
 	SinOp cr.Op[*tensor.Dense] = unaryOp{fn: sinFn}
-	// CosOp is the op of Cos: y = cos x; y' = -sin x, y” = -y. float64 and complex128 (holomorphic).
+	// CosOp is the op of Cos: y = cos x; y' = -sin x, y" = -y. float64 and complex128 (holomorphic).
 	CosOp cr.Op[*tensor.Dense] = unaryOp{fn: cosFn}
-	// TanOp is the op of Tan: y = tan x; y' = 1 + y², y” = 2y(1 + y²). float64 and complex128 (holomorphic).
+	// TanOp is the op of Tan: y = tan x; y' = 1 + y², y" = 2y(1 + y²). float64 and complex128 (holomorphic).
 	TanOp cr.Op[*tensor.Dense] = unaryOp{fn: tanFn}
-	// SinhOp is the op of Sinh: y = sinh x; y' = cosh x, y” = y. float64 and complex128 (holomorphic).
+	// SinhOp is the op of Sinh: y = sinh x; y' = cosh x, y" = y. float64 and complex128 (holomorphic).
 	SinhOp cr.Op[*tensor.Dense] = unaryOp{fn: sinhFn}
-	// CoshOp is the op of Cosh: y = cosh x; y' = sinh x, y” = y. float64 and complex128 (holomorphic).
+	// CoshOp is the op of Cosh: y = cosh x; y' = sinh x, y" = y. float64 and complex128 (holomorphic).
 	CoshOp cr.Op[*tensor.Dense] = unaryOp{fn: coshFn}
-	// TanhOp is the op of Tanh: y = tanh x; y' = 1 - y², y” = -2y(1 - y²). float64 and complex128 (holomorphic).
+	// TanhOp is the op of Tanh: y = tanh x; y' = 1 - y², y" = -2y(1 - y²). float64 and complex128 (holomorphic).
 	TanhOp cr.Op[*tensor.Dense] = unaryOp{fn: tanhFn}
-	// AsinOp is the op of Asin: y = asin x; y' = (1 - x²)^(-1/2), y” = x (1 - x²)^(-3/2) (principal branches). float64 and complex128 (holomorphic off the cuts).
+	// AsinOp is the op of Asin: y = asin x; y' = (1 - x²)^(-1/2), y" = x (1 - x²)^(-3/2) (principal branches). float64 and complex128 (holomorphic off the cuts).
 	AsinOp cr.Op[*tensor.Dense] = unaryOp{fn: asinFn}
-	// AcosOp is the op of Acos: y = acos x; y' = -(1 - x²)^(-1/2), y” = -x (1 - x²)^(-3/2). float64 and complex128 (holomorphic off the cuts).
+	// AcosOp is the op of Acos: y = acos x; y' = -(1 - x²)^(-1/2), y" = -x (1 - x²)^(-3/2). float64 and complex128 (holomorphic off the cuts).
 	AcosOp cr.Op[*tensor.Dense] = unaryOp{fn: acosFn}
-	// AtanOp is the op of Atan: y = atan x; y' = 1/(1 + x²), y” = -2x/(1 + x²)². float64 and complex128 (holomorphic off the cuts).
+	// AtanOp is the op of Atan: y = atan x; y' = 1/(1 + x²), y" = -2x/(1 + x²)². float64 and complex128 (holomorphic off the cuts).
 	AtanOp cr.Op[*tensor.Dense] = unaryOp{fn: atanFn}
-	// AsinhOp is the op of Asinh: y = asinh x; y' = (1 + x²)^(-1/2), y” = -x (1 + x²)^(-3/2). float64 and complex128 (holomorphic off the cuts).
+	// AsinhOp is the op of Asinh: y = asinh x; y' = (1 + x²)^(-1/2), y" = -x (1 + x²)^(-3/2). float64 and complex128 (holomorphic off the cuts).
 	AsinhOp cr.Op[*tensor.Dense] = unaryOp{fn: asinhFn}
-	// AcoshOp is the op of Acosh: y = acosh x; y' = 1/(sqrt(x-1) sqrt(x+1)), y” = -x y'/(x² - 1). float64 and complex128 (holomorphic off the cut; the product form of y' is the derivative of the principal branch in the whole plane).
+	// AcoshOp is the op of Acosh: y = acosh x; y' = 1/(sqrt(x-1) sqrt(x+1)), y" = -x y'/(x² - 1). float64 and complex128 (holomorphic off the cut; the product form of y' is the derivative of the principal branch in the whole plane).
 	AcoshOp cr.Op[*tensor.Dense] = unaryOp{fn: acoshFn}
-	// AtanhOp is the op of Atanh: y = atanh x; y' = 1/(1 - x²), y” = 2x/(1 - x²)². float64 and complex128 (holomorphic off the cuts).
+	// AtanhOp is the op of Atanh: y = atanh x; y' = 1/(1 - x²), y" = 2x/(1 - x²)². float64 and complex128 (holomorphic off the cuts).
 	AtanhOp cr.Op[*tensor.Dense] = unaryOp{fn: atanhFn}
-	// SigmoidOp is the op of Sigmoid: y = 1/(1 + e^-x); y' = y(1 - y), y” = y(1 - y)(1 - 2y). float64 (no overflow for any x) and complex128 (holomorphic).
+	// SigmoidOp is the op of Sigmoid: y = 1/(1 + e^-x); y' = y(1 - y), y" = y(1 - y)(1 - 2y). float64 (no overflow for any x) and complex128 (holomorphic).
 	SigmoidOp cr.Op[*tensor.Dense] = unaryOp{fn: sigmoidFn}
-	// LogSigmoidOp is the op of LogSigmoid: y = log(1/(1 + e^-x)) = min(x, 0) - log1p(e^-|x|); y' = sigmoid(-x), y” = -s(1 - s) with s = sigmoid(x). float64 only; complex input is an error (op name "logsigmoid").
+	// LogSigmoidOp is the op of LogSigmoid: y = log(1/(1 + e^-x)) = min(x, 0) - log1p(e^-|x|); y' = sigmoid(-x), y" = -s(1 - s) with s = sigmoid(x). float64 only; complex input is an error (op name "logsigmoid").
 	LogSigmoidOp cr.Op[*tensor.Dense] = unaryOp{fn: logSigmoidFn}
-	// ReluOp is the op of Relu: y = max(x, 0) (NaN propagates); y' = 1 for x > 0 and 0 otherwise, so relu'(0) = 0 (PyTorch's subgradient); y” = 0. float64 only.
+	// ReluOp is the op of Relu: y = max(x, 0) (NaN propagates); y' = 1 for x > 0 and 0 otherwise, so relu'(0) = 0 (PyTorch's subgradient); y" = 0. float64 only.
 	ReluOp cr.Op[*tensor.Dense] = unaryOp{fn: reluFn}
-	// SiluOp is the op of Silu: y = x sigmoid(x); with s = sigmoid(x), y' = s(1 + x(1 - s)), y” = s(1 - s)(2 + x(1 - 2s)). float64 only.
+	// SiluOp is the op of Silu: y = x sigmoid(x); with s = sigmoid(x), y' = s(1 + x(1 - s)), y" = s(1 - s)(2 + x(1 - 2s)). float64 only.
 	SiluOp cr.Op[*tensor.Dense] = unaryOp{fn: siluFn}
-	// ErfOp is the op of Erf: y = erf x; y' = 2/sqrt(pi) e^(-x²), y” = -2x y'. float64 only.
+	// ErfOp is the op of Erf: y = erf x; y' = 2/sqrt(pi) e^(-x²), y" = -2x y'. float64 only.
 	ErfOp cr.Op[*tensor.Dense] = unaryOp{fn: erfFn}
 	// ConjOp is the op of Conj: y = conj(x). complex128 (R-linear, not holomorphic): ydot = conj(xdot), xbar = conj(ybar), no second-order term. float64: the identity.
 	ConjOp cr.Op[*tensor.Dense] = unaryOp{fn: conjFn}
@@ -71,11 +71,11 @@ var (
 	RealOp cr.Op[*tensor.Dense] = unaryOp{fn: realFn}
 	// ImagOp is the op of Imag: y = Im x, a float64 tensor: ydot = Im xdot, xbar = i ybar. complex128 only: float64 input is an error, like PyTorch.
 	ImagOp cr.Op[*tensor.Dense] = unaryOp{fn: imagFn}
-	// Abs2Op is the op of Abs2: y = |x|², a float64 tensor, smooth everywhere. float64: y' = 2x, y” = 2. complex128 (z = a + ib): ydot = 2 Re(conj(z) zdot), xbar = 2 z ybar, second-order term 2 ybar zdot.
+	// Abs2Op is the op of Abs2: y = |x|², a float64 tensor, smooth everywhere. float64: y' = 2x, y" = 2. complex128 (z = a + ib): ydot = 2 Re(conj(z) zdot), xbar = 2 z ybar, second-order term 2 ybar zdot.
 	Abs2Op cr.Op[*tensor.Dense] = unaryOp{fn: abs2Fn}
 	// AngleOp is the op of Angle: y = arg x in (-pi, pi], a float64 tensor. complex128: ydot = Im(conj(z) zdot)/|z|², xbar = i z ybar/|z|² (0 at z = 0, PyTorch's choice), second-order term ybar (2ab adot + (b² - a²) bdot + i((b² - a²) adot - 2ab bdot))/|z|⁴. float64: 0 for x >= 0 and pi for x < 0, with zero derivatives.
 	AngleOp cr.Op[*tensor.Dense] = unaryOp{fn: angleFn}
-	// SoftplusOp is the op of Softplus: y = log(1 + e^x) (PyTorch's softplus with beta 1 and threshold 20: y = x where x > 20); y' = sigmoid(x), y” = s(1 - s). float64 only. SoftplusBetaOp takes other parameters.
+	// SoftplusOp is the op of Softplus: y = log(1 + e^x) (PyTorch's softplus with beta 1 and threshold 20: y = x where x > 20); y' = sigmoid(x), y" = s(1 - s). float64 only. SoftplusBetaOp takes other parameters.
 	SoftplusOp cr.Op[*tensor.Dense] = unaryOp{fn: softplusFunc(1, 20)}
 )
 
@@ -184,8 +184,8 @@ func Softplus(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SoftplusOp
 //	y = log(1 + e^(beta x))/beta   where beta x <= threshold,
 //	y = x                          where beta x > threshold,
 //
-// with y' = sigmoid(beta x) and y” = beta s(1 - s), s = sigmoid(beta x), in the first
-// region and y' = 1, y” = 0 in the second (the jump of y' at the threshold is
+// with y' = sigmoid(beta x) and y" = beta s(1 - s), s = sigmoid(beta x), in the first
+// region and y' = 1, y" = 0 in the second (the jump of y' at the threshold is
 // PyTorch's). beta must be nonzero (Apply reports ErrInvalidArgument otherwise).
 // float64 only; the op name is "softplus".
 func SoftplusBetaOp(beta, threshold float64) cr.Op[*tensor.Dense] {
@@ -220,7 +220,7 @@ func ShiftOp(b complex128) cr.Op[*tensor.Dense] {
 func Shift(x *tensor.Dense, b complex128) (*tensor.Dense, error) { return apply1(ShiftOp(b), x) }
 
 // PowScalarOp returns the op y = x^p for a constant p: y' = p x^(p-1) and
-// y” = p(p-1) x^(p-2), each taken as exactly 0 when its leading factor is 0 (so
+// y" = p(p-1) x^(p-2), each taken as exactly 0 when its leading factor is 0 (so
 // p = 0 has zero derivatives even at x = 0, as in PyTorch). For float64 x and real p,
 // y = math.Pow(x, p) (NaN for x < 0 and non-integer p, like PyTorch); complex128 x
 // uses the principal branch, and a float64 x with a complex p is promoted like ScaleOp.

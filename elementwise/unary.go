@@ -11,7 +11,7 @@ import (
 // unaryFunc is one row of the unary table: a function's value and its first and
 // second derivatives, for float64 and, where the op is defined there, complex128.
 //
-// On float64 input y = f(x), d1(x, y) = f'(x) and d2(x, y) = f”(x) (y is passed so
+// On float64 input y = f(x), d1(x, y) = f'(x) and d2(x, y) = f"(x) (y is passed so
 // that derivatives such as exp' = exp or tanh' = 1 - tanh² cost no new evaluation).
 // The complex behaviour is one of:
 //   - holomorphic (fc, d1c, d2c set): the same three in complex arithmetic;
@@ -206,7 +206,7 @@ func (r *unaryRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr
 // pullback returns xbar = J^* ybar and, when ybardot or xdot is given (nil means
 // zero), xbardot = J^* ybardot + (d/dx J^* ybar)[xdot]; xbardot is nil when both are.
 //
-// Holomorphic f: xbar = conj(f') ybar, xbardot = conj(f') ybardot + conj(f” xdot) ybar.
+// Holomorphic f: xbar = conj(f') ybar, xbardot = conj(f') ybardot + conj(f" xdot) ybar.
 // Real-valued g(a, b) of z = a + ib: xbar = ybar (g_a + i g_b) and
 // xbardot = ybardot (g_a + i g_b) + ybar ((g_aa adot + g_ab bdot) + i (g_ab adot + g_bb bdot)).
 // conj: xbar = conj(ybar), xbardot = conj(ybardot).

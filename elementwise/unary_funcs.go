@@ -49,7 +49,7 @@ func ccoshD1(z, _ complex128) complex128 { return cmplx.Sinh(z) }
 func csinD1(z, _ complex128) complex128  { return cmplx.Cos(z) }
 func ccosD1(z, _ complex128) complex128  { return -cmplx.Sin(z) }
 
-// asin' = (1 - x²)^(-1/2), asin” = x (1 - x²)^(-3/2); acos is their negative.
+// asin' = (1 - x²)^(-1/2), asin" = x (1 - x²)^(-3/2); acos is their negative.
 func asinD1(x, _ float64) float64 { return 1 / math.Sqrt(1-x*x) }
 func asinD2(x, _ float64) float64 { return x / ((1 - x*x) * math.Sqrt(1-x*x)) }
 func casinD1(z, _ complex128) complex128 {
@@ -57,7 +57,7 @@ func casinD1(z, _ complex128) complex128 {
 }
 func casinD2(z, _ complex128) complex128 { return z / ((1 - z*z) * cmplx.Sqrt(1-z*z)) }
 
-// asinh' = (1 + x²)^(-1/2), asinh” = -x (1 + x²)^(-3/2).
+// asinh' = (1 + x²)^(-1/2), asinh" = -x (1 + x²)^(-3/2).
 func asinhD1(x, _ float64) float64 { return 1 / math.Sqrt(1+x*x) }
 func asinhD2(x, _ float64) float64 { return -x / ((1 + x*x) * math.Sqrt(1+x*x)) }
 func casinhD1(z, _ complex128) complex128 {
@@ -67,7 +67,7 @@ func casinhD2(z, _ complex128) complex128 { return -z / ((1 + z*z) * cmplx.Sqrt(
 
 // acosh' = 1/(sqrt(x-1) sqrt(x+1)) (the product form is the derivative of the
 // principal branch everywhere off the cut; 1/sqrt(x²-1) differs in sign for Re x < 0),
-// acosh” = -x acosh' / (x² - 1).
+// acosh" = -x acosh' / (x² - 1).
 func acoshD1(x, _ float64) float64 { return 1 / (math.Sqrt(x-1) * math.Sqrt(x+1)) }
 func acoshD2(x, _ float64) float64 { return -x / ((x*x - 1) * math.Sqrt(x-1) * math.Sqrt(x+1)) }
 func cacoshD1(z, _ complex128) complex128 {
@@ -331,7 +331,7 @@ func shiftFunc(b complex128) *unaryFunc {
 		d1c: one[complex128], d2c: zero[complex128]}
 }
 
-// powScalarFunc is y = x^p, y' = p x^(p-1), y” = p (p-1) x^(p-2), with the
+// powScalarFunc is y = x^p, y' = p x^(p-1), y" = p (p-1) x^(p-2), with the
 // derivatives taken as exactly 0 where their factor p (or p-1) is 0, so that 0^(-1)
 // never multiplies a zero (PyTorch does the same for p = 0).
 func powScalarFunc(p complex128) *unaryFunc {

@@ -67,13 +67,34 @@ func (o *op) Apply(in []chainrules.NodeID, x []*tensor.Dense) (*tensor.Dense, ch
 	return y, &rule{p: p, in: slices.Clone(in), x: slices.Clone(x), ydt: y.DType()}, nil
 }
 
+// ApplyMasked is Apply for a tape that knows which operands need cotangents: the
+// rule skips the pullback contractions of the others (for y = X W with constant data
+// X, the pullback computes only Wbar = X^T ybar).
+func (o *op) ApplyMasked(in []chainrules.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, chainrules.ReverseRule[*tensor.Dense], error) {
+	y, r, err := o.Apply(in, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	if slices.Contains(need, false) {
+		rr := r.(*rule)
+		rr.skip = make([]bool, len(need))
+		for k, n := range need {
+			rr.skip[k] = !n
+		}
+	}
+	return y, r, nil
+}
+
 // rule differentiates one recorded einsum.
 type rule struct {
-	p   *Plan
-	in  []chainrules.NodeID
-	x   []*tensor.Dense
-	ydt tensor.DType
+	p    *Plan
+	in   []chainrules.NodeID
+	x    []*tensor.Dense
+	ydt  tensor.DType
+	skip []bool // operands nobody needs a cotangent for (nil: none)
 }
+
+func (r *rule) skipped(k int) bool { return r.skip != nil && r.skip[k] }
 
 func (r *rule) Inputs() []chainrules.NodeID { return r.in }
 
@@ -82,6 +103,9 @@ func (r *rule) Pullback(ybar *tensor.Dense, dst []chainrules.Contribution[*tenso
 		return dst, err
 	}
 	for k := range r.x {
+		if r.skipped(k) {
+			continue
+		}
 		dst = append(dst, chainrules.Contribution[*tensor.Dense]{Node: r.in[k], Value: r.pullback(k, ybar, r.x)})
 	}
 	return dst, nil
@@ -235,6 +259,9 @@ func (r *rule) PullbackWithTangents(ct chainrules.Dual[*tensor.Dense], tangentOf
 	}
 	vals := slices.Clone(r.x)
 	for k := range r.x {
+		if r.skipped(k) {
+			continue
+		}
 		d := chainrules.Dual[*tensor.Dense]{Value: r.pullback(k, ct.Value, r.x)}
 		add := func(t *tensor.Dense) error {
 			if !d.HasTangent {

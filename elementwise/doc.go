@@ -51,8 +51,10 @@
 //
 // Every kernel makes one pass over contiguous row-major data with no per-element
 // allocation (strided inputs are made contiguous first). exp and tanh use a
-// table-driven exp (2^(j/64) with a correction term and a degree-6 polynomial) that is
-// faithfully rounded, correctly rounded more often than math.Exp (99.6% of random
-// arguments in the tests, against 88%), and about 1.5 times faster. Rules keep the input and output and evaluate derivatives when called, so
+// table-driven exp (2^(j/256) with a correction term and a degree-5 polynomial in
+// fused multiply-adds) that is faithfully rounded, correctly rounded far more often
+// than math.Exp (all but 3 of 3000 random arguments in the tests, against 346), and
+// about twice as fast. Rules keep the input and output and evaluate derivatives
+// when called, so
 // recording an op costs only its forward pass.
 package elementwise

@@ -18,14 +18,16 @@ import (
 // non-scalar output) makes Func return NaN and Grad fill NaN — which gonum reports as
 // a failure — and keeps the first error for Err.
 //
-// Evaluations at the same point share one recording: Grad after Func at the same x
-// runs only the reverse sweep. The counters report how much work was done.
+// Evaluations at the same point share one recording (the two most recent points are
+// kept): Grad after Func at the same x runs only the reverse sweep. The counters report how much work was done.
 type Objective struct {
 	f     Func
 	shape []int
 
-	last  []float64 // the point of the cached recording
-	cache *Operator
+	// The two most recent recordings, newest first: a trust-region method evaluates a
+	// trial point and, if it rejects it, goes on applying the Hessian at the current
+	// one.
+	cache [2]recording
 
 	err error
 
@@ -57,10 +59,19 @@ func (o *Objective) fail(err error) {
 	}
 }
 
-// at returns the recording of f at x, reusing the last one if x is unchanged.
+type recording struct {
+	x  []float64
+	op *Operator
+}
+
+// at returns the recording of f at x, reusing a cached one if x was seen last or
+// second to last.
 func (o *Objective) at(x []float64) (*Operator, error) {
-	if o.cache != nil && slices.Equal(o.last, x) {
-		return o.cache, nil
+	for i, c := range o.cache {
+		if c.op != nil && slices.Equal(c.x, x) {
+			o.cache[0], o.cache[i] = o.cache[i], o.cache[0]
+			return c.op, nil
+		}
 	}
 	if len(x) != o.Dim() {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "hvp.Objective: point of length %d, want %d", len(x), o.Dim())
@@ -78,9 +89,10 @@ func (o *Objective) at(x []float64) (*Operator, error) {
 	if v.Size() != 1 {
 		return nil, cr.Errorf(cr.ErrNonScalarLoss, "hvp.Objective: f returned %v", v.Shape())
 	}
-	o.cache = &Operator{tape: t, ids: ids, x: []*tensor.Dense{xt}, out: out, value: v}
-	o.last = append(o.last[:0], x...)
-	return o.cache, nil
+	op := &Operator{tape: t, ids: ids, x: []*tensor.Dense{xt}, out: out, value: v}
+	o.cache[1] = o.cache[0]
+	o.cache[0] = recording{x: slices.Clone(x), op: op}
+	return op, nil
 }
 
 // Func returns f(x) (the real part, for a complex output), or NaN on error.

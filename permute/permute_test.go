@@ -172,3 +172,12 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestMaterializeToNonContiguous(t *testing.T) {
+	x := tensor.RandN(rand.New(rand.NewPCG(7, 8)), tensor.Float64, 2, 3)
+	dst, err := tensor.New(tensor.Float64, 3, 2).Transpose(0, 1)
+	require.NoError(t, err)
+	err = permute.MaterializeTo(dst, x)
+	assert.True(t, errors.Is(err, cr.ErrInvalidArgument), "%v", err)
+	assert.Contains(t, err.Error(), "materialize")
+}

@@ -81,3 +81,51 @@ func BenchmarkMatMul(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkContiguous copies a 64^4 float64 tensor permuted to (3,1,0,2) to
+// contiguous storage, next to a plain copy of the same data (Clone of the
+// contiguous tensor) and to two other strided views: a stepped slice and a
+// broadcast.
+func BenchmarkContiguous(b *testing.B) {
+	x := tensor.RandN(rand.New(rand.NewPCG(1, 2)), tensor.Float64, 64, 64, 64, 64)
+	perm, err := x.Permute(3, 1, 0, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	flat, err := x.Reshape(4096, 4096)
+	if err != nil {
+		b.Fatal(err)
+	}
+	xt, err := flat.Transpose(0, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stepped, err := xt.Slice(1, 0, 4096, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	row, err := tensor.RandN(rand.New(rand.NewPCG(3, 4)), tensor.Float64, 4096, 1).BroadcastTo(4096, 4096)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		t    *tensor.Dense
+	}{
+		{"copy", x},
+		{"permuted-3102", perm},
+		{"transposed-4096", xt},
+		{"transposed-stepped", stepped},
+		{"broadcast-column", row},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			bytes := float64(2 * 8 * c.t.Size())
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = c.t.Clone()
+			}
+			b.ReportMetric(bytes*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+		})
+	}
+}

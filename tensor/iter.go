@@ -124,34 +124,6 @@ func (w *walker) next() bool {
 // element is the element type of a tensor's storage.
 type element interface{ float64 | complex128 }
 
-// gather copies the elements of the strided view (shape, strides, offset) of src into
-// dst in row-major order; len(dst) must be prod(shape).
-func gather[T element](dst, src []T, shape, strides []int, offset int) {
-	if len(dst) == 0 {
-		return
-	}
-	w := newWalker(shape, [maxOperands]int{0, offset}, rowMajorStrides(shape), strides)
-	for w.next() {
-		o, a, sa := w.off[0], w.off[1], w.inner[1]
-		switch sa {
-		case 1:
-			copy(dst[o:o+w.n], src[a:a+w.n])
-		case 0:
-			v := src[a]
-			d := dst[o : o+w.n]
-			for i := range d {
-				d[i] = v
-			}
-		default:
-			d := dst[o : o+w.n]
-			for i := range d {
-				d[i] = src[a]
-				a += sa
-			}
-		}
-	}
-}
-
 // sumContig returns the sum of x. Four accumulators break the dependency chain of
 // the additions, which otherwise bounds the loop by the latency of one add.
 func sumContig[T element](x []T) T {

@@ -54,7 +54,9 @@
 // table-driven exp (2^(j/256) with a correction term and a degree-5 polynomial in
 // fused multiply-adds) that is faithfully rounded, correctly rounded far more often
 // than math.Exp (all but 3 of 3000 random arguments in the tests, against 346), and
-// about twice as fast. Rules keep the input and output and evaluate derivatives
+// about twice as fast. Unary forward kernels on 2^17 elements or more are split across
+// up to GOMAXPROCS goroutines (PyTorch does the same), so run with GOMAXPROCS=1 for
+// single-threaded figures. Rules keep the input and output and evaluate derivatives
 // when called, so
 // recording an op costs only its forward pass.
 package elementwise

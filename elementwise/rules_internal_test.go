@@ -80,3 +80,19 @@ func TestLayoutCollapses(t *testing.T) {
 		})
 	}
 }
+
+func TestParallelForCoversOnce(t *testing.T) {
+	for _, n := range []int{0, 1, parallelGrain - 1, 2 * parallelGrain, 5*parallelGrain + 3} {
+		hits := make([]int32, n)
+		parallelFor(n, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				hits[i]++ // chunks are disjoint, so no two goroutines share an index
+			}
+		})
+		for i, h := range hits {
+			if h != 1 {
+				t.Fatalf("n = %d: index %d visited %d times", n, i, h)
+			}
+		}
+	}
+}

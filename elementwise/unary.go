@@ -73,13 +73,15 @@ func (o unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.Re
 		r.mode = modeReal
 		r.x = x.Contiguous().Float64s()
 		r.y = make([]float64, len(r.x))
-		if fn.slice != nil {
-			fn.slice(r.y, r.x)
-		} else {
-			for i, v := range r.x {
-				r.y[i] = fn.f(v)
+		parallelFor(len(r.x), func(lo, hi int) {
+			if fn.slice != nil {
+				fn.slice(r.y[lo:hi], r.x[lo:hi])
+				return
 			}
-		}
+			for i, v := range r.x[lo:hi] {
+				r.y[lo+i] = fn.f(v)
+			}
+		})
 		y, err := tensor.FromFloat64(r.y, r.shape...)
 		return y, r, err
 	case fn.conj:

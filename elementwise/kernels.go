@@ -101,44 +101,40 @@ var (
 	tanhQ = [...]float64{1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3}
 )
 
-// fastTanh returns tanh(x): Cephes' rational function for |x| < 0.625, and
-// 1 - 2/(e^(2|x|) + 1) with the sign of x above (no cancellation there, since
-// tanh(0.625) > 0.55).
+// fastTanh returns tanh(x) = sign(x) tanh|x|: for |x| < 0.625 Cephes' rational
+// function, z + z s P(s)/Q(s) with s = z², and above (e - 1)/(e + 1) with e = e^(2|x|),
+// which has no cancellation there (e > 3.4).
 func fastTanh(x float64) float64 {
 	z := math.Abs(x)
 	switch {
 	case z < 0.625:
-		s := x * x
-		return x + x*s*((tanhP[0]*s+tanhP[1])*s+tanhP[2])/(((s+tanhQ[0])*s+tanhQ[1])*s+tanhQ[2])
+		s := z * z
+		return math.Copysign(z+z*s*((tanhP[0]*s+tanhP[1])*s+tanhP[2])/(((s+tanhQ[0])*s+tanhQ[1])*s+tanhQ[2]), x)
 	case z < 22:
-		v := 1 - 2/(fastExp(2*z)+1)
-		if x < 0 {
-			v = -v
-		}
-		return v
+		e := fastExp(2 * z)
+		return math.Copysign((e-1)/(e+1), x)
 	case z == z: // beyond 22, tanh rounds to ±1
 		return math.Copysign(1, x)
 	}
 	return x // NaN
 }
 
-// tanhSlice writes tanh(x[i]) to dst[i], the same values as fastTanh. It computes
-// both of fastTanh's formulas and selects one without a branch: on data of mixed
-// magnitudes the branch mispredicts half the time and would cost more than the
-// formula not taken. The exp argument is capped at 700 (beyond 44 the result
-// rounds to ±1 anyway), so that no input leaves expCore's range.
+// tanhSlice writes tanh(x[i]) to dst[i]: fastTanh with expCore written out (see
+// expSlice).
 func tanhSlice(dst, x []float64) {
 	x = x[:len(dst)]
 	for i, v := range x {
 		z := math.Abs(v)
-		s := v * v
-		small := v + v*s*((tanhP[0]*s+tanhP[1])*s+tanhP[2])/(((s+tanhQ[0])*s+tanhQ[1])*s+tanhQ[2])
-
-		w := 2 * z
-		if w > 700 { // NaN passes through and makes e, and the result, NaN
-			w = 700
+		if z < 0.625 {
+			s := z * z
+			dst[i] = math.Copysign(z+z*s*((tanhP[0]*s+tanhP[1])*s+tanhP[2])/(((s+tanhQ[0])*s+tanhQ[1])*s+tanhQ[2]), v)
+			continue
 		}
-		// expCore(w), written out (see expSlice).
+		w := 2 * z
+		if !(w < 2*22) { // 1 after rounding, or NaN
+			dst[i] = fastTanh(v)
+			continue
+		}
 		t := w*expInvLn2N + expShift
 		k := int64(math.Float64bits(t)) << 13 >> 13
 		kf := t - expShift
@@ -147,13 +143,7 @@ func tanhSlice(dst, x []float64) {
 		j := k & (1<<expTableBits - 1)
 		hi, lo := expTableHi[j], expTableLo[j]
 		e := (hi + math.FMA(hi, q, math.FMA(lo, q, lo))) * math.Float64frombits(uint64(k>>expTableBits+1023)<<52)
-		large := math.Copysign(1-2/(e+1), v)
-
-		var m uint64
-		if z < 0.625 {
-			m = ^uint64(0)
-		}
-		dst[i] = math.Float64frombits(math.Float64bits(small)&m | math.Float64bits(large)&^m)
+		dst[i] = math.Copysign((e-1)/(e+1), v)
 	}
 }
 

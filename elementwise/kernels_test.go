@@ -69,7 +69,7 @@ func TestFastKernelsAgreeWithMath(t *testing.T) {
 // TestSlicesMatchScalarKernels checks the written-out loops of expSlice and tanhSlice
 // against fastExp and fastTanh, including the fallback ranges.
 func TestSlicesMatchScalarKernels(t *testing.T) {
-	x := []float64{-800, -708.4, expMin, -22, -21.9, -3, -0.625, -0.6, -1e-20, 0, 0.5, 0.625, 0.7, 7.25, 22, expMax, 709.75, 800, math.NaN(), math.Inf(-1)}
+	x := []float64{math.Copysign(0, -1), -800, -708.4, expMin, -22, -21.9, -3, -0.625, -0.6, -1e-20, 0, 0.5, 0.625, 0.7, 7.25, 22, expMax, 709.75, 800, math.NaN(), math.Inf(-1)}
 	rng := rand.New(rand.NewPCG(9, 9))
 	for range 1000 {
 		x = append(x, rng.NormFloat64()*5)
@@ -83,6 +83,7 @@ func TestSlicesMatchScalarKernels(t *testing.T) {
 	tanhSlice(dst, x)
 	for i, v := range x {
 		assert.True(t, same(dst[i], fastTanh(v)), "tanh(%v): %v, want %v", v, dst[i], fastTanh(v))
+		assert.Equal(t, math.Signbit(v), math.Signbit(dst[i]), "tanh(%v) = %v: tanh keeps the sign, also of zero", v, dst[i])
 	}
 }
 

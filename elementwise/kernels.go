@@ -95,45 +95,42 @@ func expSlice(dst, x []float64) {
 	}
 }
 
-// Cephes' rational approximation of tanh on |x| < 0.625 (the one package math uses).
-var (
-	tanhP = [...]float64{-9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3}
-	tanhQ = [...]float64{1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3}
-)
-
-// fastTanh returns tanh(x) = sign(x) tanh|x|: for |x| < 0.625 Cephes' rational
-// function, z + z s P(s)/Q(s) with s = z², and above (e - 1)/(e + 1) with e = e^(2|x|),
-// which has no cancellation there (e > 3.4).
+// fastTanh returns tanh(x) = sign(x) tanh|x| with
+//
+//	tanh z = expm1(2z) / (expm1(2z) + 2),
+//
+// which is accurate for every z >= 0. expm1 comes from the exp table: with
+// 2z = (256 m + j) ln2/256 + r and 2^(j/256) = hi + lo,
+//
+//	e^(2z) - 1 = 2^m ((hi - 2^-m) + (lo + (hi + lo)(e^r - 1))),
+//
+// where hi - 2^-m is exact (hi is in [1, 2)), so nothing cancels for small z. One
+// formula for all z (2z capped at 44, where tanh rounds to 1) means no
+// data-dependent branch.
 func fastTanh(x float64) float64 {
-	z := math.Abs(x)
-	switch {
-	case z < 0.625:
-		s := z * z
-		return math.Copysign(z+z*s*((tanhP[0]*s+tanhP[1])*s+tanhP[2])/(((s+tanhQ[0])*s+tanhQ[1])*s+tanhQ[2]), x)
-	case z < 22:
-		e := fastExp(2 * z)
-		return math.Copysign((e-1)/(e+1), x)
-	case z == z: // beyond 22, tanh rounds to ±1
-		return math.Copysign(1, x)
+	w := 2 * math.Abs(x)
+	if w > 44 { // NaN passes through
+		w = 44
 	}
-	return x // NaN
+	t := w*expInvLn2N + expShift
+	k := int64(math.Float64bits(t)) << 13 >> 13
+	kf := t - expShift
+	r := (w - kf*expLn2NHi) - kf*expLn2NLo
+	q := r * math.FMA(r, math.FMA(r, math.FMA(r, math.FMA(r, 1.0/120, 1.0/24), 1.0/6), 0.5), 1)
+	j := k & (1<<expTableBits - 1)
+	m := uint64(k >> expTableBits)
+	hi, lo := expTableHi[j], expTableLo[j]
+	em1 := ((hi - math.Float64frombits((1023-m)<<52)) + math.FMA(hi, q, math.FMA(lo, q, lo))) * math.Float64frombits((m+1023)<<52)
+	return math.Copysign(em1/(em1+2), x)
 }
 
-// tanhSlice writes tanh(x[i]) to dst[i]: fastTanh with expCore written out (see
-// expSlice).
+// tanhSlice writes tanh(x[i]) to dst[i]: fastTanh, written out (see expSlice).
 func tanhSlice(dst, x []float64) {
 	x = x[:len(dst)]
 	for i, v := range x {
-		z := math.Abs(v)
-		if z < 0.625 {
-			s := z * z
-			dst[i] = math.Copysign(z+z*s*((tanhP[0]*s+tanhP[1])*s+tanhP[2])/(((s+tanhQ[0])*s+tanhQ[1])*s+tanhQ[2]), v)
-			continue
-		}
-		w := 2 * z
-		if !(w < 2*22) { // 1 after rounding, or NaN
-			dst[i] = fastTanh(v)
-			continue
+		w := 2 * math.Abs(v)
+		if w > 44 {
+			w = 44
 		}
 		t := w*expInvLn2N + expShift
 		k := int64(math.Float64bits(t)) << 13 >> 13
@@ -141,9 +138,10 @@ func tanhSlice(dst, x []float64) {
 		r := (w - kf*expLn2NHi) - kf*expLn2NLo
 		q := r * math.FMA(r, math.FMA(r, math.FMA(r, math.FMA(r, 1.0/120, 1.0/24), 1.0/6), 0.5), 1)
 		j := k & (1<<expTableBits - 1)
+		m := uint64(k >> expTableBits)
 		hi, lo := expTableHi[j], expTableLo[j]
-		e := (hi + math.FMA(hi, q, math.FMA(lo, q, lo))) * math.Float64frombits(uint64(k>>expTableBits+1023)<<52)
-		dst[i] = math.Copysign((e-1)/(e+1), v)
+		em1 := ((hi - math.Float64frombits((1023-m)<<52)) + math.FMA(hi, q, math.FMA(lo, q, lo))) * math.Float64frombits((m+1023)<<52)
+		dst[i] = math.Copysign(em1/(em1+2), v)
 	}
 }
 

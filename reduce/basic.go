@@ -2,7 +2,6 @@ package reduce
 
 import (
 	"math"
-	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -71,29 +70,17 @@ func NanMean(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) 
 type linear struct{ mean, nan bool }
 
 func (l linear) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	c := 1.0
+	if l.mean {
+		c = 1 / float64(p.r)
+	}
 	if x.DType() == tensor.Complex128 {
-		xs := elems[complex128](p.canonical(x))
-		out := sumKernel(xs, p.a, p.r, p.b)
-		c := complex(1, 0)
-		if l.mean {
-			c = complex(1/float64(p.r), 0)
-			for o := range out {
-				out[o] *= c
-			}
-		}
-		return output(p, out), &weighted[complex128]{in: in, p: p, x: xs, c: c}, nil
+		y := scaledSum(p, elems[complex128](p.canonical(x)), c)
+		return output(p, y), &linearRule{in: in, p: p, c: c, dt: tensor.Complex128}, nil
 	}
 	xs := elems[float64](p.canonical(x))
 	if !l.nan {
-		out := sumKernel(xs, p.a, p.r, p.b)
-		c := 1.0
-		if l.mean {
-			c = 1 / float64(p.r)
-			for o := range out {
-				out[o] *= c
-			}
-		}
-		return output(p, out), &weighted[float64]{in: in, p: p, x: xs, c: c}, nil
+		return output(p, scaledSum(p, xs, c)), &linearRule{in: in, p: p, c: c, dt: tensor.Float64}, nil
 	}
 	out := make([]float64, p.a*p.b)
 	cnt := make([]float64, p.a*p.b)
@@ -128,6 +115,86 @@ func (l linear) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr
 		}
 	}
 	return output(p, out), r, nil
+}
+
+// scaledSum returns c Sum(x) in the canonical layout.
+func scaledSum[T elem](p *plan, xs []T, c float64) []T {
+	out := sumKernel(xs, p.a, p.r, p.b)
+	if c != 1 {
+		cc := fromReal[T](c)
+		for o := range out {
+			out[o] *= cc
+		}
+	}
+	return out
+}
+
+// linearRule is the rule of sum and mean, y = c Sum(x) with c = 1 or 1/n: the
+// pullback broadcasts c ybar back over the reduced axes as a view with stride 0
+// there (PyTorch's expand), so it costs no pass over the input's size; ydot =
+// c Sum(xdot), and xbardot = c ybardot broadcast back.
+type linearRule struct {
+	in cr.NodeID
+	p  *plan
+	c  float64
+	dt tensor.DType
+}
+
+func (r *linearRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+
+// adjoint returns c g broadcast back to the input shape, in the input's dtype (a
+// complex cotangent of a real input contributes its real part).
+func (r *linearRule) adjoint(g *tensor.Dense) (*tensor.Dense, error) {
+	switch {
+	case r.dt == tensor.Complex128:
+		g = g.AsComplex()
+	case g.DType() == tensor.Complex128:
+		g = g.Real()
+	}
+	if r.c != 1 {
+		g = tensor.Scale(g, complex(r.c, 0))
+	}
+	return r.p.broadcastBack(g)
+}
+
+func (r *linearRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	xbar, err := r.adjoint(ybar)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
+}
+
+// ForwardTangents returns ydot = c Sum(xdot).
+func (r *linearRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	xdot, ok := tangentOf(r.in)
+	if !ok {
+		return nil, false, nil
+	}
+	if r.dt == tensor.Complex128 {
+		return output(r.p, scaledSum(r.p, elems[complex128](r.p.canonical(xdot)), r.c)), true, nil
+	}
+	if xdot.DType() == tensor.Complex128 {
+		xdot = xdot.Real()
+	}
+	return output(r.p, scaledSum(r.p, elems[float64](r.p.canonical(xdot)), r.c)), true, nil
+}
+
+// PullbackWithTangents returns xbar = c ybar and xbardot = c ybardot, both broadcast
+// back (the rule is linear: no term in xdot).
+func (r *linearRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	xbar, err := r.adjoint(ct.Value)
+	if err != nil {
+		return dst, err
+	}
+	d := cr.Dual[*tensor.Dense]{Value: xbar}
+	if ct.HasTangent {
+		if d.Tangent, err = r.adjoint(ct.Tangent); err != nil {
+			return dst, err
+		}
+		d.HasTangent = true
+	}
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
 }
 
 // sumKernel returns out[i, j] = sum_k x[i, k, j].
@@ -185,171 +252,6 @@ func addTo[T elem](dst, src []T) {
 	}
 }
 
-// MaxOp returns the op "amax": y[i, j] = max_k x[i, k, j] (float64 only; a NaN in the
-// slice makes the maximum NaN). Axes and keepdims are those of SumOp; a reduction
-// over an empty axis is an error.
-//
-// Tie policy (that of PyTorch's amax and JAX): the cotangent is split evenly among
-// the c elements equal to the maximum, xbar[i, k, j] = ybar[i, j] / c at those
-// elements and 0 elsewhere, and ydot[i, j] is the mean of xdot over them. Away from
-// ties this is the derivative (c = 1); at a tie it is the average of the one-sided
-// derivatives' candidates. The second-order term is zero.
-func MaxOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	o := newOp("amax", axes, keepdims, extremum{})
-	o.realOnly, o.nonEmpty = true, true
-	return o
-}
-
-// Max is MaxOp without a tape.
-func Max(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(MaxOp(axes, keepdims), x)
-}
-
-// MinOp returns the op "amin", the minimum with the rules and tie policy of MaxOp.
-func MinOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	o := newOp("amin", axes, keepdims, extremum{min: true})
-	o.realOnly, o.nonEmpty = true, true
-	return o
-}
-
-// Min is MinOp without a tape.
-func Min(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(MinOp(axes, keepdims), x)
-}
-
-type extremum struct{ min bool }
-
-func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	xs := elems[float64](p.canonical(x))
-	y := maxKernel(xs, p.a, p.r, p.b, e.min)
-	r := &weighted[float64]{in: in, p: p, x: xs}
-	// The tie counts are computed on first use: a forward-only pass never needs them.
-	counts := sync.OnceValue(func() []float64 { return tieCounts(xs, y, p) })
-	r.w = func(v float64, o int) float64 {
-		if v == y[o] || (v != v && y[o] != y[o]) {
-			return 1 / counts()[o]
-		}
-		return 0
-	}
-	return output(p, y), r, nil
-}
-
-// tieCounts returns, per output, the number of inputs equal to it (NaN matching NaN).
-func tieCounts(xs, y []float64, p *plan) []float64 {
-	cnt := make([]float64, len(y))
-	for i := range p.a {
-		yi, ci := y[i*p.b:i*p.b+p.b], cnt[i*p.b:i*p.b+p.b]
-		for k := range p.r {
-			row := xs[(i*p.r+k)*p.b : (i*p.r+k+1)*p.b]
-			for j, v := range row {
-				if v == yi[j] || (v != v && yi[j] != yi[j]) {
-					ci[j]++
-				}
-			}
-		}
-	}
-	return cnt
-}
-
-// maxKernel returns out[i, j] = max_k x[i, k, j] (min if isMin is set). A NaN in a
-// slice makes its result NaN, as in PyTorch's amax.
-func maxKernel(x []float64, a, r, b int, isMin bool) []float64 {
-	out := make([]float64, a*b)
-	if r == 0 {
-		return out
-	}
-	for i := range a {
-		base := i * r * b
-		if b == 1 {
-			if isMin {
-				out[i] = minContig(x[base : base+r])
-			} else {
-				out[i] = maxContig(x[base : base+r])
-			}
-			continue
-		}
-		acc := out[i*b : i*b+b]
-		copy(acc, x[base:base+b])
-		for k := 1; k < r; k++ {
-			row := x[base+k*b : base+k*b+b]
-			row = row[:len(acc)]
-			// The update branch is rarely taken on most data; the m == m test
-			// keeps a NaN once it is in (a NaN v enters because !(v <= m)).
-			if isMin {
-				for j, v := range row {
-					if m := acc[j]; !(v >= m) && m == m {
-						acc[j] = v
-					}
-				}
-			} else {
-				for j, v := range row {
-					if m := acc[j]; !(v <= m) && m == m {
-						acc[j] = v
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-// maxContig returns the maximum of x (NaN if any element is NaN), with four
-// independent running maxima.
-func maxContig(x []float64) float64 {
-	m0 := x[0]
-	m1, m2, m3 := m0, m0, m0
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		v := x[i : i+4 : i+4]
-		if !(v[0] <= m0) && m0 == m0 {
-			m0 = v[0]
-		}
-		if !(v[1] <= m1) && m1 == m1 {
-			m1 = v[1]
-		}
-		if !(v[2] <= m2) && m2 == m2 {
-			m2 = v[2]
-		}
-		if !(v[3] <= m3) && m3 == m3 {
-			m3 = v[3]
-		}
-	}
-	for ; i < len(x); i++ {
-		if !(x[i] <= m0) && m0 == m0 {
-			m0 = x[i]
-		}
-	}
-	return max(max(m0, m1), max(m2, m3))
-}
-
-// minContig is maxContig for the minimum.
-func minContig(x []float64) float64 {
-	m0 := x[0]
-	m1, m2, m3 := m0, m0, m0
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		v := x[i : i+4 : i+4]
-		if !(v[0] >= m0) && m0 == m0 {
-			m0 = v[0]
-		}
-		if !(v[1] >= m1) && m1 == m1 {
-			m1 = v[1]
-		}
-		if !(v[2] >= m2) && m2 == m2 {
-			m2 = v[2]
-		}
-		if !(v[3] >= m3) && m3 == m3 {
-			m3 = v[3]
-		}
-	}
-	for ; i < len(x); i++ {
-		if !(x[i] >= m0) && m0 == m0 {
-			m0 = x[i]
-		}
-	}
-	return min(min(m0, m1), min(m2, m3))
-}
-
 // LogSumExpOp returns the op y[i, j] = log sum_k exp(x[i, k, j]) (float64 only),
 // computed as m + log sum_k exp(x - m) with m the maximum of the slice, so that it
 // neither overflows for large inputs nor underflows for very negative ones. An empty
@@ -374,11 +276,122 @@ type logSumExp struct{}
 func (logSumExp) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[float64](p.canonical(x))
 	y := lseKernel(xs, p.a, p.r, p.b)
-	r := &weighted[float64]{in: in, p: p, x: xs,
-		w:  func(v float64, o int) float64 { return exp(v - y[o]) },
-		dw: func(v, vd float64, o int, yd float64) float64 { return exp(v-y[o]) * (vd - yd) },
+	return output(p, y), &lseRule{in: in, p: p, x: xs, y: y}, nil
+}
+
+// lseRule is the rule of logsumexp, in terms of the softmax s = exp(x - y).
+type lseRule struct {
+	in cr.NodeID
+	p  *plan
+	x  []float64 // input in canonical layout
+	y  []float64 // output
+}
+
+func (r *lseRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+
+// cotangent returns the real elements of the output-shaped cotangent g.
+func (r *lseRule) cotangent(g *tensor.Dense) ([]float64, error) {
+	if g.Size() != r.p.a*r.p.b {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", r.p.name, g.Describe(), r.p.outShape)
 	}
-	return output(p, y), r, nil
+	if g.DType() == tensor.Complex128 {
+		g = g.Real()
+	}
+	return g.Float64s(), nil
+}
+
+// adjoint returns xbar[i, k, j] = s[i, k, j] g[i, j] in the canonical layout.
+func (r *lseRule) adjoint(g []float64) []float64 {
+	p := r.p
+	buf := make([]float64, p.a*p.r*p.b)
+	for i := range p.a {
+		if p.b == 1 {
+			expScale(buf[i*p.r:(i+1)*p.r], r.x[i*p.r:(i+1)*p.r], r.y[i], g[i])
+			continue
+		}
+		yi, gi := r.y[i*p.b:(i+1)*p.b], g[i*p.b:(i+1)*p.b]
+		for k := range p.r {
+			o := (i*p.r + k) * p.b
+			expScaleVec(buf[o:o+p.b], r.x[o:o+p.b], yi, gi)
+		}
+	}
+	return buf
+}
+
+func (r *lseRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	g, err := r.cotangent(ybar)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: restore(r.p, r.adjoint(g))}), nil
+}
+
+// jvp returns ydot[i, j] = sum_k s[i, k, j] xdot[i, k, j].
+func (r *lseRule) jvp(xdot []float64) []float64 {
+	p := r.p
+	out := make([]float64, p.a*p.b)
+	for i := range p.a {
+		yi, acc := r.y[i*p.b:(i+1)*p.b], out[i*p.b:(i+1)*p.b]
+		for k := range p.r {
+			o := (i*p.r + k) * p.b
+			xs, xd := r.x[o:o+p.b], xdot[o:o+p.b]
+			xd, yi, acc := xd[:len(xs)], yi[:len(xs)], acc[:len(xs)]
+			for j, v := range xs {
+				acc[j] += exp(v-yi[j]) * xd[j]
+			}
+		}
+	}
+	return out
+}
+
+// ForwardTangents returns ydot = sum_k s xdot.
+func (r *lseRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	xdot := tangent[float64](r.p, r.in, tangentOf)
+	if xdot == nil {
+		return nil, false, nil
+	}
+	return output(r.p, r.jvp(xdot)), true, nil
+}
+
+// PullbackWithTangents returns xbar = s ybar and
+// xbardot = s ybardot + s (xdot - ydot) ybar.
+func (r *lseRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	g, err := r.cotangent(ct.Value)
+	if err != nil {
+		return dst, err
+	}
+	d := cr.Dual[*tensor.Dense]{Value: restore(r.p, r.adjoint(g))}
+	xdot := tangent[float64](r.p, r.in, tangentOf)
+	if !ct.HasTangent && xdot == nil {
+		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	}
+	var h []float64
+	if ct.HasTangent {
+		if h, err = r.cotangent(ct.Tangent); err != nil {
+			return dst, err
+		}
+	} else {
+		h = make([]float64, len(g))
+	}
+	var buf []float64
+	if xdot == nil {
+		buf = r.adjoint(h)
+	} else {
+		p := r.p
+		yd := r.jvp(xdot)
+		buf = make([]float64, p.a*p.r*p.b)
+		for i := range p.a {
+			for k := range p.r {
+				o := (i*p.r + k) * p.b
+				for j := range p.b {
+					oj := i*p.b + j
+					buf[o+j] = exp(r.x[o+j]-r.y[oj]) * (h[oj] + (xdot[o+j]-yd[oj])*g[oj])
+				}
+			}
+		}
+	}
+	d.Tangent, d.HasTangent = restore(r.p, buf), true
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
 }
 
 // lseKernel returns out[i, j] = m + log sum_k exp(x[i, k, j] - m), m the slice max

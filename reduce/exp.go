@@ -81,3 +81,55 @@ func sumExp(x []float64, m float64) float64 {
 	}
 	return s0 + s1
 }
+
+// expScale sets dst[k] = e^(x[k] - m) c, with the body of exp inlined as in sumExp.
+func expScale(dst, x []float64, m, c float64) {
+	const (
+		invLn2N = 0x1.71547652b82fep0 * expN
+		ln2hiN  = 0x1.62e42fefa0000p-8
+		ln2loN  = 0x1.cf79abc9e3b3ap-47
+		shift   = 0x1.8p52
+	)
+	x = x[:len(dst)]
+	for i, v := range x {
+		v -= m
+		if !(v > -708 && v < 709) {
+			dst[i] = math.Exp(v) * c
+			continue
+		}
+		kf := v*invLn2N + shift
+		kf -= shift
+		k := int(kf)
+		r := v - kf*ln2hiN - kf*ln2loN
+		r2 := r * r
+		q := r + r2*((0.5+r*(1.0/6))+r2*(1.0/24+r*(1.0/120)))
+		t := expTable[k&(expN-1)]
+		dst[i] = (t + t*q) * math.Float64frombits(uint64(k>>expTableBits+1023)<<52) * c
+	}
+}
+
+// expScaleVec sets dst[j] = e^(x[j] - m[j]) c[j], with the body of exp inlined.
+func expScaleVec(dst, x, m, c []float64) {
+	const (
+		invLn2N = 0x1.71547652b82fep0 * expN
+		ln2hiN  = 0x1.62e42fefa0000p-8
+		ln2loN  = 0x1.cf79abc9e3b3ap-47
+		shift   = 0x1.8p52
+	)
+	x, m, c = x[:len(dst)], m[:len(dst)], c[:len(dst)]
+	for i, v := range x {
+		v -= m[i]
+		if !(v > -708 && v < 709) {
+			dst[i] = math.Exp(v) * c[i]
+			continue
+		}
+		kf := v*invLn2N + shift
+		kf -= shift
+		k := int(kf)
+		r := v - kf*ln2hiN - kf*ln2loN
+		r2 := r * r
+		q := r + r2*((0.5+r*(1.0/6))+r2*(1.0/24+r*(1.0/120)))
+		t := expTable[k&(expN-1)]
+		dst[i] = (t + t*q) * math.Float64frombits(uint64(k>>expTableBits+1023)<<52) * c[i]
+	}
+}

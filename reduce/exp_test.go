@@ -73,3 +73,29 @@ func TestSumExp(t *testing.T) {
 		t.Errorf("sumExp = %v, want %v", got, want)
 	}
 }
+
+// TestExpScale checks that the inlined loops of expScale and expScaleVec compute
+// exactly exp(x - m) * c, edges included.
+func TestExpScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	xs := []float64{0, 1, -1, 709.5, -709, -800, math.Inf(1), math.Inf(-1), math.NaN()}
+	for range 1000 {
+		xs = append(xs, -720+1440*rng.Float64())
+	}
+	ms, cs := make([]float64, len(xs)), make([]float64, len(xs))
+	for i := range ms {
+		ms[i], cs[i] = 3*rng.NormFloat64(), rng.NormFloat64()
+	}
+	got, gotVec := make([]float64, len(xs)), make([]float64, len(xs))
+	expScale(got, xs, ms[0], cs[0])
+	expScaleVec(gotVec, xs, ms, cs)
+	same := func(a, b float64) bool { return a == b || (a != a && b != b) }
+	for i, x := range xs {
+		if want := exp(x-ms[0]) * cs[0]; !same(got[i], want) {
+			t.Errorf("expScale at %v: got %v, want %v", x, got[i], want)
+		}
+		if want := exp(x-ms[i]) * cs[i]; !same(gotVec[i], want) {
+			t.Errorf("expScaleVec at %v: got %v, want %v", x, gotVec[i], want)
+		}
+	}
+}

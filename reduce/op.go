@@ -63,11 +63,12 @@ func tangent[T elem](p *plan, in cr.NodeID, tangentOf cr.TangentOf[*tensor.Dense
 	return elems[T](p.canonical(t))
 }
 
-// weighted is the common rule of reductions whose pullback multiplies the broadcast
+// weighted is the rule of reductions whose pullback multiplies the broadcast
 // cotangent by a weight per input element, xbar[i,k,j] = conj(w[i,k,j]) ybar[i,j],
-// so that ydot[i,j] = sum_k w[i,k,j] xdot[i,k,j]: sum, mean and their NaN-ignoring
-// forms, amax/amin and logsumexp. The weight is a function of the input element and
-// of per-output data; its derivative along xdot gives the second-order term.
+// so that ydot[i,j] = sum_k w[i,k,j] xdot[i,k,j]: nansum and nanmean. The weight is
+// a function of the input element and of per-output data; its derivative along xdot
+// gives the second-order term. (sum and mean, amax and amin, and logsumexp have
+// dedicated rules whose kernels make no call per element.)
 type weighted[T elem] struct {
 	in cr.NodeID
 	p  *plan

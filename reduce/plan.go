@@ -1,6 +1,7 @@
 package reduce
 
 import (
+	"fmt"
 	"math/cmplx"
 	"slices"
 
@@ -26,6 +27,9 @@ type plan struct {
 	outShape []int // output shape (reduced axes dropped, or 1 with keepdims)
 	a, r, b  int
 	perm     []int // nil if no copy is needed
+	// keepShape is the input shape with every reduced axis set to 1: the output
+	// shape with keepdims, which broadcasts back to the input shape.
+	keepShape []int
 }
 
 // newPlan checks axes against shape: nil or empty axes reduce every axis, negative
@@ -68,6 +72,13 @@ func newPlan(name string, shape, axes []int, keep bool) (*plan, error) {
 	}
 	if p.outShape == nil {
 		p.outShape = []int{}
+	}
+	p.keepShape = make([]int, rank)
+	for k, d := range shape {
+		if red[k] {
+			d = 1
+		}
+		p.keepShape[k] = d
 	}
 	// Are the reduced axes of size > 1 one block? Axes of size 1 go either way.
 	first, last := -1, -1
@@ -164,6 +175,25 @@ func restore[T elem](p *plan, buf []T) *tensor.Dense {
 		panic(err)
 	}
 	return permute.Materialize(v)
+}
+
+// broadcastBack returns the input-shaped view of the output-shaped t that repeats
+// t[i, j] along the reduced axes: the adjoint of a sum over them. It costs no copy
+// (the reduced axes get stride 0) unless t is a view that cannot be reshaped in
+// place. It returns an error wrapping ErrShapeMismatch, naming the op, if t does
+// not have the output's size.
+func (p *plan) broadcastBack(t *tensor.Dense) (*tensor.Dense, error) {
+	if t.Size() != p.a*p.b {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, t.Describe(), p.outShape)
+	}
+	k, err := t.Reshape(p.keepShape...)
+	if err == nil {
+		k, err = k.BroadcastTo(p.shape...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p.name, err)
+	}
+	return k, nil
 }
 
 // output wraps a buffer of a*b elements as the output tensor.

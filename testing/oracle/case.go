@@ -131,15 +131,26 @@ func (t *Tensor) UnmarshalJSON(b []byte) error {
 	t.DType, t.Shape, t.Data = raw.DType, raw.Shape, make([]complex128, n)
 	for i, d := range raw.Data {
 		if len(d) > 0 && d[0] == '[' {
-			var pair [2]float64
+			var pair []json.RawMessage
 			if err := json.Unmarshal(d, &pair); err != nil {
 				return fmt.Errorf("oracle: element %d: %w", i, err)
 			}
-			t.Data[i] = complex(pair[0], pair[1])
+			if len(pair) != 2 {
+				return fmt.Errorf("oracle: element %d: complex pair of %d numbers", i, len(pair))
+			}
+			re, err := parseElement(pair[0])
+			if err != nil {
+				return fmt.Errorf("oracle: element %d: %w", i, err)
+			}
+			im, err := parseElement(pair[1])
+			if err != nil {
+				return fmt.Errorf("oracle: element %d: %w", i, err)
+			}
+			t.Data[i] = complex(re, im)
 			continue
 		}
-		var x float64
-		if err := json.Unmarshal(d, &x); err != nil {
+		x, err := parseElement(d)
+		if err != nil {
 			return fmt.Errorf("oracle: element %d: %w", i, err)
 		}
 		t.Data[i] = complex(x, 0)
@@ -244,7 +255,8 @@ func (c *Case) Kwargs(v any) error {
 }
 
 // Parse decodes a JSON Lines stream of cases (one case per line; blank lines are
-// ignored).
+// ignored). Tensor elements may be the bare tokens NaN, Infinity and -Infinity that
+// Python's json module writes for non-finite floats.
 func Parse(r io.Reader) ([]Case, error) {
 	var cases []Case
 	sc := bufio.NewScanner(r)
@@ -255,7 +267,7 @@ func Parse(r io.Reader) ([]Case, error) {
 			continue
 		}
 		var c Case
-		if err := json.Unmarshal(b, &c); err != nil {
+		if err := json.Unmarshal(quoteNonFinite(b), &c); err != nil {
 			return nil, fmt.Errorf("oracle: line %d: %w", line, err)
 		}
 		cases = append(cases, c)

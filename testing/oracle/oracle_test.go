@@ -2,6 +2,7 @@ package oracle_test
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -220,4 +221,41 @@ func TestReductionAxes(t *testing.T) {
 	bad := &oracle.Case{ID: "bad", Inputs: oracle.Tensors{{Name: "a", Tensor: oracle.Tensor{DType: "float64", Shape: []int{2}}}}, OpKwargs: []byte(`{"dim": 5}`)}
 	_, _, err = bad.ReductionAxes()
 	assert.ErrorIs(t, err, chainrules.ErrInvalidArgument)
+}
+
+// TestParseNonFinite decodes the bare NaN, Infinity and -Infinity tokens that
+// Python's json module writes, in real and complex data, and leaves the same words
+// alone inside strings.
+func TestParseNonFinite(t *testing.T) {
+	line := `{"case_id": "NaN, Infinity]", "op": "-Infinity", "inputs": {` +
+		`"a": {"dtype": "float64", "shape": [5], "order": "row_major", "data": [NaN, 1.5, Infinity,-Infinity, -2]}, ` +
+		`"b": {"dtype": "complex128", "shape": [2], "order": "row_major", "data": [[NaN, -Infinity], [1,Infinity]]}}}`
+	cs, err := oracle.Parse(strings.NewReader(line + "\n" + line))
+	require.NoError(t, err)
+	require.Len(t, cs, 2)
+	c := cs[1]
+	assert.Equal(t, "NaN, Infinity]", c.ID)
+	assert.Equal(t, "-Infinity", c.Op)
+	a := c.Inputs[0].Data
+	require.Len(t, a, 5)
+	assert.True(t, math.IsNaN(real(a[0])))
+	assert.Equal(t, []complex128{1.5, complex(math.Inf(1), 0), complex(math.Inf(-1), 0), -2}, a[1:])
+	b := c.Inputs[1].Data
+	require.Len(t, b, 2)
+	assert.True(t, math.IsNaN(real(b[0])))
+	assert.True(t, math.IsInf(imag(b[0]), -1))
+	assert.Equal(t, complex(1, math.Inf(1)), b[1])
+
+	for name, bad := range map[string]string{
+		"quoted word":   `"nan"`,
+		"glued token":   `NaNa`,
+		"lower case":    `nan`,
+		"bad pair":      `[NaN]`,
+		"infinity only": `Inf`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := oracle.Parse(strings.NewReader(`{"inputs": {"a": {"dtype": "float64", "shape": [1], "data": [` + bad + `]}}}`))
+			assert.Error(t, err)
+		})
+	}
 }

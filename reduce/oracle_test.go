@@ -1,10 +1,8 @@
 package reduce_test
 
 import (
-	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,9 +23,7 @@ func loadCases(t *testing.T, op string) []oracle.Case {
 	defer f.Close()
 	z, err := gzip.NewReader(f)
 	require.NoError(t, err)
-	data, err := io.ReadAll(z)
-	require.NoError(t, err)
-	cases, err := oracle.Parse(bytes.NewReader(data))
+	cases, err := oracle.Parse(z)
 	require.NoError(t, err)
 	return cases
 }

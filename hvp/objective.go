@@ -80,16 +80,11 @@ func (o *Objective) at(x []float64) (*Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	t, ids, out, err := record(o.f, []*tensor.Dense{xt})
+	op, err := NewOperator(o.f, xt)
 	if err != nil {
 		return nil, err
 	}
 	o.Recordings++
-	v, _ := t.Value(out)
-	if v.Size() != 1 {
-		return nil, cr.Errorf(cr.ErrNonScalarLoss, "hvp.Objective: f returned %v", v.Shape())
-	}
-	op := &Operator{tape: t, ids: ids, x: []*tensor.Dense{xt}, out: out, value: v}
 	o.cache[1] = o.cache[0]
 	o.cache[0] = recording{x: slices.Clone(x), op: op}
 	return op, nil
@@ -124,14 +119,13 @@ func (o *Objective) grad(x []float64) ([]float64, error) {
 		return nil, err
 	}
 	if op.grad == nil {
-		g, err := op.tape.Backward(op.out)
-		if err != nil {
-			return nil, err
-		}
 		o.Gradients++
-		op.grad = collect(g, op.ids, op.x)
 	}
-	return op.grad[0].Contiguous().Float64s(), nil
+	g, err := op.Grad()
+	if err != nil {
+		return nil, err
+	}
+	return g[0].Contiguous().Float64s(), nil
 }
 
 // HessVec stores H(x) v in dst: one Hessian-vector product, reusing the recording at x.

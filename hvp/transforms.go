@@ -133,7 +133,8 @@ func HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return op.Grad(), hv, nil
+	grad, err = op.Grad() // a by-product of Apply's second-order sweep
+	return grad, hv, err
 }
 
 // Operator applies the Hessian of a scalar function at a fixed point to any number of
@@ -145,28 +146,39 @@ type Operator struct {
 	x     []*tensor.Dense
 	out   cr.NodeID
 	value *tensor.Dense
-	grad  []*tensor.Dense
+	grad  []*tensor.Dense // nil until a sweep has computed it
 }
 
-// NewOperator records f at x and computes its value and gradient.
+// NewOperator records f at x. A non-scalar output is an error wrapping
+// chainrules.ErrNonScalarLoss.
 func NewOperator(f Func, x ...*tensor.Dense) (*Operator, error) {
 	t, ids, out, err := record(f, x)
 	if err != nil {
 		return nil, err
 	}
 	value, _ := t.Value(out)
-	g, err := t.Backward(out)
-	if err != nil {
-		return nil, err
+	if value.Size() != 1 {
+		return nil, &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss, "f returned %s", value.Describe())}
 	}
-	return &Operator{tape: t, ids: ids, x: x, out: out, value: value, grad: collect(g, ids, x)}, nil
+	return &Operator{tape: t, ids: ids, x: x, out: out, value: value}, nil
 }
 
 // Value returns f(x).
 func (o *Operator) Value() *tensor.Dense { return o.value }
 
-// Grad returns the gradient of f at x, one tensor per input.
-func (o *Operator) Grad() []*tensor.Dense { return o.grad }
+// Grad returns the gradient of f at x, one tensor per input. After an Apply it is
+// free (the second-order sweep computes it on the way); otherwise it runs one reverse
+// sweep, once.
+func (o *Operator) Grad() ([]*tensor.Dense, error) {
+	if o.grad == nil {
+		g, err := o.tape.Backward(o.out)
+		if err != nil {
+			return nil, err
+		}
+		o.grad = collect(g, o.ids, o.x)
+	}
+	return o.grad, nil
+}
 
 // Apply returns H v, one tensor per input; v holds one direction per input (nil
 // means zero).
@@ -178,9 +190,12 @@ func (o *Operator) Apply(v ...*tensor.Dense) ([]*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, hv, err := o.tape.BackwardWithTangents(o.out, tan)
+	grad, hv, err := o.tape.BackwardWithTangents(o.out, tan)
 	if err != nil {
 		return nil, err
+	}
+	if o.grad == nil {
+		o.grad = collect(grad, o.ids, o.x)
 	}
 	return collect(hv, o.ids, o.x), nil
 }

@@ -40,6 +40,14 @@ type Space[V any] interface {
 	Describe(v V) string
 }
 
+// LayoutSpace is an optional interface of a Space: SameLayout reports whether a and b
+// have the same shape and dtype, as comparing Shape and DType would, without building
+// shapes. The engine checks the layout of every cotangent a rule returns, so a Space
+// on a hot path implements it.
+type LayoutSpace[V any] interface {
+	SameLayout(a, b V) bool
+}
+
 // Float64Space is the Space of plain float64 scalars: the value type of scalar graphs
 // such as examples/eager.
 type Float64Space struct{}
@@ -78,6 +86,9 @@ func (Float64Space) Size(float64) int { return 1 }
 
 // DType returns "float64".
 func (Float64Space) DType(float64) string { return "float64" }
+
+// SameLayout returns true: every float64 is a scalar.
+func (Float64Space) SameLayout(_, _ float64) bool { return true }
 
 // Describe returns "float64[]".
 func (Float64Space) Describe(float64) string { return "float64[]" }

@@ -128,7 +128,7 @@ func (t *Tape[V]) checkSweep(i int, phase, what string, v V) error {
 	if t.isFinite(v) {
 		return nil
 	}
-	name := t.at(i).name
+	name := t.nameOf(i)
 	return t.opErr(i, phase, cr.Errorf(cr.ErrNonFinite, "%s (%s) is not finite; %s was recorded at %s",
 		what, t.space.Describe(v), name, t.site(i)))
 }

@@ -49,7 +49,7 @@ func (t *Tape[V]) scalarSeed(out cr.NodeID) (V, error) {
 		return zero, err
 	}
 	if n := t.space.Size(t.at(i).value); n != 1 {
-		return zero, &cr.OpError{Op: t.at(i).name, Node: out, Phase: "backward",
+		return zero, &cr.OpError{Op: t.nameOf(i), Node: out, Phase: "backward",
 			Err: cr.Errorf(cr.ErrNonScalarLoss, "output is %s", t.space.Describe(t.at(i).value))}
 	}
 	return t.space.One(t.at(i).value)
@@ -57,12 +57,15 @@ func (t *Tape[V]) scalarSeed(out cr.NodeID) (V, error) {
 
 // sameLayout reports whether a and b have the same shape and dtype.
 func (t *Tape[V]) sameLayout(a, b V) bool {
+	if t.layout != nil {
+		return t.layout.SameLayout(a, b)
+	}
 	return slices.Equal(t.space.Shape(a), t.space.Shape(b)) && t.space.DType(a) == t.space.DType(b)
 }
 
 func (t *Tape[V]) checkSeed(i int, out cr.NodeID, seed V, what string) error {
 	if !t.sameLayout(seed, t.at(i).value) {
-		return &cr.OpError{Op: t.at(i).name, Node: out, Phase: "backward",
+		return &cr.OpError{Op: t.nameOf(i), Node: out, Phase: "backward",
 			Err: cr.Errorf(cr.ErrShapeMismatch, "%s is %s, output is %s", what, t.space.Describe(seed), t.space.Describe(t.at(i).value))}
 	}
 	return nil
@@ -164,7 +167,7 @@ func (t *Tape[V]) sweep(seeds []seedAt[V], top int, allNodes, hooks bool) (*Grad
 }
 
 func (t *Tape[V]) opErr(i int, phase string, err error) error {
-	return &cr.OpError{Op: t.at(i).name, Node: cr.NewNodeID(t.tag, i), Phase: phase, Err: err}
+	return &cr.OpError{Op: t.nameOf(i), Node: cr.NewNodeID(t.tag, i), Phase: phase, Err: err}
 }
 
 // checkContribution validates one term of node i's pullback: it must name one of the

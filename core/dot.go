@@ -25,7 +25,7 @@ func (t *Tape[V]) WriteDOT(w io.Writer) error {
 	fmt.Fprintf(bw, "digraph tape {\n\tnode [shape=box, fontname=\"monospace\"];\n")
 	for i := range t.n {
 		nd := t.at(i)
-		label := fmt.Sprintf("%%%d %s\n%s", i, nd.name, t.space.Describe(nd.value))
+		label := fmt.Sprintf("%%%d %s\n%s", i, t.opNames[nd.name], t.space.Describe(nd.value))
 		var attrs []string
 		switch {
 		case nd.flags&flagLeaf != 0:

@@ -26,9 +26,10 @@ var tapeTags atomic.Uint32
 // Tape records values and the rules that differentiate them. The zero Tape is not
 // usable; create one with NewTape.
 type Tape[V any] struct {
-	space cr.Space[V]
-	reg   *cr.Registry[V]
-	tag   uint32
+	space  cr.Space[V]
+	layout cr.LayoutSpace[V] // space's optional fast layout check, or nil
+	reg    *cr.Registry[V]
+	tag    uint32
 
 	// Nodes live in fixed-size chunks so that recording never copies the graph.
 	chunks [][]node[V]
@@ -49,6 +50,11 @@ type Tape[V any] struct {
 	isFinite func(V) bool
 	sites    []uintptr
 
+	opNames   []string // interned op names (node.name indexes it)
+	nameMap   map[string]uint16
+	nameCache [4]nameCacheEntry
+	nameNext  int
+
 	ids  []cr.NodeID          // scratch for Apply
 	need []bool               // scratch for Apply (MaskedOp)
 	vals []V                  // scratch for Apply
@@ -64,9 +70,48 @@ const (
 type node[V any] struct {
 	value V
 	rule  cr.ReverseRule[V] // nil for leaves and constants
-	name  string
-	flags uint8
+	name  uint16            // index into Tape.opNames: a string per node would cost
+	flags uint8             // the garbage collector a pointer per node to scan
 }
+
+// maxOpNames bounds the distinct op names of one tape (node.name is a uint16).
+const maxOpNames = 1 << 16
+
+// intern returns the index of name in t.opNames, adding it if new. A small cache in
+// front of the map makes the common case (a few op names, each a string constant,
+// so equal strings share their data and compare in constant time) cost a few
+// comparisons.
+func (t *Tape[V]) intern(name string) (uint16, bool) {
+	for _, c := range t.nameCache {
+		if c.ok && c.s == name {
+			return c.i, true
+		}
+	}
+	i, ok := t.nameMap[name]
+	if !ok {
+		if len(t.opNames) >= maxOpNames {
+			return 0, false
+		}
+		if t.nameMap == nil {
+			t.nameMap = make(map[string]uint16)
+		}
+		i = uint16(len(t.opNames))
+		t.opNames = append(t.opNames, name)
+		t.nameMap[name] = i
+	}
+	t.nameCache[t.nameNext] = nameCacheEntry{s: name, i: i, ok: true}
+	t.nameNext = (t.nameNext + 1) % len(t.nameCache)
+	return i, true
+}
+
+type nameCacheEntry struct {
+	s  string
+	i  uint16
+	ok bool
+}
+
+// nameOf returns the op name of node i.
+func (t *Tape[V]) nameOf(i int) string { return t.opNames[t.at(i).name] }
 
 // at returns the node with index i, which must be in range.
 func (t *Tape[V]) at(i int) *node[V] { return &t.chunks[i>>chunkBits][i&(chunkLen-1)] }
@@ -77,7 +122,9 @@ func NewTape[V any](space cr.Space[V]) *Tape[V] {
 	for tag == 0 {
 		tag = tapeTags.Add(1)
 	}
-	return &Tape[V]{space: space, tag: tag}
+	t := &Tape[V]{space: space, tag: tag}
+	t.layout, _ = space.(cr.LayoutSpace[V])
+	return t
 }
 
 // UseRegistry makes Apply resolve ops through reg, so that the overrides installed
@@ -121,7 +168,11 @@ func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8, pc
 		}
 		t.chunks = append(t.chunks, make([]node[V], chunkLen))
 	}
-	*t.at(i) = node[V]{value: v, rule: rule, name: name, flags: flags}
+	ni, ok := t.intern(name)
+	if !ok {
+		return t.fail(cr.Errorf(cr.ErrInvalidArgument, "a tape holds at most %d distinct op names", maxOpNames))
+	}
+	*t.at(i) = node[V]{value: v, rule: rule, name: ni, flags: flags}
 	t.n++
 	if t.isFinite != nil {
 		t.setSite(i, pc)
@@ -188,7 +239,7 @@ func (t *Tape[V]) OpName(id cr.NodeID) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return t.at(i).name, nil
+	return t.nameOf(i), nil
 }
 
 // Inputs returns the inputs of the op recorded at id (nil for leaves and constants).

@@ -227,3 +227,9 @@ func (Space) IsFinite(v *Dense) bool {
 	}
 	return true
 }
+
+// SameLayout reports whether a and b have the same dtype and shape (strides may
+// differ). It is chainrules.LayoutSpace, which the engine uses to check cotangents.
+func (Space) SameLayout(a, b *Dense) bool {
+	return a != nil && b != nil && a.dtype == b.dtype && slices.Equal(a.shape, b.shape)
+}

@@ -1,9 +1,7 @@
 package einsum
 
 import (
-	"compress/gzip"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -20,12 +18,7 @@ import (
 // testdata/oracle with their licences (go run ./testing/oracle/internal/vendor
 // -dst einsum/testdata/oracle -ops multi_dot,mul).
 func loadOracle(t *testing.T, op string) []oracle.Case {
-	f, err := os.Open(filepath.Join("testdata", "oracle", "cases", op, "identity.jsonl.gz"))
-	require.NoError(t, err)
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	cases, err := oracle.Parse(z)
+	cases, err := oracle.LoadFS(os.DirFS("testdata/oracle"), op)
 	require.NoError(t, err)
 	return cases
 }

@@ -1,7 +1,6 @@
 package elementwise_test
 
 import (
-	"compress/gzip"
 	"os"
 	"path/filepath"
 	"testing"
@@ -62,12 +61,7 @@ func resolve(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 }
 
 func loadVendored(t *testing.T, op string) []oracle.Case {
-	f, err := os.Open(filepath.Join("testdata", "oracle", "cases", op, "identity.jsonl.gz"))
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	cases, err := oracle.Parse(zr)
+	cases, err := oracle.LoadFS(os.DirFS("testdata/oracle"), op)
 	require.NoError(t, err)
 	return cases
 }

@@ -1,9 +1,7 @@
 package index_test
 
 import (
-	"compress/gzip"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,12 +17,7 @@ import (
 //
 //	go run ./testing/oracle/internal/vendor -dst index/testdata -ops diagonal
 func loadCases(t *testing.T, op string) []oracle.Case {
-	f, err := os.Open(filepath.Join("testdata", "cases", op, "identity.jsonl.gz"))
-	require.NoError(t, err)
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	cases, err := oracle.Parse(z)
+	cases, err := oracle.LoadFS(os.DirFS("testdata"), op)
 	require.NoError(t, err)
 	return cases
 }

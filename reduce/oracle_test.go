@@ -1,10 +1,8 @@
 package reduce_test
 
 import (
-	"compress/gzip"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -18,12 +16,7 @@ import (
 // loadCases reads the vendored PyTorch reference cases of op from testdata (vendored
 // with go run ./testing/oracle/internal/vendor -dst reduce/testdata -ops ...).
 func loadCases(t *testing.T, op string) []oracle.Case {
-	f, err := os.Open(filepath.Join("testdata", "cases", op, "identity.jsonl.gz"))
-	require.NoError(t, err)
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	cases, err := oracle.Parse(z)
+	cases, err := oracle.LoadFS(os.DirFS("testdata"), op)
 	require.NoError(t, err)
 	return cases
 }

@@ -282,7 +282,20 @@ func Parse(r io.Reader) ([]Case, error) {
 // "sum"), from testdata/cases/<op>/identity.jsonl.gz. It returns an error wrapping
 // ErrNoCases if the op is not vendored.
 func Load(op string) ([]Case, error) {
-	f, err := vendored.Open(path.Join(casesDir, op, "identity.jsonl.gz"))
+	sub, err := fs.Sub(vendored, "testdata")
+	if err != nil {
+		return nil, fmt.Errorf("oracle: %w", err)
+	}
+	return LoadFS(sub, op)
+}
+
+// LoadFS returns the cases of op from cases/<op>/identity.jsonl.gz in fsys: the
+// layout the vendoring command writes, so a package that vendored its own cases
+// (go run ./testing/oracle/internal/vendor -dst PKG/testdata -ops ...) loads them
+// with LoadFS(os.DirFS("testdata"), op). It returns an error wrapping ErrNoCases if
+// the file is missing.
+func LoadFS(fsys fs.FS, op string) ([]Case, error) {
+	f, err := fsys.Open(path.Join("cases", op, "identity.jsonl.gz"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("oracle: %w for %q (vendor them with go run ./testing/oracle/internal/vendor -ops %s)", ErrNoCases, op, op)

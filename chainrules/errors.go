@@ -42,6 +42,7 @@ type OpError struct {
 	Err   error
 }
 
+// Error formats the op, the node, the phase and the underlying error.
 func (e *OpError) Error() string {
 	if e.Node.Valid() {
 		return fmt.Sprintf("chainrules: %s at node %v (%s): %v", e.Op, e.Node, e.Phase, e.Err)

@@ -25,6 +25,7 @@ type Resolver func(c *Case) (chainrules.Op[*tensor.Dense], []*tensor.Dense, erro
 // SkipError is returned by a Resolver to skip a case it cannot express.
 type SkipError struct{ Reason string }
 
+// Error returns "skip: " and the reason.
 func (e *SkipError) Error() string { return "skip: " + e.Reason }
 
 // Skip returns a *SkipError: the way for a Resolver to skip a case, with a reason

@@ -1,0 +1,82 @@
+//go:build amd64 && !noasm
+
+package vmath
+
+import "golang.org/x/sys/cpu"
+
+// The assembly kernels (kernels_amd64.s). n is a positive multiple of 8; the
+// constants and the table come from consts.
+
+//go:noescape
+func expAVX512(dst, x *float64, n int, m, c float64)
+
+//go:noescape
+func expVecAVX512(dst, x, m, c *float64, n int)
+
+//go:noescape
+func addExpAVX512(acc, x, m *float64, n int)
+
+//go:noescape
+func sumExpAVX512(x *float64, n int, m float64, s *[8]float64)
+
+//go:noescape
+func tanhAVX512(dst, x *float64, n int)
+
+//go:noescape
+func maxAVX512(x *float64, n int, s *[8]float64)
+
+//go:noescape
+func minAVX512(x *float64, n int, s *[8]float64)
+
+//go:noescape
+func maxIntoAVX512(acc, x *float64, n int)
+
+//go:noescape
+func minIntoAVX512(acc, x *float64, n int)
+
+//go:noescape
+func expAVX2(dst, x *float64, n int, m, c float64)
+
+//go:noescape
+func expVecAVX2(dst, x, m, c *float64, n int)
+
+//go:noescape
+func addExpAVX2(acc, x, m *float64, n int)
+
+//go:noescape
+func sumExpAVX2(x *float64, n int, m float64, s *[8]float64)
+
+//go:noescape
+func tanhAVX2(dst, x *float64, n int)
+
+//go:noescape
+func maxAVX2(x *float64, n int, s *[8]float64)
+
+//go:noescape
+func minAVX2(x *float64, n int, s *[8]float64)
+
+//go:noescape
+func maxIntoAVX2(acc, x *float64, n int)
+
+//go:noescape
+func minIntoAVX2(acc, x *float64, n int)
+
+var (
+	avx512 = &kernels{name: "avx512", exp: expAVX512, expVec: expVecAVX512, addExp: addExpAVX512,
+		sumExp: sumExpAVX512, tanh: tanhAVX512, max: maxAVX512, min: minAVX512,
+		maxInto: maxIntoAVX512, minInto: minIntoAVX512}
+	avx2 = &kernels{name: "avx2", exp: expAVX2, expVec: expVecAVX2, addExp: addExpAVX2,
+		sumExp: sumExpAVX2, tanh: tanhAVX2, max: maxAVX2, min: minAVX2,
+		maxInto: maxIntoAVX2, minInto: minIntoAVX2}
+)
+
+func asmKernels() []*kernels {
+	var ks []*kernels
+	if cpu.X86.HasAVX512F && cpu.X86.HasAVX512DQ {
+		ks = append(ks, avx512)
+	}
+	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
+		ks = append(ks, avx2)
+	}
+	return ks
+}

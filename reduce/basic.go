@@ -420,11 +420,7 @@ func lseKernel(x []float64, a, r, b int) []float64 {
 		}
 		acc, mi := out[i*b:i*b+b], m[i*b:i*b+b]
 		for k := range r {
-			row := x[base+k*b : base+k*b+b]
-			row, mi := row[:len(acc)], mi[:len(acc)]
-			for j, v := range row {
-				acc[j] += exp(v - mi[j])
-			}
+			addExp(acc, x[base+k*b:base+k*b+b], mi)
 		}
 		for j := range acc {
 			acc[j] = mi[j] + math.Log(acc[j])

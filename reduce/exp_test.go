@@ -74,8 +74,8 @@ func TestSumExp(t *testing.T) {
 	}
 }
 
-// TestExpScale checks that the inlined loops of expScale and expScaleVec compute
-// exactly exp(x - m) * c, edges included.
+// TestExpScale checks that the vector kernels of expScale, expScaleVec and addExp
+// compute exactly exp(x - m) * c and acc + exp(x - m), edges included.
 func TestExpScale(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	xs := []float64{0, 1, -1, 709.5, -709, -800, math.Inf(1), math.Inf(-1), math.NaN()}
@@ -86,9 +86,11 @@ func TestExpScale(t *testing.T) {
 	for i := range ms {
 		ms[i], cs[i] = 3*rng.NormFloat64(), rng.NormFloat64()
 	}
-	got, gotVec := make([]float64, len(xs)), make([]float64, len(xs))
+	got, gotVec, gotAdd := make([]float64, len(xs)), make([]float64, len(xs)), make([]float64, len(xs))
 	expScale(got, xs, ms[0], cs[0])
 	expScaleVec(gotVec, xs, ms, cs)
+	copy(gotAdd, cs)
+	addExp(gotAdd, xs, ms)
 	same := func(a, b float64) bool { return a == b || (a != a && b != b) }
 	for i, x := range xs {
 		if want := exp(x-ms[0]) * cs[0]; !same(got[i], want) {
@@ -96,6 +98,9 @@ func TestExpScale(t *testing.T) {
 		}
 		if want := exp(x-ms[i]) * cs[i]; !same(gotVec[i], want) {
 			t.Errorf("expScaleVec at %v: got %v, want %v", x, gotVec[i], want)
+		}
+		if want := cs[i] + exp(x-ms[i]); !same(gotAdd[i], want) {
+			t.Errorf("addExp at %v: got %v, want %v", x, gotAdd[i], want)
 		}
 	}
 }

@@ -2,11 +2,12 @@ package reduce
 
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // MaxOp returns the op "amax": y[i, j] = max_k x[i, k, j] (float64 only; a NaN in the
-// slice makes the maximum NaN). Axes and keepdims are those of SumOp; a reduction
+// slice makes the maximum NaN, and +0 counts as above -0). Axes and keepdims are those of SumOp; a reduction
 // over an empty axis is an error.
 //
 // Tie policy (that of PyTorch's amax and JAX): the cotangent is split evenly among
@@ -197,12 +198,10 @@ func (r *extremumRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.Tang
 	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
 }
 
-// maxKernel returns out[i, j] = max_k x[i, k, j] (min if isMin is set). A NaN in a
-// slice makes its result NaN, as in PyTorch's amax.
-//
-// Every comparison is written !(v <= m) && m == m: the first test is one compare and
-// one branch, taken only when the running maximum changes (rarely, on most data)
-// or v is NaN, and the second, on that rare path only, keeps a NaN once it is in.
+// maxKernel returns out[i, j] = max_k x[i, k, j] (min if isMin is set) with the
+// vector kernels of package vmath and the rules of Go's built-in max and min: a NaN
+// in a slice makes its result NaN (as in PyTorch's amax), and +0 is above -0, so the
+// result does not depend on the order of the elements.
 func maxKernel(x []float64, a, r, b int, isMin bool) []float64 {
 	out := make([]float64, a*b)
 	if r == 0 {
@@ -212,156 +211,23 @@ func maxKernel(x []float64, a, r, b int, isMin bool) []float64 {
 		base := i * r * b
 		if b == 1 {
 			if isMin {
-				out[i] = minContig(x[base : base+r])
+				out[i] = vmath.Min(x[base : base+r])
 			} else {
-				out[i] = maxContig(x[base : base+r])
+				out[i] = vmath.Max(x[base : base+r])
 			}
 			continue
 		}
 		// Reduce the rows of the [r, b] block into the output vector one after
-		// the other: a plain pass over two contiguous slices per row.
+		// the other: a pass over two contiguous slices per row.
 		acc := out[i*b : i*b+b]
 		copy(acc, x[base:base+b])
 		for k := 1; k < r; k++ {
 			if isMin {
-				minInto(acc, x[base+k*b:base+k*b+b])
+				vmath.MinInto(acc, x[base+k*b:base+k*b+b])
 			} else {
-				maxInto(acc, x[base+k*b:base+k*b+b])
+				vmath.MaxInto(acc, x[base+k*b:base+k*b+b])
 			}
 		}
 	}
 	return out
-}
-
-// maxInto sets acc[j] = max(acc[j], row[j]), NaN-sticky.
-func maxInto(acc, row []float64) {
-	row = row[:len(acc)]
-	j := 0
-	for ; j+4 <= len(acc); j += 4 {
-		m, v := acc[j:j+4:j+4], row[j:j+4:j+4]
-		if !(v[0] <= m[0]) && m[0] == m[0] {
-			m[0] = v[0]
-		}
-		if !(v[1] <= m[1]) && m[1] == m[1] {
-			m[1] = v[1]
-		}
-		if !(v[2] <= m[2]) && m[2] == m[2] {
-			m[2] = v[2]
-		}
-		if !(v[3] <= m[3]) && m[3] == m[3] {
-			m[3] = v[3]
-		}
-	}
-	for ; j < len(acc); j++ {
-		if !(row[j] <= acc[j]) && acc[j] == acc[j] {
-			acc[j] = row[j]
-		}
-	}
-}
-
-// minInto is maxInto for the minimum.
-func minInto(acc, row []float64) {
-	row = row[:len(acc)]
-	j := 0
-	for ; j+4 <= len(acc); j += 4 {
-		m, v := acc[j:j+4:j+4], row[j:j+4:j+4]
-		if !(v[0] >= m[0]) && m[0] == m[0] {
-			m[0] = v[0]
-		}
-		if !(v[1] >= m[1]) && m[1] == m[1] {
-			m[1] = v[1]
-		}
-		if !(v[2] >= m[2]) && m[2] == m[2] {
-			m[2] = v[2]
-		}
-		if !(v[3] >= m[3]) && m[3] == m[3] {
-			m[3] = v[3]
-		}
-	}
-	for ; j < len(acc); j++ {
-		if !(row[j] >= acc[j]) && acc[j] == acc[j] {
-			acc[j] = row[j]
-		}
-	}
-}
-
-// maxContig returns the maximum of the non-empty x (NaN if any element is NaN), with
-// four running maxima over an unrolling by eight.
-func maxContig(x []float64) float64 {
-	m0 := x[0]
-	m1, m2, m3 := m0, m0, m0
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		if !(v[0] <= m0) && m0 == m0 {
-			m0 = v[0]
-		}
-		if !(v[1] <= m1) && m1 == m1 {
-			m1 = v[1]
-		}
-		if !(v[2] <= m2) && m2 == m2 {
-			m2 = v[2]
-		}
-		if !(v[3] <= m3) && m3 == m3 {
-			m3 = v[3]
-		}
-		if !(v[4] <= m0) && m0 == m0 {
-			m0 = v[4]
-		}
-		if !(v[5] <= m1) && m1 == m1 {
-			m1 = v[5]
-		}
-		if !(v[6] <= m2) && m2 == m2 {
-			m2 = v[6]
-		}
-		if !(v[7] <= m3) && m3 == m3 {
-			m3 = v[7]
-		}
-	}
-	for ; i < len(x); i++ {
-		if !(x[i] <= m0) && m0 == m0 {
-			m0 = x[i]
-		}
-	}
-	return max(max(m0, m1), max(m2, m3))
-}
-
-// minContig is maxContig for the minimum.
-func minContig(x []float64) float64 {
-	m0 := x[0]
-	m1, m2, m3 := m0, m0, m0
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		if !(v[0] >= m0) && m0 == m0 {
-			m0 = v[0]
-		}
-		if !(v[1] >= m1) && m1 == m1 {
-			m1 = v[1]
-		}
-		if !(v[2] >= m2) && m2 == m2 {
-			m2 = v[2]
-		}
-		if !(v[3] >= m3) && m3 == m3 {
-			m3 = v[3]
-		}
-		if !(v[4] >= m0) && m0 == m0 {
-			m0 = v[4]
-		}
-		if !(v[5] >= m1) && m1 == m1 {
-			m1 = v[5]
-		}
-		if !(v[6] >= m2) && m2 == m2 {
-			m2 = v[6]
-		}
-		if !(v[7] >= m3) && m3 == m3 {
-			m3 = v[7]
-		}
-	}
-	for ; i < len(x); i++ {
-		if !(x[i] >= m0) && m0 == m0 {
-			m0 = x[i]
-		}
-	}
-	return min(min(m0, m1), min(m2, m3))
 }

@@ -196,3 +196,42 @@ func TestExtremumNaNPositions(t *testing.T) {
 		}
 	}
 }
+
+// TestExtremumSignedZeros checks that amax counts +0 above -0 and amin -0 below +0
+// wherever the deciding zero sits, along rows and columns of 16 (vector blocks and
+// tails).
+func TestExtremumSignedZeros(t *testing.T) {
+	const n = 17
+	negZero := math.Copysign(0, -1)
+	for _, isMin := range []bool{false, true} {
+		fill, odd := negZero, 0.0
+		if isMin {
+			fill, odd = 0.0, negZero
+		}
+		for p := range n {
+			for axis := range 2 {
+				data := make([]float64, n*n)
+				for i := range data {
+					data[i] = fill
+				}
+				for o := range n { // one odd zero in every slice, at position p
+					if axis == 1 {
+						data[o*n+p] = odd
+					} else {
+						data[p*n+o] = odd
+					}
+				}
+				x, err := tensor.FromFloat64(data, n, n)
+				require.NoError(t, err)
+				y, err := reduce.Max(x, []int{axis}, false)
+				if isMin {
+					y, err = reduce.Min(x, []int{axis}, false)
+				}
+				require.NoError(t, err)
+				for o, v := range y.Float64s() {
+					assert.Equal(t, math.Signbit(odd), math.Signbit(v), "min=%v axis %d zero at %d: output %d = %v", isMin, axis, p, o, v)
+				}
+			}
+		}
+	}
+}

@@ -63,12 +63,49 @@ func minIntoAVX2(acc, x *float64, n int)
 
 var (
 	avx512 = &kernels{name: "avx512", exp: expAVX512, expVec: expVecAVX512, addExp: addExpAVX512,
-		sumExp: sumExpAVX512, tanh: tanhAVX512, max: maxAVX512, min: minAVX512,
-		maxInto: maxIntoAVX512, minInto: minIntoAVX512}
+		tanh: tanhAVX512, maxInto: maxIntoAVX512, minInto: minIntoAVX512}
 	avx2 = &kernels{name: "avx2", exp: expAVX2, expVec: expVecAVX2, addExp: addExpAVX2,
-		sumExp: sumExpAVX2, tanh: tanhAVX2, max: maxAVX2, min: minAVX2,
-		maxInto: maxIntoAVX2, minInto: minIntoAVX2}
+		tanh: tanhAVX2, maxInto: maxIntoAVX2, minInto: minIntoAVX2}
 )
+
+// sumExpBlocks adds e^(x[i] - m) to s[i mod 8] for i < n = len(x) rounded down to a
+// multiple of 8 with the assembly kernel in use, and returns n (0 for pure Go).
+func sumExpBlocks(x []float64, m float64, s *[8]float64) int {
+	n := len(x) &^ 7
+	switch {
+	case n == 0:
+	case impl == avx512:
+		sumExpAVX512(&x[0], n, m, s)
+		return n
+	case impl == avx2:
+		sumExpAVX2(&x[0], n, m, s)
+		return n
+	}
+	return 0
+}
+
+// extremeBlocks reduces x[:n] into the 8 lanes of s (max, or min if isMin) with
+// the assembly kernel in use, n = len(x) rounded down to a multiple of 8, and
+// returns n (0 for pure Go).
+func extremeBlocks(x []float64, s *[8]float64, isMin bool) int {
+	n := len(x) &^ 7
+	switch {
+	case n == 0:
+	case impl == avx512 && isMin:
+		minAVX512(&x[0], n, s)
+		return n
+	case impl == avx512:
+		maxAVX512(&x[0], n, s)
+		return n
+	case impl == avx2 && isMin:
+		minAVX2(&x[0], n, s)
+		return n
+	case impl == avx2:
+		maxAVX2(&x[0], n, s)
+		return n
+	}
+	return 0
+}
 
 func asmKernels() []*kernels {
 	var ks []*kernels

@@ -206,11 +206,7 @@ func AddExpSub(acc, x, m []float64) {
 // and the partial sums s are combined as ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)).
 func SumExpSub(x []float64, m float64) float64 {
 	var s [8]float64
-	n := 0
-	if k := impl.sumExp; k != nil && len(x) >= 8 {
-		n = len(x) &^ 7
-		k(&x[0], n, m, &s)
-	}
+	n := sumExpBlocks(x, m, &s)
 	for i := n; i < len(x); i++ {
 		s[i&7] += Exp1(x[i] - m)
 	}
@@ -233,22 +229,19 @@ func Tanh(dst, x []float64) {
 // Max returns the largest element of the non-empty x with the semantics of Go's
 // built-in max: NaN if any element is NaN, +0 over -0.
 func Max(x []float64) float64 {
-	return extreme(x, impl.max, false)
+	return extreme(x, false)
 }
 
 // Min returns the smallest element of the non-empty x, NaN if any element is NaN,
 // -0 under +0.
 func Min(x []float64) float64 {
-	return extreme(x, impl.min, true)
+	return extreme(x, true)
 }
 
-func extreme(x []float64, k func(x *float64, n int, s *[8]float64), isMin bool) float64 {
-	n := 0
+func extreme(x []float64, isMin bool) float64 {
 	var s [8]float64
-	if k != nil && len(x) >= 8 {
-		n = len(x) &^ 7
-		k(&x[0], n, &s)
-	} else {
+	n := extremeBlocks(x, &s, isMin)
+	if n == 0 {
 		// Go: four running extremes over blocks of 4, each lane like the rest.
 		n = len(x) &^ 3
 		if n > 0 {
@@ -350,15 +343,15 @@ func MinInto(acc, x []float64) {
 
 // kernels is one implementation: block kernels over n elements, n a positive
 // multiple of 8 (the exported functions finish the tail with the scalar kernels).
-// A nil kernel means pure Go.
+// A nil kernel means pure Go. The kernels that write partial results to an [8]float64
+// are called through sumExpBlocks and extremeBlocks instead, direct calls that keep
+// the array on the caller's stack.
 type kernels struct {
 	name             string
 	exp              func(dst, x *float64, n int, m, c float64)
 	expVec           func(dst, x, m, c *float64, n int)
 	addExp           func(acc, x, m *float64, n int)
-	sumExp           func(x *float64, n int, m float64, s *[8]float64)
 	tanh             func(dst, x *float64, n int)
-	max, min         func(x *float64, n int, s *[8]float64)
 	maxInto, minInto func(acc, x *float64, n int)
 }
 

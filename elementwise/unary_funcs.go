@@ -269,11 +269,11 @@ var (
 		fc: cmplx.Acosh, d1c: cacoshD1, d2c: cacoshD2}
 	atanhFn = &unaryFunc{name: "atanh", f: math.Atanh, d1: atanhD1[float64], d2: atanhD2[float64],
 		fc: cmplx.Atanh, d1c: atanhD1[complex128], d2c: atanhD2[complex128]}
-	sigmoidFn = &unaryFunc{name: "sigmoid", f: sigmoid, d1: sigmoidD1[float64], d2: sigmoidD2[float64],
+	sigmoidFn = &unaryFunc{name: "sigmoid", f: sigmoid, slice: sigmoidSlice, d1: sigmoidD1[float64], d2: sigmoidD2[float64],
 		fc: csigmoid, d1c: sigmoidD1[complex128], d2c: sigmoidD2[complex128]}
-	logSigmoidFn = &unaryFunc{name: "logsigmoid", f: logSigmoid, d1: logSigmoidD1, d2: logSigmoidD2}
+	logSigmoidFn = &unaryFunc{name: "logsigmoid", f: logSigmoid, slice: logSigmoidSlice, d1: logSigmoidD1, d2: logSigmoidD2}
 	reluFn       = &unaryFunc{name: "relu", f: relu, d1: reluD1, d2: zero[float64]}
-	siluFn       = &unaryFunc{name: "silu", f: silu, d1: siluD1, d2: siluD2}
+	siluFn       = &unaryFunc{name: "silu", f: silu, slice: siluSlice, d1: siluD1, d2: siluD2}
 	erfFn        = &unaryFunc{name: "erf", f: math.Erf, d1: erfD1, d2: erfD2}
 	conjFn       = &unaryFunc{name: "conj", f: func(x float64) float64 { return x }, d1: one[float64], d2: zero[float64], conj: true}
 	realFn       = &unaryFunc{name: "real", f: func(x float64) float64 { return x }, d1: one[float64], d2: zero[float64],
@@ -295,6 +295,19 @@ func softplusFunc(beta, threshold float64) *unaryFunc {
 				return x
 			}
 			return softplus(beta*x) / beta
+		},
+		// f on blocks, with e^-|beta x| from the vector kernel.
+		slice: func(dst, x []float64) {
+			expNegAbsChunks(dst, x, beta, func(d, xs []float64) {
+				d = d[:len(xs)]
+				for i, v := range xs {
+					if lin(v) {
+						d[i] = v
+						continue
+					}
+					d[i] = (math.Max(beta*v, 0) + math.Log1p(d[i])) / beta
+				}
+			})
 		},
 		d1: func(x, _ float64) float64 {
 			if lin(x) {

@@ -21,6 +21,9 @@ type binaryFunc struct {
 	// pullRun, if set, is a fast path for the first-order float64 pullback over one
 	// run: ga = f_a ybar and gb = f_b ybar (all three of the run's length).
 	pullRun func(ga, gb, ybar, a []float64, sa int, b []float64, sb int)
+	// linear marks f(a, b) = c_a a + c_b b (add, sub): every second derivative is 0,
+	// so the second-order pullback is the first-order pullback of ybardot.
+	linear bool
 
 	fc   func(a, b complex128) complex128
 	runc func(dst, a []complex128, sa int, b []complex128, sb int)
@@ -225,22 +228,19 @@ func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, 
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
+	fn := r.fn
+	if fn.pullRun != nil && (!second || fn.linear) {
+		if ab, bb, err = r.pullFast(yb); err != nil || ybd == nil {
+			return ab, bb, nil, nil, err
+		}
+		abd, bbd, err = r.pullFast(ybd)
+		return ab, bb, abd, bbd, err
+	}
 	n := r.lay.size
 	ga, gb := make([]float64, n), make([]float64, n)
 	var gad, gbd []float64
 	if second {
 		gad, gbd = make([]float64, n), make([]float64, n)
-	}
-	fn := r.fn
-	if fn.pullRun != nil && !second {
-		r.lay.runs(func(o, ia, ib, m, sa, sb int) {
-			fn.pullRun(ga[o:o+m], gb[o:o+m], yb[o:o+m], r.a[ia:], sa, r.b[ib:], sb)
-		})
-		if ab, err = sumToReal(ga, r.out, r.aShape); err != nil {
-			return
-		}
-		bb, err = sumToReal(gb, r.out, r.bShape)
-		return
 	}
 	r.lay.runs(func(o, ia, ib, m, sa, sb int) {
 		for range m {
@@ -280,6 +280,20 @@ func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, 
 	}
 	bbd, err = sumToReal(gbd, r.out, r.bShape)
 	return
+}
+
+// pullFast is the first-order float64 pullback of yb through fn.pullRun.
+func (r *binaryRule) pullFast(yb []float64) (ab, bb *tensor.Dense, err error) {
+	n := r.lay.size
+	ga, gb := make([]float64, n), make([]float64, n)
+	r.lay.runs(func(o, ia, ib, m, sa, sb int) {
+		r.fn.pullRun(ga[o:o+m], gb[o:o+m], yb[o:o+m], r.a[ia:], sa, r.b[ib:], sb)
+	})
+	if ab, err = sumToReal(ga, r.out, r.aShape); err != nil {
+		return nil, nil, err
+	}
+	bb, err = sumToReal(gb, r.out, r.bShape)
+	return ab, bb, err
 }
 
 func (r *binaryRule) pullbackComplex(ybar, ybardot, adot, bdot *tensor.Dense, second bool) (ab, bb, abd, bbd *tensor.Dense, err error) {

@@ -277,9 +277,9 @@ func xlogyD1(a, b, _ float64) (float64, float64) {
 func xlogyD2(a, b, _ float64) (float64, float64, float64) { return 0, 1 / b, -a / (b * b) }
 
 var (
-	addFn = &binaryFunc{name: "add", f: addF[float64], run: addRun[float64], pullRun: addPull, d1: addD1[float64], d2: zeroD2[float64],
+	addFn = &binaryFunc{name: "add", f: addF[float64], run: addRun[float64], pullRun: addPull, linear: true, d1: addD1[float64], d2: zeroD2[float64],
 		fc: addF[complex128], runc: addRun[complex128], d1c: addD1[complex128], d2c: zeroD2[complex128]}
-	subFn = &binaryFunc{name: "sub", f: subF[float64], run: subRun[float64], pullRun: subPull, d1: subD1[float64], d2: zeroD2[float64],
+	subFn = &binaryFunc{name: "sub", f: subF[float64], run: subRun[float64], pullRun: subPull, linear: true, d1: subD1[float64], d2: zeroD2[float64],
 		fc: subF[complex128], runc: subRun[complex128], d1c: subD1[complex128], d2c: zeroD2[complex128]}
 	mulFn = &binaryFunc{name: "mul", f: mulF[float64], run: mulRun[float64], pullRun: mulPull, d1: mulD1[float64], d2: mulD2[float64],
 		fc: mulF[complex128], runc: mulRun[complex128], d1c: mulD1[complex128], d2c: mulD2[complex128]}

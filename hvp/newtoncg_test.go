@@ -6,10 +6,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/hvp"
+	"github.com/chainrules-go/chainrules/reduce"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 func TestNewtonCGRosenbrock(t *testing.T) {
@@ -77,4 +80,20 @@ func TestObjectiveHessMatchesClosedForm(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 1, obj.Recordings, "Func, Grad and Hess at one point share one recording")
+}
+
+func TestEmptyInputsAreErrors(t *testing.T) {
+	sum := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(reduce.SumOp(nil, false), x[0]) }
+	_, err := hvp.Hessian(sum, tensor.New(tensor.Float64, 0))
+	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
+	_, err = hvp.Jacobian(sum, tensor.New(tensor.Float64, 0, 3))
+	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
+	for _, shape := range [][]int{{0}, {2, -1}} {
+		obj := hvp.NewObjective(sum, shape...)
+		assert.True(t, math.IsNaN(obj.Func(nil)))
+		assert.ErrorIs(t, obj.Err(), cr.ErrInvalidArgument)
+		h := mat.NewSymDense(1, nil)
+		obj.Hess(h, []float64{1})
+		assert.True(t, math.IsNaN(h.At(0, 0)))
+	}
 }

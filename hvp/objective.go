@@ -29,16 +29,25 @@ type Objective struct {
 	// one.
 	cache [2]recording
 
-	err error
+	err     error // the first evaluation error
+	invalid error // a bad shape given to NewObjective
 
 	// Recordings, Gradients and HVPs count the forward recordings of f, reverse
 	// sweeps and Hessian-vector products.
 	Recordings, Gradients, HVPs int
 }
 
-// NewObjective returns the objective x -> f(x) for x of the given shape.
+// NewObjective returns the objective x -> f(x) for x of the given shape. A shape
+// with no elements, or a negative dimension, makes every evaluation fail (Func
+// returns NaN and Err reports ErrInvalidArgument).
 func NewObjective(f Func, shape ...int) *Objective {
-	return &Objective{f: f, shape: slices.Clone(shape)}
+	o := &Objective{f: f, shape: slices.Clone(shape)}
+	if slices.ContainsFunc(shape, func(d int) bool { return d < 0 }) {
+		o.invalid = cr.Errorf(cr.ErrInvalidArgument, "hvp.NewObjective: negative dimension in shape %v", shape)
+	} else if o.Dim() == 0 {
+		o.invalid = cr.Errorf(cr.ErrInvalidArgument, "hvp.NewObjective: shape %v has no elements", shape)
+	}
+	return o
 }
 
 // Err returns the first error met while evaluating.
@@ -67,6 +76,9 @@ type recording struct {
 // at returns the recording of f at x, reusing a cached one if x was seen last or
 // second to last.
 func (o *Objective) at(x []float64) (*Operator, error) {
+	if o.invalid != nil {
+		return nil, o.invalid
+	}
 	for i, c := range o.cache {
 		if c.op != nil && slices.Equal(c.x, x) {
 			o.cache[0], o.cache[i] = o.cache[i], o.cache[0]
@@ -151,6 +163,15 @@ func (o *Objective) HessVec(dst, x, v []float64) error {
 // (for small n), or NaNs on error.
 func (o *Objective) Hess(dst *mat.SymDense, x []float64) {
 	n := o.Dim()
+	if _, err := o.at(x); err != nil {
+		o.fail(err)
+		for i := range dst.SymmetricDim() {
+			for k := i; k < dst.SymmetricDim(); k++ {
+				dst.SetSym(i, k, math.NaN())
+			}
+		}
+		return
+	}
 	cols := make([][]float64, n)
 	e := make([]float64, n)
 	for j := range n {

@@ -208,6 +208,9 @@ func Hessian(f Func, x *tensor.Dense) (*mat.SymDense, error) {
 	if x == nil || x.DType() != tensor.Float64 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian needs a float64 input")
 	}
+	if x.Size() == 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian of an empty input (shape %v)", x.Shape())
+	}
 	op, err := NewOperator(f, x)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package core
 import (
 	"slices"
 	"sync/atomic"
+	"unsafe"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
@@ -82,6 +83,12 @@ const maxOpNames = 1 << 16
 // so equal strings share their data and compare in constant time) cost a few
 // comparisons.
 func (t *Tape[V]) intern(name string) (uint16, bool) {
+	for _, c := range t.nameCache {
+		// Op names are string constants: the same name has the same data.
+		if c.ok && len(c.s) == len(name) && unsafe.StringData(c.s) == unsafe.StringData(name) {
+			return c.i, true
+		}
+	}
 	for _, c := range t.nameCache {
 		if c.ok && c.s == name {
 			return c.i, true
@@ -319,20 +326,29 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	}
 	// Copying the inputs into scratch keeps the variadic slice on the caller's stack.
 	ids, vals := append(t.ids[:0], inputs...), t.vals[:0]
+	allNeed := !t.noGrad
 	for _, in := range ids {
 		j, err := t.index(in)
 		if err != nil {
 			clear(vals)
 			return t.fail(&cr.OpError{Op: op.Name(), Phase: "apply", Err: err})
 		}
-		vals = append(vals, t.at(j).value)
+		nd := t.at(j)
+		vals = append(vals, nd.value)
+		allNeed = allNeed && nd.flags&flagRequires != 0
 	}
 	var (
 		y    V
 		rule cr.ReverseRule[V]
 		err  error
 	)
-	if mop, ok := op.(cr.MaskedOp[V]); ok {
+	// With every input needing a cotangent, ApplyMasked is Apply by contract: the
+	// type assertion is only paid when masking can save work.
+	var mop cr.MaskedOp[V]
+	if !allNeed {
+		mop, _ = op.(cr.MaskedOp[V])
+	}
+	if mop != nil {
 		need := t.need[:0]
 		for _, in := range ids {
 			need = append(need, !t.noGrad && t.at(in.Index()).flags&flagRequires != 0)

@@ -246,43 +246,12 @@ func MoveAxis(x *tensor.Dense, src, dst []int) (*tensor.Dense, error) {
 func ReshapeOp(shape ...int) cr.Op[*tensor.Dense] {
 	shape = slices.Clone(shape)
 	return &op{name: "reshape", plan: func(from []int) (layout, error) {
-		to, err := inferShape(from, shape)
+		to, err := tensor.InferShape(from, shape...)
 		if err != nil {
 			return layout{}, err
 		}
 		return reshaping(from, to), nil
 	}}
-}
-
-// inferShape resolves a -1 in shape for an input of shape from and checks sizes.
-func inferShape(from, shape []int) ([]int, error) {
-	size := 1
-	for _, d := range from {
-		size *= d
-	}
-	to := slices.Clone(shape)
-	infer, known := -1, 1
-	for k, d := range to {
-		switch {
-		case d == -1 && infer < 0:
-			infer = k
-		case d < 0:
-			return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape: bad shape %v", shape)
-		default:
-			known *= d
-		}
-	}
-	if infer >= 0 {
-		if known == 0 || size%known != 0 {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "reshape: cannot infer -1 in %v for %v", shape, from)
-		}
-		to[infer] = size / known
-		known = size
-	}
-	if known != size {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "reshape: cannot reshape %v (%d elements) to %v", from, size, shape)
-	}
-	return to, nil
 }
 
 // Reshape is ReshapeOp without a tape.

@@ -446,16 +446,17 @@ func (t *Dense) Transpose(i, j int) (*Dense, error) {
 	return t.view(shape, strides, t.offset), nil
 }
 
-// Reshape returns a tensor with the given shape and the elements of t in the same
-// row-major order. One dim may be -1; it is inferred from the others. The result is a
-// view of t when its strides can express the new shape (as NumPy's no-copy reshape:
-// always for contiguous t, and for many strided views), and a fresh contiguous copy
-// otherwise. It returns an error wrapping ErrShapeMismatch if the sizes differ, and
-// ErrInvalidArgument for a dim below -1, more than one -1, or a -1 that cannot be
-// inferred.
-func (t *Dense) Reshape(shape ...int) (*Dense, error) {
+// InferShape returns the shape a tensor of shape from takes when reshaped to shape:
+// shape itself, with its one -1 (if any) replaced by the size that makes the element
+// counts equal. It returns an error wrapping ErrShapeMismatch if the counts differ,
+// and ErrInvalidArgument for a dimension below -1, more than one -1, or a -1 next to
+// a zero dimension (any size would fit).
+func InferShape(from []int, shape ...int) ([]int, error) {
 	newShape := cloneShape(shape)
-	size := t.Size()
+	size := 1
+	for _, d := range from {
+		size *= d
+	}
 	infer := -1
 	known := 1
 	for k, d := range newShape {
@@ -473,17 +474,33 @@ func (t *Dense) Reshape(shape ...int) (*Dense, error) {
 	}
 	if infer >= 0 {
 		if known == 0 {
-			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "reshape %v to %v: cannot infer -1 next to a zero dimension", t.shape, shape)
+			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "reshape %v to %v: cannot infer -1 next to a zero dimension", from, shape)
 		}
 		if size%known != 0 {
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", t.shape, size, shape)
+			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", from, size, shape)
 		}
 		newShape[infer] = size / known
 		known = size
 	}
 	if known != size {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", t.shape, size, shape)
+		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", from, size, shape)
 	}
+	return newShape, nil
+}
+
+// Reshape returns a tensor with the given shape and the elements of t in the same
+// row-major order. One dim may be -1; it is inferred from the others. The result is a
+// view of t when its strides can express the new shape (as NumPy's no-copy reshape:
+// always for contiguous t, and for many strided views), and a fresh contiguous copy
+// otherwise. It returns an error wrapping ErrShapeMismatch if the sizes differ, and
+// ErrInvalidArgument for a dim below -1, more than one -1, or a -1 that cannot be
+// inferred.
+func (t *Dense) Reshape(shape ...int) (*Dense, error) {
+	newShape, err := InferShape(t.shape, shape...)
+	if err != nil {
+		return nil, err
+	}
+	size := t.Size()
 	if size == 0 {
 		sh, st := contiguousLayout(newShape)
 		return t.view(sh, st, 0), nil

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -203,7 +204,7 @@ func sumKernel[T elem](x []T, a, r, b int) []T {
 	for i := range a {
 		base := i * r * b
 		if b == 1 {
-			out[i] = sumContig(x[base : base+r])
+			out[i] = vmath.Sum(x[base : base+r])
 			continue
 		}
 		acc := out[i*b : i*b+b]
@@ -212,28 +213,6 @@ func sumKernel[T elem](x []T, a, r, b int) []T {
 		}
 	}
 	return out
-}
-
-// sumContig sums x with eight accumulators, which break the dependency chain of the
-// additions (otherwise the loop runs at the latency of one add per element).
-func sumContig[T elem](x []T) T {
-	var s0, s1, s2, s3, s4, s5, s6, s7 T
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		s0 += v[0]
-		s1 += v[1]
-		s2 += v[2]
-		s3 += v[3]
-		s4 += v[4]
-		s5 += v[5]
-		s6 += v[6]
-		s7 += v[7]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i]
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
 // addTo adds src into dst elementwise (same length).

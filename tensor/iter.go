@@ -1,5 +1,7 @@
 package tensor
 
+import "github.com/chainrules-go/chainrules/internal/vmath"
+
 // maxOperands is the most strided operands a walker steps through together (the
 // destination and two sources of a binary op).
 const maxOperands = 3
@@ -124,28 +126,10 @@ func (w *walker) next() bool {
 // element is the element type of a tensor's storage.
 type element interface{ float64 | complex128 }
 
-// sumContig returns the sum of x. Four accumulators break the dependency chain of
-// the additions, which otherwise bounds the loop by the latency of one add.
-func sumContig[T element](x []T) T {
-	var s0, s1, s2, s3 T
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		v := x[i : i+4 : i+4]
-		s0 += v[0]
-		s1 += v[1]
-		s2 += v[2]
-		s3 += v[3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
 // sumStrided returns the sum of n elements of x starting at i with stride s.
 func sumStrided[T element](x []T, i, n, s int) T {
 	if s == 1 {
-		return sumContig(x[i : i+n])
+		return vmath.Sum(x[i : i+n])
 	}
 	var s0, s1 T
 	k := 0

@@ -94,76 +94,15 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 		return nil, err
 	}
 	seeds := [1]seedAt[V]{{o, seed}}
-	g, err := t.sweep(seeds[:], o, cfg.allNodes, true)
+	acc, _, err := t.sweep(seeds[:], nil, t.groupEnd(o), cfg.allNodes, true, nil)
 	if err != nil {
 		return nil, err
 	}
+	g := &Gradients[V]{tape: t, acc: acc}
 	if cfg.release {
 		t.Free()
 	}
 	return g, nil
-}
-
-// seedAt is a cotangent seed at node i.
-type seedAt[V any] struct {
-	i int
-	v V
-}
-
-// sweep is the reverse sweep from the validated seeds, whose nodes are at most top.
-// Hooks run only when hooks is set: the transpose of a linear map (LinearMap) must not
-// see them, since the forward sweep it transposes does not.
-func (t *Tape[V]) sweep(seeds []seedAt[V], top int, allNodes, hooks bool) (*Gradients[V], error) {
-	acc := newAccum(t.space, top+1)
-	for _, s := range seeds {
-		if t.at(s.i).flags&flagRequires != 0 {
-			if err := acc.add(s.i, s.v); err != nil {
-				return nil, t.opErr(s.i, "backward", err)
-			}
-		}
-	}
-	var err error
-	buf := t.buf[:0]
-	for i := top; i >= 0; i-- {
-		if acc.state[i] == absent {
-			continue
-		}
-		nd := t.at(i)
-		if hooks && nd.flags&flagHook != 0 {
-			if err := t.runHooks(i, &acc); err != nil {
-				return nil, err
-			}
-		}
-		if t.isFinite != nil {
-			if err := t.checkSweep(i, "backward", "cotangent", acc.vals[i]); err != nil {
-				return nil, err
-			}
-		}
-		rule := nd.rule
-		if rule == nil { // a leaf: its cotangent is a result
-			continue
-		}
-		buf, err = rule.Pullback(acc.vals[i], buf[:0])
-		if err != nil {
-			return nil, t.opErr(i, "pullback", err)
-		}
-		for _, c := range buf {
-			if t.isFinite != nil {
-				if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
-					return nil, err
-				}
-			}
-			if err := t.accumulate(i, rule, c.Node, c.Value, &acc); err != nil {
-				return nil, err
-			}
-		}
-		if !allNodes {
-			acc.drop(i)
-		}
-	}
-	clear(buf)
-	t.buf = buf[:0]
-	return &Gradients[V]{tape: t, acc: acc}, nil
 }
 
 func (t *Tape[V]) opErr(i int, phase string, err error) error {

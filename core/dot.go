@@ -12,7 +12,9 @@ import (
 // WriteDOT writes the recorded graph in Graphviz's DOT language, for `dot -Tsvg`.
 // Each node is labelled with its NodeID, its op name and its value's dtype and shape
 // (Space.Describe); an edge runs from each input to the op that reads it, labelled
-// with the input's position when the op has more than one. Leaves are filled,
+// with the input's position when the op has more than one; each output of a
+// multi-output op is a node of its own, labelled "name[m of k]", with the op's input
+// edges. Leaves are filled,
 // constants and detached nodes (recorded without gradient) are dashed, nodes with
 // hooks have a double border, and nodes recorded in anomaly mode carry their
 // recording site as a tooltip. It returns the writer's error, or an error wrapping
@@ -25,12 +27,18 @@ func (t *Tape[V]) WriteDOT(w io.Writer) error {
 	fmt.Fprintf(bw, "digraph tape {\n\tnode [shape=box, fontname=\"monospace\"];\n")
 	for i := range t.n {
 		nd := t.at(i)
-		label := fmt.Sprintf("%%%d %s\n%s", i, t.opNames[nd.name], t.space.Describe(nd.value))
+		name := t.opNames[nd.name]
+		rule := t.ruleOf(i)
+		if nd.flags&(flagMulti|flagSibling) != 0 {
+			k := rule.(*multiRule[V]).k
+			name = fmt.Sprintf("%s[%d of %d]", name, k-1-(t.groupEnd(i)-i), k)
+		}
+		label := fmt.Sprintf("%%%d %s\n%s", i, name, t.space.Describe(nd.value))
 		var attrs []string
 		switch {
 		case nd.flags&flagLeaf != 0:
 			attrs = append(attrs, `style=filled`, `fillcolor="#cfe2f3"`)
-		case nd.rule == nil:
+		case rule == nil:
 			attrs = append(attrs, `style=dashed`)
 		}
 		if nd.flags&flagHook != 0 {
@@ -44,10 +52,10 @@ func (t *Tape[V]) WriteDOT(w io.Writer) error {
 			bw.WriteString(", " + a)
 		}
 		bw.WriteString("];\n")
-		if nd.rule == nil {
+		if rule == nil {
 			continue
 		}
-		ins := nd.rule.Inputs()
+		ins := rule.Inputs()
 		for k, in := range ins {
 			if len(ins) > 1 {
 				fmt.Fprintf(bw, "\tn%d -> n%d [label=\"%d\"];\n", in.Index(), i, k)

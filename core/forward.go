@@ -58,8 +58,15 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 		tg.vals[i], tg.has[i] = v, true
 	}
 	for i := range n {
-		rule := t.at(i).rule
+		nd := t.at(i)
+		rule := nd.rule
 		if rule == nil || !tg.anyInput(rule) {
+			continue
+		}
+		if nd.flags&flagMulti != 0 {
+			if err := t.forwardMulti(i, rule.(*multiRule[V]), tg); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		fr, ok := rule.(cr.ForwardRule[V])
@@ -94,4 +101,35 @@ func (tg *Tangents[V]) anyInput(rule cr.ReverseRule[V]) bool {
 		}
 	}
 	return false
+}
+
+// forwardMulti computes the tangents of all outputs of the multi-output op whose
+// last output is node i.
+func (t *Tape[V]) forwardMulti(i int, mr *multiRule[V], tg *Tangents[V]) error {
+	fr, ok := mr.r.(cr.MultiForwardRule[V])
+	if !ok {
+		return t.opErr(i, "forward", cr.Errorf(cr.ErrNoRule, "op has no forward rule (ForwardTangentsMulti)"))
+	}
+	ydot, has := make([]V, mr.k), make([]bool, mr.k)
+	if err := fr.ForwardTangentsMulti(tg.of, ydot, has); err != nil {
+		return t.opErr(i, "forward", err)
+	}
+	lo := i - mr.k + 1
+	for m, ok := range has {
+		j := lo + m
+		if !ok || t.at(j).flags&flagRequires == 0 {
+			continue
+		}
+		if !t.sameLayout(ydot[m], t.at(j).value) {
+			return t.opErr(i, "forward", cr.Errorf(cr.ErrShapeMismatch,
+				"tangent of output %d is %s, the value is %s", m, t.space.Describe(ydot[m]), t.space.Describe(t.at(j).value)))
+		}
+		if t.isFinite != nil {
+			if err := t.checkSweep(j, "forward", "tangent", ydot[m]); err != nil {
+				return err
+			}
+		}
+		tg.vals[j], tg.has[j] = ydot[m], true
+	}
+	return nil
 }

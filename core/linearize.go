@@ -98,12 +98,13 @@ func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 			return nil, err
 		}
 		seeds[k] = seedAt[V]{i, w[k]}
-		top = max(top, i)
+		top = max(top, t.groupEnd(i))
 	}
-	g, err := t.sweep(seeds, top, false, false)
+	acc, _, err := t.sweep(seeds, nil, top, false, false, nil)
 	if err != nil {
 		return nil, err
 	}
+	g := &Gradients[V]{tape: t, acc: acc}
 	res := make([]V, len(l.in))
 	for k, id := range l.in {
 		var ok bool

@@ -41,7 +41,7 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 	if tan == nil || tan.tape != t {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "tangents are from another tape")
 	}
-	if len(tan.vals) <= o {
+	if len(tan.vals) <= t.groupEnd(o) {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "tangents were computed before node %v was recorded", out)
 	}
 	if err := t.checkSeed(o, out, seed.Value, "seed"); err != nil {
@@ -52,89 +52,15 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 			return nil, nil, err
 		}
 	}
-	acc, dacc := newAccum(t.space, o+1), newAccum(t.space, o+1)
-	if t.at(o).flags&flagRequires != 0 {
-		acc.vals[o], acc.state[o] = seed.Value, borrowed
-		if seed.HasTangent {
-			dacc.vals[o], dacc.state[o] = seed.Tangent, borrowed
-		}
+	seeds := [1]seedAt[V]{{o, seed.Value}}
+	var dseeds []seedAt[V]
+	if seed.HasTangent {
+		dseeds = []seedAt[V]{{o, seed.Tangent}}
 	}
-	var dbuf []cr.DualContribution[V]
-	buf := t.buf[:0]
-	for i := o; i >= 0; i-- {
-		if acc.state[i] == absent {
-			continue
-		}
-		nd := t.at(i)
-		if nd.flags&flagHook != 0 {
-			if err := t.runDualHooks(i, &acc, &dacc); err != nil {
-				return nil, nil, err
-			}
-		}
-		if t.isFinite != nil {
-			if err := t.checkSweep(i, "second-order", "cotangent", acc.vals[i]); err != nil {
-				return nil, nil, err
-			}
-			if dacc.state[i] != absent {
-				if err := t.checkSweep(i, "second-order", "cotangent tangent", dacc.vals[i]); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
-		rule := nd.rule
-		if rule == nil {
-			continue
-		}
-		hasCtDot := dacc.state[i] != absent
-		if !hasCtDot && !tan.anyInput(rule) {
-			// No tangent reaches this node: the derivative of its pullback is zero.
-			buf, err = rule.Pullback(acc.vals[i], buf[:0])
-			if err != nil {
-				return nil, nil, t.opErr(i, "pullback", err)
-			}
-			for _, c := range buf {
-				if t.isFinite != nil {
-					if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
-						return nil, nil, err
-					}
-				}
-				if err := t.accumulate(i, rule, c.Node, c.Value, &acc); err != nil {
-					return nil, nil, err
-				}
-			}
-		} else {
-			sr, ok := rule.(cr.SecondOrderRule[V])
-			if !ok {
-				return nil, nil, t.opErr(i, "second-order", cr.ErrHVPNotSupported)
-			}
-			ct := cr.Dual[V]{Value: acc.vals[i], Tangent: dacc.vals[i], HasTangent: hasCtDot}
-			dbuf, err = sr.PullbackWithTangents(ct, tan.of, dbuf[:0])
-			if err != nil {
-				return nil, nil, t.opErr(i, "second-order", err)
-			}
-			for _, c := range dbuf {
-				if t.isFinite != nil {
-					if err := t.checkDual(i, c); err != nil {
-						return nil, nil, err
-					}
-				}
-				if err := t.accumulate(i, rule, c.Node, c.Cotangent.Value, &acc); err != nil {
-					return nil, nil, err
-				}
-				if c.Cotangent.HasTangent {
-					if err := t.accumulate(i, rule, c.Node, c.Cotangent.Tangent, &dacc); err != nil {
-						return nil, nil, err
-					}
-				}
-			}
-		}
-		if !cfg.allNodes {
-			acc.drop(i)
-			dacc.drop(i)
-		}
+	acc, dacc, err := t.sweep(seeds[:], dseeds, t.groupEnd(o), cfg.allNodes, true, tan)
+	if err != nil {
+		return nil, nil, err
 	}
-	clear(buf)
-	t.buf = buf[:0]
 	grad, gradTangent = &Gradients[V]{tape: t, acc: acc}, &Gradients[V]{tape: t, acc: dacc}
 	if cfg.release {
 		t.Free()

@@ -14,6 +14,8 @@ const (
 	flagConst                      // a value that never gets one
 	flagRequires                   // some leaf influences this node
 	flagHook                       // hooks are registered on this node
+	flagMulti                      // the last output of a multi-output op: it carries the group's rule
+	flagSibling                    // an output of a multi-output op other than the last
 )
 
 // Names recorded for nodes that are not op applications.
@@ -73,6 +75,9 @@ type node[V any] struct {
 	rule  cr.ReverseRule[V] // nil for leaves and constants
 	name  uint16            // index into Tape.opNames: a string per node would cost
 	flags uint8             // the garbage collector a pointer per node to scan
+	// grp is, for a flagSibling node, the distance to the last output of its op,
+	// which carries the rule (it fits in the padding after flags).
+	grp uint32
 }
 
 // maxOpNames bounds the distinct op names of one tape (node.name is a uint16).
@@ -250,12 +255,13 @@ func (t *Tape[V]) OpName(id cr.NodeID) (string, error) {
 }
 
 // Inputs returns the inputs of the op recorded at id (nil for leaves and constants).
+// Every output of a multi-output op reports the op's inputs.
 func (t *Tape[V]) Inputs(id cr.NodeID) ([]cr.NodeID, error) {
 	i, err := t.index(id)
 	if err != nil {
 		return nil, err
 	}
-	if r := t.at(i).rule; r != nil {
+	if r := t.ruleOf(i); r != nil {
 		return slices.Clone(r.Inputs()), nil
 	}
 	return nil, nil

@@ -1,0 +1,248 @@
+package core
+
+import (
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// seedAt is a cotangent seed at node i.
+type seedAt[V any] struct {
+	i int
+	v V
+}
+
+// sweep is the one reverse sweep of the engine, from the validated seeds, whose
+// nodes are at most top. With tan nil it carries cotangents (acc): the first-order
+// sweep. With tan it carries cotangent pairs (ybar, ybardot) in acc and dacc, the
+// second-order sweep; dseeds are then the seeds' tangents.
+//
+// The sweep visits nodes in decreasing index order, a topological order, so a
+// node's cotangent is complete when the sweep reaches it. Hooks run only when hooks
+// is set: the transpose of a linear map (LinearMap) must not see them, since the
+// forward sweep it transposes does not. A node that no tangent reaches (no input
+// tangent and no cotangent tangent) runs its plain Pullback in a second-order
+// sweep, which is then exact.
+func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool, tan *Tangents[V]) (acc, dacc accum[V], err error) {
+	acc = newAccum(t.space, top+1)
+	second := tan != nil
+	if second {
+		dacc = newAccum(t.space, top+1)
+	}
+	for _, s := range seeds {
+		if t.at(s.i).flags&flagRequires != 0 {
+			if err := acc.add(s.i, s.v); err != nil {
+				return acc, dacc, t.opErr(s.i, "backward", err)
+			}
+		}
+	}
+	for _, s := range dseeds {
+		if t.at(s.i).flags&flagRequires != 0 {
+			if err := dacc.add(s.i, s.v); err != nil {
+				return acc, dacc, t.opErr(s.i, "backward", err)
+			}
+		}
+	}
+	phase := "backward"
+	if second {
+		phase = "second-order"
+	}
+	buf := t.buf[:0]
+	defer func() {
+		clear(buf)
+		t.buf = buf[:0]
+	}()
+	var dbuf []cr.DualContribution[V]
+	for i := top; i >= 0; i-- {
+		nd := t.at(i)
+		if nd.flags&(flagMulti|flagSibling) != 0 {
+			// A multi-output op runs at its last output, when the cotangents of
+			// all its outputs are complete (their readers were all recorded later).
+			if nd.flags&flagMulti != 0 {
+				if buf, dbuf, err = t.sweepMulti(i, nd, &acc, &dacc, allNodes, hooks, tan, buf, dbuf); err != nil {
+					return acc, dacc, err
+				}
+			}
+			continue
+		}
+		if acc.state[i] == absent {
+			continue
+		}
+		if hooks && nd.flags&flagHook != 0 {
+			if second {
+				err = t.runDualHooks(i, &acc, &dacc)
+			} else {
+				err = t.runHooks(i, &acc)
+			}
+			if err != nil {
+				return acc, dacc, err
+			}
+		}
+		if t.isFinite != nil {
+			if err := t.checkCotangent(i, phase, &acc, &dacc, second); err != nil {
+				return acc, dacc, err
+			}
+		}
+		rule := nd.rule
+		if rule == nil { // a leaf or a constant: its cotangent is a result
+			continue
+		}
+		if !second || (dacc.state[i] == absent && !tan.anyInput(rule)) {
+			// First order, or no tangent reaches this node: the derivative of its
+			// pullback is zero.
+			buf, err = rule.Pullback(acc.vals[i], buf[:0])
+			if err != nil {
+				return acc, dacc, t.opErr(i, "pullback", err)
+			}
+			if err := t.addContributions(i, rule, buf, &acc); err != nil {
+				return acc, dacc, err
+			}
+		} else {
+			sr, ok := rule.(cr.SecondOrderRule[V])
+			if !ok {
+				return acc, dacc, t.opErr(i, "second-order", cr.ErrHVPNotSupported)
+			}
+			ct := cr.Dual[V]{Value: acc.vals[i], Tangent: dacc.vals[i], HasTangent: dacc.state[i] != absent}
+			dbuf, err = sr.PullbackWithTangents(ct, tan.of, dbuf[:0])
+			if err != nil {
+				return acc, dacc, t.opErr(i, "second-order", err)
+			}
+			if err := t.addDualContributions(i, rule, dbuf, &acc, &dacc); err != nil {
+				return acc, dacc, err
+			}
+		}
+		if !allNodes {
+			acc.drop(i)
+			if second {
+				dacc.drop(i)
+			}
+		}
+	}
+	return acc, dacc, nil
+}
+
+// checkCotangent is the anomaly check of node i's complete cotangent (and its
+// tangent in a second-order sweep).
+func (t *Tape[V]) checkCotangent(i int, phase string, acc, dacc *accum[V], second bool) error {
+	if err := t.checkSweep(i, phase, "cotangent", acc.vals[i]); err != nil {
+		return err
+	}
+	if second && dacc.state[i] != absent {
+		return t.checkSweep(i, phase, "cotangent tangent", dacc.vals[i])
+	}
+	return nil
+}
+
+// addContributions validates the contributions of node i's pullback and adds them.
+func (t *Tape[V]) addContributions(i int, rule cr.ReverseRule[V], buf []cr.Contribution[V], acc *accum[V]) error {
+	for _, c := range buf {
+		if t.isFinite != nil {
+			if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
+				return err
+			}
+		}
+		if err := t.accumulate(i, rule, c.Node, c.Value, acc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addDualContributions validates the pairs of node i's second-order pullback and
+// adds them.
+func (t *Tape[V]) addDualContributions(i int, rule cr.ReverseRule[V], dbuf []cr.DualContribution[V], acc, dacc *accum[V]) error {
+	for _, c := range dbuf {
+		if t.isFinite != nil {
+			if err := t.checkDual(i, c); err != nil {
+				return err
+			}
+		}
+		if err := t.accumulate(i, rule, c.Node, c.Cotangent.Value, acc); err != nil {
+			return err
+		}
+		if c.Cotangent.HasTangent {
+			if err := t.accumulate(i, rule, c.Node, c.Cotangent.Tangent, dacc); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sweepMulti runs the group of the multi-output op whose last output is node i: its
+// outputs' hooks, then its pullback (second-order pullback when a tangent reaches
+// it) from the cotangents of all outputs, absent ones reported as such.
+func (t *Tape[V]) sweepMulti(i int, nd *node[V], acc, dacc *accum[V], allNodes, hooks bool, tan *Tangents[V],
+	buf []cr.Contribution[V], dbuf []cr.DualContribution[V]) ([]cr.Contribution[V], []cr.DualContribution[V], error) {
+	mr := nd.rule.(*multiRule[V])
+	lo := i - mr.k + 1
+	second := tan != nil
+	present, dpresent := false, false
+	for j := lo; j <= i; j++ {
+		present = present || acc.state[j] != absent
+		dpresent = dpresent || (second && dacc.state[j] != absent)
+	}
+	if !present {
+		return buf, dbuf, nil
+	}
+	phase := "backward"
+	if second {
+		phase = "second-order"
+	}
+	ybar, has := make([]V, mr.k), make([]bool, mr.k)
+	for j := lo; j <= i; j++ {
+		if acc.state[j] == absent {
+			continue
+		}
+		if hooks && t.at(j).flags&flagHook != 0 {
+			var err error
+			if second {
+				err = t.runDualHooks(j, acc, dacc)
+			} else {
+				err = t.runHooks(j, acc)
+			}
+			if err != nil {
+				return buf, dbuf, err
+			}
+		}
+		if t.isFinite != nil {
+			if err := t.checkCotangent(j, phase, acc, dacc, second); err != nil {
+				return buf, dbuf, err
+			}
+		}
+		ybar[j-lo], has[j-lo] = acc.vals[j], true
+	}
+	var err error
+	if !second || (!dpresent && !tan.anyInput(mr)) {
+		buf, err = mr.r.PullbackMulti(ybar, has, buf[:0])
+		if err != nil {
+			return buf, dbuf, t.opErr(i, "pullback", err)
+		}
+		if err := t.addContributions(i, mr, buf, acc); err != nil {
+			return buf, dbuf, err
+		}
+	} else {
+		sr, ok := mr.r.(cr.MultiSecondOrderRule[V])
+		if !ok {
+			return buf, dbuf, t.opErr(i, "second-order", cr.ErrHVPNotSupported)
+		}
+		ct := make([]cr.Dual[V], mr.k)
+		for j := lo; j <= i; j++ {
+			ct[j-lo] = cr.Dual[V]{Value: ybar[j-lo], Tangent: dacc.vals[j], HasTangent: dacc.state[j] != absent}
+		}
+		dbuf, err = sr.PullbackWithTangentsMulti(ct, has, tan.of, dbuf[:0])
+		if err != nil {
+			return buf, dbuf, t.opErr(i, "second-order", err)
+		}
+		if err := t.addDualContributions(i, mr, dbuf, acc, dacc); err != nil {
+			return buf, dbuf, err
+		}
+	}
+	if !allNodes {
+		for j := lo; j <= i; j++ {
+			acc.drop(j)
+			if second {
+				dacc.drop(j)
+			}
+		}
+	}
+	return buf, dbuf, nil
+}

@@ -327,6 +327,11 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if t.isFinite != nil {
 		pc = callerPC()
 	}
+	return t.apply(op, pc, inputs)
+}
+
+// apply is Apply with the recording site pc (0 unless anomaly mode is on).
+func (t *Tape[V]) apply(op cr.Op[V], pc uintptr, inputs []cr.NodeID) cr.NodeID {
 	if t.reg != nil {
 		op = t.reg.Resolve(op)
 	}

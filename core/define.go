@@ -1,0 +1,389 @@
+package core
+
+import (
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// Def defines an op by its primal and its pullback written with ops: the two
+// functions a rule author writes, from which Define derives the op's forward tangent
+// and its second-order rule, so the op gets exact JVPs and forward-over-reverse
+// Hessian-vector products.
+//
+// Primal computes y = f(x) from the input values by any means (a LAPACK call, a
+// loop). Pullback records, on the tape it is given, the cotangents of the inputs
+//
+//	xbar_k = J_k(x)^* ybar
+//
+// from the nodes x (the inputs), y (the output) and ybar (the output's cotangent),
+// using registered ops only, and returns one node per input: a cotangent shaped like
+// that input, or the zero NodeID for an input whose cotangent is zero (or that is
+// listed in NonDifferentiable). It must be linear in ybar; testing/ruletest checks
+// this, with everything else. Pullback must not record leaves; it may read any node
+// it is given as a value that carries derivatives (y depends on x).
+//
+// From the recorded pullback the engine derives
+//
+//	ydot    = J xdot                 transposing the recorded map ybar -> xbar
+//	                                 (a reverse sweep of it, seeded with xdot);
+//	xbardot = d/de P(x + e xdot, y + e ydot, ybar + e ybardot) at e = 0
+//	                                 a forward sweep through the recorded pullback,
+//
+// where P is the pullback as a function of all its arguments, so the op's second
+// derivatives are those of the ops the pullback uses. JAX's custom_vjp gives no
+// forward mode; this does. Unlike a composite op (Composite), the primal need not be
+// written with ops: a numerically stable primal, a straight-through or clipped
+// gradient, or an implicit-function pullback (a fixed point, a linear solve) all fit.
+type Def[V any] struct {
+	Name  string
+	Space cr.Space[V]
+	// Primal computes the output from the input values. It must not modify them.
+	Primal func(x []V) (V, error)
+	// Pullback records xbar = J^* ybar and returns one node per input.
+	Pullback func(t *Tape[V], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID
+	// NonDifferentiable lists the inputs that get no cotangent (indices, masks).
+	NonDifferentiable []int
+}
+
+// MultiDef is Def for an op with several outputs (eigh -> (w, V), qr -> (Q, R)).
+// Pullback receives the outputs y and their cotangents ybar, one node each, and
+// returns xbar_k = sum_m J_mk^* ybar_m for each input. The cotangent of an output
+// that was not used is given as a zero constant, so the pullback needs no special
+// case; an output listed in NonDifferentiableOutputs is recorded like a constant
+// (its cotangent is always that zero). Using a differentiable output and then
+// ignoring its cotangent in Pullback is an error wrapping
+// chainrules.ErrInvalidArgument.
+type MultiDef[V any] struct {
+	Name                     string
+	Space                    cr.Space[V]
+	Outputs                  int
+	Primal                   func(x []V) ([]V, error)
+	Pullback                 func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID
+	NonDifferentiable        []int
+	NonDifferentiableOutputs []int
+}
+
+// Define returns the op that d defines (see Def). It implements chainrules.Op with
+// all three rules and chainrules.PartialOp.
+func Define[V any](d Def[V]) cr.Op[V] {
+	return definedOp[V]{&definition[V]{
+		name: d.Name, space: d.Space, nout: 1, nondiff: slices.Clone(d.NonDifferentiable),
+		primal: func(x []V) ([]V, error) {
+			y, err := d.Primal(x)
+			return []V{y}, err
+		},
+		pullback: func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID { return d.Pullback(t, x, y[0], ybar[0]) },
+	}}
+}
+
+// DefineMulti returns the multi-output op that d defines (see MultiDef), to record
+// with Tape.ApplyMulti.
+func DefineMulti[V any](d MultiDef[V]) cr.MultiOp[V] {
+	return definedMultiOp[V]{&definition[V]{
+		name: d.Name, space: d.Space, nout: d.Outputs, primal: d.Primal, pullback: d.Pullback,
+		nondiff: slices.Clone(d.NonDifferentiable), nondiffOut: slices.Clone(d.NonDifferentiableOutputs),
+	}}
+}
+
+type definition[V any] struct {
+	name                string
+	space               cr.Space[V]
+	nout                int
+	primal              func(x []V) ([]V, error)
+	pullback            func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID
+	nondiff, nondiffOut []int
+}
+
+func (d *definition[V]) Differentiable(k int) bool       { return !slices.Contains(d.nondiff, k) }
+func (d *definition[V]) OutputDifferentiable(m int) bool { return !slices.Contains(d.nondiffOut, m) }
+
+func (d *definition[V]) apply(in []cr.NodeID, x []V) (*definedRule[V], error) {
+	if d.primal == nil || d.pullback == nil || d.space == nil {
+		return nil, cr.Errorf(cr.ErrNoRule, "op definition needs Space, Primal and Pullback")
+	}
+	if len(in) != len(x) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%d NodeIDs for %d values", len(in), len(x))
+	}
+	y, err := d.primal(x)
+	if err != nil {
+		return nil, err
+	}
+	if len(y) != d.nout {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "primal returned %d outputs, want %d", len(y), d.nout)
+	}
+	return &definedRule[V]{d: d, in: slices.Clone(in), x: slices.Clone(x), y: y}, nil
+}
+
+type definedOp[V any] struct{ d *definition[V] }
+
+func (o definedOp[V]) Name() string              { return o.d.name }
+func (o definedOp[V]) Differentiable(k int) bool { return o.d.Differentiable(k) }
+
+func (o definedOp[V]) Apply(in []cr.NodeID, x []V) (V, cr.ReverseRule[V], error) {
+	r, err := o.d.apply(in, x)
+	if err != nil {
+		var zero V
+		return zero, nil, err
+	}
+	return r.y[0], definedRule1[V]{r}, nil
+}
+
+type definedMultiOp[V any] struct{ d *definition[V] }
+
+func (o definedMultiOp[V]) Name() string                    { return o.d.name }
+func (o definedMultiOp[V]) NumOutputs() int                 { return o.d.nout }
+func (o definedMultiOp[V]) Differentiable(k int) bool       { return o.d.Differentiable(k) }
+func (o definedMultiOp[V]) OutputDifferentiable(m int) bool { return o.d.OutputDifferentiable(m) }
+
+func (o definedMultiOp[V]) ApplyMulti(in []cr.NodeID, x []V) ([]V, cr.MultiRule[V], error) {
+	r, err := o.d.apply(in, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return slices.Clone(r.y), r, nil
+}
+
+// definedRule differentiates a defined op by recording its pullback.
+type definedRule[V any] struct {
+	d  *definition[V]
+	in []cr.NodeID
+	x  []V
+	y  []V
+}
+
+func (r *definedRule[V]) Inputs() []cr.NodeID { return r.in }
+
+// recording is one recording of the pullback.
+type recording[V any] struct {
+	t          *Tape[V]
+	x, y, ybar []cr.NodeID
+	xbar       []cr.NodeID
+}
+
+// record records the pullback on a new tape. The inputs and outputs are leaves when
+// primals is set (for the second-order rule) and constants otherwise; the
+// cotangents of the differentiable outputs are leaves, valued ybar[m] where has[m]
+// and zero elsewhere.
+func (r *definedRule[V]) record(ybar []V, has []bool, primals bool) (*recording[V], error) {
+	d := r.d
+	t := NewTape(d.space)
+	rec := &recording[V]{t: t, x: make([]cr.NodeID, len(r.x)), y: make([]cr.NodeID, len(r.y)), ybar: make([]cr.NodeID, len(r.y))}
+	put := func(v V, leaf bool) cr.NodeID {
+		if leaf {
+			return t.Leaf(v)
+		}
+		return t.Constant(v)
+	}
+	for k, v := range r.x {
+		rec.x[k] = put(v, primals)
+	}
+	for m, v := range r.y {
+		rec.y[m] = put(v, primals)
+	}
+	for m, v := range r.y {
+		if has != nil && has[m] {
+			rec.ybar[m] = put(ybar[m], true)
+		} else {
+			rec.ybar[m] = put(d.space.Zero(v), d.OutputDifferentiable(m))
+		}
+	}
+	nleaves := t.nleaves
+	rec.xbar = d.pullback(t, slices.Clone(rec.x), slices.Clone(rec.y), slices.Clone(rec.ybar))
+	if err := t.Err(); err != nil {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "pullback: %w", err)
+	}
+	if t.nleaves != nleaves {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "pullback recorded %d leaves of its own", t.nleaves-nleaves)
+	}
+	if len(rec.xbar) != len(r.x) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "pullback returned %d cotangents for %d inputs", len(rec.xbar), len(r.x))
+	}
+	for k, id := range rec.xbar {
+		if !id.Valid() {
+			continue
+		}
+		i, err := t.index(id)
+		if err != nil {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "pullback's cotangent of input %d: %w", k, err)
+		}
+		if v := t.at(i).value; !t.sameLayout(v, r.x[k]) {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "pullback's cotangent of input %d is %s, the input is %s",
+				k, d.space.Describe(v), d.space.Describe(r.x[k]))
+		}
+	}
+	return rec, nil
+}
+
+// checkUsed returns an error if the recorded pullback ignores the cotangent of an
+// output m with has[m]: a used output whose derivative the op would drop.
+func (r *definedRule[V]) checkUsed(rec *recording[V], has []bool) error {
+	t := rec.t
+	reached := make([]bool, t.n)
+	for _, id := range rec.xbar {
+		if id.Valid() {
+			reached[id.Index()] = true
+		}
+	}
+	for i := t.n - 1; i >= 0; i-- {
+		if !reached[i] {
+			continue
+		}
+		if rule := t.ruleOf(i); rule != nil {
+			for _, in := range rule.Inputs() {
+				reached[in.Index()] = true
+			}
+		}
+	}
+	for m, ok := range has {
+		if ok && !reached[rec.ybar[m].Index()] {
+			return cr.Errorf(cr.ErrInvalidArgument, "the pullback ignores the cotangent of output %d, which was used", m)
+		}
+	}
+	return nil
+}
+
+// cotangents returns the differentiable inputs' cotangents as contributions.
+func (r *definedRule[V]) xbar(rec *recording[V], k int) V {
+	if id := rec.xbar[k]; id.Valid() {
+		return rec.t.at(id.Index()).value
+	}
+	return r.d.space.Zero(r.x[k])
+}
+
+func (r *definedRule[V]) PullbackMulti(ybar []V, has []bool, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
+	rec, err := r.record(ybar, has, false)
+	if err != nil {
+		return dst, err
+	}
+	if err := r.checkUsed(rec, has); err != nil {
+		return dst, err
+	}
+	for k, id := range r.in {
+		if r.d.Differentiable(k) {
+			dst = append(dst, cr.Contribution[V]{Node: id, Value: r.xbar(rec, k)})
+		}
+	}
+	return dst, nil
+}
+
+// jvp returns the output tangents ydot_m = sum_k J_mk xdot_k by a reverse sweep of
+// the recorded pullback (linear in ybar, so the cotangent it gives a ybar leaf is
+// the transposed map applied to the seeds), and false when no input has a tangent.
+func (r *definedRule[V]) jvp(rec *recording[V], tangentOf cr.TangentOf[V]) ([]V, []bool, bool, error) {
+	t := rec.t
+	var seeds []seedAt[V]
+	top := 0
+	for k, id := range r.in {
+		if !r.d.Differentiable(k) || !rec.xbar[k].Valid() {
+			continue
+		}
+		if v, ok := tangentOf(id); ok {
+			i := rec.xbar[k].Index()
+			seeds = append(seeds, seedAt[V]{i, v})
+			top = max(top, t.groupEnd(i))
+		}
+	}
+	ydot, has := make([]V, len(r.y)), make([]bool, len(r.y))
+	if len(seeds) == 0 {
+		return ydot, has, false, nil
+	}
+	acc, _, err := t.sweep(seeds, nil, top, false, false, nil)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for m, id := range rec.ybar {
+		if i := id.Index(); r.d.OutputDifferentiable(m) && i < len(acc.vals) && acc.state[i] != absent {
+			ydot[m], has[m] = acc.vals[i], true
+		}
+	}
+	return ydot, has, true, nil
+}
+
+func (r *definedRule[V]) ForwardTangentsMulti(tangentOf cr.TangentOf[V], ydot []V, has []bool) error {
+	any := false
+	for k, id := range r.in {
+		if _, ok := tangentOf(id); ok && r.d.Differentiable(k) {
+			any = true
+		}
+	}
+	if !any {
+		return nil
+	}
+	rec, err := r.record(nil, nil, false)
+	if err != nil {
+		return err
+	}
+	yd, h, _, err := r.jvp(rec, tangentOf)
+	if err != nil {
+		return err
+	}
+	copy(ydot, yd)
+	copy(has, h)
+	return nil
+}
+
+func (r *definedRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool, tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
+	ybar := make([]V, len(ct))
+	for m, c := range ct {
+		ybar[m] = c.Value
+	}
+	rec, err := r.record(ybar, has, true)
+	if err != nil {
+		return dst, err
+	}
+	if err := r.checkUsed(rec, has); err != nil {
+		return dst, err
+	}
+	ydot, yhas, _, err := r.jvp(rec, tangentOf)
+	if err != nil {
+		return dst, err
+	}
+	seeds := make(map[cr.NodeID]V)
+	for k, id := range r.in {
+		if v, ok := tangentOf(id); ok && r.d.Differentiable(k) {
+			seeds[rec.x[k]] = v
+		}
+	}
+	for m := range r.y {
+		if yhas[m] {
+			seeds[rec.y[m]] = ydot[m]
+		}
+		if has[m] && ct[m].HasTangent {
+			seeds[rec.ybar[m]] = ct[m].Tangent
+		}
+	}
+	tan, err := rec.t.ForwardTangents(seeds)
+	if err != nil {
+		return dst, err
+	}
+	for k, id := range r.in {
+		if !r.d.Differentiable(k) {
+			continue
+		}
+		c := cr.Dual[V]{Value: r.xbar(rec, k)}
+		if xb := rec.xbar[k]; xb.Valid() {
+			c.Tangent, c.HasTangent = tan.Of(xb)
+		}
+		dst = append(dst, cr.DualContribution[V]{Node: id, Cotangent: c})
+	}
+	return dst, nil
+}
+
+// definedRule1 is the single-output form of definedRule.
+type definedRule1[V any] struct{ *definedRule[V] }
+
+func (r definedRule1[V]) Pullback(ybar V, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
+	return r.PullbackMulti([]V{ybar}, []bool{true}, dst)
+}
+
+func (r definedRule1[V]) ForwardTangents(tangentOf cr.TangentOf[V]) (V, bool, error) {
+	var ydot [1]V
+	var has [1]bool
+	err := r.ForwardTangentsMulti(tangentOf, ydot[:], has[:])
+	return ydot[0], has[0], err
+}
+
+func (r definedRule1[V]) PullbackWithTangents(ct cr.Dual[V], tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
+	return r.PullbackWithTangentsMulti([]cr.Dual[V]{ct}, []bool{true}, tangentOf, dst)
+}

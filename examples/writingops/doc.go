@@ -1,0 +1,13 @@
+// Package writingops shows the three cheap ways of writing an op, each checked by
+// testing/ruletest to second order (see writingops_test.go):
+//
+//   - a composite op, recorded from other ops (package nn's softmax and
+//     log_softmax are composites of this kind);
+//   - an op defined by a primal and a pullback written with ops (core.Define):
+//     SolveOp, whose primal is a LAPACK solve and whose pullback is another solve,
+//     and CumsumOp, whose pullback is a reversed cumulative sum;
+//   - an elementwise op from f and its derivatives (see examples/customop).
+//
+// The engine derives each op's forward tangent and its second-order rule, so
+// Hessian-vector products through them are exact.
+package writingops

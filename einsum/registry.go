@@ -1,14 +1,29 @@
 package einsum
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-func init() {
-	tensor.Ops.MustRegister(chainrules.Entry[*tensor.Dense]{
+// Register adds the einsum family to reg under Name, with sample inputs for
+// testing/ruletest. It returns an error wrapping chainrules.ErrInvalidArgument for a
+// nil reg, or chainrules.ErrDuplicate if the name is taken.
+func Register(reg *chainrules.Registry[*tensor.Dense]) error {
+	if reg == nil {
+		return chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum.Register: nil registry")
+	}
+	if err := reg.Register(entry()); err != nil {
+		return fmt.Errorf("einsum.Register: %w", err)
+	}
+	return nil
+}
+
+// entry returns the registry entry of the einsum family.
+func entry() chainrules.Entry[*tensor.Dense] {
+	return chainrules.Entry[*tensor.Dense]{
 		Name:        Name,
 		Arity:       chainrules.Variadic,
 		DTypes:      []string{"float64", "complex128"},
@@ -16,7 +31,7 @@ func init() {
 		SecondOrder: true,
 		Doc:         "n-ary tensor contraction by a NumPy einsum spec",
 		Samples:     samples,
-	})
+	}
 }
 
 // sampleCase is one spec with operand shapes; complex marks which operands are

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/chainrules-go/chainrules/chainrules"
@@ -9,10 +10,30 @@ import (
 
 type sample = chainrules.Sample[*Dense]
 
-func init() {
+// Register adds the package's op families to reg under their names — "slice",
+// "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
+// "concat", "stack", "split", "pad", "flip", "roll" and "where" — with sample inputs
+// for testing/ruletest. It returns an error wrapping chainrules.ErrInvalidArgument
+// for a nil reg, or chainrules.ErrDuplicate if a name is taken; registration stops
+// there, and the families added before it stay.
+func Register(reg *chainrules.Registry[*Dense]) error {
+	if reg == nil {
+		return chainrules.Errorf(chainrules.ErrInvalidArgument, "index.Register: nil registry")
+	}
+	for _, e := range entries() {
+		if err := reg.Register(e); err != nil {
+			return fmt.Errorf("index.Register: %w", err)
+		}
+	}
+	return nil
+}
+
+// entries returns the registry entries of the package's op families.
+func entries() []chainrules.Entry[*Dense] {
 	all := []string{"float64", "complex128"}
+	var out []chainrules.Entry[*Dense]
 	reg := func(name string, arity int, doc string, samples func(rng *rand.Rand) []sample) {
-		tensor.Ops.MustRegister(chainrules.Entry[*Dense]{
+		out = append(out, chainrules.Entry[*Dense]{
 			Name: name, Arity: arity, DTypes: all, Forward: true, SecondOrder: true, Doc: doc, Samples: samples,
 		})
 	}
@@ -30,6 +51,7 @@ func init() {
 	reg("flip", 1, "reversal along axes", flipSamples)
 	reg("roll", 1, "cyclic shift along axes", rollSamples)
 	reg("where", 2, "where(mask, a, b) with a fixed broadcasting boolean mask", whereSamples)
+	return out
 }
 
 func rnd(rng *rand.Rand, dt tensor.DType, shape ...int) *Dense {

@@ -27,6 +27,7 @@
 //	loss := tape.Apply(reduce.MeanOp(nil, false), tape.Apply(reduce.LogSumExpOp([]int{1}, false), x))
 //	grads, err := tape.Backward(loss)
 //
-// Op names in tensor.Ops: "sum", "mean", "prod", "amax", "amin", "logsumexp",
-// "var", "std", "nansum", "nanmean".
+// Register adds the families to a registry under the names "sum", "mean", "prod",
+// "amax", "amin", "logsumexp", "var", "std", "nansum", "nanmean"; package ops puts
+// them in the default registry with the other built-in families.
 package reduce

@@ -11,7 +11,7 @@
 //
 // Kernels work on a canonical [a, r, b] layout whose middle axis is reduced: when
 // the reduced axes are adjacent the input is used in place, otherwise it is copied
-// once with permute.Materialize. The doc comment of each op gives its maths and
+// once with tensor.Dense.Clone. The doc comment of each op gives its maths and
 // rules; the policies at the points where derivatives do not exist are:
 //
 //   - Max and Min split the cotangent evenly among tied extrema (PyTorch's amax,

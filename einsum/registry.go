@@ -4,16 +4,16 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // Register adds the einsum family to reg under Name, with sample inputs for
 // testing/ruletest. It returns an error wrapping chainrules.ErrInvalidArgument for a
 // nil reg, or chainrules.ErrDuplicate if the name is taken.
-func Register(reg *chainrules.Registry[*tensor.Dense]) error {
+func Register(reg *cr.Registry[*tensor.Dense]) error {
 	if reg == nil {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum.Register: nil registry")
+		return cr.Errorf(cr.ErrInvalidArgument, "einsum.Register: nil registry")
 	}
 	if err := reg.Register(entry()); err != nil {
 		return fmt.Errorf("einsum.Register: %w", err)
@@ -22,10 +22,10 @@ func Register(reg *chainrules.Registry[*tensor.Dense]) error {
 }
 
 // entry returns the registry entry of the einsum family.
-func entry() chainrules.Entry[*tensor.Dense] {
-	return chainrules.Entry[*tensor.Dense]{
+func entry() cr.Entry[*tensor.Dense] {
+	return cr.Entry[*tensor.Dense]{
 		Name:        Name,
-		Arity:       chainrules.Variadic,
+		Arity:       cr.Variadic,
 		DTypes:      []string{"float64", "complex128"},
 		Forward:     true,
 		SecondOrder: true,
@@ -65,8 +65,8 @@ var sampleCases = []sampleCase{
 	{"complex ellipsis diagonal", "...ii->...i", [][]int{{2, 3, 3}}, []bool{true}},
 }
 
-func samples(rng *rand.Rand) []chainrules.Sample[*tensor.Dense] {
-	out := make([]chainrules.Sample[*tensor.Dense], 0, len(sampleCases))
+func samples(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+	out := make([]cr.Sample[*tensor.Dense], 0, len(sampleCases))
 	for _, c := range sampleCases {
 		in := make([]*tensor.Dense, len(c.shapes))
 		for k, sh := range c.shapes {
@@ -76,7 +76,7 @@ func samples(rng *rand.Rand) []chainrules.Sample[*tensor.Dense] {
 			}
 			in[k] = tensor.RandN(rng, dt, sh...)
 		}
-		out = append(out, chainrules.Sample[*tensor.Dense]{Name: c.name + " " + c.spec, Op: Op(c.spec), Inputs: in})
+		out = append(out, cr.Sample[*tensor.Dense]{Name: c.name + " " + c.spec, Op: Op(c.spec), Inputs: in})
 	}
 	return out
 }

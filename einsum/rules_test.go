@@ -6,13 +6,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
 func TestRegistryRules(t *testing.T) {
-	reg := chainrules.NewRegistry[*tensor.Dense]()
+	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, Register(reg))
 	require.Equal(t, []string{Name}, reg.Names())
 	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 60})

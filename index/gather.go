@@ -3,7 +3,7 @@ package index
 import (
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -26,7 +26,7 @@ type gatherOp struct {
 // which accumulates repeated indices; tangent: the same gather of xdot. A bad shape
 // or an index out of range is an error wrapping ErrInvalidArgument that names the
 // axis and the value.
-func GatherOp(axis int, index []int, shape ...int) chainrules.Op[*Dense] {
+func GatherOp(axis int, index []int, shape ...int) cr.Op[*Dense] {
 	return gatherOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
 }
 
@@ -37,7 +37,7 @@ func Gather(x *Dense, axis int, index []int, shape ...int) (*Dense, error) {
 
 func (gatherOp) Name() string { return "gather" }
 
-func (o gatherOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o gatherOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
 	const name = "gather"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -65,15 +65,15 @@ func scatterOffsets(name string, xShape []int, axis int, index, shape []int) ([]
 		return nil, err
 	}
 	if len(shape) != len(xShape) {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: index of shape %v for a tensor of rank %d: ranks must match", name, shape, len(xShape))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: index of shape %v for a tensor of rank %d: ranks must match", name, shape, len(xShape))
 	}
 	for d, s := range shape {
 		if s < 0 || (d != a && s > xShape[d]) {
-			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: index shape %v does not fit tensor shape %v on axis %d", name, shape, xShape, d)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: index shape %v does not fit tensor shape %v on axis %d", name, shape, xShape, d)
 		}
 	}
 	if n, ok := checkedProd(shape); !ok || len(index) != n {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d indices do not fill index shape %v", name, len(index), shape)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d indices do not fill index shape %v", name, len(index), shape)
 	}
 	rs := rowMajor(xShape)
 	off := make([]int, len(index))
@@ -161,7 +161,7 @@ type scatterAddOp struct {
 // basedot + scatter(srcdot). The indices are parameters and receive no cotangent.
 // Mixed dtypes promote to complex128. Bad shapes or an index out of range is an error
 // wrapping ErrInvalidArgument or ErrShapeMismatch.
-func ScatterAddOp(axis int, index []int, shape ...int) chainrules.Op[*Dense] {
+func ScatterAddOp(axis int, index []int, shape ...int) cr.Op[*Dense] {
 	return scatterAddOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
 }
 
@@ -172,13 +172,13 @@ func ScatterAdd(base *Dense, axis int, index []int, shape []int, src *Dense) (*D
 
 func (scatterAddOp) Name() string { return "scatter_add" }
 
-func (o scatterAddOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o scatterAddOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
 	const name = "scatter_add"
 	if err := checkInputs(name, x, 2); err != nil {
 		return nil, nil, err
 	}
 	if !slices.Equal(x[1].Shape(), o.shape) {
-		return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: src is %v, index is %v: they must match", name, x[1].Shape(), o.shape)
+		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: src is %v, index is %v: they must match", name, x[1].Shape(), o.shape)
 	}
 	off, err := scatterOffsets(name, x[0].Shape(), o.axis, o.index, o.shape)
 	if err != nil {
@@ -212,7 +212,7 @@ type indexSelectOp struct {
 // Pullback: index_add of ybar into zeros shaped like x, xbar[..., index[j], ...] +=
 // ybar[..., j, ...], which accumulates repeated indices; tangent: the same selection
 // of xdot. An index out of range is an error wrapping ErrInvalidArgument.
-func IndexSelectOp(axis int, index ...int) chainrules.Op[*Dense] {
+func IndexSelectOp(axis int, index ...int) cr.Op[*Dense] {
 	return indexSelectOp{axis: axis, index: slices.Clone(index)}
 }
 
@@ -223,7 +223,7 @@ func IndexSelect(x *Dense, axis int, index ...int) (*Dense, error) {
 
 func (indexSelectOp) Name() string { return "index_select" }
 
-func (o indexSelectOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o indexSelectOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
 	const name = "index_select"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-type sample = chainrules.Sample[*Dense]
+type sample = cr.Sample[*Dense]
 
 // Register adds the package's op families to reg under their names — "slice",
 // "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
@@ -16,9 +16,9 @@ type sample = chainrules.Sample[*Dense]
 // for testing/ruletest. It returns an error wrapping chainrules.ErrInvalidArgument
 // for a nil reg, or chainrules.ErrDuplicate if a name is taken; registration stops
 // there, and the families added before it stay.
-func Register(reg *chainrules.Registry[*Dense]) error {
+func Register(reg *cr.Registry[*Dense]) error {
 	if reg == nil {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "index.Register: nil registry")
+		return cr.Errorf(cr.ErrInvalidArgument, "index.Register: nil registry")
 	}
 	for _, e := range entries() {
 		if err := reg.Register(e); err != nil {
@@ -29,11 +29,11 @@ func Register(reg *chainrules.Registry[*Dense]) error {
 }
 
 // entries returns the registry entries of the package's op families.
-func entries() []chainrules.Entry[*Dense] {
+func entries() []cr.Entry[*Dense] {
 	all := []string{"float64", "complex128"}
-	var out []chainrules.Entry[*Dense]
+	var out []cr.Entry[*Dense]
 	reg := func(name string, arity int, doc string, samples func(rng *rand.Rand) []sample) {
-		out = append(out, chainrules.Entry[*Dense]{
+		out = append(out, cr.Entry[*Dense]{
 			Name: name, Arity: arity, DTypes: all, Forward: true, SecondOrder: true, Doc: doc, Samples: samples,
 		})
 	}
@@ -44,8 +44,8 @@ func entries() []chainrules.Entry[*Dense] {
 	reg("gather", 1, "PyTorch gather along an axis with a fixed integer index", gatherSamples)
 	reg("index_select", 1, "slabs at fixed integer indices along an axis", indexSelectSamples)
 	reg("scatter_add", 2, "base plus src scattered along an axis by a fixed index (repeats accumulate)", scatterAddSamples)
-	reg("concat", chainrules.Variadic, "inputs joined along an existing axis", concatSamples)
-	reg("stack", chainrules.Variadic, "inputs stacked along a new axis", stackSamples)
+	reg("concat", cr.Variadic, "inputs joined along an existing axis", concatSamples)
+	reg("stack", cr.Variadic, "inputs stacked along a new axis", stackSamples)
 	reg("split", 1, "piece k of a split along an axis into given sizes", splitSamples)
 	reg("pad", 1, "zero padding before and after each axis", padSamples)
 	reg("flip", 1, "reversal along axes", flipSamples)

@@ -3,7 +3,7 @@ package index
 import (
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -25,7 +25,7 @@ type whereOp struct {
 // and b were promoted to complex128); tangent: where(mask, adot, bdot). A mask whose
 // length does not fill its shape is an error wrapping ErrInvalidArgument; shapes that
 // do not broadcast, one wrapping ErrShapeMismatch.
-func WhereOp(mask []bool, shape ...int) chainrules.Op[*Dense] {
+func WhereOp(mask []bool, shape ...int) cr.Op[*Dense] {
 	return whereOp{mask: slices.Clone(mask), shape: slices.Clone(shape)}
 }
 
@@ -36,22 +36,22 @@ func Where(mask []bool, shape []int, a, b *Dense) (*Dense, error) {
 
 func (whereOp) Name() string { return "where" }
 
-func (o whereOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o whereOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
 	const name = "where"
 	if err := checkInputs(name, x, 2); err != nil {
 		return nil, nil, err
 	}
 	for _, d := range o.shape {
 		if d < 0 {
-			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: negative dim in mask shape %v", name, o.shape)
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: negative dim in mask shape %v", name, o.shape)
 		}
 	}
 	if n, ok := checkedProd(o.shape); !ok || len(o.mask) != n {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d mask elements do not fill mask shape %v", name, len(o.mask), o.shape)
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d mask elements do not fill mask shape %v", name, len(o.mask), o.shape)
 	}
 	out, err := tensor.BroadcastShapes(o.shape, x[0].Shape(), x[1].Shape())
 	if err != nil {
-		return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: mask %v, a %v and b %v do not broadcast", name, o.shape, x[0].Shape(), x[1].Shape())
+		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: mask %v, a %v and b %v do not broadcast", name, o.shape, x[0].Shape(), x[1].Shape())
 	}
 	mask, err := broadcastMask(o.mask, o.shape, out)
 	if err != nil {

@@ -8,9 +8,6 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Dense is the value type of every op in this package.
-type Dense = tensor.Dense
-
 // linearRule differentiates an op y = A(x_1, ..., x_n) that is linear in all its
 // inputs (every op of this package: the integer parameters, indices and masks, are
 // fixed at construction). Its rules are therefore
@@ -33,13 +30,13 @@ type linearRule struct {
 	// A_k^* ybar for every input k, in outDT, from a ybar of outShape and outDT.
 	// Both return fresh tensors and cannot fail: the op validated its parameters
 	// against the input shapes when it built the rule.
-	fwd func(xs []*Dense) *Dense
-	adj func(ybar *Dense) []*Dense
+	fwd func(xs []*tensor.Dense) *tensor.Dense
+	adj func(ybar *tensor.Dense) []*tensor.Dense
 }
 
 // newLinear returns a rule skeleton for op name on inputs x with output shape out:
 // the output dtype is complex if any input is.
-func newLinear(name string, x []*Dense, out []int) *linearRule {
+func newLinear(name string, x []*tensor.Dense, out []int) *linearRule {
 	r := &linearRule{name: name, outShape: slices.Clone(out), inDT: make([]tensor.DType, len(x)), inShape: make([][]int, len(x))}
 	r.outDT = tensor.Float64
 	for k, v := range x {
@@ -55,8 +52,8 @@ func newLinear(name string, x []*Dense, out []int) *linearRule {
 // promote returns xs converted to dt (real tensors become complex when dt is
 // Complex128); the slice is fresh, the tensors are shared when no conversion is
 // needed.
-func promote(xs []*Dense, dt tensor.DType) []*Dense {
-	out := make([]*Dense, len(xs))
+func promote(xs []*tensor.Dense, dt tensor.DType) []*tensor.Dense {
+	out := make([]*tensor.Dense, len(xs))
 	for k, v := range xs {
 		if dt == tensor.Complex128 {
 			v = v.AsComplex()
@@ -67,7 +64,7 @@ func promote(xs []*Dense, dt tensor.DType) []*Dense {
 }
 
 // run records the rule against the input NodeIDs in and returns the primal output.
-func (r *linearRule) run(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (r *linearRule) run(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	r.in = slices.Clone(in)
 	return r.fwd(promote(x, r.outDT)), r, nil
 }
@@ -76,7 +73,7 @@ func (r *linearRule) run(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*De
 func (r *linearRule) Inputs() []cr.NodeID { return r.in }
 
 // adjoint returns A_k^* ybar for every input, in each input's dtype.
-func (r *linearRule) adjoint(ybar *Dense) ([]*Dense, error) {
+func (r *linearRule) adjoint(ybar *tensor.Dense) ([]*tensor.Dense, error) {
 	if ybar == nil {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: nil cotangent", r.name)
 	}
@@ -96,20 +93,20 @@ func (r *linearRule) adjoint(ybar *Dense) ([]*Dense, error) {
 }
 
 // Pullback appends xbar_k = A_k^* ybar for every input.
-func (r *linearRule) Pullback(ybar *Dense, dst []cr.Contribution[*Dense]) ([]cr.Contribution[*Dense], error) {
+func (r *linearRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	xs, err := r.adjoint(ybar)
 	if err != nil {
 		return dst, err
 	}
 	for k, v := range xs {
-		dst = append(dst, cr.Contribution[*Dense]{Node: r.in[k], Value: v})
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[k], Value: v})
 	}
 	return dst, nil
 }
 
 // ForwardTangents returns ydot = A(xdot), absent tangents counting as zero.
-func (r *linearRule) ForwardTangents(tangentOf cr.TangentOf[*Dense]) (*Dense, bool, error) {
-	ts := make([]*Dense, len(r.in))
+func (r *linearRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	ts := make([]*tensor.Dense, len(r.in))
 	any := false
 	for k, id := range r.in {
 		t, ok := tangentOf(id)
@@ -135,28 +132,28 @@ func (r *linearRule) ForwardTangents(tangentOf cr.TangentOf[*Dense]) (*Dense, bo
 // PullbackWithTangents appends (A_k^* ybar, A_k^* ybardot): A is constant in x, so
 // the input tangents do not enter, and the cotangent tangent is absent exactly when
 // ybardot is.
-func (r *linearRule) PullbackWithTangents(ct cr.Dual[*Dense], _ cr.TangentOf[*Dense], dst []cr.DualContribution[*Dense]) ([]cr.DualContribution[*Dense], error) {
+func (r *linearRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	xs, err := r.adjoint(ct.Value)
 	if err != nil {
 		return dst, err
 	}
-	var ds []*Dense
+	var ds []*tensor.Dense
 	if ct.HasTangent {
 		if ds, err = r.adjoint(ct.Tangent); err != nil {
 			return dst, err
 		}
 	}
 	for k, v := range xs {
-		d := cr.Dual[*Dense]{Value: v, HasTangent: ct.HasTangent}
+		d := cr.Dual[*tensor.Dense]{Value: v, HasTangent: ct.HasTangent}
 		if ct.HasTangent {
 			d.Tangent = ds[k]
 		}
-		dst = append(dst, cr.DualContribution[*Dense]{Node: r.in[k], Cotangent: d})
+		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[k], Cotangent: d})
 	}
 	return dst, nil
 }
 
-func describe(t *Dense) string {
+func describe(t *tensor.Dense) string {
 	if t == nil {
 		return "<nil>"
 	}
@@ -165,7 +162,7 @@ func describe(t *Dense) string {
 
 // checkInputs returns an error unless x holds want non-nil tensors (want < 0: at
 // least one).
-func checkInputs(name string, x []*Dense, want int) error {
+func checkInputs(name string, x []*tensor.Dense, want int) error {
 	if want >= 0 && len(x) != want {
 		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d inputs, want %d", name, len(x), want)
 	}

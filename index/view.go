@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // End stands for "to the end of the axis" as a Range's Stop, like an omitted stop in
@@ -60,14 +61,16 @@ type sliceOp struct{ ranges []Range }
 // ybar into a zero tensor shaped like x (xbar = S^T ybar), the tangent is the same
 // slice of xdot, and the second-order term vanishes. More ranges than axes or a
 // negative step is an error wrapping ErrInvalidArgument.
-func SliceOp(ranges ...Range) cr.Op[*Dense] { return sliceOp{ranges: slices.Clone(ranges)} }
+func SliceOp(ranges ...Range) cr.Op[*tensor.Dense] { return sliceOp{ranges: slices.Clone(ranges)} }
 
 // Slice returns x[ranges...] as a fresh tensor (see SliceOp).
-func Slice(x *Dense, ranges ...Range) (*Dense, error) { return primal(SliceOp(ranges...), x) }
+func Slice(x *tensor.Dense, ranges ...Range) (*tensor.Dense, error) {
+	return primal(SliceOp(ranges...), x)
+}
 
 func (sliceOp) Name() string { return "slice" }
 
-func (o sliceOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o sliceOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	if err := checkInputs("slice", x, 1); err != nil {
 		return nil, nil, err
 	}
@@ -90,16 +93,16 @@ func (o sliceOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dens
 }
 
 // viewRule returns the rule of y = the strided view p of x, y contiguous.
-func viewRule(name string, x *Dense, p piece) *linearRule {
+func viewRule(name string, x *tensor.Dense, p piece) *linearRule {
 	if prod(p.shape) == 0 {
 		p.srcOff = 0
 	}
 	p.dstSt = rowMajor(p.shape)
-	return newLinear(name, []*Dense{x}, p.shape).withPieces([]piece{p})
+	return newLinear(name, []*tensor.Dense{x}, p.shape).withPieces([]piece{p})
 }
 
 // primal applies op to x without a tape.
-func primal(op cr.Op[*Dense], x ...*Dense) (*Dense, error) {
+func primal(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, error) {
 	y, _, err := op.Apply(make([]cr.NodeID, len(x)), x)
 	return y, err
 }
@@ -112,18 +115,18 @@ type narrowOp struct{ axis, start, length int }
 // Slice on one axis, with the same rules (pullback: ybar placed into zeros). A start
 // out of range, a negative length or start+length beyond the axis is an error
 // wrapping ErrInvalidArgument.
-func NarrowOp(axis, start, length int) cr.Op[*Dense] {
+func NarrowOp(axis, start, length int) cr.Op[*tensor.Dense] {
 	return narrowOp{axis: axis, start: start, length: length}
 }
 
 // Narrow returns x narrowed to [start, start+length) along axis (see NarrowOp).
-func Narrow(x *Dense, axis, start, length int) (*Dense, error) {
+func Narrow(x *tensor.Dense, axis, start, length int) (*tensor.Dense, error) {
 	return primal(NarrowOp(axis, start, length), x)
 }
 
 func (narrowOp) Name() string { return "narrow" }
 
-func (o narrowOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o narrowOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "narrow"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -161,14 +164,16 @@ type selectOp struct{ axis, index int }
 // end. Pullback: ybar placed in the slab index of a zero tensor shaped like x;
 // tangent: the same slab of xdot. An index out of range is an error wrapping
 // ErrInvalidArgument.
-func SelectOp(axis, index int) cr.Op[*Dense] { return selectOp{axis: axis, index: index} }
+func SelectOp(axis, index int) cr.Op[*tensor.Dense] { return selectOp{axis: axis, index: index} }
 
 // Select returns x with axis dropped at index (see SelectOp).
-func Select(x *Dense, axis, index int) (*Dense, error) { return primal(SelectOp(axis, index), x) }
+func Select(x *tensor.Dense, axis, index int) (*tensor.Dense, error) {
+	return primal(SelectOp(axis, index), x)
+}
 
 func (selectOp) Name() string { return "select" }
 
-func (o selectOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o selectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "select"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -205,18 +210,18 @@ type diagonalOp struct{ offset, axis1, axis2 int }
 // Pullback: ybar written onto that diagonal of a zero tensor shaped like x (PyTorch's
 // diag_embed); tangent: the diagonal of xdot. Equal axes or an axis out of range is
 // an error wrapping ErrInvalidArgument; negative axes count from the end.
-func DiagonalOp(offset, axis1, axis2 int) cr.Op[*Dense] {
+func DiagonalOp(offset, axis1, axis2 int) cr.Op[*tensor.Dense] {
 	return diagonalOp{offset: offset, axis1: axis1, axis2: axis2}
 }
 
 // Diagonal returns the diagonal of x over axis1 and axis2 (see DiagonalOp).
-func Diagonal(x *Dense, offset, axis1, axis2 int) (*Dense, error) {
+func Diagonal(x *tensor.Dense, offset, axis1, axis2 int) (*tensor.Dense, error) {
 	return primal(DiagonalOp(offset, axis1, axis2), x)
 }
 
 func (diagonalOp) Name() string { return "diagonal" }
 
-func (o diagonalOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o diagonalOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "diagonal"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -268,14 +273,14 @@ type flipOp struct{ axes []int }
 // end): y[..., i, ...] = x[..., n-1-i, ...]. A flip is its own adjoint: pullback
 // flips ybar, the tangent flips xdot. A repeated axis or an axis out of range is an
 // error wrapping ErrInvalidArgument.
-func FlipOp(axes ...int) cr.Op[*Dense] { return flipOp{axes: slices.Clone(axes)} }
+func FlipOp(axes ...int) cr.Op[*tensor.Dense] { return flipOp{axes: slices.Clone(axes)} }
 
 // Flip returns x reversed along axes (see FlipOp).
-func Flip(x *Dense, axes ...int) (*Dense, error) { return primal(FlipOp(axes...), x) }
+func Flip(x *tensor.Dense, axes ...int) (*tensor.Dense, error) { return primal(FlipOp(axes...), x) }
 
 func (flipOp) Name() string { return "flip" }
 
-func (o flipOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o flipOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "flip"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -313,16 +318,18 @@ type rollOp struct{ shifts, axes []int }
 // orthogonal, so its adjoint is the inverse roll: pullback rolls ybar by -shifts,
 // the tangent rolls xdot by shifts. Different lengths of shifts and axes, or an axis
 // out of range, is an error wrapping ErrInvalidArgument.
-func RollOp(shifts, axes []int) cr.Op[*Dense] {
+func RollOp(shifts, axes []int) cr.Op[*tensor.Dense] {
 	return rollOp{shifts: slices.Clone(shifts), axes: slices.Clone(axes)}
 }
 
 // Roll returns x rolled by shifts along axes (see RollOp).
-func Roll(x *Dense, shifts, axes []int) (*Dense, error) { return primal(RollOp(shifts, axes), x) }
+func Roll(x *tensor.Dense, shifts, axes []int) (*tensor.Dense, error) {
+	return primal(RollOp(shifts, axes), x)
+}
 
 func (rollOp) Name() string { return "roll" }
 
-func (o rollOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o rollOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "roll"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -375,14 +382,16 @@ type padOp struct{ widths [][2]int }
 // Pullback: the interior slice of ybar; tangent: xdot padded with zeros. A number of
 // pairs other than the rank or a negative width is an error wrapping
 // ErrInvalidArgument.
-func PadOp(widths ...[2]int) cr.Op[*Dense] { return padOp{widths: slices.Clone(widths)} }
+func PadOp(widths ...[2]int) cr.Op[*tensor.Dense] { return padOp{widths: slices.Clone(widths)} }
 
 // Pad returns x padded with zeros (see PadOp).
-func Pad(x *Dense, widths ...[2]int) (*Dense, error) { return primal(PadOp(widths...), x) }
+func Pad(x *tensor.Dense, widths ...[2]int) (*tensor.Dense, error) {
+	return primal(PadOp(widths...), x)
+}
 
 func (padOp) Name() string { return "pad" }
 
-func (o padOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o padOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "pad"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -427,14 +436,14 @@ type splitOp struct {
 // split is one op per piece; ApplySplit and ApplyChunk record all of them. Rules as
 // Narrow. Sizes that are negative or do not add up to the axis, or k out of range, is
 // an error wrapping ErrInvalidArgument.
-func SplitOp(axis int, sizes []int, k int) cr.Op[*Dense] {
+func SplitOp(axis int, sizes []int, k int) cr.Op[*tensor.Dense] {
 	return splitOp{axis: axis, sizes: slices.Clone(sizes), k: k}
 }
 
 // Split returns the pieces of x split along axis into blocks of the given sizes (see
 // SplitOp).
-func Split(x *Dense, axis int, sizes ...int) ([]*Dense, error) {
-	out := make([]*Dense, len(sizes))
+func Split(x *tensor.Dense, axis int, sizes ...int) ([]*tensor.Dense, error) {
+	out := make([]*tensor.Dense, len(sizes))
 	for k := range sizes {
 		y, err := primal(SplitOp(axis, sizes, k), x)
 		if err != nil {
@@ -467,7 +476,7 @@ func ChunkSizes(n, chunks int) ([]int, error) {
 // ApplySplit records on r one SplitOp per piece of x split along axis into blocks of
 // the given sizes, and returns their NodeIDs in order. On error (recorded on r, which
 // keeps it) it returns nil.
-func ApplySplit(r cr.Recorder[*Dense], x cr.NodeID, axis int, sizes ...int) []cr.NodeID {
+func ApplySplit(r cr.Recorder[*tensor.Dense], x cr.NodeID, axis int, sizes ...int) []cr.NodeID {
 	ids := make([]cr.NodeID, len(sizes))
 	for k := range sizes {
 		ids[k] = r.Apply(SplitOp(axis, sizes, k), x)
@@ -481,7 +490,7 @@ func ApplySplit(r cr.Recorder[*Dense], x cr.NodeID, axis int, sizes ...int) []cr
 // ApplyChunk records the split of x along axis into at most chunks pieces of
 // ChunkSizes, like PyTorch's chunk, and returns their NodeIDs. A bad chunk count or
 // axis is recorded on r as an error and ApplyChunk returns nil.
-func ApplyChunk(r cr.Recorder[*Dense], x cr.NodeID, axis, chunks int) []cr.NodeID {
+func ApplyChunk(r cr.Recorder[*tensor.Dense], x cr.NodeID, axis, chunks int) []cr.NodeID {
 	v, err := r.Value(x)
 	if err != nil {
 		// Let the recorder report the bad NodeID (or its sticky error) itself.
@@ -509,13 +518,13 @@ type failOp struct {
 
 func (o failOp) Name() string { return o.name }
 
-func (o failOp) Apply([]cr.NodeID, []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o failOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	return nil, nil, o.err
 }
 
 func (splitOp) Name() string { return "split" }
 
-func (o splitOp) Apply(in []cr.NodeID, x []*Dense) (*Dense, cr.ReverseRule[*Dense], error) {
+func (o splitOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "split"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/internal/gemm"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -128,7 +128,7 @@ func BenchmarkGradient(b *testing.B) {
 	const n = 512
 	a := tensor.RandN(rng, tensor.Float64, n, n)
 	bm := tensor.RandN(rng, tensor.Float64, n, n)
-	record := func() (*core.Tape[*tensor.Dense], chainrules.NodeID) {
+	record := func() (*core.Tape[*tensor.Dense], cr.NodeID) {
 		tape := core.NewTape[*tensor.Dense](tensor.Space{})
 		x, y := tape.Leaf(a), tape.Leaf(bm)
 		c := tape.Apply(Op("ij,jk->ik"), x, y)

@@ -42,6 +42,7 @@
 // # Differentiation
 //
 // Op records einsum on a tape. The rules are einsums themselves (einsum is linear
-// in each operand); see Op for the formulas. The family is registered in
-// tensor.Ops as "einsum".
+// in each operand); see Op for the formulas. Register adds the family to a registry
+// as "einsum"; package ops puts it in the default registry with the other built-in
+// families.
 package einsum

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -176,20 +176,20 @@ func TestErrors(t *testing.T) {
 		sentinel error
 		words    []string
 	}{
-		{"ij,j1->i", []*tensor.Dense{m(2, 3), m(3, 3)}, chainrules.ErrInvalidArgument, []string{"operand 1", "'1'"}},
-		{"ij->i$", []*tensor.Dense{m(2, 3)}, chainrules.ErrInvalidArgument, []string{"output", "'$'"}},
-		{"ij,jk->ik", []*tensor.Dense{m(2, 3)}, chainrules.ErrInvalidArgument, []string{"2 operand terms", "1 operands"}},
-		{"ij,jk->ik", []*tensor.Dense{m(2, 3), m(4, 5)}, chainrules.ErrShapeMismatch, []string{"'j'", "size 3 in operand 0", "size 4 in operand 1"}},
-		{"ii->i", []*tensor.Dense{m(2, 3)}, chainrules.ErrShapeMismatch, []string{"'i'", "operand 0"}},
-		{"ij->ik", []*tensor.Dense{m(2, 3)}, chainrules.ErrInvalidArgument, []string{"output label 'k'"}},
-		{"ij->ii", []*tensor.Dense{m(2, 3)}, chainrules.ErrInvalidArgument, []string{"output label 'i' is repeated"}},
-		{"ij->i->j", []*tensor.Dense{m(2, 3)}, chainrules.ErrInvalidArgument, []string{"->"}},
-		{"i..j->ij", []*tensor.Dense{m(2, 3)}, chainrules.ErrInvalidArgument, []string{"operand 0", "..."}},
-		{"...i...->i", []*tensor.Dense{m(2, 3)}, chainrules.ErrInvalidArgument, []string{"operand 0", "more than one"}},
-		{"ijk->i", []*tensor.Dense{m(2, 3)}, chainrules.ErrShapeMismatch, []string{"operand 0", "rank 2"}},
-		{"...i,...i->...", []*tensor.Dense{m(2, 3), m(4, 3)}, chainrules.ErrShapeMismatch, []string{"'...' dim 0", "operand 1"}},
-		{"", []*tensor.Dense{}, chainrules.ErrInvalidArgument, []string{"1 operand terms", "0 operands"}},
-		{"ij", []*tensor.Dense{nil}, chainrules.ErrInvalidArgument, []string{"operand 0 is nil"}},
+		{"ij,j1->i", []*tensor.Dense{m(2, 3), m(3, 3)}, cr.ErrInvalidArgument, []string{"operand 1", "'1'"}},
+		{"ij->i$", []*tensor.Dense{m(2, 3)}, cr.ErrInvalidArgument, []string{"output", "'$'"}},
+		{"ij,jk->ik", []*tensor.Dense{m(2, 3)}, cr.ErrInvalidArgument, []string{"2 operand terms", "1 operands"}},
+		{"ij,jk->ik", []*tensor.Dense{m(2, 3), m(4, 5)}, cr.ErrShapeMismatch, []string{"'j'", "size 3 in operand 0", "size 4 in operand 1"}},
+		{"ii->i", []*tensor.Dense{m(2, 3)}, cr.ErrShapeMismatch, []string{"'i'", "operand 0"}},
+		{"ij->ik", []*tensor.Dense{m(2, 3)}, cr.ErrInvalidArgument, []string{"output label 'k'"}},
+		{"ij->ii", []*tensor.Dense{m(2, 3)}, cr.ErrInvalidArgument, []string{"output label 'i' is repeated"}},
+		{"ij->i->j", []*tensor.Dense{m(2, 3)}, cr.ErrInvalidArgument, []string{"->"}},
+		{"i..j->ij", []*tensor.Dense{m(2, 3)}, cr.ErrInvalidArgument, []string{"operand 0", "..."}},
+		{"...i...->i", []*tensor.Dense{m(2, 3)}, cr.ErrInvalidArgument, []string{"operand 0", "more than one"}},
+		{"ijk->i", []*tensor.Dense{m(2, 3)}, cr.ErrShapeMismatch, []string{"operand 0", "rank 2"}},
+		{"...i,...i->...", []*tensor.Dense{m(2, 3), m(4, 3)}, cr.ErrShapeMismatch, []string{"'...' dim 0", "operand 1"}},
+		{"", []*tensor.Dense{}, cr.ErrInvalidArgument, []string{"1 operand terms", "0 operands"}},
+		{"ij", []*tensor.Dense{nil}, cr.ErrInvalidArgument, []string{"operand 0 is nil"}},
 	}
 	for _, c := range cases {
 		t.Run(c.spec, func(t *testing.T) {
@@ -200,7 +200,7 @@ func TestErrors(t *testing.T) {
 				assert.Contains(t, err.Error(), w)
 			}
 			// The op reports the same error from Apply.
-			ids := make([]chainrules.NodeID, len(c.ops))
+			ids := make([]cr.NodeID, len(c.ops))
 			_, _, err2 := Op(c.spec).Apply(ids, c.ops)
 			assert.True(t, errors.Is(err2, c.sentinel), "%v", err2)
 		})
@@ -212,9 +212,9 @@ func TestPlanChecksShapes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 4}, p.OutShape())
 	_, err = p.Eval(tensor.New(tensor.Float64, 2, 3), tensor.New(tensor.Float64, 3, 5))
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 	_, err = p.Eval(tensor.New(tensor.Float64, 2, 3))
-	assert.ErrorIs(t, err, chainrules.ErrInvalidArgument)
+	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 	assert.Contains(t, p.String(), "ij,jk->ik")
 }
 

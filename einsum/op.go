@@ -3,7 +3,7 @@ package einsum
 import (
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -33,11 +33,11 @@ const Name = "einsum"
 //     E_k(ybar, conj(x_i) for i != j, k, conj(xdot_j)), the product rule.
 //
 // Einsum is smooth everywhere: there are no kinks or ties.
-func Op(spec string) chainrules.Op[*tensor.Dense] { return &op{spec: spec} }
+func Op(spec string) cr.Op[*tensor.Dense] { return &op{spec: spec} }
 
 // Record records einsum(spec, operands...) on r and returns the result's node:
 // shorthand for r.Apply(Op(spec), operands...).
-func Record(r chainrules.Recorder[*tensor.Dense], spec string, operands ...chainrules.NodeID) chainrules.NodeID {
+func Record(r cr.Recorder[*tensor.Dense], spec string, operands ...cr.NodeID) cr.NodeID {
 	return r.Apply(Op(spec), operands...)
 }
 
@@ -50,13 +50,13 @@ func (o *op) Name() string { return Name }
 func (o *op) String() string { return Name + "(" + `"` + o.spec + `"` + ")" }
 
 // Apply evaluates the einsum and captures the operands for the rules.
-func (o *op) Apply(in []chainrules.NodeID, x []*tensor.Dense) (*tensor.Dense, chainrules.ReverseRule[*tensor.Dense], error) {
+func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	if len(in) != len(x) {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
 	}
 	for k, v := range x {
 		if v == nil {
-			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: operand %d is nil", o.spec, k)
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: operand %d is nil", o.spec, k)
 		}
 	}
 	p, err := cachedPlan(o.spec, x)
@@ -70,7 +70,7 @@ func (o *op) Apply(in []chainrules.NodeID, x []*tensor.Dense) (*tensor.Dense, ch
 // ApplyMasked is Apply for a tape that knows which operands need cotangents: the
 // rule skips the pullback contractions of the others (for y = X W with constant data
 // X, the pullback computes only Wbar = X^T ybar).
-func (o *op) ApplyMasked(in []chainrules.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, chainrules.ReverseRule[*tensor.Dense], error) {
+func (o *op) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	y, r, err := o.Apply(in, x)
 	if err != nil {
 		return nil, nil, err
@@ -88,7 +88,7 @@ func (o *op) ApplyMasked(in []chainrules.NodeID, x []*tensor.Dense, need []bool)
 // rule differentiates one recorded einsum.
 type rule struct {
 	p    *Plan
-	in   []chainrules.NodeID
+	in   []cr.NodeID
 	x    []*tensor.Dense
 	ydt  tensor.DType
 	skip []bool // operands nobody needs a cotangent for (nil: none)
@@ -96,9 +96,9 @@ type rule struct {
 
 func (r *rule) skipped(k int) bool { return r.skip != nil && r.skip[k] }
 
-func (r *rule) Inputs() []chainrules.NodeID { return r.in }
+func (r *rule) Inputs() []cr.NodeID { return r.in }
 
-func (r *rule) Pullback(ybar *tensor.Dense, dst []chainrules.Contribution[*tensor.Dense]) ([]chainrules.Contribution[*tensor.Dense], error) {
+func (r *rule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	if err := r.checkCotangent(ybar); err != nil {
 		return dst, err
 	}
@@ -106,7 +106,7 @@ func (r *rule) Pullback(ybar *tensor.Dense, dst []chainrules.Contribution[*tenso
 		if r.skipped(k) {
 			continue
 		}
-		dst = append(dst, chainrules.Contribution[*tensor.Dense]{Node: r.in[k], Value: r.pullback(k, ybar, r.x)})
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[k], Value: r.pullback(k, ybar, r.x)})
 	}
 	return dst, nil
 }
@@ -117,7 +117,7 @@ func (r *rule) checkCotangent(ybar *tensor.Dense) error {
 		if ybar != nil {
 			got = ybar.Describe()
 		}
-		return chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: cotangent is %s, the output is %v", r.p.spec, got, r.p.b.outShape())
+		return cr.Errorf(cr.ErrShapeMismatch, "einsum %q: cotangent is %s, the output is %v", r.p.spec, got, r.p.b.outShape())
 	}
 	return nil
 }
@@ -207,7 +207,7 @@ func (r *rule) pullback(k int, ybar *tensor.Dense, vals []*tensor.Dense) *tensor
 	return t
 }
 
-func (r *rule) ForwardTangents(tangentOf chainrules.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *rule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
 	var ydot *tensor.Dense
 	vals := slices.Clone(r.x)
 	for k := range r.x {
@@ -216,7 +216,7 @@ func (r *rule) ForwardTangents(tangentOf chainrules.TangentOf[*tensor.Dense]) (*
 			continue
 		}
 		if !slices.Equal(xd.Shape(), r.p.b.shapes[k]) {
-			return nil, false, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: tangent of operand %d is %s, the operand is %v", r.p.spec, k, xd.Describe(), r.p.b.shapes[k])
+			return nil, false, cr.Errorf(cr.ErrShapeMismatch, "einsum %q: tangent of operand %d is %s, the operand is %v", r.p.spec, k, xd.Describe(), r.p.b.shapes[k])
 		}
 		vals[k] = xd
 		term := r.p.eval(vals)
@@ -239,7 +239,7 @@ func (r *rule) ForwardTangents(tangentOf chainrules.TangentOf[*tensor.Dense]) (*
 	return ydot, true, nil
 }
 
-func (r *rule) PullbackWithTangents(ct chainrules.Dual[*tensor.Dense], tangentOf chainrules.TangentOf[*tensor.Dense], dst []chainrules.DualContribution[*tensor.Dense]) ([]chainrules.DualContribution[*tensor.Dense], error) {
+func (r *rule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	if err := r.checkCotangent(ct.Value); err != nil {
 		return dst, err
 	}
@@ -252,7 +252,7 @@ func (r *rule) PullbackWithTangents(ct chainrules.Dual[*tensor.Dense], tangentOf
 	for j := range r.x {
 		if v, ok := tangentOf(r.in[j]); ok {
 			if !slices.Equal(v.Shape(), r.p.b.shapes[j]) {
-				return dst, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: tangent of operand %d is %s, the operand is %v", r.p.spec, j, v.Describe(), r.p.b.shapes[j])
+				return dst, cr.Errorf(cr.ErrShapeMismatch, "einsum %q: tangent of operand %d is %s, the operand is %v", r.p.spec, j, v.Describe(), r.p.b.shapes[j])
 			}
 			xdot[j] = v
 		}
@@ -262,7 +262,7 @@ func (r *rule) PullbackWithTangents(ct chainrules.Dual[*tensor.Dense], tangentOf
 		if r.skipped(k) {
 			continue
 		}
-		d := chainrules.Dual[*tensor.Dense]{Value: r.pullback(k, ct.Value, r.x)}
+		d := cr.Dual[*tensor.Dense]{Value: r.pullback(k, ct.Value, r.x)}
 		add := func(t *tensor.Dense) error {
 			if !d.HasTangent {
 				d.Tangent, d.HasTangent = t, true
@@ -288,7 +288,7 @@ func (r *rule) PullbackWithTangents(ct chainrules.Dual[*tensor.Dense], tangentOf
 				return dst, err
 			}
 		}
-		dst = append(dst, chainrules.DualContribution[*tensor.Dense]{Node: r.in[k], Cotangent: d})
+		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[k], Cotangent: d})
 	}
 	return dst, nil
 }

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 	"strings"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // Labels are small integers: 'A'..'Z' are 0..25 and 'a'..'z' are 26..51, so that
@@ -77,7 +77,7 @@ type syntax struct {
 }
 
 func specErr(spec, format string, args ...any) error {
-	return chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: "+format, append([]any{spec}, args...)...)
+	return cr.Errorf(cr.ErrInvalidArgument, "einsum %q: "+format, append([]any{spec}, args...)...)
 }
 
 // parse checks the characters and structure of spec. Spaces are ignored.
@@ -151,7 +151,7 @@ type bound struct {
 // bind expands "..." and checks the shapes against the spec.
 func bind(spec string, sx syntax, shapes [][]int) (*bound, error) {
 	if len(shapes) != len(sx.in) {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: the spec has %d operand terms but %d operands were given", spec, len(sx.in), len(shapes))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: the spec has %d operand terms but %d operands were given", spec, len(sx.in), len(shapes))
 	}
 	b := &bound{dims: make([][]int, len(shapes)), shapes: shapes}
 	nell := 0
@@ -159,9 +159,9 @@ func bind(spec string, sx syntax, shapes [][]int) (*bound, error) {
 		r := len(shapes[k])
 		switch {
 		case tm.ell < 0 && r != len(tm.letters):
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: operand %d has rank %d (shape %v) but its term names %d dims", spec, k, r, shapes[k], len(tm.letters))
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "einsum %q: operand %d has rank %d (shape %v) but its term names %d dims", spec, k, r, shapes[k], len(tm.letters))
 		case tm.ell >= 0 && r < len(tm.letters):
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: operand %d has rank %d (shape %v) but its term names at least %d dims", spec, k, r, shapes[k], len(tm.letters))
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "einsum %q: operand %d has rank %d (shape %v) but its term names at least %d dims", spec, k, r, shapes[k], len(tm.letters))
 		}
 		if tm.ell >= 0 {
 			nell = max(nell, r-len(tm.letters))
@@ -193,7 +193,7 @@ func bind(spec string, sx syntax, shapes [][]int) (*bound, error) {
 		for d, l := range dims {
 			n := sh[d]
 			if n < 0 {
-				return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: operand %d has a negative dim in shape %v", spec, k, sh)
+				return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: operand %d has a negative dim in shape %v", spec, k, sh)
 			}
 			if !set.has(l) {
 				set.add(l)
@@ -212,7 +212,7 @@ func bind(spec string, sx syntax, shapes [][]int) (*bound, error) {
 				continue
 			}
 			w := where[l]
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: label %s has size %d in operand %d (dim %d) but size %d in operand %d (dim %d)", spec, labelName(l), b.size[l], w[0], w[1], n, k, d)
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "einsum %q: label %s has size %d in operand %d (dim %d) but size %d in operand %d (dim %d)", spec, labelName(l), b.size[l], w[0], w[1], n, k, d)
 		}
 		b.dims[k] = dims
 	}

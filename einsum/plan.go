@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -121,14 +121,14 @@ func (p *Plan) String() string {
 // result is fresh, float64 if every operand is and complex128 otherwise.
 func (p *Plan) Eval(operands ...*tensor.Dense) (*tensor.Dense, error) {
 	if len(operands) != len(p.b.shapes) {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: the plan takes %d operands, got %d", p.spec, len(p.b.shapes), len(operands))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: the plan takes %d operands, got %d", p.spec, len(p.b.shapes), len(operands))
 	}
 	for k, x := range operands {
 		if x == nil {
-			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: operand %d is nil", p.spec, k)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: operand %d is nil", p.spec, k)
 		}
 		if !slices.Equal(x.Shape(), p.b.shapes[k]) {
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "einsum %q: operand %d has shape %v, the plan was made for %v", p.spec, k, x.Shape(), p.b.shapes[k])
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "einsum %q: operand %d has shape %v, the plan was made for %v", p.spec, k, x.Shape(), p.b.shapes[k])
 		}
 	}
 	return p.eval(operands), nil
@@ -166,7 +166,7 @@ func (p *Plan) eval(operands []*tensor.Dense) *tensor.Dense {
 func Eval(spec string, operands ...*tensor.Dense) (*tensor.Dense, error) {
 	for k, x := range operands {
 		if x == nil {
-			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "einsum %q: operand %d is nil", spec, k)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: operand %d is nil", spec, k)
 		}
 	}
 	p, err := cachedPlan(spec, operands)

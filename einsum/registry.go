@@ -1,22 +1,37 @@
 package einsum
 
 import (
+	"fmt"
 	"math/rand/v2"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-func init() {
-	tensor.Ops.MustRegister(chainrules.Entry[*tensor.Dense]{
+// Register adds the einsum family to reg under Name, with sample inputs for
+// testing/ruletest. It returns an error wrapping chainrules.ErrInvalidArgument for a
+// nil reg, or chainrules.ErrDuplicate if the name is taken.
+func Register(reg *cr.Registry[*tensor.Dense]) error {
+	if reg == nil {
+		return cr.Errorf(cr.ErrInvalidArgument, "einsum.Register: nil registry")
+	}
+	if err := reg.Register(entry()); err != nil {
+		return fmt.Errorf("einsum.Register: %w", err)
+	}
+	return nil
+}
+
+// entry returns the registry entry of the einsum family.
+func entry() cr.Entry[*tensor.Dense] {
+	return cr.Entry[*tensor.Dense]{
 		Name:        Name,
-		Arity:       chainrules.Variadic,
+		Arity:       cr.Variadic,
 		DTypes:      []string{"float64", "complex128"},
 		Forward:     true,
 		SecondOrder: true,
 		Doc:         "n-ary tensor contraction by a NumPy einsum spec",
 		Samples:     samples,
-	})
+	}
 }
 
 // sampleCase is one spec with operand shapes; complex marks which operands are
@@ -50,8 +65,8 @@ var sampleCases = []sampleCase{
 	{"complex ellipsis diagonal", "...ii->...i", [][]int{{2, 3, 3}}, []bool{true}},
 }
 
-func samples(rng *rand.Rand) []chainrules.Sample[*tensor.Dense] {
-	out := make([]chainrules.Sample[*tensor.Dense], 0, len(sampleCases))
+func samples(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+	out := make([]cr.Sample[*tensor.Dense], 0, len(sampleCases))
 	for _, c := range sampleCases {
 		in := make([]*tensor.Dense, len(c.shapes))
 		for k, sh := range c.shapes {
@@ -61,7 +76,7 @@ func samples(rng *rand.Rand) []chainrules.Sample[*tensor.Dense] {
 			}
 			in[k] = tensor.RandN(rng, dt, sh...)
 		}
-		out = append(out, chainrules.Sample[*tensor.Dense]{Name: c.name + " " + c.spec, Op: Op(c.spec), Inputs: in})
+		out = append(out, cr.Sample[*tensor.Dense]{Name: c.name + " " + c.spec, Op: Op(c.spec), Inputs: in})
 	}
 	return out
 }

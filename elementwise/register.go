@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -78,66 +79,87 @@ func unarySamples(op cr.Op[*tensor.Dense], dtypes []string, d domain) func(*rand
 	}
 }
 
-func registerUnary(name string, op cr.Op[*tensor.Dense], dtypes []string, d domain, doc string) {
-	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: name, Arity: 1, DTypes: dtypes,
-		Forward: true, SecondOrder: true, Doc: doc, Samples: unarySamples(op, dtypes, d)})
+// unaryEntry returns the registry entry of a unary op family with samples drawn from d.
+func unaryEntry(name string, op cr.Op[*tensor.Dense], dtypes []string, d domain, doc string) cr.Entry[*tensor.Dense] {
+	return cr.Entry[*tensor.Dense]{Name: name, Arity: 1, DTypes: dtypes,
+		Forward: true, SecondOrder: true, Doc: doc, Samples: unarySamples(op, dtypes, d)}
 }
 
-func init() {
-	registerUnary("neg", NegOp, bothDTypes, anywhere, "y = -x")
-	registerUnary("exp", ExpOp, bothDTypes, anywhere, "y = e^x")
-	registerUnary("expm1", Expm1Op, bothDTypes, anywhere, "y = e^x - 1")
-	registerUnary("log", LogOp, bothDTypes, positive, "y = log x")
-	registerUnary("log1p", Log1pOp, bothDTypes, positive, "y = log(1 + x)")
-	registerUnary("sqrt", SqrtOp, bothDTypes, positive, "y = sqrt(x)")
-	registerUnary("rsqrt", RsqrtOp, bothDTypes, positive, "y = 1/sqrt(x)")
-	registerUnary("square", SquareOp, bothDTypes, anywhere, "y = x²")
-	registerUnary("reciprocal", ReciprocalOp, bothDTypes, offZero, "y = 1/x")
-	registerUnary("abs", AbsOp, bothDTypes, offZero, "y = |x|, abs'(0) = 0")
-	registerUnary("sin", SinOp, bothDTypes, anywhere, "y = sin x")
-	registerUnary("cos", CosOp, bothDTypes, anywhere, "y = cos x")
-	registerUnary("tan", TanOp, bothDTypes, domain{-1.2, 1.2, false}, "y = tan x")
-	registerUnary("sinh", SinhOp, bothDTypes, anywhere, "y = sinh x")
-	registerUnary("cosh", CoshOp, bothDTypes, anywhere, "y = cosh x")
-	registerUnary("tanh", TanhOp, bothDTypes, anywhere, "y = tanh x")
-	registerUnary("asin", AsinOp, bothDTypes, unitBall, "y = asin x")
-	registerUnary("acos", AcosOp, bothDTypes, unitBall, "y = acos x")
-	registerUnary("atan", AtanOp, bothDTypes, unitBall, "y = atan x")
-	registerUnary("asinh", AsinhOp, bothDTypes, unitBall, "y = asinh x")
-	registerUnary("acosh", AcoshOp, bothDTypes, domain{1.2, 2.5, false}, "y = acosh x")
-	registerUnary("atanh", AtanhOp, bothDTypes, unitBall, "y = atanh x")
-	registerUnary("sigmoid", SigmoidOp, bothDTypes, anywhere, "y = 1/(1 + e^-x)")
-	registerUnary("logsigmoid", LogSigmoidOp, realOnly, anywhere, "y = log sigmoid(x)")
-	registerUnary("relu", ReluOp, realOnly, offZero, "y = max(x, 0), relu'(0) = 0")
-	registerUnary("silu", SiluOp, realOnly, anywhere, "y = x sigmoid(x)")
-	registerUnary("erf", ErfOp, realOnly, anywhere, "y = erf x")
-	registerUnary("conj", ConjOp, bothDTypes, anywhere, "y = conj(x)")
-	registerUnary("real", RealOp, bothDTypes, anywhere, "y = Re x")
-	registerUnary("imag", ImagOp, complexOnly, anywhere, "y = Im x")
-	registerUnary("abs2", Abs2Op, bothDTypes, anywhere, "y = |x|²")
-	registerUnary("angle", AngleOp, bothDTypes, offZero, "y = arg x")
+// Register adds the package's op families to reg — every unary op (neg, exp, ...,
+// softplus, scale, shift, pow_scalar) and every broadcasting binary op (add, sub,
+// mul, div, pow, maximum, minimum, atan2, hypot, xlogy) under its Name — with sample
+// inputs for testing/ruletest. It returns an error wrapping
+// chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
+// is taken; registration stops there, and the families added before it stay.
+func Register(reg *cr.Registry[*tensor.Dense]) error {
+	if reg == nil {
+		return cr.Errorf(cr.ErrInvalidArgument, "elementwise.Register: nil registry")
+	}
+	for _, e := range append(unaryEntries(), binaryEntries()...) {
+		if err := reg.Register(e); err != nil {
+			return fmt.Errorf("elementwise.Register: %w", err)
+		}
+	}
+	return nil
+}
 
-	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "softplus", Arity: 1, DTypes: realOnly,
-		Forward: true, SecondOrder: true, Doc: "y = log(1 + e^(beta x))/beta, linear above the threshold",
-		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
-			return append(unarySamples(SoftplusOp, realOnly, anywhere)(rng),
-				cr.Sample[*tensor.Dense]{Name: "beta 3, threshold 20", Op: SoftplusBetaOp(3, 20),
-					Inputs: []*tensor.Dense{anywhere.draw(rng, tensor.Float64, 2, 3)}})
-		}})
-	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "scale", Arity: 1, DTypes: bothDTypes,
-		Forward: true, SecondOrder: true, Doc: "y = a x",
-		Samples: paramSamples(ScaleOp(2.5), ScaleOp(1-2i), anywhere)})
-	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "shift", Arity: 1, DTypes: bothDTypes,
-		Forward: true, SecondOrder: true, Doc: "y = x + b",
-		Samples: paramSamples(ShiftOp(-0.5), ShiftOp(1i), anywhere)})
-	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "pow_scalar", Arity: 1, DTypes: bothDTypes,
-		Forward: true, SecondOrder: true, Doc: "y = x^p",
-		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
-			s := paramSamples(PowScalarOp(2.5), PowScalarOp(1.5+0.5i), positive)(rng)
-			return append(s, cr.Sample[*tensor.Dense]{Name: "p = 3, signed float64", Op: PowScalarOp(3),
-				Inputs: []*tensor.Dense{anywhere.draw(rng, tensor.Float64, 3, 4)}})
-		}})
-	registerBinary()
+// unaryEntries returns the registry entries of the unary op families.
+func unaryEntries() []cr.Entry[*tensor.Dense] {
+	return []cr.Entry[*tensor.Dense]{
+		unaryEntry("neg", NegOp, bothDTypes, anywhere, "y = -x"),
+		unaryEntry("exp", ExpOp, bothDTypes, anywhere, "y = e^x"),
+		unaryEntry("expm1", Expm1Op, bothDTypes, anywhere, "y = e^x - 1"),
+		unaryEntry("log", LogOp, bothDTypes, positive, "y = log x"),
+		unaryEntry("log1p", Log1pOp, bothDTypes, positive, "y = log(1 + x)"),
+		unaryEntry("sqrt", SqrtOp, bothDTypes, positive, "y = sqrt(x)"),
+		unaryEntry("rsqrt", RsqrtOp, bothDTypes, positive, "y = 1/sqrt(x)"),
+		unaryEntry("square", SquareOp, bothDTypes, anywhere, "y = x²"),
+		unaryEntry("reciprocal", ReciprocalOp, bothDTypes, offZero, "y = 1/x"),
+		unaryEntry("abs", AbsOp, bothDTypes, offZero, "y = |x|, abs'(0) = 0"),
+		unaryEntry("sin", SinOp, bothDTypes, anywhere, "y = sin x"),
+		unaryEntry("cos", CosOp, bothDTypes, anywhere, "y = cos x"),
+		unaryEntry("tan", TanOp, bothDTypes, domain{-1.2, 1.2, false}, "y = tan x"),
+		unaryEntry("sinh", SinhOp, bothDTypes, anywhere, "y = sinh x"),
+		unaryEntry("cosh", CoshOp, bothDTypes, anywhere, "y = cosh x"),
+		unaryEntry("tanh", TanhOp, bothDTypes, anywhere, "y = tanh x"),
+		unaryEntry("asin", AsinOp, bothDTypes, unitBall, "y = asin x"),
+		unaryEntry("acos", AcosOp, bothDTypes, unitBall, "y = acos x"),
+		unaryEntry("atan", AtanOp, bothDTypes, unitBall, "y = atan x"),
+		unaryEntry("asinh", AsinhOp, bothDTypes, unitBall, "y = asinh x"),
+		unaryEntry("acosh", AcoshOp, bothDTypes, domain{1.2, 2.5, false}, "y = acosh x"),
+		unaryEntry("atanh", AtanhOp, bothDTypes, unitBall, "y = atanh x"),
+		unaryEntry("sigmoid", SigmoidOp, bothDTypes, anywhere, "y = 1/(1 + e^-x)"),
+		unaryEntry("logsigmoid", LogSigmoidOp, realOnly, anywhere, "y = log sigmoid(x)"),
+		unaryEntry("relu", ReluOp, realOnly, offZero, "y = max(x, 0), relu'(0) = 0"),
+		unaryEntry("silu", SiluOp, realOnly, anywhere, "y = x sigmoid(x)"),
+		unaryEntry("erf", ErfOp, realOnly, anywhere, "y = erf x"),
+		unaryEntry("conj", ConjOp, bothDTypes, anywhere, "y = conj(x)"),
+		unaryEntry("real", RealOp, bothDTypes, anywhere, "y = Re x"),
+		unaryEntry("imag", ImagOp, complexOnly, anywhere, "y = Im x"),
+		unaryEntry("abs2", Abs2Op, bothDTypes, anywhere, "y = |x|²"),
+		unaryEntry("angle", AngleOp, bothDTypes, offZero, "y = arg x"),
+
+		{Name: "softplus", Arity: 1, DTypes: realOnly,
+			Forward: true, SecondOrder: true, Doc: "y = log(1 + e^(beta x))/beta, linear above the threshold",
+			Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+				return append(unarySamples(SoftplusOp, realOnly, anywhere)(rng),
+					cr.Sample[*tensor.Dense]{Name: "beta 3, threshold 20", Op: SoftplusBetaOp(3, 20),
+						Inputs: []*tensor.Dense{anywhere.draw(rng, tensor.Float64, 2, 3)}})
+			}},
+		{Name: "scale", Arity: 1, DTypes: bothDTypes,
+			Forward: true, SecondOrder: true, Doc: "y = a x",
+			Samples: paramSamples(ScaleOp(2.5), ScaleOp(1-2i), anywhere)},
+		{Name: "shift", Arity: 1, DTypes: bothDTypes,
+			Forward: true, SecondOrder: true, Doc: "y = x + b",
+			Samples: paramSamples(ShiftOp(-0.5), ShiftOp(1i), anywhere)},
+		{Name: "pow_scalar", Arity: 1, DTypes: bothDTypes,
+			Forward: true, SecondOrder: true, Doc: "y = x^p",
+			Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+				s := paramSamples(PowScalarOp(2.5), PowScalarOp(1.5+0.5i), positive)(rng)
+				return append(s, cr.Sample[*tensor.Dense]{Name: "p = 3, signed float64", Op: PowScalarOp(3),
+					Inputs: []*tensor.Dense{anywhere.draw(rng, tensor.Float64, 3, 4)}})
+			}},
+	}
 }
 
 // paramSamples returns samples of a scalar-parameter op with a real parameter (on

@@ -42,7 +42,9 @@ func binarySamples(op cr.Op[*tensor.Dense], complexToo bool, da, db domain) func
 	}
 }
 
-func registerBinary() {
+// binaryEntries returns the registry entries of the broadcasting binary op families.
+func binaryEntries() []cr.Entry[*tensor.Dense] {
+	var out []cr.Entry[*tensor.Dense]
 	for _, b := range []struct {
 		op         cr.Op[*tensor.Dense]
 		complexToo bool
@@ -64,7 +66,8 @@ func registerBinary() {
 		if b.complexToo {
 			dtypes = bothDTypes
 		}
-		tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: b.op.Name(), Arity: 2, DTypes: dtypes,
+		out = append(out, cr.Entry[*tensor.Dense]{Name: b.op.Name(), Arity: 2, DTypes: dtypes,
 			Forward: true, SecondOrder: true, Doc: b.doc, Samples: binarySamples(b.op, b.complexToo, b.da, b.db)})
 	}
+	return out
 }

@@ -32,4 +32,20 @@
 // Grad, and a dense Hess built from HVPs for small problems), and [NewtonCG] is an
 // optimize.Method that minimises with trust-region Newton-CG (Steihaug-Toint
 // conjugate gradients), asking only for function values, gradients and HVPs.
+//
+// # Registries
+//
+// Every transform records f on a tape that resolves its ops through an op registry
+// (core.Tape.UseRegistry), so that overrides installed with SetOverride — custom
+// gradients — apply. The package-level functions use the shared default registry,
+// ops.Default, where an override is process-wide. [WithRegistry] binds the same
+// transforms to a registry of the caller's, typically a fresh one from ops.New with
+// an override installed that should stay local:
+//
+//	reg := ops.New()
+//	err := reg.SetOverride("relu", smoothRelu)
+//	grad, hv, err := hvp.WithRegistry(reg).HVP(f, x, v)
+//
+// An [Objective] made with WithRegistry(reg).NewObjective records with reg in Func,
+// Grad, Hess and HessVec, and so does a [NewtonCG] given its HessVec.
 package hvp

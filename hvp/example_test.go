@@ -10,6 +10,7 @@ import (
 	ew "github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/ops"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -44,4 +45,32 @@ func ExampleNewtonCG() {
 	fmt.Printf("status %v, f < 1e-20: %v, x[9] = %.6f, used HVPs: %v\n", res.Status, res.F < 1e-20, res.X[9], obj.HVPs > 0)
 	// Output:
 	// status GradientThreshold, f < 1e-20: true, x[9] = 1.000000, used HVPs: true
+}
+
+// relu has no curvature, so the Hessian of sum(relu(x)) is zero. A registry from
+// ops.New with relu overridden by its smooth cousin silu gives curvature to the
+// transforms that are given that registry, and to no others.
+func ExampleWithRegistry() {
+	reg := ops.New()
+	if err := reg.SetOverride("relu", func(cr.Op[*tensor.Dense]) cr.Op[*tensor.Dense] { return ew.SiluOp }); err != nil {
+		panic(err)
+	}
+	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+		return t.Apply(reduce.SumOp(nil, false), t.Apply(ew.ReluOp, x[0]))
+	}
+	x, _ := tensor.FromFloat64([]float64{-1, 2}, 2)
+	v := tensor.Ones(tensor.Float64, 2)
+	for _, c := range []struct {
+		name string
+		tr   hvp.Transforms
+	}{{"default", hvp.WithRegistry(ops.Default())}, {"smoothed", hvp.WithRegistry(reg)}} {
+		grad, hv, err := c.tr.HVP(f, []*tensor.Dense{x}, []*tensor.Dense{v})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Printf("%-8s grad = %.4f, H v = %.4f\n", c.name, grad[0].Float64s(), hv[0].Float64s())
+	}
+	// Output:
+	// default  grad = [0.0000 1.0000], H v = [0.0000 0.0000]
+	// smoothed grad = [0.0723 1.0908], H v = [0.3024 0.0501]
 }

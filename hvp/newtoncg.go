@@ -30,7 +30,8 @@ type HessVecFunc func(dst, x, v []float64) error
 // gonum has no operation for Hessian-vector products, so NewtonCG calls HessVec
 // itself; it asks gonum for function values and gradients, which gonum counts.
 type NewtonCG struct {
-	// HessVec applies the Hessian at a point (required).
+	// HessVec applies the Hessian at a point (required). Objective.HessVec is one; it
+	// records with the registry of the Transforms that made the Objective.
 	HessVec HessVecFunc
 	// InitialRadius is the first trust-region radius (default 1).
 	InitialRadius float64

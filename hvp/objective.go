@@ -23,6 +23,7 @@ import (
 type Objective struct {
 	f     Func
 	shape []int
+	tr    Transforms // the registry the recordings use
 
 	// The two most recent recordings, newest first: a trust-region method evaluates a
 	// trial point and, if it rejects it, goes on applying the Hessian at the current
@@ -39,9 +40,17 @@ type Objective struct {
 
 // NewObjective returns the objective x -> f(x) for x of the given shape. A shape
 // with no elements, or a negative dimension, makes every evaluation fail (Func
-// returns NaN and Err reports ErrInvalidArgument).
+// returns NaN and Err reports ErrInvalidArgument). It records with the default
+// registry; see Transforms.NewObjective.
 func NewObjective(f Func, shape ...int) *Objective {
-	o := &Objective{f: f, shape: slices.Clone(shape)}
+	return defaults().NewObjective(f, shape...)
+}
+
+// NewObjective is the package-level NewObjective, recording with tr's registry: its
+// Func, Grad, Hess and HessVec (and so a NewtonCG given HessVec) all see the
+// registry's overrides.
+func (tr Transforms) NewObjective(f Func, shape ...int) *Objective {
+	o := &Objective{f: f, shape: slices.Clone(shape), tr: tr}
 	if slices.ContainsFunc(shape, func(d int) bool { return d < 0 }) {
 		o.invalid = cr.Errorf(cr.ErrInvalidArgument, "hvp.NewObjective: negative dimension in shape %v", shape)
 	} else if o.Dim() == 0 {
@@ -92,7 +101,7 @@ func (o *Objective) at(x []float64) (*Operator, error) {
 	if err != nil {
 		return nil, err
 	}
-	op, err := NewOperator(o.f, xt)
+	op, err := o.tr.NewOperator(o.f, xt)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	ew "github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/ops"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -98,7 +99,7 @@ func randomGraph(seed uint64) hvp.Func {
 func TestRandomGraphsHVPMatchesFiniteDifferences(t *testing.T) {
 	const graphs = 300
 	for _, op := range slices.Concat(smoothUnary, boundedUnary, smoothBinary) {
-		_, ok := tensor.Ops.Lookup(op.Name())
+		_, ok := ops.Default().Lookup(op.Name())
 		require.True(t, ok, "op %s is registered", op.Name())
 	}
 	for g := range uint64(graphs) {

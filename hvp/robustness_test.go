@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/ops"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -16,7 +17,7 @@ import (
 // either.
 func TestOpsNeverPanicOnBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 11))
-	for _, e := range tensor.Ops.Entries() {
+	for _, e := range ops.Default().Entries() {
 		samples := e.Samples(rng)
 		if len(samples) == 0 {
 			continue

@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/ops"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -19,9 +20,30 @@ type Tape = core.Tape[*tensor.Dense]
 // sticky on the tape; a Func need not check them.
 type Func func(t *Tape, x []cr.NodeID) cr.NodeID
 
+// Transforms are the function transforms of this package bound to an op registry:
+// every recording of a Func is made on a tape that resolves its ops through the
+// registry (core.Tape.UseRegistry), so the overrides installed on it with
+// SetOverride — custom gradients — take effect. The package-level functions (Grad,
+// HVP, NewOperator, NewObjective, ...) are the Transforms of [ops.Default]; to keep a
+// custom gradient local, install it on a registry from ops.New and use
+// WithRegistry(reg).HVP and so on.
+//
+// The zero Transforms records on tapes without a registry: ops are applied as
+// given, with no overrides. A Transforms is a small value, safe for concurrent use.
+type Transforms struct {
+	reg *cr.Registry[*tensor.Dense]
+}
+
+// WithRegistry returns the transforms whose recordings resolve ops through reg. A
+// nil reg means no registry (ops are applied as given).
+func WithRegistry(reg *cr.Registry[*tensor.Dense]) Transforms { return Transforms{reg: reg} }
+
+// defaults are the transforms of the package-level functions.
+func defaults() Transforms { return WithRegistry(ops.Default()) }
+
 // record runs f on a fresh tape whose leaves are x.
-func record(f Func, x []*tensor.Dense) (*Tape, []cr.NodeID, cr.NodeID, error) {
-	t := core.NewTape[*tensor.Dense](tensor.Space{}).UseRegistry(tensor.Ops)
+func (tr Transforms) record(f Func, x []*tensor.Dense) (*Tape, []cr.NodeID, cr.NodeID, error) {
+	t := core.NewTape[*tensor.Dense](tensor.Space{}).UseRegistry(tr.reg)
 	ids := make([]cr.NodeID, len(x))
 	for i, xi := range x {
 		if xi == nil {
@@ -56,9 +78,15 @@ func collect(g *core.Gradients[*tensor.Dense], ids []cr.NodeID, x []*tensor.Dens
 // Grad returns f(x) and the gradient of a scalar f with respect to each input:
 // grad_k = d f / d x_k (for complex inputs, PyTorch's convention: the adjoint of the
 // JVP under Re<a, b>, so that f(x + e v) = f(x) + e Re<grad, v> + O(e^2)). A non-scalar
-// output is an error wrapping chainrules.ErrNonScalarLoss.
+// output is an error wrapping chainrules.ErrNonScalarLoss. It records with the
+// default registry; see Transforms.Grad.
 func Grad(f Func, x ...*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
-	t, ids, out, err := record(f, x)
+	return defaults().Grad(f, x...)
+}
+
+// Grad is the package-level Grad, recording with tr's registry.
+func (tr Transforms) Grad(f Func, x ...*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
+	t, ids, out, err := tr.record(f, x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -71,9 +99,15 @@ func Grad(f Func, x ...*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense
 }
 
 // VJP returns y = f(x) and the vector-Jacobian products xbar_k = J_k^* ybar, where
-// J_k is the Jacobian of y with respect to x_k and ybar is shaped like y.
+// J_k is the Jacobian of y with respect to x_k and ybar is shaped like y. It records
+// with the default registry; see Transforms.VJP.
 func VJP(f Func, x []*tensor.Dense, ybar *tensor.Dense) (y *tensor.Dense, xbar []*tensor.Dense, err error) {
-	t, ids, out, err := record(f, x)
+	return defaults().VJP(f, x, ybar)
+}
+
+// VJP is the package-level VJP, recording with tr's registry.
+func (tr Transforms) VJP(f Func, x []*tensor.Dense, ybar *tensor.Dense) (y *tensor.Dense, xbar []*tensor.Dense, err error) {
+	t, ids, out, err := tr.record(f, x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,12 +120,18 @@ func VJP(f Func, x []*tensor.Dense, ybar *tensor.Dense) (y *tensor.Dense, xbar [
 }
 
 // JVP returns y = f(x) and the Jacobian-vector product ydot = sum_k J_k v_k, where v
-// holds one tangent per input, shaped like it.
+// holds one tangent per input, shaped like it. It records with the default
+// registry; see Transforms.JVP.
 func JVP(f Func, x, v []*tensor.Dense) (y, ydot *tensor.Dense, err error) {
+	return defaults().JVP(f, x, v)
+}
+
+// JVP is the package-level JVP, recording with tr's registry.
+func (tr Transforms) JVP(f Func, x, v []*tensor.Dense) (y, ydot *tensor.Dense, err error) {
 	if len(v) != len(x) {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.JVP: %d tangents for %d inputs", len(v), len(x))
 	}
-	t, ids, out, err := record(f, x)
+	t, ids, out, err := tr.record(f, x)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,9 +163,14 @@ func seeds(ids []cr.NodeID, v []*tensor.Dense) map[cr.NodeID]*tensor.Dense {
 //	(H v)_k = sum_j d^2 f / (dx_k dx_j) v_j.
 //
 // It is forward-over-reverse: one recording, one forward-tangent sweep and one
-// second-order sweep.
+// second-order sweep. It records with the default registry; see Transforms.HVP.
 func HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense, err error) {
-	op, err := NewOperator(f, x...)
+	return defaults().HVP(f, x, v)
+}
+
+// HVP is the package-level HVP, recording with tr's registry.
+func (tr Transforms) HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense, err error) {
+	op, err := tr.NewOperator(f, x...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -150,9 +195,15 @@ type Operator struct {
 }
 
 // NewOperator records f at x. A non-scalar output is an error wrapping
-// chainrules.ErrNonScalarLoss.
+// chainrules.ErrNonScalarLoss. It records with the default registry; see
+// Transforms.NewOperator.
 func NewOperator(f Func, x ...*tensor.Dense) (*Operator, error) {
-	t, ids, out, err := record(f, x)
+	return defaults().NewOperator(f, x...)
+}
+
+// NewOperator is the package-level NewOperator, recording with tr's registry.
+func (tr Transforms) NewOperator(f Func, x ...*tensor.Dense) (*Operator, error) {
+	t, ids, out, err := tr.record(f, x)
 	if err != nil {
 		return nil, err
 	}
@@ -203,15 +254,21 @@ func (o *Operator) Apply(v ...*tensor.Dense) ([]*tensor.Dense, error) {
 // Hessian returns the dense Hessian of a scalar function of one float64 tensor,
 // flattened in row-major order: H_ij = d^2 f / (dx_i dx_j). It costs one recording
 // and n Hessian-vector products for n = x.Size(); the result is symmetrised,
-// (H + H^T)/2, which changes it only by rounding. Complex inputs are an error.
+// (H + H^T)/2, which changes it only by rounding. Complex inputs are an error. It
+// records with the default registry; see Transforms.Hessian.
 func Hessian(f Func, x *tensor.Dense) (*mat.SymDense, error) {
+	return defaults().Hessian(f, x)
+}
+
+// Hessian is the package-level Hessian, recording with tr's registry.
+func (tr Transforms) Hessian(f Func, x *tensor.Dense) (*mat.SymDense, error) {
 	if x == nil || x.DType() != tensor.Float64 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian needs a float64 input")
 	}
 	if x.Size() == 0 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian of an empty input (shape %v)", x.Shape())
 	}
-	op, err := NewOperator(f, x)
+	op, err := tr.NewOperator(f, x)
 	if err != nil {
 		return nil, err
 	}
@@ -240,12 +297,18 @@ func Hessian(f Func, x *tensor.Dense) (*mat.SymDense, error) {
 // Jacobian returns the Jacobian of f at a float64 tensor x, flattened in row-major
 // order: J_ij = d y_i / d x_j, with m = y.Size() rows and n = x.Size() columns. It
 // uses n forward sweeps or m reverse sweeps, whichever is fewer, on one recording.
-// Complex inputs or outputs are an error.
+// Complex inputs or outputs are an error. It records with the default registry; see
+// Transforms.Jacobian.
 func Jacobian(f Func, x *tensor.Dense) (*mat.Dense, error) {
+	return defaults().Jacobian(f, x)
+}
+
+// Jacobian is the package-level Jacobian, recording with tr's registry.
+func (tr Transforms) Jacobian(f Func, x *tensor.Dense) (*mat.Dense, error) {
 	if x == nil || x.DType() != tensor.Float64 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a float64 input")
 	}
-	t, ids, out, err := record(f, []*tensor.Dense{x})
+	t, ids, out, err := tr.record(f, []*tensor.Dense{x})
 	if err != nil {
 		return nil, err
 	}

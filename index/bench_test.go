@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -13,7 +13,7 @@ import (
 // benchOp times the forward op (Apply) and the pullback of op at inputs, reporting
 // GB/s as the bytes of the inputs read plus the output written (forward) or the
 // cotangent read plus the input cotangents written (pullback).
-func benchOp(b *testing.B, op chainrules.Op[*tensor.Dense], inputs ...*tensor.Dense) {
+func benchOp(b *testing.B, op cr.Op[*tensor.Dense], inputs ...*tensor.Dense) {
 	in := ids(len(inputs))
 	y, rule, err := op.Apply(in, inputs)
 	if err != nil {
@@ -35,7 +35,7 @@ func benchOp(b *testing.B, op chainrules.Op[*tensor.Dense], inputs ...*tensor.De
 	ybar := tensor.RandN(rand.New(rand.NewPCG(1, 1)), y.DType(), y.Shape()...)
 	b.Run("pullback", func(b *testing.B) {
 		b.ReportAllocs()
-		var dst []chainrules.Contribution[*tensor.Dense]
+		var dst []cr.Contribution[*tensor.Dense]
 		for b.Loop() {
 			if dst, err = rule.Pullback(ybar, dst[:0]); err != nil {
 				b.Fatal(err)
@@ -64,7 +64,7 @@ func BenchmarkOps(b *testing.B) {
 		}
 		cases := []struct {
 			name   string
-			op     chainrules.Op[*tensor.Dense]
+			op     cr.Op[*tensor.Dense]
 			inputs []*tensor.Dense
 		}{
 			{"slice_1:,1:", index.SliceOp(index.Range{Start: 1, Stop: index.End}, index.Range{Start: 1, Stop: index.End}), []*tensor.Dense{x}},

@@ -26,9 +26,10 @@
 // errors from Apply that wrap chainrules.ErrInvalidArgument or ErrShapeMismatch and
 // name the op, the axis and the value; a tape keeps them as its sticky error.
 //
-// Each family is registered in tensor.Ops under its PyTorch-style name: "slice",
+// Register adds each family to a registry under its PyTorch-style name: "slice",
 // "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
-// "concat", "stack", "split", "pad", "flip", "roll", "where".
+// "concat", "stack", "split", "pad", "flip", "roll", "where"; package ops puts them
+// in the default registry with the other built-in families.
 //
 // The Rosenbrock function sum_i 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2 needs the
 // shifted views x[1:] and x[:-1]:

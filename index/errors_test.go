@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -19,10 +19,10 @@ func TestErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	x := tensor.RandN(rng, tensor.Float64, 3, 4)
 	y := tensor.RandN(rng, tensor.Float64, 2, 5)
-	inv, mis := chainrules.ErrInvalidArgument, chainrules.ErrShapeMismatch
+	inv, mis := cr.ErrInvalidArgument, cr.ErrShapeMismatch
 	cases := []struct {
 		name   string
-		op     chainrules.Op[*tensor.Dense]
+		op     cr.Op[*tensor.Dense]
 		inputs []*tensor.Dense
 		is     error
 		says   []string // substrings of the message: op, axis, value
@@ -90,18 +90,18 @@ func TestTapeErrors(t *testing.T) {
 	x := tape.Leaf(tensor.New(tensor.Float64, 3, 4))
 	y := tape.Apply(index.SelectOp(0, 7), x)
 	assert.False(t, y.Valid())
-	require.ErrorIs(t, tape.Err(), chainrules.ErrInvalidArgument)
+	require.ErrorIs(t, tape.Err(), cr.ErrInvalidArgument)
 	assert.Contains(t, tape.Err().Error(), "select")
 
 	tape = core.NewTape[*tensor.Dense](tensor.Space{})
 	x = tape.Leaf(tensor.New(tensor.Float64, 3, 4))
 	assert.Nil(t, index.ApplyChunk(tape, x, 1, 0))
-	require.ErrorIs(t, tape.Err(), chainrules.ErrInvalidArgument)
+	require.ErrorIs(t, tape.Err(), cr.ErrInvalidArgument)
 
 	tape = core.NewTape[*tensor.Dense](tensor.Space{})
 	x = tape.Leaf(tensor.New(tensor.Float64, 3, 4))
 	assert.Nil(t, index.ApplySplit(tape, x, 1, 1, 1))
-	require.ErrorIs(t, tape.Err(), chainrules.ErrInvalidArgument)
+	require.ErrorIs(t, tape.Err(), cr.ErrInvalidArgument)
 }
 
 // Chunks recorded on a tape pull back to the pieces of the gradient.

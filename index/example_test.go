@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -94,7 +94,7 @@ func ExampleSelectOp() {
 	tape := core.NewTape[*tensor.Dense](tensor.Space{})
 	x := tape.Leaf(tensor.New(tensor.Float64, 2, 3))
 	tape.Apply(index.SelectOp(1, 5), x)
-	fmt.Println(errors.Is(tape.Err(), chainrules.ErrInvalidArgument))
+	fmt.Println(errors.Is(tape.Err(), cr.ErrInvalidArgument))
 	fmt.Println(tape.Err())
 	// Output:
 	// true

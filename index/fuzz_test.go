@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -50,7 +50,7 @@ func FuzzSlice(f *testing.F) {
 		}
 		y, err := index.Slice(x, index.Range{Start: start, Stop: stop, Step: step})
 		if step < 0 {
-			if !errors.Is(err, chainrules.ErrInvalidArgument) {
+			if !errors.Is(err, cr.ErrInvalidArgument) {
 				t.Fatalf("step %d: got %v, want ErrInvalidArgument", step, err)
 			}
 			return

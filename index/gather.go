@@ -3,7 +3,7 @@ package index
 import (
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -26,18 +26,18 @@ type gatherOp struct {
 // which accumulates repeated indices; tangent: the same gather of xdot. A bad shape
 // or an index out of range is an error wrapping ErrInvalidArgument that names the
 // axis and the value.
-func GatherOp(axis int, index []int, shape ...int) chainrules.Op[*Dense] {
+func GatherOp(axis int, index []int, shape ...int) cr.Op[*tensor.Dense] {
 	return gatherOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
 }
 
 // Gather gathers x along axis at the index of the given shape (see GatherOp).
-func Gather(x *Dense, axis int, index []int, shape ...int) (*Dense, error) {
+func Gather(x *tensor.Dense, axis int, index []int, shape ...int) (*tensor.Dense, error) {
 	return primal(GatherOp(axis, index, shape...), x)
 }
 
 func (gatherOp) Name() string { return "gather" }
 
-func (o gatherOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "gather"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -47,11 +47,11 @@ func (o gatherOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.
 		return nil, nil, err
 	}
 	r := newLinear(name, x, o.shape)
-	r.fwd = func(xs []*Dense) *Dense { return gatherAt(r.outDT, o.shape, xs[0], off) }
-	r.adj = func(ybar *Dense) []*Dense {
+	r.fwd = func(xs []*tensor.Dense) *tensor.Dense { return gatherAt(r.outDT, o.shape, xs[0], off) }
+	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
 		xbar := tensor.New(r.outDT, r.inShape[0]...)
 		scatterAddAt(xbar, ybar, off)
-		return []*Dense{xbar}
+		return []*tensor.Dense{xbar}
 	}
 	return r.run(in, x)
 }
@@ -65,15 +65,15 @@ func scatterOffsets(name string, xShape []int, axis int, index, shape []int) ([]
 		return nil, err
 	}
 	if len(shape) != len(xShape) {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: index of shape %v for a tensor of rank %d: ranks must match", name, shape, len(xShape))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: index of shape %v for a tensor of rank %d: ranks must match", name, shape, len(xShape))
 	}
 	for d, s := range shape {
 		if s < 0 || (d != a && s > xShape[d]) {
-			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: index shape %v does not fit tensor shape %v on axis %d", name, shape, xShape, d)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: index shape %v does not fit tensor shape %v on axis %d", name, shape, xShape, d)
 		}
 	}
 	if n, ok := checkedProd(shape); !ok || len(index) != n {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d indices do not fill index shape %v", name, len(index), shape)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d indices do not fill index shape %v", name, len(index), shape)
 	}
 	rs := rowMajor(xShape)
 	off := make([]int, len(index))
@@ -108,7 +108,7 @@ func scatterOffsets(name string, xShape []int, axis int, index, shape []int) ([]
 
 // gatherAt returns the tensor of the given shape and dtype with element e equal to
 // the row-major element off[e] of x.
-func gatherAt(dt tensor.DType, shape []int, x *Dense, off []int) *Dense {
+func gatherAt(dt tensor.DType, shape []int, x *tensor.Dense, off []int) *tensor.Dense {
 	out := tensor.New(dt, shape...)
 	ob, xb := bufOf(out), bufOf(x)
 	if ob.c {
@@ -128,7 +128,7 @@ func gatherKernel[T elem](dst, src []T, off []int) {
 // scatterAddAt adds the row-major element e of src into the row-major element
 // off[e] of dst, which must be freshly allocated (it is written through its
 // storage).
-func scatterAddAt(dst, src *Dense, off []int) {
+func scatterAddAt(dst, src *tensor.Dense, off []int) {
 	db, sb := bufOf(dst), bufOf(src)
 	if db.c {
 		scatterKernel(db.cx, sb.cx, off)
@@ -161,37 +161,37 @@ type scatterAddOp struct {
 // basedot + scatter(srcdot). The indices are parameters and receive no cotangent.
 // Mixed dtypes promote to complex128. Bad shapes or an index out of range is an error
 // wrapping ErrInvalidArgument or ErrShapeMismatch.
-func ScatterAddOp(axis int, index []int, shape ...int) chainrules.Op[*Dense] {
+func ScatterAddOp(axis int, index []int, shape ...int) cr.Op[*tensor.Dense] {
 	return scatterAddOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
 }
 
 // ScatterAdd returns base with src added at the index (see ScatterAddOp).
-func ScatterAdd(base *Dense, axis int, index []int, shape []int, src *Dense) (*Dense, error) {
+func ScatterAdd(base *tensor.Dense, axis int, index []int, shape []int, src *tensor.Dense) (*tensor.Dense, error) {
 	return primal(ScatterAddOp(axis, index, shape...), base, src)
 }
 
 func (scatterAddOp) Name() string { return "scatter_add" }
 
-func (o scatterAddOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o scatterAddOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "scatter_add"
 	if err := checkInputs(name, x, 2); err != nil {
 		return nil, nil, err
 	}
 	if !slices.Equal(x[1].Shape(), o.shape) {
-		return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: src is %v, index is %v: they must match", name, x[1].Shape(), o.shape)
+		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: src is %v, index is %v: they must match", name, x[1].Shape(), o.shape)
 	}
 	off, err := scatterOffsets(name, x[0].Shape(), o.axis, o.index, o.shape)
 	if err != nil {
 		return nil, nil, err
 	}
 	r := newLinear(name, x, x[0].Shape())
-	r.fwd = func(xs []*Dense) *Dense {
+	r.fwd = func(xs []*tensor.Dense) *tensor.Dense {
 		out := xs[0].Clone()
 		scatterAddAt(out, xs[1], off)
 		return out
 	}
-	r.adj = func(ybar *Dense) []*Dense {
-		return []*Dense{ybar.Clone(), gatherAt(r.outDT, o.shape, ybar, off)}
+	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
+		return []*tensor.Dense{ybar.Clone(), gatherAt(r.outDT, o.shape, ybar, off)}
 	}
 	return r.run(in, x)
 }
@@ -212,18 +212,18 @@ type indexSelectOp struct {
 // Pullback: index_add of ybar into zeros shaped like x, xbar[..., index[j], ...] +=
 // ybar[..., j, ...], which accumulates repeated indices; tangent: the same selection
 // of xdot. An index out of range is an error wrapping ErrInvalidArgument.
-func IndexSelectOp(axis int, index ...int) chainrules.Op[*Dense] {
+func IndexSelectOp(axis int, index ...int) cr.Op[*tensor.Dense] {
 	return indexSelectOp{axis: axis, index: slices.Clone(index)}
 }
 
 // IndexSelect returns the slabs of x at index along axis (see IndexSelectOp).
-func IndexSelect(x *Dense, axis int, index ...int) (*Dense, error) {
+func IndexSelect(x *tensor.Dense, axis int, index ...int) (*tensor.Dense, error) {
 	return primal(IndexSelectOp(axis, index...), x)
 }
 
 func (indexSelectOp) Name() string { return "index_select" }
 
-func (o indexSelectOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "index_select"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -243,7 +243,7 @@ func (o indexSelectOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainr
 	out[a] = len(idx)
 	g := slabs{outer: prod(shape[:a]), n: shape[a], inner: prod(shape[a+1:]), idx: idx}
 	r := newLinear(name, x, out)
-	r.fwd = func(xs []*Dense) *Dense {
+	r.fwd = func(xs []*tensor.Dense) *tensor.Dense {
 		y := tensor.New(r.outDT, out...)
 		yb, xb := bufOf(y), bufOf(xs[0])
 		if yb.c {
@@ -253,7 +253,7 @@ func (o indexSelectOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainr
 		}
 		return y
 	}
-	r.adj = func(ybar *Dense) []*Dense {
+	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
 		xbar := tensor.New(r.outDT, shape...)
 		xb, yb := bufOf(xbar), bufOf(ybar)
 		if xb.c {
@@ -261,7 +261,7 @@ func (o indexSelectOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainr
 		} else {
 			addSlabs(g, xb.f, yb.f)
 		}
-		return []*Dense{xbar}
+		return []*tensor.Dense{xbar}
 	}
 	return r.run(in, x)
 }

@@ -3,7 +3,8 @@ package index
 import (
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // concatOp is the "concat" family.
@@ -19,14 +20,16 @@ type concatOp struct{ axis int }
 // (its real part for a real input); tangent: the concatenation of the xdot_k.
 // No input, different ranks or mismatched dims is an error wrapping
 // ErrInvalidArgument or ErrShapeMismatch.
-func ConcatOp(axis int) chainrules.Op[*Dense] { return concatOp{axis: axis} }
+func ConcatOp(axis int) cr.Op[*tensor.Dense] { return concatOp{axis: axis} }
 
 // Concat joins xs along axis (see ConcatOp).
-func Concat(axis int, xs ...*Dense) (*Dense, error) { return primal(ConcatOp(axis), xs...) }
+func Concat(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) {
+	return primal(ConcatOp(axis), xs...)
+}
 
 func (concatOp) Name() string { return "concat" }
 
-func (o concatOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o concatOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "concat"
 	if err := checkInputs(name, x, -1); err != nil {
 		return nil, nil, err
@@ -41,11 +44,11 @@ func (o concatOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.
 	for k, v := range x {
 		s := v.Shape()
 		if len(s) != len(first) {
-			return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: input %d has rank %d, input 0 has rank %d", name, k, len(s), len(first))
+			return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d has rank %d, input 0 has rank %d", name, k, len(s), len(first))
 		}
 		for j, d := range s {
 			if j != a && d != first[j] {
-				return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: input %d is %v, input 0 is %v: they differ on axis %d, not only on the concatenation axis %d", name, k, s, first, j, o.axis)
+				return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d is %v, input 0 is %v: they differ on axis %d, not only on the concatenation axis %d", name, k, s, first, j, o.axis)
 			}
 		}
 		out[a] += s[a]
@@ -76,14 +79,14 @@ type stackOp struct{ axis int }
 // Mixed dtypes promote to complex128. Pullback: xbar_k = ybar[..., k, ...] (its real
 // part for a real input); tangent: the stack of the xdot_k. No input or different
 // shapes is an error wrapping ErrInvalidArgument or ErrShapeMismatch.
-func StackOp(axis int) chainrules.Op[*Dense] { return stackOp{axis: axis} }
+func StackOp(axis int) cr.Op[*tensor.Dense] { return stackOp{axis: axis} }
 
 // Stack stacks xs along a new axis (see StackOp).
-func Stack(axis int, xs ...*Dense) (*Dense, error) { return primal(StackOp(axis), xs...) }
+func Stack(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) { return primal(StackOp(axis), xs...) }
 
 func (stackOp) Name() string { return "stack" }
 
-func (o stackOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o stackOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "stack"
 	if err := checkInputs(name, x, -1); err != nil {
 		return nil, nil, err
@@ -95,7 +98,7 @@ func (o stackOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 	}
 	for k, v := range x {
 		if !slices.Equal(v.Shape(), first) {
-			return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: input %d is %v, input 0 is %v", name, k, v.Shape(), first)
+			return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d is %v, input 0 is %v", name, k, v.Shape(), first)
 		}
 	}
 	out := slices.Insert(slices.Clone(first), a, len(x))

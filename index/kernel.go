@@ -14,7 +14,7 @@ type buf struct {
 
 // bufOf returns t's elements in row-major order. For a contiguous t it aliases
 // t's storage: callers write only into tensors they have just allocated.
-func bufOf(t *Dense) buf {
+func bufOf(t *tensor.Dense) buf {
 	if t.DType() == tensor.Complex128 {
 		return buf{c: true, cx: t.Complex128s()}
 	}
@@ -39,7 +39,7 @@ type piece struct {
 
 // withPieces sets r's fwd and adj to the block copies ps.
 func (r *linearRule) withPieces(ps []piece) *linearRule {
-	r.fwd = func(xs []*Dense) *Dense {
+	r.fwd = func(xs []*tensor.Dense) *tensor.Dense {
 		out := tensor.New(r.outDT, r.outShape...)
 		ob := bufOf(out)
 		bs := make([]buf, len(xs))
@@ -51,9 +51,9 @@ func (r *linearRule) withPieces(ps []piece) *linearRule {
 		}
 		return out
 	}
-	r.adj = func(ybar *Dense) []*Dense {
+	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
 		yb := bufOf(ybar)
-		xs := make([]*Dense, len(r.inShape))
+		xs := make([]*tensor.Dense, len(r.inShape))
 		bs := make([]buf, len(r.inShape))
 		for k, s := range r.inShape {
 			xs[k] = tensor.New(r.outDT, s...)

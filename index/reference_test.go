@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -222,7 +222,7 @@ func TestRepeatedIndicesAccumulate(t *testing.T) {
 	ones := tensor.Ones(tensor.Float64, 4)
 	want, err := tensor.FromFloat64([]float64{0, 3, 0, 0, 1}, 5)
 	require.NoError(t, err)
-	for _, op := range []chainrules.Op[*tensor.Dense]{index.IndexSelectOp(0, 1, 1, -4, 4), index.GatherOp(0, []int{1, -4, 1, 4}, 4)} {
+	for _, op := range []cr.Op[*tensor.Dense]{index.IndexSelectOp(0, 1, 1, -4, 4), index.GatherOp(0, []int{1, -4, 1, 4}, 4)} {
 		_, rule, err := op.Apply(ids(1), []*tensor.Dense{x})
 		require.NoError(t, err)
 		cs, err := rule.Pullback(ones, nil)

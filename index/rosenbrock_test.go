@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
@@ -45,23 +45,23 @@ func mapF(x, y *D, f func(a, b float64) float64) *D {
 // absent) to the output tangent, vjp maps ybar to the input cotangents, and hess,
 // if set, gives the second-order term (d/dx J^* ybar)[xdot] of each input.
 type testRule struct {
-	in     []chainrules.NodeID
+	in     []cr.NodeID
 	shapes [][]int
 	jvp    func(xdot []*D) *D
 	vjp    func(ybar *D) []*D
 	hess   func(ybar *D, xdot []*D) []*D
 }
 
-func (r *testRule) Inputs() []chainrules.NodeID { return r.in }
+func (r *testRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *testRule) Pullback(ybar *D, dst []chainrules.Contribution[*D]) ([]chainrules.Contribution[*D], error) {
+func (r *testRule) Pullback(ybar *D, dst []cr.Contribution[*D]) ([]cr.Contribution[*D], error) {
 	for k, v := range r.vjp(ybar) {
-		dst = append(dst, chainrules.Contribution[*D]{Node: r.in[k], Value: v})
+		dst = append(dst, cr.Contribution[*D]{Node: r.in[k], Value: v})
 	}
 	return dst, nil
 }
 
-func (r *testRule) tangents(of chainrules.TangentOf[*D]) ([]*D, bool) {
+func (r *testRule) tangents(of cr.TangentOf[*D]) ([]*D, bool) {
 	ts, any := make([]*D, len(r.in)), false
 	for k, id := range r.in {
 		if t, ok := of(id); ok {
@@ -73,7 +73,7 @@ func (r *testRule) tangents(of chainrules.TangentOf[*D]) ([]*D, bool) {
 	return ts, any
 }
 
-func (r *testRule) ForwardTangents(of chainrules.TangentOf[*D]) (*D, bool, error) {
+func (r *testRule) ForwardTangents(of cr.TangentOf[*D]) (*D, bool, error) {
 	ts, any := r.tangents(of)
 	if !any {
 		return nil, false, nil
@@ -81,7 +81,7 @@ func (r *testRule) ForwardTangents(of chainrules.TangentOf[*D]) (*D, bool, error
 	return r.jvp(ts), true, nil
 }
 
-func (r *testRule) PullbackWithTangents(ct chainrules.Dual[*D], of chainrules.TangentOf[*D], dst []chainrules.DualContribution[*D]) ([]chainrules.DualContribution[*D], error) {
+func (r *testRule) PullbackWithTangents(ct cr.Dual[*D], of cr.TangentOf[*D], dst []cr.DualContribution[*D]) ([]cr.DualContribution[*D], error) {
 	xbar := r.vjp(ct.Value)
 	dots := make([]*D, len(xbar))
 	for k := range dots {
@@ -97,15 +97,15 @@ func (r *testRule) PullbackWithTangents(ct chainrules.Dual[*D], of chainrules.Ta
 		}
 	}
 	for k := range xbar {
-		dst = append(dst, chainrules.DualContribution[*D]{Node: r.in[k], Cotangent: chainrules.Dual[*D]{Value: xbar[k], Tangent: dots[k], HasTangent: true}})
+		dst = append(dst, cr.DualContribution[*D]{Node: r.in[k], Cotangent: cr.Dual[*D]{Value: xbar[k], Tangent: dots[k], HasTangent: true}})
 	}
 	return dst, nil
 }
 
-func testOp(name string, f func(x []*D) (*D, *testRule)) chainrules.Op[*D] {
-	return chainrules.OpFunc[*D]{OpName: name, F: func(in []chainrules.NodeID, x []*D) (*D, chainrules.ReverseRule[*D], error) {
+func testOp(name string, f func(x []*D) (*D, *testRule)) cr.Op[*D] {
+	return cr.OpFunc[*D]{OpName: name, F: func(in []cr.NodeID, x []*D) (*D, cr.ReverseRule[*D], error) {
 		y, r := f(x)
-		r.in = append([]chainrules.NodeID(nil), in...)
+		r.in = append([]cr.NodeID(nil), in...)
 		for _, v := range x {
 			r.shapes = append(r.shapes, v.Shape())
 		}
@@ -124,7 +124,7 @@ var squareOp = testOp("test_square", func(x []*D) (*D, *testRule) {
 })
 
 // affine: y = s x + c.
-func affineOp(s, c float64) chainrules.Op[*D] {
+func affineOp(s, c float64) cr.Op[*D] {
 	return testOp("test_affine", func(x []*D) (*D, *testRule) {
 		lin := func(t *D) *D { return mapF(t, nil, func(u, _ float64) float64 { return s * u }) }
 		return mapF(x[0], nil, func(u, _ float64) float64 { return s*u + c }), &testRule{
@@ -135,7 +135,7 @@ func affineOp(s, c float64) chainrules.Op[*D] {
 }
 
 // sub: y = a - b; add: y = a + b (same shapes).
-func linear2(name string, sign float64) chainrules.Op[*D] {
+func linear2(name string, sign float64) cr.Op[*D] {
 	return testOp(name, func(x []*D) (*D, *testRule) {
 		f := func(u, v float64) float64 { return u + sign*v }
 		return mapF(x[0], x[1], f), &testRule{
@@ -174,8 +174,8 @@ func TestRosenbrockTestOps(t *testing.T) {
 
 // rosenOps are the arithmetic ops the Rosenbrock function needs.
 type rosenOps struct {
-	square, sub, add, sum chainrules.Op[*D]
-	scale, shift          func(float64) chainrules.Op[*D]
+	square, sub, add, sum cr.Op[*D]
+	scale, shift          func(float64) cr.Op[*D]
 }
 
 // localOps are the test ops above; libraryOps those of the elementwise and reduce
@@ -183,19 +183,19 @@ type rosenOps struct {
 var (
 	localOps = rosenOps{
 		square: squareOp, sub: subOp, add: addOp, sum: sumOp,
-		scale: func(s float64) chainrules.Op[*D] { return affineOp(s, 0) },
-		shift: func(c float64) chainrules.Op[*D] { return affineOp(1, c) },
+		scale: func(s float64) cr.Op[*D] { return affineOp(s, 0) },
+		shift: func(c float64) cr.Op[*D] { return affineOp(1, c) },
 	}
 	libraryOps = rosenOps{
 		square: elementwise.SquareOp, sub: elementwise.SubOp, add: elementwise.AddOp, sum: reduce.SumOp(nil, false),
-		scale: func(s float64) chainrules.Op[*D] { return elementwise.ScaleOp(complex(s, 0)) },
-		shift: func(c float64) chainrules.Op[*D] { return elementwise.ShiftOp(complex(c, 0)) },
+		scale: func(s float64) cr.Op[*D] { return elementwise.ScaleOp(complex(s, 0)) },
+		shift: func(c float64) cr.Op[*D] { return elementwise.ShiftOp(complex(c, 0)) },
 	}
 )
 
 // rosenbrock records f(x) = sum_{i<n-1} 100 (x_{i+1} - x_i^2)^2 + (1 - x_i)^2 with
 // x[1:] and x[:-1] taken by Slice.
-func rosenbrock(tape *core.Tape[*D], ops rosenOps, x chainrules.NodeID) chainrules.NodeID {
+func rosenbrock(tape *core.Tape[*D], ops rosenOps, x cr.NodeID) cr.NodeID {
 	hi := tape.Apply(index.SliceOp(index.Range{Start: 1, Stop: index.End}), x)
 	lo := tape.Apply(index.SliceOp(index.Range{Stop: -1}), x)
 	d := tape.Apply(ops.sub, hi, tape.Apply(ops.square, lo))
@@ -254,7 +254,7 @@ func testRosenbrock(t *testing.T, ops rosenOps) {
 		want, _ := tensor.FromFloat64(g, n)
 		require.True(t, tensor.EqualApprox(gx, want, 1e-11, 1e-12), "n=%d: gradient %v, want %v", n, gx, want)
 
-		tan, err := tape.ForwardTangents(map[chainrules.NodeID]*D{x: vv})
+		tan, err := tape.ForwardTangents(map[cr.NodeID]*D{x: vv})
 		require.NoError(t, err)
 		g2, hvp, err := tape.BackwardWithTangents(out, tan)
 		require.NoError(t, err)

@@ -4,12 +4,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
-
-// Dense is the value type of every op in this package.
-type Dense = tensor.Dense
 
 // linearRule differentiates an op y = A(x_1, ..., x_n) that is linear in all its
 // inputs (every op of this package: the integer parameters, indices and masks, are
@@ -24,7 +21,7 @@ type Dense = tensor.Dense
 // complex get the real part of their complex cotangent.
 type linearRule struct {
 	name     string
-	in       []chainrules.NodeID
+	in       []cr.NodeID
 	inDT     []tensor.DType
 	inShape  [][]int
 	outDT    tensor.DType
@@ -33,13 +30,13 @@ type linearRule struct {
 	// A_k^* ybar for every input k, in outDT, from a ybar of outShape and outDT.
 	// Both return fresh tensors and cannot fail: the op validated its parameters
 	// against the input shapes when it built the rule.
-	fwd func(xs []*Dense) *Dense
-	adj func(ybar *Dense) []*Dense
+	fwd func(xs []*tensor.Dense) *tensor.Dense
+	adj func(ybar *tensor.Dense) []*tensor.Dense
 }
 
 // newLinear returns a rule skeleton for op name on inputs x with output shape out:
 // the output dtype is complex if any input is.
-func newLinear(name string, x []*Dense, out []int) *linearRule {
+func newLinear(name string, x []*tensor.Dense, out []int) *linearRule {
 	r := &linearRule{name: name, outShape: slices.Clone(out), inDT: make([]tensor.DType, len(x)), inShape: make([][]int, len(x))}
 	r.outDT = tensor.Float64
 	for k, v := range x {
@@ -55,8 +52,8 @@ func newLinear(name string, x []*Dense, out []int) *linearRule {
 // promote returns xs converted to dt (real tensors become complex when dt is
 // Complex128); the slice is fresh, the tensors are shared when no conversion is
 // needed.
-func promote(xs []*Dense, dt tensor.DType) []*Dense {
-	out := make([]*Dense, len(xs))
+func promote(xs []*tensor.Dense, dt tensor.DType) []*tensor.Dense {
+	out := make([]*tensor.Dense, len(xs))
 	for k, v := range xs {
 		if dt == tensor.Complex128 {
 			v = v.AsComplex()
@@ -67,21 +64,21 @@ func promote(xs []*Dense, dt tensor.DType) []*Dense {
 }
 
 // run records the rule against the input NodeIDs in and returns the primal output.
-func (r *linearRule) run(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (r *linearRule) run(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	r.in = slices.Clone(in)
 	return r.fwd(promote(x, r.outDT)), r, nil
 }
 
 // Inputs returns the NodeIDs of the inputs.
-func (r *linearRule) Inputs() []chainrules.NodeID { return r.in }
+func (r *linearRule) Inputs() []cr.NodeID { return r.in }
 
 // adjoint returns A_k^* ybar for every input, in each input's dtype.
-func (r *linearRule) adjoint(ybar *Dense) ([]*Dense, error) {
+func (r *linearRule) adjoint(ybar *tensor.Dense) ([]*tensor.Dense, error) {
 	if ybar == nil {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: nil cotangent", r.name)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: nil cotangent", r.name)
 	}
 	if !slices.Equal(ybar.Shape(), r.outShape) || (ybar.DType() == tensor.Complex128 && r.outDT == tensor.Float64) {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: cotangent is %s, output is %s%v", r.name, ybar.Describe(), r.outDT, r.outShape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent is %s, output is %s%v", r.name, ybar.Describe(), r.outDT, r.outShape)
 	}
 	if r.outDT == tensor.Complex128 {
 		ybar = ybar.AsComplex()
@@ -96,20 +93,20 @@ func (r *linearRule) adjoint(ybar *Dense) ([]*Dense, error) {
 }
 
 // Pullback appends xbar_k = A_k^* ybar for every input.
-func (r *linearRule) Pullback(ybar *Dense, dst []chainrules.Contribution[*Dense]) ([]chainrules.Contribution[*Dense], error) {
+func (r *linearRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	xs, err := r.adjoint(ybar)
 	if err != nil {
 		return dst, err
 	}
 	for k, v := range xs {
-		dst = append(dst, chainrules.Contribution[*Dense]{Node: r.in[k], Value: v})
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[k], Value: v})
 	}
 	return dst, nil
 }
 
 // ForwardTangents returns ydot = A(xdot), absent tangents counting as zero.
-func (r *linearRule) ForwardTangents(tangentOf chainrules.TangentOf[*Dense]) (*Dense, bool, error) {
-	ts := make([]*Dense, len(r.in))
+func (r *linearRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	ts := make([]*tensor.Dense, len(r.in))
 	any := false
 	for k, id := range r.in {
 		t, ok := tangentOf(id)
@@ -117,7 +114,7 @@ func (r *linearRule) ForwardTangents(tangentOf chainrules.TangentOf[*Dense]) (*D
 			continue
 		}
 		if t == nil || !slices.Equal(t.Shape(), r.inShape[k]) || (t.DType() == tensor.Complex128 && r.outDT == tensor.Float64) {
-			return nil, false, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, describe(t), r.inDT[k], r.inShape[k])
+			return nil, false, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, describe(t), r.inDT[k], r.inShape[k])
 		}
 		ts[k], any = t, true
 	}
@@ -135,28 +132,28 @@ func (r *linearRule) ForwardTangents(tangentOf chainrules.TangentOf[*Dense]) (*D
 // PullbackWithTangents appends (A_k^* ybar, A_k^* ybardot): A is constant in x, so
 // the input tangents do not enter, and the cotangent tangent is absent exactly when
 // ybardot is.
-func (r *linearRule) PullbackWithTangents(ct chainrules.Dual[*Dense], _ chainrules.TangentOf[*Dense], dst []chainrules.DualContribution[*Dense]) ([]chainrules.DualContribution[*Dense], error) {
+func (r *linearRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	xs, err := r.adjoint(ct.Value)
 	if err != nil {
 		return dst, err
 	}
-	var ds []*Dense
+	var ds []*tensor.Dense
 	if ct.HasTangent {
 		if ds, err = r.adjoint(ct.Tangent); err != nil {
 			return dst, err
 		}
 	}
 	for k, v := range xs {
-		d := chainrules.Dual[*Dense]{Value: v, HasTangent: ct.HasTangent}
+		d := cr.Dual[*tensor.Dense]{Value: v, HasTangent: ct.HasTangent}
 		if ct.HasTangent {
 			d.Tangent = ds[k]
 		}
-		dst = append(dst, chainrules.DualContribution[*Dense]{Node: r.in[k], Cotangent: d})
+		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[k], Cotangent: d})
 	}
 	return dst, nil
 }
 
-func describe(t *Dense) string {
+func describe(t *tensor.Dense) string {
 	if t == nil {
 		return "<nil>"
 	}
@@ -165,16 +162,16 @@ func describe(t *Dense) string {
 
 // checkInputs returns an error unless x holds want non-nil tensors (want < 0: at
 // least one).
-func checkInputs(name string, x []*Dense, want int) error {
+func checkInputs(name string, x []*tensor.Dense, want int) error {
 	if want >= 0 && len(x) != want {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: got %d inputs, want %d", name, len(x), want)
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d inputs, want %d", name, len(x), want)
 	}
 	if want < 0 && len(x) == 0 {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: needs at least one input", name)
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: needs at least one input", name)
 	}
 	for k, v := range x {
 		if v == nil {
-			return chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: input %d is nil", name, k)
+			return cr.Errorf(cr.ErrInvalidArgument, "%s: input %d is nil", name, k)
 		}
 	}
 	return nil
@@ -188,7 +185,7 @@ func normAxis(name string, axis, rank int) (int, error) {
 		a += rank
 	}
 	if a < 0 || a >= rank {
-		return 0, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d out of range for rank %d", name, axis, rank)
+		return 0, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d out of range for rank %d", name, axis, rank)
 	}
 	return a, nil
 }
@@ -201,7 +198,7 @@ func normIndex(name string, axis, i, n int) (int, error) {
 		j += n
 	}
 	if j < 0 || j >= n {
-		return 0, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: index %d out of range for axis %d of size %d", name, i, axis, n)
+		return 0, cr.Errorf(cr.ErrInvalidArgument, "%s: index %d out of range for axis %d of size %d", name, i, axis, n)
 	}
 	return j, nil
 }

@@ -6,24 +6,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
-// opNames are the families this package registers.
-var opNames = []string{"slice", "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
-	"concat", "stack", "split", "pad", "flip", "roll", "where"}
-
-// ourRegistry returns a registry holding only this package's entries of tensor.Ops.
-func ourRegistry(t *testing.T) *chainrules.Registry[*tensor.Dense] {
-	reg := chainrules.NewRegistry[*tensor.Dense]()
-	for _, n := range opNames {
-		e, ok := tensor.Ops.Lookup(n)
-		require.True(t, ok, "%s is not registered", n)
-		require.NoError(t, reg.Register(e))
-	}
+// ourRegistry returns a registry holding this package's families.
+func ourRegistry(t *testing.T) *cr.Registry[*tensor.Dense] {
+	reg := cr.NewRegistry[*tensor.Dense]()
+	require.NoError(t, index.Register(reg))
+	require.ElementsMatch(t, []string{"slice", "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
+		"concat", "stack", "split", "pad", "flip", "roll", "where"}, reg.Names())
 	return reg
 }
 
@@ -31,10 +25,10 @@ func TestRuletestRegistry(t *testing.T) {
 	ruletest.CheckRegistry(t, tensor.Space{}, ourRegistry(t), ruletest.Config{FullJacobianMaxSize: 80})
 }
 
-func ids(n int) []chainrules.NodeID {
-	out := make([]chainrules.NodeID, n)
+func ids(n int) []cr.NodeID {
+	out := make([]cr.NodeID, n)
 	for k := range out {
-		out[k] = chainrules.NewNodeID(1, k)
+		out[k] = cr.NewNodeID(1, k)
 	}
 	return out
 }
@@ -60,13 +54,13 @@ func TestLinearIdentities(t *testing.T) {
 				y, rule, err := s.Op.Apply(in, s.Inputs)
 				require.NoError(t, err)
 				v := make([]*tensor.Dense, len(s.Inputs))
-				tan := map[chainrules.NodeID]*tensor.Dense{}
+				tan := map[cr.NodeID]*tensor.Dense{}
 				for k, x := range s.Inputs {
 					v[k] = sp.Rand(x, rng)
 					tan[in[k]] = v[k]
 				}
-				of := func(id chainrules.NodeID) (*tensor.Dense, bool) { d, ok := tan[id]; return d, ok }
-				ydot, ok, err := rule.(chainrules.ForwardRule[*tensor.Dense]).ForwardTangents(of)
+				of := func(id cr.NodeID) (*tensor.Dense, bool) { d, ok := tan[id]; return d, ok }
+				ydot, ok, err := rule.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(of)
 				require.NoError(t, err)
 				require.True(t, ok)
 				av, _, err := s.Op.Apply(in, v)
@@ -86,8 +80,8 @@ func TestLinearIdentities(t *testing.T) {
 				}
 				require.InDelta(t, lhs, rhs, 1e-12*(1+abs(lhs)))
 
-				ds, err := rule.(chainrules.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(
-					chainrules.Dual[*tensor.Dense]{Value: ybar, Tangent: ybardot, HasTangent: true}, of, nil)
+				ds, err := rule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(
+					cr.Dual[*tensor.Dense]{Value: ybar, Tangent: ybardot, HasTangent: true}, of, nil)
 				require.NoError(t, err)
 				cd, err := rule.Pullback(ybardot, nil)
 				require.NoError(t, err)
@@ -117,7 +111,7 @@ func TestPartialTangents(t *testing.T) {
 	_, rule, err := op.Apply(in, []*tensor.Dense{a, b})
 	require.NoError(t, err)
 	bd := tensor.RandN(rng, tensor.Complex128, 1, 3)
-	ydot, ok, err := rule.(chainrules.ForwardRule[*tensor.Dense]).ForwardTangents(func(id chainrules.NodeID) (*tensor.Dense, bool) {
+	ydot, ok, err := rule.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(func(id cr.NodeID) (*tensor.Dense, bool) {
 		if id == in[1] {
 			return bd, true
 		}
@@ -129,7 +123,7 @@ func TestPartialTangents(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, tensor.EqualApprox(ydot, want, 0, 0))
 
-	_, ok, err = rule.(chainrules.ForwardRule[*tensor.Dense]).ForwardTangents(func(chainrules.NodeID) (*tensor.Dense, bool) { return nil, false })
+	_, ok, err = rule.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(func(cr.NodeID) (*tensor.Dense, bool) { return nil, false })
 	require.NoError(t, err)
 	require.False(t, ok)
 }
@@ -142,13 +136,13 @@ func TestRuleInputErrors(t *testing.T) {
 	require.NoError(t, err)
 	for _, bad := range []*tensor.Dense{nil, tensor.New(tensor.Float64, 3, 2), tensor.New(tensor.Complex128, 2, 2)} {
 		_, err := rule.Pullback(bad, nil)
-		require.ErrorIs(t, err, chainrules.ErrShapeMismatch)
-		_, err = rule.(chainrules.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(
-			chainrules.Dual[*tensor.Dense]{Value: tensor.New(tensor.Float64, 2, 2), Tangent: bad, HasTangent: true}, nil, nil)
-		require.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		require.ErrorIs(t, err, cr.ErrShapeMismatch)
+		_, err = rule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(
+			cr.Dual[*tensor.Dense]{Value: tensor.New(tensor.Float64, 2, 2), Tangent: bad, HasTangent: true}, nil, nil)
+		require.ErrorIs(t, err, cr.ErrShapeMismatch)
 	}
 	for _, bad := range []*tensor.Dense{nil, tensor.New(tensor.Float64, 3, 2), tensor.New(tensor.Complex128, 2, 3)} {
-		_, _, err := rule.(chainrules.ForwardRule[*tensor.Dense]).ForwardTangents(func(chainrules.NodeID) (*tensor.Dense, bool) { return bad, true })
-		require.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		_, _, err := rule.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(func(cr.NodeID) (*tensor.Dense, bool) { return bad, true })
+		require.ErrorIs(t, err, cr.ErrShapeMismatch)
 	}
 }

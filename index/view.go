@@ -4,7 +4,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // End stands for "to the end of the axis" as a Range's Stop, like an omitted stop in
@@ -31,7 +32,7 @@ func (r Range) resolve(name string, axis, n int) (start, step, count int, err er
 		step = 1
 	}
 	if step < 0 {
-		return 0, 0, 0, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: step %d is negative (reverse with Flip)", name, axis, step)
+		return 0, 0, 0, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: step %d is negative (reverse with Flip)", name, axis, step)
 	}
 	clamp := func(i int) int {
 		if i < 0 {
@@ -60,20 +61,22 @@ type sliceOp struct{ ranges []Range }
 // ybar into a zero tensor shaped like x (xbar = S^T ybar), the tangent is the same
 // slice of xdot, and the second-order term vanishes. More ranges than axes or a
 // negative step is an error wrapping ErrInvalidArgument.
-func SliceOp(ranges ...Range) chainrules.Op[*Dense] { return sliceOp{ranges: slices.Clone(ranges)} }
+func SliceOp(ranges ...Range) cr.Op[*tensor.Dense] { return sliceOp{ranges: slices.Clone(ranges)} }
 
 // Slice returns x[ranges...] as a fresh tensor (see SliceOp).
-func Slice(x *Dense, ranges ...Range) (*Dense, error) { return primal(SliceOp(ranges...), x) }
+func Slice(x *tensor.Dense, ranges ...Range) (*tensor.Dense, error) {
+	return primal(SliceOp(ranges...), x)
+}
 
 func (sliceOp) Name() string { return "slice" }
 
-func (o sliceOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o sliceOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	if err := checkInputs("slice", x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
 	if len(o.ranges) > len(shape) {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "slice: %d ranges for a tensor of rank %d", len(o.ranges), len(shape))
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "slice: %d ranges for a tensor of rank %d", len(o.ranges), len(shape))
 	}
 	rs := rowMajor(shape)
 	p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
@@ -90,17 +93,17 @@ func (o sliceOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 }
 
 // viewRule returns the rule of y = the strided view p of x, y contiguous.
-func viewRule(name string, x *Dense, p piece) *linearRule {
+func viewRule(name string, x *tensor.Dense, p piece) *linearRule {
 	if prod(p.shape) == 0 {
 		p.srcOff = 0
 	}
 	p.dstSt = rowMajor(p.shape)
-	return newLinear(name, []*Dense{x}, p.shape).withPieces([]piece{p})
+	return newLinear(name, []*tensor.Dense{x}, p.shape).withPieces([]piece{p})
 }
 
 // primal applies op to x without a tape.
-func primal(op chainrules.Op[*Dense], x ...*Dense) (*Dense, error) {
-	y, _, err := op.Apply(make([]chainrules.NodeID, len(x)), x)
+func primal(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, error) {
+	y, _, err := op.Apply(make([]cr.NodeID, len(x)), x)
 	return y, err
 }
 
@@ -112,18 +115,18 @@ type narrowOp struct{ axis, start, length int }
 // Slice on one axis, with the same rules (pullback: ybar placed into zeros). A start
 // out of range, a negative length or start+length beyond the axis is an error
 // wrapping ErrInvalidArgument.
-func NarrowOp(axis, start, length int) chainrules.Op[*Dense] {
+func NarrowOp(axis, start, length int) cr.Op[*tensor.Dense] {
 	return narrowOp{axis: axis, start: start, length: length}
 }
 
 // Narrow returns x narrowed to [start, start+length) along axis (see NarrowOp).
-func Narrow(x *Dense, axis, start, length int) (*Dense, error) {
+func Narrow(x *tensor.Dense, axis, start, length int) (*tensor.Dense, error) {
 	return primal(NarrowOp(axis, start, length), x)
 }
 
 func (narrowOp) Name() string { return "narrow" }
 
-func (o narrowOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o narrowOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "narrow"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -139,7 +142,7 @@ func (o narrowOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.
 		start += n
 	}
 	if start < 0 || start > n || o.length < 0 || o.length > n-start {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: start %d, length %d out of range for size %d", name, o.axis, o.start, o.length, n)
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: start %d, length %d out of range for size %d", name, o.axis, o.start, o.length, n)
 	}
 	return viewRule(name, x[0], axisRange(shape, a, start, o.length)).run(in, x)
 }
@@ -161,14 +164,16 @@ type selectOp struct{ axis, index int }
 // end. Pullback: ybar placed in the slab index of a zero tensor shaped like x;
 // tangent: the same slab of xdot. An index out of range is an error wrapping
 // ErrInvalidArgument.
-func SelectOp(axis, index int) chainrules.Op[*Dense] { return selectOp{axis: axis, index: index} }
+func SelectOp(axis, index int) cr.Op[*tensor.Dense] { return selectOp{axis: axis, index: index} }
 
 // Select returns x with axis dropped at index (see SelectOp).
-func Select(x *Dense, axis, index int) (*Dense, error) { return primal(SelectOp(axis, index), x) }
+func Select(x *tensor.Dense, axis, index int) (*tensor.Dense, error) {
+	return primal(SelectOp(axis, index), x)
+}
 
 func (selectOp) Name() string { return "select" }
 
-func (o selectOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o selectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "select"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -205,18 +210,18 @@ type diagonalOp struct{ offset, axis1, axis2 int }
 // Pullback: ybar written onto that diagonal of a zero tensor shaped like x (PyTorch's
 // diag_embed); tangent: the diagonal of xdot. Equal axes or an axis out of range is
 // an error wrapping ErrInvalidArgument; negative axes count from the end.
-func DiagonalOp(offset, axis1, axis2 int) chainrules.Op[*Dense] {
+func DiagonalOp(offset, axis1, axis2 int) cr.Op[*tensor.Dense] {
 	return diagonalOp{offset: offset, axis1: axis1, axis2: axis2}
 }
 
 // Diagonal returns the diagonal of x over axis1 and axis2 (see DiagonalOp).
-func Diagonal(x *Dense, offset, axis1, axis2 int) (*Dense, error) {
+func Diagonal(x *tensor.Dense, offset, axis1, axis2 int) (*tensor.Dense, error) {
 	return primal(DiagonalOp(offset, axis1, axis2), x)
 }
 
 func (diagonalOp) Name() string { return "diagonal" }
 
-func (o diagonalOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o diagonalOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "diagonal"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -231,7 +236,7 @@ func (o diagonalOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrule
 		return nil, nil, err
 	}
 	if a1 == a2 {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis1 %d and axis2 %d are the same axis", name, o.axis1, o.axis2)
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis1 %d and axis2 %d are the same axis", name, o.axis1, o.axis2)
 	}
 	rs := rowMajor(shape)
 	// The diagonal starts at (r1, r2) on (axis1, axis2); an offset past the corner
@@ -268,14 +273,14 @@ type flipOp struct{ axes []int }
 // end): y[..., i, ...] = x[..., n-1-i, ...]. A flip is its own adjoint: pullback
 // flips ybar, the tangent flips xdot. A repeated axis or an axis out of range is an
 // error wrapping ErrInvalidArgument.
-func FlipOp(axes ...int) chainrules.Op[*Dense] { return flipOp{axes: slices.Clone(axes)} }
+func FlipOp(axes ...int) cr.Op[*tensor.Dense] { return flipOp{axes: slices.Clone(axes)} }
 
 // Flip returns x reversed along axes (see FlipOp).
-func Flip(x *Dense, axes ...int) (*Dense, error) { return primal(FlipOp(axes...), x) }
+func Flip(x *tensor.Dense, axes ...int) (*tensor.Dense, error) { return primal(FlipOp(axes...), x) }
 
 func (flipOp) Name() string { return "flip" }
 
-func (o flipOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o flipOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "flip"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -290,7 +295,7 @@ func (o flipOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.Re
 			return nil, nil, err
 		}
 		if seen[a] {
-			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d appears twice in %v", name, ax, o.axes)
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d appears twice in %v", name, ax, o.axes)
 		}
 		seen[a] = true
 		p.srcSt[a] = -rs[a]
@@ -313,22 +318,24 @@ type rollOp struct{ shifts, axes []int }
 // orthogonal, so its adjoint is the inverse roll: pullback rolls ybar by -shifts,
 // the tangent rolls xdot by shifts. Different lengths of shifts and axes, or an axis
 // out of range, is an error wrapping ErrInvalidArgument.
-func RollOp(shifts, axes []int) chainrules.Op[*Dense] {
+func RollOp(shifts, axes []int) cr.Op[*tensor.Dense] {
 	return rollOp{shifts: slices.Clone(shifts), axes: slices.Clone(axes)}
 }
 
 // Roll returns x rolled by shifts along axes (see RollOp).
-func Roll(x *Dense, shifts, axes []int) (*Dense, error) { return primal(RollOp(shifts, axes), x) }
+func Roll(x *tensor.Dense, shifts, axes []int) (*tensor.Dense, error) {
+	return primal(RollOp(shifts, axes), x)
+}
 
 func (rollOp) Name() string { return "roll" }
 
-func (o rollOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o rollOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "roll"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	if len(o.shifts) != len(o.axes) {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d shifts for %d axes", name, len(o.shifts), len(o.axes))
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d shifts for %d axes", name, len(o.shifts), len(o.axes))
 	}
 	shape := x[0].Shape()
 	shift := make([]int, len(shape))
@@ -375,34 +382,36 @@ type padOp struct{ widths [][2]int }
 // Pullback: the interior slice of ybar; tangent: xdot padded with zeros. A number of
 // pairs other than the rank or a negative width is an error wrapping
 // ErrInvalidArgument.
-func PadOp(widths ...[2]int) chainrules.Op[*Dense] { return padOp{widths: slices.Clone(widths)} }
+func PadOp(widths ...[2]int) cr.Op[*tensor.Dense] { return padOp{widths: slices.Clone(widths)} }
 
 // Pad returns x padded with zeros (see PadOp).
-func Pad(x *Dense, widths ...[2]int) (*Dense, error) { return primal(PadOp(widths...), x) }
+func Pad(x *tensor.Dense, widths ...[2]int) (*tensor.Dense, error) {
+	return primal(PadOp(widths...), x)
+}
 
 func (padOp) Name() string { return "pad" }
 
-func (o padOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o padOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "pad"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
 	if len(o.widths) != len(shape) {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d width pairs for a tensor of rank %d", name, len(o.widths), len(shape))
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d width pairs for a tensor of rank %d", name, len(o.widths), len(shape))
 	}
 	out := slices.Clone(shape)
 	for k, w := range o.widths {
 		if w[0] < 0 || w[1] < 0 {
-			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: negative width %v", name, k, w)
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: negative width %v", name, k, w)
 		}
 		if w[0] > math.MaxInt-out[k] || w[1] > math.MaxInt-out[k]-w[0] {
-			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: widths %v overflow", name, k, w)
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: widths %v overflow", name, k, w)
 		}
 		out[k] += w[0] + w[1]
 	}
 	if _, ok := checkedProd(out); !ok {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: padded shape %v has too many elements", name, out)
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: padded shape %v has too many elements", name, out)
 	}
 	ro := rowMajor(out)
 	p := piece{shape: slices.Clone(shape), srcSt: rowMajor(shape), dstSt: ro}
@@ -427,14 +436,14 @@ type splitOp struct {
 // split is one op per piece; ApplySplit and ApplyChunk record all of them. Rules as
 // Narrow. Sizes that are negative or do not add up to the axis, or k out of range, is
 // an error wrapping ErrInvalidArgument.
-func SplitOp(axis int, sizes []int, k int) chainrules.Op[*Dense] {
+func SplitOp(axis int, sizes []int, k int) cr.Op[*tensor.Dense] {
 	return splitOp{axis: axis, sizes: slices.Clone(sizes), k: k}
 }
 
 // Split returns the pieces of x split along axis into blocks of the given sizes (see
 // SplitOp).
-func Split(x *Dense, axis int, sizes ...int) ([]*Dense, error) {
-	out := make([]*Dense, len(sizes))
+func Split(x *tensor.Dense, axis int, sizes ...int) ([]*tensor.Dense, error) {
+	out := make([]*tensor.Dense, len(sizes))
 	for k := range sizes {
 		y, err := primal(SplitOp(axis, sizes, k), x)
 		if err != nil {
@@ -451,7 +460,7 @@ func Split(x *Dense, axis int, sizes ...int) ([]*Dense, error) {
 // wrapping ErrInvalidArgument for chunks < 1 or n < 0.
 func ChunkSizes(n, chunks int) ([]int, error) {
 	if chunks < 1 || n < 0 {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "chunk: %d chunks of an axis of size %d", chunks, n)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "chunk: %d chunks of an axis of size %d", chunks, n)
 	}
 	if n == 0 {
 		return []int{0}, nil
@@ -467,8 +476,8 @@ func ChunkSizes(n, chunks int) ([]int, error) {
 // ApplySplit records on r one SplitOp per piece of x split along axis into blocks of
 // the given sizes, and returns their NodeIDs in order. On error (recorded on r, which
 // keeps it) it returns nil.
-func ApplySplit(r chainrules.Recorder[*Dense], x chainrules.NodeID, axis int, sizes ...int) []chainrules.NodeID {
-	ids := make([]chainrules.NodeID, len(sizes))
+func ApplySplit(r cr.Recorder[*tensor.Dense], x cr.NodeID, axis int, sizes ...int) []cr.NodeID {
+	ids := make([]cr.NodeID, len(sizes))
 	for k := range sizes {
 		ids[k] = r.Apply(SplitOp(axis, sizes, k), x)
 	}
@@ -481,7 +490,7 @@ func ApplySplit(r chainrules.Recorder[*Dense], x chainrules.NodeID, axis int, si
 // ApplyChunk records the split of x along axis into at most chunks pieces of
 // ChunkSizes, like PyTorch's chunk, and returns their NodeIDs. A bad chunk count or
 // axis is recorded on r as an error and ApplyChunk returns nil.
-func ApplyChunk(r chainrules.Recorder[*Dense], x chainrules.NodeID, axis, chunks int) []chainrules.NodeID {
+func ApplyChunk(r cr.Recorder[*tensor.Dense], x cr.NodeID, axis, chunks int) []cr.NodeID {
 	v, err := r.Value(x)
 	if err != nil {
 		// Let the recorder report the bad NodeID (or its sticky error) itself.
@@ -509,13 +518,13 @@ type failOp struct {
 
 func (o failOp) Name() string { return o.name }
 
-func (o failOp) Apply([]chainrules.NodeID, []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o failOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	return nil, nil, o.err
 }
 
 func (splitOp) Name() string { return "split" }
 
-func (o splitOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o splitOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "split"
 	if err := checkInputs(name, x, 1); err != nil {
 		return nil, nil, err
@@ -526,15 +535,15 @@ func (o splitOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 		return nil, nil, err
 	}
 	if o.k < 0 || o.k >= len(o.sizes) {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: piece %d of %d", name, o.k, len(o.sizes))
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: piece %d of %d", name, o.k, len(o.sizes))
 	}
 	total, start := 0, 0
 	for k, s := range o.sizes {
 		if s < 0 {
-			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: negative size %d", name, o.axis, s)
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: negative size %d", name, o.axis, s)
 		}
 		if s > shape[a]-total {
-			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: sizes %v exceed the axis size %d", name, o.axis, o.sizes, shape[a])
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: sizes %v exceed the axis size %d", name, o.axis, o.sizes, shape[a])
 		}
 		if k == o.k {
 			start = total
@@ -542,7 +551,7 @@ func (o splitOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 		total += s
 	}
 	if total != shape[a] {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: axis %d: sizes %v add up to %d, axis has size %d", name, o.axis, o.sizes, total, shape[a])
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: sizes %v add up to %d, axis has size %d", name, o.axis, o.sizes, total, shape[a])
 	}
 	return viewRule(name, x[0], axisRange(shape, a, start, o.sizes[o.k])).run(in, x)
 }

@@ -3,7 +3,7 @@ package index
 import (
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -25,40 +25,40 @@ type whereOp struct {
 // and b were promoted to complex128); tangent: where(mask, adot, bdot). A mask whose
 // length does not fill its shape is an error wrapping ErrInvalidArgument; shapes that
 // do not broadcast, one wrapping ErrShapeMismatch.
-func WhereOp(mask []bool, shape ...int) chainrules.Op[*Dense] {
+func WhereOp(mask []bool, shape ...int) cr.Op[*tensor.Dense] {
 	return whereOp{mask: slices.Clone(mask), shape: slices.Clone(shape)}
 }
 
 // Where returns where(mask, a, b) (see WhereOp).
-func Where(mask []bool, shape []int, a, b *Dense) (*Dense, error) {
+func Where(mask []bool, shape []int, a, b *tensor.Dense) (*tensor.Dense, error) {
 	return primal(WhereOp(mask, shape...), a, b)
 }
 
 func (whereOp) Name() string { return "where" }
 
-func (o whereOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.ReverseRule[*Dense], error) {
+func (o whereOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "where"
 	if err := checkInputs(name, x, 2); err != nil {
 		return nil, nil, err
 	}
 	for _, d := range o.shape {
 		if d < 0 {
-			return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: negative dim in mask shape %v", name, o.shape)
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: negative dim in mask shape %v", name, o.shape)
 		}
 	}
 	if n, ok := checkedProd(o.shape); !ok || len(o.mask) != n {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%s: %d mask elements do not fill mask shape %v", name, len(o.mask), o.shape)
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d mask elements do not fill mask shape %v", name, len(o.mask), o.shape)
 	}
 	out, err := tensor.BroadcastShapes(o.shape, x[0].Shape(), x[1].Shape())
 	if err != nil {
-		return nil, nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: mask %v, a %v and b %v do not broadcast", name, o.shape, x[0].Shape(), x[1].Shape())
+		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: mask %v, a %v and b %v do not broadcast", name, o.shape, x[0].Shape(), x[1].Shape())
 	}
 	mask, err := broadcastMask(o.mask, o.shape, out)
 	if err != nil {
 		return nil, nil, err
 	}
 	r := newLinear(name, x, out)
-	r.fwd = func(xs []*Dense) *Dense {
+	r.fwd = func(xs []*tensor.Dense) *tensor.Dense {
 		a, _ := xs[0].BroadcastTo(out...)
 		b, _ := xs[1].BroadcastTo(out...)
 		y := tensor.New(r.outDT, out...)
@@ -70,7 +70,7 @@ func (o whereOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 		}
 		return y
 	}
-	r.adj = func(ybar *Dense) []*Dense {
+	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
 		ga, gb := tensor.New(r.outDT, out...), tensor.New(r.outDT, out...)
 		yb, ab, bb := bufOf(ybar), bufOf(ga), bufOf(gb)
 		if yb.c {
@@ -81,7 +81,7 @@ func (o whereOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 		// The shapes were checked to broadcast to out, so SumTo cannot fail.
 		sa, _ := tensor.SumTo(ga, r.inShape[0])
 		sb, _ := tensor.SumTo(gb, r.inShape[1])
-		return []*Dense{sa, sb}
+		return []*tensor.Dense{sa, sb}
 	}
 	return r.run(in, x)
 }

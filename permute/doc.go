@@ -21,6 +21,7 @@
 //	x := tape.Leaf(tensor.RandN(nil, tensor.Float64, 2, 3, 4))
 //	y := tape.Apply(permute.PermuteOp(2, 0, 1), x) // shape [4 2 3]
 //
-// Op names in tensor.Ops: "permute", "transpose", "moveaxis", "reshape",
-// "squeeze", "unsqueeze", "broadcast_to".
+// Register adds the families to a registry under the names "permute",
+// "transpose", "moveaxis", "reshape", "squeeze", "unsqueeze", "broadcast_to";
+// package ops puts them in the default registry with the other built-in families.
 package permute

@@ -1,17 +1,37 @@
 package permute
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-func init() {
+// Register adds the package's op families to reg under their names — "permute",
+// "transpose", "moveaxis", "reshape", "squeeze", "unsqueeze" and "broadcast_to" —
+// with sample inputs for testing/ruletest. It returns an error wrapping
+// chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
+// is taken; registration stops there, and the families added before it stay.
+func Register(reg *cr.Registry[*tensor.Dense]) error {
+	if reg == nil {
+		return cr.Errorf(cr.ErrInvalidArgument, "permute.Register: nil registry")
+	}
+	for _, e := range entries() {
+		if err := reg.Register(e); err != nil {
+			return fmt.Errorf("permute.Register: %w", err)
+		}
+	}
+	return nil
+}
+
+// entries returns the registry entries of the package's op families.
+func entries() []cr.Entry[*tensor.Dense] {
 	type sample = cr.Sample[*tensor.Dense]
 	both := []string{"float64", "complex128"}
+	var out []cr.Entry[*tensor.Dense]
 	reg := func(name, doc string, samples func(rng *rand.Rand, f, c func(...int) *tensor.Dense) []sample) {
-		tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{
+		out = append(out, cr.Entry[*tensor.Dense]{
 			Name: name, Arity: 1, DTypes: both, Forward: true, SecondOrder: true, Doc: doc,
 			Samples: func(rng *rand.Rand) []sample {
 				f := func(shape ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, shape...) }
@@ -73,4 +93,5 @@ func init() {
 			{Name: "to size 0", Op: BroadcastToOp(0, 3), Inputs: in(f(1, 3))},
 		}
 	})
+	return out
 }

@@ -11,7 +11,7 @@
 //
 // Kernels work on a canonical [a, r, b] layout whose middle axis is reduced: when
 // the reduced axes are adjacent the input is used in place, otherwise it is copied
-// once with permute.Materialize. The doc comment of each op gives its maths and
+// once with tensor.Dense.Clone. The doc comment of each op gives its maths and
 // rules; the policies at the points where derivatives do not exist are:
 //
 //   - Max and Min split the cotangent evenly among tied extrema (PyTorch's amax,
@@ -27,6 +27,7 @@
 //	loss := tape.Apply(reduce.MeanOp(nil, false), tape.Apply(reduce.LogSumExpOp([]int{1}, false), x))
 //	grads, err := tape.Backward(loss)
 //
-// Op names in tensor.Ops: "sum", "mean", "prod", "amax", "amin", "logsumexp",
-// "var", "std", "nansum", "nanmean".
+// Register adds the families to a registry under the names "sum", "mean", "prod",
+// "amax", "amin", "logsumexp", "var", "std", "nansum", "nanmean"; package ops puts
+// them in the default registry with the other built-in families.
 package reduce

@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -20,7 +19,8 @@ type elem interface{ float64 | complex128 }
 //
 // When the reduced axes (ignoring axes of size 1) are adjacent, the input already is
 // in that layout; otherwise perm moves the kept axes first and the reduced axes last
-// (b = 1), and the input is copied in that order with permute.Materialize.
+// (b = 1), and the input is copied in that order with tensor.Dense.Clone (whose
+// tiled copy kernel makes a permuted copy about as cheap as a plain one).
 type plan struct {
 	name     string
 	shape    []int // input shape
@@ -156,7 +156,7 @@ func (p *plan) canonical(t *tensor.Dense) *tensor.Dense {
 	if err != nil {
 		panic(err) // p.perm is a permutation of t's axes by construction
 	}
-	return permute.Materialize(v)
+	return v.Clone()
 }
 
 // restore wraps a canonical-layout buffer as a fresh input-shaped tensor.
@@ -174,7 +174,7 @@ func restore[T elem](p *plan, buf []T) *tensor.Dense {
 	if err != nil {
 		panic(err)
 	}
-	return permute.Materialize(v)
+	return v.Clone()
 }
 
 // broadcastBack returns the input-shaped view of the output-shaped t that repeats

@@ -1,17 +1,37 @@
 package reduce
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-func init() {
+// Register adds the package's op families to reg under their names — "sum",
+// "mean", "nansum", "nanmean", "prod", "amax", "amin", "logsumexp", "var" and
+// "std" — with sample inputs for testing/ruletest. It returns an error wrapping
+// chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
+// is taken; registration stops there, and the families added before it stay.
+func Register(reg *cr.Registry[*tensor.Dense]) error {
+	if reg == nil {
+		return cr.Errorf(cr.ErrInvalidArgument, "reduce.Register: nil registry")
+	}
+	for _, e := range entries() {
+		if err := reg.Register(e); err != nil {
+			return fmt.Errorf("reduce.Register: %w", err)
+		}
+	}
+	return nil
+}
+
+// entries returns the registry entries of the package's op families.
+func entries() []cr.Entry[*tensor.Dense] {
 	type sample = cr.Sample[*tensor.Dense]
 	type maker = func(...int) *tensor.Dense
+	var out []cr.Entry[*tensor.Dense]
 	reg := func(name, doc string, dtypes []string, samples func(f, c maker) []sample) {
-		tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{
+		out = append(out, cr.Entry[*tensor.Dense]{
 			Name: name, Arity: 1, DTypes: dtypes, Forward: true, SecondOrder: true, Doc: doc,
 			Samples: func(rng *rand.Rand) []sample {
 				f := func(shape ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, shape...) }
@@ -89,4 +109,5 @@ func init() {
 	}
 	reg("var", "variance over axes with a correction (complex input, real output)", both, moments(VarOp))
 	reg("std", "standard deviation over axes with a correction", both, moments(StdOp))
+	return out
 }

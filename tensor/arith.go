@@ -5,7 +5,7 @@ import (
 	"math/cmplx"
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // BroadcastShapes returns the shape that NumPy's broadcasting rules give the shapes:
@@ -35,7 +35,7 @@ func BroadcastShapes(shapes ...[]int) ([]int, error) {
 			case out[k] == 1:
 				out[k] = d
 			default:
-				return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "shapes %v do not broadcast", shapes)
+				return nil, cr.Errorf(cr.ErrShapeMismatch, "shapes %v do not broadcast", shapes)
 			}
 		}
 	}
@@ -63,7 +63,7 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 	// that view adds every element of t into the output element it broadcasts from.
 	st := make([]int, len(t.shape))
 	if !out.broadcastStrides(st, t.shape) {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot sum shape %v to %v", t.shape, shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "cannot sum shape %v to %v", t.shape, shape)
 	}
 	if t.Size() == 0 {
 		return out, nil
@@ -101,7 +101,7 @@ func sumInto[T element](dst, src []T, shape, dstStrides, srcStrides []int, offse
 }
 
 func errNil() error {
-	return chainrules.Errorf(chainrules.ErrInvalidArgument, "nil tensor")
+	return cr.Errorf(cr.ErrInvalidArgument, "nil tensor")
 }
 
 // binOp names an elementwise binary operation.
@@ -143,7 +143,7 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 	} else {
 		s, err := BroadcastShapes(a.shape, b.shape)
 		if err != nil {
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: cannot broadcast %v and %v", binOpNames[op], a.shape, b.shape)
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cannot broadcast %v and %v", binOpNames[op], a.shape, b.shape)
 		}
 		shape = s
 	}
@@ -168,7 +168,7 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 	buf := make([]int, 2*len(shape))
 	as, bs := buf[:len(shape)], buf[len(shape):]
 	if !a.broadcastStrides(as, shape) || !b.broadcastStrides(bs, shape) {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: cannot broadcast %v and %v", binOpNames[op], a.shape, b.shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cannot broadcast %v and %v", binOpNames[op], a.shape, b.shape)
 	}
 	w := newWalker(shape, [maxOperands]int{0, a.offset, b.offset}, out.strides, as, bs)
 	if dt == Complex128 {
@@ -318,7 +318,7 @@ func AddScaled(a *Dense, s float64, b *Dense) (*Dense, error) {
 		return nil, errNil()
 	}
 	if !slices.Equal(a.shape, b.shape) {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "add scaled: shapes %v and %v differ", a.shape, b.shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "add scaled: shapes %v and %v differ", a.shape, b.shape)
 	}
 	dt := ResultDType(a.dtype, b.dtype)
 	out := New(dt, a.shape...)
@@ -369,7 +369,7 @@ func Dot(a, b *Dense) (complex128, error) {
 		return 0, errNil()
 	}
 	if !slices.Equal(a.shape, b.shape) {
-		return 0, chainrules.Errorf(chainrules.ErrShapeMismatch, "dot: shapes %v and %v differ", a.shape, b.shape)
+		return 0, cr.Errorf(cr.ErrShapeMismatch, "dot: shapes %v and %v differ", a.shape, b.shape)
 	}
 	if a.Size() == 0 {
 		return 0, nil
@@ -453,7 +453,7 @@ func MaxDiff(a, b *Dense) (index []int, av, bv complex128, err error) {
 		return nil, 0, 0, errNil()
 	}
 	if !slices.Equal(a.shape, b.shape) {
-		return nil, 0, 0, chainrules.Errorf(chainrules.ErrShapeMismatch, "max diff: shapes %v and %v differ", a.shape, b.shape)
+		return nil, 0, 0, cr.Errorf(cr.ErrShapeMismatch, "max diff: shapes %v and %v differ", a.shape, b.shape)
 	}
 	x, y := a.AsComplex().Complex128s(), b.AsComplex().Complex128s()
 	if len(x) == 0 {

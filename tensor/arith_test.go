@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -26,9 +26,9 @@ func TestBroadcastShapes(t *testing.T) {
 		{"ones", [][]int{{2, 1, 4}, {3, 1}}, []int{2, 3, 4}, nil},
 		{"three", [][]int{{1}, {5, 1}, {1, 1, 7}}, []int{1, 5, 7}, nil},
 		{"zero", [][]int{{0, 1}, {1, 3}}, []int{0, 3}, nil},
-		{"mismatch", [][]int{{2, 3}, {3, 2}}, nil, chainrules.ErrShapeMismatch},
-		{"zero vs two", [][]int{{0}, {2}}, nil, chainrules.ErrShapeMismatch},
-		{"negative", [][]int{{-1}}, nil, chainrules.ErrInvalidArgument},
+		{"mismatch", [][]int{{2, 3}, {3, 2}}, nil, cr.ErrShapeMismatch},
+		{"zero vs two", [][]int{{0}, {2}}, nil, cr.ErrShapeMismatch},
+		{"negative", [][]int{{-1}}, nil, cr.ErrInvalidArgument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -155,14 +155,14 @@ func TestBinaryRandomViews(t *testing.T) {
 
 func TestBinaryErrors(t *testing.T) {
 	_, err := tensor.Add(seq(2, 3), seq(3, 2))
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 	assert.Contains(t, err.Error(), "[2 3]")
 	_, err = tensor.Mul(nil, seq(2))
-	assert.ErrorIs(t, err, chainrules.ErrInvalidArgument)
+	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 	_, err = tensor.AddScaled(seq(2), 1, seq(1))
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 	_, err = tensor.Dot(seq(2), seq(3))
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 }
 
 func TestDivByZero(t *testing.T) {
@@ -289,11 +289,11 @@ func TestSumTo(t *testing.T) {
 	}
 	t.Run("errors", func(t *testing.T) {
 		_, err := tensor.SumTo(x, []int{3})
-		assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 		_, err = tensor.SumTo(x, []int{1, 2, 3, 4})
-		assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 		_, err = tensor.SumTo(x, []int{-1})
-		assert.ErrorIs(t, err, chainrules.ErrInvalidArgument)
+		assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 	})
 	t.Run("adjoint of broadcast", func(t *testing.T) {
 		// <BroadcastTo(u), v> == <u, SumTo(v)> for the real inner product.
@@ -378,5 +378,5 @@ func TestEqualApproxMaxDiff(t *testing.T) {
 	assert.Equal(t, []int{}, idx)
 
 	_, _, _, err = tensor.MaxDiff(a, seq(4))
-	assert.True(t, errors.Is(err, chainrules.ErrShapeMismatch))
+	assert.True(t, errors.Is(err, cr.ErrShapeMismatch))
 }

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/cblas128"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	kernels "github.com/chainrules-go/chainrules/internal/gemm"
 )
 
@@ -115,7 +115,7 @@ func MatMul(a, b *Dense) (*Dense, error) {
 		return nil, errNil()
 	}
 	if len(a.shape) != 2 || len(b.shape) != 2 || a.shape[1] != b.shape[0] {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "matmul: cannot multiply %v by %v", a.shape, b.shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "matmul: cannot multiply %v by %v", a.shape, b.shape)
 	}
 	m, k, n := a.shape[0], a.shape[1], b.shape[1]
 	dt := ResultDType(a.dtype, b.dtype)
@@ -156,7 +156,7 @@ func BatchMatMul(a, b *Dense, transA, transB bool) (*Dense, error) {
 		return nil, errNil()
 	}
 	if len(a.shape) != 3 || len(b.shape) != 3 {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "batch matmul: operands %v and %v are not 3-D", a.shape, b.shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "batch matmul: operands %v and %v are not 3-D", a.shape, b.shape)
 	}
 	// Axes of a and b that play the rows and columns of op(A) and op(B).
 	ar, ac := 1, 2
@@ -170,7 +170,7 @@ func BatchMatMul(a, b *Dense, transA, transB bool) (*Dense, error) {
 	batch, m, k := a.shape[0], a.shape[ar], a.shape[ac]
 	n := b.shape[bc]
 	if b.shape[0] != batch || b.shape[br] != k {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "batch matmul: cannot multiply %v by %v (transA %v, transB %v)", a.shape, b.shape, transA, transB)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "batch matmul: cannot multiply %v by %v (transA %v, transB %v)", a.shape, b.shape, transA, transB)
 	}
 	dt := ResultDType(a.dtype, b.dtype)
 	out := New(dt, batch, m, n)

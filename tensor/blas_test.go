@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -99,9 +99,9 @@ func TestMatMul(t *testing.T) {
 	})
 	t.Run("errors", func(t *testing.T) {
 		_, err := tensor.MatMul(seq(2, 3), seq(2, 3))
-		assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 		_, err = tensor.MatMul(seq(3), seq(3, 2))
-		assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 	})
 }
 
@@ -197,11 +197,11 @@ func TestBatchMatMul(t *testing.T) {
 	})
 	t.Run("errors", func(t *testing.T) {
 		_, err := tensor.BatchMatMul(seq(2, 3, 4), seq(3, 4, 5), false, false)
-		assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 		_, err = tensor.BatchMatMul(seq(2, 3, 4), seq(2, 3, 5), false, false)
-		assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 		_, err = tensor.BatchMatMul(seq(3, 4), seq(4, 5), false, false)
-		assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+		assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 		_, err = tensor.BatchMatMul(seq(2, 3, 4), seq(2, 3, 5), true, false)
 		assert.NoError(t, err)
 	})

@@ -3,7 +3,7 @@ package tensor
 import (
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // Copy writes the elements of src into dst in row-major order, whatever src's
@@ -24,10 +24,10 @@ func Copy(dst, src *Dense) error {
 		return errNil()
 	}
 	if dst.dtype != src.dtype || !slices.Equal(dst.shape, src.shape) {
-		return chainrules.Errorf(chainrules.ErrShapeMismatch, "copy: destination %s for source %s", dst.Describe(), src.Describe())
+		return cr.Errorf(cr.ErrShapeMismatch, "copy: destination %s for source %s", dst.Describe(), src.Describe())
 	}
 	if !dst.IsContiguous() {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "copy: destination %s is not contiguous", dst.Describe())
+		return cr.Errorf(cr.ErrInvalidArgument, "copy: destination %s is not contiguous", dst.Describe())
 	}
 	n := src.Size()
 	if n == 0 {

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // DType is the element type of a tensor.
@@ -119,7 +119,7 @@ func prod(shape []int) int {
 func checkDims(shape []int) error {
 	for _, d := range shape {
 		if d < 0 {
-			return chainrules.Errorf(chainrules.ErrInvalidArgument, "negative dimension in shape %v", shape)
+			return cr.Errorf(cr.ErrInvalidArgument, "negative dimension in shape %v", shape)
 		}
 	}
 	return nil
@@ -164,7 +164,7 @@ func FromFloat64(data []float64, shape ...int) (*Dense, error) {
 		return nil, err
 	}
 	if n := prod(shape); len(data) != n {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
 	}
 	if data == nil {
 		data = []float64{}
@@ -180,7 +180,7 @@ func FromComplex128(data []complex128, shape ...int) (*Dense, error) {
 		return nil, err
 	}
 	if n := prod(shape); len(data) != n {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
 	}
 	if data == nil {
 		data = []complex128{}
@@ -402,7 +402,7 @@ func (t *Dense) Clone() *Dense {
 // checkAxis returns an ErrInvalidArgument error unless 0 <= axis < rank.
 func checkAxis(axis, rank int) error {
 	if axis < 0 || axis >= rank {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "axis %d out of range for rank %d", axis, rank)
+		return cr.Errorf(cr.ErrInvalidArgument, "axis %d out of range for rank %d", axis, rank)
 	}
 	return nil
 }
@@ -414,14 +414,14 @@ func checkAxis(axis, rank int) error {
 func (t *Dense) Permute(axes ...int) (*Dense, error) {
 	r := len(t.shape)
 	if len(axes) != r {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "permutation %v has %d axes, tensor has rank %d", axes, len(axes), r)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "permutation %v has %d axes, tensor has rank %d", axes, len(axes), r)
 	}
 	seen := make([]bool, r)
 	shape := make([]int, r)
 	strides := make([]int, r)
 	for k, a := range axes {
 		if a < 0 || a >= r || seen[a] {
-			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "%v is not a permutation of the axes of a rank-%d tensor", axes, r)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%v is not a permutation of the axes of a rank-%d tensor", axes, r)
 		}
 		seen[a] = true
 		shape[k] = t.shape[a]
@@ -463,27 +463,27 @@ func InferShape(from []int, shape ...int) ([]int, error) {
 		switch {
 		case d == -1:
 			if infer >= 0 {
-				return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "reshape to %v: more than one -1", shape)
+				return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape to %v: more than one -1", shape)
 			}
 			infer = k
 		case d < 0:
-			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "reshape to %v: negative dimension", shape)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape to %v: negative dimension", shape)
 		default:
 			known *= d
 		}
 	}
 	if infer >= 0 {
 		if known == 0 {
-			return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "reshape %v to %v: cannot infer -1 next to a zero dimension", from, shape)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape %v to %v: cannot infer -1 next to a zero dimension", from, shape)
 		}
 		if size%known != 0 {
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", from, size, shape)
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", from, size, shape)
 		}
 		newShape[infer] = size / known
 		known = size
 	}
 	if known != size {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", from, size, shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", from, size, shape)
 	}
 	return newShape, nil
 }
@@ -574,7 +574,7 @@ func (t *Dense) Slice(axis, start, stop, step int) (*Dense, error) {
 	}
 	d := t.shape[axis]
 	if start < 0 || start > stop || stop > d || step <= 0 {
-		return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "slice [%d:%d:%d] of axis %d (size %d)", start, stop, step, axis, d)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "slice [%d:%d:%d] of axis %d (size %d)", start, stop, step, axis, d)
 	}
 	shape, strides := copyLayout(t.shape, t.strides)
 	shape[axis] = (stop - start + step - 1) / step
@@ -592,7 +592,7 @@ func (t *Dense) BroadcastTo(shape ...int) (*Dense, error) {
 	}
 	sh, st := copyLayout(shape, nil)
 	if !t.broadcastStrides(st, sh) {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "cannot broadcast shape %v to %v", t.shape, shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "cannot broadcast shape %v to %v", t.shape, shape)
 	}
 	return t.view(sh, st, t.offset), nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -66,11 +66,11 @@ func TestConstructorErrors(t *testing.T) {
 		err  error
 		want error
 	}{
-		{"float length", second(tensor.FromFloat64([]float64{1, 2, 3}, 2, 2)), chainrules.ErrShapeMismatch},
-		{"float scalar length", second(tensor.FromFloat64([]float64{1, 2})), chainrules.ErrShapeMismatch},
-		{"float negative", second(tensor.FromFloat64(nil, -1)), chainrules.ErrInvalidArgument},
-		{"complex length", second(tensor.FromComplex128([]complex128{1}, 2)), chainrules.ErrShapeMismatch},
-		{"complex negative", second(tensor.FromComplex128(nil, 2, -2)), chainrules.ErrInvalidArgument},
+		{"float length", second(tensor.FromFloat64([]float64{1, 2, 3}, 2, 2)), cr.ErrShapeMismatch},
+		{"float scalar length", second(tensor.FromFloat64([]float64{1, 2})), cr.ErrShapeMismatch},
+		{"float negative", second(tensor.FromFloat64(nil, -1)), cr.ErrInvalidArgument},
+		{"complex length", second(tensor.FromComplex128([]complex128{1}, 2)), cr.ErrShapeMismatch},
+		{"complex negative", second(tensor.FromComplex128(nil, 2, -2)), cr.ErrInvalidArgument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,23 +171,23 @@ func TestViewErrors(t *testing.T) {
 		f    func() error
 		want error
 	}{
-		{"permute short", func() error { return second(x.Permute(0)) }, chainrules.ErrInvalidArgument},
-		{"permute repeat", func() error { return second(x.Permute(0, 0)) }, chainrules.ErrInvalidArgument},
-		{"permute range", func() error { return second(x.Permute(0, 2)) }, chainrules.ErrInvalidArgument},
-		{"transpose range", func() error { return second(x.Transpose(0, 2)) }, chainrules.ErrInvalidArgument},
-		{"transpose negative", func() error { return second(x.Transpose(-1, 0)) }, chainrules.ErrInvalidArgument},
-		{"slice axis", func() error { return second(x.Slice(2, 0, 1, 1)) }, chainrules.ErrInvalidArgument},
-		{"slice stop", func() error { return second(x.Slice(1, 0, 4, 1)) }, chainrules.ErrInvalidArgument},
-		{"slice start>stop", func() error { return second(x.Slice(1, 2, 1, 1)) }, chainrules.ErrInvalidArgument},
-		{"slice step", func() error { return second(x.Slice(1, 0, 2, 0)) }, chainrules.ErrInvalidArgument},
-		{"slice negative start", func() error { return second(x.Slice(0, -1, 1, 1)) }, chainrules.ErrInvalidArgument},
-		{"broadcast dim", func() error { return second(x.BroadcastTo(2, 4)) }, chainrules.ErrShapeMismatch},
-		{"broadcast rank", func() error { return second(x.BroadcastTo(3)) }, chainrules.ErrShapeMismatch},
-		{"reshape size", func() error { return second(x.Reshape(4, 2)) }, chainrules.ErrShapeMismatch},
-		{"reshape infer", func() error { return second(x.Reshape(4, -1)) }, chainrules.ErrShapeMismatch},
-		{"reshape two -1", func() error { return second(x.Reshape(-1, -1)) }, chainrules.ErrInvalidArgument},
-		{"reshape negative", func() error { return second(x.Reshape(-2, 3)) }, chainrules.ErrInvalidArgument},
-		{"reshape -1 with 0", func() error { return second(seq(0, 2).Reshape(0, -1)) }, chainrules.ErrInvalidArgument},
+		{"permute short", func() error { return second(x.Permute(0)) }, cr.ErrInvalidArgument},
+		{"permute repeat", func() error { return second(x.Permute(0, 0)) }, cr.ErrInvalidArgument},
+		{"permute range", func() error { return second(x.Permute(0, 2)) }, cr.ErrInvalidArgument},
+		{"transpose range", func() error { return second(x.Transpose(0, 2)) }, cr.ErrInvalidArgument},
+		{"transpose negative", func() error { return second(x.Transpose(-1, 0)) }, cr.ErrInvalidArgument},
+		{"slice axis", func() error { return second(x.Slice(2, 0, 1, 1)) }, cr.ErrInvalidArgument},
+		{"slice stop", func() error { return second(x.Slice(1, 0, 4, 1)) }, cr.ErrInvalidArgument},
+		{"slice start>stop", func() error { return second(x.Slice(1, 2, 1, 1)) }, cr.ErrInvalidArgument},
+		{"slice step", func() error { return second(x.Slice(1, 0, 2, 0)) }, cr.ErrInvalidArgument},
+		{"slice negative start", func() error { return second(x.Slice(0, -1, 1, 1)) }, cr.ErrInvalidArgument},
+		{"broadcast dim", func() error { return second(x.BroadcastTo(2, 4)) }, cr.ErrShapeMismatch},
+		{"broadcast rank", func() error { return second(x.BroadcastTo(3)) }, cr.ErrShapeMismatch},
+		{"reshape size", func() error { return second(x.Reshape(4, 2)) }, cr.ErrShapeMismatch},
+		{"reshape infer", func() error { return second(x.Reshape(4, -1)) }, cr.ErrShapeMismatch},
+		{"reshape two -1", func() error { return second(x.Reshape(-1, -1)) }, cr.ErrInvalidArgument},
+		{"reshape negative", func() error { return second(x.Reshape(-2, 3)) }, cr.ErrInvalidArgument},
+		{"reshape -1 with 0", func() error { return second(seq(0, 2).Reshape(0, -1)) }, cr.ErrInvalidArgument},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package tensor is the dense N-dimensional value type of chainrules-go: a strided
 // view of float64 or complex128 storage, the arithmetic that op packages build on,
-// and [Space], the [chainrules.Space] that lets the engine and the rule checker treat
+// and [Space], the chainrules.Space that lets the engine and the rule checker treat
 // tensors as vectors.
 //
 // A [Dense] has a dtype, a shape, strides (in elements, never negative, 0 on

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -92,7 +92,7 @@ func ExampleBroadcastShapes() {
 	s, _ := tensor.BroadcastShapes([]int{2, 1, 4}, []int{3, 1})
 	fmt.Println(s)
 	_, err := tensor.BroadcastShapes([]int{2, 3}, []int{3, 2})
-	fmt.Println(errors.Is(err, chainrules.ErrShapeMismatch), err)
+	fmt.Println(errors.Is(err, cr.ErrShapeMismatch), err)
 	// Output:
 	// [2 3 4]
 	// true shape mismatch: shapes [[2 3] [3 2]] do not broadcast

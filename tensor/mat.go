@@ -3,7 +3,7 @@ package tensor
 import (
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // FromMat returns a fresh float64 tensor of shape [r c] holding the elements of the
@@ -50,10 +50,10 @@ func FromCMat(m mat.CMatrix) *Dense {
 // matrices cannot have a zero dim).
 func (t *Dense) check2D(what string) error {
 	if len(t.shape) != 2 {
-		return chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: %s is not 2-D", what, t.Describe())
+		return cr.Errorf(cr.ErrShapeMismatch, "%s: %s is not 2-D", what, t.Describe())
 	}
 	if t.shape[0] == 0 || t.shape[1] == 0 {
-		return chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: gonum matrices cannot be empty (%s)", what, t.Describe())
+		return cr.Errorf(cr.ErrShapeMismatch, "%s: gonum matrices cannot be empty (%s)", what, t.Describe())
 	}
 	return nil
 }
@@ -65,7 +65,7 @@ func (t *Dense) ToMat() (*mat.Dense, error) {
 		return nil, err
 	}
 	if t.dtype != Float64 {
-		return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "ToMat: %s is complex; use ToCMat", t.Describe())
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "ToMat: %s is complex; use ToCMat", t.Describe())
 	}
 	return mat.NewDense(t.shape[0], t.shape[1], t.Clone().f64), nil
 }

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // Space is the chainrules.Space of *Dense: tangents and cotangents of a tensor are
@@ -18,7 +18,7 @@ import (
 // bug in a rule, and promoting silently would hide it. The zero Space is ready to use.
 type Space struct{}
 
-var _ chainrules.Space[*Dense] = Space{}
+var _ cr.Space[*Dense] = Space{}
 
 // Zero returns a fresh zero tensor with like's shape and dtype.
 func (Space) Zero(like *Dense) *Dense { return New(like.dtype, like.shape...) }
@@ -32,7 +32,7 @@ func (Space) One(like *Dense) (*Dense, error) {
 		return nil, errNil()
 	}
 	if like.Size() != 1 {
-		return nil, chainrules.Errorf(chainrules.ErrNonScalarLoss, "cannot seed %s with one", like.Describe())
+		return nil, cr.Errorf(cr.ErrNonScalarLoss, "cannot seed %s with one", like.Describe())
 	}
 	return Ones(like.dtype, like.shape...), nil
 }
@@ -44,7 +44,7 @@ func sameLayout(what string, a, b *Dense) error {
 		return errNil()
 	}
 	if a.dtype != b.dtype || !slices.Equal(a.shape, b.shape) {
-		return chainrules.Errorf(chainrules.ErrShapeMismatch, "%s: %s and %s", what, a.Describe(), b.Describe())
+		return cr.Errorf(cr.ErrShapeMismatch, "%s: %s and %s", what, a.Describe(), b.Describe())
 	}
 	return nil
 }

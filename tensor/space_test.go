@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -29,7 +29,7 @@ func TestSpaceBasics(t *testing.T) {
 		assert.Equal(t, complex(1, 0), tensor.Sum(one))
 	}
 	_, err := sp.One(x)
-	assert.ErrorIs(t, err, chainrules.ErrNonScalarLoss)
+	assert.ErrorIs(t, err, cr.ErrNonScalarLoss)
 
 	assert.Equal(t, []int{2, 3}, sp.Shape(x))
 	assert.Empty(t, sp.Shape(tensor.Scalar(1)))
@@ -105,7 +105,7 @@ func TestSpaceErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.ErrorIs(t, tc.f(), chainrules.ErrShapeMismatch)
+			assert.ErrorIs(t, tc.f(), cr.ErrShapeMismatch)
 		})
 	}
 }
@@ -219,11 +219,11 @@ func TestGonumMatrices(t *testing.T) {
 	assert.Equal(t, complex(6, 0), fc.At(1, 2))
 
 	_, err = cx.ToMat()
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 	_, err = seq(3).ToMat()
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 	_, err = seq(0, 3).ToCMat()
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 	_, err = seq(2, 2, 2).ToCMat()
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 }

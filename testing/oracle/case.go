@@ -13,7 +13,7 @@ import (
 	"path"
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -116,17 +116,17 @@ func (t *Tensor) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if raw.Order != "" && raw.Order != "row_major" {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "tensor order %q", raw.Order)
+		return cr.Errorf(cr.ErrInvalidArgument, "tensor order %q", raw.Order)
 	}
 	n := 1
 	for _, d := range raw.Shape {
 		if d < 0 {
-			return chainrules.Errorf(chainrules.ErrInvalidArgument, "negative dim in shape %v", raw.Shape)
+			return cr.Errorf(cr.ErrInvalidArgument, "negative dim in shape %v", raw.Shape)
 		}
 		n *= d
 	}
 	if len(raw.Data) != n {
-		return chainrules.Errorf(chainrules.ErrShapeMismatch, "%d data elements for shape %v", len(raw.Data), raw.Shape)
+		return cr.Errorf(cr.ErrShapeMismatch, "%d data elements for shape %v", len(raw.Data), raw.Shape)
 	}
 	t.DType, t.Shape, t.Data = raw.DType, raw.Shape, make([]complex128, n)
 	for i, d := range raw.Data {
@@ -175,7 +175,7 @@ func (t Tensor) Dense() (*tensor.Dense, error) {
 	case "complex128", "complex64":
 		return tensor.FromComplex128(slices.Clone(t.Data), shape...)
 	}
-	return nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "unsupported dtype %q", t.DType)
+	return nil, cr.Errorf(cr.ErrInvalidArgument, "unsupported dtype %q", t.DType)
 }
 
 // Named is a tensor with its name in a case ("a", "value").
@@ -200,7 +200,7 @@ func (ts *Tensors) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "tensor map is not an object")
+		return cr.Errorf(cr.ErrInvalidArgument, "tensor map is not an object")
 	}
 	out := Tensors{}
 	for dec.More() {
@@ -249,7 +249,7 @@ func (c *Case) Kwargs(v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(c.OpKwargs, v); err != nil {
-		return chainrules.Errorf(chainrules.ErrInvalidArgument, "case %s: op_kwargs: %v", c.ID, err)
+		return cr.Errorf(cr.ErrInvalidArgument, "case %s: op_kwargs: %v", c.ID, err)
 	}
 	return nil
 }

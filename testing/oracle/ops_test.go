@@ -5,7 +5,7 @@ import (
 	"math/cmplx"
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -14,20 +14,20 @@ import (
 
 type (
 	dense   = *tensor.Dense
-	contrib = chainrules.Contribution[dense]
-	dual    = chainrules.Dual[dense]
-	dcontr  = chainrules.DualContribution[dense]
+	contrib = cr.Contribution[dense]
+	dual    = cr.Dual[dense]
+	dcontr  = cr.DualContribution[dense]
 )
 
 // expRule: y = exp(x), xbar = conj(y) ybar, ydot = y xdot,
 // xbardot = conj(y) ybardot + conj(y xdot) ybar.
 type expRule struct {
-	in     []chainrules.NodeID
+	in     []cr.NodeID
 	y      dense
 	noConj bool // the classic complex mistake
 }
 
-func (r *expRule) Inputs() []chainrules.NodeID { return r.in }
+func (r *expRule) Inputs() []cr.NodeID { return r.in }
 
 func (r *expRule) d() dense {
 	if r.noConj {
@@ -41,7 +41,7 @@ func (r *expRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
 	return append(dst, contrib{Node: r.in[0], Value: g}), err
 }
 
-func (r *expRule) ForwardTangents(tan chainrules.TangentOf[dense]) (dense, bool, error) {
+func (r *expRule) ForwardTangents(tan cr.TangentOf[dense]) (dense, bool, error) {
 	xd, ok := tan(r.in[0])
 	if !ok {
 		return nil, false, nil
@@ -50,7 +50,7 @@ func (r *expRule) ForwardTangents(tan chainrules.TangentOf[dense]) (dense, bool,
 	return yd, true, err
 }
 
-func (r *expRule) PullbackWithTangents(ct dual, tan chainrules.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
+func (r *expRule) PullbackWithTangents(ct dual, tan cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
 	xbar, err := tensor.Mul(r.d(), ct.Value)
 	if err != nil {
 		return dst, err
@@ -77,8 +77,8 @@ func (r *expRule) PullbackWithTangents(ct dual, tan chainrules.TangentOf[dense],
 	return append(dst, dcontr{Node: r.in[0], Cotangent: dual{Value: xbar, Tangent: xbardot, HasTangent: true}}), nil
 }
 
-func expOp(noConj bool) chainrules.Op[dense] {
-	return chainrules.OpFunc[dense]{OpName: "exp", F: func(in []chainrules.NodeID, x []dense) (dense, chainrules.ReverseRule[dense], error) {
+func expOp(noConj bool) cr.Op[dense] {
+	return cr.OpFunc[dense]{OpName: "exp", F: func(in []cr.NodeID, x []dense) (dense, cr.ReverseRule[dense], error) {
 		y := x[0].Clone()
 		if y.DType() == tensor.Complex128 {
 			zs := y.Complex128s()
@@ -98,12 +98,12 @@ func expOp(noConj bool) chainrules.Op[dense] {
 // mulRule: y = a b with broadcasting. abar = sum-to-a(conj(b) ybar),
 // ydot = adot b + a bdot, abardot = sum-to-a(conj(bdot) ybar + conj(b) ybardot).
 type mulRule struct {
-	in         []chainrules.NodeID
+	in         []cr.NodeID
 	a, b       dense
 	dropSecond bool // forgets the conj(bdot) ybar term
 }
 
-func (r *mulRule) Inputs() []chainrules.NodeID { return r.in }
+func (r *mulRule) Inputs() []cr.NodeID { return r.in }
 
 // partial returns sum-to-like(conj(other) ybar).
 func partial(other, ybar, like dense) (dense, error) {
@@ -126,7 +126,7 @@ func (r *mulRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
 	return append(dst, contrib{Node: r.in[0], Value: ga}, contrib{Node: r.in[1], Value: gb}), nil
 }
 
-func (r *mulRule) ForwardTangents(tan chainrules.TangentOf[dense]) (dense, bool, error) {
+func (r *mulRule) ForwardTangents(tan cr.TangentOf[dense]) (dense, bool, error) {
 	ad, okA := tan(r.in[0])
 	bd, okB := tan(r.in[1])
 	if !okA && !okB {
@@ -158,8 +158,8 @@ func (r *mulRule) ForwardTangents(tan chainrules.TangentOf[dense]) (dense, bool,
 	return out, true, nil
 }
 
-func (r *mulRule) PullbackWithTangents(ct dual, tan chainrules.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
-	one := func(self, other dense, otherID chainrules.NodeID) (dual, error) {
+func (r *mulRule) PullbackWithTangents(ct dual, tan cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
+	one := func(self, other dense, otherID cr.NodeID) (dual, error) {
 		v, err := partial(other, ct.Value, self)
 		if err != nil {
 			return dual{}, err
@@ -194,8 +194,8 @@ func (r *mulRule) PullbackWithTangents(ct dual, tan chainrules.TangentOf[dense],
 	return append(dst, dcontr{Node: r.in[0], Cotangent: da}, dcontr{Node: r.in[1], Cotangent: db}), nil
 }
 
-func mulOp(dropSecond bool) chainrules.Op[dense] {
-	return chainrules.OpFunc[dense]{OpName: "mul", F: func(in []chainrules.NodeID, x []dense) (dense, chainrules.ReverseRule[dense], error) {
+func mulOp(dropSecond bool) cr.Op[dense] {
+	return cr.OpFunc[dense]{OpName: "mul", F: func(in []cr.NodeID, x []dense) (dense, cr.ReverseRule[dense], error) {
 		y, err := tensor.Mul(x[0], x[1])
 		if err != nil {
 			return nil, nil, err
@@ -207,13 +207,13 @@ func mulOp(dropSecond bool) chainrules.Op[dense] {
 // sumRule: y = sum of x over axes (kept as size 1, then reshaped to the output).
 // xbar = ybar broadcast back; linear, so xbardot = ybardot broadcast back.
 type sumRule struct {
-	in    []chainrules.NodeID
+	in    []cr.NodeID
 	shape []int // input shape
 	kept  []int // output shape with the reduced axes kept as 1
 	out   []int // output shape
 }
 
-func (r *sumRule) Inputs() []chainrules.NodeID { return r.in }
+func (r *sumRule) Inputs() []cr.NodeID { return r.in }
 
 func (r *sumRule) spread(ybar dense) (dense, error) {
 	k, err := ybar.Reshape(r.kept...)
@@ -232,7 +232,7 @@ func (r *sumRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
 	return append(dst, contrib{Node: r.in[0], Value: g}), err
 }
 
-func (r *sumRule) ForwardTangents(tan chainrules.TangentOf[dense]) (dense, bool, error) {
+func (r *sumRule) ForwardTangents(tan cr.TangentOf[dense]) (dense, bool, error) {
 	xd, ok := tan(r.in[0])
 	if !ok {
 		return nil, false, nil
@@ -248,7 +248,7 @@ func (r *sumRule) ForwardTangents(tan chainrules.TangentOf[dense]) (dense, bool,
 	return y.Clone(), true, nil
 }
 
-func (r *sumRule) PullbackWithTangents(ct dual, _ chainrules.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
+func (r *sumRule) PullbackWithTangents(ct dual, _ cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
 	v, err := r.spread(ct.Value)
 	if err != nil {
 		return dst, err
@@ -264,8 +264,8 @@ func (r *sumRule) PullbackWithTangents(ct dual, _ chainrules.TangentOf[dense], d
 }
 
 // sumOp sums over axes; keepdim keeps them as size 1.
-func sumOp(axes []int, keepdim bool) chainrules.Op[dense] {
-	return chainrules.OpFunc[dense]{OpName: "sum", F: func(in []chainrules.NodeID, x []dense) (dense, chainrules.ReverseRule[dense], error) {
+func sumOp(axes []int, keepdim bool) cr.Op[dense] {
+	return cr.OpFunc[dense]{OpName: "sum", F: func(in []cr.NodeID, x []dense) (dense, cr.ReverseRule[dense], error) {
 		shape := x[0].Shape()
 		kept, out := slices.Clone(shape), []int{}
 		for k, d := range shape {

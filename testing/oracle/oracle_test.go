@@ -9,20 +9,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/oracle"
 )
 
 // inputsWith resolves every case to op at the case's inputs.
-func inputsWith(op chainrules.Op[*tensor.Dense]) oracle.Resolver {
-	return func(c *oracle.Case) (chainrules.Op[*tensor.Dense], []*tensor.Dense, error) {
+func inputsWith(op cr.Op[*tensor.Dense]) oracle.Resolver {
+	return func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 		x, err := c.DenseInputs()
 		return op, x, err
 	}
 }
 
-func resolveSum(c *oracle.Case) (chainrules.Op[*tensor.Dense], []*tensor.Dense, error) {
+func resolveSum(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 	axes, keepdim, err := c.ReductionAxes()
 	if err != nil {
 		return nil, nil, err
@@ -65,7 +65,7 @@ func TestReplayCatchesWrongRules(t *testing.T) {
 	}{
 		{"exp without conjugate", "exp", inputsWith(expOp(true)), "vjp a", 2}, // complex128 cases with a nonzero imaginary part
 		{"mul without the second-order cross term", "mul", inputsWith(mulOp(true)), "hvp", 16},
-		{"sum reducing the wrong axes", "sum", func(c *oracle.Case) (chainrules.Op[*tensor.Dense], []*tensor.Dense, error) {
+		{"sum reducing the wrong axes", "sum", func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 			x, err := c.DenseInputs()
 			all := make([]int, len(c.Inputs[0].Shape))
 			for k := range all {
@@ -90,7 +90,7 @@ func TestReplayCatchesWrongRules(t *testing.T) {
 func TestSkips(t *testing.T) {
 	cases, err := oracle.Load("exp")
 	require.NoError(t, err)
-	rep, err := oracle.Run(cases, func(c *oracle.Case) (chainrules.Op[*tensor.Dense], []*tensor.Dense, error) {
+	rep, err := oracle.Run(cases, func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 		return nil, nil, oracle.Skip("not today")
 	})
 	require.NoError(t, err)
@@ -99,10 +99,10 @@ func TestSkips(t *testing.T) {
 	assert.Contains(t, rep.String(), "6 not today")
 
 	// A rule without second order leaves the HVP unchecked, not failed.
-	firstOnly := chainrules.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []chainrules.NodeID, x []*tensor.Dense) (*tensor.Dense, chainrules.ReverseRule[*tensor.Dense], error) {
+	firstOnly := cr.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 		y, r, err := expOp(false).Apply(in, x)
 		return y, struct {
-			chainrules.ReverseRule[*tensor.Dense]
+			cr.ReverseRule[*tensor.Dense]
 		}{r}, err
 	}}
 	rep, err = oracle.Run(cases, inputsWith(firstOnly))
@@ -117,8 +117,8 @@ func TestErrorCases(t *testing.T) {
 	cases, err := oracle.Parse(strings.NewReader(errorCase + "\n\n"))
 	require.NoError(t, err)
 	require.Len(t, cases, 1)
-	failing := chainrules.OpFunc[*tensor.Dense]{OpName: "boom", F: func([]chainrules.NodeID, []*tensor.Dense) (*tensor.Dense, chainrules.ReverseRule[*tensor.Dense], error) {
-		return nil, nil, chainrules.Errorf(chainrules.ErrInvalidArgument, "not differentiable here")
+	failing := cr.OpFunc[*tensor.Dense]{OpName: "boom", F: func([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "not differentiable here")
 	}}
 	rep, err := oracle.Run(cases, inputsWith(failing))
 	assert.NoError(t, err)
@@ -209,7 +209,7 @@ func TestReductionAxes(t *testing.T) {
 		require.NoError(t, err, c.ID)
 		x, err := c.DenseInputs()
 		require.NoError(t, err)
-		y, _, err := sumOp(axes, keepdim).Apply([]chainrules.NodeID{chainrules.NewNodeID(1, 0)}, x)
+		y, _, err := sumOp(axes, keepdim).Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, x)
 		require.NoError(t, err)
 		out, ok := c.Probes[0].Cotangent.Get("value")
 		require.True(t, ok)
@@ -220,7 +220,7 @@ func TestReductionAxes(t *testing.T) {
 
 	bad := &oracle.Case{ID: "bad", Inputs: oracle.Tensors{{Name: "a", Tensor: oracle.Tensor{DType: "float64", Shape: []int{2}}}}, OpKwargs: []byte(`{"dim": 5}`)}
 	_, _, err = bad.ReductionAxes()
-	assert.ErrorIs(t, err, chainrules.ErrInvalidArgument)
+	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 }
 
 // TestParseNonFinite decodes the bare NaN, Infinity and -Infinity tokens that

@@ -3,7 +3,7 @@ package oracle
 import (
 	"slices"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // InferReduction recovers the axes and keepdim flag of a reduction from its input
@@ -84,7 +84,7 @@ func InferReduction(inShape, outShape []int) (axes []int, keepdim bool, ok bool)
 // ErrInvalidArgument when neither works.
 func (c *Case) ReductionAxes() (axes []int, keepdim bool, err error) {
 	if len(c.Inputs) == 0 {
-		return nil, false, chainrules.Errorf(chainrules.ErrInvalidArgument, "case %s has no inputs", c.ID)
+		return nil, false, cr.Errorf(cr.ErrInvalidArgument, "case %s has no inputs", c.ID)
 	}
 	in := c.Inputs[0].Shape
 	rank := len(in)
@@ -105,12 +105,12 @@ func (c *Case) ReductionAxes() (axes []int, keepdim bool, err error) {
 			for _, v := range d {
 				f, ok := v.(float64)
 				if !ok {
-					return nil, false, chainrules.Errorf(chainrules.ErrInvalidArgument, "case %s: dim %v", c.ID, kw.Dim)
+					return nil, false, cr.Errorf(cr.ErrInvalidArgument, "case %s: dim %v", c.ID, kw.Dim)
 				}
 				dims = append(dims, int(f))
 			}
 		default:
-			return nil, false, chainrules.Errorf(chainrules.ErrInvalidArgument, "case %s: dim %v", c.ID, kw.Dim)
+			return nil, false, cr.Errorf(cr.ErrInvalidArgument, "case %s: dim %v", c.ID, kw.Dim)
 		}
 		if len(dims) == 0 {
 			for k := range rank {
@@ -123,7 +123,7 @@ func (c *Case) ReductionAxes() (axes []int, keepdim bool, err error) {
 				continue
 			}
 			if d < -rank || d >= rank {
-				return nil, false, chainrules.Errorf(chainrules.ErrInvalidArgument, "case %s: dim %d out of range for rank %d", c.ID, d, rank)
+				return nil, false, cr.Errorf(cr.ErrInvalidArgument, "case %s: dim %d out of range for rank %d", c.ID, d, rank)
 			}
 			if d < 0 {
 				d += rank
@@ -139,15 +139,15 @@ func (c *Case) ReductionAxes() (axes []int, keepdim bool, err error) {
 		return axes, kw.Keepdim, nil
 	}
 	if len(c.Probes) == 0 {
-		return nil, false, chainrules.Errorf(chainrules.ErrInvalidArgument, "case %s: no probe to read the output shape from", c.ID)
+		return nil, false, cr.Errorf(cr.ErrInvalidArgument, "case %s: no probe to read the output shape from", c.ID)
 	}
 	out, ok := c.Probes[0].Cotangent.Get("value")
 	if !ok {
-		return nil, false, chainrules.Errorf(chainrules.ErrInvalidArgument, "case %s: probe has no output cotangent", c.ID)
+		return nil, false, cr.Errorf(cr.ErrInvalidArgument, "case %s: probe has no output cotangent", c.ID)
 	}
 	axes, keepdim, ok = InferReduction(in, out.Shape)
 	if !ok {
-		return nil, false, chainrules.Errorf(chainrules.ErrInvalidArgument, "case %s: cannot infer a reduction from %v to %v", c.ID, in, out.Shape)
+		return nil, false, cr.Errorf(cr.ErrInvalidArgument, "case %s: cannot infer a reduction from %v to %v", c.ID, in, out.Shape)
 	}
 	return axes, keepdim, nil
 }

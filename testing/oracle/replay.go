@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -20,7 +20,7 @@ import (
 // Case.Kwargs and Case.ReductionAxes). A resolver that cannot express a case
 // returns Skip(reason); any other error fails the case (or passes it, if the case
 // expects an error).
-type Resolver func(c *Case) (chainrules.Op[*tensor.Dense], []*tensor.Dense, error)
+type Resolver func(c *Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error)
 
 // SkipError is returned by a Resolver to skip a case it cannot express.
 type SkipError struct{ Reason string }
@@ -143,17 +143,17 @@ func replayCase(c *Case, resolve Resolver, rep *Report) (skip string, err error)
 		return se.Reason, nil
 	}
 	if err == nil && len(inputs) != len(c.Inputs) {
-		err = chainrules.Errorf(chainrules.ErrInvalidArgument, "resolver returned %d inputs, the case has %d", len(inputs), len(c.Inputs))
+		err = cr.Errorf(cr.ErrInvalidArgument, "resolver returned %d inputs, the case has %d", len(inputs), len(c.Inputs))
 	}
 	if err == nil && op == nil {
-		err = chainrules.Errorf(chainrules.ErrNoRule, "resolver returned a nil op")
+		err = cr.Errorf(cr.ErrNoRule, "resolver returned a nil op")
 	}
 	var tape *core.Tape[*tensor.Dense]
-	var ids []chainrules.NodeID
-	var out chainrules.NodeID
+	var ids []cr.NodeID
+	var out cr.NodeID
 	if err == nil {
 		tape = core.NewTape[*tensor.Dense](tensor.Space{})
-		ids = make([]chainrules.NodeID, len(inputs))
+		ids = make([]cr.NodeID, len(inputs))
 		for k, x := range inputs {
 			ids[k] = tape.Leaf(x)
 		}
@@ -187,7 +187,7 @@ func replayCase(c *Case, resolve Resolver, rep *Report) (skip string, err error)
 
 // firstProbeError runs the backward pass of an error case's first probe (or from a
 // scalar seed) and returns its error.
-func firstProbeError(tape *core.Tape[*tensor.Dense], out chainrules.NodeID, c *Case) error {
+func firstProbeError(tape *core.Tape[*tensor.Dense], out cr.NodeID, c *Case) error {
 	y, err := tape.Value(out)
 	if err != nil {
 		return err
@@ -205,7 +205,7 @@ func firstProbeError(tape *core.Tape[*tensor.Dense], out chainrules.NodeID, c *C
 }
 
 // replayProbe compares JVP, VJP and HVP at one probe.
-func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []chainrules.NodeID, out chainrules.NodeID, rep *Report) error {
+func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.NodeID, out cr.NodeID, rep *Report) error {
 	where := fmt.Sprintf("oracle: case %s (%s %s) probe %s", c.ID, c.Op, c.DType, p.ID)
 	y, err := tape.Value(out)
 	if err != nil {
@@ -213,7 +213,7 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []chainr
 	}
 	ctT, ok := p.Cotangent.Get("value")
 	if !ok {
-		return fmt.Errorf("%s: %w: probe has no output cotangent", where, chainrules.ErrInvalidArgument)
+		return fmt.Errorf("%s: %w: probe has no output cotangent", where, cr.ErrInvalidArgument)
 	}
 	ybar, err := ctT.Dense()
 	if err != nil {
@@ -222,7 +222,7 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []chainr
 	if !slices.Equal(ybar.Shape(), y.Shape()) || ybar.DType() != y.DType() {
 		return fmt.Errorf("%s: %w: output is %s, reference cotangent %s", where, ErrMismatch, y.Describe(), ybar.Describe())
 	}
-	seeds := map[chainrules.NodeID]*tensor.Dense{}
+	seeds := map[cr.NodeID]*tensor.Dense{}
 	for k, in := range c.Inputs {
 		d, ok := p.Direction.Get(in.Name)
 		if !ok {
@@ -240,7 +240,7 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []chainr
 	// J v by a forward sweep.
 	tan, ferr := tape.ForwardTangents(seeds)
 	switch {
-	case ferr != nil && errors.Is(ferr, chainrules.ErrNoRule):
+	case ferr != nil && errors.Is(ferr, cr.ErrNoRule):
 		rep.Unchecked["jvp: no forward rule"]++
 	case ferr != nil:
 		errs = append(errs, fmt.Errorf("%s: jvp: %w", where, ferr))
@@ -285,9 +285,9 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []chainr
 	case ferr != nil:
 		rep.Unchecked["hvp: no forward tangents"]++
 	default:
-		_, gt, err := tape.BackwardWithTangentsSeed(out, chainrules.Dual[*tensor.Dense]{Value: ybar}, tan)
+		_, gt, err := tape.BackwardWithTangentsSeed(out, cr.Dual[*tensor.Dense]{Value: ybar}, tan)
 		switch {
-		case err != nil && errors.Is(err, chainrules.ErrHVPNotSupported):
+		case err != nil && errors.Is(err, cr.ErrHVPNotSupported):
 			rep.Unchecked["hvp: second-order rule not supported"]++
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: hvp: %w", where, err))

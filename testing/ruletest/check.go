@@ -3,14 +3,14 @@ package ruletest
 import (
 	"testing"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // Check runs every applicable check of op at inputs and reports failures through t,
 // with one subtest per check and input ("adjoint-fd/x0", "structure"). Checks that do
 // not apply (no ForwardRule, no SecondOrderRule, no finite differences) are
 // reported as skipped subtests.
-func Check[V any](t testing.TB, space chainrules.Space[V], op chainrules.Op[V], inputs []V, cfg Config) {
+func Check[V any](t testing.TB, space cr.Space[V], op cr.Op[V], inputs []V, cfg Config) {
 	t.Helper()
 	report(t, run(space, op, "", inputs, cfg, nil))
 }
@@ -18,7 +18,7 @@ func Check[V any](t testing.TB, space chainrules.Space[V], op chainrules.Op[V], 
 // Verify runs the checks of Check and returns their failures joined with
 // errors.Join; each is a *Failure wrapping ErrCheckFailed. It returns nil when the
 // rules pass.
-func Verify[V any](space chainrules.Space[V], op chainrules.Op[V], inputs []V, cfg Config) error {
+func Verify[V any](space cr.Space[V], op cr.Op[V], inputs []V, cfg Config) error {
 	return joinResults(run(space, op, "", inputs, cfg, nil))
 }
 
@@ -27,7 +27,7 @@ func Verify[V any](space chainrules.Space[V], op chainrules.Op[V], inputs []V, c
 // It also holds each entry to its Forward and SecondOrder flags, to its Arity and
 // DTypes, and fails an entry without samples ("no samples"). The samples are drawn
 // from a generator seeded with cfg.Seed; cfg.Kink is ignored.
-func CheckRegistry[V any](t *testing.T, space chainrules.Space[V], reg *chainrules.Registry[V], cfg Config) {
+func CheckRegistry[V any](t *testing.T, space cr.Space[V], reg *cr.Registry[V], cfg Config) {
 	t.Helper()
 	for _, e := range reg.Entries() {
 		t.Run(e.Name, func(t *testing.T) {
@@ -44,7 +44,7 @@ func CheckRegistry[V any](t *testing.T, space chainrules.Space[V], reg *chainrul
 
 // VerifyRegistry runs the checks of CheckRegistry and returns their failures joined
 // with errors.Join, or nil.
-func VerifyRegistry[V any](space chainrules.Space[V], reg *chainrules.Registry[V], cfg Config) error {
+func VerifyRegistry[V any](space cr.Space[V], reg *cr.Registry[V], cfg Config) error {
 	var all []result
 	for _, e := range reg.Entries() {
 		for _, s := range registrySamples(space, e, cfg) {

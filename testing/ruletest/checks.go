@@ -6,14 +6,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 )
 
 // checkPrimal records the op on a tape and compares the recorded output with a
 // fresh evaluation. It reports false when the op cannot be applied at all.
 func (c *checker[V]) checkPrimal(tape *core.Tape[V]) bool {
-	var out chainrules.NodeID
+	var out cr.NodeID
 	err := protect(func() error {
 		out = tape.Apply(c.op, c.ids...)
 		return tape.Err()
@@ -40,9 +40,9 @@ func (c *checker[V]) checkPrimal(tape *core.Tape[V]) bool {
 
 // checkInterfaces holds the rule to its registry entry's Forward and SecondOrder
 // flags, in both directions.
-func (c *checker[V]) checkInterfaces(r chainrules.ReverseRule[V], e *chainrules.Entry[V]) {
-	_, isF := r.(chainrules.ForwardRule[V])
-	_, isS := r.(chainrules.SecondOrderRule[V])
+func (c *checker[V]) checkInterfaces(r cr.ReverseRule[V], e *cr.Entry[V]) {
+	_, isF := r.(cr.ForwardRule[V])
+	_, isS := r.(cr.SecondOrderRule[V])
 	var msgs []string
 	if isF != e.Forward {
 		msgs = append(msgs, fmt.Sprintf("entry says Forward=%v but the rule (%T) implements chainrules.ForwardRule: %v", e.Forward, r, isF))
@@ -59,7 +59,7 @@ func (c *checker[V]) checkInterfaces(r chainrules.ReverseRule[V], e *chainrules.
 
 // structural checks one pullback result: one contribution per differentiable input,
 // shaped and typed like it, naming only the rule's inputs. what names the method.
-func (c *checker[V]) structural(what string, nodes []chainrules.NodeID, vals [][]V) string {
+func (c *checker[V]) structural(what string, nodes []cr.NodeID, vals [][]V) string {
 	seen := make([]int, len(c.inputs))
 	for i, id := range nodes {
 		k := c.index(id)
@@ -89,12 +89,12 @@ func (c *checker[V]) structural(what string, nodes []chainrules.NodeID, vals [][
 
 // checkStructure checks the shapes of everything a rule returns. It reports false
 // when the pullback is too broken for the numerical checks to mean anything.
-func (c *checker[V]) checkStructure(r chainrules.ReverseRule[V]) bool {
+func (c *checker[V]) checkStructure(r cr.ReverseRule[V]) bool {
 	bad := func(detail string, err error) bool {
 		c.fail(CheckStructure, "", detail, err)
 		return false
 	}
-	var ins []chainrules.NodeID
+	var ins []cr.NodeID
 	if err := protect(func() error { ins = r.Inputs(); return nil }); err != nil {
 		return bad("Inputs failed", err)
 	}
@@ -102,7 +102,7 @@ func (c *checker[V]) checkStructure(r chainrules.ReverseRule[V]) bool {
 		return bad(fmt.Sprintf("Inputs() returns %v, want the %d NodeIDs passed to Apply %v", ins, len(c.ids), c.ids), nil)
 	}
 	ybar := c.unit(c.y)
-	var cs []chainrules.Contribution[V]
+	var cs []cr.Contribution[V]
 	if err := protect(func() error {
 		var e error
 		cs, e = r.Pullback(c.space.Clone(ybar), nil)
@@ -110,7 +110,7 @@ func (c *checker[V]) checkStructure(r chainrules.ReverseRule[V]) bool {
 	}); err != nil {
 		return bad("Pullback failed", err)
 	}
-	nodes, vals := make([]chainrules.NodeID, len(cs)), make([][]V, len(cs))
+	nodes, vals := make([]cr.NodeID, len(cs)), make([][]V, len(cs))
 	for i, ct := range cs {
 		nodes[i], vals[i] = ct.Node, []V{ct.Value}
 	}
@@ -122,7 +122,7 @@ func (c *checker[V]) checkStructure(r chainrules.ReverseRule[V]) bool {
 		return bad("summing the contributions failed", err)
 	}
 	dirs, present := c.joint()
-	if fr, ok := r.(chainrules.ForwardRule[V]); ok {
+	if fr, ok := r.(cr.ForwardRule[V]); ok {
 		var ydot V
 		var has bool
 		if err := protect(func() error {
@@ -136,9 +136,9 @@ func (c *checker[V]) checkStructure(r chainrules.ReverseRule[V]) bool {
 			return bad(fmt.Sprintf("ForwardTangents returned %s for output %s", c.space.Describe(ydot), c.space.Describe(c.y)), nil)
 		}
 	}
-	if sr, ok := r.(chainrules.SecondOrderRule[V]); ok {
-		ct := chainrules.Dual[V]{Value: c.space.Clone(ybar), Tangent: c.unit(c.y), HasTangent: true}
-		var dcs []chainrules.DualContribution[V]
+	if sr, ok := r.(cr.SecondOrderRule[V]); ok {
+		ct := cr.Dual[V]{Value: c.space.Clone(ybar), Tangent: c.unit(c.y), HasTangent: true}
+		var dcs []cr.DualContribution[V]
 		if err := protect(func() error {
 			var e error
 			dcs, e = sr.PullbackWithTangents(ct, c.tangentOf(dirs, present), nil)
@@ -146,7 +146,7 @@ func (c *checker[V]) checkStructure(r chainrules.ReverseRule[V]) bool {
 		}); err != nil {
 			return bad("PullbackWithTangents failed", err)
 		}
-		nodes, vals := make([]chainrules.NodeID, len(dcs)), make([][]V, len(dcs))
+		nodes, vals := make([]cr.NodeID, len(dcs)), make([][]V, len(dcs))
 		for i, d := range dcs {
 			nodes[i], vals[i] = d.Node, []V{d.Cotangent.Value}
 			if d.Cotangent.HasTangent {
@@ -156,7 +156,7 @@ func (c *checker[V]) checkStructure(r chainrules.ReverseRule[V]) bool {
 		if msg := c.structural("PullbackWithTangents", nodes, vals); msg != "" {
 			return bad(msg, nil)
 		}
-		xbar2, _, err := c.secondOf(r, chainrules.Dual[V]{Value: ybar, Tangent: ct.Tangent, HasTangent: true}, dirs, present)
+		xbar2, _, err := c.secondOf(r, cr.Dual[V]{Value: ybar, Tangent: ct.Tangent, HasTangent: true}, dirs, present)
 		if err != nil {
 			return bad("PullbackWithTangents failed", err)
 		}
@@ -205,12 +205,12 @@ func (c *checker[V]) checkMutation() {
 	for k, x := range c.inputs {
 		xs[k] = keep(fmt.Sprintf("input x%d", k), c.space.Clone(x))
 	}
-	var r chainrules.ReverseRule[V]
+	var r cr.ReverseRule[V]
 	err := protect(func() error {
 		var e error
 		_, r, e = c.op.Apply(slices.Clone(c.ids), xs)
 		if e == nil && r == nil {
-			e = chainrules.Errorf(chainrules.ErrNoRule, "Apply returned a nil rule")
+			e = cr.Errorf(cr.ErrNoRule, "Apply returned a nil rule")
 		}
 		return e
 	})
@@ -225,7 +225,7 @@ func (c *checker[V]) checkMutation() {
 	}
 	err = func() error {
 		ybar := keep("cotangent ybar", c.unit(c.y))
-		var first []chainrules.Contribution[V]
+		var first []cr.Contribution[V]
 		if err := run("Pullback", func() error {
 			var e error
 			first, e = r.Pullback(ybar, nil)
@@ -248,7 +248,7 @@ func (c *checker[V]) checkMutation() {
 				keep(fmt.Sprintf("tangent of x%d", k), dirs[k])
 			}
 		}
-		tan := func(id chainrules.NodeID) (V, bool) {
+		tan := func(id cr.NodeID) (V, bool) {
 			var zero V
 			k := c.index(id)
 			if k < 0 || !present[k] {
@@ -256,7 +256,7 @@ func (c *checker[V]) checkMutation() {
 			}
 			return dirs[k], true
 		}
-		if fr, ok := r.(chainrules.ForwardRule[V]); ok {
+		if fr, ok := r.(cr.ForwardRule[V]); ok {
 			if err := run("ForwardTangents", func() error {
 				_, _, e := fr.ForwardTangents(tan)
 				return e
@@ -264,8 +264,8 @@ func (c *checker[V]) checkMutation() {
 				return err
 			}
 		}
-		if sr, ok := r.(chainrules.SecondOrderRule[V]); ok {
-			ct := chainrules.Dual[V]{Value: keep("cotangent of PullbackWithTangents", c.unit(c.y)),
+		if sr, ok := r.(cr.SecondOrderRule[V]); ok {
+			ct := cr.Dual[V]{Value: keep("cotangent of PullbackWithTangents", c.unit(c.y)),
 				Tangent: keep("cotangent tangent", c.unit(c.y)), HasTangent: true}
 			if err := run("PullbackWithTangents", func() error {
 				_, e := sr.PullbackWithTangents(ct, tan, nil)
@@ -325,7 +325,7 @@ func (c *checker[V]) checkRepeat() {
 	}
 	dirs, present := c.joint()
 	other, _ := c.joint()
-	if fr, ok := r.(chainrules.ForwardRule[V]); ok {
+	if fr, ok := r.(cr.ForwardRule[V]); ok {
 		call := func(d []V) (V, error) {
 			var ydot V
 			var has bool
@@ -357,11 +357,11 @@ func (c *checker[V]) checkRepeat() {
 			return
 		}
 	}
-	if _, ok := r.(chainrules.SecondOrderRule[V]); ok {
-		ct := chainrules.Dual[V]{Value: y1, Tangent: y2, HasTangent: true}
+	if _, ok := r.(cr.SecondOrderRule[V]); ok {
+		ct := cr.Dual[V]{Value: y1, Tangent: y2, HasTangent: true}
 		_, a, err := c.secondOf(r, ct, dirs, present)
 		if err == nil {
-			_, _, err = c.secondOf(r, chainrules.Dual[V]{Value: y2}, other, present)
+			_, _, err = c.secondOf(r, cr.Dual[V]{Value: y2}, other, present)
 		}
 		var b []V
 		if err == nil {
@@ -514,7 +514,7 @@ func (c *checker[V]) worstGradientElement(k int, ybar, xbar V, f *Failure) {
 func (c *checker[V]) fromElems(like V, e []complex128) (V, error) {
 	v, ok, err := fromElements(c.space, like, e)
 	if err == nil && !ok {
-		err = chainrules.Errorf(chainrules.ErrInvalidArgument, "no element access for %s", c.space.Describe(like))
+		err = cr.Errorf(cr.ErrInvalidArgument, "no element access for %s", c.space.Describe(like))
 	}
 	return v, err
 }
@@ -657,8 +657,8 @@ func (c *checker[V]) checkJacobian() {
 // checkForward checks ForwardTangents against finite differences (unless noFD) and
 // against the pullback through <ybar, J v> == <J^* ybar, v>, for a direction on each
 // differentiable input alone and on all of them together.
-func (c *checker[V]) checkForward(r chainrules.ReverseRule[V], noFD bool) {
-	if _, ok := r.(chainrules.ForwardRule[V]); !ok {
+func (c *checker[V]) checkForward(r cr.ReverseRule[V], noFD bool) {
+	if _, ok := r.(cr.ForwardRule[V]); !ok {
 		if !noFD {
 			c.skip(CheckForwardFD, "", "the rule does not implement chainrules.ForwardRule")
 		}
@@ -771,8 +771,8 @@ func (c *checker[V]) renormalize(dirs []V, present []bool) []V {
 // checkSecondOrder checks PullbackWithTangents against the finite difference of the
 // pullback along the input tangents and the cotangent tangent (unless noFD), and the
 // symmetry <u, H v> == <v, H u> of the Hessian of phi(x) = Re<ybar, f(x)>.
-func (c *checker[V]) checkSecondOrder(r chainrules.ReverseRule[V], noFD bool) {
-	if _, ok := r.(chainrules.SecondOrderRule[V]); !ok {
+func (c *checker[V]) checkSecondOrder(r cr.ReverseRule[V], noFD bool) {
+	if _, ok := r.(cr.SecondOrderRule[V]); !ok {
 		if !noFD {
 			c.skip(CheckSecondOrderFD, "", "the rule does not implement chainrules.SecondOrderRule")
 		}
@@ -789,7 +789,7 @@ func (c *checker[V]) checkSecondOrder(r chainrules.ReverseRule[V], noFD bool) {
 			}
 			for vi, v := range variants {
 				for _, withTangent := range []bool{true, false} {
-					ct := chainrules.Dual[V]{Value: c.unit(c.y)}
+					ct := cr.Dual[V]{Value: c.unit(c.y)}
 					if withTangent {
 						ct.Tangent, ct.HasTangent = c.unit(c.y), true
 					}
@@ -812,8 +812,8 @@ func (c *checker[V]) checkSecondOrder(r chainrules.ReverseRule[V], noFD bool) {
 		if iv, ok := c.jointI(v, present); ok && d%2 == 1 {
 			v = iv
 		}
-		_, hv, err1 := c.second(chainrules.Dual[V]{Value: ybar}, v, present)
-		_, hu, err2 := c.second(chainrules.Dual[V]{Value: ybar}, u, present)
+		_, hv, err1 := c.second(cr.Dual[V]{Value: ybar}, v, present)
+		_, hu, err2 := c.second(cr.Dual[V]{Value: ybar}, u, present)
 		if err := firstErr(err1, err2); err != nil {
 			fail = &Failure{Detail: "PullbackWithTangents failed", Err: err}
 			break
@@ -835,7 +835,7 @@ func (c *checker[V]) checkSecondOrder(r chainrules.ReverseRule[V], noFD bool) {
 
 // secondFD compares xbardot from PullbackWithTangents with the 5-point difference of
 // Pullback(x + e v, ybar + e ybardot), recording the first failure per input.
-func (c *checker[V]) secondFD(ct chainrules.Dual[V], v []V, present []bool, where string, fails []*Failure) {
+func (c *checker[V]) secondFD(ct cr.Dual[V], v []V, present []bool, where string, fails []*Failure) {
 	setAll := func(f *Failure) {
 		for k := range fails {
 			if c.diff[k] && fails[k] == nil {
@@ -951,11 +951,11 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 }
 
 // ruleIsForward reports whether the op's rules implement ForwardRule.
-func (c *checker[V]) ruleIsForward() (chainrules.ForwardRule[V], bool) {
+func (c *checker[V]) ruleIsForward() (cr.ForwardRule[V], bool) {
 	r, err := c.fresh()
 	if err != nil {
 		return nil, false
 	}
-	fr, ok := r.(chainrules.ForwardRule[V])
+	fr, ok := r.(cr.ForwardRule[V])
 	return fr, ok
 }

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -24,7 +24,7 @@ type ElementSpace[V any] interface {
 }
 
 // elements returns the elements of v, or false if the value type offers no access.
-func elements[V any](space chainrules.Space[V], v V) ([]complex128, bool) {
+func elements[V any](space cr.Space[V], v V) ([]complex128, bool) {
 	if es, ok := space.(ElementSpace[V]); ok {
 		return es.Elements(v), true
 	}
@@ -45,14 +45,14 @@ func elements[V any](space chainrules.Space[V], v V) ([]complex128, bool) {
 
 // fromElements builds a value like like from e, or reports false if the value type
 // offers no access.
-func fromElements[V any](space chainrules.Space[V], like V, e []complex128) (V, bool, error) {
+func fromElements[V any](space cr.Space[V], like V, e []complex128) (V, bool, error) {
 	var zero V
 	if es, ok := space.(ElementSpace[V]); ok {
 		v, err := es.FromElements(like, e)
 		return v, true, err
 	}
 	if len(e) != space.Size(like) {
-		return zero, true, chainrules.Errorf(chainrules.ErrShapeMismatch, "%d elements for %s", len(e), space.Describe(like))
+		return zero, true, cr.Errorf(cr.ErrShapeMismatch, "%d elements for %s", len(e), space.Describe(like))
 	}
 	var out any
 	switch x := any(like).(type) {

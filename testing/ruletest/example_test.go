@@ -5,36 +5,36 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
 // cubeRule differentiates y = x^3: xbar = 3 x^2 ybar.
 type cubeRule struct {
-	in    []chainrules.NodeID
+	in    []cr.NodeID
 	x     float64
 	wrong bool
 }
 
-func (r cubeRule) Inputs() []chainrules.NodeID { return r.in }
+func (r cubeRule) Inputs() []cr.NodeID { return r.in }
 
-func (r cubeRule) Pullback(ybar float64, dst []chainrules.Contribution[float64]) ([]chainrules.Contribution[float64], error) {
+func (r cubeRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	d := 3 * r.x * r.x
 	if r.wrong {
 		d = 2 * r.x * r.x // a typical slip: the power rule with the wrong factor
 	}
-	return append(dst, chainrules.Contribution[float64]{Node: r.in[0], Value: d * ybar}), nil
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: d * ybar}), nil
 }
 
-func cube(wrong bool) chainrules.Op[float64] {
-	return chainrules.OpFunc[float64]{OpName: "cube", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+func cube(wrong bool) cr.Op[float64] {
+	return cr.OpFunc[float64]{OpName: "cube", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
 		return math.Pow(x[0], 3), cubeRule{in: in[:1:1], x: x[0], wrong: wrong}, nil
 	}}
 }
 
 // Verify returns nil for a correct rule and the failed checks for a wrong one.
 func ExampleVerify() {
-	space := chainrules.Float64Space{}
+	space := cr.Float64Space{}
 	fmt.Println("correct rule:", ruletest.Verify(space, cube(false), []float64{1.5}, ruletest.Config{}))
 
 	err := ruletest.Verify(space, cube(true), []float64{1.5}, ruletest.Config{})
@@ -53,7 +53,7 @@ func ExampleVerify() {
 // finite differences cannot confirm, so the point is declared with its documented
 // pullback.
 func ExampleKink() {
-	relu := chainrules.OpFunc[float64]{OpName: "relu", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+	relu := cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
 		d := 0.0
 		if x[0] > 0 {
 			d = 1
@@ -65,7 +65,7 @@ func ExampleKink() {
 		Pullback: func(float64) ([]float64, error) { return []float64{0}, nil },
 		JVP:      func([]float64) (float64, error) { return 0, nil },
 	}}
-	fmt.Println(ruletest.Verify(chainrules.Float64Space{}, relu, []float64{0}, cfg))
+	fmt.Println(ruletest.Verify(cr.Float64Space{}, relu, []float64{0}, cfg))
 	// Output:
 	// <nil>
 }

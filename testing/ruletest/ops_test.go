@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -15,16 +15,16 @@ import (
 
 // scalarRule is the rule of a unary scalar op with f'(x) = d1 and f”(x) = d2.
 type scalarRule struct {
-	in     []chainrules.NodeID
+	in     []cr.NodeID
 	d1, d2 float64
 	// Mutations, each off in a correct rule.
 	signFlip, wrongForward, wrongSecond, affine, stale bool
 	calls                                              int
 }
 
-func (r *scalarRule) Inputs() []chainrules.NodeID { return r.in }
+func (r *scalarRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *scalarRule) Pullback(ybar float64, dst []chainrules.Contribution[float64]) ([]chainrules.Contribution[float64], error) {
+func (r *scalarRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	g := r.d1 * ybar
 	switch {
 	case r.signFlip:
@@ -35,10 +35,10 @@ func (r *scalarRule) Pullback(ybar float64, dst []chainrules.Contribution[float6
 		r.calls++ // the rule remembers how often it was called
 		g *= float64(r.calls)
 	}
-	return append(dst, chainrules.Contribution[float64]{Node: r.in[0], Value: g}), nil
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: g}), nil
 }
 
-func (r *scalarRule) ForwardTangents(tan chainrules.TangentOf[float64]) (float64, bool, error) {
+func (r *scalarRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
 	xd, ok := tan(r.in[0])
 	if r.wrongForward {
 		return r.d2 * xd, ok, nil // f'' in place of f'
@@ -47,7 +47,7 @@ func (r *scalarRule) ForwardTangents(tan chainrules.TangentOf[float64]) (float64
 }
 
 // xbar = f'(x) ybar, so xbardot = f'(x) ybardot + f”(x) xdot ybar.
-func (r *scalarRule) PullbackWithTangents(ct chainrules.Dual[float64], tan chainrules.TangentOf[float64], dst []chainrules.DualContribution[float64]) ([]chainrules.DualContribution[float64], error) {
+func (r *scalarRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
 	xd, _ := tan(r.in[0])
 	yd := 0.0
 	if ct.HasTangent {
@@ -57,18 +57,18 @@ func (r *scalarRule) PullbackWithTangents(ct chainrules.Dual[float64], tan chain
 	if r.wrongSecond {
 		second = -second
 	}
-	return append(dst, chainrules.DualContribution[float64]{Node: r.in[0], Cotangent: chainrules.Dual[float64]{
+	return append(dst, cr.DualContribution[float64]{Node: r.in[0], Cotangent: cr.Dual[float64]{
 		Value: r.d1 * ct.Value, Tangent: r.d1*yd + second, HasTangent: true}}), nil
 }
 
 // firstOrder hides the optional interfaces of a rule.
-type firstOrder[V any] struct{ chainrules.ReverseRule[V] }
+type firstOrder[V any] struct{ cr.ReverseRule[V] }
 
 // sinOp is sin with first- and second-order rules; mutate turns one mistake on.
-func sinOp(mutate func(*scalarRule)) chainrules.Op[float64] {
-	return chainrules.OpFunc[float64]{OpName: "sin", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+func sinOp(mutate func(*scalarRule)) cr.Op[float64] {
+	return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
 		s, c := math.Sincos(x[0])
-		r := &scalarRule{in: append([]chainrules.NodeID(nil), in...), d1: c, d2: -s}
+		r := &scalarRule{in: append([]cr.NodeID(nil), in...), d1: c, d2: -s}
 		if mutate != nil {
 			mutate(r)
 		}
@@ -78,9 +78,9 @@ func sinOp(mutate func(*scalarRule)) chainrules.Op[float64] {
 
 // sinFirstOrder is sinOp with the optional interfaces hidden, so that a mutated
 // Pullback cannot disagree with PullbackWithTangents.
-func sinFirstOrder(mutate func(*scalarRule)) chainrules.Op[float64] {
+func sinFirstOrder(mutate func(*scalarRule)) cr.Op[float64] {
 	op := sinOp(mutate)
-	return chainrules.OpFunc[float64]{OpName: "sin", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
 		y, r, err := op.Apply(in, x)
 		return y, firstOrder[float64]{r}, err
 	}}
@@ -88,39 +88,39 @@ func sinFirstOrder(mutate func(*scalarRule)) chainrules.Op[float64] {
 
 // mulRule is the rule of y = a*b on float64.
 type mulRule struct {
-	in   []chainrules.NodeID
+	in   []cr.NodeID
 	a, b float64
 	// dropSecond returns one contribution only; asymmetric breaks the Hessian's
 	// symmetry by dropping the cross term of abardot.
 	dropSecond, asymmetric, foreign, wrongInputs bool
 }
 
-func (r *mulRule) Inputs() []chainrules.NodeID {
+func (r *mulRule) Inputs() []cr.NodeID {
 	if r.wrongInputs {
 		return r.in[:1]
 	}
 	return r.in
 }
 
-func (r *mulRule) Pullback(ybar float64, dst []chainrules.Contribution[float64]) ([]chainrules.Contribution[float64], error) {
-	dst = append(dst, chainrules.Contribution[float64]{Node: r.in[0], Value: r.b * ybar})
+func (r *mulRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	dst = append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.b * ybar})
 	switch {
 	case r.dropSecond:
 		return dst, nil
 	case r.foreign:
-		return append(dst, chainrules.Contribution[float64]{Node: r.in[1] + 7, Value: r.a * ybar}), nil
+		return append(dst, cr.Contribution[float64]{Node: r.in[1] + 7, Value: r.a * ybar}), nil
 	}
-	return append(dst, chainrules.Contribution[float64]{Node: r.in[1], Value: r.a * ybar}), nil
+	return append(dst, cr.Contribution[float64]{Node: r.in[1], Value: r.a * ybar}), nil
 }
 
-func (r *mulRule) ForwardTangents(tan chainrules.TangentOf[float64]) (float64, bool, error) {
+func (r *mulRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
 	ad, okA := tan(r.in[0])
 	bd, okB := tan(r.in[1])
 	return ad*r.b + r.a*bd, okA || okB, nil
 }
 
 // abar = b ybar gives abardot = bdot ybar + b ybardot; likewise for b.
-func (r *mulRule) PullbackWithTangents(ct chainrules.Dual[float64], tan chainrules.TangentOf[float64], dst []chainrules.DualContribution[float64]) ([]chainrules.DualContribution[float64], error) {
+func (r *mulRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
 	ad, _ := tan(r.in[0])
 	bd, _ := tan(r.in[1])
 	yd := 0.0
@@ -132,14 +132,14 @@ func (r *mulRule) PullbackWithTangents(ct chainrules.Dual[float64], tan chainrul
 		cross = 0
 	}
 	return append(dst,
-		chainrules.DualContribution[float64]{Node: r.in[0], Cotangent: chainrules.Dual[float64]{Value: r.b * ct.Value, Tangent: cross + r.b*yd, HasTangent: true}},
-		chainrules.DualContribution[float64]{Node: r.in[1], Cotangent: chainrules.Dual[float64]{Value: r.a * ct.Value, Tangent: ad*ct.Value + r.a*yd, HasTangent: true}},
+		cr.DualContribution[float64]{Node: r.in[0], Cotangent: cr.Dual[float64]{Value: r.b * ct.Value, Tangent: cross + r.b*yd, HasTangent: true}},
+		cr.DualContribution[float64]{Node: r.in[1], Cotangent: cr.Dual[float64]{Value: r.a * ct.Value, Tangent: ad*ct.Value + r.a*yd, HasTangent: true}},
 	), nil
 }
 
-func mulOp(mutate func(*mulRule)) chainrules.Op[float64] {
-	return chainrules.OpFunc[float64]{OpName: "mul", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
-		r := &mulRule{in: append([]chainrules.NodeID(nil), in...), a: x[0], b: x[1]}
+func mulOp(mutate func(*mulRule)) cr.Op[float64] {
+	return cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+		r := &mulRule{in: append([]cr.NodeID(nil), in...), a: x[0], b: x[1]}
 		if mutate != nil {
 			mutate(r)
 		}
@@ -148,22 +148,22 @@ func mulOp(mutate func(*mulRule)) chainrules.Op[float64] {
 }
 
 // reluOp is max(x, 0) with the subgradient 0 at x = 0 (or 1 with oneAtZero).
-func reluOp(oneAtZero bool) chainrules.Op[float64] {
-	return chainrules.OpFunc[float64]{OpName: "relu", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+func reluOp(oneAtZero bool) cr.Op[float64] {
+	return cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
 		d := 0.0
 		if x[0] > 0 || (oneAtZero && x[0] == 0) {
 			d = 1
 		}
-		return max(x[0], 0), &scalarRule{in: append([]chainrules.NodeID(nil), in...), d1: d}, nil
+		return max(x[0], 0), &scalarRule{in: append([]cr.NodeID(nil), in...), d1: d}, nil
 	}}
 }
 
 // counterOp returns a different primal on every evaluation.
-func counterOp() chainrules.Op[float64] {
+func counterOp() cr.Op[float64] {
 	n := 0.0
-	return chainrules.OpFunc[float64]{OpName: "counter", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "counter", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
 		n++
-		return x[0] + n, &scalarRule{in: append([]chainrules.NodeID(nil), in...), d1: 1}, nil
+		return x[0] + n, &scalarRule{in: append([]cr.NodeID(nil), in...), d1: 1}, nil
 	}}
 }
 
@@ -172,8 +172,8 @@ type scaleByOp struct{ leak bool }
 
 func (scaleByOp) Name() string              { return "scaleby" }
 func (scaleByOp) Differentiable(k int) bool { return k == 0 }
-func (o scaleByOp) Apply(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
-	r := &mulRule{in: append([]chainrules.NodeID(nil), in...), a: x[0], b: x[1], dropSecond: !o.leak}
+func (o scaleByOp) Apply(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	r := &mulRule{in: append([]cr.NodeID(nil), in...), a: x[0], b: x[1], dropSecond: !o.leak}
 	return x[0] * x[1], firstOrder[float64]{r}, nil
 }
 
@@ -183,7 +183,7 @@ func (o scaleByOp) Apply(in []chainrules.NodeID, x []float64) (float64, chainrul
 // xbar = conj(exp(x)) ybar, xdot -> exp(x) xdot, xbardot = conj(exp(x)) ybardot +
 // conj(exp(x) xdot) ybar.
 type expRule struct {
-	in []chainrules.NodeID
+	in []cr.NodeID
 	x  *tensor.Dense
 	y  *tensor.Dense
 	// noConj drops the conjugate; wrongShape flattens the cotangent; mutateInput
@@ -191,9 +191,9 @@ type expRule struct {
 	noConj, wrongShape, mutateInput bool
 }
 
-func (r *expRule) Inputs() []chainrules.NodeID { return r.in }
+func (r *expRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *expRule) Pullback(ybar *tensor.Dense, dst []chainrules.Contribution[*tensor.Dense]) ([]chainrules.Contribution[*tensor.Dense], error) {
+func (r *expRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	d := r.y
 	if !r.noConj {
 		d = d.Conj()
@@ -211,10 +211,10 @@ func (r *expRule) Pullback(ybar *tensor.Dense, dst []chainrules.Contribution[*te
 		xs := r.x.Float64s()
 		xs[0] += 1
 	}
-	return append(dst, chainrules.Contribution[*tensor.Dense]{Node: r.in[0], Value: g}), nil
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: g}), nil
 }
 
-func (r *expRule) ForwardTangents(tan chainrules.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *expRule) ForwardTangents(tan cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
 	xd, ok := tan(r.in[0])
 	if !ok {
 		return nil, false, nil
@@ -223,7 +223,7 @@ func (r *expRule) ForwardTangents(tan chainrules.TangentOf[*tensor.Dense]) (*ten
 	return yd, true, err
 }
 
-func (r *expRule) PullbackWithTangents(ct chainrules.Dual[*tensor.Dense], tan chainrules.TangentOf[*tensor.Dense], dst []chainrules.DualContribution[*tensor.Dense]) ([]chainrules.DualContribution[*tensor.Dense], error) {
+func (r *expRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tan cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	cy := r.y.Conj()
 	xbar, err := tensor.Mul(cy, ct.Value)
 	if err != nil {
@@ -248,13 +248,13 @@ func (r *expRule) PullbackWithTangents(ct chainrules.Dual[*tensor.Dense], tan ch
 			return dst, err
 		}
 	}
-	return append(dst, chainrules.DualContribution[*tensor.Dense]{Node: r.in[0],
-		Cotangent: chainrules.Dual[*tensor.Dense]{Value: xbar, Tangent: xbardot, HasTangent: true}}), nil
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0],
+		Cotangent: cr.Dual[*tensor.Dense]{Value: xbar, Tangent: xbardot, HasTangent: true}}), nil
 }
 
 // expOp is elementwise exp; firstOrderOnly hides the optional interfaces.
-func expOp(mutate func(*expRule), firstOrderOnly bool) chainrules.Op[*tensor.Dense] {
-	return chainrules.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []chainrules.NodeID, x []*tensor.Dense) (*tensor.Dense, chainrules.ReverseRule[*tensor.Dense], error) {
+func expOp(mutate func(*expRule), firstOrderOnly bool) cr.Op[*tensor.Dense] {
+	return cr.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 		y := tensor.New(x[0].DType(), x[0].Shape()...)
 		if x[0].DType() == tensor.Complex128 {
 			ys, xs := y.Complex128s(), x[0].Complex128s()
@@ -267,7 +267,7 @@ func expOp(mutate func(*expRule), firstOrderOnly bool) chainrules.Op[*tensor.Den
 				ys[i] = math.Exp(v)
 			}
 		}
-		r := &expRule{in: append([]chainrules.NodeID(nil), in...), x: x[0], y: y}
+		r := &expRule{in: append([]cr.NodeID(nil), in...), x: x[0], y: y}
 		if mutate != nil {
 			mutate(r)
 		}
@@ -280,12 +280,12 @@ func expOp(mutate func(*expRule), firstOrderOnly bool) chainrules.Op[*tensor.Den
 
 // matmulRule is the rule of C = A B: Abar = Cbar B^H, Bbar = A^H Cbar.
 type matmulRule struct {
-	in         []chainrules.NodeID
+	in         []cr.NodeID
 	a, b       *tensor.Dense
 	transposed bool // uses Cbar^T in place of Cbar
 }
 
-func (r *matmulRule) Inputs() []chainrules.NodeID { return r.in }
+func (r *matmulRule) Inputs() []cr.NodeID { return r.in }
 
 func adjoint(t *tensor.Dense) (*tensor.Dense, error) {
 	tt, err := t.Transpose(0, 1)
@@ -295,7 +295,7 @@ func adjoint(t *tensor.Dense) (*tensor.Dense, error) {
 	return tt.Conj(), nil
 }
 
-func (r *matmulRule) Pullback(cbar *tensor.Dense, dst []chainrules.Contribution[*tensor.Dense]) ([]chainrules.Contribution[*tensor.Dense], error) {
+func (r *matmulRule) Pullback(cbar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	if r.transposed {
 		var err error
 		if cbar, err = cbar.Transpose(0, 1); err != nil {
@@ -318,12 +318,12 @@ func (r *matmulRule) Pullback(cbar *tensor.Dense, dst []chainrules.Contribution[
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, chainrules.Contribution[*tensor.Dense]{Node: r.in[0], Value: abar},
-		chainrules.Contribution[*tensor.Dense]{Node: r.in[1], Value: bbar}), nil
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: abar},
+		cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: bbar}), nil
 }
 
 // ForwardTangents returns Cdot = Adot B + A Bdot.
-func (r *matmulRule) ForwardTangents(tan chainrules.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *matmulRule) ForwardTangents(tan cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
 	ad, okA := tan(r.in[0])
 	bd, okB := tan(r.in[1])
 	if !okA && !okB {
@@ -351,12 +351,12 @@ func (r *matmulRule) ForwardTangents(tan chainrules.TangentOf[*tensor.Dense]) (*
 	return out, true, nil
 }
 
-func matmulOp(transposed bool) chainrules.Op[*tensor.Dense] {
-	return chainrules.OpFunc[*tensor.Dense]{OpName: "matmul", F: func(in []chainrules.NodeID, x []*tensor.Dense) (*tensor.Dense, chainrules.ReverseRule[*tensor.Dense], error) {
+func matmulOp(transposed bool) cr.Op[*tensor.Dense] {
+	return cr.OpFunc[*tensor.Dense]{OpName: "matmul", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 		y, err := tensor.MatMul(x[0], x[1])
 		if err != nil {
 			return nil, nil, err
 		}
-		return y, &matmulRule{in: append([]chainrules.NodeID(nil), in...), a: x[0], b: x[1], transposed: transposed}, nil
+		return y, &matmulRule{in: append([]cr.NodeID(nil), in...), a: x[0], b: x[1], transposed: transposed}, nil
 	}}
 }

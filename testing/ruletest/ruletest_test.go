@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
@@ -44,11 +44,11 @@ func rng() *rand.Rand { return rand.New(rand.NewPCG(3, 4)) }
 
 func randT(dt tensor.DType, shape ...int) *tensor.Dense { return tensor.RandN(rng(), dt, shape...) }
 
-func verifyF(op chainrules.Op[float64], x []float64, cfg ruletest.Config) func() error {
-	return func() error { return ruletest.Verify(chainrules.Float64Space{}, op, x, cfg) }
+func verifyF(op cr.Op[float64], x []float64, cfg ruletest.Config) func() error {
+	return func() error { return ruletest.Verify(cr.Float64Space{}, op, x, cfg) }
 }
 
-func verifyT(op chainrules.Op[*tensor.Dense], x []*tensor.Dense, cfg ruletest.Config) func() error {
+func verifyT(op cr.Op[*tensor.Dense], x []*tensor.Dense, cfg ruletest.Config) func() error {
 	return func() error { return ruletest.Verify(tensor.Space{}, op, x, cfg) }
 }
 
@@ -166,8 +166,8 @@ func TestFailureMessage(t *testing.T) {
 
 func TestSeedIsReproducible(t *testing.T) {
 	op := sinFirstOrder(func(r *scalarRule) { r.signFlip = true })
-	a := ruletest.Verify(chainrules.Float64Space{}, op, []float64{0.7}, ruletest.Config{Seed: 9})
-	b := ruletest.Verify(chainrules.Float64Space{}, op, []float64{0.7}, ruletest.Config{Seed: 9})
+	a := ruletest.Verify(cr.Float64Space{}, op, []float64{0.7}, ruletest.Config{Seed: 9})
+	b := ruletest.Verify(cr.Float64Space{}, op, []float64{0.7}, ruletest.Config{Seed: 9})
 	require.Error(t, a)
 	assert.Equal(t, a.Error(), b.Error())
 	assert.Contains(t, a.Error(), "(seed 9)")
@@ -175,19 +175,19 @@ func TestSeedIsReproducible(t *testing.T) {
 
 func TestTolerancesCanBeSet(t *testing.T) {
 	// A pullback off by one part in 1e4 fails the default tolerance, passes a loose one.
-	op := chainrules.OpFunc[float64]{OpName: "almost", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
-		return 2 * x[0], firstOrder[float64]{&scalarRule{in: append([]chainrules.NodeID(nil), in...), d1: 2 * (1 + 1e-4)}}, nil
+	op := cr.OpFunc[float64]{OpName: "almost", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+		return 2 * x[0], firstOrder[float64]{&scalarRule{in: append([]cr.NodeID(nil), in...), d1: 2 * (1 + 1e-4)}}, nil
 	}}
-	assert.Equal(t, []string{ruletest.CheckAdjointFD}, failedChecks(t, ruletest.Verify(chainrules.Float64Space{}, op, []float64{1}, ruletest.Config{})))
-	assert.NoError(t, ruletest.Verify(chainrules.Float64Space{}, op, []float64{1}, ruletest.Config{Rtol: 1e-3}))
+	assert.Equal(t, []string{ruletest.CheckAdjointFD}, failedChecks(t, ruletest.Verify(cr.Float64Space{}, op, []float64{1}, ruletest.Config{})))
+	assert.NoError(t, ruletest.Verify(cr.Float64Space{}, op, []float64{1}, ruletest.Config{Rtol: 1e-3}))
 }
 
 func TestPanickingRuleIsReported(t *testing.T) {
-	op := chainrules.OpFunc[float64]{OpName: "boom", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+	op := cr.OpFunc[float64]{OpName: "boom", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
 		var r *scalarRule // nil: Pullback dereferences it
 		return x[0], r, nil
 	}}
-	err := ruletest.Verify(chainrules.Float64Space{}, op, []float64{1}, ruletest.Config{})
+	err := ruletest.Verify(cr.Float64Space{}, op, []float64{1}, ruletest.Config{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "panic")
 }
@@ -195,7 +195,7 @@ func TestPanickingRuleIsReported(t *testing.T) {
 func TestApplyErrorIsReported(t *testing.T) {
 	err := ruletest.Verify(tensor.Space{}, matmulOp(false), []*tensor.Dense{randT(tensor.Float64, 2, 3), randT(tensor.Float64, 2, 3)}, ruletest.Config{})
 	assert.Equal(t, []string{ruletest.CheckApply}, failedChecks(t, err))
-	assert.ErrorIs(t, err, chainrules.ErrShapeMismatch)
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 }
 
 // recorder is a testing.TB that records what Check reports.
@@ -212,25 +212,25 @@ func (r *recorder) Errorf(string, ...any) { r.errs = append(r.errs, "errorf") }
 
 func TestCheckReportsThroughT(t *testing.T) {
 	rec := &recorder{TB: t}
-	ruletest.Check(rec, chainrules.Float64Space{}, sinFirstOrder(func(r *scalarRule) { r.signFlip = true }), []float64{0.7}, ruletest.Config{})
+	ruletest.Check(rec, cr.Float64Space{}, sinFirstOrder(func(r *scalarRule) { r.signFlip = true }), []float64{0.7}, ruletest.Config{})
 	assert.Len(t, rec.errs, 1)
 	rec = &recorder{TB: t}
-	ruletest.Check(rec, chainrules.Float64Space{}, sinOp(nil), []float64{0.7}, ruletest.Config{})
+	ruletest.Check(rec, cr.Float64Space{}, sinOp(nil), []float64{0.7}, ruletest.Config{})
 	assert.Empty(t, rec.errs)
 	// And the real thing, with subtests.
 	ruletest.Check(t, tensor.Space{}, expOp(nil, false), []*tensor.Dense{randT(tensor.Complex128, 3)}, ruletest.Config{})
 }
 
-func registry(t *testing.T, mutate func(*chainrules.Entry[float64])) *chainrules.Registry[float64] {
-	reg := chainrules.NewRegistry[float64]()
-	entries := []chainrules.Entry[float64]{
+func registry(t *testing.T, mutate func(*cr.Entry[float64])) *cr.Registry[float64] {
+	reg := cr.NewRegistry[float64]()
+	entries := []cr.Entry[float64]{
 		{Name: "sin", Arity: 1, DTypes: []string{"float64"}, Forward: true, SecondOrder: true,
-			Samples: func(rng *rand.Rand) []chainrules.Sample[float64] {
-				return []chainrules.Sample[float64]{{Name: "random", Op: sinOp(nil), Inputs: []float64{rng.NormFloat64()}}, {Op: sinOp(nil), Inputs: []float64{3}}}
+			Samples: func(rng *rand.Rand) []cr.Sample[float64] {
+				return []cr.Sample[float64]{{Name: "random", Op: sinOp(nil), Inputs: []float64{rng.NormFloat64()}}, {Op: sinOp(nil), Inputs: []float64{3}}}
 			}},
 		{Name: "mul", Arity: 2, DTypes: []string{"float64"}, Forward: true, SecondOrder: true,
-			Samples: func(*rand.Rand) []chainrules.Sample[float64] {
-				return []chainrules.Sample[float64]{{Name: "a*b", Op: mulOp(nil), Inputs: []float64{2, -3}}}
+			Samples: func(*rand.Rand) []cr.Sample[float64] {
+				return []cr.Sample[float64]{{Name: "a*b", Op: mulOp(nil), Inputs: []float64{2, -3}}}
 			}},
 	}
 	for _, e := range entries {
@@ -243,39 +243,39 @@ func registry(t *testing.T, mutate func(*chainrules.Entry[float64])) *chainrules
 }
 
 func TestRegistry(t *testing.T) {
-	ruletest.CheckRegistry(t, chainrules.Float64Space{}, registry(t, nil), ruletest.Config{})
+	ruletest.CheckRegistry(t, cr.Float64Space{}, registry(t, nil), ruletest.Config{})
 	tests := []struct {
 		name   string
-		mutate func(*chainrules.Entry[float64])
+		mutate func(*cr.Entry[float64])
 		want   string
 		text   string
 	}{
 		{"ok", nil, "", ""},
-		{"no samples", func(e *chainrules.Entry[float64]) { e.Samples = nil }, ruletest.CheckSamples, "no samples"},
-		{"empty samples", func(e *chainrules.Entry[float64]) {
-			e.Samples = func(*rand.Rand) []chainrules.Sample[float64] { return nil }
+		{"no samples", func(e *cr.Entry[float64]) { e.Samples = nil }, ruletest.CheckSamples, "no samples"},
+		{"empty samples", func(e *cr.Entry[float64]) {
+			e.Samples = func(*rand.Rand) []cr.Sample[float64] { return nil }
 		}, ruletest.CheckSamples, "no samples"},
-		{"claims no forward rule", func(e *chainrules.Entry[float64]) { e.Forward = false }, ruletest.CheckInterfaces, "Forward=false"},
-		{"claims a second-order rule it lacks", func(e *chainrules.Entry[float64]) {
+		{"claims no forward rule", func(e *cr.Entry[float64]) { e.Forward = false }, ruletest.CheckInterfaces, "Forward=false"},
+		{"claims a second-order rule it lacks", func(e *cr.Entry[float64]) {
 			if e.Name == "sin" {
-				e.Samples = func(*rand.Rand) []chainrules.Sample[float64] {
-					return []chainrules.Sample[float64]{{Op: sinFirstOrder(nil), Inputs: []float64{1}}}
+				e.Samples = func(*rand.Rand) []cr.Sample[float64] {
+					return []cr.Sample[float64]{{Op: sinFirstOrder(nil), Inputs: []float64{1}}}
 				}
 			}
 		}, ruletest.CheckInterfaces, "SecondOrder=true"},
-		{"wrong arity", func(e *chainrules.Entry[float64]) { e.Arity = 3 }, ruletest.CheckInterfaces, "arity"},
-		{"wrong dtypes", func(e *chainrules.Entry[float64]) { e.DTypes = []string{"complex128"} }, ruletest.CheckInterfaces, "DTypes"},
-		{"wrong rule in a sample", func(e *chainrules.Entry[float64]) {
+		{"wrong arity", func(e *cr.Entry[float64]) { e.Arity = 3 }, ruletest.CheckInterfaces, "arity"},
+		{"wrong dtypes", func(e *cr.Entry[float64]) { e.DTypes = []string{"complex128"} }, ruletest.CheckInterfaces, "DTypes"},
+		{"wrong rule in a sample", func(e *cr.Entry[float64]) {
 			if e.Name == "sin" {
-				e.Samples = func(*rand.Rand) []chainrules.Sample[float64] {
-					return []chainrules.Sample[float64]{{Op: sinOp(func(r *scalarRule) { r.wrongSecond = true }), Inputs: []float64{1}}}
+				e.Samples = func(*rand.Rand) []cr.Sample[float64] {
+					return []cr.Sample[float64]{{Op: sinOp(func(r *scalarRule) { r.wrongSecond = true }), Inputs: []float64{1}}}
 				}
 			}
 		}, ruletest.CheckSecondOrderFD, "sin/sample0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			err := ruletest.VerifyRegistry(chainrules.Float64Space{}, registry(t, tc.mutate), ruletest.Config{})
+			err := ruletest.VerifyRegistry(cr.Float64Space{}, registry(t, tc.mutate), ruletest.Config{})
 			if tc.want == "" {
 				assert.NoError(t, err)
 				return
@@ -289,6 +289,6 @@ func TestRegistry(t *testing.T) {
 
 // Errors from the checker are values: errors.Is sees through the join.
 func TestErrorsIs(t *testing.T) {
-	err := ruletest.Verify(chainrules.Float64Space{}, sinFirstOrder(func(r *scalarRule) { r.signFlip = true }), []float64{0.7}, ruletest.Config{})
+	err := ruletest.Verify(cr.Float64Space{}, sinFirstOrder(func(r *scalarRule) { r.signFlip = true }), []float64{0.7}, ruletest.Config{})
 	assert.True(t, errors.Is(err, ruletest.ErrCheckFailed))
 }

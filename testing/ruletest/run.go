@@ -9,7 +9,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 )
 
@@ -70,7 +70,7 @@ type sampleResults struct {
 }
 
 // registrySamples checks one registry entry at each of its samples.
-func registrySamples[V any](space chainrules.Space[V], e chainrules.Entry[V], cfg Config) []sampleResults {
+func registrySamples[V any](space cr.Space[V], e cr.Entry[V], cfg Config) []sampleResults {
 	cfg.Kink = nil
 	rcfg, _ := cfg.resolve(nil)
 	entryFail := func(detail string, err error) []sampleResults {
@@ -80,7 +80,7 @@ func registrySamples[V any](space chainrules.Space[V], e chainrules.Entry[V], cf
 	if e.Samples == nil {
 		return entryFail("no samples: the entry's Samples function is nil", nil)
 	}
-	var samples []chainrules.Sample[V]
+	var samples []cr.Sample[V]
 	if err := protect(func() error {
 		samples = e.Samples(rand.New(rand.NewPCG(rcfg.Seed, rcfg.Seed^0x9E3779B97F4A7C15)))
 		return nil
@@ -113,7 +113,7 @@ func registrySamples[V any](space chainrules.Space[V], e chainrules.Entry[V], cf
 		if s.Op.Name() != e.Name {
 			fail(fmt.Sprintf("sample op is named %q, entry %q", s.Op.Name(), e.Name))
 		}
-		if e.Arity != chainrules.Variadic && len(s.Inputs) != e.Arity {
+		if e.Arity != cr.Variadic && len(s.Inputs) != e.Arity {
 			fail(fmt.Sprintf("sample has %d inputs, entry arity is %d", len(s.Inputs), e.Arity))
 		}
 		if len(e.DTypes) > 0 {
@@ -141,11 +141,11 @@ func protect(f func() error) (err error) {
 
 // checker holds the state of one run: the op, its inputs and the resolved settings.
 type checker[V any] struct {
-	space  chainrules.Space[V]
-	op     chainrules.Op[V]
+	space  cr.Space[V]
+	op     cr.Op[V]
 	rule   string
 	inputs []V
-	ids    []chainrules.NodeID
+	ids    []cr.NodeID
 	diff   []bool
 	cfg    Config
 	tol    tolerances
@@ -158,7 +158,7 @@ type checker[V any] struct {
 }
 
 // run performs every check of one op at one point.
-func run[V any](space chainrules.Space[V], op chainrules.Op[V], sample string, inputs []V, cfg Config, entry *chainrules.Entry[V]) []result {
+func run[V any](space cr.Space[V], op cr.Op[V], sample string, inputs []V, cfg Config, entry *cr.Entry[V]) []result {
 	name := sample
 	if name == "" && op != nil {
 		name = op.Name()
@@ -180,11 +180,11 @@ func run[V any](space chainrules.Space[V], op chainrules.Op[V], sample string, i
 	c.cplx = make([]bool, len(inputs))
 	c.diff = make([]bool, len(inputs))
 	tape := core.NewTape(space)
-	c.ids = make([]chainrules.NodeID, len(inputs))
+	c.ids = make([]cr.NodeID, len(inputs))
 	for k, x := range inputs {
 		c.inputs[k] = space.Clone(x)
 		c.cplx[k] = isComplex(dtypes[k])
-		c.diff[k] = chainrules.IsDifferentiable(op, k)
+		c.diff[k] = cr.IsDifferentiable(op, k)
 		c.ids[k] = tape.Leaf(space.Clone(x))
 	}
 	c.hasEl = true
@@ -274,7 +274,7 @@ func (c *checker[V]) inputLabel(input string) string {
 }
 
 // apply evaluates the op at x (private clones), recovering panics.
-func (c *checker[V]) apply(x []V) (y V, rule chainrules.ReverseRule[V], err error) {
+func (c *checker[V]) apply(x []V) (y V, rule cr.ReverseRule[V], err error) {
 	xs := make([]V, len(x))
 	for k, v := range x {
 		xs[k] = c.space.Clone(v)
@@ -283,7 +283,7 @@ func (c *checker[V]) apply(x []V) (y V, rule chainrules.ReverseRule[V], err erro
 		var e error
 		y, rule, e = c.op.Apply(slices.Clone(c.ids), xs)
 		if e == nil && rule == nil {
-			e = chainrules.Errorf(chainrules.ErrNoRule, "Apply returned a nil rule")
+			e = cr.Errorf(cr.ErrNoRule, "Apply returned a nil rule")
 		}
 		return e
 	})
@@ -293,18 +293,18 @@ func (c *checker[V]) apply(x []V) (y V, rule chainrules.ReverseRule[V], err erro
 // fresh returns a new rule at the checked point. The checks other than repeat and
 // mutation each use a fresh rule, so that a rule with state that leaks between
 // calls fails the repeat check and nothing else.
-func (c *checker[V]) fresh() (chainrules.ReverseRule[V], error) {
+func (c *checker[V]) fresh() (cr.ReverseRule[V], error) {
 	_, r, err := c.apply(c.inputs)
 	return r, err
 }
 
 // index maps a NodeID to its input position, or -1.
-func (c *checker[V]) index(id chainrules.NodeID) int {
+func (c *checker[V]) index(id cr.NodeID) int {
 	return slices.Index(c.ids, id)
 }
 
 // collect sums contributions into per-input cotangents (zero where absent).
-func (c *checker[V]) collect(cs []chainrules.Contribution[V]) ([]V, error) {
+func (c *checker[V]) collect(cs []cr.Contribution[V]) ([]V, error) {
 	out := make([]V, len(c.inputs))
 	for k, x := range c.inputs {
 		out[k] = c.space.Zero(x)
@@ -312,7 +312,7 @@ func (c *checker[V]) collect(cs []chainrules.Contribution[V]) ([]V, error) {
 	for _, ct := range cs {
 		k := c.index(ct.Node)
 		if k < 0 {
-			return nil, chainrules.Errorf(chainrules.ErrMissingNode, "contribution for %v, which is not an input", ct.Node)
+			return nil, cr.Errorf(cr.ErrMissingNode, "contribution for %v, which is not an input", ct.Node)
 		}
 		s, err := c.space.Add(out[k], ct.Value)
 		if err != nil {
@@ -332,8 +332,8 @@ func (c *checker[V]) pullback(ybar V) ([]V, error) {
 	return c.pullbackOf(r, ybar)
 }
 
-func (c *checker[V]) pullbackOf(r chainrules.ReverseRule[V], ybar V) ([]V, error) {
-	var cs []chainrules.Contribution[V]
+func (c *checker[V]) pullbackOf(r cr.ReverseRule[V], ybar V) ([]V, error) {
+	var cs []cr.Contribution[V]
 	err := protect(func() error {
 		var e error
 		cs, e = r.Pullback(c.space.Clone(ybar), nil)
@@ -346,8 +346,8 @@ func (c *checker[V]) pullbackOf(r chainrules.ReverseRule[V], ybar V) ([]V, error
 }
 
 // tangentOf serves the tangents dirs (nil entries absent) by NodeID.
-func (c *checker[V]) tangentOf(dirs []V, present []bool) chainrules.TangentOf[V] {
-	return func(id chainrules.NodeID) (V, bool) {
+func (c *checker[V]) tangentOf(dirs []V, present []bool) cr.TangentOf[V] {
+	return func(id cr.NodeID) (V, bool) {
 		var zero V
 		k := c.index(id)
 		if k < 0 || !present[k] {
@@ -364,9 +364,9 @@ func (c *checker[V]) forward(dirs []V, present []bool) (V, error) {
 	if err != nil {
 		return ydot, err
 	}
-	fr, ok := r.(chainrules.ForwardRule[V])
+	fr, ok := r.(cr.ForwardRule[V])
 	if !ok {
-		return ydot, chainrules.Errorf(chainrules.ErrNoRule, "fresh rule has no ForwardTangents")
+		return ydot, cr.Errorf(cr.ErrNoRule, "fresh rule has no ForwardTangents")
 	}
 	var has bool
 	err = protect(func() error {
@@ -385,7 +385,7 @@ func (c *checker[V]) forward(dirs []V, present []bool) (V, error) {
 
 // second runs a fresh rule's PullbackWithTangents and returns per-input cotangents
 // and their tangents (absent tangents as zeros).
-func (c *checker[V]) second(ct chainrules.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
+func (c *checker[V]) second(ct cr.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
 	r, err := c.fresh()
 	if err != nil {
 		return nil, nil, err
@@ -393,16 +393,16 @@ func (c *checker[V]) second(ct chainrules.Dual[V], dirs []V, present []bool) (xb
 	return c.secondOf(r, ct, dirs, present)
 }
 
-func (c *checker[V]) secondOf(r chainrules.ReverseRule[V], ct chainrules.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
-	sr, ok := r.(chainrules.SecondOrderRule[V])
+func (c *checker[V]) secondOf(r cr.ReverseRule[V], ct cr.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
+	sr, ok := r.(cr.SecondOrderRule[V])
 	if !ok {
-		return nil, nil, chainrules.Errorf(chainrules.ErrHVPNotSupported, "rule has no PullbackWithTangents")
+		return nil, nil, cr.Errorf(cr.ErrHVPNotSupported, "rule has no PullbackWithTangents")
 	}
 	ct.Value = c.space.Clone(ct.Value)
 	if ct.HasTangent {
 		ct.Tangent = c.space.Clone(ct.Tangent)
 	}
-	var dcs []chainrules.DualContribution[V]
+	var dcs []cr.DualContribution[V]
 	err = protect(func() error {
 		var e error
 		dcs, e = sr.PullbackWithTangents(ct, c.tangentOf(dirs, present), nil)
@@ -411,12 +411,12 @@ func (c *checker[V]) secondOf(r chainrules.ReverseRule[V], ct chainrules.Dual[V]
 	if err != nil {
 		return nil, nil, err
 	}
-	vals := make([]chainrules.Contribution[V], 0, len(dcs))
-	tans := make([]chainrules.Contribution[V], 0, len(dcs))
+	vals := make([]cr.Contribution[V], 0, len(dcs))
+	tans := make([]cr.Contribution[V], 0, len(dcs))
 	for _, d := range dcs {
-		vals = append(vals, chainrules.Contribution[V]{Node: d.Node, Value: d.Cotangent.Value})
+		vals = append(vals, cr.Contribution[V]{Node: d.Node, Value: d.Cotangent.Value})
 		if d.Cotangent.HasTangent {
-			tans = append(tans, chainrules.Contribution[V]{Node: d.Node, Value: d.Cotangent.Tangent})
+			tans = append(tans, cr.Contribution[V]{Node: d.Node, Value: d.Cotangent.Tangent})
 		}
 	}
 	if xbar, err = c.collect(vals); err != nil {
@@ -536,7 +536,7 @@ func (c *checker[V]) fd(dirs []V, present []bool, g func(x []V, e float64) ([]V,
 			}
 		}
 		if len(vals) != len(acc) {
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "%d values at one step, %d at another", len(vals), len(acc))
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%d values at one step, %d at another", len(vals), len(acc))
 		}
 		for i, v := range vals {
 			if acc[i], err = c.space.Add(acc[i], c.space.Scale(v, st.w/h)); err != nil {
@@ -555,7 +555,7 @@ func (c *checker[V]) fdJVP(dirs []V, present []bool) (V, error) {
 			return nil, err
 		}
 		if !slices.Equal(c.space.Shape(y), c.space.Shape(c.y)) || c.space.DType(y) != c.space.DType(c.y) {
-			return nil, chainrules.Errorf(chainrules.ErrShapeMismatch, "output %s near the point, %s at it", c.space.Describe(y), c.space.Describe(c.y))
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "output %s near the point, %s at it", c.space.Describe(y), c.space.Describe(c.y))
 		}
 		return []V{y}, nil
 	})

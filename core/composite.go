@@ -22,7 +22,9 @@ type compositeConfig struct {
 func Recompute() CompositeOption { return func(c *compositeConfig) { c.recompute = true } }
 
 // Composite returns an op defined by body, a Go function that records other ops on a
-// tape, with the shape of Checkpoint's function: body receives a fresh inner tape on
+// tape, with the shape of Checkpoint's function. The op takes arity inputs (any
+// number for chainrules.Variadic; another count is an error wrapping
+// chainrules.ErrInvalidArgument, so body may index its inputs freely). body receives a fresh inner tape on
 // which the op's inputs are recorded (as leaves, or as constants for inputs whose
 // cotangent nobody needs) and returns the output node. The op's three rules come from
 // that recording:
@@ -43,12 +45,12 @@ func Recompute() CompositeOption { return func(c *compositeConfig) { c.recompute
 // be deterministic. The op is a chainrules.MaskedOp and can be registered and checked
 // by testing/ruletest like any other op.
 //
-//	softmax := core.Composite("softmax", tensor.Space{}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
+//	softmax := core.Composite("softmax", tensor.Space{}, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 //		lse := t.Apply(reduce.LogSumExpOp([]int{-1}, true), x[0])
 //		return t.Apply(elementwise.ExpOp, t.Apply(elementwise.SubOp, x[0], lse))
 //	})
-func Composite[V any](name string, space cr.Space[V], body func(t *Tape[V], in []cr.NodeID) cr.NodeID, opts ...CompositeOption) cr.Op[V] {
-	return compositeOp[V]{newComposite(name, space, 1, func(t *Tape[V], in []cr.NodeID) []cr.NodeID {
+func Composite[V any](name string, space cr.Space[V], arity int, body func(t *Tape[V], in []cr.NodeID) cr.NodeID, opts ...CompositeOption) cr.Op[V] {
+	return compositeOp[V]{newComposite(name, space, arity, 1, func(t *Tape[V], in []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{body(t, in)}
 	}, opts)}
 }
@@ -56,22 +58,23 @@ func Composite[V any](name string, space cr.Space[V], body func(t *Tape[V], in [
 // CompositeMulti is Composite for a body with several outputs: body returns nout
 // nodes, and the op is recorded with Tape.ApplyMulti. Its pullback sweeps the inner
 // tape from the cotangents of the outputs that were used.
-func CompositeMulti[V any](name string, space cr.Space[V], nout int, body func(t *Tape[V], in []cr.NodeID) []cr.NodeID, opts ...CompositeOption) cr.MultiOp[V] {
-	return compositeMultiOp[V]{newComposite(name, space, nout, body, opts)}
+func CompositeMulti[V any](name string, space cr.Space[V], arity, nout int, body func(t *Tape[V], in []cr.NodeID) []cr.NodeID, opts ...CompositeOption) cr.MultiOp[V] {
+	return compositeMultiOp[V]{newComposite(name, space, arity, nout, body, opts)}
 }
 
-func newComposite[V any](name string, space cr.Space[V], nout int, body func(*Tape[V], []cr.NodeID) []cr.NodeID, opts []CompositeOption) *composite[V] {
+func newComposite[V any](name string, space cr.Space[V], arity, nout int, body func(*Tape[V], []cr.NodeID) []cr.NodeID, opts []CompositeOption) *composite[V] {
 	var cfg compositeConfig
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &composite[V]{name: name, space: space, nout: nout, body: body, recompute: cfg.recompute}
+	return &composite[V]{name: name, space: space, arity: arity, nout: nout, body: body, recompute: cfg.recompute}
 }
 
 // composite is the definition shared by the single- and multi-output forms.
 type composite[V any] struct {
 	name      string
 	space     cr.Space[V]
+	arity     int // number of inputs, or chainrules.Variadic
 	nout      int
 	body      func(*Tape[V], []cr.NodeID) []cr.NodeID
 	recompute bool
@@ -114,8 +117,8 @@ func (o compositeMultiOp[V]) ApplyMulti(in []cr.NodeID, x []V) ([]V, cr.MultiRul
 // apply records body once (kept, or without rules when recomputing) and returns
 // the rule. need[k] false (nil: all true) records input k as a constant.
 func (c *composite[V]) apply(in []cr.NodeID, x []V, need []bool) (*compositeRule[V], error) {
-	if len(in) != len(x) {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "%d NodeIDs for %d values", len(in), len(x))
+	if err := checkArity(c.arity, in, x); err != nil {
+		return nil, err
 	}
 	r := &compositeRule[V]{c: c, in: slices.Clone(in), x: slices.Clone(x), leaf: make([]bool, len(x))}
 	for k := range r.leaf {
@@ -386,7 +389,7 @@ func (r compositeRule1[V]) PullbackWithTangents(ct cr.Dual[V], tangentOf cr.Tang
 // become the tape's sticky error. The inner tape shares the outer tape's registry
 // and anomaly mode; nested checkpoints work.
 func (t *Tape[V]) Checkpoint(f func(sub *Tape[V], in []cr.NodeID) cr.NodeID, inputs ...cr.NodeID) cr.NodeID {
-	c := newComposite(CheckpointName, t.space, 1, func(sub *Tape[V], in []cr.NodeID) []cr.NodeID {
+	c := newComposite(CheckpointName, t.space, cr.Variadic, 1, func(sub *Tape[V], in []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{f(sub, in)}
 	}, []CompositeOption{Recompute()})
 	if t.Err() != nil {
@@ -398,4 +401,15 @@ func (t *Tape[V]) Checkpoint(f func(sub *Tape[V], in []cr.NodeID) cr.NodeID, inp
 	}
 	c.reg, c.isFinite = t.reg, t.isFinite
 	return t.apply(compositeOp[V]{c}, pc, inputs)
+}
+
+// checkArity checks the inputs of an op that takes arity inputs (or Variadic).
+func checkArity[V any](arity int, in []cr.NodeID, x []V) error {
+	if len(in) != len(x) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%d NodeIDs for %d values", len(in), len(x))
+	}
+	if arity != cr.Variadic && len(x) != arity {
+		return cr.Errorf(cr.ErrInvalidArgument, "takes %d inputs, got %d", arity, len(x))
+	}
+	return nil
 }

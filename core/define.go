@@ -38,6 +38,10 @@ import (
 type Def[V any] struct {
 	Name  string
 	Space cr.Space[V]
+	// Arity is the number of inputs, or chainrules.Variadic; another count is an
+	// error wrapping chainrules.ErrInvalidArgument, so Primal and Pullback may
+	// index their inputs freely.
+	Arity int
 	// Primal computes the output from the input values. It must not modify them.
 	Primal func(x []V) (V, error)
 	// Pullback records xbar = J^* ybar and returns one node per input.
@@ -57,6 +61,7 @@ type Def[V any] struct {
 type MultiDef[V any] struct {
 	Name                     string
 	Space                    cr.Space[V]
+	Arity                    int
 	Outputs                  int
 	Primal                   func(x []V) ([]V, error)
 	Pullback                 func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID
@@ -68,7 +73,7 @@ type MultiDef[V any] struct {
 // all three rules and chainrules.PartialOp.
 func Define[V any](d Def[V]) cr.Op[V] {
 	return definedOp[V]{&definition[V]{
-		name: d.Name, space: d.Space, nout: 1, nondiff: slices.Clone(d.NonDifferentiable),
+		name: d.Name, space: d.Space, arity: d.Arity, nout: 1, nondiff: slices.Clone(d.NonDifferentiable),
 		primal: func(x []V) ([]V, error) {
 			y, err := d.Primal(x)
 			return []V{y}, err
@@ -81,7 +86,7 @@ func Define[V any](d Def[V]) cr.Op[V] {
 // with Tape.ApplyMulti.
 func DefineMulti[V any](d MultiDef[V]) cr.MultiOp[V] {
 	return definedMultiOp[V]{&definition[V]{
-		name: d.Name, space: d.Space, nout: d.Outputs, primal: d.Primal, pullback: d.Pullback,
+		name: d.Name, space: d.Space, arity: d.Arity, nout: d.Outputs, primal: d.Primal, pullback: d.Pullback,
 		nondiff: slices.Clone(d.NonDifferentiable), nondiffOut: slices.Clone(d.NonDifferentiableOutputs),
 	}}
 }
@@ -89,7 +94,7 @@ func DefineMulti[V any](d MultiDef[V]) cr.MultiOp[V] {
 type definition[V any] struct {
 	name                string
 	space               cr.Space[V]
-	nout                int
+	arity, nout         int
 	primal              func(x []V) ([]V, error)
 	pullback            func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID
 	nondiff, nondiffOut []int
@@ -102,8 +107,8 @@ func (d *definition[V]) apply(in []cr.NodeID, x []V) (*definedRule[V], error) {
 	if d.primal == nil || d.pullback == nil || d.space == nil {
 		return nil, cr.Errorf(cr.ErrNoRule, "op definition needs Space, Primal and Pullback")
 	}
-	if len(in) != len(x) {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "%d NodeIDs for %d values", len(in), len(x))
+	if err := checkArity(d.arity, in, x); err != nil {
+		return nil, err
 	}
 	y, err := d.primal(x)
 	if err != nil {

@@ -18,7 +18,7 @@ type Tape = core.Tape[*tensor.Dense]
 // recorded without gradient; log_softmax does not depend on it, so the derivatives
 // are exact and no input overflows.
 func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
-	return core.Composite("log_softmax", tensor.Space{}, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("log_softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		z := shifted(t, x[0], axis)
 		lse := t.Apply(elementwise.LogOp, t.Apply(reduce.SumOp([]int{axis}, true), t.Apply(elementwise.ExpOp, z)))
 		return t.Apply(elementwise.SubOp, z, lse)
@@ -28,7 +28,7 @@ func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
 // SoftmaxOp returns the op softmax(x) = exp(z) / sum(exp(z)) along axis, with
 // z = x - max(x) as in LogSoftmaxOp: a composite op.
 func SoftmaxOp(axis int) cr.Op[*tensor.Dense] {
-	return core.Composite("softmax", tensor.Space{}, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		e := t.Apply(elementwise.ExpOp, shifted(t, x[0], axis))
 		return t.Apply(elementwise.DivOp, e, t.Apply(reduce.SumOp([]int{axis}, true), e))
 	})

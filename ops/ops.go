@@ -8,6 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -19,6 +20,7 @@ var registerers = []func(*cr.Registry[*tensor.Dense]) error{
 	einsum.Register,
 	elementwise.Register,
 	index.Register,
+	nn.Register,
 	permute.Register,
 	reduce.Register,
 }

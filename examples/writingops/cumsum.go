@@ -11,7 +11,7 @@ import (
 // the pullback xbar_j = sum_{i >= j} ybar_i: the cumulative sum of ybar taken from the
 // end, flip(cumsum(flip(ybar))).
 func CumsumOp(axis int) cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "cumsum", Space: tensor.Space{},
+	return core.Define(core.Def[*tensor.Dense]{Name: "cumsum", Space: tensor.Space{}, Arity: 1,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
 			sh := x[0].Shape()
 			if axis < 0 || axis >= len(sh) || x[0].DType() != tensor.Float64 {

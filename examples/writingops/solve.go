@@ -19,7 +19,7 @@ type Tape = core.Tape[*tensor.Dense]
 //
 //	Bbar = A^-T xbar,   Abar = -Bbar x^T.
 func SolveOp() cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "solve", Space: tensor.Space{},
+	return core.Define(core.Def[*tensor.Dense]{Name: "solve", Space: tensor.Space{}, Arity: 2,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
 			a, err := x[0].ToMat()
 			if err != nil {

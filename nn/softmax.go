@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -58,7 +59,12 @@ func eval(op cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, error) {
 }
 
 // Register adds softmax and log_softmax to reg, with samples for testing/ruletest.
+// It returns an error wrapping chainrules.ErrInvalidArgument for a nil reg, or
+// chainrules.ErrDuplicate if a name is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
+	if reg == nil {
+		return cr.Errorf(cr.ErrInvalidArgument, "nn.Register: nil registry")
+	}
 	for _, e := range []struct {
 		name, doc string
 		op        func(axis int) cr.Op[*tensor.Dense]
@@ -78,7 +84,7 @@ func Register(reg *cr.Registry[*tensor.Dense]) error {
 				}
 			}})
 		if err != nil {
-			return err
+			return fmt.Errorf("nn.Register: %w", err)
 		}
 	}
 	return nil

@@ -120,7 +120,7 @@ func (s checkedSpace) IsFinite(v float64) bool {
 }
 
 // vec is a value type the engine cannot check by itself.
-type vec struct{ x []float64 }
+type vec struct{ _ []float64 }
 
 // complexSpace formats values for messages; the engine checks complex128 itself.
 type complexSpace struct{ cr.Space[complex128] }

@@ -2,7 +2,6 @@ package einsum
 
 import (
 	"fmt"
-	"math/bits"
 	"strings"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -29,7 +28,6 @@ func (s lset) or(t lset) lset     { return lset{s[0] | t[0], s[1] | t[1]} }
 func (s lset) and(t lset) lset    { return lset{s[0] & t[0], s[1] & t[1]} }
 func (s lset) andNot(t lset) lset { return lset{s[0] &^ t[0], s[1] &^ t[1]} }
 func (s lset) empty() bool        { return s[0]|s[1] == 0 }
-func (s lset) count() int         { return bits.OnesCount64(s[0]) + bits.OnesCount64(s[1]) }
 func setOf(labels []int) (s lset) {
 	for _, l := range labels {
 		if l >= 0 {

@@ -96,7 +96,7 @@ func gather[T element](dst, src []T, shape, strides []int, offset int) {
 		dst[0] = src[offset]
 		return
 	}
-	ds := dsArr[:0]
+	var ds []int
 	if r > maxStackRank {
 		ds = make([]int, r)
 	} else {

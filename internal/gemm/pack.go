@@ -17,9 +17,7 @@ func (x *realA) pack(dst []float64, mr, i0, mb, p0, kb int) {
 			for p := 0; p < kb; p++ {
 				src := x.a[(p0+p)*x.lda+i0+ip:]
 				d := panel[p*mr : p*mr+mr]
-				for r, v := range src[:rows] {
-					d[r] = v
-				}
+				copy(d, src[:rows])
 				clear(d[rows:])
 			}
 			continue

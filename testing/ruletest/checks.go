@@ -185,7 +185,7 @@ func (c *checker[V]) equalExact(a, b V) bool {
 	eb, okB := elements(c.space, b)
 	if okA && okB {
 		return slices.EqualFunc(ea, eb, func(x, y complex128) bool {
-			return x == y || (x != x && y != y)
+			return x == y || (isNaN(x) && isNaN(y))
 		})
 	}
 	d, err := c.space.Add(a, c.space.Scale(b, -1))
@@ -959,3 +959,6 @@ func (c *checker[V]) ruleIsForward() (cr.ForwardRule[V], bool) {
 	fr, ok := r.(cr.ForwardRule[V])
 	return fr, ok
 }
+
+// isNaN reports whether either part of z is a NaN.
+func isNaN(z complex128) bool { return math.IsNaN(real(z)) || math.IsNaN(imag(z)) }

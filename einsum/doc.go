@@ -37,7 +37,11 @@
 // then most memory freed) beyond. Intermediates are never capped in size. Each
 // pairwise contraction maps its labels to batch, contracted and free dims, permutes
 // an operand to a contiguous layout only when its layout does not already fit, and
-// makes one batched GEMM call on the packed kernel of internal/gemm.
+// makes one call of tensor.GemmBatch, the path of every matrix product of the
+// project: the packed AVX2 / AVX-512 GEMM by default (plain loops for matrix-vector
+// shapes), and gonum's blas64 / cblas128 implementation, OpenBLAS for instance,
+// after tensor.UseBLAS64(true). The derivatives are einsums too, so they take the
+// same path.
 //
 // # Differentiation
 //

@@ -1,6 +1,6 @@
 package einsum
 
-import "github.com/chainrules-go/chainrules/internal/gemm"
+import "github.com/chainrules-go/chainrules/tensor"
 
 // scalar is the element type of the contraction kernels.
 type scalar interface{ float64 | complex128 }
@@ -135,111 +135,21 @@ func run1[T scalar](dst []T, d int, src []T, s int, n int, acc bool) {
 //
 // where A[p] is stored m×k (k×m when transA) at a[p*m*k:], B[p] is stored k×n (n×k
 // when transB) at b[p*k*n:] and C[p] at c[p*m*n:] (c is overwritten). op is the plain
-// transpose, never conjugated. Every pairwise contraction of the package ends here:
-// matrix-vector and vector-vector shapes run plain loops (they are memory-bound and
-// a packed GEMM would only add packing), and the rest goes to the packed GEMM kernel
-// of internal/gemm.
+// transpose, never conjugated. Every pairwise contraction of the package ends here,
+// in one call of tensor.GemmBatch: the one path of the project's matrix products,
+// which picks the kernel (plain loops for matrix-vector shapes, the packed GEMM, or
+// gonum's BLAS under tensor.UseBLAS64).
 func batchGemm[T scalar](transA, transB bool, batch, m, n, k int, a, b, c []T) {
-	if m == 0 || n == 0 || batch == 0 {
-		return
+	lda, ldb := max(k, 1), max(n, 1)
+	if transA {
+		lda = max(m, 1)
 	}
-	if k == 0 {
-		clear(c[:batch*m*n])
-		return
+	if transB {
+		ldb = max(k, 1)
 	}
-	sa, sb, sc := m*k, k*n, m*n
-	for p := range batch {
-		ap, bp, cp := a[p*sa:(p+1)*sa], b[p*sb:(p+1)*sb], c[p*sc:(p+1)*sc]
-		switch {
-		case n == 1 && !transA: // rows of A dotted with the vector b
-			gemv(cp, ap, bp, m, k)
-		case n == 1: // A stored k×m: c = sum_l b[l] A[l, :]
-			clear(cp)
-			for l := range k {
-				axpy(cp, bp[l], ap[l*m:(l+1)*m])
-			}
-		case m == 1 && transB: // B stored n×k: c[j] = a · B[j, :]
-			gemv(cp, bp, ap, n, k)
-		case m == 1: // c = sum_l a[l] B[l, :]
-			clear(cp)
-			for l := range k {
-				axpy(cp, ap[l], bp[l*n:(l+1)*n])
-			}
-		case k == 1: // outer product
-			for i := range m {
-				axpyInto(cp[i*n:(i+1)*n], ap[i], bp)
-			}
-		default:
-			lda, ldb := k, n
-			if transA {
-				lda = m
-			}
-			if transB {
-				ldb = k
-			}
-			switch cc := any(cp).(type) {
-			case []float64:
-				gemm.Dgemm(transA, transB, m, n, k, 1, any(ap).([]float64), lda, any(bp).([]float64), ldb, 0, cc, n)
-			case []complex128:
-				gemm.Zgemm(transA, transB, m, n, k, 1, any(ap).([]complex128), lda, any(bp).([]complex128), ldb, 0, cc, n)
-			}
-		}
-	}
-}
-
-// gemv computes c[i] = sum_l a[i*k+l] x[l] for i < m, four rows at a time so
-// that four streams of a are in flight and x is read once per four rows.
-func gemv[T scalar](c, a, x []T, m, k int) {
-	x = x[:k]
-	i := 0
-	for ; i+4 <= m; i += 4 {
-		a0 := a[i*k : i*k+k]
-		a1 := a[(i+1)*k : (i+1)*k+k]
-		a2 := a[(i+2)*k : (i+2)*k+k]
-		a3 := a[(i+3)*k : (i+3)*k+k]
-		var s0, s1, s2, s3 T
-		for l, v := range x {
-			s0 += a0[l] * v
-			s1 += a1[l] * v
-			s2 += a2[l] * v
-			s3 += a3[l] * v
-		}
-		c[i], c[i+1], c[i+2], c[i+3] = s0, s1, s2, s3
-	}
-	for ; i < m; i++ {
-		c[i] = dot(a[i*k:(i+1)*k], x)
-	}
-}
-
-// dot returns sum_i x_i y_i (no conjugation), with four accumulators.
-func dot[T scalar](x, y []T) T {
-	y = y[:len(x)]
-	var s0, s1, s2, s3 T
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		s0 += x[i] * y[i]
-		s1 += x[i+1] * y[i+1]
-		s2 += x[i+2] * y[i+2]
-		s3 += x[i+3] * y[i+3]
-	}
-	for ; i < len(x); i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// axpy computes y += alpha x.
-func axpy[T scalar](y []T, alpha T, x []T) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] += alpha * x[i]
-	}
-}
-
-// axpyInto computes y = alpha x.
-func axpyInto[T scalar](y []T, alpha T, x []T) {
-	x = x[:len(y)]
-	for i := range y {
-		y[i] = alpha * x[i]
+	if err := tensor.GemmBatch(transA, transB, m, n, k, 1, a, lda, m*k, b, ldb, k*n, 0, c, max(n, 1), m*n, batch); err != nil {
+		// The sizes come from the plan and the slices are allocated to fit them: an
+		// error here is a bug in this package, not in the caller's data.
+		panic("einsum: internal error: " + err.Error())
 	}
 }

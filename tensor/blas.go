@@ -4,20 +4,18 @@ import (
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/blas/cblas128"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	kernels "github.com/chainrules-go/chainrules/internal/gemm"
 )
 
 var useBLAS64 atomic.Bool
 
-// UseBLAS64 routes every matrix product of the project (MatMul, BatchMatMul and the
-// contractions of einsum, which call them) through gonum's blas64 and cblas128
-// implementations when on is true, and through the project's own packed AVX2 /
-// AVX-512 kernels (internal/gemm, the default) when on is false. A program that
-// prefers OpenBLAS installs it and switches:
+// UseBLAS64 routes every matrix product of the project through gonum's blas64 and
+// cblas128 implementations when on is true, and through the project's own packed
+// AVX2 / AVX-512 kernels (internal/gemm, the default) when on is false. Every
+// product goes through [GemmBatch]: Gemm, MatMul, BatchMatMul and the contractions
+// of package einsum, their derivatives included. A program that prefers OpenBLAS
+// installs it and switches:
 //
 //	blas64.Use(netlib.Implementation{})      // gonum.org/v1/netlib/blas/netlib
 //	cblas128.Use(netlib.Implementation{})
@@ -27,27 +25,7 @@ var useBLAS64 atomic.Bool
 // setting it reads when it starts.
 func UseBLAS64(on bool) { useBLAS64.Store(on) }
 
-// dgemm computes C = alpha*op(A)*op(B) + beta*C for row-major float64 matrices, with
-// op(X) = X^T when the flag is set. op(A) is m×k, op(B) is k×n and C is m×n. Every
-// float64 GEMM of the project goes through here.
-func dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if useBLAS64.Load() {
-		blas64.Implementation().Dgemm(blasTrans(transA), blasTrans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	kernels.Dgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
-
-// zgemm is dgemm for complex128: op(X) is the plain transpose X^T (never the
-// conjugate transpose).
-func zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, lda int, b []complex128, ldb int, beta complex128, c []complex128, ldc int) {
-	if useBLAS64.Load() {
-		cblas128.Implementation().Zgemm(blasTrans(transA), blasTrans(transB), m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	kernels.Zgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-}
-
+// blasTrans is the BLAS transpose flag for op(X) = X^T (t) or X.
 func blasTrans(t bool) blas.Transpose {
 	if t {
 		return blas.Trans
@@ -128,17 +106,19 @@ func MatMul(a, b *Dense) (*Dense, error) {
 	}
 	pa := prepare(a, m, k, 0, 1, -1)
 	pb := prepare(b, k, n, 0, 1, -1)
-	gemm(dt, pa, pb, m, n, k, pa.t.offset, pb.t.offset, out, 0)
+	gemm(dt, pa, pb, 1, m, n, k, out)
 	return out, nil
 }
 
-// gemm computes one product into out's storage at outOff (m×n, row-major, ld n).
-func gemm(dt DType, pa, pb matOperand, m, n, k, aOff, bOff int, out *Dense, outOff int) {
+// gemm computes out[p] = op(A[p]) op(B[p]) for p < batch into out's storage (each
+// m×n, row-major, ld n), with the operands' batch strides pa.bs and pb.bs.
+func gemm(dt DType, pa, pb matOperand, batch, m, n, k int, out *Dense) {
+	on := useBLAS64.Load()
 	if dt == Complex128 {
-		zgemm(pa.trans, pb.trans, m, n, k, 1, pa.t.c128[aOff:], pa.ld, pb.t.c128[bOff:], pb.ld, 0, out.c128[outOff:outOff+m*n], n)
+		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c128[pa.t.offset:], pa.ld, pa.bs, pb.t.c128[pb.t.offset:], pb.ld, pb.bs, 0, out.c128, n, m*n, batch)
 		return
 	}
-	dgemm(pa.trans, pb.trans, m, n, k, 1, pa.t.f64[aOff:], pa.ld, pb.t.f64[bOff:], pb.ld, 0, out.f64[outOff:outOff+m*n], n)
+	gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f64[pa.t.offset:], pa.ld, pa.bs, pb.t.f64[pb.t.offset:], pb.ld, pb.bs, 0, out.f64, n, m*n, batch)
 }
 
 // BatchMatMul returns the fresh batch of matrix products C[p] = op(A[p]) op(B[p]),
@@ -182,8 +162,6 @@ func BatchMatMul(a, b *Dense, transA, transB bool) (*Dense, error) {
 	}
 	pa := prepare(a, m, k, ar, ac, 0)
 	pb := prepare(b, k, n, br, bc, 0)
-	for p := range batch {
-		gemm(dt, pa, pb, m, n, k, pa.t.offset+p*pa.bs, pb.t.offset+p*pb.bs, out, p*m*n)
-	}
+	gemm(dt, pa, pb, batch, m, n, k, out)
 	return out, nil
 }

@@ -16,15 +16,14 @@
 // allowed everywhere.
 //
 // Binary arithmetic (Add, Sub, Mul, Div) broadcasts like NumPy and promotes
-// float64 to complex128 when the operands differ. Matrix products ([MatMul],
-// [BatchMatMul]) run on the project's packed AVX2 / AVX-512 kernels (about 8x
-// gonum's pure-Go Dgemm); [UseBLAS64] routes them through gonum's blas64 and
-// cblas128 instead, for programs that install OpenBLAS with blas64.Use.
+// float64 to complex128 when the operands differ; matrix products are described
+// below.
 //
 // Errors wrap the sentinels of package chainrules (ErrShapeMismatch,
 // ErrInvalidArgument, ...), so callers test them with errors.Is. The only panics are
 // the ones a slice would give: an out-of-range index in [Dense.At] or [Dense.Set],
-// and a negative dimension in [New].
+// and a negative dimension in [New]; and those of [BLAS]'s methods on invalid
+// arguments, which keep the contract of gonum's BLAS.
 //
 // A short example:
 //
@@ -33,4 +32,19 @@
 //	c, _ := tensor.Add(a, b)        // broadcasts b over the rows of a
 //	s, _ := tensor.SumTo(c, []int{3}) // the pullback of that broadcast
 //	fmt.Println(c, s)
+//
+// # Matrix products
+//
+// Every matrix product of the project goes through [GemmBatch]: [MatMul] and
+// [BatchMatMul] on tensors, [Gemm] and [GemmBatch] on slices with BLAS's
+// conventions,
+//
+//	C_p = alpha op(A_p) op(B_p) + beta C_p,   p < batch,
+//
+// and the contractions of package einsum. They run on the project's packed AVX2 /
+// AVX-512 kernels (about 8x gonum's pure-Go Dgemm), with plain loops for
+// matrix-vector shapes; [UseBLAS64] routes them all through gonum's blas64 and
+// cblas128 instead, for programs that install OpenBLAS with blas64.Use. Conversely,
+// [BLAS] is gonum's BLAS with its Dgemm and Zgemm on the project's kernels, for
+// blas64.Use, which puts them under gonum's mat and LAPACK.
 package tensor

@@ -124,7 +124,7 @@ func (w *walker) next() bool {
 }
 
 // element is the element type of a tensor's storage.
-type element interface{ float64 | complex128 }
+type element = Element
 
 // sumStrided returns the sum of n elements of x starting at i with stride s.
 func sumStrided[T element](x []T, i, n, s int) T {

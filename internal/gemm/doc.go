@@ -1,5 +1,7 @@
 // Package gemm is a pure-Go (plus Go assembly) general matrix multiply for
-// float64 and complex128, in the style of BLIS / GotoBLAS.
+// float64 and complex128, in the style of BLIS / GotoBLAS. Its only caller is
+// package tensor (GemmBatch, the one path of the project's matrix products, and
+// the gonum BLAS adapter tensor.BLAS); nothing else imports it.
 //
 // # API
 //

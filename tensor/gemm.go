@@ -1,0 +1,336 @@
+package tensor
+
+import (
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/cblas128"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	kernels "github.com/chainrules-go/chainrules/internal/gemm"
+)
+
+// Element is the element type of the slice-level matrix products [Gemm] and
+// [GemmBatch]: float64 or complex128.
+type Element interface{ float64 | complex128 }
+
+// Gemm computes the matrix product
+//
+//	C = alpha op(A) op(B) + beta C,   op(A) m×k, op(B) k×n, C m×n,
+//
+// on row-major matrices stored in slices, with the conventions of BLAS's xGEMM
+// (gonum's blas64): element (i, j) of a matrix X with leading dimension ldx is
+// x[i*ldx + j], and op(X) is X, or its plain transpose X^T when the flag is set
+// (never the conjugate transpose, also for complex128). So A is stored m×k, or k×m
+// when transA, and lda must be at least max(1, number of columns stored); likewise
+// B (k×n, or n×k when transB) and C (m×n, ldc >= max(1, n)).
+//
+// When beta is zero C is overwritten and never read, so NaN or Inf in C do not
+// propagate; when alpha is zero or k is 0, A and B are not read. C must not overlap
+// A or B.
+//
+// Gemm is [GemmBatch] with a batch of one: every matrix product of the project
+// (MatMul, BatchMatMul, the contractions of package einsum) goes through
+// GemmBatch, and [UseBLAS64] decides whether it runs on the project's packed
+// kernels or on gonum's blas64 / cblas128 implementation. It returns an error
+// wrapping cr.ErrInvalidArgument, and leaves C unchanged, if a size is
+// negative, a leading dimension is too small or a slice is too short.
+func Gemm[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) error {
+	return GemmBatch(transA, transB, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1)
+}
+
+// GemmBatch computes the strided batch of matrix products
+//
+//	C_p = alpha op(A_p) op(B_p) + beta C_p,   p = 0, ..., batch-1,
+//
+// where A_p, B_p and C_p are the matrices of [Gemm] that start at a[p*strideA],
+// b[p*strideB] and c[p*strideC]: element (i, j) of A_p is a[p*strideA + i*lda + j]
+// (the layout of cuBLAS's gemmStridedBatched, and of a row-major tensor [batch, rows,
+// cols] when the strides are rows*cols and the leading dimensions cols). Strides
+// are at least 0; a stride of 0 for A or B uses one matrix for the whole batch. The
+// matrices C_p must not overlap one another (nor A or B), or the result is
+// unspecified.
+//
+// With [UseBLAS64] off (the default) each product runs on the project's packed
+// AVX2 / AVX-512 GEMM, except matrix-vector and outer-product shapes (m, n or k
+// equal to 1, with contiguous vectors), which are memory-bound and run plain
+// loops. With it on, each product with k > 0 and alpha != 0 is one call of
+// blas64.Implementation().Dgemm or cblas128.Implementation().Zgemm, whatever its
+// shape; the setting is read once per call.
+//
+// GemmBatch returns an error wrapping cr.ErrInvalidArgument, and leaves C
+// unchanged, if batch, m, n or k is negative, a stride is negative, a leading
+// dimension is smaller than max(1, the number of columns stored) or a slice is
+// shorter than its batch of matrices:
+//
+//	len(a) >= (batch-1)*strideA + (rows(A)-1)*lda + cols(A)   (checked when m, n, k > 0),
+//
+// likewise for b, and for c when m, n > 0.
+func GemmBatch[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) error {
+	if err := checkGemm(transA, transB, m, n, k, len(a), lda, strideA, len(b), ldb, strideB, len(c), ldc, strideC, batch); err != nil {
+		return err
+	}
+	gemmBatch(useBLAS64.Load(), transA, transB, m, n, k, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc, strideC, batch)
+	return nil
+}
+
+// checkGemm validates the arguments of GemmBatch (slice lengths in elements).
+func checkGemm(transA, transB bool, m, n, k, lenA, lda, strideA, lenB, ldb, strideB, lenC, ldc, strideC, batch int) error {
+	const op = "tensor.GemmBatch"
+	if m < 0 || n < 0 || k < 0 || batch < 0 {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: negative size (m %d, n %d, k %d, batch %d)", op, m, n, k, batch)
+	}
+	if strideA < 0 || strideB < 0 || strideC < 0 {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: negative batch stride (A %d, B %d, C %d)", op, strideA, strideB, strideC)
+	}
+	// Stored shapes: A is m×k (k×m when transA), B is k×n (n×k when transB).
+	rowsA, colsA := m, k
+	if transA {
+		rowsA, colsA = k, m
+	}
+	rowsB, colsB := k, n
+	if transB {
+		rowsB, colsB = n, k
+	}
+	if lda < max(1, colsA) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: lda %d is less than the %d columns of A", op, lda, colsA)
+	}
+	if ldb < max(1, colsB) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: ldb %d is less than the %d columns of B", op, ldb, colsB)
+	}
+	if ldc < max(1, n) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: ldc %d is less than the %d columns of C", op, ldc, n)
+	}
+	if batch == 0 || m == 0 || n == 0 {
+		return nil
+	}
+	if !fits(lenC, batch, strideC, m, ldc, n) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: c has %d elements, too few for %d matrices %d×%d (ldc %d, stride %d)", op, lenC, batch, m, n, ldc, strideC)
+	}
+	if k == 0 {
+		return nil
+	}
+	if !fits(lenA, batch, strideA, rowsA, lda, colsA) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: a has %d elements, too few for %d matrices %d×%d (lda %d, stride %d)", op, lenA, batch, rowsA, colsA, lda, strideA)
+	}
+	if !fits(lenB, batch, strideB, rowsB, ldb, colsB) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: b has %d elements, too few for %d matrices %d×%d (ldb %d, stride %d)", op, lenB, batch, rowsB, colsB, ldb, strideB)
+	}
+	return nil
+}
+
+// fits reports whether length >= (batch-1)*stride + (rows-1)*ld + cols, for
+// positive batch, rows and cols, ld >= cols and stride >= 0, without overflow.
+func fits(length, batch, stride, rows, ld, cols int) bool {
+	if cols > length {
+		return false
+	}
+	r := length - cols
+	if rows-1 > r/ld {
+		return false
+	}
+	r -= (rows - 1) * ld
+	return batch == 1 || stride == 0 || batch-1 <= r/stride
+}
+
+// gemmBatch is GemmBatch on valid arguments, with the backend chosen by useBLAS.
+func gemmBatch[T Element](useBLAS, transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	for p := range batch {
+		cp := c[p*strideC:]
+		if k == 0 || alpha == 0 {
+			// A and B are not read (and may be empty); only C = beta C remains.
+			scaleMat(m, n, beta, cp, ldc)
+			continue
+		}
+		ap, bp := a[p*strideA:], b[p*strideB:]
+		if useBLAS {
+			gemmBLAS(transA, transB, m, n, k, alpha, ap, lda, bp, ldb, beta, cp, ldc)
+		} else {
+			gemmNative(transA, transB, m, n, k, alpha, ap, lda, bp, ldb, beta, cp, ldc)
+		}
+	}
+}
+
+// gemmBLAS runs one product on gonum's blas64 / cblas128 implementation.
+func gemmBLAS[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	switch cc := any(c).(type) {
+	case []float64:
+		blas64.Implementation().Dgemm(blasTrans(transA), blasTrans(transB), m, n, k,
+			any(alpha).(float64), any(a).([]float64), lda, any(b).([]float64), ldb,
+			any(beta).(float64), cc, ldc)
+	case []complex128:
+		cblas128.Implementation().Zgemm(blasTrans(transA), blasTrans(transB), m, n, k,
+			any(alpha).(complex128), any(a).([]complex128), lda, any(b).([]complex128), ldb,
+			any(beta).(complex128), cc, ldc)
+	}
+}
+
+// gemmNative runs one product, on valid arguments with m, n > 0, on the project's
+// own code: plain loops for the memory-bound shapes (a matrix times a vector, a
+// vector times a matrix, an outer product) when their vectors are contiguous, and
+// the packed kernels of internal/gemm for the rest.
+func gemmNative[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+	if k == 0 || alpha == 0 {
+		scaleMat(m, n, beta, c, ldc)
+		return
+	}
+	// Strides of the vector operands: op(B)'s only column when n == 1 (incX), op(A)'s
+	// only row when m == 1 (incY), and when k == 1 op(A)'s column (incU) and op(B)'s
+	// row (incV).
+	incX, incY, incU, incV := ldb, 1, lda, 1
+	if transB {
+		incX, incV = 1, ldb
+	}
+	if transA {
+		incY, incU = lda, 1
+	}
+	switch {
+	case n == 1 && !transA && (incX == 1 || k == 1):
+		// c_i = alpha A[i, :]·x + beta c_i: rows of A dotted with x.
+		gemv(m, k, alpha, a, lda, b[:k], beta, c, ldc)
+		return
+	case n == 1 && transA && (incX == 1 || k == 1) && (ldc == 1 || m == 1):
+		// A stored k×m: c = beta c + alpha sum_l x_l A[l, :].
+		combRows(k, m, alpha, b, a, lda, beta, c[:m])
+		return
+	case m == 1 && transB && (incY == 1 || k == 1):
+		// B stored n×k: c_j = alpha B[j, :]·y + beta c_j.
+		gemv(n, k, alpha, b, ldb, a[:k], beta, c, 1)
+		return
+	case m == 1 && !transB && (incY == 1 || k == 1):
+		// c = beta c + alpha sum_l y_l B[l, :].
+		combRows(k, n, alpha, a, b, ldb, beta, c[:n])
+		return
+	case k == 1 && (incV == 1 || n == 1):
+		// Outer product: C[i, :] = alpha u_i v + beta C[i, :].
+		v := b[:n]
+		for i := range m {
+			axpby(c[i*ldc:i*ldc+n], scaled(alpha, a[i*incU]), v, beta)
+		}
+		return
+	}
+	switch cc := any(c).(type) {
+	case []float64:
+		kernels.Dgemm(transA, transB, m, n, k, any(alpha).(float64), any(a).([]float64), lda, any(b).([]float64), ldb, any(beta).(float64), cc, ldc)
+	case []complex128:
+		kernels.Zgemm(transA, transB, m, n, k, any(alpha).(complex128), any(a).([]complex128), lda, any(b).([]complex128), ldb, any(beta).(complex128), cc, ldc)
+	}
+}
+
+// scaled returns alpha*x, and x itself when alpha is 1 (so that a complex Inf is
+// not turned into NaN by the multiplication by 1+0i).
+func scaled[T Element](alpha, x T) T {
+	if alpha == 1 {
+		return x
+	}
+	return alpha * x
+}
+
+// scaleMat sets C = beta C for the m×n matrix C, and C = 0 when beta is zero
+// (without reading C).
+func scaleMat[T Element](m, n int, beta T, c []T, ldc int) {
+	if beta == 1 {
+		return
+	}
+	for i := range m {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// gemv computes c[i*ldc] = alpha (sum_l a[i*lda+l] x_l) + beta c[i*ldc] for i < m
+// (c not read when beta is zero), four rows at a time so that four streams of a are
+// in flight and x is read once per four rows.
+func gemv[T Element](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ldc int) {
+	x = x[:k]
+	i := 0
+	for ; i+4 <= m; i += 4 {
+		a0 := a[i*lda : i*lda+k]
+		a1 := a[(i+1)*lda : (i+1)*lda+k]
+		a2 := a[(i+2)*lda : (i+2)*lda+k]
+		a3 := a[(i+3)*lda : (i+3)*lda+k]
+		var s0, s1, s2, s3 T
+		for l, v := range x {
+			s0 += a0[l] * v
+			s1 += a1[l] * v
+			s2 += a2[l] * v
+			s3 += a3[l] * v
+		}
+		store(&c[i*ldc], alpha, s0, beta)
+		store(&c[(i+1)*ldc], alpha, s1, beta)
+		store(&c[(i+2)*ldc], alpha, s2, beta)
+		store(&c[(i+3)*ldc], alpha, s3, beta)
+	}
+	for ; i < m; i++ {
+		store(&c[i*ldc], alpha, dot(a[i*lda:i*lda+k], x), beta)
+	}
+}
+
+// store sets *dst = alpha s + beta *dst, not reading *dst when beta is zero.
+func store[T Element](dst *T, alpha, s, beta T) {
+	s = scaled(alpha, s)
+	if beta != 0 {
+		s += beta * *dst
+	}
+	*dst = s
+}
+
+// dot returns sum_i x_i y_i (no conjugation), with four accumulators.
+func dot[T Element](x, y []T) T {
+	y = y[:len(x)]
+	var s0, s1, s2, s3 T
+	i := 0
+	for ; i+4 <= len(x); i += 4 {
+		s0 += x[i] * y[i]
+		s1 += x[i+1] * y[i+1]
+		s2 += x[i+2] * y[i+2]
+		s3 += x[i+3] * y[i+3]
+	}
+	for ; i < len(x); i++ {
+		s0 += x[i] * y[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// combRows computes c = beta c + alpha sum_{l<k} w_l R_l for k >= 1, where the
+// row R_l is r[l*ldr : l*ldr+n] and c has length n (c not read when beta is zero).
+func combRows[T Element](k, n int, alpha T, w []T, r []T, ldr int, beta T, c []T) {
+	axpby(c, scaled(alpha, w[0]), r[:n], beta)
+	for l := 1; l < k; l++ {
+		axpy(c, scaled(alpha, w[l]), r[l*ldr:l*ldr+n])
+	}
+}
+
+// axpy computes y += s x.
+func axpy[T Element](y []T, s T, x []T) {
+	x = x[:len(y)]
+	for i := range y {
+		y[i] += s * x[i]
+	}
+}
+
+// axpby computes y = s x + beta y, not reading y when beta is zero.
+func axpby[T Element](y []T, s T, x []T, beta T) {
+	x = x[:len(y)]
+	switch beta {
+	case 0:
+		for i := range y {
+			y[i] = s * x[i]
+		}
+	case 1:
+		for i := range y {
+			y[i] += s * x[i]
+		}
+	default:
+		for i := range y {
+			y[i] = s*x[i] + beta*y[i]
+		}
+	}
+}

@@ -7,7 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -23,7 +23,7 @@ func ExampleGemm() {
 	}
 	fmt.Println(c)
 	err := tensor.Gemm(false, false, 2, 2, 2, 1.0, a[:3], 2, b, 2, 0, c, 3)
-	fmt.Println(errors.Is(err, chainrules.ErrInvalidArgument))
+	fmt.Println(errors.Is(err, cr.ErrInvalidArgument))
 	// Output:
 	// [3 7 -1 7 15 -1]
 	// true

@@ -40,6 +40,20 @@ type ComplexToReal struct {
 	Hess func(z complex128) (gaa, gab, gbb float64)
 }
 
+// Wirtinger is a complex function that is not holomorphic, f(z) with z = a + ib and
+// conj(z) independent, given with its Wirtinger derivatives f_z = (f_a - i f_b)/2 and
+// f_zbar = (f_a + i f_b)/2 and their second derivatives: the definition of an op such
+// as conj, sgn or softsign on complex128 input. (A holomorphic f has f_zbar = 0; use
+// Func1 for it.) The zero Wirtinger (F nil) means no such definition.
+type Wirtinger struct {
+	// F returns y = f(z).
+	F func(z complex128) complex128
+	// D1 returns (f_z, f_zbar) and D2 returns (f_zz, f_zzbar, f_zbarzbar), given also
+	// y = f(z).
+	D1 func(z, y complex128) (fz, fzbar complex128)
+	D2 func(z, y complex128) (fzz, fzzbar, fzbarzbar complex128)
+}
+
 // UnarySpec defines a unary elementwise op for Unary: its function on float64 and,
 // optionally, on complex128.
 type UnarySpec struct {
@@ -50,17 +64,16 @@ type UnarySpec struct {
 	// holomorphic function, differentiated with PyTorch's convention (see Unary).
 	Complex Func1[complex128]
 	// ComplexToReal, if its F is set, defines the op on complex128 input as a
-	// real-valued function of (Re z, Im z) instead. At most one of Complex and
-	// ComplexToReal may be set; with neither, complex128 input is an error.
+	// real-valued function of (Re z, Im z) instead.
 	ComplexToReal ComplexToReal
+	// Wirtinger, if its F is set, defines the op on complex128 input as a
+	// complex-valued function that is not holomorphic. At most one of Complex,
+	// ComplexToReal and Wirtinger may be set; with none, complex128 input is an error.
+	Wirtinger Wirtinger
 	// Promote computes in complex128 with Complex even for float64 input, for a
 	// function with a complex parameter (y = a x with complex a). The float64 input
 	// then receives the real part of its cotangent.
 	Promote bool
-
-	// conj marks y = conj(z) on complex128 input, the one op of the package that is
-	// complex-valued and not holomorphic (R-linear: xbar = conj(ybar)).
-	conj bool
 }
 
 // Unary returns the elementwise op y = f(x) named name (its registry key), defined by
@@ -85,8 +98,16 @@ type UnarySpec struct {
 //	xbar    = ybar (g_a + i g_b)
 //	xbardot = ybardot (g_a + i g_b) + ybar ((H xdot)_a + i (H xdot)_b)
 //
+// and for a Wirtinger f, with the Wirtinger derivatives f_z, f_zbar, f_zz, f_zzbar,
+// f_zbarzbar at x:
+//
+//	ydot    = f_z xdot + f_zbar conj(xdot)
+//	xbar    = conj(f_z) ybar + f_zbar conj(ybar)
+//	xbardot = conj(f_z) ybardot + f_zbar conj(ybardot)
+//	          + conj(f_zz xdot + f_zzbar conj(xdot)) ybar + (f_zzbar xdot + f_zbarzbar conj(xdot)) conj(ybar)
+//
 // Input of a dtype spec does not define, and a spec that is incomplete (F without D1
-// or D2, both Complex and ComplexToReal, an empty name), make Apply return an error
+// or D2, two complex definitions, an empty name), make Apply return an error
 // wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
 func Unary(name string, spec UnarySpec) cr.Op[*tensor.Dense] {
 	if err := spec.check(name); err != nil {
@@ -108,12 +129,21 @@ func (s *UnarySpec) check(name string) error {
 		return bad("Complex.F without Complex.D1 and Complex.D2")
 	case s.ComplexToReal.F != nil && (s.ComplexToReal.Grad == nil || s.ComplexToReal.Hess == nil):
 		return bad("ComplexToReal.F without Grad and Hess")
-	case s.Complex.F != nil && s.ComplexToReal.F != nil:
-		return bad("both Complex and ComplexToReal are set")
+	case s.Wirtinger.F != nil && (s.Wirtinger.D1 == nil || s.Wirtinger.D2 == nil):
+		return bad("Wirtinger.F without D1 and D2")
+	case btoi(s.Complex.F != nil)+btoi(s.ComplexToReal.F != nil)+btoi(s.Wirtinger.F != nil) > 1:
+		return bad("more than one of Complex, ComplexToReal and Wirtinger is set")
 	case s.Promote && s.Complex.F == nil:
 		return bad("Promote without Complex")
 	}
 	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Func2 is a scalar function of two arguments with its partial derivatives up to the

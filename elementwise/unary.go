@@ -16,7 +16,7 @@ const (
 	modeReal   unaryMode = iota // float64 -> float64 (spec.Real)
 	modeHolo                    // complex128 -> complex128, holomorphic (spec.Complex; input maybe promoted)
 	modeToReal                  // complex128 -> float64, through (Re z, Im z) (spec.ComplexToReal)
-	modeConj                    // complex128 -> complex128, y = conj(z)
+	modeWirt                    // complex128 -> complex128, not holomorphic (spec.Wirtinger)
 )
 
 // unaryOp is the op that Unary returns.
@@ -46,14 +46,14 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 		return y, r, err
 	case r.realIn && !s.Promote:
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be complex128, got %s", o.name, x.Describe())
-	case s.conj:
-		r.mode = modeConj
-		xc := x.Complex128s()
-		yc := make([]complex128, len(xc))
-		for i, v := range xc {
-			yc[i] = cmplx.Conj(v)
+	case s.Wirtinger.F != nil:
+		r.mode = modeWirt
+		r.xc = x.Complex128s()
+		r.yc = make([]complex128, len(r.xc))
+		for i, v := range r.xc {
+			r.yc[i] = s.Wirtinger.F(v)
 		}
-		y, err := tensor.FromComplex128(yc, r.shape...)
+		y, err := tensor.FromComplex128(r.yc, r.shape...)
 		return y, r, err
 	case s.ComplexToReal.F != nil:
 		r.mode = modeToReal
@@ -155,10 +155,12 @@ func (r *unaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 	if err != nil {
 		return nil, false, err
 	}
-	if r.mode == modeConj {
+	if r.mode == modeWirt {
 		yd := make([]complex128, len(xd))
+		d1 := r.op.spec.Wirtinger.D1
 		for i, v := range xd {
-			yd[i] = cmplx.Conj(v)
+			fz, fzbar := d1(r.xc[i], r.yc[i])
+			yd[i] = fz*v + fzbar*cmplx.Conj(v)
 		}
 		y, err := tensor.FromComplex128(yd, r.shape...)
 		return y, true, err
@@ -181,8 +183,8 @@ func (r *unaryRule) pullback(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *
 		return pullbackUnary(r, &r.op.spec.Real, r.x, r.y, ybar, ybardot, xdot)
 	case modeHolo:
 		return pullbackUnary(r, &r.op.spec.Complex, r.xc, r.yc, ybar, ybardot, xdot)
-	case modeConj:
-		return r.pullbackConj(ybar, ybardot)
+	case modeWirt:
+		return r.pullbackWirtinger(ybar, ybardot, xdot)
 	}
 	return r.pullbackToReal(ybar, ybardot, xdot)
 }
@@ -255,10 +257,11 @@ func pull1[T Scalar](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (xb, xbd 
 	return xb, xbd
 }
 
-// pullbackConj is the pullback of y = conj(z): xbar = conj(ybar), xbardot =
-// conj(ybardot).
-func (r *unaryRule) pullbackConj(ybar, ybardot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
+// pullbackWirtinger is the pullback of a non-holomorphic f (the formulas are
+// Unary's).
+func (r *unaryRule) pullbackWirtinger(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
 	name := r.op.name
+	w := &r.op.spec.Wirtinger
 	yb, err := data[complex128](name, "cotangent", ybar, r.shape)
 	if err != nil {
 		return nil, nil, err
@@ -267,17 +270,38 @@ func (r *unaryRule) pullbackConj(ybar, ybardot *tensor.Dense) (xbar, xbardot *te
 	if err != nil {
 		return nil, nil, err
 	}
-	conjAll := func(v []complex128) []complex128 {
-		out := make([]complex128, len(v))
-		for i, z := range v {
-			out[i] = cmplx.Conj(z)
-		}
-		return out
+	xd, err := optData[complex128](name, "input tangent", xdot, r.shape)
+	if err != nil {
+		return nil, nil, err
 	}
-	if xbar, err = tensor.FromComplex128(conjAll(yb), r.shape...); err != nil || ybd == nil {
+	second := ybardot != nil || xdot != nil
+	xb := make([]complex128, len(yb))
+	var xbd []complex128
+	if second {
+		xbd = make([]complex128, len(yb))
+	}
+	for i, v := range yb {
+		z, y := r.xc[i], r.yc[i]
+		fz, fzbar := w.D1(z, y)
+		xb[i] = cmplx.Conj(fz)*v + fzbar*cmplx.Conj(v)
+		if !second {
+			continue
+		}
+		var s complex128
+		if ybd != nil {
+			s = cmplx.Conj(fz)*ybd[i] + fzbar*cmplx.Conj(ybd[i])
+		}
+		if xd != nil {
+			fzz, fzzbar, fzbarzbar := w.D2(z, y)
+			d, dc := xd[i], cmplx.Conj(xd[i])
+			s += cmplx.Conj(fzz*d+fzzbar*dc)*v + (fzzbar*d+fzbarzbar*dc)*cmplx.Conj(v)
+		}
+		xbd[i] = s
+	}
+	if xbar, err = tensor.FromComplex128(xb, r.shape...); err != nil || !second {
 		return xbar, nil, err
 	}
-	xbardot, err = tensor.FromComplex128(conjAll(ybd), r.shape...)
+	xbardot, err = tensor.FromComplex128(xbd, r.shape...)
 	return xbar, xbardot, err
 }
 

@@ -270,7 +270,7 @@ var (
 	reluSpec       = UnarySpec{Real: Func1[float64]{F: relu, D1: reluD1, D2: zero[float64]}}
 	siluSpec       = UnarySpec{Real: Func1[float64]{F: silu, Slice: siluSlice, D1: siluD1, D2: siluD2}}
 	erfSpec        = UnarySpec{Real: Func1[float64]{F: math.Erf, D1: erfD1, D2: erfD2}}
-	conjSpec       = UnarySpec{Real: identity, conj: true}
+	conjSpec       = UnarySpec{Real: identity, Wirtinger: Wirtinger{F: cmplx.Conj, D1: conjD1, D2: conjD2}}
 	realSpec       = UnarySpec{Real: identity, ComplexToReal: ComplexToReal{F: realC, Grad: realCD1, Hess: linearCD2}}
 	imagSpec       = UnarySpec{ComplexToReal: ComplexToReal{F: imagC, Grad: imagCD1, Hess: linearCD2}}
 	abs2Spec       = UnarySpec{Real: Func1[float64]{F: squareF[float64], D1: twoX[float64], D2: two[float64]},
@@ -278,6 +278,10 @@ var (
 	angleSpec = UnarySpec{Real: Func1[float64]{F: angleReal, D1: zero[float64], D2: zero[float64]},
 		ComplexToReal: ComplexToReal{F: angleC, Grad: angleCD1, Hess: angleCD2}}
 )
+
+// conj(z) has f_z = 0, f_zbar = 1 and no second derivatives.
+func conjD1(_, _ complex128) (complex128, complex128)             { return 0, 1 }
+func conjD2(_, _ complex128) (complex128, complex128, complex128) { return 0, 0, 0 }
 
 // identity is y = x on float64.
 var identity = Func1[float64]{F: func(x float64) float64 { return x }, D1: one[float64], D2: zero[float64]}

@@ -26,6 +26,8 @@ var (
 	positive = domain{0.5, 2, false}
 	unitBall = domain{-0.8, 0.8, false}
 	offZero  = domain{0.3, 2, true}
+	// offInt keeps away from the integers and the halves, where rounding jumps.
+	offInt = domain{0.1, 0.4, true}
 )
 
 // draw returns a value of dtype dt and shape drawn from d.
@@ -116,6 +118,20 @@ func init() {
 	registerUnary("imag", ImagOp, complexOnly, anywhere, "y = Im x")
 	registerUnary("abs2", Abs2Op, bothDTypes, anywhere, "y = |x|²")
 	registerUnary("angle", AngleOp, bothDTypes, offZero, "y = arg x")
+	registerUnary("ceil", CeilOp, realOnly, offInt, "y = ceil x, y' = 0")
+	registerUnary("floor", FloorOp, realOnly, offInt, "y = floor x, y' = 0")
+	registerUnary("trunc", TruncOp, realOnly, offInt, "y = trunc x, y' = 0")
+	registerUnary("frac", FracOp, realOnly, offInt, "y = x - trunc x, y' = 1")
+	registerUnary("sign", SignOp, realOnly, offZero, "y = sign x, y' = 0")
+	registerUnary("sgn", SgnOp, bothDTypes, offZero, "y = x/|x|, 0 at 0")
+	registerUnary("nan_to_num", NanToNumOp, realOnly, anywhere, "y = x with NaN and ±Inf replaced; y' = 1 where x is finite")
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "round", Arity: 1, DTypes: realOnly,
+		Forward: true, SecondOrder: true, Doc: "y = x rounded to decimals places, halves to even; y' = 0",
+		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+			return append(unarySamples(RoundOp, realOnly, offInt)(rng),
+				cr.Sample[*tensor.Dense]{Name: "decimals -1", Op: RoundDecimalsOp(-1),
+					Inputs: []*tensor.Dense{offInt.draw(rng, tensor.Float64, 2, 3)}})
+		}})
 
 	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "softplus", Arity: 1, DTypes: realOnly,
 		Forward: true, SecondOrder: true, Doc: "y = log(1 + e^(beta x))/beta, linear above the threshold",

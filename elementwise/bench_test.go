@@ -78,3 +78,56 @@ func BenchmarkMulBroadcast(b *testing.B) {
 		b.Run(fmt.Sprint(rows*1000), func(b *testing.B) { benchOp(b, elementwise.MulOp, a, v) })
 	}
 }
+
+// benchSecond measures the second-order pullback (PullbackWithTangents) of op at
+// inputs with every input tangent and the cotangent's tangent present.
+func benchSecond(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
+	ids := make([]cr.NodeID, len(in))
+	for k := range ids {
+		ids[k] = cr.NewNodeID(1, k)
+	}
+	y, rule, err := op.Apply(ids, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	so := rule.(cr.SecondOrderRule[*tensor.Dense])
+	ct := cr.Dual[*tensor.Dense]{Value: tensor.Ones(y.DType(), y.Shape()...), Tangent: tensor.Ones(y.DType(), y.Shape()...), HasTangent: true}
+	tangentOf := func(id cr.NodeID) (*tensor.Dense, bool) { return in[id.Index()], true }
+	b.ReportAllocs()
+	var dst []cr.DualContribution[*tensor.Dense]
+	for b.Loop() {
+		if dst, err = so.PullbackWithTangents(ct, tangentOf, dst[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnaryOps covers the paths of the unary machinery on 100000 elements
+// (below the parallel threshold): a slice kernel (sigmoid), a scalar function (sin),
+// complex128 (exp), and the second-order pullback (tanh).
+func BenchmarkUnaryOps(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := tensor.RandN(rng, tensor.Float64, 100_000)
+	z := tensor.RandN(rng, tensor.Complex128, 100_000)
+	b.Run("sigmoid", func(b *testing.B) { benchOp(b, elementwise.SigmoidOp, x) })
+	b.Run("sin", func(b *testing.B) { benchOp(b, elementwise.SinOp, x) })
+	b.Run("exp-complex", func(b *testing.B) { benchOp(b, elementwise.ExpOp, z) })
+	b.Run("tanh-second", func(b *testing.B) { benchSecond(b, elementwise.TanhOp, x) })
+	b.Run("exp-complex-second", func(b *testing.B) { benchSecond(b, elementwise.ExpOp, z) })
+}
+
+// BenchmarkBinaryOps covers the binary machinery on a [100 1000] matrix and a [1000]
+// row vector: a run kernel without a pullback kernel (div), a scalar function (pow),
+// complex128 (mul), and the second-order pullback (mul, div).
+func BenchmarkBinaryOps(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	a := tensor.RandUniform(rng, tensor.Float64, 0.5, 2, 100, 1000)
+	v := tensor.RandUniform(rng, tensor.Float64, 0.5, 2, 1000)
+	ac := tensor.RandN(rng, tensor.Complex128, 100, 1000)
+	vc := tensor.RandN(rng, tensor.Complex128, 1000)
+	b.Run("div", func(b *testing.B) { benchOp(b, elementwise.DivOp, a, v) })
+	b.Run("pow", func(b *testing.B) { benchOp(b, elementwise.PowOp, a, v) })
+	b.Run("mul-complex", func(b *testing.B) { benchOp(b, elementwise.MulOp, ac, vc) })
+	b.Run("mul-second", func(b *testing.B) { benchSecond(b, elementwise.MulOp, a, v) })
+	b.Run("div-second", func(b *testing.B) { benchSecond(b, elementwise.DivOp, a, v) })
+}

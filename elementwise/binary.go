@@ -1,102 +1,70 @@
 package elementwise
 
 import (
-	"math/cmplx"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// binaryFunc is one row of the binary table: y = f(a, b) with its partial derivatives
-// (f_a, f_b) and second partials (f_aa, f_ab, f_bb), each evaluated from (a, b, y).
-// Complex rows (fc set) are holomorphic in each argument. run, if set, is a fast path
-// for f over one run of the broadcast (see layout.runs).
-type binaryFunc struct {
+// binaryOp is the op that Binary returns.
+type binaryOp struct {
 	name string
-	f    func(a, b float64) float64
-	run  func(dst, a []float64, sa int, b []float64, sb int)
-	d1   func(a, b, y float64) (fa, fb float64)
-	d2   func(a, b, y float64) (faa, fab, fbb float64)
-	// pullRun, if set, is a fast path for the first-order float64 pullback over one
-	// run: ga = f_a ybar and gb = f_b ybar (all three of the run's length).
-	pullRun func(ga, gb, ybar, a []float64, sa int, b []float64, sb int)
-	// linear marks f(a, b) = c_a a + c_b b (add, sub): every second derivative is 0,
-	// so the second-order pullback is the first-order pullback of ybardot.
-	linear bool
-
-	fc   func(a, b complex128) complex128
-	runc func(dst, a []complex128, sa int, b []complex128, sb int)
-	d1c  func(a, b, y complex128) (fa, fb complex128)
-	d2c  func(a, b, y complex128) (faa, fab, fbb complex128)
+	spec BinarySpec
 }
 
-// binaryOp applies a binaryFunc with NumPy broadcasting.
-type binaryOp struct{ fn *binaryFunc }
+func (o *binaryOp) Name() string { return o.name }
 
-func (o binaryOp) Name() string { return o.fn.name }
-
-func (o binaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	fn := o.fn
+func (o *binaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	if len(xs) != 2 || len(in) != 2 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 2 inputs, got %d", fn.name, len(xs))
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 2 inputs, got %d", o.name, len(xs))
 	}
 	a, b := xs[0], xs[1]
 	if a == nil || b == nil {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", fn.name)
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
 	out, err := tensor.BroadcastShapes(a.Shape(), b.Shape())
 	if err != nil {
-		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: shapes %v and %v do not broadcast", fn.name, a.Shape(), b.Shape())
+		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: shapes %v and %v do not broadcast", o.name, a.Shape(), b.Shape())
 	}
-	r := &binaryRule{fn: fn, in: [2]cr.NodeID{in[0], in[1]},
+	r := &binaryRule{op: o, in: [2]cr.NodeID{in[0], in[1]},
 		out: out, aShape: slices.Clone(a.Shape()), bShape: slices.Clone(b.Shape()),
 		aReal: a.DType() == tensor.Float64, bReal: b.DType() == tensor.Float64}
 	r.lay = newLayout(out, r.aShape, r.bShape)
 	if r.aReal && r.bReal {
-		r.a, r.b = a.Contiguous().Float64s(), b.Contiguous().Float64s()
-		r.y = make([]float64, r.lay.size)
-		r.lay.runs(func(o, ia, ib, n, sa, sb int) {
-			if fn.run != nil {
-				fn.run(r.y[o:o+n], r.a[ia:], sa, r.b[ib:], sb)
-				return
-			}
-			for i := range n {
-				r.y[o+i] = fn.f(r.a[ia+i*sa], r.b[ib+i*sb])
-			}
-		})
-		y, err := tensor.FromFloat64(r.y, out...)
+		if o.spec.Real.F == nil {
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be complex128, got %s and %s", o.name, a.Describe(), b.Describe())
+		}
+		r.re = binaryData[float64]{fn: &o.spec.Real, a: a.Contiguous().Float64s(), b: b.Contiguous().Float64s()}
+		y, err := tensor.FromFloat64(r.re.forward(&r.lay), out...)
 		return y, r, err
 	}
-	if fn.fc == nil {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be real, got %s and %s", fn.name, a.Describe(), b.Describe())
+	if o.spec.Complex.F == nil {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be real, got %s and %s", o.name, a.Describe(), b.Describe())
 	}
 	r.complex = true
-	r.ac, r.bc = a.AsComplex().Contiguous().Complex128s(), b.AsComplex().Contiguous().Complex128s()
-	r.yc = make([]complex128, r.lay.size)
-	r.lay.runs(func(o, ia, ib, n, sa, sb int) {
-		if fn.runc != nil {
-			fn.runc(r.yc[o:o+n], r.ac[ia:], sa, r.bc[ib:], sb)
-			return
-		}
-		for i := range n {
-			r.yc[o+i] = fn.fc(r.ac[ia+i*sa], r.bc[ib+i*sb])
-		}
-	})
-	y, err := tensor.FromComplex128(r.yc, out...)
+	r.cx = binaryData[complex128]{fn: &o.spec.Complex,
+		a: a.AsComplex().Contiguous().Complex128s(), b: b.AsComplex().Contiguous().Complex128s()}
+	y, err := tensor.FromComplex128(r.cx.forward(&r.lay), out...)
 	return y, r, err
 }
 
-// binaryRule differentiates a binaryFunc at the recorded point.
+// binaryRule differentiates a binary op at the recorded point.
 type binaryRule struct {
-	fn                  *binaryFunc
+	op                  *binaryOp
 	in                  [2]cr.NodeID
 	out, aShape, bShape []int
 	lay                 layout
 	complex             bool // computed in complex128 (inputs promoted as needed)
 	aReal, bReal        bool // input dtypes: a promoted real input gets the real part
-	a, b, y             []float64
-	ac, bc, yc          []complex128
+	re                  binaryData[float64]
+	cx                  binaryData[complex128]
+}
+
+// binaryData is a binary function with the recorded operands and output.
+type binaryData[T Scalar] struct {
+	fn      *Func2[T]
+	a, b, y []T
 }
 
 func (r *binaryRule) Inputs() []cr.NodeID { return r.in[:] }
@@ -143,47 +111,102 @@ func (r *binaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*te
 	if !okB {
 		bdot = nil
 	}
-	name := r.fn.name
-	if !r.complex {
-		ad, err := optReal(name, "tangent of input 0", adot, r.aShape)
-		if err != nil {
-			return nil, false, err
-		}
-		bd, err := optReal(name, "tangent of input 1", bdot, r.bShape)
-		if err != nil {
-			return nil, false, err
-		}
-		yd := make([]float64, r.lay.size)
-		r.lay.runs(func(o, ia, ib, n, sa, sb int) {
-			for range n {
-				fa, fb := r.fn.d1(r.a[ia], r.b[ib], r.y[o])
-				var s float64
-				if ad != nil {
-					s = fa * ad[ia]
-				}
-				if bd != nil {
-					s += fb * bd[ib]
-				}
-				yd[o] = s
-				o, ia, ib = o+1, ia+sa, ib+sb
-			}
-		})
-		y, err := tensor.FromFloat64(yd, r.out...)
-		return y, true, err
+	if r.complex {
+		return forwardBinary(r, &r.cx, adot, bdot)
 	}
-	ad, err := optComplex(name, "tangent of input 0", adot, r.aShape)
+	return forwardBinary(r, &r.re, adot, bdot)
+}
+
+func forwardBinary[T Scalar](r *binaryRule, d *binaryData[T], adot, bdot *tensor.Dense) (*tensor.Dense, bool, error) {
+	name := r.op.name
+	ad, err := optData[T](name, "tangent of input 0", adot, r.aShape)
 	if err != nil {
 		return nil, false, err
 	}
-	bd, err := optComplex(name, "tangent of input 1", bdot, r.bShape)
+	bd, err := optData[T](name, "tangent of input 1", bdot, r.bShape)
 	if err != nil {
 		return nil, false, err
 	}
-	yd := make([]complex128, r.lay.size)
-	r.lay.runs(func(o, ia, ib, n, sa, sb int) {
+	y, err := result(d.jvp(&r.lay, ad, bd), r.out, false)
+	return y, true, err
+}
+
+// pullback returns the cotangents of a and b and, when any of ybardot, adot, bdot is
+// given (nil means zero), their tangents (the formulas are Binary's).
+func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
+	if r.complex {
+		return pullbackBinary(r, &r.cx, ybar, ybardot, adot, bdot)
+	}
+	return pullbackBinary(r, &r.re, ybar, ybardot, adot, bdot)
+}
+
+func pullbackBinary[T Scalar](r *binaryRule, d *binaryData[T], ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
+	name := r.op.name
+	yb, err := data[T](name, "cotangent", ybar, r.out)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	ybd, err := optData[T](name, "cotangent tangent", ybardot, r.out)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	ad, err := optData[T](name, "tangent of input 0", adot, r.aShape)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	bd, err := optData[T](name, "tangent of input 1", bdot, r.bShape)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	second := ybardot != nil || adot != nil || bdot != nil
+	var ga, gb, gad, gbd []T
+	switch {
+	case d.fn.PullRun != nil && !second:
+		ga, gb = d.pullFast(&r.lay, yb)
+	case d.fn.PullRun != nil && d.fn.Linear:
+		ga, gb = d.pullFast(&r.lay, yb)
+		if ybd != nil {
+			gad, gbd = d.pullFast(&r.lay, ybd)
+		}
+	default:
+		ga, gb, gad, gbd = d.pull(&r.lay, yb, ybd, ad, bd, second)
+	}
+	if ab, err = sumTo(ga, r.out, r.aShape, r.complex && r.aReal); err != nil {
+		return
+	}
+	if bb, err = sumTo(gb, r.out, r.bShape, r.complex && r.bReal); err != nil || gad == nil {
+		return
+	}
+	if abd, err = sumTo(gad, r.out, r.aShape, r.complex && r.aReal); err != nil {
+		return
+	}
+	bbd, err = sumTo(gbd, r.out, r.bShape, r.complex && r.bReal)
+	return
+}
+
+// forward returns y = f(a, b) over the broadcast, keeping it in d.y.
+func (d *binaryData[T]) forward(lay *layout) []T {
+	fn := d.fn
+	d.y = make([]T, lay.size)
+	lay.runs(func(o, ia, ib, n, sa, sb int) {
+		if fn.Run != nil {
+			fn.Run(d.y[o:o+n], d.a[ia:], sa, d.b[ib:], sb)
+			return
+		}
+		for i := range n {
+			d.y[o+i] = fn.F(d.a[ia+i*sa], d.b[ib+i*sb])
+		}
+	})
+	return d.y
+}
+
+// jvp returns ydot = f_a adot + f_b bdot over the broadcast (nil ad or bd: zero).
+func (d *binaryData[T]) jvp(lay *layout, ad, bd []T) []T {
+	yd := make([]T, lay.size)
+	lay.runs(func(o, ia, ib, n, sa, sb int) {
 		for range n {
-			fa, fb := r.fn.d1c(r.ac[ia], r.bc[ib], r.yc[o])
-			var s complex128
+			fa, fb := d.fn.D1(d.a[ia], d.b[ib], d.y[o])
+			var s T
 			if ad != nil {
 				s = fa * ad[ia]
 			}
@@ -194,186 +217,65 @@ func (r *binaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*te
 			o, ia, ib = o+1, ia+sa, ib+sb
 		}
 	})
-	y, err := tensor.FromComplex128(yd, r.out...)
-	return y, true, err
+	return yd
 }
 
-// pullback returns the cotangents of a and b and, when any of ybardot, adot, bdot is
-// given (nil means zero), their tangents:
-//
-//	abar    = sum over broadcast axes of conj(f_a) ybar
-//	abardot = sum over broadcast axes of conj(f_a) ybardot + conj(f_aa adot + f_ab bdot) ybar
-//
-// and likewise for b with (f_b, f_ab adot + f_bb bdot). For real values conj is the
-// identity.
-func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
-	name := r.fn.name
-	second := ybardot != nil || adot != nil || bdot != nil
-	if r.complex {
-		return r.pullbackComplex(ybar, ybardot, adot, bdot, second)
-	}
-	yb, err := realData(name, "cotangent", ybar, r.out)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	ybd, err := optReal(name, "cotangent tangent", ybardot, r.out)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	ad, err := optReal(name, "tangent of input 0", adot, r.aShape)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	bd, err := optReal(name, "tangent of input 1", bdot, r.bShape)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	fn := r.fn
-	if fn.pullRun != nil && (!second || fn.linear) {
-		if ab, bb, err = r.pullFast(yb); err != nil || ybd == nil {
-			return ab, bb, nil, nil, err
-		}
-		abd, bbd, err = r.pullFast(ybd)
-		return ab, bb, abd, bbd, err
-	}
-	n := r.lay.size
-	ga, gb := make([]float64, n), make([]float64, n)
-	var gad, gbd []float64
+// pull returns, over the output, ga = conj(f_a) ybar and gb = conj(f_b) ybar and,
+// if second, gad = conj(f_a) ybardot + conj(f_aa adot + f_ab bdot) ybar and gbd =
+// conj(f_b) ybardot + conj(f_ab adot + f_bb bdot) ybar (nil ybd, ad or bd: zero),
+// before the sums over broadcast axes.
+func (d *binaryData[T]) pull(lay *layout, yb, ybd, ad, bd []T, second bool) (ga, gb, gad, gbd []T) {
+	fn := d.fn
+	n := lay.size
+	ga, gb = make([]T, n), make([]T, n)
 	if second {
-		gad, gbd = make([]float64, n), make([]float64, n)
+		gad, gbd = make([]T, n), make([]T, n)
 	}
-	r.lay.runs(func(o, ia, ib, m, sa, sb int) {
+	lay.runs(func(o, ia, ib, m, sa, sb int) {
 		for range m {
-			x, z, y, w := r.a[ia], r.b[ib], r.y[o], yb[o]
-			fa, fb := fn.d1(x, z, y)
+			x, z, y, w := d.a[ia], d.b[ib], d.y[o], yb[o]
+			fa, fb := fn.D1(x, z, y)
+			fa, fb = conj(fa), conj(fb)
 			ga[o], gb[o] = fa*w, fb*w
 			if second {
-				var sa2, sb2 float64
+				var sa2, sb2 T
 				if ybd != nil {
 					sa2, sb2 = fa*ybd[o], fb*ybd[o]
 				}
 				if ad != nil || bd != nil {
-					faa, fab, fbb := fn.d2(x, z, y)
-					var xd, zd float64
+					faa, fab, fbb := fn.D2(x, z, y)
+					var xd, zd T
 					if ad != nil {
 						xd = ad[ia]
 					}
 					if bd != nil {
 						zd = bd[ib]
 					}
-					sa2 += (faa*xd + fab*zd) * w
-					sb2 += (fab*xd + fbb*zd) * w
+					sa2 += conj(faa*xd+fab*zd) * w
+					sb2 += conj(fab*xd+fbb*zd) * w
 				}
 				gad[o], gbd[o] = sa2, sb2
 			}
 			o, ia, ib = o+1, ia+sa, ib+sb
 		}
 	})
-	if ab, err = sumToReal(ga, r.out, r.aShape); err != nil {
-		return
-	}
-	if bb, err = sumToReal(gb, r.out, r.bShape); err != nil || !second {
-		return
-	}
-	if abd, err = sumToReal(gad, r.out, r.aShape); err != nil {
-		return
-	}
-	bbd, err = sumToReal(gbd, r.out, r.bShape)
-	return
+	return ga, gb, gad, gbd
 }
 
-// pullFast is the first-order float64 pullback of yb through fn.pullRun.
-func (r *binaryRule) pullFast(yb []float64) (ab, bb *tensor.Dense, err error) {
-	n := r.lay.size
-	ga, gb := make([]float64, n), make([]float64, n)
-	r.lay.runs(func(o, ia, ib, m, sa, sb int) {
-		r.fn.pullRun(ga[o:o+m], gb[o:o+m], yb[o:o+m], r.a[ia:], sa, r.b[ib:], sb)
+// pullFast is the first-order pullback of yb through fn.PullRun.
+func (d *binaryData[T]) pullFast(lay *layout, yb []T) (ga, gb []T) {
+	n := lay.size
+	ga, gb = make([]T, n), make([]T, n)
+	lay.runs(func(o, ia, ib, m, sa, sb int) {
+		d.fn.PullRun(ga[o:o+m], gb[o:o+m], yb[o:o+m], d.a[ia:], sa, d.b[ib:], sb)
 	})
-	if ab, err = sumToReal(ga, r.out, r.aShape); err != nil {
-		return nil, nil, err
-	}
-	bb, err = sumToReal(gb, r.out, r.bShape)
-	return ab, bb, err
+	return ga, gb
 }
 
-func (r *binaryRule) pullbackComplex(ybar, ybardot, adot, bdot *tensor.Dense, second bool) (ab, bb, abd, bbd *tensor.Dense, err error) {
-	name := r.fn.name
-	yb, err := complexData(name, "cotangent", ybar, r.out)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	ybd, err := optComplex(name, "cotangent tangent", ybardot, r.out)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	ad, err := optComplex(name, "tangent of input 0", adot, r.aShape)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	bd, err := optComplex(name, "tangent of input 1", bdot, r.bShape)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	n := r.lay.size
-	ga, gb := make([]complex128, n), make([]complex128, n)
-	var gad, gbd []complex128
-	if second {
-		gad, gbd = make([]complex128, n), make([]complex128, n)
-	}
-	fn := r.fn
-	r.lay.runs(func(o, ia, ib, m, sa, sb int) {
-		for range m {
-			x, z, y, w := r.ac[ia], r.bc[ib], r.yc[o], yb[o]
-			fa, fb := fn.d1c(x, z, y)
-			fa, fb = cmplx.Conj(fa), cmplx.Conj(fb)
-			ga[o], gb[o] = fa*w, fb*w
-			if second {
-				var sa2, sb2 complex128
-				if ybd != nil {
-					sa2, sb2 = fa*ybd[o], fb*ybd[o]
-				}
-				if ad != nil || bd != nil {
-					faa, fab, fbb := fn.d2c(x, z, y)
-					var xd, zd complex128
-					if ad != nil {
-						xd = ad[ia]
-					}
-					if bd != nil {
-						zd = bd[ib]
-					}
-					sa2 += cmplx.Conj(faa*xd+fab*zd) * w
-					sb2 += cmplx.Conj(fab*xd+fbb*zd) * w
-				}
-				gad[o], gbd[o] = sa2, sb2
-			}
-			o, ia, ib = o+1, ia+sa, ib+sb
-		}
-	})
-	if ab, err = sumToComplex(ga, r.out, r.aShape, r.aReal); err != nil {
-		return
-	}
-	if bb, err = sumToComplex(gb, r.out, r.bShape, r.bReal); err != nil || !second {
-		return
-	}
-	if abd, err = sumToComplex(gad, r.out, r.aShape, r.aReal); err != nil {
-		return
-	}
-	bbd, err = sumToComplex(gbd, r.out, r.bShape, r.bReal)
-	return
-}
-
-// sumToReal sums g (of shape out) over the axes broadcast from shape.
-func sumToReal(g []float64, out, shape []int) (*tensor.Dense, error) {
-	t, err := tensor.FromFloat64(g, out...)
-	if err != nil || slices.Equal(out, shape) {
-		return t, err
-	}
-	return tensor.SumTo(t, shape)
-}
-
-// sumToComplex is sumToReal for complex g; a real input (realIn) gets the real part.
-func sumToComplex(g []complex128, out, shape []int, realIn bool) (*tensor.Dense, error) {
-	t, err := tensor.FromComplex128(g, out...)
+// sumTo sums g (of shape out) over the axes broadcast from shape; realOut takes the
+// real part (the cotangent of a float64 operand promoted to complex128).
+func sumTo[T Scalar](g []T, out, shape []int, realOut bool) (*tensor.Dense, error) {
+	t, err := result(g, out, false)
 	if err != nil {
 		return nil, err
 	}
@@ -382,7 +284,7 @@ func sumToComplex(g []complex128, out, shape []int, realIn bool) (*tensor.Dense,
 			return nil, err
 		}
 	}
-	if realIn {
+	if realOut {
 		return t.Real(), nil
 	}
 	return t, nil

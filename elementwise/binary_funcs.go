@@ -9,7 +9,7 @@ import (
 // scalar cases get plain loops the compiler keeps tight; other strides fall back to a
 // strided loop.
 
-func addRun[T number](dst, a []T, sa int, b []T, sb int) {
+func addRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -33,7 +33,7 @@ func addRun[T number](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func subRun[T number](dst, a []T, sa int, b []T, sb int) {
+func subRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -57,7 +57,7 @@ func subRun[T number](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func mulRun[T number](dst, a []T, sa int, b []T, sb int) {
+func mulRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -81,7 +81,7 @@ func mulRun[T number](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func divRun[T number](dst, a []T, sa int, b []T, sb int) {
+func divRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -100,39 +100,40 @@ func divRun[T number](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-// Pullback runs of add, sub and mul: f_a ybar and f_b ybar without evaluating the
-// partials per element.
+// Pullback runs of add, sub and mul: conj(f_a) ybar and conj(f_b) ybar without
+// evaluating the partials per element.
 
-func addPull(ga, gb, yb, _ []float64, _ int, _ []float64, _ int) {
+func addPull[T Scalar](ga, gb, yb, _ []T, _ int, _ []T, _ int) {
 	copy(ga, yb)
 	copy(gb, yb)
 }
 
-func subPull(ga, gb, yb, _ []float64, _ int, _ []float64, _ int) {
+func subPull[T Scalar](ga, gb, yb, _ []T, _ int, _ []T, _ int) {
 	copy(ga, yb)
 	for i, v := range yb {
 		gb[i] = -v
 	}
 }
 
+// mulPull is float64 only: the complex pullback needs conj(b) ybar.
 func mulPull(ga, gb, yb, a []float64, sa int, b []float64, sb int) {
 	mulRun(ga, yb, 1, b, sb)
 	mulRun(gb, yb, 1, a, sa)
 }
 
-func addF[T number](a, b T) T              { return a + b }
-func subF[T number](a, b T) T              { return a - b }
-func mulF[T number](a, b T) T              { return a * b }
-func divF[T number](a, b T) T              { return a / b }
-func addD1[T number](_, _, _ T) (T, T)     { return 1, 1 }
-func subD1[T number](_, _, _ T) (T, T)     { return 1, -1 }
-func mulD1[T number](a, b, _ T) (T, T)     { return b, a }
-func divD1[T number](_, b, y T) (T, T)     { return 1 / b, -y / b }
-func zeroD2[T number](_, _, _ T) (T, T, T) { return 0, 0, 0 }
-func mulD2[T number](_, _, _ T) (T, T, T)  { return 0, 1, 0 }
+func addF[T Scalar](a, b T) T              { return a + b }
+func subF[T Scalar](a, b T) T              { return a - b }
+func mulF[T Scalar](a, b T) T              { return a * b }
+func divF[T Scalar](a, b T) T              { return a / b }
+func addD1[T Scalar](_, _, _ T) (T, T)     { return 1, 1 }
+func subD1[T Scalar](_, _, _ T) (T, T)     { return 1, -1 }
+func mulD1[T Scalar](a, b, _ T) (T, T)     { return b, a }
+func divD1[T Scalar](_, b, y T) (T, T)     { return 1 / b, -y / b }
+func zeroD2[T Scalar](_, _, _ T) (T, T, T) { return 0, 0, 0 }
+func mulD2[T Scalar](_, _, _ T) (T, T, T)  { return 0, 1, 0 }
 
 // div: f_ab = -1/b², f_bb = 2a/b³ = 2y/b².
-func divD2[T number](_, b, y T) (T, T, T) { return 0, -1 / (b * b), 2 * y / (b * b) }
+func divD2[T Scalar](_, b, y T) (T, T, T) { return 0, -1 / (b * b), 2 * y / (b * b) }
 
 // pow: f_a = b a^(b-1), f_b = y log a; PyTorch's masks make f_a = 0 where b = 0 and
 // f_b = 0 where a = 0 and b >= 0 (Re b >= 0 for complex), so that 0 * inf never
@@ -276,20 +277,26 @@ func xlogyD1(a, b, _ float64) (float64, float64) {
 // f_aa = 0, f_ab = 1/b, f_bb = -a/b².
 func xlogyD2(a, b, _ float64) (float64, float64, float64) { return 0, 1 / b, -a / (b * b) }
 
+// The specs of the binary ops (ops_binary.go).
 var (
-	addFn = &binaryFunc{name: "add", f: addF[float64], run: addRun[float64], pullRun: addPull, linear: true, d1: addD1[float64], d2: zeroD2[float64],
-		fc: addF[complex128], runc: addRun[complex128], d1c: addD1[complex128], d2c: zeroD2[complex128]}
-	subFn = &binaryFunc{name: "sub", f: subF[float64], run: subRun[float64], pullRun: subPull, linear: true, d1: subD1[float64], d2: zeroD2[float64],
-		fc: subF[complex128], runc: subRun[complex128], d1c: subD1[complex128], d2c: zeroD2[complex128]}
-	mulFn = &binaryFunc{name: "mul", f: mulF[float64], run: mulRun[float64], pullRun: mulPull, d1: mulD1[float64], d2: mulD2[float64],
-		fc: mulF[complex128], runc: mulRun[complex128], d1c: mulD1[complex128], d2c: mulD2[complex128]}
-	divFn = &binaryFunc{name: "div", f: divF[float64], run: divRun[float64], d1: divD1[float64], d2: divD2[float64],
-		fc: divF[complex128], runc: divRun[complex128], d1c: divD1[complex128], d2c: divD2[complex128]}
-	powFn = &binaryFunc{name: "pow", f: math.Pow, d1: powD1, d2: powD2,
-		fc: cmplx.Pow, d1c: cpowD1, d2c: cpowD2}
-	maximumFn = &binaryFunc{name: "maximum", f: math.Max, d1: maximumD1, d2: zeroD2[float64]}
-	minimumFn = &binaryFunc{name: "minimum", f: math.Min, d1: minimumD1, d2: zeroD2[float64]}
-	atan2Fn   = &binaryFunc{name: "atan2", f: math.Atan2, d1: atan2D1, d2: atan2D2}
-	hypotFn   = &binaryFunc{name: "hypot", f: math.Hypot, d1: hypotD1, d2: hypotD2}
-	xlogyFn   = &binaryFunc{name: "xlogy", f: xlogy, d1: xlogyD1, d2: xlogyD2}
+	addSpec = BinarySpec{
+		Real:    Func2[float64]{F: addF[float64], Run: addRun[float64], PullRun: addPull[float64], Linear: true, D1: addD1[float64], D2: zeroD2[float64]},
+		Complex: Func2[complex128]{F: addF[complex128], Run: addRun[complex128], PullRun: addPull[complex128], Linear: true, D1: addD1[complex128], D2: zeroD2[complex128]}}
+	subSpec = BinarySpec{
+		Real:    Func2[float64]{F: subF[float64], Run: subRun[float64], PullRun: subPull[float64], Linear: true, D1: subD1[float64], D2: zeroD2[float64]},
+		Complex: Func2[complex128]{F: subF[complex128], Run: subRun[complex128], PullRun: subPull[complex128], Linear: true, D1: subD1[complex128], D2: zeroD2[complex128]}}
+	mulSpec = BinarySpec{
+		Real:    Func2[float64]{F: mulF[float64], Run: mulRun[float64], PullRun: mulPull, D1: mulD1[float64], D2: mulD2[float64]},
+		Complex: Func2[complex128]{F: mulF[complex128], Run: mulRun[complex128], D1: mulD1[complex128], D2: mulD2[complex128]}}
+	divSpec = BinarySpec{
+		Real:    Func2[float64]{F: divF[float64], Run: divRun[float64], D1: divD1[float64], D2: divD2[float64]},
+		Complex: Func2[complex128]{F: divF[complex128], Run: divRun[complex128], D1: divD1[complex128], D2: divD2[complex128]}}
+	powSpec = BinarySpec{
+		Real:    Func2[float64]{F: math.Pow, D1: powD1, D2: powD2},
+		Complex: Func2[complex128]{F: cmplx.Pow, D1: cpowD1, D2: cpowD2}}
+	maximumSpec = BinarySpec{Real: Func2[float64]{F: math.Max, D1: maximumD1, D2: zeroD2[float64]}}
+	minimumSpec = BinarySpec{Real: Func2[float64]{F: math.Min, D1: minimumD1, D2: zeroD2[float64]}}
+	atan2Spec   = BinarySpec{Real: Func2[float64]{F: math.Atan2, D1: atan2D1, D2: atan2D2}}
+	hypotSpec   = BinarySpec{Real: Func2[float64]{F: math.Hypot, D1: hypotD1, D2: hypotD2}}
+	xlogySpec   = BinarySpec{Real: Func2[float64]{F: xlogy, D1: xlogyD1, D2: xlogyD2}}
 )

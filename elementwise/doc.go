@@ -15,6 +15,21 @@
 //
 //	z, err := elementwise.Exp(xv) // no tape
 //
+// # Writing an op
+//
+// Every op of the package is built by one of two exported constructors, which a
+// program outside it uses the same way: Unary takes f with f' and f" on float64 and,
+// optionally, on complex128 (UnarySpec), and Binary takes f(a, b) with its partials
+// f_a, f_b and second partials f_aa, f_ab, f_bb (BinarySpec). The constructors supply
+// the pullback, the forward rule and the second-order rule, broadcasting, promotion
+// and the error checks:
+//
+//	softplus := elementwise.Unary("softplus", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
+//		F:  func(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) },
+//		D1: func(x, _ float64) float64 { return 1 / (1 + math.Exp(-x)) },
+//		D2: func(x, _ float64) float64 { s := 1 / (1 + math.Exp(-x)); return s * (1 - s) },
+//	}})
+//
 // # Calculus
 //
 // A unary op y = f(x) has, elementwise,

@@ -7,6 +7,7 @@ import (
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
 // The gradient of sum(tanh(x) * w) with w broadcast over the rows of x.
@@ -58,4 +59,61 @@ func ExamplePowScalar() {
 	fmt.Println(y.Float64s())
 	// Output:
 	// [2 3]
+}
+
+// cube and its derivatives are written once for both element types.
+func cube[T elementwise.Scalar](x T) T      { return x * x * x }
+func cubeD1[T elementwise.Scalar](x, _ T) T { return 3 * x * x }
+func cubeD2[T elementwise.Scalar](x, _ T) T { return 6 * x }
+
+// A new elementwise op from its function and two derivatives: y = x³ on float64 and,
+// holomorphic, on complex128, with its pullback, forward and second-order rules.
+func ExampleUnary() {
+	op := elementwise.Unary("cube", elementwise.UnarySpec{
+		Real:    elementwise.Func1[float64]{F: cube[float64], D1: cubeD1[float64], D2: cubeD2[float64]},
+		Complex: elementwise.Func1[complex128]{F: cube[complex128], D1: cubeD1[complex128], D2: cubeD2[complex128]},
+	})
+	z := tensor.ScalarComplex(1 + 1i)
+	_, rule, _ := op.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z})
+	cs, _ := rule.Pullback(tensor.ScalarComplex(1), nil)
+	fmt.Println(cs[0].Value.At()) // conj(3 z²) ybar = conj(6i)
+
+	x, _ := tensor.FromFloat64([]float64{-1, 0.5, 2}, 3)
+	err := ruletest.Verify(tensor.Space{}, op, []*tensor.Dense{x}, ruletest.Config{FullJacobianMaxSize: 16})
+	fmt.Println("float64 rules verified:", err == nil)
+	err = ruletest.Verify(tensor.Space{}, op, []*tensor.Dense{z}, ruletest.Config{FullJacobianMaxSize: 16})
+	fmt.Println("complex128 rules verified:", err == nil)
+	// Output:
+	// (0-6i)
+	// float64 rules verified: true
+	// complex128 rules verified: true
+}
+
+// A new binary op, y = a² b, from its partials f_a = 2ab, f_b = a² and second
+// partials f_aa = 2b, f_ab = 2a, f_bb = 0. b broadcasts along the rows of a, and its
+// cotangent is summed back over them.
+func ExampleBinary() {
+	op := elementwise.Binary("sqmul", elementwise.BinarySpec{Real: elementwise.Func2[float64]{
+		F:  func(a, b float64) float64 { return a * a * b },
+		D1: func(a, b, _ float64) (float64, float64) { return 2 * a * b, a * a },
+		D2: func(a, b, _ float64) (float64, float64, float64) { return 2 * b, 2 * a, 0 },
+	}})
+	av, _ := tensor.FromFloat64([]float64{1, 2, 3, 4}, 2, 2)
+	bv, _ := tensor.FromFloat64([]float64{10, -1}, 2)
+	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+	a, b := tape.Leaf(av), tape.Leaf(bv)
+	y := tape.Apply(op, a, b)
+	g, err := tape.BackwardSeed(y, tensor.Ones(tensor.Float64, 2, 2))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	yv, _ := tape.Value(y)
+	ga, _ := g.Of(a)
+	gb, _ := g.Of(b)
+	fmt.Println(yv.Float64s(), ga.Float64s(), gb.Float64s())
+	fmt.Println("rules verified:", ruletest.Verify(tensor.Space{}, op, []*tensor.Dense{av, bv}, ruletest.Config{}) == nil)
+	// Output:
+	// [10 -4 90 -16] [20 -4 60 -8] [10 20]
+	// rules verified: true
 }

@@ -89,14 +89,16 @@ func TestSlicesMatchScalarKernels(t *testing.T) {
 		inputs = append(inputs, x)
 	}
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b) }
-	rows := []*unaryFunc{expFn, tanhFn, sigmoidFn, siluFn, logSigmoidFn, softplusFunc(1, 20), softplusFunc(2.5, 3)}
-	for _, fn := range rows {
+	specs := map[string]UnarySpec{"exp": expSpec, "tanh": tanhSpec, "sigmoid": sigmoidSpec, "silu": siluSpec,
+		"logsigmoid": logSigmoidSpec, "softplus": softplusSpec(1, 20), "softplus(2.5, 3)": softplusSpec(2.5, 3)}
+	for name, spec := range specs {
+		fn := spec.Real
 		for _, x := range inputs {
 			dst := make([]float64, len(x))
-			fn.slice(dst, x)
+			fn.Slice(dst, x)
 			for i, v := range x {
-				if !same(dst[i], fn.f(v)) {
-					t.Errorf("%s(%v) n=%d: slice %v, scalar %v", fn.name, v, len(x), dst[i], fn.f(v))
+				if !same(dst[i], fn.F(v)) {
+					t.Errorf("%s(%v) n=%d: slice %v, scalar %v", name, v, len(x), dst[i], fn.F(v))
 				}
 			}
 		}

@@ -12,71 +12,71 @@ import (
 // chainrules.ErrInvalidArgument that names the op.
 var (
 	// NegOp is the op of Neg: y = -x; xbar = -ybar; ydot = -xdot; no second-order term. float64 and complex128.
-	NegOp cr.Op[*tensor.Dense] = unaryOp{fn: negFn}
+	NegOp = Unary("neg", negSpec)
 	// ExpOp is the op of Exp: y = e^x; y' = y" = y. float64 and complex128 (holomorphic: xbar = conj(y) ybar).
-	ExpOp cr.Op[*tensor.Dense] = unaryOp{fn: expFn}
+	ExpOp = Unary("exp", expSpec)
 	// Expm1Op is the op of Expm1: y = e^x - 1, accurate near 0; y' = y" = y + 1. float64 and complex128 (holomorphic).
-	Expm1Op cr.Op[*tensor.Dense] = unaryOp{fn: expm1Fn}
+	Expm1Op = Unary("expm1", expm1Spec)
 	// LogOp is the op of Log: y = log x (principal branch for complex); y' = 1/x, y" = -1/x². float64 (NaN for x < 0, like PyTorch) and complex128 (holomorphic).
-	LogOp cr.Op[*tensor.Dense] = unaryOp{fn: logFn}
+	LogOp = Unary("log", logSpec)
 	// Log1pOp is the op of Log1p: y = log(1 + x), accurate near 0; y' = 1/(1+x), y" = -1/(1+x)². float64 and complex128 (holomorphic).
-	Log1pOp cr.Op[*tensor.Dense] = unaryOp{fn: log1pFn}
+	Log1pOp = Unary("log1p", log1pSpec)
 	// SqrtOp is the op of Sqrt: y = sqrt(x) (principal branch); y' = 1/(2y), y" = -1/(4 y x). float64 and complex128 (holomorphic).
-	SqrtOp cr.Op[*tensor.Dense] = unaryOp{fn: sqrtFn}
+	SqrtOp = Unary("sqrt", sqrtSpec)
 	// RsqrtOp is the op of Rsqrt: y = 1/sqrt(x); y' = -y/(2x), y" = 3y/(4x²). float64 and complex128 (holomorphic).
-	RsqrtOp cr.Op[*tensor.Dense] = unaryOp{fn: rsqrtFn}
+	RsqrtOp = Unary("rsqrt", rsqrtSpec)
 	// SquareOp is the op of Square: y = x²; y' = 2x, y" = 2. float64 and complex128 (holomorphic: xbar = 2 conj(x) ybar); for |x|² see Abs2.
-	SquareOp cr.Op[*tensor.Dense] = unaryOp{fn: squareFn}
+	SquareOp = Unary("square", squareSpec)
 	// ReciprocalOp is the op of Reciprocal: y = 1/x; y' = -y², y" = 2y³. float64 and complex128 (holomorphic).
-	ReciprocalOp cr.Op[*tensor.Dense] = unaryOp{fn: reciprocalFn}
+	ReciprocalOp = Unary("reciprocal", reciprocalSpec)
 	// AbsOp is the op of Abs: y = |x|. float64: y' = sign(x) with the subgradient abs'(0) = 0 (PyTorch's), y" = 0. complex128 (y is float64, not holomorphic): with z = a + ib, xbar = ybar z/|z| (0 at z = 0), ydot = Re(conj(z) zdot)/|z|, and the second-order term ybar (b² adot - ab bdot + i(a² bdot - ab adot))/|z|³.
-	AbsOp cr.Op[*tensor.Dense] = unaryOp{fn: absFn}
+	AbsOp = Unary("abs", absSpec)
 	// SinOp is the op of Sin: y = sin x; y' = cos x, y" = -y. float64 and complex128 (holomorphic).
-	SinOp cr.Op[*tensor.Dense] = unaryOp{fn: sinFn}
+	SinOp = Unary("sin", sinSpec)
 	// CosOp is the op of Cos: y = cos x; y' = -sin x, y" = -y. float64 and complex128 (holomorphic).
-	CosOp cr.Op[*tensor.Dense] = unaryOp{fn: cosFn}
+	CosOp = Unary("cos", cosSpec)
 	// TanOp is the op of Tan: y = tan x; y' = 1 + y², y" = 2y(1 + y²). float64 and complex128 (holomorphic).
-	TanOp cr.Op[*tensor.Dense] = unaryOp{fn: tanFn}
+	TanOp = Unary("tan", tanSpec)
 	// SinhOp is the op of Sinh: y = sinh x; y' = cosh x, y" = y. float64 and complex128 (holomorphic).
-	SinhOp cr.Op[*tensor.Dense] = unaryOp{fn: sinhFn}
+	SinhOp = Unary("sinh", sinhSpec)
 	// CoshOp is the op of Cosh: y = cosh x; y' = sinh x, y" = y. float64 and complex128 (holomorphic).
-	CoshOp cr.Op[*tensor.Dense] = unaryOp{fn: coshFn}
+	CoshOp = Unary("cosh", coshSpec)
 	// TanhOp is the op of Tanh: y = tanh x; y' = 1 - y², y" = -2y(1 - y²). float64 and complex128 (holomorphic).
-	TanhOp cr.Op[*tensor.Dense] = unaryOp{fn: tanhFn}
+	TanhOp = Unary("tanh", tanhSpec)
 	// AsinOp is the op of Asin: y = asin x; y' = (1 - x²)^(-1/2), y" = x (1 - x²)^(-3/2) (principal branches). float64 and complex128 (holomorphic off the cuts).
-	AsinOp cr.Op[*tensor.Dense] = unaryOp{fn: asinFn}
+	AsinOp = Unary("asin", asinSpec)
 	// AcosOp is the op of Acos: y = acos x; y' = -(1 - x²)^(-1/2), y" = -x (1 - x²)^(-3/2). float64 and complex128 (holomorphic off the cuts).
-	AcosOp cr.Op[*tensor.Dense] = unaryOp{fn: acosFn}
+	AcosOp = Unary("acos", acosSpec)
 	// AtanOp is the op of Atan: y = atan x; y' = 1/(1 + x²), y" = -2x/(1 + x²)². float64 and complex128 (holomorphic off the cuts).
-	AtanOp cr.Op[*tensor.Dense] = unaryOp{fn: atanFn}
+	AtanOp = Unary("atan", atanSpec)
 	// AsinhOp is the op of Asinh: y = asinh x; y' = (1 + x²)^(-1/2), y" = -x (1 + x²)^(-3/2). float64 and complex128 (holomorphic off the cuts).
-	AsinhOp cr.Op[*tensor.Dense] = unaryOp{fn: asinhFn}
+	AsinhOp = Unary("asinh", asinhSpec)
 	// AcoshOp is the op of Acosh: y = acosh x; y' = 1/(sqrt(x-1) sqrt(x+1)), y" = -x y'/(x² - 1). float64 and complex128 (holomorphic off the cut; the product form of y' is the derivative of the principal branch in the whole plane).
-	AcoshOp cr.Op[*tensor.Dense] = unaryOp{fn: acoshFn}
+	AcoshOp = Unary("acosh", acoshSpec)
 	// AtanhOp is the op of Atanh: y = atanh x; y' = 1/(1 - x²), y" = 2x/(1 - x²)². float64 and complex128 (holomorphic off the cuts).
-	AtanhOp cr.Op[*tensor.Dense] = unaryOp{fn: atanhFn}
+	AtanhOp = Unary("atanh", atanhSpec)
 	// SigmoidOp is the op of Sigmoid: y = 1/(1 + e^-x); y' = y(1 - y), y" = y(1 - y)(1 - 2y). float64 (no overflow for any x) and complex128 (holomorphic).
-	SigmoidOp cr.Op[*tensor.Dense] = unaryOp{fn: sigmoidFn}
+	SigmoidOp = Unary("sigmoid", sigmoidSpec)
 	// LogSigmoidOp is the op of LogSigmoid: y = log(1/(1 + e^-x)) = min(x, 0) - log1p(e^-|x|); y' = sigmoid(-x), y" = -s(1 - s) with s = sigmoid(x). float64 only; complex input is an error (op name "logsigmoid").
-	LogSigmoidOp cr.Op[*tensor.Dense] = unaryOp{fn: logSigmoidFn}
+	LogSigmoidOp = Unary("logsigmoid", logSigmoidSpec)
 	// ReluOp is the op of Relu: y = max(x, 0) (NaN propagates); y' = 1 for x > 0 and 0 otherwise, so relu'(0) = 0 (PyTorch's subgradient); y" = 0. float64 only.
-	ReluOp cr.Op[*tensor.Dense] = unaryOp{fn: reluFn}
+	ReluOp = Unary("relu", reluSpec)
 	// SiluOp is the op of Silu: y = x sigmoid(x); with s = sigmoid(x), y' = s(1 + x(1 - s)), y" = s(1 - s)(2 + x(1 - 2s)). float64 only.
-	SiluOp cr.Op[*tensor.Dense] = unaryOp{fn: siluFn}
+	SiluOp = Unary("silu", siluSpec)
 	// ErfOp is the op of Erf: y = erf x; y' = 2/sqrt(pi) e^(-x²), y" = -2x y'. float64 only.
-	ErfOp cr.Op[*tensor.Dense] = unaryOp{fn: erfFn}
+	ErfOp = Unary("erf", erfSpec)
 	// ConjOp is the op of Conj: y = conj(x). complex128 (R-linear, not holomorphic): ydot = conj(xdot), xbar = conj(ybar), no second-order term. float64: the identity.
-	ConjOp cr.Op[*tensor.Dense] = unaryOp{fn: conjFn}
+	ConjOp = Unary("conj", conjSpec)
 	// RealOp is the op of Real: y = Re x, a float64 tensor. complex128: ydot = Re xdot, xbar = ybar (a real cotangent as a complex one). float64: the identity.
-	RealOp cr.Op[*tensor.Dense] = unaryOp{fn: realFn}
+	RealOp = Unary("real", realSpec)
 	// ImagOp is the op of Imag: y = Im x, a float64 tensor: ydot = Im xdot, xbar = i ybar. complex128 only: float64 input is an error, like PyTorch.
-	ImagOp cr.Op[*tensor.Dense] = unaryOp{fn: imagFn}
+	ImagOp = Unary("imag", imagSpec)
 	// Abs2Op is the op of Abs2: y = |x|², a float64 tensor, smooth everywhere. float64: y' = 2x, y" = 2. complex128 (z = a + ib): ydot = 2 Re(conj(z) zdot), xbar = 2 z ybar, second-order term 2 ybar zdot.
-	Abs2Op cr.Op[*tensor.Dense] = unaryOp{fn: abs2Fn}
+	Abs2Op = Unary("abs2", abs2Spec)
 	// AngleOp is the op of Angle: y = arg x in (-pi, pi], a float64 tensor. complex128: ydot = Im(conj(z) zdot)/|z|², xbar = i z ybar/|z|² (0 at z = 0, PyTorch's choice), second-order term ybar (2ab adot + (b² - a²) bdot + i((b² - a²) adot - 2ab bdot))/|z|⁴. float64: 0 for x >= 0 and pi for x < 0, with zero derivatives.
-	AngleOp cr.Op[*tensor.Dense] = unaryOp{fn: angleFn}
+	AngleOp = Unary("angle", angleSpec)
 	// SoftplusOp is the op of Softplus: y = log(1 + e^x) (PyTorch's softplus with beta 1 and threshold 20: y = x where x > 20); y' = sigmoid(x), y" = s(1 - s). float64 only. SoftplusBetaOp takes other parameters.
-	SoftplusOp cr.Op[*tensor.Dense] = unaryOp{fn: softplusFunc(1, 20)}
+	SoftplusOp = Unary("softplus", softplusSpec(1, 20))
 )
 
 // Neg returns the elementwise NegOp of x in a fresh tensor.
@@ -192,7 +192,7 @@ func SoftplusBetaOp(beta, threshold float64) cr.Op[*tensor.Dense] {
 	if beta == 0 || beta != beta {
 		return errOp{name: "softplus", err: cr.Errorf(cr.ErrInvalidArgument, "softplus: beta must be nonzero, got %v", beta)}
 	}
-	return unaryOp{fn: softplusFunc(beta, threshold)}
+	return Unary("softplus", softplusSpec(beta, threshold))
 }
 
 // SoftplusBeta returns SoftplusBetaOp(beta, threshold) of x in a fresh tensor.
@@ -204,7 +204,7 @@ func SoftplusBeta(x *tensor.Dense, beta, threshold float64) (*tensor.Dense, erro
 // xbar = conj(a) ybar). A float64 x with a complex a (imag(a) != 0) gives a complex128
 // y, and x then receives the real part of its cotangent. The op name is "scale".
 func ScaleOp(a complex128) cr.Op[*tensor.Dense] {
-	return unaryOp{fn: scaleFunc(a), promote: imag(a) != 0}
+	return Unary("scale", scaleSpec(a))
 }
 
 // Scale returns a x in a fresh tensor.
@@ -213,7 +213,7 @@ func Scale(x *tensor.Dense, a complex128) (*tensor.Dense, error) { return apply1
 // ShiftOp returns the op y = x + b, with y' = 1: xbar = ybar, ydot = xdot. A float64
 // x with a complex b is promoted like ScaleOp. The op name is "shift".
 func ShiftOp(b complex128) cr.Op[*tensor.Dense] {
-	return unaryOp{fn: shiftFunc(b), promote: imag(b) != 0}
+	return Unary("shift", shiftSpec(b))
 }
 
 // Shift returns x + b in a fresh tensor.
@@ -226,23 +226,10 @@ func Shift(x *tensor.Dense, b complex128) (*tensor.Dense, error) { return apply1
 // uses the principal branch, and a float64 x with a complex p is promoted like ScaleOp.
 // The op name is "pow_scalar".
 func PowScalarOp(p complex128) cr.Op[*tensor.Dense] {
-	return unaryOp{fn: powScalarFunc(p), promote: imag(p) != 0}
+	return Unary("pow_scalar", powScalarSpec(p))
 }
 
 // PowScalar returns x^p in a fresh tensor.
 func PowScalar(x *tensor.Dense, p complex128) (*tensor.Dense, error) {
 	return apply1(PowScalarOp(p), x)
-}
-
-// errOp is an op whose parameters were invalid: Apply reports the error, so that a
-// tape's sticky error catches it.
-type errOp struct {
-	name string
-	err  error
-}
-
-func (o errOp) Name() string { return o.name }
-
-func (o errOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return nil, nil, o.err
 }

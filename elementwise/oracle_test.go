@@ -1,6 +1,9 @@
 package elementwise_test
 
 import (
+	"compress/gzip"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,21 +37,44 @@ var oracleOps = map[string]cr.Op[*tensor.Dense]{
 	"div_no_rounding_mode": elementwise.DivOp, "true_divide": elementwise.DivOp,
 	"pow": elementwise.PowOp, "maximum": elementwise.MaximumOp, "minimum": elementwise.MinimumOp,
 	"atan2": elementwise.Atan2Op, "hypot": elementwise.HypotOp, "xlogy": elementwise.XlogyOp,
+	"ceil": elementwise.CeilOp, "floor": elementwise.FloorOp, "round": elementwise.RoundOp,
+	"trunc": elementwise.TruncOp, "frac": elementwise.FracOp, "sign": elementwise.SignOp,
+	"sgn": elementwise.SgnOp, "nan_to_num": elementwise.NanToNumOp,
+	"max_binary": elementwise.MaximumOp, "min_binary": elementwise.MinimumOp,
 }
 
-// resolve maps a case to our op, reading softplus's beta and threshold; add and sub
+// paramOps resolves the cases whose op takes parameters, from the case's keyword
+// arguments (c.Kwargs) and positional arguments (args, PyTorch's op_args).
+var paramOps = map[string]func(c *oracle.Case, args []float64) (cr.Op[*tensor.Dense], error){
+	"nn_functional_softplus": func(c *oracle.Case, _ []float64) (cr.Op[*tensor.Dense], error) {
+		kw := struct{ Beta, Threshold float64 }{1, 20}
+		err := c.Kwargs(&kw)
+		return elementwise.SoftplusBetaOp(kw.Beta, kw.Threshold), err
+	},
+	"round_decimals_0":     roundDecimals,
+	"round_decimals_3":     roundDecimals,
+	"round_decimals_neg_3": roundDecimals,
+}
+
+func roundDecimals(c *oracle.Case, _ []float64) (cr.Op[*tensor.Dense], error) {
+	var kw struct{ Decimals int }
+	err := c.Kwargs(&kw)
+	return elementwise.RoundDecimalsOp(kw.Decimals), err
+}
+
+// resolve maps a case to our op, reading the parameters of paramOps; add and sub
 // with PyTorch's alpha (a + alpha b) have no counterpart op and are skipped.
 func resolve(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 	x, err := c.DenseInputs()
 	if err != nil {
 		return nil, nil, err
 	}
-	if c.Op == "nn_functional_softplus" {
-		kw := struct{ Beta, Threshold float64 }{1, 20}
-		if err := c.Kwargs(&kw); err != nil {
-			return nil, nil, err
-		}
-		return elementwise.SoftplusBetaOp(kw.Beta, kw.Threshold), x, nil
+	if p, ok := paramOps[c.Op]; ok {
+		op, err := p(c, opArgs[c.ID])
+		return op, x, err
+	}
+	if args := opArgs[c.ID]; len(args) > 0 {
+		return nil, nil, oracle.Skip(c.Op + " with positional arguments")
 	}
 	if len(c.OpKwargs) > 0 && string(c.OpKwargs) != "null" && string(c.OpKwargs) != "{}" {
 		return nil, nil, oracle.Skip(c.Op + " with op_kwargs " + string(c.OpKwargs) + ": alpha is not a parameter of our op")
@@ -63,7 +89,43 @@ func resolve(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 func loadVendored(t *testing.T, op string) []oracle.Case {
 	cases, err := oracle.LoadFS(os.DirFS("testdata/oracle"), op)
 	require.NoError(t, err)
+	require.NoError(t, loadOpArgs(op))
 	return cases
+}
+
+// opArgs holds the positional arguments (PyTorch's op_args, e.g. the n of polygamma
+// or the threshold and value of threshold) of the vendored cases by case ID, numbers
+// only; oracle.Case does not decode them.
+var opArgs = map[string][]float64{}
+
+func loadOpArgs(op string) error {
+	f, err := os.Open(filepath.Join("testdata", "oracle", "cases", op, "identity.jsonl.gz"))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(zr)
+	for {
+		var c struct {
+			ID   string            `json:"case_id"`
+			Args []json.RawMessage `json:"op_args"`
+		}
+		if err := dec.Decode(&c); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		for _, a := range c.Args {
+			var v float64
+			if json.Unmarshal(a, &v) == nil {
+				opArgs[c.ID] = append(opArgs[c.ID], v)
+			}
+		}
+	}
 }
 
 // TestOracle replays PyTorch's JVP, VJP and HVP references for every vendored op.

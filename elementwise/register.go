@@ -27,6 +27,8 @@ var (
 	positive = domain{0.5, 2, false}
 	unitBall = domain{-0.8, 0.8, false}
 	offZero  = domain{0.3, 2, true}
+	// offInt keeps away from the integers and the halves, where rounding jumps.
+	offInt = domain{0.1, 0.4, true}
 )
 
 // draw returns a value of dtype dt and shape drawn from d.
@@ -138,6 +140,20 @@ func unaryEntries() []cr.Entry[*tensor.Dense] {
 		unaryEntry("imag", ImagOp, complexOnly, anywhere, "y = Im x"),
 		unaryEntry("abs2", Abs2Op, bothDTypes, anywhere, "y = |x|²"),
 		unaryEntry("angle", AngleOp, bothDTypes, offZero, "y = arg x"),
+		unaryEntry("ceil", CeilOp, realOnly, offInt, "y = ceil x, y' = 0"),
+		unaryEntry("floor", FloorOp, realOnly, offInt, "y = floor x, y' = 0"),
+		unaryEntry("trunc", TruncOp, realOnly, offInt, "y = trunc x, y' = 0"),
+		unaryEntry("frac", FracOp, realOnly, offInt, "y = x - trunc x, y' = 1"),
+		unaryEntry("sign", SignOp, realOnly, offZero, "y = sign x, y' = 0"),
+		unaryEntry("sgn", SgnOp, bothDTypes, offZero, "y = x/|x|, 0 at 0"),
+		unaryEntry("nan_to_num", NanToNumOp, realOnly, anywhere, "y = x with NaN and ±Inf replaced; y' = 1 where x is finite"),
+		{Name: "round", Arity: 1, DTypes: realOnly,
+			Forward: true, SecondOrder: true, Doc: "y = x rounded to decimals places, halves to even; y' = 0",
+			Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+				return append(unarySamples(RoundOp, realOnly, offInt)(rng),
+					cr.Sample[*tensor.Dense]{Name: "decimals -1", Op: RoundDecimalsOp(-1),
+						Inputs: []*tensor.Dense{offInt.draw(rng, tensor.Float64, 2, 3)}})
+			}},
 
 		{Name: "softplus", Arity: 1, DTypes: realOnly,
 			Forward: true, SecondOrder: true, Doc: "y = log(1 + e^(beta x))/beta, linear above the threshold",

@@ -18,30 +18,30 @@ func TestCheckerCatchesWrongRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	xr := tensor.RandUniform(rng, tensor.Float64, -1, 1, 3, 2)
 	xc := tensor.RandUniform(rng, tensor.Complex128, -1, 1, 3, 2)
-	wrongD2 := *tanhFn
-	wrongD2.d2 = tanhD1[float64]
-	wrongD2c := *tanhFn
-	wrongD2c.d2c = tanhD1[complex128]
+	wrongD2 := tanhSpec
+	wrongD2.Real.D2 = tanhD1[float64]
+	wrongD2c := tanhSpec
+	wrongD2c.Complex.D2 = tanhD1[complex128]
 	// f'(z) conjugated twice: conj(f') is what the pullback must apply.
-	noConj := *sinFn
-	noConj.d1c = func(z, w complex128) complex128 { c := csinD1(z, w); return complex(real(c), -imag(c)) }
-	wrongMul := *mulFn
-	wrongMul.d2 = zeroD2[float64]
+	noConj := sinSpec
+	noConj.Complex.D1 = func(z, w complex128) complex128 { c := csinD1(z, w); return complex(real(c), -imag(c)) }
+	wrongMul := mulSpec
+	wrongMul.Real.D2 = zeroD2[float64]
 	for _, c := range []struct {
 		name   string
 		verify func() error
 	}{
 		{"tanh with a wrong second derivative", func() error {
-			return ruletest.Verify(tensor.Space{}, unaryOp{fn: &wrongD2}, []*tensor.Dense{xr}, ruletest.Config{})
+			return ruletest.Verify(tensor.Space{}, Unary("tanh", wrongD2), []*tensor.Dense{xr}, ruletest.Config{})
 		}},
 		{"complex tanh with a wrong second derivative", func() error {
-			return ruletest.Verify(tensor.Space{}, unaryOp{fn: &wrongD2c}, []*tensor.Dense{xc}, ruletest.Config{})
+			return ruletest.Verify(tensor.Space{}, Unary("tanh", wrongD2c), []*tensor.Dense{xc}, ruletest.Config{})
 		}},
 		{"complex sin with a conjugated derivative", func() error {
-			return ruletest.Verify(tensor.Space{}, unaryOp{fn: &noConj}, []*tensor.Dense{xc}, ruletest.Config{})
+			return ruletest.Verify(tensor.Space{}, Unary("sin", noConj), []*tensor.Dense{xc}, ruletest.Config{})
 		}},
 		{"mul without its mixed second derivative", func() error {
-			return ruletest.Verify(tensor.Space{}, binaryOp{&wrongMul}, []*tensor.Dense{xr, xr}, ruletest.Config{})
+			return ruletest.Verify(tensor.Space{}, Binary("mul", wrongMul), []*tensor.Dense{xr, xr}, ruletest.Config{})
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -5,41 +5,37 @@ import (
 	"math/cmplx"
 )
 
-// number is the element type of the derivative formulas written once for float64 and
-// complex128 (those that need only arithmetic).
-type number interface{ ~float64 | ~complex128 }
-
-func negF[T number](x T) T               { return -x }
-func minusOne[T number](_, _ T) T        { return -1 }
-func one[T number](_, _ T) T             { return 1 }
-func zero[T number](_, _ T) T            { return 0 }
-func two[T number](_, _ T) T             { return 2 }
-func outY[T number](_, y T) T            { return y }
-func negY[T number](_, y T) T            { return -y }
-func yPlus1[T number](_, y T) T          { return y + 1 }
-func twoX[T number](x, _ T) T            { return 2 * x }
-func squareF[T number](x T) T            { return x * x }
-func recipF[T number](x T) T             { return 1 / x }
-func invX[T number](x, _ T) T            { return 1 / x }
-func negInvX2[T number](x, _ T) T        { return -1 / (x * x) }
-func inv1pX[T number](x, _ T) T          { return 1 / (1 + x) }
-func negInv1pX2[T number](x, _ T) T      { return -1 / ((1 + x) * (1 + x)) }
-func sqrtD1[T number](_, y T) T          { return 0.5 / y }
-func sqrtD2[T number](x, y T) T          { return -0.25 / (y * x) }
-func rsqrtD1[T number](x, y T) T         { return -0.5 * y / x }
-func rsqrtD2[T number](x, y T) T         { return 0.75 * y / (x * x) }
-func recipD1[T number](_, y T) T         { return -y * y }
-func recipD2[T number](_, y T) T         { return 2 * y * y * y }
-func tanD1[T number](_, y T) T           { return 1 + y*y }
-func tanD2[T number](_, y T) T           { return 2 * y * (1 + y*y) }
-func tanhD1[T number](_, y T) T          { return 1 - y*y }
-func tanhD2[T number](_, y T) T          { return -2 * y * (1 - y*y) }
-func atanD1[T number](x, _ T) T          { return 1 / (1 + x*x) }
-func atanD2[T number](x, _ T) T          { return -2 * x / ((1 + x*x) * (1 + x*x)) }
-func atanhD1[T number](x, _ T) T         { return 1 / (1 - x*x) }
-func atanhD2[T number](x, _ T) T         { return 2 * x / ((1 - x*x) * (1 - x*x)) }
-func sigmoidD1[T number](_, y T) T       { return y * (1 - y) }
-func sigmoidD2[T number](_, y T) T       { return y * (1 - y) * (1 - 2*y) }
+func negF[T Scalar](x T) T               { return -x }
+func minusOne[T Scalar](_, _ T) T        { return -1 }
+func one[T Scalar](_, _ T) T             { return 1 }
+func zero[T Scalar](_, _ T) T            { return 0 }
+func two[T Scalar](_, _ T) T             { return 2 }
+func outY[T Scalar](_, y T) T            { return y }
+func negY[T Scalar](_, y T) T            { return -y }
+func yPlus1[T Scalar](_, y T) T          { return y + 1 }
+func twoX[T Scalar](x, _ T) T            { return 2 * x }
+func squareF[T Scalar](x T) T            { return x * x }
+func recipF[T Scalar](x T) T             { return 1 / x }
+func invX[T Scalar](x, _ T) T            { return 1 / x }
+func negInvX2[T Scalar](x, _ T) T        { return -1 / (x * x) }
+func inv1pX[T Scalar](x, _ T) T          { return 1 / (1 + x) }
+func negInv1pX2[T Scalar](x, _ T) T      { return -1 / ((1 + x) * (1 + x)) }
+func sqrtD1[T Scalar](_, y T) T          { return 0.5 / y }
+func sqrtD2[T Scalar](x, y T) T          { return -0.25 / (y * x) }
+func rsqrtD1[T Scalar](x, y T) T         { return -0.5 * y / x }
+func rsqrtD2[T Scalar](x, y T) T         { return 0.75 * y / (x * x) }
+func recipD1[T Scalar](_, y T) T         { return -y * y }
+func recipD2[T Scalar](_, y T) T         { return 2 * y * y * y }
+func tanD1[T Scalar](_, y T) T           { return 1 + y*y }
+func tanD2[T Scalar](_, y T) T           { return 2 * y * (1 + y*y) }
+func tanhD1[T Scalar](_, y T) T          { return 1 - y*y }
+func tanhD2[T Scalar](_, y T) T          { return -2 * y * (1 - y*y) }
+func atanD1[T Scalar](x, _ T) T          { return 1 / (1 + x*x) }
+func atanD2[T Scalar](x, _ T) T          { return -2 * x / ((1 + x*x) * (1 + x*x)) }
+func atanhD1[T Scalar](x, _ T) T         { return 1 / (1 - x*x) }
+func atanhD2[T Scalar](x, _ T) T         { return 2 * x / ((1 - x*x) * (1 - x*x)) }
+func sigmoidD1[T Scalar](_, y T) T       { return y * (1 - y) }
+func sigmoidD2[T Scalar](_, y T) T       { return y * (1 - y) * (1 - 2*y) }
 func sinhD1(x, _ float64) float64        { return math.Cosh(x) }
 func coshD1(x, _ float64) float64        { return math.Sinh(x) }
 func sinD1(x, _ float64) float64         { return math.Cos(x) }
@@ -77,12 +73,8 @@ func cacoshD2(z, _ complex128) complex128 {
 	return -z / ((z*z - 1) * cmplx.Sqrt(z-1) * cmplx.Sqrt(z+1))
 }
 
-func negate(d func(x, y float64) float64) func(x, y float64) float64 {
-	return func(x, y float64) float64 { return -d(x, y) }
-}
-
-func negateC(d func(z, w complex128) complex128) func(z, w complex128) complex128 {
-	return func(z, w complex128) complex128 { return -d(z, w) }
+func negate[T Scalar](d func(x, y T) T) func(x, y T) T {
+	return func(x, y T) T { return -d(x, y) }
 }
 
 // cexpm1 returns e^z - 1 accurately near 0:
@@ -223,81 +215,90 @@ func angleCD2(z complex128) (float64, float64, float64) {
 	return 2 * a * b / r4, (b*b - a*a) / r4, -2 * a * b / r4
 }
 
-// The table. Ops built from a row share it; rows are never modified.
+// The specs of the parameter-free ops (ops_unary.go). Formulas that need only
+// arithmetic are written once as generic functions and instantiated for float64 and
+// complex128.
+
 var (
-	negFn = &unaryFunc{name: "neg", f: negF[float64], d1: minusOne[float64], d2: zero[float64],
-		fc: negF[complex128], d1c: minusOne[complex128], d2c: zero[complex128]}
-	expFn = &unaryFunc{name: "exp", f: fastExp, slice: expSlice, d1: outY[float64], d2: outY[float64],
-		fc: cmplx.Exp, d1c: outY[complex128], d2c: outY[complex128]}
-	expm1Fn = &unaryFunc{name: "expm1", f: math.Expm1, d1: yPlus1[float64], d2: yPlus1[float64],
-		fc: cexpm1, d1c: yPlus1[complex128], d2c: yPlus1[complex128]}
-	logFn = &unaryFunc{name: "log", f: math.Log, d1: invX[float64], d2: negInvX2[float64],
-		fc: cmplx.Log, d1c: invX[complex128], d2c: negInvX2[complex128]}
-	log1pFn = &unaryFunc{name: "log1p", f: math.Log1p, d1: inv1pX[float64], d2: negInv1pX2[float64],
-		fc: clog1p, d1c: inv1pX[complex128], d2c: negInv1pX2[complex128]}
-	sqrtFn = &unaryFunc{name: "sqrt", f: math.Sqrt, d1: sqrtD1[float64], d2: sqrtD2[float64],
-		fc: cmplx.Sqrt, d1c: sqrtD1[complex128], d2c: sqrtD2[complex128]}
-	rsqrtFn = &unaryFunc{name: "rsqrt", f: func(x float64) float64 { return 1 / math.Sqrt(x) }, d1: rsqrtD1[float64], d2: rsqrtD2[float64],
-		fc: func(z complex128) complex128 { return 1 / cmplx.Sqrt(z) }, d1c: rsqrtD1[complex128], d2c: rsqrtD2[complex128]}
-	squareFn = &unaryFunc{name: "square", f: squareF[float64], d1: twoX[float64], d2: two[float64],
-		fc: squareF[complex128], d1c: twoX[complex128], d2c: two[complex128]}
-	reciprocalFn = &unaryFunc{name: "reciprocal", f: recipF[float64], d1: recipD1[float64], d2: recipD2[float64],
-		fc: recipF[complex128], d1c: recipD1[complex128], d2c: recipD2[complex128]}
-	absFn = &unaryFunc{name: "abs", f: absF, d1: sign, d2: zero[float64],
-		g: absC, gd1: absCD1, gd2: absCD2}
-	sinFn = &unaryFunc{name: "sin", f: math.Sin, d1: sinD1, d2: negY[float64],
-		fc: cmplx.Sin, d1c: csinD1, d2c: negY[complex128]}
-	cosFn = &unaryFunc{name: "cos", f: math.Cos, d1: cosD1, d2: negY[float64],
-		fc: cmplx.Cos, d1c: ccosD1, d2c: negY[complex128]}
-	tanFn = &unaryFunc{name: "tan", f: math.Tan, d1: tanD1[float64], d2: tanD2[float64],
-		fc: cmplx.Tan, d1c: tanD1[complex128], d2c: tanD2[complex128]}
-	sinhFn = &unaryFunc{name: "sinh", f: math.Sinh, d1: sinhD1, d2: outY[float64],
-		fc: cmplx.Sinh, d1c: csinhD1, d2c: outY[complex128]}
-	coshFn = &unaryFunc{name: "cosh", f: math.Cosh, d1: coshD1, d2: outY[float64],
-		fc: cmplx.Cosh, d1c: ccoshD1, d2c: outY[complex128]}
-	tanhFn = &unaryFunc{name: "tanh", f: fastTanh, slice: tanhSlice, d1: tanhD1[float64], d2: tanhD2[float64],
-		fc: cmplx.Tanh, d1c: tanhD1[complex128], d2c: tanhD2[complex128]}
-	asinFn = &unaryFunc{name: "asin", f: math.Asin, d1: asinD1, d2: asinD2,
-		fc: cmplx.Asin, d1c: casinD1, d2c: casinD2}
-	acosFn = &unaryFunc{name: "acos", f: math.Acos, d1: negate(asinD1), d2: negate(asinD2),
-		fc: cmplx.Acos, d1c: negateC(casinD1), d2c: negateC(casinD2)}
-	atanFn = &unaryFunc{name: "atan", f: math.Atan, d1: atanD1[float64], d2: atanD2[float64],
-		fc: cmplx.Atan, d1c: atanD1[complex128], d2c: atanD2[complex128]}
-	asinhFn = &unaryFunc{name: "asinh", f: math.Asinh, d1: asinhD1, d2: asinhD2,
-		fc: cmplx.Asinh, d1c: casinhD1, d2c: casinhD2}
-	acoshFn = &unaryFunc{name: "acosh", f: math.Acosh, d1: acoshD1, d2: acoshD2,
-		fc: cmplx.Acosh, d1c: cacoshD1, d2c: cacoshD2}
-	atanhFn = &unaryFunc{name: "atanh", f: math.Atanh, d1: atanhD1[float64], d2: atanhD2[float64],
-		fc: cmplx.Atanh, d1c: atanhD1[complex128], d2c: atanhD2[complex128]}
-	sigmoidFn = &unaryFunc{name: "sigmoid", f: sigmoid, slice: sigmoidSlice, d1: sigmoidD1[float64], d2: sigmoidD2[float64],
-		fc: csigmoid, d1c: sigmoidD1[complex128], d2c: sigmoidD2[complex128]}
-	logSigmoidFn = &unaryFunc{name: "logsigmoid", f: logSigmoid, slice: logSigmoidSlice, d1: logSigmoidD1, d2: logSigmoidD2}
-	reluFn       = &unaryFunc{name: "relu", f: relu, d1: reluD1, d2: zero[float64]}
-	siluFn       = &unaryFunc{name: "silu", f: silu, slice: siluSlice, d1: siluD1, d2: siluD2}
-	erfFn        = &unaryFunc{name: "erf", f: math.Erf, d1: erfD1, d2: erfD2}
-	conjFn       = &unaryFunc{name: "conj", f: func(x float64) float64 { return x }, d1: one[float64], d2: zero[float64], conj: true}
-	realFn       = &unaryFunc{name: "real", f: func(x float64) float64 { return x }, d1: one[float64], d2: zero[float64],
-		g: realC, gd1: realCD1, gd2: linearCD2}
-	imagFn = &unaryFunc{name: "imag", noReal: true, g: imagC, gd1: imagCD1, gd2: linearCD2}
-	abs2Fn = &unaryFunc{name: "abs2", f: squareF[float64], d1: twoX[float64], d2: two[float64],
-		g: abs2C, gd1: abs2CD1, gd2: abs2CD2}
-	angleFn = &unaryFunc{name: "angle", f: angleReal, d1: zero[float64], d2: zero[float64],
-		g: angleC, gd1: angleCD1, gd2: angleCD2}
+	negSpec = UnarySpec{Real: Func1[float64]{F: negF[float64], D1: minusOne[float64], D2: zero[float64]},
+		Complex: Func1[complex128]{F: negF[complex128], D1: minusOne[complex128], D2: zero[complex128]}}
+	expSpec = UnarySpec{Real: Func1[float64]{F: fastExp, Slice: expSlice, D1: outY[float64], D2: outY[float64]},
+		Complex: Func1[complex128]{F: cmplx.Exp, D1: outY[complex128], D2: outY[complex128]}}
+	expm1Spec = UnarySpec{Real: Func1[float64]{F: math.Expm1, D1: yPlus1[float64], D2: yPlus1[float64]},
+		Complex: Func1[complex128]{F: cexpm1, D1: yPlus1[complex128], D2: yPlus1[complex128]}}
+	logSpec = UnarySpec{Real: Func1[float64]{F: math.Log, D1: invX[float64], D2: negInvX2[float64]},
+		Complex: Func1[complex128]{F: cmplx.Log, D1: invX[complex128], D2: negInvX2[complex128]}}
+	log1pSpec = UnarySpec{Real: Func1[float64]{F: math.Log1p, D1: inv1pX[float64], D2: negInv1pX2[float64]},
+		Complex: Func1[complex128]{F: clog1p, D1: inv1pX[complex128], D2: negInv1pX2[complex128]}}
+	sqrtSpec = UnarySpec{Real: Func1[float64]{F: math.Sqrt, D1: sqrtD1[float64], D2: sqrtD2[float64]},
+		Complex: Func1[complex128]{F: cmplx.Sqrt, D1: sqrtD1[complex128], D2: sqrtD2[complex128]}}
+	rsqrtSpec = UnarySpec{Real: Func1[float64]{F: func(x float64) float64 { return 1 / math.Sqrt(x) }, D1: rsqrtD1[float64], D2: rsqrtD2[float64]},
+		Complex: Func1[complex128]{F: func(z complex128) complex128 { return 1 / cmplx.Sqrt(z) }, D1: rsqrtD1[complex128], D2: rsqrtD2[complex128]}}
+	squareSpec = UnarySpec{Real: Func1[float64]{F: squareF[float64], D1: twoX[float64], D2: two[float64]},
+		Complex: Func1[complex128]{F: squareF[complex128], D1: twoX[complex128], D2: two[complex128]}}
+	reciprocalSpec = UnarySpec{Real: Func1[float64]{F: recipF[float64], D1: recipD1[float64], D2: recipD2[float64]},
+		Complex: Func1[complex128]{F: recipF[complex128], D1: recipD1[complex128], D2: recipD2[complex128]}}
+	absSpec = UnarySpec{Real: Func1[float64]{F: absF, D1: sign, D2: zero[float64]},
+		ComplexToReal: ComplexToReal{F: absC, Grad: absCD1, Hess: absCD2}}
+	sinSpec = UnarySpec{Real: Func1[float64]{F: math.Sin, D1: sinD1, D2: negY[float64]},
+		Complex: Func1[complex128]{F: cmplx.Sin, D1: csinD1, D2: negY[complex128]}}
+	cosSpec = UnarySpec{Real: Func1[float64]{F: math.Cos, D1: cosD1, D2: negY[float64]},
+		Complex: Func1[complex128]{F: cmplx.Cos, D1: ccosD1, D2: negY[complex128]}}
+	tanSpec = UnarySpec{Real: Func1[float64]{F: math.Tan, D1: tanD1[float64], D2: tanD2[float64]},
+		Complex: Func1[complex128]{F: cmplx.Tan, D1: tanD1[complex128], D2: tanD2[complex128]}}
+	sinhSpec = UnarySpec{Real: Func1[float64]{F: math.Sinh, D1: sinhD1, D2: outY[float64]},
+		Complex: Func1[complex128]{F: cmplx.Sinh, D1: csinhD1, D2: outY[complex128]}}
+	coshSpec = UnarySpec{Real: Func1[float64]{F: math.Cosh, D1: coshD1, D2: outY[float64]},
+		Complex: Func1[complex128]{F: cmplx.Cosh, D1: ccoshD1, D2: outY[complex128]}}
+	tanhSpec = UnarySpec{Real: Func1[float64]{F: fastTanh, Slice: tanhSlice, D1: tanhD1[float64], D2: tanhD2[float64]},
+		Complex: Func1[complex128]{F: cmplx.Tanh, D1: tanhD1[complex128], D2: tanhD2[complex128]}}
+	asinSpec = UnarySpec{Real: Func1[float64]{F: math.Asin, D1: asinD1, D2: asinD2},
+		Complex: Func1[complex128]{F: cmplx.Asin, D1: casinD1, D2: casinD2}}
+	acosSpec = UnarySpec{Real: Func1[float64]{F: math.Acos, D1: negate(asinD1), D2: negate(asinD2)},
+		Complex: Func1[complex128]{F: cmplx.Acos, D1: negate(casinD1), D2: negate(casinD2)}}
+	atanSpec = UnarySpec{Real: Func1[float64]{F: math.Atan, D1: atanD1[float64], D2: atanD2[float64]},
+		Complex: Func1[complex128]{F: cmplx.Atan, D1: atanD1[complex128], D2: atanD2[complex128]}}
+	asinhSpec = UnarySpec{Real: Func1[float64]{F: math.Asinh, D1: asinhD1, D2: asinhD2},
+		Complex: Func1[complex128]{F: cmplx.Asinh, D1: casinhD1, D2: casinhD2}}
+	acoshSpec = UnarySpec{Real: Func1[float64]{F: math.Acosh, D1: acoshD1, D2: acoshD2},
+		Complex: Func1[complex128]{F: cmplx.Acosh, D1: cacoshD1, D2: cacoshD2}}
+	atanhSpec = UnarySpec{Real: Func1[float64]{F: math.Atanh, D1: atanhD1[float64], D2: atanhD2[float64]},
+		Complex: Func1[complex128]{F: cmplx.Atanh, D1: atanhD1[complex128], D2: atanhD2[complex128]}}
+	sigmoidSpec = UnarySpec{Real: Func1[float64]{F: sigmoid, Slice: sigmoidSlice, D1: sigmoidD1[float64], D2: sigmoidD2[float64]},
+		Complex: Func1[complex128]{F: csigmoid, D1: sigmoidD1[complex128], D2: sigmoidD2[complex128]}}
+	logSigmoidSpec = UnarySpec{Real: Func1[float64]{F: logSigmoid, Slice: logSigmoidSlice, D1: logSigmoidD1, D2: logSigmoidD2}}
+	reluSpec       = UnarySpec{Real: Func1[float64]{F: relu, D1: reluD1, D2: zero[float64]}}
+	siluSpec       = UnarySpec{Real: Func1[float64]{F: silu, Slice: siluSlice, D1: siluD1, D2: siluD2}}
+	erfSpec        = UnarySpec{Real: Func1[float64]{F: math.Erf, D1: erfD1, D2: erfD2}}
+	conjSpec       = UnarySpec{Real: identity, Wirtinger: Wirtinger{F: cmplx.Conj, D1: conjD1, D2: conjD2}}
+	realSpec       = UnarySpec{Real: identity, ComplexToReal: ComplexToReal{F: realC, Grad: realCD1, Hess: linearCD2}}
+	imagSpec       = UnarySpec{ComplexToReal: ComplexToReal{F: imagC, Grad: imagCD1, Hess: linearCD2}}
+	abs2Spec       = UnarySpec{Real: Func1[float64]{F: squareF[float64], D1: twoX[float64], D2: two[float64]},
+		ComplexToReal: ComplexToReal{F: abs2C, Grad: abs2CD1, Hess: abs2CD2}}
+	angleSpec = UnarySpec{Real: Func1[float64]{F: angleReal, D1: zero[float64], D2: zero[float64]},
+		ComplexToReal: ComplexToReal{F: angleC, Grad: angleCD1, Hess: angleCD2}}
 )
 
-// softplusFunc returns the row of softplus with PyTorch's beta and threshold:
+// conj(z) has f_z = 0, f_zbar = 1 and no second derivatives.
+func conjD1(_, _ complex128) (complex128, complex128)             { return 0, 1 }
+func conjD2(_, _ complex128) (complex128, complex128, complex128) { return 0, 0, 0 }
+
+// identity is y = x on float64.
+var identity = Func1[float64]{F: func(x float64) float64 { return x }, D1: one[float64], D2: zero[float64]}
+
+// softplusSpec is softplus with PyTorch's beta and threshold:
 // y = log(1 + e^(beta x))/beta, and y = x where beta x > threshold.
-func softplusFunc(beta, threshold float64) *unaryFunc {
+func softplusSpec(beta, threshold float64) UnarySpec {
 	lin := func(x float64) bool { return x*beta > threshold }
-	return &unaryFunc{name: "softplus",
-		f: func(x float64) float64 {
+	return UnarySpec{Real: Func1[float64]{
+		F: func(x float64) float64 {
 			if lin(x) {
 				return x
 			}
 			return softplus(beta*x) / beta
 		},
-		// f on blocks, with e^-|beta x| from the vector kernel.
-		slice: func(dst, x []float64) {
+		// F on blocks, with e^-|beta x| from the vector kernel.
+		Slice: func(dst, x []float64) {
 			expNegAbsChunks(dst, x, beta, func(d, xs []float64) {
 				d = d[:len(xs)]
 				for i, v := range xs {
@@ -309,71 +310,75 @@ func softplusFunc(beta, threshold float64) *unaryFunc {
 				}
 			})
 		},
-		d1: func(x, _ float64) float64 {
+		D1: func(x, _ float64) float64 {
 			if lin(x) {
 				return 1
 			}
 			return sigmoid(beta * x)
 		},
-		d2: func(x, _ float64) float64 {
+		D2: func(x, _ float64) float64 {
 			if lin(x) {
 				return 0
 			}
 			s := sigmoid(beta * x)
 			return beta * s * (1 - s)
-		}}
+		}}}
 }
 
-// scaleFunc is y = a x.
-func scaleFunc(a complex128) *unaryFunc {
+// scaleSpec is y = a x, computed in complex128 for complex a.
+func scaleSpec(a complex128) UnarySpec {
 	ar := real(a)
-	return &unaryFunc{name: "scale",
-		f:  func(x float64) float64 { return ar * x },
-		d1: func(_, _ float64) float64 { return ar }, d2: zero[float64],
-		fc:  func(z complex128) complex128 { return a * z },
-		d1c: func(_, _ complex128) complex128 { return a }, d2c: zero[complex128]}
+	return UnarySpec{
+		Real: Func1[float64]{F: func(x float64) float64 { return ar * x },
+			D1: func(_, _ float64) float64 { return ar }, D2: zero[float64]},
+		Complex: Func1[complex128]{F: func(z complex128) complex128 { return a * z },
+			D1: func(_, _ complex128) complex128 { return a }, D2: zero[complex128]},
+		Promote: imag(a) != 0}
 }
 
-// shiftFunc is y = x + b.
-func shiftFunc(b complex128) *unaryFunc {
+// shiftSpec is y = x + b, computed in complex128 for complex b.
+func shiftSpec(b complex128) UnarySpec {
 	br := real(b)
-	return &unaryFunc{name: "shift",
-		f:  func(x float64) float64 { return x + br },
-		d1: one[float64], d2: zero[float64],
-		fc:  func(z complex128) complex128 { return z + b },
-		d1c: one[complex128], d2c: zero[complex128]}
+	return UnarySpec{
+		Real:    Func1[float64]{F: func(x float64) float64 { return x + br }, D1: one[float64], D2: zero[float64]},
+		Complex: Func1[complex128]{F: func(z complex128) complex128 { return z + b }, D1: one[complex128], D2: zero[complex128]},
+		Promote: imag(b) != 0}
 }
 
-// powScalarFunc is y = x^p, y' = p x^(p-1), y" = p (p-1) x^(p-2), with the
+// powScalarSpec is y = x^p, y' = p x^(p-1), y" = p (p-1) x^(p-2), with the
 // derivatives taken as exactly 0 where their factor p (or p-1) is 0, so that 0^(-1)
-// never multiplies a zero (PyTorch does the same for p = 0).
-func powScalarFunc(p complex128) *unaryFunc {
+// never multiplies a zero (PyTorch does the same for p = 0). It is computed in
+// complex128 for complex p.
+func powScalarSpec(p complex128) UnarySpec {
 	pr := real(p)
-	return &unaryFunc{name: "pow_scalar",
-		f: func(x float64) float64 { return math.Pow(x, pr) },
-		d1: func(x, _ float64) float64 {
-			if pr == 0 {
-				return 0
-			}
-			return pr * math.Pow(x, pr-1)
-		},
-		d2: func(x, _ float64) float64 {
-			if pr == 0 || pr == 1 {
-				return 0
-			}
-			return pr * (pr - 1) * math.Pow(x, pr-2)
-		},
-		fc: func(z complex128) complex128 { return cmplx.Pow(z, p) },
-		d1c: func(z, _ complex128) complex128 {
-			if p == 0 {
-				return 0
-			}
-			return p * cmplx.Pow(z, p-1)
-		},
-		d2c: func(z, _ complex128) complex128 {
-			if p == 0 || p == 1 {
-				return 0
-			}
-			return p * (p - 1) * cmplx.Pow(z, p-2)
-		}}
+	return UnarySpec{
+		Real: Func1[float64]{
+			F: func(x float64) float64 { return math.Pow(x, pr) },
+			D1: func(x, _ float64) float64 {
+				if pr == 0 {
+					return 0
+				}
+				return pr * math.Pow(x, pr-1)
+			},
+			D2: func(x, _ float64) float64 {
+				if pr == 0 || pr == 1 {
+					return 0
+				}
+				return pr * (pr - 1) * math.Pow(x, pr-2)
+			}},
+		Complex: Func1[complex128]{
+			F: func(z complex128) complex128 { return cmplx.Pow(z, p) },
+			D1: func(z, _ complex128) complex128 {
+				if p == 0 {
+					return 0
+				}
+				return p * cmplx.Pow(z, p-1)
+			},
+			D2: func(z, _ complex128) complex128 {
+				if p == 0 || p == 1 {
+					return 0
+				}
+				return p * (p - 1) * cmplx.Pow(z, p-2)
+			}},
+		Promote: imag(p) != 0}
 }

@@ -1,0 +1,103 @@
+package elementwise_test
+
+import (
+	"math"
+	"math/cmplx"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// pointCase is an op at float64 points, with the expected values and first
+// derivatives (nil: not checked).
+type pointCase struct {
+	name   string
+	op     cr.Op[*tensor.Dense]
+	x      []float64
+	y, dy  []float64
+	tol    float64 // relative; 0 means 1e-14
+	second []float64
+}
+
+// TestCataloguePoints checks values and derivatives of the catalogue ops at points
+// chosen for their conventions: halves and jumps of the rounding functions, NaN and
+// infinities, kinks of the activations, poles of the special functions.
+func TestCataloguePoints(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	cases := []pointCase{
+		{name: "round halves to even", op: elementwise.RoundOp, x: []float64{0.5, 1.5, 2.5, -0.5, -2.7},
+			y: []float64{0, 2, 2, 0, -3}, dy: []float64{0, 0, 0, 0, 0}},
+		{name: "round 2 decimals", op: elementwise.RoundDecimalsOp(2), x: []float64{1.234, -0.125, 2.5},
+			y: []float64{1.23, -0.12, 2.5}, dy: []float64{0, 0, 0}},
+		{name: "round -2 decimals", op: elementwise.RoundDecimalsOp(-2), x: []float64{1234, 250, -351},
+			y: []float64{1200, 200, -400}},
+		{name: "ceil", op: elementwise.CeilOp, x: []float64{-1.5, 0, 1.2}, y: []float64{-1, 0, 2}, dy: []float64{0, 0, 0}},
+		{name: "floor", op: elementwise.FloorOp, x: []float64{-1.5, 0, 1.2}, y: []float64{-2, 0, 1}, dy: []float64{0, 0, 0}},
+		{name: "trunc", op: elementwise.TruncOp, x: []float64{-1.5, 0, 1.7}, y: []float64{-1, 0, 1}, dy: []float64{0, 0, 0}},
+		{name: "frac keeps the sign", op: elementwise.FracOp, x: []float64{-1.25, 2.5, 3}, y: []float64{-0.25, 0.5, 0}, dy: []float64{1, 1, 1}},
+		{name: "sign", op: elementwise.SignOp, x: []float64{-3, 0, 2}, y: []float64{-1, 0, 1}, dy: []float64{0, 0, 0}},
+		{name: "nan_to_num", op: elementwise.NanToNumOp, x: []float64{nan, inf, -inf, 1.5},
+			y: []float64{0, math.MaxFloat64, -math.MaxFloat64, 1.5}, dy: []float64{0, 0, 0, 1}},
+		{name: "nan_to_num values", op: elementwise.NanToNumValuesOp(-1, 5, -5), x: []float64{nan, inf, -inf},
+			y: []float64{-1, 5, -5}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkPoints(t, c) })
+	}
+}
+
+func checkPoints(t *testing.T, c pointCase) {
+	t.Helper()
+	x, err := tensor.FromFloat64(c.x, len(c.x))
+	require.NoError(t, err)
+	y, rule, err := c.op.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{x})
+	require.NoError(t, err)
+	tol := c.tol
+	if tol == 0 {
+		tol = 1e-14
+	}
+	near := func(what string, got, want []float64) {
+		for i := range want {
+			if math.IsNaN(want[i]) {
+				assert.True(t, math.IsNaN(got[i]), "%s at %v: got %v, want NaN", what, c.x[i], got[i])
+				continue
+			}
+			assert.True(t, got[i] == want[i] || math.Abs(got[i]-want[i]) <= tol*math.Abs(want[i]),
+				"%s at %v: got %v, want %v", what, c.x[i], got[i], want[i])
+		}
+	}
+	if c.y != nil {
+		near("value", y.Float64s(), c.y)
+	}
+	if c.dy != nil {
+		cs, err := rule.Pullback(tensor.Ones(tensor.Float64, len(c.x)), nil)
+		require.NoError(t, err)
+		near("derivative", cs[0].Value.Float64s(), c.dy)
+	}
+	if c.second != nil {
+		so := rule.(cr.SecondOrderRule[*tensor.Dense])
+		ones := tensor.Ones(tensor.Float64, len(c.x))
+		cs, err := so.PullbackWithTangents(cr.Dual[*tensor.Dense]{Value: ones},
+			func(cr.NodeID) (*tensor.Dense, bool) { return ones, true }, nil)
+		require.NoError(t, err)
+		near("second derivative", cs[0].Cotangent.Tangent.Float64s(), c.second)
+	}
+}
+
+// TestSgnComplex checks sgn on complex128: z/|z|, 0 at 0 with a zero cotangent.
+func TestSgnComplex(t *testing.T) {
+	z, err := tensor.FromComplex128([]complex128{3 + 4i, 0}, 2)
+	require.NoError(t, err)
+	y, rule, err := elementwise.SgnOp.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z})
+	require.NoError(t, err)
+	assert.InDelta(t, 0, cmplx.Abs(y.Complex128s()[0]-(0.6+0.8i)), 1e-15)
+	assert.Equal(t, complex128(0), y.Complex128s()[1])
+	cs, err := rule.Pullback(tensor.Ones(tensor.Complex128, 2), nil)
+	require.NoError(t, err)
+	assert.Equal(t, complex128(0), cs[0].Value.Complex128s()[1])
+}

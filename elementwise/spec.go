@@ -1,0 +1,227 @@
+package elementwise
+
+import (
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// Scalar is the element type of the scalar functions that define an elementwise op:
+// float64 for its real rules, complex128 for its complex ones. A formula that needs
+// only arithmetic can be written once as a generic function and instantiated for
+// both (see the Unary example).
+type Scalar interface{ float64 | complex128 }
+
+// Func1 is a scalar function with its first two derivatives: the definition of a
+// unary elementwise op on one element type. The zero Func1 (F nil) means the op is
+// not defined on that type.
+type Func1[T Scalar] struct {
+	// F returns y = f(x).
+	F func(x T) T
+	// D1 and D2 return f'(x) and f"(x). They also receive y = f(x), so that
+	// derivatives such as exp' = exp or tanh' = 1 - tanh² cost no new evaluation.
+	// Both are required when F is set.
+	D1, D2 func(x, y T) T
+	// Slice, if set, is a fast path for F: it sets dst[i] = F(x[i]) for every i
+	// (len(dst) == len(x)), for instance with a vectorised kernel. It must agree with
+	// F (bit for bit, if values must not depend on the path that computed them).
+	Slice func(dst, x []T)
+}
+
+// ComplexToReal is a real-valued function of a complex variable, g(z) = g(a, b) with
+// z = a + ib, given with its gradient and Hessian in (a, b): the definition of an op
+// such as abs, abs2, real, imag or angle on complex128 input, which is not
+// holomorphic. The zero ComplexToReal (F nil) means no such definition.
+type ComplexToReal struct {
+	// F returns y = g(z), a float64.
+	F func(z complex128) float64
+	// Grad returns (g_a, g_b).
+	Grad func(z complex128) (ga, gb float64)
+	// Hess returns (g_aa, g_ab, g_bb).
+	Hess func(z complex128) (gaa, gab, gbb float64)
+}
+
+// Wirtinger is a complex function that is not holomorphic, f(z) with z = a + ib and
+// conj(z) independent, given with its Wirtinger derivatives f_z = (f_a - i f_b)/2 and
+// f_zbar = (f_a + i f_b)/2 and their second derivatives: the definition of an op such
+// as conj, sgn or softsign on complex128 input. (A holomorphic f has f_zbar = 0; use
+// Func1 for it.) The zero Wirtinger (F nil) means no such definition.
+type Wirtinger struct {
+	// F returns y = f(z).
+	F func(z complex128) complex128
+	// D1 returns (f_z, f_zbar) and D2 returns (f_zz, f_zzbar, f_zbarzbar), given also
+	// y = f(z).
+	D1 func(z, y complex128) (fz, fzbar complex128)
+	D2 func(z, y complex128) (fzz, fzzbar, fzbarzbar complex128)
+}
+
+// UnarySpec defines a unary elementwise op for Unary: its function on float64 and,
+// optionally, on complex128.
+type UnarySpec struct {
+	// Real defines the op on float64 input. With Real.F nil, float64 input is an
+	// error (unless Promote is set), as it is for imag.
+	Real Func1[float64]
+	// Complex, if Complex.F is set, defines the op on complex128 input as a
+	// holomorphic function, differentiated with PyTorch's convention (see Unary).
+	Complex Func1[complex128]
+	// ComplexToReal, if its F is set, defines the op on complex128 input as a
+	// real-valued function of (Re z, Im z) instead.
+	ComplexToReal ComplexToReal
+	// Wirtinger, if its F is set, defines the op on complex128 input as a
+	// complex-valued function that is not holomorphic. At most one of Complex,
+	// ComplexToReal and Wirtinger may be set; with none, complex128 input is an error.
+	Wirtinger Wirtinger
+	// Promote computes in complex128 with Complex even for float64 input, for a
+	// function with a complex parameter (y = a x with complex a). The float64 input
+	// then receives the real part of its cotangent.
+	Promote bool
+}
+
+// Unary returns the elementwise op y = f(x) named name (its registry key), defined by
+// spec. The op applies to one tensor of any shape and returns a fresh tensor of the
+// same shape; its rule keeps x and y and evaluates the derivatives only when called,
+// so recording the op costs only its forward pass. Forward passes of 2^17 elements or
+// more are split across goroutines.
+//
+// The rules are, elementwise, for a holomorphic f (every float64 f, and the Complex
+// function of spec):
+//
+//	forward:       ydot    = f'(x) xdot
+//	pullback:      xbar    = conj(f'(x)) ybar
+//	second order:  xbardot = conj(f'(x)) ybardot + conj(f"(x) xdot) ybar
+//
+// which is PyTorch's convention for complex input: the pullback is the adjoint of the
+// forward map under the real inner product Re<a, b>, and the second-order term is the
+// derivative of the pullback along xdot. For a ComplexToReal g with gradient
+// (g_a, g_b) and Hessian H = (g_aa, g_ab; g_ab, g_bb) at z = a + ib:
+//
+//	ydot    = g_a Re(xdot) + g_b Im(xdot)
+//	xbar    = ybar (g_a + i g_b)
+//	xbardot = ybardot (g_a + i g_b) + ybar ((H xdot)_a + i (H xdot)_b)
+//
+// and for a Wirtinger f, with the Wirtinger derivatives f_z, f_zbar, f_zz, f_zzbar,
+// f_zbarzbar at x:
+//
+//	ydot    = f_z xdot + f_zbar conj(xdot)
+//	xbar    = conj(f_z) ybar + f_zbar conj(ybar)
+//	xbardot = conj(f_z) ybardot + f_zbar conj(ybardot)
+//	          + conj(f_zz xdot + f_zzbar conj(xdot)) ybar + (f_zzbar xdot + f_zbarzbar conj(xdot)) conj(ybar)
+//
+// Input of a dtype spec does not define, and a spec that is incomplete (F without D1
+// or D2, two complex definitions, an empty name), make Apply return an error
+// wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
+func Unary(name string, spec UnarySpec) cr.Op[*tensor.Dense] {
+	if err := spec.check(name); err != nil {
+		return errOp{name: name, err: err}
+	}
+	return &unaryOp{name: name, spec: spec}
+}
+
+func (s *UnarySpec) check(name string) error {
+	bad := func(what string) error {
+		return cr.Errorf(cr.ErrInvalidArgument, "elementwise.Unary(%q): %s", name, what)
+	}
+	switch {
+	case name == "":
+		return bad("empty name")
+	case s.Real.F != nil && (s.Real.D1 == nil || s.Real.D2 == nil):
+		return bad("Real.F without Real.D1 and Real.D2")
+	case s.Complex.F != nil && (s.Complex.D1 == nil || s.Complex.D2 == nil):
+		return bad("Complex.F without Complex.D1 and Complex.D2")
+	case s.ComplexToReal.F != nil && (s.ComplexToReal.Grad == nil || s.ComplexToReal.Hess == nil):
+		return bad("ComplexToReal.F without Grad and Hess")
+	case s.Wirtinger.F != nil && (s.Wirtinger.D1 == nil || s.Wirtinger.D2 == nil):
+		return bad("Wirtinger.F without D1 and D2")
+	case btoi(s.Complex.F != nil)+btoi(s.ComplexToReal.F != nil)+btoi(s.Wirtinger.F != nil) > 1:
+		return bad("more than one of Complex, ComplexToReal and Wirtinger is set")
+	case s.Promote && s.Complex.F == nil:
+		return bad("Promote without Complex")
+	}
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// Func2 is a scalar function of two arguments with its partial derivatives up to the
+// second order: the definition of a binary elementwise op on one element type. The
+// zero Func2 (F nil) means the op is not defined on that type.
+type Func2[T Scalar] struct {
+	// F returns y = f(a, b).
+	F func(a, b T) T
+	// D1 returns the partials (f_a, f_b) and D2 the second partials (f_aa, f_ab,
+	// f_bb), given also y = f(a, b). Both are required when F is set.
+	D1 func(a, b, y T) (fa, fb T)
+	D2 func(a, b, y T) (faa, fab, fbb T)
+	// Run, if set, is a fast path for F over one run of the broadcast:
+	// dst[i] = F(a[i*sa], b[i*sb]) for every i < len(dst), where the stride sa or sb
+	// is 0 for an operand broadcast along the run.
+	Run func(dst, a []T, sa int, b []T, sb int)
+	// PullRun, if set, is a fast path for the first-order pullback over one run:
+	// ga[i] = conj(f_a) ybar[i] and gb[i] = conj(f_b) ybar[i] at (a[i*sa], b[i*sb]),
+	// for every i < len(ybar).
+	PullRun func(ga, gb, ybar, a []T, sa int, b []T, sb int)
+	// Linear declares f(a, b) = c_a a + c_b b with constants c_a, c_b (add, sub):
+	// every second partial is 0, so the second-order pullback is the pullback of
+	// ybardot and may use PullRun.
+	Linear bool
+}
+
+// BinarySpec defines a binary elementwise op for Binary.
+type BinarySpec struct {
+	// Real defines the op on two float64 operands; with Real.F nil they are an error.
+	Real Func2[float64]
+	// Complex, if Complex.F is set, defines the op on complex128 operands as a
+	// function holomorphic in each argument. A float64 operand next to a complex128
+	// one is promoted and receives the real part of its cotangent. With Complex.F
+	// nil, complex128 input is an error.
+	Complex Func2[complex128]
+}
+
+// Binary returns the elementwise op y = f(a, b) named name (its registry key),
+// defined by spec. The operands broadcast like NumPy's (tensor.BroadcastShapes;
+// shapes that do not broadcast are an error wrapping chainrules.ErrShapeMismatch),
+// and each operand's cotangent is summed over the axes it was broadcast along
+// (tensor.SumTo), so that it has the operand's shape. With the partials f_a, f_b and
+// second partials f_aa, f_ab, f_bb at (a, b):
+//
+//	forward:       ydot    = f_a adot + f_b bdot
+//	pullback:      abar    = SumTo(conj(f_a) ybar, shape(a))
+//	               bbar    = SumTo(conj(f_b) ybar, shape(b))
+//	second order:  abardot = SumTo(conj(f_a) ybardot + conj(f_aa adot + f_ab bdot) ybar, shape(a))
+//	               bbardot = SumTo(conj(f_b) ybardot + conj(f_ab adot + f_bb bdot) ybar, shape(b))
+//
+// where conj is the identity on float64 (PyTorch's convention for complex input, as
+// in Unary). The rule keeps a, b and y and evaluates the partials when called.
+// Input of a dtype spec does not define, and an incomplete spec, make Apply return an
+// error wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
+func Binary(name string, spec BinarySpec) cr.Op[*tensor.Dense] {
+	bad := func(what string) cr.Op[*tensor.Dense] {
+		return errOp{name: name, err: cr.Errorf(cr.ErrInvalidArgument, "elementwise.Binary(%q): %s", name, what)}
+	}
+	switch {
+	case name == "":
+		return bad("empty name")
+	case spec.Real.F != nil && (spec.Real.D1 == nil || spec.Real.D2 == nil):
+		return bad("Real.F without Real.D1 and Real.D2")
+	case spec.Complex.F != nil && (spec.Complex.D1 == nil || spec.Complex.D2 == nil):
+		return bad("Complex.F without Complex.D1 and Complex.D2")
+	}
+	return &binaryOp{name: name, spec: spec}
+}
+
+// errOp is an op whose definition or parameters were invalid: Apply reports the
+// error, so that a tape's sticky error catches it.
+type errOp struct {
+	name string
+	err  error
+}
+
+func (o errOp) Name() string { return o.name }
+
+func (o errOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return nil, nil, o.err
+}

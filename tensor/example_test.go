@@ -97,3 +97,17 @@ func ExampleBroadcastShapes() {
 	// [2 3 4]
 	// true shape mismatch: shapes [[2 3] [3 2]] do not broadcast
 }
+
+// Elements and FromElements give element access in row-major order, real elements
+// as complex(x, 0): what testing/ruletest.ElementSpace asks of a Space.
+func ExampleSpace_Elements() {
+	var sp tensor.Space
+	x, _ := tensor.FromFloat64([]float64{1, 2, 3, 4}, 2, 2)
+	xt, _ := x.Transpose(0, 1)
+	fmt.Println(sp.Elements(xt))
+	y, _ := sp.FromElements(x, []complex128{5, 6i, 7, 8})
+	fmt.Println(y)
+	// Output:
+	// [(1+0i) (3+0i) (2+0i) (4+0i)]
+	// float64[2 2] [[5 0] [7 8]]
+}

@@ -193,8 +193,51 @@ func (Space) Describe(v *Dense) string {
 	return v.Describe()
 }
 
-// MulI returns the fresh complex128 tensor i*v (a float64 v is promoted). The rule
-// checker uses it to turn a real direction into an imaginary one.
+// Elements returns a fresh row-major copy of v's elements as complex numbers,
+// e_i = complex(x_i, 0) for a float64 tensor and e_i = z_i for a complex128 one (nil
+// for a nil v). With FromElements it is the element access of
+// testing/ruletest.ElementSpace, through which the rule checker names the worst
+// element of a failed check, builds full Jacobians and turns real directions into
+// imaginary ones.
+func (Space) Elements(v *Dense) []complex128 {
+	if v == nil {
+		return nil
+	}
+	if v.dtype == Complex128 {
+		return slices.Clone(v.Complex128s())
+	}
+	xs := v.Float64s()
+	out := make([]complex128, len(xs))
+	for i, x := range xs {
+		out[i] = complex(x, 0)
+	}
+	return out
+}
+
+// FromElements returns a fresh contiguous tensor with like's shape and dtype holding
+// e in row-major order: x_i = Re e_i for float64 (imaginary parts are dropped),
+// z_i = e_i for complex128. It returns an error wrapping
+// chainrules.ErrShapeMismatch unless len(e) is like's size, and one wrapping
+// chainrules.ErrInvalidArgument for a nil like.
+func (Space) FromElements(like *Dense, e []complex128) (*Dense, error) {
+	if like == nil {
+		return nil, errNil()
+	}
+	if len(e) != like.Size() {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%d elements for %s", len(e), like.Describe())
+	}
+	out := New(like.dtype, like.shape...)
+	if like.dtype == Complex128 {
+		copy(out.c128, e)
+		return out, nil
+	}
+	for i, z := range e {
+		out.f64[i] = real(z)
+	}
+	return out, nil
+}
+
+// MulI returns the fresh complex128 tensor i*v (a float64 v is promoted).
 func (Space) MulI(v *Dense) *Dense {
 	out := New(Complex128, v.shape...)
 	if v.dtype == Float64 {

@@ -55,6 +55,39 @@ func TestSpaceBasics(t *testing.T) {
 	assert.Equal(t, []complex128{0, 1i, 2i}, sp.MulI(seq(3)).Complex128s())
 }
 
+// Elements and FromElements read and build tensors element by element in row-major
+// order, also through a strided view, and never alias the tensor's storage.
+func TestSpaceElements(t *testing.T) {
+	var sp tensor.Space
+	x := seq(2, 3)
+	xt, err := x.Transpose(0, 1)
+	require.NoError(t, err)
+	assert.Equal(t, []complex128{0, 3, 1, 4, 2, 5}, sp.Elements(xt))
+	e := sp.Elements(x)
+	assert.Equal(t, []complex128{0, 1, 2, 3, 4, 5}, e)
+	e[0] = 9
+	assert.Equal(t, 0.0, x.AtFloat64(0, 0), "Elements aliases the storage")
+	c := cseq(2)
+	assert.Equal(t, c.Complex128s(), sp.Elements(c))
+	assert.Nil(t, sp.Elements(nil))
+
+	y, err := sp.FromElements(x, []complex128{1 + 5i, 2, 3, 4, 5, 6})
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 3}, y.Shape())
+	assert.Equal(t, []float64{1, 2, 3, 4, 5, 6}, y.Float64s(), "imaginary parts are dropped for float64")
+	z, err := sp.FromElements(cseq(2), []complex128{1i, 2})
+	require.NoError(t, err)
+	assert.Equal(t, []complex128{1i, 2}, z.Complex128s())
+	s, err := sp.FromElements(tensor.Scalar(1), []complex128{7})
+	require.NoError(t, err)
+	assert.Equal(t, 7.0, s.AtFloat64())
+
+	_, err = sp.FromElements(x, []complex128{1})
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
+	_, err = sp.FromElements(nil, nil)
+	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
+}
+
 func TestSpaceInner(t *testing.T) {
 	var sp tensor.Space
 	// Re sum conj(a) b: conj(1+2i)(3-1i) = (1-2i)(3-i) = 1-7i; conj(2)(1i) = 2i.

@@ -12,21 +12,56 @@ import (
 // reported as skipped subtests.
 func Check[V any](t testing.TB, space cr.Space[V], op cr.Op[V], inputs []V, cfg Config) {
 	t.Helper()
-	report(t, run(space, op, "", inputs, cfg, nil))
+	report(t, run(space, subject[V]{op: op}, "", inputs, cfg, nil))
 }
 
 // Verify runs the checks of Check and returns their failures joined with
 // errors.Join; each is a *Failure wrapping ErrCheckFailed. It returns nil when the
 // rules pass.
 func Verify[V any](space cr.Space[V], op cr.Op[V], inputs []V, cfg Config) error {
-	return joinResults(run(space, op, "", inputs, cfg, nil))
+	return joinResults(run(space, subject[V]{op: op}, "", inputs, cfg, nil))
+}
+
+// CheckMulti is Check for a multi-output op y_m = f_m(x), m < op.NumOutputs(). Every
+// check runs once per round of output cotangents: each differentiable output alone
+// (the others' cotangents absent, has[m] false) and, when there are several, all
+// differentiable outputs together with random cotangents on each. A round checks
+// the map x -> (y_m) over its outputs m, so that for instance adjoint-fd compares
+//
+//	sum_m <ybar_m, J_mk v>_fd   with   <PullbackMulti(ybar, has)_k, v>,
+//
+// forward-fd compares each output's tangent ydot_m with its finite difference, and
+// second-order-fd differentiates PullbackMulti along x and the cotangents. Subtests
+// are named check/round/input ("adjoint-fd/y1/x0", "structure/all") and failures name
+// the outputs in Failure.Output. The primal check compares every output.
+//
+// Outputs the op declares non-differentiable (chainrules.PartialOutputs) never
+// receive a cotangent and their tangents are ignored. One more check,
+// absent-outputs, requires that PullbackMulti and PullbackWithTangentsMulti do not
+// read the cotangent of an output whose has[m] is false: their results must not
+// change when those slots hold garbage instead of zero. Config.Kink does not apply
+// to multi-output ops (setting it fails the kink check).
+func CheckMulti[V any](t testing.TB, space cr.Space[V], op cr.MultiOp[V], inputs []V, cfg Config) {
+	t.Helper()
+	report(t, run(space, subject[V]{multi: op}, "", inputs, cfg, nil))
+}
+
+// VerifyMulti runs the checks of CheckMulti and returns their failures joined with
+// errors.Join; each is a *Failure wrapping ErrCheckFailed. It returns nil when the
+// rules pass.
+func VerifyMulti[V any](space cr.Space[V], op cr.MultiOp[V], inputs []V, cfg Config) error {
+	return joinResults(run(space, subject[V]{multi: op}, "", inputs, cfg, nil))
 }
 
 // CheckRegistry checks every entry of reg at each of its samples, with one subtest
-// per entry and sample (named "entry/sample") and the subtests of Check below them.
-// It also holds each entry to its Forward and SecondOrder flags, to its Arity and
-// DTypes, and fails an entry without samples ("no samples"). The samples are drawn
-// from a generator seeded with cfg.Seed; cfg.Kink is ignored.
+// per entry and sample (named "entry/sample") and the subtests of Check below them
+// (of CheckMulti for a sample whose op is a chainrules.MultiOp, set in
+// chainrules.Sample.Multi). It also holds each entry to its Forward and SecondOrder
+// flags (for a multi-output op: chainrules.MultiForwardRule and
+// chainrules.MultiSecondOrderRule), to its Arity and DTypes, and fails an entry
+// without samples ("no samples") or a sample that sets neither or both of Op and
+// Multi. The samples are drawn from a generator seeded with cfg.Seed; cfg.Kink is
+// ignored.
 func CheckRegistry[V any](t *testing.T, space cr.Space[V], reg *cr.Registry[V], cfg Config) {
 	t.Helper()
 	for _, e := range reg.Entries() {

@@ -10,45 +10,59 @@ import (
 	"github.com/chainrules-go/chainrules/core"
 )
 
-// checkPrimal records the op on a tape and compares the recorded output with a
+// checkPrimal records the op on a tape and compares the recorded outputs with a
 // fresh evaluation. It reports false when the op cannot be applied at all.
 func (c *checker[V]) checkPrimal(tape *core.Tape[V]) bool {
-	var out cr.NodeID
+	var outs []cr.NodeID
 	err := protect(func() error {
-		out = tape.Apply(c.op, c.ids...)
+		outs = c.sub.record(tape, c.ids)
 		return tape.Err()
 	})
 	if err != nil {
 		c.fail(CheckApply, "", "recording the op on a tape failed", err)
 		return false
 	}
-	recorded, err := tape.Value(out)
-	if err != nil {
-		c.fail(CheckApply, "", "reading the recorded output failed", err)
-		return false
+	recorded := make([]V, len(outs))
+	for m, id := range outs {
+		v, err := tape.Value(id)
+		if err != nil {
+			c.fail(CheckApply, "", fmt.Sprintf("reading recorded output y%d failed", m), err)
+			return false
+		}
+		recorded[m] = v
 	}
-	c.y = recorded
-	c.cplxY = isComplex(c.space.DType(recorded))
-	y, _, err := c.apply(c.inputs)
+	c.ys = recorded
+	c.odiff = make([]bool, len(outs))
+	c.cplxY = make([]bool, len(outs))
+	for m, y := range recorded {
+		c.cplxY[m] = isComplex(c.space.DType(y))
+		c.odiff[m] = c.sub.outputDifferentiable(m)
+	}
+	ys, _, err := c.apply(c.inputs)
 	if err != nil {
 		c.fail(CheckApply, "", "Apply failed", err)
 		return false
 	}
-	c.add(CheckPrimal, "", c.compareVec(recorded, y, c.tol.exactAtol, c.tol.exactRtol, 0))
+	all := make([]bool, len(ys))
+	for m := range all {
+		all[m] = true
+	}
+	c.add(CheckPrimal, "", c.compareOut(recorded, ys, all, c.tol.exactAtol, c.tol.exactRtol))
 	return true
 }
 
 // checkInterfaces holds the rule to its registry entry's Forward and SecondOrder
 // flags, in both directions.
-func (c *checker[V]) checkInterfaces(r cr.ReverseRule[V], e *cr.Entry[V]) {
-	_, isF := r.(cr.ForwardRule[V])
-	_, isS := r.(cr.SecondOrderRule[V])
+func (c *checker[V]) checkInterfaces(r anyRule[V], e *cr.Entry[V]) {
+	_, isF := r.forward()
+	_, isS := r.second()
+	fName, sName := c.sub.interfaceNames()
 	var msgs []string
 	if isF != e.Forward {
-		msgs = append(msgs, fmt.Sprintf("entry says Forward=%v but the rule (%T) implements chainrules.ForwardRule: %v", e.Forward, r, isF))
+		msgs = append(msgs, fmt.Sprintf("entry says Forward=%v but the rule (%T) implements %s: %v", e.Forward, r.impl(), fName, isF))
 	}
 	if isS != e.SecondOrder {
-		msgs = append(msgs, fmt.Sprintf("entry says SecondOrder=%v but the rule (%T) implements chainrules.SecondOrderRule: %v", e.SecondOrder, r, isS))
+		msgs = append(msgs, fmt.Sprintf("entry says SecondOrder=%v but the rule (%T) implements %s: %v", e.SecondOrder, r.impl(), sName, isS))
 	}
 	if len(msgs) > 0 {
 		c.failf(CheckInterfaces, "", "%s", strings.Join(msgs, "; "))
@@ -87,89 +101,117 @@ func (c *checker[V]) structural(what string, nodes []cr.NodeID, vals [][]V) stri
 	return ""
 }
 
-// checkStructure checks the shapes of everything a rule returns. It reports false
-// when the pullback is too broken for the numerical checks to mean anything.
-func (c *checker[V]) checkStructure(r cr.ReverseRule[V]) bool {
-	bad := func(detail string, err error) bool {
-		c.fail(CheckStructure, "", detail, err)
-		return false
+// methodNames names the rule methods in messages.
+func (c *checker[V]) methodNames() (pullback, forward, second string) {
+	if c.multi {
+		return "PullbackMulti", "ForwardTangentsMulti", "PullbackWithTangentsMulti"
+	}
+	return "Pullback", "ForwardTangents", "PullbackWithTangents"
+}
+
+// checkStructure checks the shapes of everything a rule returns, method by method.
+// A problem in one method does not stop the other methods' checks, nor the numerical
+// checks that follow: those then show which method is wrong.
+func (c *checker[V]) checkStructure(r anyRule[V]) {
+	pbName, fwName, soName := c.methodNames()
+	var fails []*Failure
+	bad := func(detail string, err error) {
+		fails = append(fails, &Failure{Detail: detail, Err: err})
 	}
 	var ins []cr.NodeID
-	if err := protect(func() error { ins = r.Inputs(); return nil }); err != nil {
-		return bad("Inputs failed", err)
+	if err := protect(func() error { ins = r.inputs(); return nil }); err != nil {
+		bad("Inputs failed", err)
+	} else if !slices.Equal(ins, c.ids) {
+		bad(fmt.Sprintf("Inputs() returns %v, want the %d NodeIDs passed to Apply %v", ins, len(c.ids), c.ids), nil)
 	}
-	if !slices.Equal(ins, c.ids) {
-		return bad(fmt.Sprintf("Inputs() returns %v, want the %d NodeIDs passed to Apply %v", ins, len(c.ids), c.ids), nil)
-	}
-	ybar := c.unit(c.y)
+	ybar := c.unitOut()
+	var xbar []V
 	var cs []cr.Contribution[V]
 	if err := protect(func() error {
 		var e error
-		cs, e = r.Pullback(c.space.Clone(ybar), nil)
+		cs, e = r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
 		return e
 	}); err != nil {
-		return bad("Pullback failed", err)
-	}
-	nodes, vals := make([]cr.NodeID, len(cs)), make([][]V, len(cs))
-	for i, ct := range cs {
-		nodes[i], vals[i] = ct.Node, []V{ct.Value}
-	}
-	if msg := c.structural("Pullback", nodes, vals); msg != "" {
-		return bad(msg, nil)
-	}
-	xbar, err := c.collect(cs)
-	if err != nil {
-		return bad("summing the contributions failed", err)
+		bad(pbName+" failed", err)
+	} else {
+		nodes, vals := make([]cr.NodeID, len(cs)), make([][]V, len(cs))
+		for i, ct := range cs {
+			nodes[i], vals[i] = ct.Node, []V{ct.Value}
+		}
+		if msg := c.structural(pbName, nodes, vals); msg != "" {
+			bad(msg, nil)
+		} else if xbar, err = c.collect(cs); err != nil {
+			bad("summing the contributions failed", err)
+		}
 	}
 	dirs, present := c.joint()
-	if fr, ok := r.(cr.ForwardRule[V]); ok {
-		var ydot V
-		var has bool
-		if err := protect(func() error {
-			var e error
-			ydot, has, e = fr.ForwardTangents(c.tangentOf(dirs, present))
-			return e
-		}); err != nil {
-			return bad("ForwardTangents failed", err)
-		}
-		if has && (!slices.Equal(c.space.Shape(ydot), c.space.Shape(c.y)) || c.space.DType(ydot) != c.space.DType(c.y)) {
-			return bad(fmt.Sprintf("ForwardTangents returned %s for output %s", c.space.Describe(ydot), c.space.Describe(c.y)), nil)
+	if fw, ok := r.forward(); ok {
+		ydot, has := make([]V, len(c.ys)), make([]bool, len(c.ys))
+		if err := protect(func() error { return fw(c.tangentOf(dirs, present), ydot, has) }); err != nil {
+			bad(fwName+" failed", err)
+		} else {
+			for m, on := range c.sel.on {
+				if on && has[m] && (!slices.Equal(c.space.Shape(ydot[m]), c.space.Shape(c.ys[m])) || c.space.DType(ydot[m]) != c.space.DType(c.ys[m])) {
+					f := &Failure{Detail: fmt.Sprintf("%s returned %s for output y%d, which is %s", fwName, c.space.Describe(ydot[m]), m, c.space.Describe(c.ys[m]))}
+					if c.multi {
+						f.Output = c.outLabel(m)
+					}
+					fails = append(fails, f)
+					break
+				}
+			}
 		}
 	}
-	if sr, ok := r.(cr.SecondOrderRule[V]); ok {
-		ct := cr.Dual[V]{Value: c.space.Clone(ybar), Tangent: c.unit(c.y), HasTangent: true}
+	if sr, ok := r.second(); ok {
+		ct := c.dualOut(c.cloneOut(ybar), c.unitOut())
 		var dcs []cr.DualContribution[V]
 		if err := protect(func() error {
 			var e error
-			dcs, e = sr.PullbackWithTangents(ct, c.tangentOf(dirs, present), nil)
+			dcs, e = sr(ct, c.sel.has(), c.tangentOf(dirs, present), nil)
 			return e
 		}); err != nil {
-			return bad("PullbackWithTangents failed", err)
-		}
-		nodes, vals := make([]cr.NodeID, len(dcs)), make([][]V, len(dcs))
-		for i, d := range dcs {
-			nodes[i], vals[i] = d.Node, []V{d.Cotangent.Value}
-			if d.Cotangent.HasTangent {
-				vals[i] = append(vals[i], d.Cotangent.Tangent)
+			bad(soName+" failed", err)
+		} else {
+			nodes, vals := make([]cr.NodeID, len(dcs)), make([][]V, len(dcs))
+			for i, d := range dcs {
+				nodes[i], vals[i] = d.Node, []V{d.Cotangent.Value}
+				if d.Cotangent.HasTangent {
+					vals[i] = append(vals[i], d.Cotangent.Tangent)
+				}
 			}
-		}
-		if msg := c.structural("PullbackWithTangents", nodes, vals); msg != "" {
-			return bad(msg, nil)
-		}
-		xbar2, _, err := c.secondOf(r, cr.Dual[V]{Value: ybar, Tangent: ct.Tangent, HasTangent: true}, dirs, present)
-		if err != nil {
-			return bad("PullbackWithTangents failed", err)
-		}
-		for k := range c.inputs {
-			if f := c.compareVec(xbar2[k], xbar[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-				f.Detail = fmt.Sprintf("x%d: PullbackWithTangents cotangent differs from Pullback: %s", k, f.Detail)
-				c.add(CheckStructure, "", f)
-				return false
+			if msg := c.structural(soName, nodes, vals); msg != "" {
+				bad(msg, nil)
+			} else if xbar != nil {
+				xbar2, _, err := c.collectDual(dcs)
+				if err != nil {
+					bad("summing the contributions failed", err)
+				}
+				for k := range c.inputs {
+					if err != nil {
+						break
+					}
+					if f := c.compareVec(xbar2[k], xbar[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+						f.Input = c.label(k)
+						f.Detail = fmt.Sprintf("%s cotangent (got) differs from %s (want): %s", soName, pbName, f.Detail)
+						fails = append(fails, f)
+						break
+					}
+				}
 			}
 		}
 	}
-	c.pass(CheckStructure, "")
-	return true
+	if len(fails) == 0 {
+		c.pass(CheckStructure, "")
+		return
+	}
+	f := fails[0]
+	for _, g := range fails[1:] {
+		f.Detail += "; also: " + g.Detail
+		if g.Err != nil {
+			f.Detail += fmt.Sprintf(" (%v)", g.Err)
+		}
+	}
+	c.add(CheckStructure, "", f)
 }
 
 // snapshot is a deep copy of a value together with the value itself, to detect
@@ -196,22 +238,28 @@ func (c *checker[V]) equalExact(a, b V) bool {
 // tangents (not on copies) and checks that none of them, nor an earlier result,
 // changed.
 func (c *checker[V]) checkMutation() {
+	pbName, fwName, soName := c.methodNames()
 	var snaps []snapshot[V]
 	keep := func(what string, v V) V {
 		snaps = append(snaps, snapshot[V]{what: what, orig: v, cpy: c.space.Clone(v)})
+		return v
+	}
+	keepOut := func(what string, v []V) []V {
+		for m, on := range c.sel.on {
+			if on {
+				keep(fmt.Sprintf("%s of y%d", what, m), v[m])
+			}
+		}
 		return v
 	}
 	xs := make([]V, len(c.inputs))
 	for k, x := range c.inputs {
 		xs[k] = keep(fmt.Sprintf("input x%d", k), c.space.Clone(x))
 	}
-	var r cr.ReverseRule[V]
+	var r anyRule[V]
 	err := protect(func() error {
 		var e error
-		_, r, e = c.op.Apply(slices.Clone(c.ids), xs)
-		if e == nil && r == nil {
-			e = cr.Errorf(cr.ErrNoRule, "Apply returned a nil rule")
-		}
+		_, r, e = c.sub.apply(slices.Clone(c.ids), xs)
 		return e
 	})
 	if err != nil {
@@ -223,21 +271,27 @@ func (c *checker[V]) checkMutation() {
 		step = name
 		return protect(f)
 	}
+	var hasSlices [][]bool
+	has := func() []bool {
+		h := c.sel.has()
+		hasSlices = append(hasSlices, h)
+		return h
+	}
 	err = func() error {
-		ybar := keep("cotangent ybar", c.unit(c.y))
+		ybar := keepOut("cotangent", c.unitOut())
 		var first []cr.Contribution[V]
-		if err := run("Pullback", func() error {
+		if err := run(pbName, func() error {
 			var e error
-			first, e = r.Pullback(ybar, nil)
+			first, e = r.pullback(ybar, has(), nil)
 			return e
 		}); err != nil {
 			return err
 		}
 		for _, ct := range first {
-			keep("the cotangent an earlier Pullback returned", ct.Value)
+			keep("the cotangent an earlier "+pbName+" returned", ct.Value)
 		}
-		if err := run("a second Pullback", func() error {
-			_, e := r.Pullback(keep("second cotangent", c.unit(c.y)), nil)
+		if err := run("a second "+pbName, func() error {
+			_, e := r.pullback(keepOut("second cotangent", c.unitOut()), has(), nil)
 			return e
 		}); err != nil {
 			return err
@@ -256,19 +310,17 @@ func (c *checker[V]) checkMutation() {
 			}
 			return dirs[k], true
 		}
-		if fr, ok := r.(cr.ForwardRule[V]); ok {
-			if err := run("ForwardTangents", func() error {
-				_, _, e := fr.ForwardTangents(tan)
-				return e
+		if fw, ok := r.forward(); ok {
+			if err := run(fwName, func() error {
+				return fw(tan, make([]V, len(c.ys)), make([]bool, len(c.ys)))
 			}); err != nil {
 				return err
 			}
 		}
-		if sr, ok := r.(cr.SecondOrderRule[V]); ok {
-			ct := cr.Dual[V]{Value: keep("cotangent of PullbackWithTangents", c.unit(c.y)),
-				Tangent: keep("cotangent tangent", c.unit(c.y)), HasTangent: true}
-			if err := run("PullbackWithTangents", func() error {
-				_, e := sr.PullbackWithTangents(ct, tan, nil)
+		if sr, ok := r.second(); ok {
+			ct := c.dualOut(keepOut("cotangent of "+soName, c.unitOut()), keepOut("cotangent tangent", c.unitOut()))
+			if err := run(soName, func() error {
+				_, e := sr(ct, has(), tan, nil)
 				return e
 			}); err != nil {
 				return err
@@ -287,8 +339,14 @@ func (c *checker[V]) checkMutation() {
 			if f == nil {
 				f = &Failure{}
 			}
-			f.Detail = fmt.Sprintf("%s was modified by Apply, Pullback, ForwardTangents or PullbackWithTangents (rules must not mutate their arguments or earlier results)", s.what)
+			f.Detail = fmt.Sprintf("%s was modified by Apply, %s, %s or %s (rules must not mutate their arguments or earlier results)", s.what, pbName, fwName, soName)
 			c.add(CheckMutation, "", f)
+			return
+		}
+	}
+	for _, h := range hasSlices {
+		if !slices.Equal(h, c.sel.on) {
+			c.failf(CheckMutation, "", "the has slice passed to %s or %s was modified: %v, passed as %v", pbName, soName, h, c.sel.on)
 			return
 		}
 	}
@@ -298,12 +356,13 @@ func (c *checker[V]) checkMutation() {
 // checkRepeat calls each method of one rule with one argument, then another, then
 // the first again, and requires the same answer both times.
 func (c *checker[V]) checkRepeat() {
+	pbName, fwName, soName := c.methodNames()
 	r, err := c.fresh()
 	if err != nil {
 		c.fail(CheckRepeat, "", "Apply failed", err)
 		return
 	}
-	y1, y2 := c.unit(c.y), c.unit(c.y)
+	y1, y2 := c.unitOut(), c.unitOut()
 	first, err := c.pullbackOf(r, y1)
 	if err == nil {
 		_, err = c.pullbackOf(r, y2)
@@ -313,67 +372,54 @@ func (c *checker[V]) checkRepeat() {
 		again, err = c.pullbackOf(r, y1)
 	}
 	if err != nil {
-		c.fail(CheckRepeat, "", "Pullback failed", err)
+		c.fail(CheckRepeat, "", pbName+" failed", err)
 		return
 	}
 	for k := range c.inputs {
 		if f := c.compareVec(again[k], first[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Input, f.Detail = c.label(k), "Pullback gave a different cotangent on a later call with the same ybar: "+f.Detail
+			f.Input, f.Detail = c.label(k), pbName+" gave a different cotangent on a later call with the same ybar: "+f.Detail
 			c.add(CheckRepeat, "", f)
 			return
 		}
 	}
 	dirs, present := c.joint()
 	other, _ := c.joint()
-	if fr, ok := r.(cr.ForwardRule[V]); ok {
-		call := func(d []V) (V, error) {
-			var ydot V
-			var has bool
-			err := protect(func() error {
-				var e error
-				ydot, has, e = fr.ForwardTangents(c.tangentOf(d, present))
-				return e
-			})
-			if err == nil && !has {
-				ydot = c.space.Zero(c.y)
-			}
-			return ydot, err
-		}
-		a, err := call(dirs)
+	if _, ok := r.forward(); ok {
+		a, err := c.forwardOf(r, dirs, present)
 		if err == nil {
-			_, err = call(other)
+			_, err = c.forwardOf(r, other, present)
 		}
-		var b V
+		var b []V
 		if err == nil {
-			b, err = call(dirs)
+			b, err = c.forwardOf(r, dirs, present)
 		}
 		if err != nil {
-			c.fail(CheckRepeat, "", "ForwardTangents failed", err)
+			c.fail(CheckRepeat, "", fwName+" failed", err)
 			return
 		}
-		if f := c.compareVec(b, a, c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Detail = "ForwardTangents gave a different tangent on a later call with the same tangents: " + f.Detail
+		if f := c.compareOut(b, a, c.sel.on, c.tol.exactAtol, c.tol.exactRtol); f != nil {
+			f.Detail = fwName + " gave a different tangent on a later call with the same tangents: " + f.Detail
 			c.add(CheckRepeat, "", f)
 			return
 		}
 	}
-	if _, ok := r.(cr.SecondOrderRule[V]); ok {
-		ct := cr.Dual[V]{Value: y1, Tangent: y2, HasTangent: true}
+	if _, ok := r.second(); ok {
+		ct := c.dualOut(y1, y2)
 		_, a, err := c.secondOf(r, ct, dirs, present)
 		if err == nil {
-			_, _, err = c.secondOf(r, cr.Dual[V]{Value: y2}, other, present)
+			_, _, err = c.secondOf(r, c.dualOut(y2, nil), other, present)
 		}
 		var b []V
 		if err == nil {
 			_, b, err = c.secondOf(r, ct, dirs, present)
 		}
 		if err != nil {
-			c.fail(CheckRepeat, "", "PullbackWithTangents failed", err)
+			c.fail(CheckRepeat, "", soName+" failed", err)
 			return
 		}
 		for k := range c.inputs {
 			if f := c.compareVec(b[k], a[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-				f.Input, f.Detail = c.label(k), "PullbackWithTangents gave a different tangent on a later call with the same arguments: "+f.Detail
+				f.Input, f.Detail = c.label(k), soName+" gave a different tangent on a later call with the same arguments: "+f.Detail
 				c.add(CheckRepeat, "", f)
 				return
 			}
@@ -385,9 +431,10 @@ func (c *checker[V]) checkRepeat() {
 // checkLinearity checks Pullback(a y1 + b y2) == a Pullback(y1) + b Pullback(y2)
 // for random real a, b, and Pullback(0) == 0, per input.
 func (c *checker[V]) checkLinearity() {
-	y1, y2 := c.unit(c.y), c.unit(c.y)
+	pbName, _, _ := c.methodNames()
+	y1, y2 := c.unitOut(), c.unitOut()
 	a, b := 0.5+1.5*c.rng.Float64(), -(0.5 + 1.5*c.rng.Float64())
-	mix, err := c.space.Add(c.space.Scale(y1, a), c.space.Scale(y2, b))
+	mix, err := c.combineOut(a, y1, b, y2)
 	var p1, p2, p, p0 []V
 	if err == nil {
 		p1, err = c.pullback(y1)
@@ -399,10 +446,10 @@ func (c *checker[V]) checkLinearity() {
 		p, err = c.pullback(mix)
 	}
 	if err == nil {
-		p0, err = c.pullback(c.space.Zero(c.y))
+		p0, err = c.pullback(c.zeroOut())
 	}
 	if err != nil {
-		c.fail(CheckLinearity, "", "Pullback failed", err)
+		c.fail(CheckLinearity, "", pbName+" failed", err)
 		return
 	}
 	for k := range c.inputs {
@@ -419,12 +466,12 @@ func (c *checker[V]) checkLinearity() {
 		floor := math.Abs(a)*c.norm(p1[k]) + math.Abs(b)*c.norm(p2[k])
 		f := c.compareVec(p[k], want, c.tol.exactAtol, c.tol.exactRtol, floor)
 		if f != nil {
-			f.Input, f.Detail = c.label(k), fmt.Sprintf("Pullback(%.3g y1 %+.3g y2) != %.3g Pullback(y1) %+.3g Pullback(y2): %s", a, b, a, b, f.Detail)
+			f.Input, f.Detail = c.label(k), fmt.Sprintf("%s(%.3g y1 %+.3g y2) != %.3g %s(y1) %+.3g %s(y2): %s", pbName, a, b, a, pbName, b, pbName, f.Detail)
 		}
 		c.add(CheckLinearity, in, f)
 		f = c.compareVec(p0[k], c.space.Zero(c.inputs[k]), c.tol.exactAtol, 0, 0)
 		if f != nil {
-			f.Input, f.Detail = c.label(k), "Pullback of a zero cotangent is not zero: "+f.Detail
+			f.Input, f.Detail = c.label(k), pbName+" of a zero cotangent is not zero: "+f.Detail
 		}
 		c.add(CheckZeroCotangent, in, f)
 	}
@@ -436,7 +483,9 @@ func describeDir(d int, yv, vv string) string {
 }
 
 // checkAdjointFD checks <ybar, J_k v>_fd == <J_k^* ybar, v> per differentiable
-// input k, along random unit directions (and i times them for complex values).
+// input k, along random unit directions (and i times them for complex values),
+// where for several outputs <ybar, J v> = sum_m <ybar_m, J_mk v> over the outputs
+// of the round.
 func (c *checker[V]) checkAdjointFD() {
 	for k, x := range c.inputs {
 		if !c.diff[k] {
@@ -445,8 +494,8 @@ func (c *checker[V]) checkAdjointFD() {
 		in := fmt.Sprintf("x%d", k)
 		f := func() *Failure {
 			for d := range c.cfg.Directions {
-				ybar, v := c.unit(c.y), c.unit(x)
-				for _, yv := range c.variants(ybar, c.cplxY) {
+				ybar, v := c.unitOut(), c.unit(x)
+				for _, yv := range c.variantsOut(ybar) {
 					for _, vv := range c.variants(v, c.cplx[k]) {
 						xbar, err := c.pullback(yv.v)
 						if err != nil {
@@ -456,7 +505,7 @@ func (c *checker[V]) checkAdjointFD() {
 						if err != nil {
 							return &Failure{Input: c.label(k), Detail: "finite difference failed", Err: err}
 						}
-						lhs, b1, err1 := c.inner(yv.v, jv)
+						lhs, b1, err1 := c.innerOut(yv.v, jv)
 						rhs, b2, err2 := c.inner(xbar[k], vv.v)
 						if err1 != nil || err2 != nil {
 							return &Failure{Input: c.label(k), Detail: "inner product failed", Err: firstErr(err1, err2)}
@@ -493,7 +542,7 @@ const maxWorstElementSize = 64
 // the gradient of phi(x) = <ybar, f(x)> in x_k element by element (d phi/d Re x_i +
 // i d phi/d Im x_i, the PyTorch convention) and names the element where the
 // pullback is furthest from it.
-func (c *checker[V]) worstGradientElement(k int, ybar, xbar V, f *Failure) {
+func (c *checker[V]) worstGradientElement(k int, ybar []V, xbar V, f *Failure) {
 	if !c.hasEl || c.space.Size(c.inputs[k]) > maxWorstElementSize {
 		return
 	}
@@ -527,7 +576,7 @@ func (c *checker[V]) basis(like V, i int, unit complex128) (V, error) {
 }
 
 // fdGradient returns the finite-difference gradient of <ybar, f(x)> in x_k.
-func (c *checker[V]) fdGradient(k int, ybar V) ([]complex128, error) {
+func (c *checker[V]) fdGradient(k int, ybar []V) ([]complex128, error) {
 	n := c.space.Size(c.inputs[k])
 	grad := make([]complex128, n)
 	units := []complex128{1}
@@ -544,7 +593,7 @@ func (c *checker[V]) fdGradient(k int, ybar V) ([]complex128, error) {
 			if err != nil {
 				return nil, err
 			}
-			d, err := c.space.Inner(ybar, jv)
+			d, _, err := c.innerOut(ybar, jv)
 			if err != nil {
 				return nil, err
 			}
@@ -555,13 +604,19 @@ func (c *checker[V]) fdGradient(k int, ybar V) ([]complex128, error) {
 }
 
 // checkJacobian compares the full Jacobian from finite differences (columns) with
-// the one from the pullback (rows), in real coordinates.
+// the one from the pullback (rows), in real coordinates, over the outputs of the
+// round.
 func (c *checker[V]) checkJacobian() {
 	if c.cfg.FullJacobianMaxSize <= 0 {
 		c.skip(CheckJacobian, "", "opt in with Config.FullJacobianMaxSize")
 		return
 	}
-	total := c.space.Size(c.y)
+	total := 0
+	for m, on := range c.sel.on {
+		if on {
+			total += c.space.Size(c.ys[m])
+		}
+	}
 	for _, x := range c.inputs {
 		total += c.space.Size(x)
 	}
@@ -569,7 +624,12 @@ func (c *checker[V]) checkJacobian() {
 		c.skip(CheckJacobian, "", fmt.Sprintf("%d elements > Config.FullJacobianMaxSize %d", total, c.cfg.FullJacobianMaxSize))
 		return
 	}
-	if _, ok := elements(c.space, c.y); !ok || !c.hasEl {
+	for m, on := range c.sel.on {
+		if _, ok := elements(c.space, c.ys[m]); on && !ok {
+			c.hasEl = false
+		}
+	}
+	if !c.hasEl {
 		c.skip(CheckJacobian, "", "the value type has no element access (see ElementSpace)")
 		return
 	}
@@ -582,7 +642,6 @@ func (c *checker[V]) checkJacobian() {
 	// coord projects z onto the real coordinate u: Re(conj(u) z).
 	coord := func(u, z complex128) float64 { return real(u)*real(z) + imag(u)*imag(z) }
 	partName := map[complex128]string{1: "re", 1i: "im"}
-	yShape, m := c.space.Shape(c.y), c.space.Size(c.y)
 	for k, x := range c.inputs {
 		if !c.diff[k] {
 			continue
@@ -591,8 +650,8 @@ func (c *checker[V]) checkJacobian() {
 		f := func() *Failure {
 			n := c.space.Size(x)
 			type key struct {
-				j, i   int
-				uo, ui complex128
+				m, j, i int
+				uo, ui  complex128
 			}
 			fdJ := map[key]float64{}
 			for i := range n {
@@ -605,10 +664,15 @@ func (c *checker[V]) checkJacobian() {
 					if err != nil {
 						return &Failure{Input: c.label(k), Detail: "finite difference failed", Err: err}
 					}
-					e, _ := elements(c.space, col)
-					for j := range m {
-						for _, uo := range parts(c.cplxY) {
-							fdJ[key{j, i, uo, ui}] = coord(uo, e[j])
+					for m, on := range c.sel.on {
+						if !on {
+							continue
+						}
+						e, _ := elements(c.space, col[m])
+						for j := range e {
+							for _, uo := range parts(c.cplxY[m]) {
+								fdJ[key{m, j, i, uo, ui}] = coord(uo, e[j])
+							}
 						}
 					}
 				}
@@ -616,28 +680,35 @@ func (c *checker[V]) checkJacobian() {
 			scale, worst := 0.0, -1.0
 			var wk key
 			var got, want float64
-			for j := range m {
-				for _, uo := range parts(c.cplxY) {
-					b, err := c.basis(c.y, j, uo)
-					if err != nil {
-						return &Failure{Input: c.label(k), Detail: "building a basis cotangent failed", Err: err}
-					}
-					xbar, err := c.pullback(b)
-					if err != nil {
-						return &Failure{Input: c.label(k), Detail: "Pullback failed", Err: err}
-					}
-					e, _ := elements(c.space, xbar[k])
-					for i := range n {
-						for _, ui := range parts(c.cplx[k]) {
-							kk := key{j, i, uo, ui}
-							g, w := coord(ui, e[i]), fdJ[kk]
-							scale = math.Max(scale, math.Max(math.Abs(g), math.Abs(w)))
-							d := math.Abs(g - w)
-							if math.IsNaN(d) {
-								d = math.Inf(1)
-							}
-							if d > worst {
-								worst, wk, got, want = d, kk, g, w
+			for m, on := range c.sel.on {
+				if !on {
+					continue
+				}
+				for j := range c.space.Size(c.ys[m]) {
+					for _, uo := range parts(c.cplxY[m]) {
+						ybar := c.zeroOut()
+						b, err := c.basis(c.ys[m], j, uo)
+						if err != nil {
+							return &Failure{Input: c.label(k), Detail: "building a basis cotangent failed", Err: err}
+						}
+						ybar[m] = b
+						xbar, err := c.pullback(ybar)
+						if err != nil {
+							return &Failure{Input: c.label(k), Detail: "Pullback failed", Err: err}
+						}
+						e, _ := elements(c.space, xbar[k])
+						for i := range n {
+							for _, ui := range parts(c.cplx[k]) {
+								kk := key{m, j, i, uo, ui}
+								g, w := coord(ui, e[i]), fdJ[kk]
+								scale = math.Max(scale, math.Max(math.Abs(g), math.Abs(w)))
+								d := math.Abs(g - w)
+								if math.IsNaN(d) {
+									d = math.Inf(1)
+								}
+								if d > worst {
+									worst, wk, got, want = d, kk, g, w
+								}
 							}
 						}
 					}
@@ -646,42 +717,47 @@ func (c *checker[V]) checkJacobian() {
 			if worst <= c.tol.atol+c.tol.rtol*scale {
 				return nil
 			}
-			return &Failure{Input: c.label(k), Got: complex(got, 0), Want: complex(want, 0), HasValues: true,
-				Detail: fmt.Sprintf("Jacobian entry d %s(y%v)/d %s(x%v): pullback row (got) vs finite-difference column (want); tolerance %.3g + %.3g * %.6g",
-					partName[wk.uo], unravel(wk.j, yShape), partName[wk.ui], unravel(wk.i, c.space.Shape(x)), c.tol.atol, c.tol.rtol, scale)}
+			f := &Failure{Input: c.label(k), Got: complex(got, 0), Want: complex(want, 0), HasValues: true,
+				Detail: fmt.Sprintf("Jacobian entry d %s(y%d%v)/d %s(x%d%v): pullback row (got) vs finite-difference column (want); tolerance %.3g + %.3g * %.6g",
+					partName[wk.uo], wk.m, unravel(wk.j, c.space.Shape(c.ys[wk.m])), partName[wk.ui], k, unravel(wk.i, c.space.Shape(x)), c.tol.atol, c.tol.rtol, scale)}
+			if c.multi {
+				f.Output = c.outLabel(wk.m)
+			}
+			return f
 		}()
 		c.add(CheckJacobian, in, f)
 	}
 }
 
-// checkForward checks ForwardTangents against finite differences (unless noFD) and
-// against the pullback through <ybar, J v> == <J^* ybar, v>, for a direction on each
-// differentiable input alone and on all of them together.
-func (c *checker[V]) checkForward(r cr.ReverseRule[V], noFD bool) {
-	if _, ok := r.(cr.ForwardRule[V]); !ok {
+// checkForward checks the forward rule against finite differences (unless noFD),
+// output by output, and against the pullback through <ybar, J v> == <J^* ybar, v>,
+// for a direction on each differentiable input alone and on all of them together.
+func (c *checker[V]) checkForward(r anyRule[V], noFD bool) {
+	_, fwName, _ := c.methodNames()
+	fIface, _ := c.sub.interfaceNames()
+	if _, ok := r.forward(); !ok {
 		if !noFD {
-			c.skip(CheckForwardFD, "", "the rule does not implement chainrules.ForwardRule")
+			c.skip(CheckForwardFD, "", "the rule does not implement "+fIface)
 		}
-		c.skip(CheckForwardAdjoint, "", "the rule does not implement chainrules.ForwardRule")
+		c.skip(CheckForwardAdjoint, "", "the rule does not implement "+fIface)
 		return
 	}
 	type job struct {
 		in      string
 		label   string
-		dirs    []V
 		present []bool
 		cplx    bool
 	}
 	var jobs []job
 	for k, x := range c.inputs {
 		if c.diff[k] {
-			d, p := c.only(k, x)
-			jobs = append(jobs, job{fmt.Sprintf("x%d", k), c.label(k), d, p, c.cplx[k]})
+			_, p := c.only(k, x)
+			jobs = append(jobs, job{fmt.Sprintf("x%d", k), c.label(k), p, c.cplx[k]})
 		}
 	}
 	if len(jobs) > 1 {
 		_, p := c.joint()
-		jobs = append(jobs, job{"all", "all inputs together", nil, p, slices.Contains(c.cplx, true)})
+		jobs = append(jobs, job{"all", "all inputs together", p, slices.Contains(c.cplx, true)})
 	}
 	for _, jb := range jobs {
 		var fdFail, adjFail *Failure
@@ -701,7 +777,7 @@ func (c *checker[V]) checkForward(r cr.ReverseRule[V], noFD bool) {
 				where := fmt.Sprintf("direction %d (%s)", d, []string{"real", "imaginary"}[vi])
 				ydot, err := c.forward(v, present)
 				if err != nil {
-					f := &Failure{Input: jb.label, Detail: "ForwardTangents failed", Err: err}
+					f := &Failure{Input: jb.label, Detail: fwName + " failed", Err: err}
 					fdFail, adjFail = f, f
 					break
 				}
@@ -709,8 +785,8 @@ func (c *checker[V]) checkForward(r cr.ReverseRule[V], noFD bool) {
 					jv, err := c.fdJVP(v, present)
 					if err != nil {
 						fdFail = &Failure{Input: jb.label, Detail: "finite difference failed", Err: err}
-					} else if f := c.compareVec(ydot, jv, c.tol.atol, c.tol.rtol, 0); f != nil {
-						f.Input, f.Detail = jb.label, fmt.Sprintf("ForwardTangents (got) vs finite difference (want) along %s; %s", where, f.Detail)
+					} else if f := c.compareOut(ydot, jv, c.sel.on, c.tol.atol, c.tol.rtol); f != nil {
+						f.Input, f.Detail = jb.label, fmt.Sprintf("%s (got) vs finite difference (want) along %s; %s", fwName, where, f.Detail)
 						fdFail = f
 					}
 				}
@@ -727,20 +803,21 @@ func (c *checker[V]) checkForward(r cr.ReverseRule[V], noFD bool) {
 }
 
 // forwardAdjoint checks <ybar, ydot> == sum_k <J_k^* ybar, v_k> for a random ybar.
-func (c *checker[V]) forwardAdjoint(label, where string, ydot V, v []V, present []bool) *Failure {
-	for _, yv := range c.variants(c.unit(c.y), c.cplxY) {
+func (c *checker[V]) forwardAdjoint(label, where string, ydot, v []V, present []bool) *Failure {
+	pbName, fwName, _ := c.methodNames()
+	for _, yv := range c.variantsOut(c.unitOut()) {
 		xbar, err := c.pullback(yv.v)
 		if err != nil {
-			return &Failure{Input: label, Detail: "Pullback failed", Err: err}
+			return &Failure{Input: label, Detail: pbName + " failed", Err: err}
 		}
-		lhs, b1, err1 := c.inner(yv.v, ydot)
+		lhs, b1, err1 := c.innerOut(yv.v, ydot)
 		rhs, b2, err2 := c.innerSum(xbar, v, present)
 		if err := firstErr(err1, err2); err != nil {
 			return &Failure{Input: label, Detail: "inner product failed", Err: err}
 		}
 		if f := compareScalar(lhs, rhs, b1+b2, c.tol.exactAtol, c.tol.exactRtol); f != nil {
 			f.Input = label
-			f.Detail = fmt.Sprintf("<ybar, ForwardTangents(v)> (got) vs <Pullback(ybar), v> (want) along %s with %s ybar; %s", where, yv.name, f.Detail)
+			f.Detail = fmt.Sprintf("<ybar, %s(v)> (got) vs <%s(ybar), v> (want) along %s with %s ybar; %s", fwName, pbName, where, yv.name, f.Detail)
 			return f
 		}
 	}
@@ -768,15 +845,18 @@ func (c *checker[V]) renormalize(dirs []V, present []bool) []V {
 	return out
 }
 
-// checkSecondOrder checks PullbackWithTangents against the finite difference of the
-// pullback along the input tangents and the cotangent tangent (unless noFD), and the
-// symmetry <u, H v> == <v, H u> of the Hessian of phi(x) = Re<ybar, f(x)>.
-func (c *checker[V]) checkSecondOrder(r cr.ReverseRule[V], noFD bool) {
-	if _, ok := r.(cr.SecondOrderRule[V]); !ok {
+// checkSecondOrder checks the second-order rule against the finite difference of the
+// pullback along the input tangents and the cotangent tangents (unless noFD), and
+// the symmetry <u, H v> == <v, H u> of the Hessian of phi(x) = Re sum_m <ybar_m,
+// f_m(x)> over the outputs of the round.
+func (c *checker[V]) checkSecondOrder(r anyRule[V], noFD bool) {
+	_, _, soName := c.methodNames()
+	_, sIface := c.sub.interfaceNames()
+	if _, ok := r.second(); !ok {
 		if !noFD {
-			c.skip(CheckSecondOrderFD, "", "the rule does not implement chainrules.SecondOrderRule")
+			c.skip(CheckSecondOrderFD, "", "the rule does not implement "+sIface)
 		}
-		c.skip(CheckHessianSymmetry, "", "the rule does not implement chainrules.SecondOrderRule")
+		c.skip(CheckHessianSymmetry, "", "the rule does not implement "+sIface)
 		return
 	}
 	if !noFD {
@@ -789,9 +869,11 @@ func (c *checker[V]) checkSecondOrder(r cr.ReverseRule[V], noFD bool) {
 			}
 			for vi, v := range variants {
 				for _, withTangent := range []bool{true, false} {
-					ct := cr.Dual[V]{Value: c.unit(c.y)}
+					var ct []cr.Dual[V]
 					if withTangent {
-						ct.Tangent, ct.HasTangent = c.unit(c.y), true
+						ct = c.dualOut(c.unitOut(), c.unitOut())
+					} else {
+						ct = c.dualOut(c.unitOut(), nil)
 					}
 					where := fmt.Sprintf("direction %d (%s v, ybardot %s)", d, []string{"real", "imaginary"}[vi], map[bool]string{true: "random", false: "absent"}[withTangent])
 					c.secondFD(ct, v, present, where, fails)
@@ -806,16 +888,16 @@ func (c *checker[V]) checkSecondOrder(r cr.ReverseRule[V], noFD bool) {
 	}
 	var fail *Failure
 	for d := range c.cfg.Directions {
-		ybar := c.unit(c.y)
+		ybar := c.unitOut()
 		u, present := c.joint()
 		v, _ := c.joint()
 		if iv, ok := c.jointI(v, present); ok && d%2 == 1 {
 			v = iv
 		}
-		_, hv, err1 := c.second(cr.Dual[V]{Value: ybar}, v, present)
-		_, hu, err2 := c.second(cr.Dual[V]{Value: ybar}, u, present)
+		_, hv, err1 := c.second(c.dualOut(ybar, nil), v, present)
+		_, hu, err2 := c.second(c.dualOut(ybar, nil), u, present)
 		if err := firstErr(err1, err2); err != nil {
-			fail = &Failure{Detail: "PullbackWithTangents failed", Err: err}
+			fail = &Failure{Detail: soName + " failed", Err: err}
 			break
 		}
 		uhv, b1, err1 := c.innerSum(u, hv, present)
@@ -833,9 +915,10 @@ func (c *checker[V]) checkSecondOrder(r cr.ReverseRule[V], noFD bool) {
 	c.add(CheckHessianSymmetry, "", fail)
 }
 
-// secondFD compares xbardot from PullbackWithTangents with the 5-point difference of
-// Pullback(x + e v, ybar + e ybardot), recording the first failure per input.
-func (c *checker[V]) secondFD(ct cr.Dual[V], v []V, present []bool, where string, fails []*Failure) {
+// secondFD compares xbardot from the second-order rule with the 5-point difference
+// of Pullback(x + e v, ybar + e ybardot), recording the first failure per input.
+func (c *checker[V]) secondFD(ct []cr.Dual[V], v []V, present []bool, where string, fails []*Failure) {
+	pbName, _, soName := c.methodNames()
 	setAll := func(f *Failure) {
 		for k := range fails {
 			if c.diff[k] && fails[k] == nil {
@@ -847,7 +930,7 @@ func (c *checker[V]) secondFD(ct cr.Dual[V], v []V, present []bool, where string
 	}
 	_, xbardot, err := c.second(ct, v, present)
 	if err != nil {
-		setAll(&Failure{Detail: "PullbackWithTangents failed", Err: err})
+		setAll(&Failure{Detail: soName + " failed", Err: err})
 		return
 	}
 	ref, err := c.fd(v, present, func(x []V, e float64) ([]V, error) {
@@ -855,10 +938,16 @@ func (c *checker[V]) secondFD(ct cr.Dual[V], v []V, present []bool, where string
 		if err != nil {
 			return nil, err
 		}
-		ybar := ct.Value
-		if ct.HasTangent {
-			if ybar, err = c.space.Add(ybar, c.space.Scale(ct.Tangent, e)); err != nil {
-				return nil, err
+		ybar := make([]V, len(ct))
+		for m, d := range ct {
+			if !c.sel.on[m] {
+				continue
+			}
+			ybar[m] = d.Value
+			if d.HasTangent {
+				if ybar[m], err = c.space.Add(d.Value, c.space.Scale(d.Tangent, e)); err != nil {
+					return nil, err
+				}
 			}
 		}
 		return c.pullbackOf(r, ybar)
@@ -873,91 +962,10 @@ func (c *checker[V]) secondFD(ct cr.Dual[V], v []V, present []bool, where string
 		}
 		if f := c.compareVec(xbardot[k], ref[k], c.tol.atol, c.tol.rtol, 0); f != nil {
 			f.Input = c.label(k)
-			f.Detail = fmt.Sprintf("PullbackWithTangents tangent (got) vs finite difference of Pullback (want) along %s; %s", where, f.Detail)
+			f.Detail = fmt.Sprintf("%s tangent (got) vs finite difference of %s (want) along %s; %s", soName, pbName, where, f.Detail)
 			fails[k] = f
 		}
 	}
-}
-
-// checkKink compares the rule with the documented derivative at a kink.
-func (c *checker[V]) checkKink(k *Kink[V]) {
-	for _, ch := range []string{CheckAdjointFD, CheckJacobian, CheckForwardFD, CheckSecondOrderFD} {
-		c.skip(ch, "", "at a kink ("+k.Reason+"): see the kink check")
-	}
-	if k.Pullback == nil && k.JVP == nil {
-		c.failf(CheckKink, "", "Kink %q has neither Pullback nor JVP", k.Reason)
-		return
-	}
-	f := func() *Failure {
-		for d := range c.cfg.Directions {
-			if k.Pullback != nil {
-				ybar := c.unit(c.y)
-				got, err := c.pullback(ybar)
-				if err != nil {
-					return &Failure{Detail: "Pullback failed", Err: err}
-				}
-				var want []V
-				if err := protect(func() error {
-					var e error
-					want, e = k.Pullback(c.space.Clone(ybar))
-					return e
-				}); err != nil {
-					return &Failure{Detail: "Kink.Pullback failed", Err: err}
-				}
-				j := 0
-				for i := range c.inputs {
-					if !c.diff[i] {
-						continue
-					}
-					if j >= len(want) {
-						return &Failure{Detail: fmt.Sprintf("Kink.Pullback returned %d values, want one per differentiable input", len(want))}
-					}
-					if f := c.compareVec(got[i], want[j], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-						f.Input, f.Detail = c.label(i), fmt.Sprintf("Pullback (got) vs documented Kink.Pullback (want) at %s, direction %d; %s", k.Reason, d, f.Detail)
-						return f
-					}
-					j++
-				}
-			}
-			if _, ok := c.ruleIsForward(); ok && k.JVP != nil {
-				dirs, present := c.joint()
-				full := slices.Clone(dirs)
-				for i := range full {
-					if !present[i] {
-						full[i] = c.space.Zero(c.inputs[i])
-					}
-				}
-				got, err := c.forward(dirs, present)
-				if err != nil {
-					return &Failure{Detail: "ForwardTangents failed", Err: err}
-				}
-				var want V
-				if err := protect(func() error {
-					var e error
-					want, e = k.JVP(full)
-					return e
-				}); err != nil {
-					return &Failure{Detail: "Kink.JVP failed", Err: err}
-				}
-				if f := c.compareVec(got, want, c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-					f.Detail = fmt.Sprintf("ForwardTangents (got) vs documented Kink.JVP (want) at %s, direction %d; %s", k.Reason, d, f.Detail)
-					return f
-				}
-			}
-		}
-		return nil
-	}()
-	c.add(CheckKink, "", f)
-}
-
-// ruleIsForward reports whether the op's rules implement ForwardRule.
-func (c *checker[V]) ruleIsForward() (cr.ForwardRule[V], bool) {
-	r, err := c.fresh()
-	if err != nil {
-		return nil, false
-	}
-	fr, ok := r.(cr.ForwardRule[V])
-	return fr, ok
 }
 
 // isNaN reports whether either part of z is a NaN.

@@ -86,7 +86,17 @@ type KinkSpec interface {
 // differentiable, e.g. relu at 0 whose rule takes the subgradient 0, or max over a
 // tie whose rule splits the cotangent evenly between the tied elements. The checker
 // draws random cotangents and tangents and compares the rule with these functions.
-// At least one of Pullback and JVP must be set.
+// At least one of Pullback, JVP and SecondOrder must be set.
+//
+// The second-order rule is held to the same convention: with no input tangent its
+// tangent is
+//
+//	xbardot_k = J_k^* ybardot,
+//
+// so when Pullback is set, PullbackWithTangents at (ybar, ybardot) without input
+// tangents must give Pullback(ybardot) (a rule whose Pullback takes the subgradient 0
+// and whose PullbackWithTangents takes 1 fails). SecondOrder, when set, gives the
+// whole documented tangent, second derivatives included.
 type Kink[V any] struct {
 	// Reason describes the point, for messages ("relu at 0: subgradient 0").
 	Reason string
@@ -96,6 +106,15 @@ type Kink[V any] struct {
 	// JVP returns the expected output tangent for the input tangents xdot (one per
 	// input; non-differentiable inputs get zero tangents).
 	JVP func(xdot []V) (V, error)
+	// SecondOrder returns the expected tangents of the cotangents
+	//
+	//	xbardot_k = J_k^* ybardot + sum_j (d/dx_j J_k^* ybar) xdot_j
+	//
+	// of the differentiable inputs, in input order, for the cotangent ybar, its
+	// tangent ybardot and the input tangents xdot (one per input, zero for the
+	// non-differentiable ones), with the documented convention for the second
+	// derivatives at the kink (relu: zero).
+	SecondOrder func(ybar, ybardot V, xdot []V) ([]V, error)
 }
 
 func (k *Kink[V]) kinkReason() string { return k.Reason }

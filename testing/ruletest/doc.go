@@ -5,7 +5,10 @@
 //
 //   - primal: the output recorded on a tape equals a fresh evaluation;
 //   - structure: Pullback returns exactly one contribution per differentiable input,
-//     shaped and typed like that input, naming only NodeIDs from Inputs();
+//     shaped and typed like that input, naming only NodeIDs from Inputs(), and so do
+//     ForwardTangents and PullbackWithTangents (whose cotangent must be Pullback's);
+//     a structure failure does not stop the other checks, which then show which
+//     method is wrong;
 //   - adjoint-fd: for random unit directions v and cotangents ybar,
 //     <ybar, J v>_fd == <J^* ybar, v>, with J v from a 5-point central difference
 //     (fourth order); jacobian: for small inputs (opt in with
@@ -19,7 +22,21 @@
 //     cotangent, maps zero to zero, gives the same answer when called twice, and
 //     mutates neither the inputs nor the cotangent;
 //   - interfaces: a registry entry's Forward and SecondOrder flags match the
-//     interfaces its rules implement.
+//     interfaces its rules implement;
+//   - masked: for a chainrules.MaskedOp, ApplyMasked with every need[k] true and
+//     with each single need[k] false gives Apply's output and, for the inputs it
+//     needs, Apply's cotangents, tangents and second-order pairs;
+//   - retain: Apply keeps neither the slice in nor the slice x (the caller
+//     overwrites both after Apply; Inputs and the pullback must not change);
+//   - kink: at a declared kink (Config.Kink), the documented one-sided or split rule
+//     for the pullback, the tangent and the second-order rule.
+//
+// Multi-output ops (chainrules.MultiOp) are checked by CheckMulti and VerifyMulti,
+// and by the registry sweeps for samples that set chainrules.Sample.Multi: every
+// check runs with each differentiable output's cotangent alone and with all of them
+// together, failures name the outputs, non-differentiable outputs never receive a
+// cotangent, and the absent-outputs check requires that the rule does not read the
+// cotangent of an output whose has[m] is false.
 //
 // Complex values follow PyTorch's convention: a pullback is the adjoint of the JVP
 // under the real inner product <a, b> = Re sum_i conj(a_i) b_i. For complex inputs
@@ -36,7 +53,8 @@
 //		ruletest.Check(t, tensor.Space{}, softplusOp, []*tensor.Dense{x}, ruletest.Config{})
 //	}
 //
-// Element access (for worst-element reports and the full Jacobian) is built in for
-// float64, complex128 and *tensor.Dense values; other value types opt in by giving
-// their Space the methods of ElementSpace.
+// Element access (for worst-element reports, the full Jacobian and the imaginary
+// directions of complex values) is built in for float64 and complex128 values;
+// other value types opt in by giving their Space the methods of ElementSpace, as
+// tensor.Space does. The package depends on no value type: it is generic over V.
 package ruletest

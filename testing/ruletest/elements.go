@@ -1,18 +1,20 @@
 package ruletest
 
 import (
-	"slices"
 	"strings"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // ElementSpace is the optional extension of chainrules.Space through which the
-// checker reads and builds values element by element. It is what worst-element
-// reports and the jacobian check need. The checker has it built in for float64,
-// complex128 and *tensor.Dense values; a Space of another value type opts in by
-// implementing these two methods.
+// checker reads and builds values element by element: what worst-element reports,
+// the jacobian check and the imaginary directions of complex values need.
+// tensor.Space implements it; the checker has it built in for plain float64 and
+// complex128 values (chainrules.Float64Space), and a Space of another value type
+// opts in by implementing these two methods. Element i of a value is its i-th
+// element in row-major order, as a complex number
+//
+//	e_i = complex(x_i, 0) for a real dtype,   e_i = z_i for a complex one.
 type ElementSpace[V any] interface {
 	// Elements returns a fresh row-major copy of v's elements, real ones as
 	// complex(x, 0).
@@ -33,12 +35,6 @@ func elements[V any](space cr.Space[V], v V) ([]complex128, bool) {
 		return []complex128{complex(x, 0)}, true
 	case complex128:
 		return []complex128{x}, true
-	case *tensor.Dense:
-		if x == nil {
-			return nil, false
-		}
-		// AsComplex may return x itself; clone so that callers own the slice.
-		return slices.Clone(x.AsComplex().Complex128s()), true
 	}
 	return nil, false
 }
@@ -51,32 +47,18 @@ func fromElements[V any](space cr.Space[V], like V, e []complex128) (V, bool, er
 		v, err := es.FromElements(like, e)
 		return v, true, err
 	}
-	if len(e) != space.Size(like) {
-		return zero, true, cr.Errorf(cr.ErrShapeMismatch, "%d elements for %s", len(e), space.Describe(like))
-	}
 	var out any
-	switch x := any(like).(type) {
+	switch any(like).(type) {
 	case float64:
+		if len(e) != 1 {
+			return zero, true, cr.Errorf(cr.ErrShapeMismatch, "%d elements for a float64", len(e))
+		}
 		out = real(e[0])
 	case complex128:
+		if len(e) != 1 {
+			return zero, true, cr.Errorf(cr.ErrShapeMismatch, "%d elements for a complex128", len(e))
+		}
 		out = e[0]
-	case *tensor.Dense:
-		if x == nil {
-			return zero, false, nil
-		}
-		var err error
-		if x.DType() == tensor.Complex128 {
-			out, err = tensor.FromComplex128(slices.Clone(e), x.Shape()...)
-		} else {
-			re := make([]float64, len(e))
-			for i, z := range e {
-				re[i] = real(z)
-			}
-			out, err = tensor.FromFloat64(re, x.Shape()...)
-		}
-		if err != nil {
-			return zero, true, err
-		}
 	default:
 		return zero, false, nil
 	}

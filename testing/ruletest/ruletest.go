@@ -24,6 +24,9 @@ const (
 	CheckInterfaces      = "interfaces"       // registry flags match the implemented interfaces
 	CheckKink            = "kink"             // documented rule at a point where finite differences do not apply
 	CheckSamples         = "samples"          // a registry entry supplies sample inputs
+	CheckMasked          = "masked"           // ApplyMasked agrees with Apply on the inputs it needs
+	CheckRetain          = "retain"           // Apply keeps neither the slice in nor the slice x
+	CheckAbsentOutputs   = "absent-outputs"   // a multi-output rule never reads an absent cotangent
 )
 
 // ErrCheckFailed is wrapped by every *Failure, so errors.Is(err, ErrCheckFailed)
@@ -37,6 +40,11 @@ type Failure struct {
 	Rule string
 	// Check is one of the Check* constants.
 	Check string
+	// Output names the outputs concerned for a multi-output op, e.g.
+	// "y1 float64[2 3]" (output 1's cotangent alone, or its tangent) or
+	// "y0 float64[2] and y1 float64[3]" (both cotangents together); it is empty for
+	// a single-output op.
+	Output string
 	// Input names the input (or direction) concerned, e.g. "x1 float64[3 4]", or is
 	// empty when the check is about the op as a whole.
 	Input string
@@ -58,6 +66,9 @@ type Failure struct {
 func (f *Failure) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "ruletest: %s: %s", f.Rule, f.Check)
+	if f.Output != "" {
+		fmt.Fprintf(&b, " [%s]", f.Output)
+	}
 	if f.Input != "" {
 		fmt.Fprintf(&b, " [%s]", f.Input)
 	}

@@ -7,6 +7,7 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -14,10 +15,11 @@ import (
 )
 
 // result is the outcome of one check on one input: a failure, a skip, or a pass.
+// output names the round of output cotangents ("y1", "all") for a multi-output op.
 type result struct {
-	check, input string
-	fail         *Failure
-	skip         string
+	check, output, input string
+	fail                 *Failure
+	skip                 string
 }
 
 // report turns results into subtests of t (or plain errors when t is not a
@@ -26,6 +28,9 @@ func report(t testing.TB, rs []result) {
 	t.Helper()
 	for _, r := range rs {
 		name := r.check
+		if r.output != "" {
+			name += "/" + r.output
+		}
 		if r.input != "" {
 			name += "/" + r.input
 		}
@@ -105,13 +110,25 @@ func registrySamples[V any](space cr.Space[V], e cr.Entry[V], cfg Config) []samp
 		fail := func(detail string) {
 			pre = append(pre, result{check: CheckInterfaces, fail: &Failure{Rule: rule, Check: CheckInterfaces, Detail: detail, Seed: rcfg.Seed}})
 		}
-		if s.Op == nil {
-			fail("sample has a nil Op")
+		sub := subject[V]{op: s.Op, multi: s.Multi}
+		switch {
+		case s.Op == nil && s.Multi == nil:
+			fail("sample has neither an Op nor a Multi op")
+			out = append(out, sampleResults{name: name, results: pre})
+			continue
+		case s.Op != nil && s.Multi != nil:
+			fail(fmt.Sprintf("sample sets both Op (%q) and Multi (%q); exactly one is allowed", s.Op.Name(), s.Multi.Name()))
 			out = append(out, sampleResults{name: name, results: pre})
 			continue
 		}
-		if s.Op.Name() != e.Name {
-			fail(fmt.Sprintf("sample op is named %q, entry %q", s.Op.Name(), e.Name))
+		var opName string
+		if err := protect(func() error { opName = sub.name(); return nil }); err != nil {
+			fail(fmt.Sprintf("Name failed: %v", err))
+			out = append(out, sampleResults{name: name, results: pre})
+			continue
+		}
+		if opName != e.Name {
+			fail(fmt.Sprintf("sample op is named %q, entry %q", opName, e.Name))
 		}
 		if e.Arity != cr.Variadic && len(s.Inputs) != e.Arity {
 			fail(fmt.Sprintf("sample has %d inputs, entry arity is %d", len(s.Inputs), e.Arity))
@@ -123,7 +140,7 @@ func registrySamples[V any](space cr.Space[V], e cr.Entry[V], cfg Config) []samp
 				}
 			}
 		}
-		out = append(out, sampleResults{name: name, results: append(pre, run(space, s.Op, rule, s.Inputs, cfg, &e)...)})
+		out = append(out, sampleResults{name: name, results: append(pre, run(space, sub, rule, s.Inputs, cfg, &e)...)})
 	}
 	return out
 }
@@ -142,7 +159,8 @@ func protect(f func() error) (err error) {
 // checker holds the state of one run: the op, its inputs and the resolved settings.
 type checker[V any] struct {
 	space  cr.Space[V]
-	op     cr.Op[V]
+	sub    subject[V]
+	multi  bool
 	rule   string
 	inputs []V
 	ids    []cr.NodeID
@@ -150,29 +168,36 @@ type checker[V any] struct {
 	cfg    Config
 	tol    tolerances
 	rng    *rand.Rand
-	y      V // the recorded output
-	cplxY  bool
-	cplx   []bool
+	ys     []V    // the recorded outputs
+	odiff  []bool // odiff[m]: output m is differentiable
+	cplxY  []bool // cplxY[m]: output m is complex
+	cplx   []bool // cplx[k]: input k is complex
 	hasEl  bool
-	res    []result
+	// sel is the current round of output cotangents; op-level checks run with every
+	// differentiable output selected and an empty name.
+	sel selection
+	res []result
 }
 
 // run performs every check of one op at one point.
-func run[V any](space cr.Space[V], op cr.Op[V], sample string, inputs []V, cfg Config, entry *cr.Entry[V]) []result {
+func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cfg Config, entry *cr.Entry[V]) []result {
 	name := sample
-	if name == "" && op != nil {
-		name = op.Name()
-	}
 	dtypes := make([]string, len(inputs))
 	for k, x := range inputs {
 		dtypes[k] = space.DType(x)
 	}
 	cfg, tol := cfg.resolve(dtypes)
-	c := &checker[V]{space: space, op: op, rule: name, cfg: cfg, tol: tol,
+	c := &checker[V]{space: space, sub: sub, multi: sub.isMulti(), rule: name, cfg: cfg, tol: tol,
 		rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0xD1B54A32D192ED03))}
-	if op == nil {
+	if !sub.valid() {
 		c.failf(CheckApply, "", "op is nil")
 		return c.res
+	}
+	if name == "" {
+		if err := protect(func() error { c.rule = sub.name(); return nil }); err != nil {
+			c.fail(CheckApply, "", "Name failed", err)
+			return c.res
+		}
 	}
 	// Private copies: a rule that mutates what it is given must not spoil the
 	// reference values of the other checks.
@@ -184,7 +209,7 @@ func run[V any](space cr.Space[V], op cr.Op[V], sample string, inputs []V, cfg C
 	for k, x := range inputs {
 		c.inputs[k] = space.Clone(x)
 		c.cplx[k] = isComplex(dtypes[k])
-		c.diff[k] = cr.IsDifferentiable(op, k)
+		c.diff[k] = sub.differentiable(k)
 		c.ids[k] = tape.Leaf(space.Clone(x))
 	}
 	c.hasEl = true
@@ -202,36 +227,86 @@ func run[V any](space cr.Space[V], op cr.Op[V], sample string, inputs []V, cfg C
 		c.fail(CheckApply, "", "Apply failed", err)
 		return c.res
 	}
+	c.sel = selection{on: slices.Clone(c.odiff)}
 	if entry != nil {
-		c.checkInterfaces(rule, entry)
+		c.guard(CheckInterfaces, func() { c.checkInterfaces(rule, entry) })
 	}
-	if !c.checkStructure(rule) {
+	c.guard(CheckMasked, c.checkMasked)
+	c.guard(CheckRetain, c.checkRetain)
+
+	kink, kinkOK := cfg.Kink.(*Kink[V])
+	noFD := cfg.Kink != nil || cfg.NoFiniteDifferences
+	fdChecks := []string{CheckAdjointFD, CheckJacobian, CheckForwardFD, CheckSecondOrderFD}
+	switch {
+	case cfg.Kink != nil && c.multi:
+		c.failf(CheckKink, "", "Config.Kink applies to single-output ops (Check and Verify), not to CheckMulti and VerifyMulti")
+		kinkOK = false
+	case cfg.Kink != nil && !kinkOK:
+		c.failf(CheckKink, "", "Config.Kink is a %T, want a *ruletest.Kink[%T]", cfg.Kink, c.ys[0])
+	}
+	sels := c.selections()
+	if len(sels) == 0 {
+		c.skip(CheckStructure, "", "no output of the op is differentiable")
 		return c.res
 	}
-	c.checkMutation()
-	c.checkRepeat()
-	c.checkLinearity()
-	kink, kinkOK := cfg.Kink.(*Kink[V])
-	switch {
-	case cfg.Kink != nil && !kinkOK:
-		c.failf(CheckKink, "", "Config.Kink is a %T, want a *ruletest.Kink[%T]", cfg.Kink, c.y)
-		for _, ch := range []string{CheckAdjointFD, CheckJacobian, CheckForwardFD, CheckSecondOrderFD} {
-			c.skip(ch, "", "Config.Kink is set")
+	for _, s := range sels {
+		c.sel = s
+		c.guard(CheckStructure, func() { c.checkStructure(rule) })
+		c.guard(CheckAbsentOutputs, c.checkAbsent)
+		c.guard(CheckMutation, c.checkMutation)
+		c.guard(CheckRepeat, c.checkRepeat)
+		c.guard(CheckLinearity, c.checkLinearity)
+		switch {
+		case kinkOK:
+			c.guard(CheckKink, func() { c.checkKink(kink) })
+		case cfg.Kink != nil:
+			for _, ch := range fdChecks {
+				c.skip(ch, "", "Config.Kink is set")
+			}
+		case cfg.NoFiniteDifferences:
+			for _, ch := range fdChecks {
+				c.skip(ch, "", "Config.NoFiniteDifferences")
+			}
+		default:
+			c.guard(CheckAdjointFD, c.checkAdjointFD)
+			c.guard(CheckJacobian, c.checkJacobian)
 		}
-	case kinkOK:
-		c.checkKink(kink)
-	case cfg.NoFiniteDifferences:
-		for _, ch := range []string{CheckAdjointFD, CheckJacobian, CheckForwardFD, CheckSecondOrderFD} {
-			c.res = append(c.res, result{check: ch, skip: "Config.NoFiniteDifferences"})
-		}
-	default:
-		c.checkAdjointFD()
-		c.checkJacobian()
+		c.guard(CheckForwardFD, func() { c.checkForward(rule, noFD) })
+		c.guard(CheckSecondOrderFD, func() { c.checkSecondOrder(rule, noFD) })
 	}
-	noFD := cfg.Kink != nil || cfg.NoFiniteDifferences
-	c.checkForward(rule, noFD)
-	c.checkSecondOrder(rule, noFD)
 	return c.res
+}
+
+// guard runs one check, turning a panic of the checker itself (on a value of the
+// rule's making that the Space cannot handle, say a nil tensor) into a failure of
+// that check.
+func (c *checker[V]) guard(check string, f func()) {
+	if err := protect(func() error { f(); return nil }); err != nil {
+		c.fail(check, "", "the check could not complete on the values the rule returned", err)
+	}
+}
+
+// selections returns the rounds of output cotangents: for a single-output op its
+// output; for a multi-output op each differentiable output alone and, when there
+// are several, all of them together.
+func (c *checker[V]) selections() []selection {
+	if !c.multi {
+		return []selection{{on: []bool{true}}}
+	}
+	var out []selection
+	all := make([]bool, len(c.ys))
+	for m, d := range c.odiff {
+		if !d {
+			continue
+		}
+		on := make([]bool, len(c.ys))
+		on[m], all[m] = true, true
+		out = append(out, selection{name: fmt.Sprintf("y%d", m), on: on})
+	}
+	if len(out) > 1 {
+		out = append(out, selection{name: "all", on: all})
+	}
+	return out
 }
 
 // label names input k in failures: "x1 float64[3 4]".
@@ -239,12 +314,31 @@ func (c *checker[V]) label(k int) string {
 	return fmt.Sprintf("x%d %s", k, c.space.Describe(c.inputs[k]))
 }
 
+// outLabel names output m in failures: "y1 float64[3 4]".
+func (c *checker[V]) outLabel(m int) string {
+	return fmt.Sprintf("y%d %s", m, c.space.Describe(c.ys[m]))
+}
+
+// selLabel names the outputs of the current round, or "" for a single-output op.
+func (c *checker[V]) selLabel() string {
+	if !c.multi {
+		return ""
+	}
+	var parts []string
+	for m, on := range c.sel.on {
+		if on {
+			parts = append(parts, c.outLabel(m))
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
 func (c *checker[V]) pass(check, input string) {
-	c.res = append(c.res, result{check: check, input: input})
+	c.res = append(c.res, result{check: check, output: c.sel.name, input: input})
 }
 
 func (c *checker[V]) skip(check, input, why string) {
-	c.res = append(c.res, result{check: check, input: input, skip: why})
+	c.res = append(c.res, result{check: check, output: c.sel.name, input: input, skip: why})
 }
 
 func (c *checker[V]) add(check, input string, f *Failure) {
@@ -253,7 +347,10 @@ func (c *checker[V]) add(check, input string, f *Failure) {
 		return
 	}
 	f.Rule, f.Check, f.Seed = c.rule, check, c.cfg.Seed
-	c.res = append(c.res, result{check: check, input: input, fail: f})
+	if f.Output == "" {
+		f.Output = c.selLabel()
+	}
+	c.res = append(c.res, result{check: check, output: c.sel.name, input: input, fail: f})
 }
 
 func (c *checker[V]) fail(check, input, detail string, err error) {
@@ -274,26 +371,23 @@ func (c *checker[V]) inputLabel(input string) string {
 }
 
 // apply evaluates the op at x (private clones), recovering panics.
-func (c *checker[V]) apply(x []V) (y V, rule cr.ReverseRule[V], err error) {
+func (c *checker[V]) apply(x []V) (ys []V, rule anyRule[V], err error) {
 	xs := make([]V, len(x))
 	for k, v := range x {
 		xs[k] = c.space.Clone(v)
 	}
 	err = protect(func() error {
 		var e error
-		y, rule, e = c.op.Apply(slices.Clone(c.ids), xs)
-		if e == nil && rule == nil {
-			e = cr.Errorf(cr.ErrNoRule, "Apply returned a nil rule")
-		}
+		ys, rule, e = c.sub.apply(slices.Clone(c.ids), xs)
 		return e
 	})
-	return y, rule, err
+	return ys, rule, err
 }
 
 // fresh returns a new rule at the checked point. The checks other than repeat and
 // mutation each use a fresh rule, so that a rule with state that leaks between
 // calls fails the repeat check and nothing else.
-func (c *checker[V]) fresh() (cr.ReverseRule[V], error) {
+func (c *checker[V]) fresh() (anyRule[V], error) {
 	_, r, err := c.apply(c.inputs)
 	return r, err
 }
@@ -323,8 +417,133 @@ func (c *checker[V]) collect(cs []cr.Contribution[V]) ([]V, error) {
 	return out, nil
 }
 
-// pullback runs a fresh rule's Pullback on a private copy of ybar.
-func (c *checker[V]) pullback(ybar V) ([]V, error) {
+// ---- output cotangents: one slot per output, meaningful where c.sel.on ----
+
+// unitOut returns random cotangents on the selected outputs, of unit norm in
+// total; the other slots hold V's zero value, as the engine passes them.
+func (c *checker[V]) unitOut() []V {
+	out := make([]V, len(c.ys))
+	total := 0.0
+	for m, on := range c.sel.on {
+		if on {
+			out[m] = c.space.Rand(c.ys[m], c.rng)
+			n := c.norm(out[m])
+			total += n * n
+		}
+	}
+	if total > 0 && !math.IsInf(total, 0) && !math.IsNaN(total) {
+		for m, on := range c.sel.on {
+			if on {
+				out[m] = c.space.Scale(out[m], 1/math.Sqrt(total))
+			}
+		}
+	}
+	return out
+}
+
+// zeroOut returns zero cotangents on the selected outputs.
+func (c *checker[V]) zeroOut() []V {
+	out := make([]V, len(c.ys))
+	for m, on := range c.sel.on {
+		if on {
+			out[m] = c.space.Zero(c.ys[m])
+		}
+	}
+	return out
+}
+
+// cloneOut returns private copies of the selected slots of v.
+func (c *checker[V]) cloneOut(v []V) []V {
+	out := make([]V, len(v))
+	for m, on := range c.sel.on {
+		if on {
+			out[m] = c.space.Clone(v[m])
+		}
+	}
+	return out
+}
+
+// combineOut returns a v + b w on the selected outputs.
+func (c *checker[V]) combineOut(a float64, v []V, b float64, w []V) ([]V, error) {
+	out := make([]V, len(v))
+	for m, on := range c.sel.on {
+		if on {
+			s, err := c.space.Add(c.space.Scale(v[m], a), c.space.Scale(w[m], b))
+			if err != nil {
+				return nil, err
+			}
+			out[m] = s
+		}
+	}
+	return out, nil
+}
+
+// innerOut returns sum_m <a_m, b_m> over the selected outputs and the sum of the
+// Cauchy-Schwarz bounds.
+func (c *checker[V]) innerOut(a, b []V) (v, bound float64, err error) {
+	return c.innerSum(a, b, c.sel.on)
+}
+
+// dualOut returns the cotangent pairs (v_m, t_m) of the selected outputs (t nil:
+// tangents absent).
+func (c *checker[V]) dualOut(v, t []V) []cr.Dual[V] {
+	ct := make([]cr.Dual[V], len(c.ys))
+	for m, on := range c.sel.on {
+		if on {
+			ct[m].Value = v[m]
+			if t != nil {
+				ct[m].Tangent, ct[m].HasTangent = t[m], true
+			}
+		}
+	}
+	return ct
+}
+
+// mulIOut returns i times the complex selected slots of v, the real ones as they
+// are, or false when no selected output is complex.
+func (c *checker[V]) mulIOut(v []V) ([]V, bool) {
+	out, any := slices.Clone(v), false
+	for m, on := range c.sel.on {
+		if on && c.cplxY[m] {
+			if iv, ok := c.mulI(v[m]); ok {
+				out[m], any = iv, true
+			}
+		}
+	}
+	return out, any
+}
+
+// variantsOut returns ybar and, when a selected output is complex, its imaginary
+// variant (see mulIOut).
+func (c *checker[V]) variantsOut(v []V) []variant[[]V] {
+	out := []variant[[]V]{{v: v, name: "real"}}
+	if iv, ok := c.mulIOut(v); ok {
+		out = append(out, variant[[]V]{v: iv, name: "imaginary"})
+	}
+	return out
+}
+
+// compareOut compares the selected slots of got and want (on: which slots) as
+// compareVec does, naming the first output that differs.
+func (c *checker[V]) compareOut(got, want []V, on []bool, atol, rtol float64) *Failure {
+	for m, o := range on {
+		if !o {
+			continue
+		}
+		if f := c.compareVec(got[m], want[m], atol, rtol, 0); f != nil {
+			if c.multi {
+				f.Output = c.outLabel(m)
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+// ---- rule calls on private copies ----
+
+// pullback runs a fresh rule's pullback on a private copy of ybar.
+func (c *checker[V]) pullback(ybar []V) ([]V, error) {
 	r, err := c.fresh()
 	if err != nil {
 		return nil, err
@@ -332,11 +551,11 @@ func (c *checker[V]) pullback(ybar V) ([]V, error) {
 	return c.pullbackOf(r, ybar)
 }
 
-func (c *checker[V]) pullbackOf(r cr.ReverseRule[V], ybar V) ([]V, error) {
+func (c *checker[V]) pullbackOf(r anyRule[V], ybar []V) ([]V, error) {
 	var cs []cr.Contribution[V]
 	err := protect(func() error {
 		var e error
-		cs, e = r.Pullback(c.space.Clone(ybar), nil)
+		cs, e = r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
 		return e
 	})
 	if err != nil {
@@ -357,35 +576,41 @@ func (c *checker[V]) tangentOf(dirs []V, present []bool) cr.TangentOf[V] {
 	}
 }
 
-// forward runs a fresh rule's ForwardTangents; an absent result is zero.
-func (c *checker[V]) forward(dirs []V, present []bool) (V, error) {
-	var ydot V
+// forward runs a fresh rule's forward method; the selected outputs' tangents come
+// back, absent ones as zeros.
+func (c *checker[V]) forward(dirs []V, present []bool) ([]V, error) {
 	r, err := c.fresh()
 	if err != nil {
-		return ydot, err
+		return nil, err
 	}
-	fr, ok := r.(cr.ForwardRule[V])
-	if !ok {
-		return ydot, cr.Errorf(cr.ErrNoRule, "fresh rule has no ForwardTangents")
-	}
-	var has bool
-	err = protect(func() error {
-		var e error
-		ydot, has, e = fr.ForwardTangents(c.tangentOf(dirs, present))
-		return e
-	})
-	if err != nil {
-		return ydot, err
-	}
-	if !has {
-		return c.space.Zero(c.y), nil
-	}
-	return ydot, nil
+	return c.forwardOf(r, dirs, present)
 }
 
-// second runs a fresh rule's PullbackWithTangents and returns per-input cotangents
+func (c *checker[V]) forwardOf(r anyRule[V], dirs []V, present []bool) ([]V, error) {
+	fw, ok := r.forward()
+	if !ok {
+		return nil, cr.Errorf(cr.ErrNoRule, "fresh rule has no forward method")
+	}
+	ydot, has := make([]V, len(c.ys)), make([]bool, len(c.ys))
+	if err := protect(func() error { return fw(c.tangentOf(dirs, present), ydot, has) }); err != nil {
+		return nil, err
+	}
+	out := make([]V, len(c.ys))
+	for m, on := range c.sel.on {
+		switch {
+		case !on:
+		case has[m]:
+			out[m] = ydot[m]
+		default:
+			out[m] = c.space.Zero(c.ys[m])
+		}
+	}
+	return out, nil
+}
+
+// second runs a fresh rule's second-order method and returns per-input cotangents
 // and their tangents (absent tangents as zeros).
-func (c *checker[V]) second(ct cr.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
+func (c *checker[V]) second(ct []cr.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
 	r, err := c.fresh()
 	if err != nil {
 		return nil, nil, err
@@ -393,24 +618,35 @@ func (c *checker[V]) second(ct cr.Dual[V], dirs []V, present []bool) (xbar, xbar
 	return c.secondOf(r, ct, dirs, present)
 }
 
-func (c *checker[V]) secondOf(r cr.ReverseRule[V], ct cr.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
-	sr, ok := r.(cr.SecondOrderRule[V])
+func (c *checker[V]) secondOf(r anyRule[V], ct []cr.Dual[V], dirs []V, present []bool) (xbar, xbardot []V, err error) {
+	sr, ok := r.second()
 	if !ok {
-		return nil, nil, cr.Errorf(cr.ErrHVPNotSupported, "rule has no PullbackWithTangents")
+		return nil, nil, cr.Errorf(cr.ErrHVPNotSupported, "rule has no second-order method")
 	}
-	ct.Value = c.space.Clone(ct.Value)
-	if ct.HasTangent {
-		ct.Tangent = c.space.Clone(ct.Tangent)
+	cp := make([]cr.Dual[V], len(ct))
+	for m, d := range ct {
+		if !c.sel.on[m] {
+			continue
+		}
+		cp[m] = cr.Dual[V]{Value: c.space.Clone(d.Value), HasTangent: d.HasTangent}
+		if d.HasTangent {
+			cp[m].Tangent = c.space.Clone(d.Tangent)
+		}
 	}
 	var dcs []cr.DualContribution[V]
 	err = protect(func() error {
 		var e error
-		dcs, e = sr.PullbackWithTangents(ct, c.tangentOf(dirs, present), nil)
+		dcs, e = sr(cp, c.sel.has(), c.tangentOf(dirs, present), nil)
 		return e
 	})
 	if err != nil {
 		return nil, nil, err
 	}
+	return c.collectDual(dcs)
+}
+
+// collectDual sums dual contributions into per-input cotangents and tangents.
+func (c *checker[V]) collectDual(dcs []cr.DualContribution[V]) (xbar, xbardot []V, err error) {
 	vals := make([]cr.Contribution[V], 0, len(dcs))
 	tans := make([]cr.Contribution[V], 0, len(dcs))
 	for _, d := range dcs {
@@ -449,12 +685,8 @@ func (c *checker[V]) norm(v V) float64 {
 	return math.Sqrt(math.Max(s, 0))
 }
 
-// mulI returns i*v for complex values: through the Space's MulI method if it has
-// one (tensor.Space does), else through element access.
+// mulI returns i*v for a complex value, through element access (see ElementSpace).
 func (c *checker[V]) mulI(v V) (V, bool) {
-	if m, ok := c.space.(interface{ MulI(V) V }); ok {
-		return m.MulI(v), true
-	}
 	e, ok := elements(c.space, v)
 	if !ok {
 		return v, false
@@ -547,23 +779,39 @@ func (c *checker[V]) fd(dirs []V, present []bool, g func(x []V, e float64) ([]V,
 	return acc, nil
 }
 
-// fdJVP returns J dirs by finite differences of the primal.
-func (c *checker[V]) fdJVP(dirs []V, present []bool) (V, error) {
+// fdJVP returns J dirs by finite differences of the primal, for the selected
+// outputs (the other slots hold V's zero value).
+func (c *checker[V]) fdJVP(dirs []V, present []bool) ([]V, error) {
 	vals, err := c.fd(dirs, present, func(x []V, _ float64) ([]V, error) {
-		y, _, err := c.apply(x)
+		ys, _, err := c.apply(x)
 		if err != nil {
 			return nil, err
 		}
-		if !slices.Equal(c.space.Shape(y), c.space.Shape(c.y)) || c.space.DType(y) != c.space.DType(c.y) {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "output %s near the point, %s at it", c.space.Describe(y), c.space.Describe(c.y))
+		var out []V
+		for m, on := range c.sel.on {
+			if !on {
+				continue
+			}
+			y := ys[m]
+			if !slices.Equal(c.space.Shape(y), c.space.Shape(c.ys[m])) || c.space.DType(y) != c.space.DType(c.ys[m]) {
+				return nil, cr.Errorf(cr.ErrShapeMismatch, "output %d is %s near the point, %s at it", m, c.space.Describe(y), c.space.Describe(c.ys[m]))
+			}
+			out = append(out, y)
 		}
-		return []V{y}, nil
+		return out, nil
 	})
 	if err != nil {
-		var zero V
-		return zero, err
+		return nil, err
 	}
-	return vals[0], nil
+	out := make([]V, len(c.ys))
+	i := 0
+	for m, on := range c.sel.on {
+		if on {
+			out[m] = vals[i]
+			i++
+		}
+	}
+	return out, nil
 }
 
 // only returns directions with v at input k and nothing elsewhere.

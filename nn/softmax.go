@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -62,9 +61,7 @@ func eval(op cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, error) {
 // It returns an error wrapping chainrules.ErrInvalidArgument for a nil reg, or
 // chainrules.ErrDuplicate if a name is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	if reg == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "nn.Register: nil registry")
-	}
+	var entries []cr.Entry[*tensor.Dense]
 	for _, e := range []struct {
 		name, doc string
 		op        func(axis int) cr.Op[*tensor.Dense]
@@ -72,7 +69,7 @@ func Register(reg *cr.Registry[*tensor.Dense]) error {
 		{"softmax", "softmax(x) = exp(x) / sum(exp(x)) along an axis", SoftmaxOp},
 		{"log_softmax", "log_softmax(x) = x - logsumexp(x) along an axis", LogSoftmaxOp},
 	} {
-		err := reg.Register(cr.Entry[*tensor.Dense]{Name: e.name, Arity: 1, DTypes: []string{"float64"},
+		entries = append(entries, cr.Entry[*tensor.Dense]{Name: e.name, Arity: 1, DTypes: []string{"float64"},
 			Forward: true, SecondOrder: true, Doc: e.doc,
 			Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
 				large := tensor.RandN(rng, tensor.Float64, 2, 3)
@@ -83,9 +80,6 @@ func Register(reg *cr.Registry[*tensor.Dense]) error {
 					{Name: "large entry", Op: e.op(1), Inputs: []*tensor.Dense{large}},
 				}
 			}})
-		if err != nil {
-			return fmt.Errorf("nn.Register: %w", err)
-		}
 	}
-	return nil
+	return cr.RegisterEntries(reg, "nn.Register", entries...)
 }

@@ -42,20 +42,10 @@ func shifted(t *Tape, x cr.NodeID, axis int) cr.NodeID {
 }
 
 // LogSoftmax evaluates log_softmax along axis without a tape.
-func LogSoftmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(LogSoftmaxOp(axis), x) }
+func LogSoftmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(LogSoftmaxOp(axis), x) }
 
 // Softmax evaluates softmax along axis without a tape.
-func Softmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(SoftmaxOp(axis), x) }
-
-func eval(op cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, error) {
-	t := core.NewTape[*tensor.Dense](tensor.Space{})
-	t.SetGradEnabled(false)
-	y := t.Apply(op, t.Constant(x))
-	if err := t.Err(); err != nil {
-		return nil, err
-	}
-	return t.Value(y)
-}
+func Softmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(SoftmaxOp(axis), x) }
 
 // Register adds softmax and log_softmax to reg, with samples for testing/ruletest.
 // It returns an error wrapping chainrules.ErrInvalidArgument for a nil reg, or

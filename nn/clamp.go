@@ -1,0 +1,263 @@
+package nn
+
+import (
+	"math"
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// ClampOp returns PyTorch's clamp(x, min=lo, max=hi) of a float64 tensor with
+// scalar bounds:
+//
+//	y = min(max(x, lo), hi)    (so y = hi everywhere when lo > hi; NaN stays NaN)
+//
+// with PyTorch's gradient convention at the bounds: the derivative is 1 where
+// lo <= x <= hi (the bounds included) and 0 elsewhere (and for NaN x), so
+//
+//	xbar = [lo <= x <= hi] ybar,   ydot = [lo <= x <= hi] xdot,   xbardot = [lo <= x <= hi] ybardot.
+//
+// It is an elementwise op (elementwise.Unary). Complex input is an error wrapping
+// chainrules.ErrInvalidArgument. ClampTensorOp takes tensor bounds.
+func ClampOp(lo, hi float64) cr.Op[*tensor.Dense] {
+	inside := func(x float64) bool { return lo <= x && x <= hi }
+	return elementwise.Unary("clamp", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
+		F: func(x float64) float64 { return min(max(x, lo), hi) },
+		D1: func(x, _ float64) float64 {
+			if inside(x) {
+				return 1
+			}
+			return 0
+		},
+		D2: func(float64, float64) float64 { return 0 },
+	}})
+}
+
+// Clamp evaluates ClampOp(lo, hi) at x without a tape.
+func Clamp(x *tensor.Dense, lo, hi float64) (*tensor.Dense, error) { return cr.Eval(ClampOp(lo, hi), x) }
+
+// ClampTensorOp returns PyTorch's clamp(x, min=lo, max=hi) with tensor bounds: an
+// op of arity 3 on float64 tensors x, lo and hi that broadcast together (NumPy's
+// rules; a 0-d tensor is a scalar bound), all three differentiable:
+//
+//	y = min(max(x, lo), hi).
+//
+// Each output element is one of the inputs' elements, and its derivative goes to
+// that input, chosen as PyTorch does:
+//
+//	hi   where lo > hi
+//	x    where lo <= x <= hi      (the bounds included: x wins ties)
+//	lo   where x < lo
+//	hi   where x > hi
+//	none where x, lo or hi is NaN (y is NaN)
+//
+// so the pullback sends ybar to the chosen input (summed over the axes it was
+// broadcast along), the tangent is the chosen input's tangent, and the
+// second-order rule is the pullback of ybardot (the map is piecewise linear).
+// PyTorch's own backward gives no gradient to lo either when lo == hi and x < lo;
+// this rule gives it to lo, as PyTorch's forward-mode rule (clamp_jvp) does, so
+// that the pullback stays the adjoint of the tangent. Shapes that do not broadcast
+// are an error wrapping chainrules.ErrShapeMismatch; complex input, one wrapping
+// ErrInvalidArgument.
+func ClampTensorOp() cr.Op[*tensor.Dense] { return clampOp{} }
+
+// ClampTensor evaluates ClampTensorOp at (x, lo, hi) without a tape.
+func ClampTensor(x, lo, hi *tensor.Dense) (*tensor.Dense, error) {
+	return cr.Eval(ClampTensorOp(), x, lo, hi)
+}
+
+type clampOp struct{}
+
+func (clampOp) Name() string { return "clamp_tensor" }
+
+func (o clampOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return o.ApplyMasked(in, x, nil)
+}
+
+// ApplyMasked computes the clamp and the choice of each element; the rule leaves
+// out the inputs whose need is false.
+func (clampOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	const name = "clamp_tensor"
+	if err := checkInputs(name, x, 3); err != nil {
+		return nil, nil, err
+	}
+	if len(in) != 3 {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 3 inputs", name, len(in))
+	}
+	if err := checkReal(name, x...); err != nil {
+		return nil, nil, err
+	}
+	shape, err := tensor.BroadcastShapes(x[0].Shape(), x[1].Shape(), x[2].Shape())
+	if err != nil {
+		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s, %s and %s do not broadcast", name, x[0].Describe(), x[1].Describe(), x[2].Describe())
+	}
+	v := make([][]float64, 3)
+	for k := range v {
+		if v[k], err = broadcastData(x[k], shape); err != nil {
+			return nil, nil, err
+		}
+	}
+	r := &clampRule{in: slices.Clone(in), shape: shape, sel: make([]uint8, len(v[0]))}
+	for k := range r.need {
+		r.need[k] = need == nil || need[k]
+		r.inShape[k] = slices.Clone(x[k].Shape())
+	}
+	y := make([]float64, len(v[0]))
+	for i, xi := range v[0] {
+		lo, hi := v[1][i], v[2][i]
+		y[i] = min(max(xi, lo), hi)
+		switch {
+		case lo > hi:
+			r.sel[i] = 2
+		case lo <= xi && xi <= hi:
+			r.sel[i] = 0
+		case xi < lo:
+			r.sel[i] = 1
+		case xi > hi:
+			r.sel[i] = 2
+		default:
+			r.sel[i] = none
+		}
+		if math.IsNaN(xi) || math.IsNaN(lo) || math.IsNaN(hi) {
+			r.sel[i] = none
+		}
+	}
+	out, err := tensor.FromFloat64(y, shape...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, r, nil
+}
+
+// none marks an output element whose derivative goes to no input.
+const none = 3
+
+// broadcastData returns the row-major elements of x broadcast to shape (a fresh
+// copy unless x already has that shape and is contiguous: for reading only).
+func broadcastData(x *tensor.Dense, shape []int) ([]float64, error) {
+	if slices.Equal(x.Shape(), shape) {
+		return float64s(x), nil
+	}
+	b, err := x.BroadcastTo(shape...)
+	if err != nil {
+		return nil, err
+	}
+	return b.Float64s(), nil
+}
+
+type clampRule struct {
+	in      []cr.NodeID
+	need    [3]bool
+	inShape [3][]int
+	shape   []int
+	sel     []uint8
+}
+
+func (r *clampRule) Inputs() []cr.NodeID { return r.in }
+
+// route returns the cotangent of input k: v where the element chose k, summed to
+// input k's shape.
+func (r *clampRule) route(v []float64, k int) (*tensor.Dense, error) {
+	g := make([]float64, len(v))
+	for i, s := range r.sel {
+		if int(s) == k {
+			g[i] = v[i]
+		}
+	}
+	gt, err := tensor.FromFloat64(g, r.shape...)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Equal(r.inShape[k], r.shape) {
+		return gt, nil
+	}
+	return tensor.SumTo(gt, r.inShape[k])
+}
+
+// data checks a cotangent (or tangent) of the output and returns its elements.
+func (r *clampRule) data(v *tensor.Dense, what string) ([]float64, error) {
+	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.shape) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "clamp_tensor: %s is %s, the output is float64%v", what, describe(v), r.shape)
+	}
+	return float64s(v), nil
+}
+
+func (r *clampRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	v, err := r.data(ybar, "cotangent")
+	if err != nil {
+		return dst, err
+	}
+	for k, id := range r.in {
+		if !r.need[k] {
+			continue
+		}
+		g, err := r.route(v, k)
+		if err != nil {
+			return dst, err
+		}
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: id, Value: g})
+	}
+	return dst, nil
+}
+
+func (r *clampRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	var td [3][]float64
+	any := false
+	for k, id := range r.in {
+		t, ok := tangentOf(id)
+		if !ok || !r.need[k] {
+			continue
+		}
+		if t == nil || t.DType() != tensor.Float64 || !slices.Equal(t.Shape(), r.inShape[k]) {
+			return nil, false, cr.Errorf(cr.ErrShapeMismatch, "clamp_tensor: tangent of input %d is %s", k, describe(t))
+		}
+		var err error
+		if td[k], err = broadcastData(t, r.shape); err != nil {
+			return nil, false, err
+		}
+		any = true
+	}
+	if !any {
+		return nil, false, nil
+	}
+	y := make([]float64, len(r.sel))
+	for i, s := range r.sel {
+		if s != none && td[s] != nil {
+			y[i] = td[s][i]
+		}
+	}
+	out, err := tensor.FromFloat64(y, r.shape...)
+	return out, err == nil, err
+}
+
+func (r *clampRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	v, err := r.data(ct.Value, "cotangent")
+	if err != nil {
+		return dst, err
+	}
+	var vd []float64
+	if ct.HasTangent {
+		if vd, err = r.data(ct.Tangent, "cotangent tangent"); err != nil {
+			return dst, err
+		}
+	}
+	for k, id := range r.in {
+		if !r.need[k] {
+			continue
+		}
+		var d cr.Dual[*tensor.Dense]
+		if d.Value, err = r.route(v, k); err != nil {
+			return dst, err
+		}
+		if vd != nil {
+			if d.Tangent, err = r.route(vd, k); err != nil {
+				return dst, err
+			}
+			d.HasTangent = true
+		}
+		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: id, Cotangent: d})
+	}
+	return dst, nil
+}

@@ -1,0 +1,628 @@
+package nn
+
+import (
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/reduce"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The class losses cross_entropy (from logits, with class labels or with target
+// probabilities) and nll_loss (from log-probabilities, with class labels) share one
+// hand-written rule: they are the hot path of classifiers, and one fused pass beats
+// recording log_softmax, a gather and a reduction.
+//
+// Layout, as in PyTorch: the input is [C] (one sample), [N, C], or [N, C, d_1, ...,
+// d_k] with the classes on axis 1. A row r is one sample (n, d_1, ..., d_k) in
+// row-major order; its C entries are x_rc. Every loss has the form
+//
+//	l_r = Q_r lse_r - sum_c q_rc x_rc      (cross_entropy: lse_r = log sum_c exp(x_rc))
+//	l_r =           - sum_c q_rc x_rc      (nll_loss: x holds log-probabilities)
+//
+// with target weights q_rc and Q_r = sum_c q_rc: for a label y_r, class weights w
+// (all 1 by default) and label smoothing eps,
+//
+//	q_rc = (1 - eps) w_{y_r} [c = y_r] + (eps / C) w_c      (0 for an ignored row),
+//
+// and for target probabilities t, q_rc = w_c ((1 - eps) t_rc + eps / C).
+// ReductionNone returns l (shaped like the input without its class axis),
+// ReductionSum sum_r l_r, ReductionMean sum_r l_r / D with D = sum_r w_{y_r} over the
+// rows not ignored (labels) or D = the number of rows (probabilities), as PyTorch
+// does. With s_r the cotangent of l_r (ybar, ybar / D or ybar_r) and
+// p_r = softmax(x_r), the rules are
+//
+//	xbar_rc    = s_r (Q_r p_rc - q_rc)                 (nll_loss: -s_r q_rc)
+//	tbar_rc    = -s_r (1 - eps) w_c log p_rc            (probabilities)
+//	ldot_r     = sum_c (Q_r p_rc - q_rc) xdot_rc - (1 - eps) sum_c w_c log p_rc tdot_rc
+//	xbardot_rc = sdot_r (Q_r p_rc - q_rc) + s_r (Q_r p_rc (xdot_rc - <p_r, xdot_r>) + Qdot_r p_rc - qdot_rc)
+//	tbardot_rc = -sdot_r (1 - eps) w_c log p_rc - s_r (1 - eps) w_c (xdot_rc - <p_r, xdot_r>)
+//
+// where qdot_rc = (1 - eps) w_c tdot_rc and Qdot_r = sum_c qdot_rc.
+
+// CrossEntropyOp returns PyTorch's cross_entropy of logits x with integer class
+// labels (one per row, in row-major order: one label for a [C] input, N for [N, C],
+// N d_1 ... d_k for [N, C, d_1, ..., d_k]), float64:
+//
+//	l_r = -log softmax(x_r)_{y_r} = lse_r - x_{r, y_r},
+//
+// with LabelSmoothing(eps) the smoothed target (1 - eps) e_{y_r} + eps/C, with
+// ClassWeights(w) each class's term weighted, and IgnoreIndex(i) to skip rows
+// labelled i; reduced by WithReduction (mean by default). The labels are
+// parameters of the op, not inputs, and receive no gradient. The rules are above:
+// xbar = s (softmax(x) - onehot(y)) without smoothing or weights. A label outside
+// [0, C) (and not ignored), a count of labels that does not match, a class weight
+// count other than C, or complex input is an error wrapping
+// chainrules.ErrInvalidArgument or ErrShapeMismatch.
+func CrossEntropyOp(labels []int, opts ...LossOption) cr.Op[*tensor.Dense] {
+	return &ceOp{name: "cross_entropy", logits: true, labels: slices.Clone(labels), cfg: newLossConfig(opts),
+		allowed: optReduction | optSmoothing | optClassWeights | optIgnore}
+}
+
+// CrossEntropyProbsOp returns PyTorch's cross_entropy of logits x with target
+// probabilities t of x's shape (arity 2; both differentiable), float64:
+//
+//	l_r = -sum_c w_c t'_rc log softmax(x_r)_c,   t' = (1 - eps) t + eps / C,
+//
+// with w the ClassWeights (all 1 by default) and eps the LabelSmoothing (0 by
+// default), reduced by WithReduction; the mean divides by the number of rows, as in
+// PyTorch. The targets need not sum to one. The rules are above.
+func CrossEntropyProbsOp(opts ...LossOption) cr.Op[*tensor.Dense] {
+	return &ceOp{name: "cross_entropy_probs", logits: true, probs: true, cfg: newLossConfig(opts),
+		allowed: optReduction | optSmoothing | optClassWeights}
+}
+
+// NLLLossOp returns PyTorch's nll_loss of log-probabilities x with integer class
+// labels (laid out as for CrossEntropyOp), float64:
+//
+//	l_r = -w_{y_r} x_{r, y_r},
+//
+// with class weights w (ClassWeights, all 1 by default) and IgnoreIndex, reduced by
+// WithReduction (the mean divides by sum_r w_{y_r}). It is linear in x:
+// xbar_{r, y_r} = -s_r w_{y_r}, zero elsewhere, and the second-order rule is the
+// pullback of ybardot. Errors are those of CrossEntropyOp.
+func NLLLossOp(labels []int, opts ...LossOption) cr.Op[*tensor.Dense] {
+	return &ceOp{name: "nll_loss", labels: slices.Clone(labels), cfg: newLossConfig(opts),
+		allowed: optReduction | optClassWeights | optIgnore}
+}
+
+// CrossEntropy evaluates CrossEntropyOp(labels, opts...) at x without a tape.
+func CrossEntropy(x *tensor.Dense, labels []int, opts ...LossOption) (*tensor.Dense, error) {
+	return cr.Eval(CrossEntropyOp(labels, opts...), x)
+}
+
+// NLLLoss evaluates NLLLossOp(labels, opts...) at x without a tape.
+func NLLLoss(x *tensor.Dense, labels []int, opts ...LossOption) (*tensor.Dense, error) {
+	return cr.Eval(NLLLossOp(labels, opts...), x)
+}
+
+type ceOp struct {
+	name    string
+	logits  bool // cross_entropy: x holds logits (else log-probabilities)
+	probs   bool // target probabilities as input 1 (else labels)
+	labels  []int
+	cfg     *lossConfig
+	allowed int
+}
+
+func (o *ceOp) Name() string { return o.name }
+
+func (o *ceOp) arity() int {
+	if o.probs {
+		return 2
+	}
+	return 1
+}
+
+// Apply computes the loss and returns its rule.
+func (o *ceOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return o.ApplyMasked(in, x, nil)
+}
+
+// ApplyMasked is Apply that leaves out the cotangents of the inputs whose need is
+// false (the targets, typically, which are data).
+func (o *ceOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	r, err := o.prepare(in, x, need)
+	if err != nil {
+		return nil, nil, err
+	}
+	y := r.primal()
+	return y, r, nil
+}
+
+// ceRule holds what the rules need: the inputs' data, the per-row
+// log-sum-exps and the resolved targets.
+type ceRule struct {
+	op              *ceOp
+	in              []cr.NodeID
+	need            [2]bool
+	x, t            []float64 // t: target probabilities, nil for labels
+	outer, c, inner int
+	lse             []float64 // per row, cross_entropy only
+	labels          []int     // per row; -1 marks an ignored row
+	w               []float64 // class weights (nil: all 1)
+	wsum            float64   // sum_c w_c
+	eps             float64
+	red             Reduction
+	rowShape        []int   // shape of l (ReductionNone)
+	scale           float64 // 1 (sum) or 1/D (mean)
+}
+
+func (o *ceOp) prepare(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ceRule, error) {
+	name := o.name
+	if err := checkInputs(name, x, o.arity()); err != nil {
+		return nil, err
+	}
+	if len(in) != len(x) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for %d inputs", name, len(in), len(x))
+	}
+	if err := o.cfg.check(name, o.allowed); err != nil {
+		return nil, err
+	}
+	if err := checkReal(name, x...); err != nil {
+		return nil, err
+	}
+	shape := x[0].Shape()
+	r := &ceRule{op: o, in: slices.Clone(in), need: [2]bool{true, o.probs}, eps: o.cfg.smoothing, red: o.cfg.reduction}
+	if need != nil {
+		for k := range min(len(need), 2) {
+			r.need[k] = r.need[k] && need[k]
+		}
+	}
+	switch len(shape) {
+	case 0:
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input is a scalar; it is [C], [N, C] or [N, C, d...]", name)
+	case 1:
+		r.outer, r.c, r.inner, r.rowShape = 1, shape[0], 1, []int{}
+	default:
+		l := lanesOf(shape, 1)
+		r.outer, r.c, r.inner = l.outer, l.n, l.inner
+		r.rowShape = append([]int{shape[0]}, shape[2:]...)
+	}
+	rows := r.outer * r.inner
+	r.x = float64s(x[0])
+	if w := o.cfg.classWeights; w != nil {
+		if len(w) != r.c {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %d class weights for %d classes", name, len(w), r.c)
+		}
+		r.w = w
+		for _, v := range w {
+			r.wsum += v
+		}
+	} else {
+		r.wsum = float64(r.c)
+	}
+	var d float64 // the mean's denominator
+	if o.probs {
+		if !slices.Equal(x[1].Shape(), shape) {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: logits are %s, target probabilities %s", name, x[0].Describe(), x[1].Describe())
+		}
+		r.t = float64s(x[1])
+		d = float64(rows)
+	} else {
+		if len(o.labels) != rows {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %d labels for an input %s (%d rows)", name, len(o.labels), x[0].Describe(), rows)
+		}
+		r.labels = make([]int, rows)
+		ignoring := o.cfg.set&optIgnore != 0
+		for i, y := range o.labels {
+			switch {
+			case ignoring && y == o.cfg.ignore:
+				r.labels[i] = -1
+				continue
+			case y < 0 || y >= r.c:
+				return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: label %d of row %d is outside [0, %d)", name, y, i, r.c)
+			}
+			r.labels[i] = y
+			d += r.weight(y)
+		}
+	}
+	r.scale = 1
+	if r.red == ReductionMean {
+		r.scale = 1 / d // D = 0: Inf, and the loss is NaN (0/0) or Inf, as in PyTorch
+	}
+	if o.logits {
+		axis := 1
+		if len(shape) == 1 {
+			axis = 0
+		}
+		lse, err := reduce.LogSumExp(x[0], []int{axis}, false)
+		if err != nil {
+			return nil, err
+		}
+		r.lse = float64s(lse)
+	}
+	return r, nil
+}
+
+// weight returns w_c.
+func (r *ceRule) weight(c int) float64 {
+	if r.w == nil {
+		return 1
+	}
+	return r.w[c]
+}
+
+// idx returns the index of x_rc for row r = (o, k).
+func (r *ceRule) idx(o, c, k int) int { return (o*r.c+c)*r.inner + k }
+
+// labelCoef returns the label y of a row and the coefficients of its target
+// weights: alpha = (1 - eps) w_y at the label and beta = eps / C on every class
+// (times w_c); ok is false for an ignored row.
+func (r *ceRule) labelCoef(row int) (y int, alpha, beta float64, ok bool) {
+	y = r.labels[row]
+	if y < 0 {
+		return 0, 0, 0, false
+	}
+	return y, (1 - r.eps) * r.weight(y), r.eps / float64(r.c), true
+}
+
+// q returns q_rc for probability targets.
+func (r *ceRule) q(o, c, k int) float64 {
+	return r.weight(c) * ((1-r.eps)*r.t[r.idx(o, c, k)] + r.eps/float64(r.c))
+}
+
+// loss returns l_r for row (o, k).
+func (r *ceRule) loss(o, k int) float64 {
+	row := o*r.inner + k
+	var bigQ, qx float64
+	if r.t != nil {
+		for c := range r.c {
+			q := r.q(o, c, k)
+			bigQ += q
+			qx += q * r.x[r.idx(o, c, k)]
+		}
+	} else {
+		y, alpha, beta, ok := r.labelCoef(row)
+		if !ok {
+			return 0
+		}
+		bigQ = alpha
+		qx = alpha * r.x[r.idx(o, y, k)]
+		if beta != 0 {
+			bigQ += beta * r.wsum
+			for c := range r.c {
+				qx += beta * r.weight(c) * r.x[r.idx(o, c, k)]
+			}
+		}
+	}
+	if r.lse == nil || bigQ == 0 {
+		return -qx
+	}
+	return bigQ*r.lse[row] - qx
+}
+
+func (r *ceRule) primal() *tensor.Dense {
+	rows := r.outer * r.inner
+	l := make([]float64, rows)
+	for o := range r.outer {
+		for k := range r.inner {
+			l[o*r.inner+k] = r.loss(o, k)
+		}
+	}
+	if r.red == ReductionNone {
+		y, _ := tensor.FromFloat64(l, r.rowShape...)
+		return y
+	}
+	var s float64
+	for _, v := range l {
+		s += v
+	}
+	return tensor.Scalar(s * r.scale)
+}
+
+// Inputs returns the NodeIDs of the inputs.
+func (r *ceRule) Inputs() []cr.NodeID { return r.in }
+
+// rowScale returns the per-row cotangent factors s_r from the output cotangent.
+func (r *ceRule) rowScale(ybar *tensor.Dense) ([]float64, error) {
+	rows := r.outer * r.inner
+	if ybar == nil || ybar.DType() != tensor.Float64 {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent is %s, the output is float64", r.op.name, describe(ybar))
+	}
+	if r.red == ReductionNone {
+		if !slices.Equal(ybar.Shape(), r.rowShape) {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent is %s, the output is float64%v", r.op.name, ybar.Describe(), r.rowShape)
+		}
+		return float64s(ybar), nil
+	}
+	if ybar.Size() != 1 {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent is %s, the output is a scalar", r.op.name, ybar.Describe())
+	}
+	s := make([]float64, rows)
+	v := float64s(ybar)[0] * r.scale
+	for i := range s {
+		s[i] = v
+	}
+	return s, nil
+}
+
+// softmax returns p = exp(x_r - lse_r) for every element, through the vectorised
+// exp of package elementwise.
+func (r *ceRule) softmax() []float64 {
+	z := make([]float64, len(r.x))
+	for o := range r.outer {
+		for c := range r.c {
+			base := r.idx(o, c, 0)
+			lse := r.lse[o*r.inner:][:r.inner]
+			for k, v := range r.x[base : base+r.inner] {
+				z[base+k] = v - lse[k]
+			}
+		}
+	}
+	zt, _ := tensor.FromFloat64(z, len(z))
+	p, err := elementwise.Exp(zt)
+	if err != nil { // cannot happen for a float64 vector
+		return z
+	}
+	return p.Float64s()
+}
+
+// xbar writes into p (the softmax, or nil for nll_loss) the cotangent of x for the
+// row factors s, and returns it: s_r (Q_r p_rc - q_rc). Ignored rows get zeros.
+func (r *ceRule) xbar(p, s []float64) []float64 {
+	if p == nil {
+		p = make([]float64, len(r.x))
+	}
+	for o := range r.outer {
+		for k := range r.inner {
+			row := o*r.inner + k
+			sr := s[row]
+			if r.t != nil {
+				var bigQ float64
+				for c := range r.c {
+					bigQ += r.q(o, c, k)
+				}
+				for c := range r.c {
+					i := r.idx(o, c, k)
+					pc := 0.0
+					if r.lse != nil {
+						pc = bigQ * p[i]
+					}
+					p[i] = sr * (pc - r.q(o, c, k))
+				}
+				continue
+			}
+			y, alpha, beta, ok := r.labelCoef(row)
+			bigQ := alpha + beta*r.wsum
+			for c := range r.c {
+				i := r.idx(o, c, k)
+				if !ok {
+					p[i] = 0
+					continue
+				}
+				pc := 0.0
+				if r.lse != nil {
+					pc = bigQ * p[i]
+				}
+				p[i] = sr * (pc - beta*r.weight(c))
+			}
+			if ok {
+				p[r.idx(o, y, k)] -= sr * alpha
+			}
+		}
+	}
+	return p
+}
+
+// tbar returns the cotangent of the target probabilities: -s_r (1-eps) w_c log p_rc.
+func (r *ceRule) tbar(s []float64) []float64 {
+	out := make([]float64, len(r.x))
+	for o := range r.outer {
+		for k := range r.inner {
+			row := o*r.inner + k
+			for c := range r.c {
+				i := r.idx(o, c, k)
+				out[i] = s[row] * (1 - r.eps) * r.weight(c) * (r.lse[row] - r.x[i])
+			}
+		}
+	}
+	return out
+}
+
+func (r *ceRule) dense(v []float64) *tensor.Dense {
+	if len(r.rowShape) == 0 {
+		d, _ := tensor.FromFloat64(v, r.c)
+		return d
+	}
+	shape := append([]int{r.rowShape[0], r.c}, r.rowShape[1:]...)
+	d, _ := tensor.FromFloat64(v, shape...)
+	return d
+}
+
+// Pullback appends xbar (and tbar for probability targets).
+func (r *ceRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	s, err := r.rowScale(ybar)
+	if err != nil {
+		return dst, err
+	}
+	if r.need[0] {
+		var p []float64
+		if r.lse != nil {
+			p = r.softmax()
+		}
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.dense(r.xbar(p, s))})
+	}
+	if r.need[1] {
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: r.dense(r.tbar(s))})
+	}
+	return dst, nil
+}
+
+// tangents returns the input tangents as slices (nil when absent), checked.
+func (r *ceRule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (xdot, tdot []float64, err error) {
+	for k := range r.in {
+		if !r.need[k] {
+			continue
+		}
+		v, ok := tangentOf(r.in[k])
+		if !ok {
+			continue
+		}
+		if v == nil || v.DType() != tensor.Float64 || v.Size() != len(r.x) {
+			return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of input %d is %s", r.op.name, k, describe(v))
+		}
+		if k == 0 {
+			xdot = float64s(v)
+		} else {
+			tdot = float64s(v)
+		}
+	}
+	return xdot, tdot, nil
+}
+
+// ForwardTangents returns ldot (reduced like the loss).
+func (r *ceRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	xdot, tdot, err := r.tangents(tangentOf)
+	if err != nil || (xdot == nil && tdot == nil) {
+		return nil, false, err
+	}
+	rows := r.outer * r.inner
+	// ldot_r = <d l_r / d x_r, xdot_r> + <d l_r / d t_r, tdot_r>: the pullback with
+	// unit row factors gives both gradients.
+	ones := make([]float64, rows)
+	for i := range ones {
+		ones[i] = 1
+	}
+	ld := make([]float64, rows)
+	if xdot != nil {
+		var p []float64
+		if r.lse != nil {
+			p = r.softmax()
+		}
+		r.rowDot(ld, r.xbar(p, ones), xdot)
+	}
+	if tdot != nil {
+		r.rowDot(ld, r.tbar(ones), tdot)
+	}
+	if r.red == ReductionNone {
+		y, _ := tensor.FromFloat64(ld, r.rowShape...)
+		return y, true, nil
+	}
+	var s float64
+	for _, v := range ld {
+		s += v
+	}
+	return tensor.Scalar(s * r.scale), true, nil
+}
+
+// rowDot adds sum_c a_rc b_rc to acc_r.
+func (r *ceRule) rowDot(acc, a, b []float64) {
+	for o := range r.outer {
+		for c := range r.c {
+			base := r.idx(o, c, 0)
+			row := acc[o*r.inner:][:r.inner]
+			for k := range row {
+				row[k] += a[base+k] * b[base+k]
+			}
+		}
+	}
+}
+
+// PullbackWithTangents appends (xbar, xbardot) and, for probability targets,
+// (tbar, tbardot); see the formulas at the top of the file.
+func (r *ceRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	s, err := r.rowScale(ct.Value)
+	if err != nil {
+		return dst, err
+	}
+	var sdot []float64
+	if ct.HasTangent {
+		if sdot, err = r.rowScale(ct.Tangent); err != nil {
+			return dst, err
+		}
+	}
+	xdot, tdot, err := r.tangents(tangentOf)
+	if err != nil {
+		return dst, err
+	}
+	var p []float64
+	if r.lse != nil {
+		p = r.softmax()
+	}
+	// <p_r, xdot_r> per row.
+	var pxd []float64
+	if xdot != nil && p != nil {
+		pxd = make([]float64, r.outer*r.inner)
+		r.rowDot(pxd, p, xdot)
+	}
+	if r.need[0] {
+		xb := r.xbar(slices.Clone(p), s)
+		d := cr.Dual[*tensor.Dense]{Value: r.dense(xb)}
+		if sdot != nil || pxd != nil || tdot != nil {
+			var xbd []float64
+			if sdot != nil {
+				xbd = r.xbar(slices.Clone(p), sdot)
+			} else {
+				xbd = make([]float64, len(r.x))
+			}
+			if p != nil && (pxd != nil || tdot != nil) {
+				r.addCurvature(xbd, p, s, xdot, pxd, tdot)
+			}
+			d.Tangent, d.HasTangent = r.dense(xbd), true
+		}
+		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d})
+	}
+	if r.need[1] {
+		d := cr.Dual[*tensor.Dense]{Value: r.dense(r.tbar(s))}
+		if sdot != nil || pxd != nil {
+			tbd := make([]float64, len(r.x))
+			if sdot != nil {
+				tbd = r.tbar(sdot)
+			}
+			if pxd != nil {
+				for o := range r.outer {
+					for k := range r.inner {
+						row := o*r.inner + k
+						for c := range r.c {
+							i := r.idx(o, c, k)
+							tbd[i] -= s[row] * (1 - r.eps) * r.weight(c) * (xdot[i] - pxd[row])
+						}
+					}
+				}
+			}
+			d.Tangent, d.HasTangent = r.dense(tbd), true
+		}
+		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[1], Cotangent: d})
+	}
+	return dst, nil
+}
+
+// addCurvature adds to xbd the terms of xbardot that come from the input tangents:
+// s_r (Q_r p_rc (xdot_rc - <p_r, xdot_r>) + Qdot_r p_rc - qdot_rc).
+func (r *ceRule) addCurvature(xbd, p, s, xdot, pxd, tdot []float64) {
+	for o := range r.outer {
+		for k := range r.inner {
+			row := o*r.inner + k
+			sr := s[row]
+			var bigQ float64
+			if r.t != nil {
+				for c := range r.c {
+					bigQ += r.q(o, c, k)
+				}
+			} else if _, alpha, beta, ok := r.labelCoef(row); ok {
+				bigQ = alpha + beta*r.wsum
+			}
+			var qdotSum float64
+			if tdot != nil {
+				for c := range r.c {
+					qdotSum += (1 - r.eps) * r.weight(c) * tdot[r.idx(o, c, k)]
+				}
+			}
+			for c := range r.c {
+				i := r.idx(o, c, k)
+				v := 0.0
+				if pxd != nil {
+					v += bigQ * p[i] * (xdot[i] - pxd[row])
+				}
+				if tdot != nil {
+					v += qdotSum*p[i] - (1-r.eps)*r.weight(c)*tdot[i]
+				}
+				if v != 0 {
+					xbd[i] += sr * v
+				}
+			}
+		}
+	}
+}

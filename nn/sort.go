@@ -1,0 +1,260 @@
+package nn
+
+import (
+	"math"
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// SortOp returns PyTorch's sort(x, dim=axis, descending, stable=True) of a float64
+// tensor: a multi-output op (record it with core.Tape.ApplyMulti) with the outputs
+//
+//	values   x's lanes along axis, sorted (ascending, or descending)
+//	indices  the positions along axis that the values came from, as float64
+//	         integers: values[..., j, ...] = x[..., indices[..., j, ...], ...]
+//
+// The sort is stable: equal elements keep their order, ascending and descending
+// alike. NaN sorts above every number (last ascending, first descending), as in
+// PyTorch. A 0-d tensor is one lane of one element (axis 0 or -1).
+//
+// The indices are not differentiable (chainrules.PartialOutputs): they are
+// recorded like constants and never carry a cotangent. The values are a
+// permutation P of x, a linear map at fixed indices, so
+//
+//	xbar = P^T vbar   (vbar scattered back to where each value came from),
+//	vdot = P xdot,   xbardot = P^T vbardot.
+//
+// At ties the permutation is the stable one, so the derivative there is one-sided
+// (the values are continuous, the choice of indices is not). Complex input and an
+// axis out of range are errors wrapping chainrules.ErrInvalidArgument.
+func SortOp(axis int, descending bool) cr.MultiOp[*tensor.Dense] {
+	return &sortOp{name: "sort", axis: axis, whole: true, desc: descending}
+}
+
+// TopKOp returns PyTorch's topk(x, k, dim=axis, largest, sorted=True): the k
+// largest (or, with largest false, smallest) elements of each lane of a float64
+// tensor along axis, in sorted order, as the multi-output op (values, indices) of
+// SortOp with the axis cut to size k. Ties are broken by position (the first
+// occurrence wins), which makes topk the first k elements of the stable sort;
+// PyTorch leaves the order of ties unspecified (its CPU kernel may pick later
+// occurrences). Its rules are those of SortOp: xbar holds vbar at the chosen
+// positions and zeros elsewhere. k outside [0, n] is an error wrapping
+// chainrules.ErrInvalidArgument.
+func TopKOp(k, axis int, largest bool) cr.MultiOp[*tensor.Dense] {
+	return &sortOp{name: "topk", axis: axis, k: k, desc: largest}
+}
+
+// Sort evaluates SortOp(axis, descending) at x without a tape and returns the
+// sorted values and their indices.
+func Sort(x *tensor.Dense, axis int, descending bool) (values, indices *tensor.Dense, err error) {
+	return evalPair(SortOp(axis, descending), x)
+}
+
+// TopK evaluates TopKOp(k, axis, largest) at x without a tape.
+func TopK(x *tensor.Dense, k, axis int, largest bool) (values, indices *tensor.Dense, err error) {
+	return evalPair(TopKOp(k, axis, largest), x)
+}
+
+func evalPair(op cr.MultiOp[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, *tensor.Dense, error) {
+	y, err := cr.EvalMulti(op, x)
+	if err != nil {
+		return nil, nil, err
+	}
+	return y[0], y[1], nil
+}
+
+type sortOp struct {
+	name  string
+	axis  int
+	k     int
+	whole bool // sort: k is the axis size
+	desc  bool
+}
+
+func (o *sortOp) Name() string { return o.name }
+
+// NumOutputs returns 2: the values and the indices.
+func (o *sortOp) NumOutputs() int { return 2 }
+
+// OutputDifferentiable reports that the values (output 0) carry derivatives and
+// the indices (output 1) do not.
+func (o *sortOp) OutputDifferentiable(m int) bool { return m == 0 }
+
+// ApplyMulti sorts every lane and returns the values, the indices and the rule.
+func (o *sortOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
+	if err := checkInputs(o.name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	if len(in) != 1 {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 1 input", o.name, len(in))
+	}
+	if err := checkReal(o.name, x[0]); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	lshape := shape
+	if len(shape) == 0 {
+		lshape = []int{1} // a 0-d tensor is one lane of one element
+	}
+	ax, err := normAxis(o.name, o.axis, len(lshape))
+	if err != nil {
+		return nil, nil, err
+	}
+	l := lanesOf(lshape, ax)
+	k := o.k
+	switch {
+	case o.whole:
+		k = l.n
+	case k < 0 || k > l.n:
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: k = %d for an axis of size %d", o.name, k, l.n)
+	}
+	oshape := slices.Clone(lshape)
+	oshape[ax] = k
+	if len(shape) == 0 && k == 1 {
+		oshape = []int{}
+	}
+	xs := float64s(x[0])
+	ol := lanes{outer: l.outer, n: k, inner: l.inner}
+	size := l.outer * k * l.inner
+	vals, idx, src := make([]float64, size), make([]float64, size), make([]int, size)
+	perm := make([]int, l.n)
+	cmp := ascending
+	if o.desc {
+		cmp = descending
+	}
+	for a := range l.outer {
+		for b := range l.inner {
+			for j := range perm {
+				perm[j] = j
+			}
+			slices.SortStableFunc(perm, func(i, j int) int { return cmp(xs[l.at(a, i, b)], xs[l.at(a, j, b)]) })
+			for j, p := range perm[:k] {
+				d := ol.at(a, j, b)
+				src[d] = l.at(a, p, b)
+				vals[d], idx[d] = xs[src[d]], float64(p)
+			}
+		}
+	}
+	v, err := tensor.FromFloat64(vals, oshape...)
+	if err != nil {
+		return nil, nil, err
+	}
+	ind, err := tensor.FromFloat64(idx, oshape...)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := &sortRule{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}
+	return []*tensor.Dense{v, ind}, r, nil
+}
+
+// ascending orders numbers with NaN above all of them.
+func ascending(a, b float64) int {
+	switch na, nb := math.IsNaN(a), math.IsNaN(b); {
+	case na || nb:
+		if na && !nb {
+			return 1
+		}
+		if nb && !na {
+			return -1
+		}
+		return 0
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// descending is the reverse order: NaN first.
+func descending(a, b float64) int { return ascending(b, a) }
+
+// sortRule differentiates the values of a sort: output element i is input element
+// src[i].
+type sortRule struct {
+	name          string
+	in            cr.NodeID
+	shape, oshape []int
+	src           []int
+}
+
+func (r *sortRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+
+// scatter returns P^T v: a tensor shaped like x holding v[i] at src[i].
+func (r *sortRule) scatter(v *tensor.Dense, what string) (*tensor.Dense, error) {
+	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.oshape) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s of the values is %s, the values are float64%v", r.name, what, describe(v), r.oshape)
+	}
+	out := tensor.New(tensor.Float64, r.shape...)
+	d := out.Float64s()
+	for i, s := range float64s(v) {
+		d[r.src[i]] += s
+	}
+	return out, nil
+}
+
+// PullbackMulti appends xbar = P^T vbar (the indices never have a cotangent).
+func (r *sortRule) PullbackMulti(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	if len(ybar) != 2 || len(has) != 2 {
+		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ybar), len(has))
+	}
+	if !has[0] {
+		return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: tensor.New(tensor.Float64, r.shape...)}), nil
+	}
+	xbar, err := r.scatter(ybar[0], "cotangent")
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
+}
+
+// ForwardTangentsMulti sets vdot = P xdot.
+func (r *sortRule) ForwardTangentsMulti(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	t, ok := tangentOf(r.in)
+	if !ok {
+		return nil
+	}
+	if t == nil || t.DType() != tensor.Float64 || !slices.Equal(t.Shape(), r.shape) {
+		return cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of the input is %s, the input is float64%v", r.name, describe(t), r.shape)
+	}
+	if len(ydot) != 2 || len(has) != 2 {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: %d tangent slots for 2 outputs", r.name, len(ydot))
+	}
+	ts := float64s(t)
+	v := make([]float64, len(r.src))
+	for i, s := range r.src {
+		v[i] = ts[s]
+	}
+	out, err := tensor.FromFloat64(v, r.oshape...)
+	if err != nil {
+		return err
+	}
+	ydot[0], has[0] = out, true
+	return nil
+}
+
+// PullbackWithTangentsMulti appends (P^T vbar, P^T vbardot): P does not depend on x
+// away from ties.
+func (r *sortRule) PullbackWithTangentsMulti(ct []cr.Dual[*tensor.Dense], has []bool, _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	if len(ct) != 2 || len(has) != 2 {
+		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ct), len(has))
+	}
+	var d cr.Dual[*tensor.Dense]
+	if !has[0] {
+		d.Value = tensor.New(tensor.Float64, r.shape...)
+		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	}
+	var err error
+	if d.Value, err = r.scatter(ct[0].Value, "cotangent"); err != nil {
+		return dst, err
+	}
+	if ct[0].HasTangent {
+		if d.Tangent, err = r.scatter(ct[0].Tangent, "cotangent tangent"); err != nil {
+			return dst, err
+		}
+		d.HasTangent = true
+	}
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+}

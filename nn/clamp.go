@@ -36,7 +36,9 @@ func ClampOp(lo, hi float64) cr.Op[*tensor.Dense] {
 }
 
 // Clamp evaluates ClampOp(lo, hi) at x without a tape.
-func Clamp(x *tensor.Dense, lo, hi float64) (*tensor.Dense, error) { return cr.Eval(ClampOp(lo, hi), x) }
+func Clamp(x *tensor.Dense, lo, hi float64) (*tensor.Dense, error) {
+	return cr.Eval(ClampOp(lo, hi), x)
+}
 
 // ClampTensorOp returns PyTorch's clamp(x, min=lo, max=hi) with tensor bounds: an
 // op of arity 3 on float64 tensors x, lo and hi that broadcast together (NumPy's

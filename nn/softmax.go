@@ -42,15 +42,15 @@ func shifted(t *Tape, x cr.NodeID, axis int) cr.NodeID {
 }
 
 // LogSoftmax evaluates log_softmax along axis without a tape.
-func LogSoftmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(LogSoftmaxOp(axis), x) }
+func LogSoftmax(x *tensor.Dense, axis int) (*tensor.Dense, error) {
+	return cr.Eval(LogSoftmaxOp(axis), x)
+}
 
 // Softmax evaluates softmax along axis without a tape.
 func Softmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(SoftmaxOp(axis), x) }
 
-// Register adds softmax and log_softmax to reg, with samples for testing/ruletest.
-// It returns an error wrapping chainrules.ErrInvalidArgument for a nil reg, or
-// chainrules.ErrDuplicate if a name is taken.
-func Register(reg *cr.Registry[*tensor.Dense]) error {
+// softmaxEntries returns the registry entries of softmax and log_softmax.
+func softmaxEntries() []cr.Entry[*tensor.Dense] {
 	var entries []cr.Entry[*tensor.Dense]
 	for _, e := range []struct {
 		name, doc string
@@ -71,5 +71,5 @@ func Register(reg *cr.Registry[*tensor.Dense]) error {
 				}
 			}})
 	}
-	return cr.RegisterEntries(reg, "nn.Register", entries...)
+	return entries
 }

@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -131,18 +130,21 @@ func (o *ceOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ten
 	return y, r, nil
 }
 
-// ceRule holds what the rules need: the inputs' data, the per-row
-// log-sum-exps and the resolved targets.
+// ceRule holds what the rules need: the inputs' data, the resolved targets and,
+// for cross_entropy, the rule of the row log-sum-exps, whose vectorised softmax
+// kernels give the terms in p.
 type ceRule struct {
 	op              *ceOp
 	in              []cr.NodeID
 	need            [2]bool
 	x, t            []float64 // t: target probabilities, nil for labels
 	outer, c, inner int
-	lse             []float64 // per row, cross_entropy only
-	labels          []int     // per row; -1 marks an ignored row
-	w               []float64 // class weights (nil: all 1)
-	wsum            float64   // sum_c w_c
+	lse             []float64                     // per row, cross_entropy only
+	lseRule         cr.ReverseRule[*tensor.Dense] // of lse = logsumexp(x) over the class axis
+	labels          []int                         // per row; -1 marks an ignored row
+	bigQ            []float64                     // Q_r per row
+	w               []float64                     // class weights (nil: all 1)
+	wsum            float64                       // sum_c w_c
 	eps             float64
 	red             Reduction
 	rowShape        []int   // shape of l (ReductionNone)
@@ -193,6 +195,7 @@ func (o *ceOp) prepare(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ceRule,
 	} else {
 		r.wsum = float64(r.c)
 	}
+	r.bigQ = make([]float64, rows)
 	var d float64 // the mean's denominator
 	if o.probs {
 		if !slices.Equal(x[1].Shape(), shape) {
@@ -200,6 +203,13 @@ func (o *ceOp) prepare(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ceRule,
 		}
 		r.t = float64s(x[1])
 		d = float64(rows)
+		for o := range r.outer {
+			for k := range r.inner {
+				for c := range r.c {
+					r.bigQ[o*r.inner+k] += r.q(o, c, k)
+				}
+			}
+		}
 	} else {
 		if len(o.labels) != rows {
 			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %d labels for an input %s (%d rows)", name, len(o.labels), x[0].Describe(), rows)
@@ -216,6 +226,8 @@ func (o *ceOp) prepare(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ceRule,
 			}
 			r.labels[i] = y
 			d += r.weight(y)
+			_, alpha, beta, _ := r.labelCoef(i)
+			r.bigQ[i] = alpha + beta*r.wsum
 		}
 	}
 	r.scale = 1
@@ -227,11 +239,11 @@ func (o *ceOp) prepare(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ceRule,
 		if len(shape) == 1 {
 			axis = 0
 		}
-		lse, err := reduce.LogSumExp(x[0], []int{axis}, false)
+		lse, rule, err := reduce.LogSumExpOp([]int{axis}, false).Apply(r.in[:1], x[:1])
 		if err != nil {
 			return nil, err
 		}
-		r.lse = float64s(lse)
+		r.lse, r.lseRule = float64s(lse), rule
 	}
 	return r, nil
 }
@@ -263,42 +275,71 @@ func (r *ceRule) q(o, c, k int) float64 {
 	return r.weight(c) * ((1-r.eps)*r.t[r.idx(o, c, k)] + r.eps/float64(r.c))
 }
 
-// loss returns l_r for row (o, k).
-func (r *ceRule) loss(o, k int) float64 {
-	row := o*r.inner + k
-	var bigQ, qx float64
-	if r.t != nil {
-		for c := range r.c {
-			q := r.q(o, c, k)
-			bigQ += q
-			qx += q * r.x[r.idx(o, c, k)]
-		}
-	} else {
-		y, alpha, beta, ok := r.labelCoef(row)
-		if !ok {
-			return 0
-		}
-		bigQ = alpha
-		qx = alpha * r.x[r.idx(o, y, k)]
-		if beta != 0 {
-			bigQ += beta * r.wsum
-			for c := range r.c {
-				qx += beta * r.weight(c) * r.x[r.idx(o, c, k)]
+// qDot adds f_r sum_c q_rc v_rc to acc_r for every row (f nil: f_r = 1).
+func (r *ceRule) qDot(acc, f, v []float64) {
+	for o := range r.outer {
+		for k := range r.inner {
+			row := o*r.inner + k
+			var s float64
+			if r.t != nil {
+				for c := range r.c {
+					s += r.q(o, c, k) * v[r.idx(o, c, k)]
+				}
+			} else if y, alpha, beta, ok := r.labelCoef(row); ok {
+				s = alpha * v[r.idx(o, y, k)]
+				if beta != 0 {
+					for c := range r.c {
+						s += beta * r.weight(c) * v[r.idx(o, c, k)]
+					}
+				}
 			}
+			if f != nil {
+				s *= f[row]
+			}
+			acc[row] += s
 		}
 	}
-	if r.lse == nil || bigQ == 0 {
-		return -qx
+}
+
+// subQ sets v_rc -= s_r q_rc for every row with s_r != 0 (ignored rows and rows
+// whose factor is zero are left alone, so that an infinite mean factor times a zero
+// weight makes no NaN).
+func (r *ceRule) subQ(v, s []float64) {
+	for o := range r.outer {
+		for k := range r.inner {
+			row := o*r.inner + k
+			sr := s[row]
+			if sr == 0 {
+				continue
+			}
+			if r.t != nil {
+				for c := range r.c {
+					v[r.idx(o, c, k)] -= sr * r.q(o, c, k)
+				}
+				continue
+			}
+			y, alpha, beta, ok := r.labelCoef(row)
+			if !ok {
+				continue
+			}
+			if beta != 0 {
+				for c := range r.c {
+					v[r.idx(o, c, k)] -= sr * beta * r.weight(c)
+				}
+			}
+			v[r.idx(o, y, k)] -= sr * alpha
+		}
 	}
-	return bigQ*r.lse[row] - qx
 }
 
 func (r *ceRule) primal() *tensor.Dense {
 	rows := r.outer * r.inner
 	l := make([]float64, rows)
-	for o := range r.outer {
-		for k := range r.inner {
-			l[o*r.inner+k] = r.loss(o, k)
+	r.qDot(l, nil, r.x)
+	for i := range l {
+		l[i] = -l[i]
+		if r.lse != nil && r.bigQ[i] != 0 {
+			l[i] += r.bigQ[i] * r.lse[i]
 		}
 	}
 	if r.red == ReductionNone {
@@ -338,75 +379,53 @@ func (r *ceRule) rowScale(ybar *tensor.Dense) ([]float64, error) {
 	return s, nil
 }
 
-// softmax returns p = exp(x_r - lse_r) for every element, through the vectorised
-// exp of package elementwise.
-func (r *ceRule) softmax() []float64 {
-	z := make([]float64, len(r.x))
-	for o := range r.outer {
-		for c := range r.c {
-			base := r.idx(o, c, 0)
-			lse := r.lse[o*r.inner:][:r.inner]
-			for k, v := range r.x[base : base+r.inner] {
-				z[base+k] = v - lse[k]
-			}
-		}
-	}
-	zt, _ := tensor.FromFloat64(z, len(z))
-	p, err := elementwise.Exp(zt)
-	if err != nil { // cannot happen for a float64 vector
-		return z
-	}
-	return p.Float64s()
+// rows returns a row-shaped tensor over v.
+func (r *ceRule) rows(v []float64) *tensor.Dense {
+	d, _ := tensor.FromFloat64(v, r.rowShape...)
+	return d
 }
 
-// xbar writes into p (the softmax, or nil for nll_loss) the cotangent of x for the
-// row factors s, and returns it: s_r (Q_r p_rc - q_rc). Ignored rows get zeros.
-func (r *ceRule) xbar(p, s []float64) []float64 {
-	if p == nil {
-		p = make([]float64, len(r.x))
+// dense returns an input-shaped tensor over v.
+func (r *ceRule) dense(v []float64) *tensor.Dense {
+	if len(r.rowShape) == 0 {
+		d, _ := tensor.FromFloat64(v, r.c)
+		return d
 	}
-	for o := range r.outer {
-		for k := range r.inner {
-			row := o*r.inner + k
-			sr := s[row]
-			if r.t != nil {
-				var bigQ float64
-				for c := range r.c {
-					bigQ += r.q(o, c, k)
-				}
-				for c := range r.c {
-					i := r.idx(o, c, k)
-					pc := 0.0
-					if r.lse != nil {
-						pc = bigQ * p[i]
-					}
-					p[i] = sr * (pc - r.q(o, c, k))
-				}
-				continue
-			}
-			y, alpha, beta, ok := r.labelCoef(row)
-			bigQ := alpha + beta*r.wsum
-			for c := range r.c {
-				i := r.idx(o, c, k)
-				if !ok {
-					p[i] = 0
-					continue
-				}
-				pc := 0.0
-				if r.lse != nil {
-					pc = bigQ * p[i]
-				}
-				p[i] = sr * (pc - beta*r.weight(c))
-			}
-			if ok {
-				p[r.idx(o, y, k)] -= sr * alpha
-			}
-		}
-	}
-	return p
+	shape := append([]int{r.rowShape[0], r.c}, r.rowShape[1:]...)
+	d, _ := tensor.FromFloat64(v, shape...)
+	return d
 }
 
-// tbar returns the cotangent of the target probabilities: -s_r (1-eps) w_c log p_rc.
+// timesQ returns s_r Q_r per row, 0 where Q_r is 0: the cotangent of the row
+// log-sum-exps.
+func (r *ceRule) timesQ(s []float64) []float64 {
+	g := make([]float64, len(s))
+	for i, q := range r.bigQ {
+		if q != 0 {
+			g[i] = s[i] * q
+		}
+	}
+	return g
+}
+
+// xbar returns s_r (Q_r p_rc - q_rc) (nll_loss: -s_r q_rc): the pullback of the row
+// log-sum-exps, whose result is fresh, minus the target term.
+func (r *ceRule) xbar(s []float64) ([]float64, error) {
+	var v []float64
+	if r.lseRule != nil {
+		c, err := r.lseRule.Pullback(r.rows(r.timesQ(s)), nil)
+		if err != nil {
+			return nil, err
+		}
+		v = c[0].Value.Float64s()
+	} else {
+		v = make([]float64, len(r.x))
+	}
+	r.subQ(v, s)
+	return v, nil
+}
+
+// tbar returns the cotangent of the target probabilities, s_r (1-eps) w_c (lse_r - x_rc).
 func (r *ceRule) tbar(s []float64) []float64 {
 	out := make([]float64, len(r.x))
 	for o := range r.outer {
@@ -421,16 +440,6 @@ func (r *ceRule) tbar(s []float64) []float64 {
 	return out
 }
 
-func (r *ceRule) dense(v []float64) *tensor.Dense {
-	if len(r.rowShape) == 0 {
-		d, _ := tensor.FromFloat64(v, r.c)
-		return d
-	}
-	shape := append([]int{r.rowShape[0], r.c}, r.rowShape[1:]...)
-	d, _ := tensor.FromFloat64(v, shape...)
-	return d
-}
-
 // Pullback appends xbar (and tbar for probability targets).
 func (r *ceRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	s, err := r.rowScale(ybar)
@@ -438,11 +447,11 @@ func (r *ceRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dens
 		return dst, err
 	}
 	if r.need[0] {
-		var p []float64
-		if r.lse != nil {
-			p = r.softmax()
+		xb, err := r.xbar(s)
+		if err != nil {
+			return dst, err
 		}
-		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.dense(r.xbar(p, s))})
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.dense(xb)})
 	}
 	if r.need[1] {
 		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: r.dense(r.tbar(s))})
@@ -450,7 +459,8 @@ func (r *ceRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dens
 	return dst, nil
 }
 
-// tangents returns the input tangents as slices (nil when absent), checked.
+// tangents returns the input tangents as slices (nil when absent or not needed),
+// checked, and the tangentOf that reports x's tangent only when it is needed.
 func (r *ceRule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (xdot, tdot []float64, err error) {
 	for k := range r.in {
 		if !r.need[k] {
@@ -472,33 +482,60 @@ func (r *ceRule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (xdot, tdot []f
 	return xdot, tdot, nil
 }
 
-// ForwardTangents returns ldot (reduced like the loss).
+// pxdot returns <p_r, xdot_r> per row: the tangent of the row log-sum-exps.
+func (r *ceRule) pxdot(tangentOf cr.TangentOf[*tensor.Dense]) ([]float64, error) {
+	v, ok, err := r.lseRule.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(tangentOf)
+	if err != nil || !ok {
+		return make([]float64, r.outer*r.inner), err
+	}
+	return float64s(v), nil
+}
+
+// ForwardTangents returns ldot = Q <p, xdot> - <q, xdot> + <dl/dt, tdot>, reduced
+// like the loss.
 func (r *ceRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
 	xdot, tdot, err := r.tangents(tangentOf)
 	if err != nil || (xdot == nil && tdot == nil) {
 		return nil, false, err
 	}
 	rows := r.outer * r.inner
-	// ldot_r = <d l_r / d x_r, xdot_r> + <d l_r / d t_r, tdot_r>: the pullback with
-	// unit row factors gives both gradients.
-	ones := make([]float64, rows)
-	for i := range ones {
-		ones[i] = 1
-	}
 	ld := make([]float64, rows)
 	if xdot != nil {
-		var p []float64
-		if r.lse != nil {
-			p = r.softmax()
+		if r.lseRule != nil {
+			pxd, err := r.pxdot(tangentOf)
+			if err != nil {
+				return nil, false, err
+			}
+			for i, q := range r.bigQ {
+				if q != 0 {
+					ld[i] = q * pxd[i]
+				}
+			}
 		}
-		r.rowDot(ld, r.xbar(p, ones), xdot)
+		minus := make([]float64, rows)
+		r.qDot(minus, nil, xdot)
+		for i := range ld {
+			ld[i] -= minus[i]
+		}
 	}
 	if tdot != nil {
-		r.rowDot(ld, r.tbar(ones), tdot)
+		ones := make([]float64, rows)
+		for i := range ones {
+			ones[i] = 1
+		}
+		tb := r.tbar(ones)
+		for o := range r.outer {
+			for c := range r.c {
+				base := r.idx(o, c, 0)
+				acc := ld[o*r.inner:][:r.inner]
+				for k := range acc {
+					acc[k] += tb[base+k] * tdot[base+k]
+				}
+			}
+		}
 	}
 	if r.red == ReductionNone {
-		y, _ := tensor.FromFloat64(ld, r.rowShape...)
-		return y, true, nil
+		return r.rows(ld), true, nil
 	}
 	var s float64
 	for _, v := range ld {
@@ -507,21 +544,26 @@ func (r *ceRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor
 	return tensor.Scalar(s * r.scale), true, nil
 }
 
-// rowDot adds sum_c a_rc b_rc to acc_r.
-func (r *ceRule) rowDot(acc, a, b []float64) {
+// qdot returns Qdot_r = (1 - eps) sum_c w_c tdot_rc per row.
+func (r *ceRule) qdot(tdot []float64) []float64 {
+	out := make([]float64, r.outer*r.inner)
 	for o := range r.outer {
 		for c := range r.c {
+			wc := (1 - r.eps) * r.weight(c)
 			base := r.idx(o, c, 0)
-			row := acc[o*r.inner:][:r.inner]
-			for k := range row {
-				row[k] += a[base+k] * b[base+k]
+			acc := out[o*r.inner:][:r.inner]
+			for k := range acc {
+				acc[k] += wc * tdot[base+k]
 			}
 		}
 	}
+	return out
 }
 
 // PullbackWithTangents appends (xbar, xbardot) and, for probability targets,
-// (tbar, tbardot); see the formulas at the top of the file.
+// (tbar, tbardot). For cross_entropy the terms in p are the second-order pullback
+// of the row log-sum-exps at the cotangent pair (s Q, sdot Q + s Qdot); the target
+// terms are subtracted from them.
 func (r *ceRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	s, err := r.rowScale(ct.Value)
 	if err != nil {
@@ -537,47 +579,77 @@ func (r *ceRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.Ta
 	if err != nil {
 		return dst, err
 	}
-	var p []float64
-	if r.lse != nil {
-		p = r.softmax()
-	}
-	// <p_r, xdot_r> per row.
-	var pxd []float64
-	if xdot != nil && p != nil {
-		pxd = make([]float64, r.outer*r.inner)
-		r.rowDot(pxd, p, xdot)
+	// x's tangent as the log-sum-exp rule sees it: absent unless needed.
+	lseTangent := func(id cr.NodeID) (*tensor.Dense, bool) {
+		if xdot == nil {
+			return nil, false
+		}
+		return tangentOf(id)
 	}
 	if r.need[0] {
-		xb := r.xbar(slices.Clone(p), s)
-		d := cr.Dual[*tensor.Dense]{Value: r.dense(xb)}
-		if sdot != nil || pxd != nil || tdot != nil {
-			var xbd []float64
-			if sdot != nil {
-				xbd = r.xbar(slices.Clone(p), sdot)
-			} else {
+		var d cr.Dual[*tensor.Dense]
+		var xb, xbd []float64
+		if r.lseRule != nil {
+			g := cr.Dual[*tensor.Dense]{Value: r.rows(r.timesQ(s))}
+			if sdot != nil || tdot != nil {
+				gd := make([]float64, len(s))
+				if sdot != nil {
+					gd = r.timesQ(sdot)
+				}
+				if tdot != nil {
+					for i, q := range r.qdot(tdot) {
+						gd[i] += s[i] * q
+					}
+				}
+				g.Tangent, g.HasTangent = r.rows(gd), true
+			}
+			c, err := r.lseRule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(g, lseTangent, nil)
+			if err != nil {
+				return dst, err
+			}
+			xb = c[0].Cotangent.Value.Float64s()
+			if c[0].Cotangent.HasTangent {
+				xbd = c[0].Cotangent.Tangent.Float64s()
+			}
+		} else {
+			xb = make([]float64, len(r.x))
+		}
+		r.subQ(xb, s)
+		if sdot != nil || tdot != nil {
+			if xbd == nil {
 				xbd = make([]float64, len(r.x))
 			}
-			if p != nil && (pxd != nil || tdot != nil) {
-				r.addCurvature(xbd, p, s, xdot, pxd, tdot)
+			if sdot != nil {
+				r.subQ(xbd, sdot)
 			}
+			if tdot != nil {
+				r.subQdot(xbd, s, tdot)
+			}
+		}
+		d.Value = r.dense(xb)
+		if xbd != nil {
 			d.Tangent, d.HasTangent = r.dense(xbd), true
 		}
 		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d})
 	}
 	if r.need[1] {
 		d := cr.Dual[*tensor.Dense]{Value: r.dense(r.tbar(s))}
-		if sdot != nil || pxd != nil {
+		if sdot != nil || xdot != nil {
 			tbd := make([]float64, len(r.x))
 			if sdot != nil {
 				tbd = r.tbar(sdot)
 			}
-			if pxd != nil {
+			if xdot != nil {
+				pxd, err := r.pxdot(lseTangent)
+				if err != nil {
+					return dst, err
+				}
 				for o := range r.outer {
 					for k := range r.inner {
 						row := o*r.inner + k
 						for c := range r.c {
 							i := r.idx(o, c, k)
-							tbd[i] -= s[row] * (1 - r.eps) * r.weight(c) * (xdot[i] - pxd[row])
+							tbd[i] += s[row] * (1 - r.eps) * r.weight(c) * (pxd[row] - xdot[i])
 						}
 					}
 				}
@@ -589,38 +661,16 @@ func (r *ceRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.Ta
 	return dst, nil
 }
 
-// addCurvature adds to xbd the terms of xbardot that come from the input tangents:
-// s_r (Q_r p_rc (xdot_rc - <p_r, xdot_r>) + Qdot_r p_rc - qdot_rc).
-func (r *ceRule) addCurvature(xbd, p, s, xdot, pxd, tdot []float64) {
+// subQdot sets v_rc -= s_r qdot_rc = s_r (1 - eps) w_c tdot_rc.
+func (r *ceRule) subQdot(v, s, tdot []float64) {
 	for o := range r.outer {
-		for k := range r.inner {
-			row := o*r.inner + k
-			sr := s[row]
-			var bigQ float64
-			if r.t != nil {
-				for c := range r.c {
-					bigQ += r.q(o, c, k)
-				}
-			} else if _, alpha, beta, ok := r.labelCoef(row); ok {
-				bigQ = alpha + beta*r.wsum
-			}
-			var qdotSum float64
-			if tdot != nil {
-				for c := range r.c {
-					qdotSum += (1 - r.eps) * r.weight(c) * tdot[r.idx(o, c, k)]
-				}
-			}
-			for c := range r.c {
-				i := r.idx(o, c, k)
-				v := 0.0
-				if pxd != nil {
-					v += bigQ * p[i] * (xdot[i] - pxd[row])
-				}
-				if tdot != nil {
-					v += qdotSum*p[i] - (1-r.eps)*r.weight(c)*tdot[i]
-				}
-				if v != 0 {
-					xbd[i] += sr * v
+		for c := range r.c {
+			wc := (1 - r.eps) * r.weight(c)
+			base := r.idx(o, c, 0)
+			srow := s[o*r.inner:][:r.inner]
+			for k, sr := range srow {
+				if sr != 0 {
+					v[base+k] -= sr * wc * tdot[base+k]
 				}
 			}
 		}

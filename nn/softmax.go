@@ -1,7 +1,9 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
+	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
@@ -14,31 +16,304 @@ import (
 type Tape = core.Tape[*tensor.Dense]
 
 // LogSoftmaxOp returns the op log_softmax(x) = z - log(sum(exp(z))) along axis, with
-// z = x - max(x) (negative axes count from the end): a composite op. The maximum is
-// recorded without gradient; log_softmax does not depend on it, so the derivatives
-// are exact and no input overflows.
+// z = x - max(x) (negative axes count from the end), of a float64 tensor: PyTorch's
+// formula, which neither overflows nor loses precision for large inputs (both
+// functions are invariant under a shift of x along the axis, so the maximum carries
+// no derivative, to every order). With p = softmax(x) and sums over the axis, its
+// rules are
+//
+//	pullback:  xbar    = ybar - p sum(ybar)
+//	tangent:   ydot    = xdot - sum(p xdot)
+//	second:    xbardot = ybardot - p sum(ybardot) - p ydot sum(ybar).
+//
+// It is a hand-written fused op (a pass each for the maximum, the exponentials and
+// the sums, vectorised where packages reduce and elementwise are), faster than
+// recording x - logsumexp(x). An empty axis gives an empty output; an axis out of
+// range or complex input is an error wrapping chainrules.ErrInvalidArgument.
 func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
-	return core.Composite("log_softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
-		z := shifted(t, x[0], axis)
-		lse := t.Apply(elementwise.LogOp, t.Apply(reduce.SumOp([]int{axis}, true), t.Apply(elementwise.ExpOp, z)))
-		return t.Apply(elementwise.SubOp, z, lse)
-	})
+	return &softmaxOp{name: "log_softmax", axis: axis, log: true}
 }
 
 // SoftmaxOp returns the op softmax(x) = exp(z) / sum(exp(z)) along axis, with
-// z = x - max(x) as in LogSoftmaxOp: a composite op.
-func SoftmaxOp(axis int) cr.Op[*tensor.Dense] {
-	return core.Composite("softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
-		e := t.Apply(elementwise.ExpOp, shifted(t, x[0], axis))
-		return t.Apply(elementwise.DivOp, e, t.Apply(reduce.SumOp([]int{axis}, true), e))
-	})
+// z = x - max(x) as in LogSoftmaxOp, of a float64 tensor. With y = softmax(x),
+// a = sum(y ybar) and sums over the axis, its rules are
+//
+//	pullback:  xbar    = y (ybar - a)
+//	tangent:   ydot    = y (xdot - sum(y xdot))
+//	second:    xbardot = y (ybardot - sum(y ybardot)) + ydot (ybar - a) - y sum(ydot ybar).
+//
+// It is hand-written and fused, like LogSoftmaxOp.
+func SoftmaxOp(axis int) cr.Op[*tensor.Dense] { return &softmaxOp{name: "softmax", axis: axis} }
+
+type softmaxOp struct {
+	name string
+	axis int
+	log  bool
 }
 
-// shifted records x - max(x) along axis, with the maximum recorded without gradient.
-func shifted(t *Tape, x cr.NodeID, axis int) cr.NodeID {
-	var m cr.NodeID
-	t.NoGrad(func() { m = t.Apply(reduce.MaxOp([]int{axis}, true), x) })
-	return t.Apply(elementwise.SubOp, x, m)
+func (o *softmaxOp) Name() string { return o.name }
+
+// Apply computes z = x - max(x), e = exp(z) and s = sum(e) along the axis, and the
+// output e / s or z - log(s); the rule keeps p = e / s.
+func (o *softmaxOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	if err := checkInputs(o.name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	if len(in) != 1 {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 1 input", o.name, len(in))
+	}
+	if err := checkReal(o.name, x[0]); err != nil {
+		return nil, nil, err
+	}
+	shape := x[0].Shape()
+	ax, err := normAxis(o.name, o.axis, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
+	l := lanesOf(shape, ax)
+	r := &softmaxRule{name: o.name, in: in[0], log: o.log, l: l, shape: slices.Clone(shape)}
+	if x[0].Size() == 0 {
+		y := tensor.New(tensor.Float64, shape...)
+		r.p = y.Float64s()
+		return y, r, nil
+	}
+	m, err := reduce.Max(x[0], []int{ax}, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	ms, xs := float64s(m), float64s(x[0])
+	z := make([]float64, len(xs))
+	l.segments(func(i0, i1, r, step int) {
+		for i := i0; i < i1; i, r = i+1, r+step {
+			z[i] = xs[i] - ms[r]
+		}
+	})
+	zt, err := tensor.FromFloat64(z, shape...)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err := elementwise.Exp(zt)
+	if err != nil {
+		return nil, nil, err
+	}
+	es := e.Float64s()
+	sum := l.sums(es)
+	logs := make([]float64, len(sum))
+	for row, v := range sum {
+		logs[row], sum[row] = math.Log(v), 1/v
+	}
+	l.segments(func(i0, i1, r0, step int) {
+		for i, r := i0, r0; i < i1; i, r = i+1, r+step {
+			es[i] *= sum[r]
+		}
+		if o.log {
+			for i, r := i0, r0; i < i1; i, r = i+1, r+step {
+				z[i] -= logs[r]
+			}
+		}
+	})
+	r.p = es
+	if o.log {
+		return zt, r, nil
+	}
+	return e, r, nil
+}
+
+// segments calls f(i0, i1, r0, step) for each contiguous run [i0, i1) of the
+// elements: element i of the run lies in lane r0 + (i - i0) step. With inner == 1
+// the runs are whole lanes (step 0); otherwise they are rows of inner elements
+// whose lanes follow each other (step 1). The loops over a run are the hot loops
+// of softmax and its rules.
+func (l lanes) segments(f func(i0, i1, r0, step int)) {
+	if l.inner == 1 {
+		for o := range l.outer {
+			f(o*l.n, (o+1)*l.n, o, 0)
+		}
+		return
+	}
+	for o := range l.outer {
+		for j := range l.n {
+			base := l.at(o, j, 0)
+			f(base, base+l.inner, o*l.inner, 1)
+		}
+	}
+}
+
+// sums returns the sum of v along each lane.
+func (l lanes) sums(v []float64) []float64 {
+	out := make([]float64, l.outer*l.inner)
+	l.segments(func(i0, i1, r, step int) {
+		if step == 0 {
+			var s float64
+			for _, x := range v[i0:i1] {
+				s += x
+			}
+			out[r] += s
+			return
+		}
+		acc := out[r : r+i1-i0]
+		for k, x := range v[i0:i1] {
+			acc[k] += x
+		}
+	})
+	return out
+}
+
+// dots returns sum(a b) along each lane.
+func (l lanes) dots(a, b []float64) []float64 {
+	out := make([]float64, l.outer*l.inner)
+	l.segments(func(i0, i1, r, step int) {
+		bs := b[i0:i1]
+		if step == 0 {
+			var s float64
+			for k, x := range a[i0:i1] {
+				s += x * bs[k]
+			}
+			out[r] += s
+			return
+		}
+		acc := out[r : r+i1-i0]
+		for k, x := range a[i0:i1] {
+			acc[k] += x * bs[k]
+		}
+	})
+	return out
+}
+
+// softmaxRule differentiates softmax or log_softmax through the probabilities p
+// (the output of softmax).
+type softmaxRule struct {
+	name  string
+	in    cr.NodeID
+	log   bool
+	l     lanes
+	shape []int
+	p     []float64
+}
+
+func (r *softmaxRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+
+// data checks a cotangent or tangent shaped like x and y, and returns its elements.
+func (r *softmaxRule) data(v *tensor.Dense, what string) ([]float64, error) {
+	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.shape) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, the value is float64%v", r.name, what, describe(v), r.shape)
+	}
+	return float64s(v), nil
+}
+
+// pullback returns xbar for the cotangent g.
+func (r *softmaxRule) pullback(g []float64) []float64 {
+	out := make([]float64, len(g))
+	p := r.p
+	if r.log {
+		s := r.l.sums(g)
+		r.l.segments(func(i0, i1, r, step int) {
+			for i := i0; i < i1; i, r = i+1, r+step {
+				out[i] = g[i] - p[i]*s[r]
+			}
+		})
+		return out
+	}
+	a := r.l.dots(p, g)
+	r.l.segments(func(i0, i1, r, step int) {
+		for i := i0; i < i1; i, r = i+1, r+step {
+			out[i] = p[i] * (g[i] - a[r])
+		}
+	})
+	return out
+}
+
+func (r *softmaxRule) dense(v []float64) *tensor.Dense {
+	d, _ := tensor.FromFloat64(v, r.shape...)
+	return d
+}
+
+func (r *softmaxRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	g, err := r.data(ybar, "cotangent")
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: r.dense(r.pullback(g))}), nil
+}
+
+// tangent returns ydot for the input tangent xd.
+func (r *softmaxRule) tangent(xd []float64) []float64 {
+	out := make([]float64, len(xd))
+	p := r.p
+	b := r.l.dots(p, xd)
+	r.l.segments(func(i0, i1, k, step int) {
+		for i := i0; i < i1; i, k = i+1, k+step {
+			out[i] = xd[i] - b[k]
+		}
+		if !r.log {
+			for i := i0; i < i1; i++ {
+				out[i] *= p[i]
+			}
+		}
+	})
+	return out
+}
+
+func (r *softmaxRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	t, ok := tangentOf(r.in)
+	if !ok {
+		return nil, false, nil
+	}
+	xd, err := r.data(t, "tangent")
+	if err != nil {
+		return nil, false, err
+	}
+	return r.dense(r.tangent(xd)), true, nil
+}
+
+func (r *softmaxRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	g, err := r.data(ct.Value, "cotangent")
+	if err != nil {
+		return dst, err
+	}
+	d := cr.Dual[*tensor.Dense]{Value: r.dense(r.pullback(g))}
+	var gd, xd []float64
+	if ct.HasTangent {
+		if gd, err = r.data(ct.Tangent, "cotangent tangent"); err != nil {
+			return dst, err
+		}
+	}
+	if t, ok := tangentOf(r.in); ok {
+		if xd, err = r.data(t, "tangent"); err != nil {
+			return dst, err
+		}
+	}
+	if gd == nil && xd == nil {
+		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	}
+	var out []float64
+	if gd != nil {
+		out = r.pullback(gd) // J^* ybardot
+	} else {
+		out = make([]float64, len(g))
+	}
+	if xd != nil {
+		p, yd := r.p, r.tangent(xd)
+		if r.log {
+			// - pdot sum(ybar), with pdot = p ydot
+			s := r.l.sums(g)
+			r.l.segments(func(i0, i1, k, step int) {
+				for i := i0; i < i1; i, k = i+1, k+step {
+					out[i] -= p[i] * yd[i] * s[k]
+				}
+			})
+		} else {
+			// ydot (ybar - a) - y sum(ydot ybar)
+			a, c := r.l.dots(p, g), r.l.dots(yd, g)
+			r.l.segments(func(i0, i1, k, step int) {
+				for i := i0; i < i1; i, k = i+1, k+step {
+					out[i] += yd[i]*(g[i]-a[k]) - p[i]*c[k]
+				}
+			})
+		}
+	}
+	d.Tangent, d.HasTangent = r.dense(out), true
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
 }
 
 // LogSoftmax evaluates log_softmax along axis without a tape.

@@ -1,0 +1,100 @@
+package nn_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/nn"
+	"github.com/chainrules-go/chainrules/permute"
+	"github.com/chainrules-go/chainrules/reduce"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// crossEntropyComposite records the mean over rows of logsumexp(x_r) - x_{r, y_r}:
+// the cross-entropy a user writes from the primitive ops, which the fused op must
+// match in speed.
+func crossEntropyComposite(t *core.Tape[*tensor.Dense], x cr.NodeID, labels []int) cr.NodeID {
+	n := len(labels)
+	lse := t.Apply(reduce.LogSumExpOp([]int{1}, false), x)
+	picked := t.Apply(permute.ReshapeOp(n), t.Apply(index.GatherOp(1, labels, n, 1), x))
+	return t.Apply(reduce.MeanOp(nil, false), t.Apply(elementwise.SubOp, lse, picked))
+}
+
+// BenchmarkCrossEntropy records the loss of [N, C] logits and runs the backward
+// sweep (the gradient), fused op against the composite logsumexp path.
+func BenchmarkCrossEntropy(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, sz := range [][2]int{{64, 10}, {256, 1000}} {
+		n, c := sz[0], sz[1]
+		x := tensor.RandN(rng, tensor.Float64, n, c)
+		labels := make([]int, n)
+		for i := range labels {
+			labels[i] = rng.IntN(c)
+		}
+		for _, p := range []struct {
+			name string
+			loss func(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID
+		}{
+			{"fused", func(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID { return t.Apply(nn.CrossEntropyOp(labels), x) }},
+			{"composite-logsumexp", func(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID { return crossEntropyComposite(t, x, labels) }},
+		} {
+			b.Run(fmt.Sprintf("%dx%d/%s/grad", n, c, p.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					t := core.NewTape[*tensor.Dense](tensor.Space{})
+					xi := t.Leaf(x)
+					if _, err := t.Backward(p.loss(t, xi)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run(fmt.Sprintf("%dx%d/%s/forward", n, c, p.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					t := core.NewTape[*tensor.Dense](tensor.Space{})
+					p.loss(t, t.Leaf(x))
+					if t.Err() != nil {
+						b.Fatal(t.Err())
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkSoftmax compares the fused softmax and log_softmax of a [256, 1000]
+// matrix along axis 1 with the composite logsumexp paths exp(x - logsumexp(x)) and
+// x - logsumexp(x): recording and the backward sweep from the cotangent w.
+func BenchmarkSoftmax(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	x := tensor.RandN(rng, tensor.Float64, 256, 1000)
+	w := tensor.RandN(rng, tensor.Float64, 256, 1000)
+	for _, p := range []struct {
+		name string
+		f    func(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID
+	}{
+		{"softmax", func(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID { return t.Apply(nn.SoftmaxOp(1), x) }},
+		{"exp-logsumexp", func(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+			return t.Apply(elementwise.ExpOp, t.Apply(elementwise.SubOp, x, t.Apply(reduce.LogSumExpOp([]int{1}, true), x)))
+		}},
+		{"log_softmax", func(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID { return t.Apply(nn.LogSoftmaxOp(1), x) }},
+		{"sub-logsumexp", func(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+			return t.Apply(elementwise.SubOp, x, t.Apply(reduce.LogSumExpOp([]int{1}, true), x))
+		}},
+	} {
+		b.Run(p.name+"/grad", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				t := core.NewTape[*tensor.Dense](tensor.Space{})
+				if _, err := t.BackwardSeed(p.f(t, t.Leaf(x)), w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

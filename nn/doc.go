@@ -1,19 +1,44 @@
-// Package nn holds the neural-network functions of chainrules-go that are built from
-// other ops: softmax and log_softmax along an axis, as composite ops
-// (core.Composite). Their pullbacks, forward tangents and second-order rules come
-// from the recorded bodies, so Hessian-vector products through them are exact.
+// Package nn holds the neural-network functions of chainrules-go that PyTorch users
+// expect beyond the elementwise, reduction and indexing primitives, each with a
+// pullback, a forward tangent and an exact second-order rule, registered by Register
+// with samples for testing/ruletest and checked against a PyTorch reference
+// (testdata/torch_ref.json, written by testdata/gen_torch_ref.py):
 //
-// Along the chosen axis, with s = softmax(x) and the sums taken over that axis,
+//   - softmax and log_softmax along an axis (SoftmaxOp, LogSoftmaxOp), fused by
+//     hand with PyTorch's max-shifted formula;
+//   - losses, with PyTorch's reductions (mean, sum, none): cross_entropy with class
+//     labels (CrossEntropyOp) or target probabilities (CrossEntropyProbsOp), label
+//     smoothing, class weights and an ignored label; nll_loss (NLLLossOp);
+//     mse_loss (MSELossOp); huber_loss (HuberLossOp);
+//     binary_cross_entropy_with_logits (BCEWithLogitsOp) in its stable form;
+//   - scans along an axis: cumsum (CumsumOp), cumprod (CumprodOp, exact with zeros),
+//     logcumsumexp (LogCumSumExpOp, stable), and the first-order linear recurrence
+//     h_j = a_j h_{j-1} + b_j they are built on (LinearScanOp);
+//   - matmul (MatmulOp): Python's a @ b with PyTorch's rules for 1-D operands and
+//     batch broadcasting, a shorthand over einsum;
+//   - clamp with both bounds, scalars (ClampOp) or tensors (ClampTensorOp), with
+//     PyTorch's gradient convention at the bounds;
+//   - sort and topk (SortOp, TopKOp): multi-output ops (values, indices) whose
+//     indices are not differentiable (chainrules.PartialOutputs);
+//   - argmax, argmin and one_hot (ArgmaxOp, ArgminOp, OneHotOp): not differentiable;
+//     differentiating through them is an error wrapping chainrules.ErrNoRule, never a
+//     silent zero. They are not registered.
 //
-//	log_softmax(x) = z - log(sum(exp(z)))
-//	softmax(x)     = exp(z) / sum(exp(z)),      z = x - max(x)
+// The ops are written the cheapest way that is exact and fast: composites of other
+// ops (cumprod, mse_loss, huber_loss, binary_cross_entropy_with_logits), a primal
+// with a pullback recorded with ops (core.Define: cumsum, logcumsumexp, linear_scan),
+// a constructor (clamp with scalar bounds, elementwise.Unary), or hand-written rules
+// where speed needs them (softmax, log_softmax, cross_entropy, nll_loss, clamp with
+// tensor bounds, sort, topk). Every op is float64; the ones whose mathematics allows
+// it (mse_loss, cumsum, cumprod, linear_scan, matmul) also take complex128, with
+// PyTorch's convention for complex derivatives. Each op has a plain function that
+// evaluates it without a tape (Softmax, CrossEntropy, Cumprod, Sort, ...).
 //
-// whose derivatives are the familiar
+// For instance the mean cross-entropy of logits x [N, C] against labels y,
 //
-//	xbar = s (ybar - sum(s ybar))        (softmax)
-//	xbar = ybar - s sum(ybar)            (log_softmax).
+//	l = (1/N) sum_r (logsumexp(x_r) - x_{r, y_r}),   xbar = (softmax(x) - onehot(y)) lbar / N,
 //
-// The maximum is recorded without gradient (both functions are invariant under a
-// shift of x along the axis, so this is exact, to every order): large inputs
-// neither overflow nor lose precision, and ties in the maximum do not matter.
+// is one node:
+//
+//	loss := tape.Apply(nn.CrossEntropyOp(labels, nn.LabelSmoothing(0.1)), logits)
 package nn

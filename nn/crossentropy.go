@@ -676,3 +676,8 @@ func (r *ceRule) subQdot(v, s, tdot []float64) {
 		}
 	}
 }
+
+// CrossEntropyProbs evaluates CrossEntropyProbsOp(opts...) at (x, t) without a tape.
+func CrossEntropyProbs(x, t *tensor.Dense, opts ...LossOption) (*tensor.Dense, error) {
+	return cr.Eval(CrossEntropyProbsOp(opts...), x, t)
+}

@@ -193,10 +193,12 @@ func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 //
 //	l_i = |x_i - y_i|^2,   reduced by the reduction option (mean by default).
 //
-// It is a composite of sub, abs2 and a reduction, so its rules are theirs:
-// xbar = 2 (x - y) lbar = -ybar_target, and the second order is exact. Complex input
-// is allowed (the squared modulus; PyTorch has no complex mse_loss). Options:
-// WithReduction.
+// It is a composite of sub, abs2 and a reduction, so its rules are theirs: with
+// lbar the cotangent of the terms, xbar = 2 (x - y) lbar and the target's cotangent
+// is its negative (summed over the axes it was broadcast along); the second-order
+// rule is exact. Complex input is allowed (the squared modulus |x - y|^2, whose
+// gradient is 2 (x - y) lbar under PyTorch's convention); PyTorch itself has no
+// complex mse_loss. Options: WithReduction.
 func MSELossOp(opts ...LossOption) cr.Op[*tensor.Dense] {
 	return lossComposite("mse_loss", newLossConfig(opts), optReduction, false,
 		func(t *Tape, x, y cr.NodeID, _ *tensor.Dense) cr.NodeID {
@@ -318,3 +320,18 @@ var (
 		},
 	}})
 )
+
+// MSELoss evaluates MSELossOp(opts...) at (x, y) without a tape.
+func MSELoss(x, y *tensor.Dense, opts ...LossOption) (*tensor.Dense, error) {
+	return cr.Eval(MSELossOp(opts...), x, y)
+}
+
+// HuberLoss evaluates HuberLossOp(delta, opts...) at (x, y) without a tape.
+func HuberLoss(x, y *tensor.Dense, delta float64, opts ...LossOption) (*tensor.Dense, error) {
+	return cr.Eval(HuberLossOp(delta, opts...), x, y)
+}
+
+// BCEWithLogits evaluates BCEWithLogitsOp(opts...) at (x, y) without a tape.
+func BCEWithLogits(x, y *tensor.Dense, opts ...LossOption) (*tensor.Dense, error) {
+	return cr.Eval(BCEWithLogitsOp(opts...), x, y)
+}

@@ -42,7 +42,9 @@ func shifted(t *Tape, x cr.NodeID, axis int) cr.NodeID {
 }
 
 // LogSoftmax evaluates log_softmax along axis without a tape.
-func LogSoftmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(LogSoftmaxOp(axis), x) }
+func LogSoftmax(x *tensor.Dense, axis int) (*tensor.Dense, error) {
+	return cr.Eval(LogSoftmaxOp(axis), x)
+}
 
 // Softmax evaluates softmax along axis without a tape.
 func Softmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(SoftmaxOp(axis), x) }

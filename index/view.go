@@ -90,7 +90,7 @@ func (o sliceOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 }
 
 // viewRule returns the rule of y = the strided view p of x, y contiguous.
-func viewRule(name string, x *Dense, p piece) *linearRule {
+func viewRule(name string, x *Dense, p piece) *linear {
 	if prod(p.shape) == 0 {
 		p.srcOff = 0
 	}

@@ -79,6 +79,9 @@ func (o whereOp) Apply(in []chainrules.NodeID, x []*Dense) (*Dense, chainrules.R
 		} else {
 			maskKernel(gb.f, yb.f, mask, k == 0)
 		}
+		if slices.Equal(r.inShape[k], out) {
+			return g // not broadcast: nothing to sum
+		}
 		// The shapes were checked to broadcast to out, so SumTo cannot fail.
 		s, _ := tensor.SumTo(g, r.inShape[k])
 		return s

@@ -81,27 +81,11 @@ func (t *ties) split(gt *tensor.Dense) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, nan := t.p, t.nan
+	p := t.p
 	buf := make([]float64, p.Size())
 	if p.Inner == 1 {
 		for o, l := range p.All() {
-			row, xs, yo, gi := buf[l.Off:l.Off+l.Len], t.x[l.Off:l.Off+l.Len], t.y[o], g[o]
-			xs = xs[:len(row)]
-			c := 0
-			for k, v := range xs {
-				if v == yo || (nan && v != v && yo != yo) {
-					row[k] = gi
-					c++
-				}
-			}
-			if c > 1 {
-				s := gi / float64(c)
-				for k := range row {
-					if xs[k] == yo || (nan && xs[k] != xs[k] && yo != yo) {
-						row[k] = s
-					}
-				}
-			}
+			splitLane(buf[l.Off:l.Off+l.Len], t.x[l.Off:l.Off+l.Len], t.y[o], g[o], t.nan)
 		}
 		return restore(p, buf), nil
 	}
@@ -109,25 +93,11 @@ func (t *ties) split(gt *tensor.Dense) (*tensor.Dense, error) {
 	cnt := make([]int, p.Count())
 	several := false
 	for o, off := range p.Rows() {
-		row, xs := buf[off:off+n], t.x[off:off+n]
-		xs, yo, gi, ci := xs[:len(row)], t.y[o:o+len(row)], g[o:o+len(row)], cnt[o:o+len(row)]
-		for j, v := range xs {
-			if v == yo[j] || (nan && v != v && yo[j] != yo[j]) {
-				row[j] = gi[j]
-				ci[j]++
-				several = several || ci[j] > 1
-			}
-		}
+		several = markRow(buf[off:off+n], t.x[off:off+n], t.y[o:o+n], g[o:o+n], cnt[o:o+n], t.nan) || several
 	}
 	if several {
 		for o, off := range p.Rows() {
-			row := buf[off : off+n]
-			gi, ci := g[o:o+len(row)], cnt[o:o+len(row)]
-			for j := range row {
-				if c := ci[j]; c > 1 && row[j] != 0 {
-					row[j] = gi[j] / float64(c)
-				}
-			}
+			divideRow(buf[off:off+n], g[o:o+n], cnt[o:o+n])
 		}
 	}
 	return restore(p, buf), nil
@@ -140,18 +110,11 @@ func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, nan, n := t.p, t.nan, t.p.Inner
+	p, n := t.p, t.p.Inner
 	out := make([]float64, p.Count())
 	cnt := make([]int, p.Count())
 	for o, off := range p.Rows() {
-		xs, d := t.x[off:off+n], xd[off:off+n]
-		d, yo, so, co := d[:len(xs)], t.y[o:o+len(xs)], out[o:o+len(xs)], cnt[o:o+len(xs)]
-		for j, v := range xs {
-			if v == yo[j] || (nan && v != v && yo[j] != yo[j]) {
-				so[j] += d[j]
-				co[j]++
-			}
-		}
+		meanRow(out[o:o+n], cnt[o:o+n], t.x[off:off+n], xd[off:off+n], t.y[o:o+n], t.nan)
 	}
 	for o, c := range cnt {
 		if c > 1 {
@@ -159,6 +122,77 @@ func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
 		}
 	}
 	return output(p, out), nil
+}
+
+// The kernels of ties work on one contiguous lane or row at a time. They are kept
+// out of line (go:noinline) on purpose: inlined into the range-over-func loop of
+// Lanes.All or Lanes.Rows, their counters spill to the stack, which costs about a
+// third of the pullback of amax over 1024 elements a lane. An element v attains y
+// when v == y, or when both are NaN and nan (some output is NaN) is set.
+
+// splitLane sets row[k] = g / c at the c elements of the lane xs that attain y.
+//
+//go:noinline
+func splitLane(row, xs []float64, y, g float64, nan bool) {
+	xs = xs[:len(row)]
+	c := 0
+	for k, v := range xs {
+		if v == y || (nan && v != v && y != y) {
+			row[k] = g
+			c++
+		}
+	}
+	if c > 1 {
+		s := g / float64(c)
+		for k, v := range xs {
+			if v == y || (nan && v != v && y != y) {
+				row[k] = s
+			}
+		}
+	}
+}
+
+// markRow sets row[j] = g[j] where xs[j] attains y[j] and counts those matches in
+// cnt[j]; it reports whether some count exceeds 1.
+//
+//go:noinline
+func markRow(row, xs, y, g []float64, cnt []int, nan bool) bool {
+	xs, y, g, cnt = xs[:len(row)], y[:len(row)], g[:len(row)], cnt[:len(row)]
+	several := false
+	for j, v := range xs {
+		if v == y[j] || (nan && v != v && y[j] != y[j]) {
+			row[j] = g[j]
+			cnt[j]++
+			several = several || cnt[j] > 1
+		}
+	}
+	return several
+}
+
+// divideRow sets row[j] = g[j] / cnt[j] at the marked elements of the lanes with
+// several ties.
+//
+//go:noinline
+func divideRow(row, g []float64, cnt []int) {
+	g, cnt = g[:len(row)], cnt[:len(row)]
+	for j := range row {
+		if c := cnt[j]; c > 1 && row[j] != 0 {
+			row[j] = g[j] / float64(c)
+		}
+	}
+}
+
+// meanRow adds xd[j] to s[j] and counts in c[j] where xs[j] attains y[j].
+//
+//go:noinline
+func meanRow(s []float64, c []int, xs, xd, y []float64, nan bool) {
+	xd, y, s, c = xd[:len(xs)], y[:len(xs)], s[:len(xs)], c[:len(xs)]
+	for j, v := range xs {
+		if v == y[j] || (nan && v != v && y[j] != y[j]) {
+			s[j] += xd[j]
+			c[j]++
+		}
+	}
 }
 
 // maxKernel returns out_o = the maximum of lane o of x (the minimum if isMin is

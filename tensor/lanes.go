@@ -22,7 +22,10 @@ import (
 // Lanes lets a kernel that works along an axis run without index arithmetic of its
 // own: [Lanes.All] visits the lanes one by one (strided unless Inner is 1), and
 // [Lanes.Rows] visits the contiguous rows (i, k, 0..Inner-1), for kernels that keep
-// their innermost loop contiguous so that it vectorizes.
+// their innermost loop contiguous so that it vectorizes. Both are range-over-func
+// iterators that the compiler inlines; a kernel whose inner loop is hot is best
+// called from the loop body as a function of its own, since a long inner loop
+// inlined into the iterator's loop can run short of registers.
 type Lanes struct{ Outer, Len, Inner int }
 
 // LanesOf returns the Lanes of a row-major array of the given shape along axis

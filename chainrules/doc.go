@@ -17,6 +17,11 @@
 // [SecondOrderRule] computes the derivative of the pullback along the input
 // tangents, which is what forward-over-reverse Hessian-vector products run.
 //
+// An op that is linear in its inputs, y = sum_k L_k x_k (a transpose, a slice, a
+// concatenation, a sum), needs no rule code of its own: [LinearRule] and
+// [UnaryLinearRule] build all three rules from L_k and its adjoint L_k^*, since
+// ydot = sum_k L_k xdot_k, xbar_k = L_k^* ybar and xbardot_k = L_k^* ybardot.
+//
 // # Contract for rule authors
 //
 //   - Pullbacks never mutate their arguments nor the values they captured, and may be

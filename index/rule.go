@@ -8,8 +8,6 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Dense is the value type of every op in this package.
-type Dense = tensor.Dense
 
 // linear describes an op y = A(x_1, ..., x_n) that is linear in all its inputs
 // (every op of this package: the integer parameters, indices and masks, are fixed at

@@ -24,6 +24,18 @@ type pointCase struct {
 	second []float64
 }
 
+// TestLogaddexpNoOverflow: log(e^a + e^b) for large, equal and infinite arguments.
+func TestLogaddexpNoOverflow(t *testing.T) {
+	a, _ := tensor.FromFloat64([]float64{1000, -1000, 0, math.Inf(1), math.Inf(-1)}, 5)
+	b, _ := tensor.FromFloat64([]float64{1000, -1001, 0, math.Inf(1), math.Inf(-1)}, 5)
+	y, err := elementwise.Logaddexp(a, b)
+	require.NoError(t, err)
+	want := []float64{1000 + math.Ln2, -1000 + math.Log1p(math.Exp(-1)), math.Ln2, math.Inf(1), math.Inf(-1)}
+	for i, w := range want {
+		assert.InDelta(t, w, y.Float64s()[i], 1e-12*math.Max(1, math.Abs(w)), "element %d", i)
+	}
+}
+
 // TestCataloguePoints checks values and derivatives of the catalogue ops at points
 // chosen for their conventions: halves and jumps of the rounding functions, NaN and
 // infinities, kinks of the activations, poles of the special functions.
@@ -45,6 +57,15 @@ func TestCataloguePoints(t *testing.T) {
 			y: []float64{0, math.MaxFloat64, -math.MaxFloat64, 1.5}, dy: []float64{0, 0, 0, 1}},
 		{name: "nan_to_num values", op: elementwise.NanToNumValuesOp(-1, 5, -5), x: []float64{nan, inf, -inf},
 			y: []float64{-1, 5, -5}},
+		{name: "sinc at 0 and near it", op: elementwise.SincOp, x: []float64{0, 1e-9, 0.5, 1},
+			y: []float64{1, 1, 2 / math.Pi, math.Sin(math.Pi) / math.Pi}, dy: []float64{0, -math.Pi * math.Pi * 1e-9 / 3, -4 / math.Pi, -1},
+			second: []float64{-math.Pi * math.Pi / 3, -math.Pi * math.Pi / 3, (16 - 2*math.Pi*math.Pi) / math.Pi, 2}, tol: 1e-12},
+		{name: "exp2", op: elementwise.Exp2Op, x: []float64{-1, 0, 10}, y: []float64{0.5, 1, 1024},
+			dy: []float64{0.5 * math.Ln2, math.Ln2, 1024 * math.Ln2}},
+		{name: "logit clamps with eps", op: elementwise.LogitEpsOp(0.2), x: []float64{0.1, 0.5, 0.95},
+			y: []float64{math.Log(0.25), 0, math.Log(4)}, dy: []float64{0, 4, 0}, tol: 1e-15},
+		{name: "logit without eps is NaN outside [0, 1]", op: elementwise.LogitOp, x: []float64{-0.5, 0.25},
+			y: []float64{nan, math.Log(1.0 / 3)}, dy: []float64{nan, 1 / 0.1875}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkPoints(t, c) })

@@ -41,6 +41,9 @@ var oracleOps = map[string]cr.Op[*tensor.Dense]{
 	"trunc": elementwise.TruncOp, "frac": elementwise.FracOp, "sign": elementwise.SignOp,
 	"sgn": elementwise.SgnOp, "nan_to_num": elementwise.NanToNumOp,
 	"max_binary": elementwise.MaximumOp, "min_binary": elementwise.MinimumOp,
+	"exp2": elementwise.Exp2Op, "log2": elementwise.Log2Op, "log10": elementwise.Log10Op,
+	"deg2rad": elementwise.Deg2radOp, "rad2deg": elementwise.Rad2degOp, "sinc": elementwise.SincOp,
+	"logaddexp": elementwise.LogaddexpOp, "float_power": elementwise.FloatPowerOp,
 }
 
 // paramOps resolves the cases whose op takes parameters, from the case's keyword
@@ -50,6 +53,12 @@ var paramOps = map[string]func(c *oracle.Case, args []float64) (cr.Op[*tensor.De
 		kw := struct{ Beta, Threshold float64 }{1, 20}
 		err := c.Kwargs(&kw)
 		return elementwise.SoftplusBetaOp(kw.Beta, kw.Threshold), err
+	},
+	"logit": func(_ *oracle.Case, args []float64) (cr.Op[*tensor.Dense], error) {
+		if len(args) > 0 {
+			return elementwise.LogitEpsOp(args[0]), nil
+		}
+		return elementwise.LogitOp, nil
 	},
 	"round_decimals_0":     roundDecimals,
 	"round_decimals_3":     roundDecimals,

@@ -125,6 +125,19 @@ func init() {
 	registerUnary("sign", SignOp, realOnly, offZero, "y = sign x, y' = 0")
 	registerUnary("sgn", SgnOp, bothDTypes, offZero, "y = x/|x|, 0 at 0")
 	registerUnary("nan_to_num", NanToNumOp, realOnly, anywhere, "y = x with NaN and ±Inf replaced; y' = 1 where x is finite")
+	registerUnary("exp2", Exp2Op, bothDTypes, anywhere, "y = 2^x")
+	registerUnary("log2", Log2Op, bothDTypes, positive, "y = log2 x")
+	registerUnary("log10", Log10Op, bothDTypes, positive, "y = log10 x")
+	registerUnary("deg2rad", Deg2radOp, realOnly, anywhere, "y = x pi/180")
+	registerUnary("rad2deg", Rad2degOp, realOnly, anywhere, "y = x 180/pi")
+	registerUnary("sinc", SincOp, bothDTypes, anywhere, "y = sin(pi x)/(pi x), 1 at 0")
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "logit", Arity: 1, DTypes: realOnly,
+		Forward: true, SecondOrder: true, Doc: "y = log(x/(1 - x)), x clamped to [eps, 1 - eps] if eps >= 0",
+		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+			return append(unarySamples(LogitOp, realOnly, domain{0.1, 0.9, false})(rng),
+				cr.Sample[*tensor.Dense]{Name: "eps 0.05", Op: LogitEpsOp(0.05),
+					Inputs: []*tensor.Dense{domain{0.1, 0.9, false}.draw(rng, tensor.Float64, 2, 3)}})
+		}})
 	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "round", Arity: 1, DTypes: realOnly,
 		Forward: true, SecondOrder: true, Doc: "y = x rounded to decimals places, halves to even; y' = 0",
 		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {

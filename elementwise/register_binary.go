@@ -59,6 +59,8 @@ func registerBinary() {
 		{Atan2Op, false, offZero, anywhere, "y = atan2(a, b), broadcast"},
 		{HypotOp, false, offZero, anywhere, "y = sqrt(a² + b²), broadcast"},
 		{XlogyOp, false, offZero, positive, "y = a log b, broadcast"},
+		{LogaddexpOp, true, anywhere, anywhere, "y = log(e^a + e^b), broadcast"},
+		{FloatPowerOp, true, positive, anywhere, "y = a^b in double precision, broadcast"},
 	} {
 		dtypes := realOnly
 		if b.complexToo {

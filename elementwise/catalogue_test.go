@@ -122,3 +122,38 @@ func TestSgnComplex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, complex128(0), cs[0].Value.Complex128s()[1])
 }
+
+// TestBinaryTiesAndNaN: the cotangent routing of fmax, fmin, clamp_max, clamp_min
+// and copysign at ties, NaN and zeros (PyTorch's masks).
+func TestBinaryTiesAndNaN(t *testing.T) {
+	nan := math.NaN()
+	a, _ := tensor.FromFloat64([]float64{1, 2, nan, 3, 0}, 5)
+	b, _ := tensor.FromFloat64([]float64{1, nan, 2, 0, -1}, 5)
+	for _, c := range []struct {
+		name   string
+		op     cr.Op[*tensor.Dense]
+		y      []float64
+		ga, gb []float64
+	}{
+		{"fmax", elementwise.FmaxOp, []float64{1, 2, 2, 3, 0}, []float64{1, 1, 0, 1, 1}, []float64{0, 0, 1, 0, 0}},
+		{"fmin", elementwise.FminOp, []float64{1, 2, 2, 0, -1}, []float64{1, 1, 0, 0, 0}, []float64{0, 0, 1, 1, 1}},
+		{"clamp_max", elementwise.ClampMaxOp, []float64{1, nan, nan, 0, -1}, []float64{1, 0, 0, 0, 0}, []float64{0, 0, 0, 1, 1}},
+		{"clamp_min", elementwise.ClampMinOp, []float64{1, nan, nan, 3, 0}, []float64{1, 0, 0, 1, 1}, []float64{0, 0, 0, 0, 0}},
+		{"copysign", elementwise.CopysignOp, []float64{1, 2, nan, 3, -0.0}, []float64{1, 1, nan, 1, 0}, []float64{0, 0, 0, 0, 0}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y, rule, err := c.op.Apply([]cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, b})
+			require.NoError(t, err)
+			cs, err := rule.Pullback(tensor.Ones(tensor.Float64, 5), nil)
+			require.NoError(t, err)
+			same := func(got, want []float64) {
+				for i := range want {
+					assert.True(t, got[i] == want[i] || (got[i] != got[i] && want[i] != want[i]), "element %d: got %v, want %v", i, got[i], want[i])
+				}
+			}
+			same(y.Float64s(), c.y)
+			same(cs[0].Value.Float64s(), c.ga)
+			same(cs[1].Value.Float64s(), c.gb)
+		})
+	}
+}

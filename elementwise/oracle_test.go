@@ -44,6 +44,8 @@ var oracleOps = map[string]cr.Op[*tensor.Dense]{
 	"exp2": elementwise.Exp2Op, "log2": elementwise.Log2Op, "log10": elementwise.Log10Op,
 	"deg2rad": elementwise.Deg2radOp, "rad2deg": elementwise.Rad2degOp, "sinc": elementwise.SincOp,
 	"logaddexp": elementwise.LogaddexpOp, "float_power": elementwise.FloatPowerOp,
+	"copysign": elementwise.CopysignOp, "fmax": elementwise.FmaxOp, "fmin": elementwise.FminOp,
+	"clamp_max": elementwise.ClampMaxOp, "clamp_min": elementwise.ClampMinOp, "ldexp": elementwise.LdexpOp,
 }
 
 // paramOps resolves the cases whose op takes parameters, from the case's keyword

@@ -66,6 +66,26 @@ func TestCataloguePoints(t *testing.T) {
 			y: []float64{math.Log(0.25), 0, math.Log(4)}, dy: []float64{0, 4, 0}, tol: 1e-15},
 		{name: "logit without eps is NaN outside [0, 1]", op: elementwise.LogitOp, x: []float64{-0.5, 0.25},
 			y: []float64{nan, math.Log(1.0 / 3)}, dy: []float64{nan, 1 / 0.1875}},
+		{name: "elu at its kink", op: elementwise.EluAlphaOp(2), x: []float64{-1, 0, 1},
+			y: []float64{2 * math.Expm1(-1), 0, 1}, dy: []float64{2 * math.Exp(-1), 2, 1}, second: []float64{2 * math.Exp(-1), 2, 0}},
+		{name: "celu", op: elementwise.CeluAlphaOp(2), x: []float64{-2, 0, 1},
+			y: []float64{2 * math.Expm1(-1), 0, 1}, dy: []float64{math.Exp(-1), 1, 1}, second: []float64{math.Exp(-1) / 2, 0.5, 0}},
+		{name: "hardshrink ends", op: elementwise.HardshrinkOp, x: []float64{-0.5, 0.5, 0.6, -0.7},
+			y: []float64{0, 0, 0.6, -0.7}, dy: []float64{0, 0, 1, 1}},
+		{name: "softshrink ends", op: elementwise.SoftshrinkOp, x: []float64{-0.5, 0.5, 0.75, -1},
+			y: []float64{0, 0, 0.25, -0.5}, dy: []float64{0, 0, 1, 1}},
+		{name: "hardtanh ends", op: elementwise.HardtanhOp, x: []float64{-1, 1, 0.5, 3},
+			y: []float64{-1, 1, 0.5, 1}, dy: []float64{0, 0, 1, 0}},
+		{name: "relu6 ends", op: elementwise.Relu6Op, x: []float64{0, 6, 3, 7},
+			y: []float64{0, 6, 3, 6}, dy: []float64{0, 0, 1, 0}},
+		{name: "hardsigmoid ends", op: elementwise.HardsigmoidOp, x: []float64{-3, 3, 0},
+			y: []float64{0, 1, 0.5}, dy: []float64{0, 0, 1.0 / 6}},
+		{name: "threshold", op: elementwise.ThresholdOp(1, -5), x: []float64{1, 2, 0},
+			y: []float64{-5, 2, -5}, dy: []float64{0, 1, 0}},
+		{name: "rrelu slope at 0", op: elementwise.RreluBoundsOp(0.1, 0.3), x: []float64{0, -2, 2},
+			y: []float64{0, -0.4, 2}, dy: []float64{0.2, 0.2, 1}, tol: 1e-15},
+		{name: "softsign", op: elementwise.SoftsignOp, x: []float64{0, 1, -3},
+			y: []float64{0, 0.5, -0.75}, dy: []float64{1, 0.25, 1.0 / 16}, second: []float64{0, -0.25, 2.0 / 64}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkPoints(t, c) })
@@ -156,4 +176,22 @@ func TestBinaryTiesAndNaN(t *testing.T) {
 			same(cs[1].Value.Float64s(), c.gb)
 		})
 	}
+}
+
+// TestPreluChannels: w of shape [C] scales dim 1; any other shape is an error.
+func TestPreluChannels(t *testing.T) {
+	a, _ := tensor.FromFloat64([]float64{-1, 2, -3, 4, -5, 6, -7, 8}, 2, 2, 2)
+	w, _ := tensor.FromFloat64([]float64{0.5, 2}, 2)
+	y, err := elementwise.Prelu(a, w)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{-0.5, 2, -6, 4, -2.5, 6, -14, 8}, y.Float64s())
+	_, rule, err := elementwise.PreluOp.Apply([]cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, w})
+	require.NoError(t, err)
+	cs, err := rule.Pullback(tensor.Ones(tensor.Float64, 2, 2, 2), nil)
+	require.NoError(t, err)
+	assert.Equal(t, []int{2}, cs[1].Value.Shape())
+	assert.Equal(t, []float64{-1 - 5, -3 - 7}, cs[1].Value.Float64s())
+	bad, _ := tensor.FromFloat64([]float64{1, 2, 3}, 3)
+	_, err = elementwise.Prelu(a, bad)
+	require.ErrorIs(t, err, cr.ErrShapeMismatch)
 }

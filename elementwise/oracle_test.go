@@ -46,6 +46,11 @@ var oracleOps = map[string]cr.Op[*tensor.Dense]{
 	"logaddexp": elementwise.LogaddexpOp, "float_power": elementwise.FloatPowerOp,
 	"copysign": elementwise.CopysignOp, "fmax": elementwise.FmaxOp, "fmin": elementwise.FminOp,
 	"clamp_max": elementwise.ClampMaxOp, "clamp_min": elementwise.ClampMinOp, "ldexp": elementwise.LdexpOp,
+	"nn_functional_celu": elementwise.CeluOp, "nn_functional_elu": elementwise.EluOp,
+	"nn_functional_selu": elementwise.SeluOp, "nn_functional_hardsigmoid": elementwise.HardsigmoidOp,
+	"nn_functional_mish": elementwise.MishOp, "nn_functional_relu6": elementwise.Relu6Op,
+	"nn_functional_softsign": elementwise.SoftsignOp, "nn_functional_tanhshrink": elementwise.TanhshrinkOp,
+	"nn_functional_prelu": elementwise.PreluOp,
 }
 
 // paramOps resolves the cases whose op takes parameters, from the case's keyword
@@ -61,6 +66,43 @@ var paramOps = map[string]func(c *oracle.Case, args []float64) (cr.Op[*tensor.De
 			return elementwise.LogitEpsOp(args[0]), nil
 		}
 		return elementwise.LogitOp, nil
+	},
+	"nn_functional_hardshrink": func(c *oracle.Case, _ []float64) (cr.Op[*tensor.Dense], error) {
+		kw := struct{ Lambd float64 }{0.5}
+		err := c.Kwargs(&kw)
+		return elementwise.HardshrinkLambdaOp(kw.Lambd), err
+	},
+	"nn_functional_softshrink": func(c *oracle.Case, _ []float64) (cr.Op[*tensor.Dense], error) {
+		kw := struct{ Lambd float64 }{0.5}
+		err := c.Kwargs(&kw)
+		return elementwise.SoftshrinkLambdaOp(kw.Lambd), err
+	},
+	"nn_functional_hardtanh": func(c *oracle.Case, _ []float64) (cr.Op[*tensor.Dense], error) {
+		kw := struct {
+			Min float64 `json:"min_val"`
+			Max float64 `json:"max_val"`
+		}{-1, 1}
+		err := c.Kwargs(&kw)
+		return elementwise.HardtanhRangeOp(kw.Min, kw.Max), err
+	},
+	"nn_functional_rrelu": func(c *oracle.Case, _ []float64) (cr.Op[*tensor.Dense], error) {
+		kw := struct {
+			Lower, Upper float64
+			Training     bool
+		}{1.0 / 8, 1.0 / 3, false}
+		if err := c.Kwargs(&kw); err != nil {
+			return nil, err
+		}
+		if kw.Training {
+			return nil, oracle.Skip("rrelu in training mode draws random slopes")
+		}
+		return elementwise.RreluBoundsOp(kw.Lower, kw.Upper), nil
+	},
+	"nn_functional_threshold": func(c *oracle.Case, args []float64) (cr.Op[*tensor.Dense], error) {
+		if len(args) != 2 {
+			return nil, oracle.Skip("threshold without its two arguments")
+		}
+		return elementwise.ThresholdOp(args[0], args[1]), nil
 	},
 	"round_decimals_0":     roundDecimals,
 	"round_decimals_3":     roundDecimals,

@@ -131,6 +131,29 @@ func init() {
 	registerUnary("deg2rad", Deg2radOp, realOnly, anywhere, "y = x pi/180")
 	registerUnary("rad2deg", Rad2degOp, realOnly, anywhere, "y = x 180/pi")
 	registerUnary("sinc", SincOp, bothDTypes, anywhere, "y = sin(pi x)/(pi x), 1 at 0")
+	registerUnary("elu", EluOp, realOnly, offZero, "y = x for x > 0, alpha (e^x - 1) otherwise")
+	registerUnary("celu", CeluOp, realOnly, offZero, "y = x for x > 0, alpha (e^(x/alpha) - 1) otherwise")
+	registerUnary("selu", SeluOp, realOnly, offZero, "y = scale elu(x, alpha) with PyTorch's constants")
+	registerUnary("hardshrink", HardshrinkOp, realOnly, domain{0.6, 2, true}, "y = x for |x| > lambda, 0 otherwise")
+	registerUnary("softshrink", SoftshrinkOp, realOnly, domain{0.6, 2, true}, "y = x - lambda sign(x) for |x| > lambda, 0 otherwise")
+	registerUnary("hardtanh", HardtanhOp, realOnly, domain{0.1, 0.9, true}, "y = min(max(x, -1), 1)")
+	registerUnary("relu6", Relu6Op, realOnly, offZero, "y = min(max(x, 0), 6)")
+	registerUnary("hardsigmoid", HardsigmoidOp, realOnly, anywhere, "y = min(max(x/6 + 1/2, 0), 1)")
+	registerUnary("mish", MishOp, realOnly, anywhere, "y = x tanh(softplus(x))")
+	registerUnary("rrelu", RreluOp, realOnly, offZero, "y = x for x > 0, slope x otherwise (evaluation mode)")
+	registerUnary("softsign", SoftsignOp, bothDTypes, offZero, "y = x/(1 + |x|)")
+	registerUnary("tanhshrink", TanhshrinkOp, bothDTypes, anywhere, "y = x - tanh x")
+	registerUnary("threshold", ThresholdOp(0.1, 2), realOnly, offZero, "y = x for x > threshold, value otherwise")
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "prelu", Arity: 2, DTypes: realOnly,
+		Forward: true, SecondOrder: true, Doc: "y = a for a > 0, w a otherwise; w per channel (dim 1) or one element",
+		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+			s := func(name string, a, w []int) cr.Sample[*tensor.Dense] {
+				return cr.Sample[*tensor.Dense]{Name: name, Op: PreluOp,
+					Inputs: []*tensor.Dense{offZero.draw(rng, tensor.Float64, a...), anywhere.draw(rng, tensor.Float64, w...)}}
+			}
+			return []cr.Sample[*tensor.Dense]{s("[3 4] []", []int{3, 4}, nil), s("[2 3 4] [3]", []int{2, 3, 4}, []int{3}),
+				s("[] [1]", nil, []int{1}), s("[2 0] [1]", []int{2, 0}, []int{1})}
+		}})
 	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "logit", Arity: 1, DTypes: realOnly,
 		Forward: true, SecondOrder: true, Doc: "y = log(x/(1 - x)), x clamped to [eps, 1 - eps] if eps >= 0",
 		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {

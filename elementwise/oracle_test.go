@@ -51,6 +51,12 @@ var oracleOps = map[string]cr.Op[*tensor.Dense]{
 	"nn_functional_mish": elementwise.MishOp, "nn_functional_relu6": elementwise.Relu6Op,
 	"nn_functional_softsign": elementwise.SoftsignOp, "nn_functional_tanhshrink": elementwise.TanhshrinkOp,
 	"nn_functional_prelu": elementwise.PreluOp,
+	"lgamma":              elementwise.LgammaOp, "digamma": elementwise.DigammaOp, "erfc": elementwise.ErfcOp,
+	"erfinv": elementwise.ErfinvOp, "i0": elementwise.I0Op, "special_i0e": elementwise.I0eOp,
+	"special_i1": elementwise.I1Op, "special_i1e": elementwise.I1eOp, "special_ndtr": elementwise.NdtrOp,
+	"special_ndtri": elementwise.NdtriOp, "special_log_ndtr": elementwise.LogNdtrOp,
+	"special_erfcx": elementwise.ErfcxOp, "special_xlog1py": elementwise.Xlog1pyOp,
+	"special_entr": elementwise.EntrOp,
 }
 
 // paramOps resolves the cases whose op takes parameters, from the case's keyword
@@ -104,9 +110,36 @@ var paramOps = map[string]func(c *oracle.Case, args []float64) (cr.Op[*tensor.De
 		}
 		return elementwise.ThresholdOp(args[0], args[1]), nil
 	},
-	"round_decimals_0":     roundDecimals,
-	"round_decimals_3":     roundDecimals,
-	"round_decimals_neg_3": roundDecimals,
+	"polygamma_polygamma_n_0":                 polygammaN,
+	"polygamma_polygamma_n_1":                 polygammaN,
+	"polygamma_polygamma_n_2":                 polygammaN,
+	"polygamma_polygamma_n_3":                 polygammaN,
+	"polygamma_polygamma_n_4":                 polygammaN,
+	"special_polygamma_special_polygamma_n_0": polygammaN,
+	"mvlgamma_mvlgamma_p_1":                   mvlgammaP,
+	"mvlgamma_mvlgamma_p_3":                   mvlgammaP,
+	"mvlgamma_mvlgamma_p_5":                   mvlgammaP,
+	"round_decimals_0":                        roundDecimals,
+	"round_decimals_3":                        roundDecimals,
+	"round_decimals_neg_3":                    roundDecimals,
+}
+
+// polygammaN reads n from the case's op_args: PyTorch's polygamma samples pass n
+// positionally (1 to 5 in every variant; the variant's name only picks the
+// reference).
+func polygammaN(_ *oracle.Case, args []float64) (cr.Op[*tensor.Dense], error) {
+	if len(args) != 1 {
+		return nil, oracle.Skip("polygamma without n")
+	}
+	return elementwise.PolygammaOp(int(args[0])), nil
+}
+
+// mvlgammaP reads p from the case's op_args, as polygammaN reads n.
+func mvlgammaP(_ *oracle.Case, args []float64) (cr.Op[*tensor.Dense], error) {
+	if len(args) != 1 {
+		return nil, oracle.Skip("mvlgamma without p")
+	}
+	return elementwise.MvlgammaOp(int(args[0])), nil
 }
 
 func roundDecimals(c *oracle.Case, _ []float64) (cr.Op[*tensor.Dense], error) {

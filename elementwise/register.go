@@ -144,6 +144,33 @@ func init() {
 	registerUnary("softsign", SoftsignOp, bothDTypes, offZero, "y = x/(1 + |x|)")
 	registerUnary("tanhshrink", TanhshrinkOp, bothDTypes, anywhere, "y = x - tanh x")
 	registerUnary("threshold", ThresholdOp(0.1, 2), realOnly, offZero, "y = x for x > threshold, value otherwise")
+	registerUnary("lgamma", LgammaOp, realOnly, positive, "y = log|Gamma(x)|")
+	registerUnary("digamma", DigammaOp, realOnly, positive, "y = psi(x) = Gamma'(x)/Gamma(x)")
+	registerUnary("erfc", ErfcOp, realOnly, anywhere, "y = 1 - erf x")
+	registerUnary("erfinv", ErfinvOp, realOnly, unitBall, "y = erf^-1(x)")
+	registerUnary("erfcx", ErfcxOp, realOnly, anywhere, "y = e^(x²) erfc(x)")
+	registerUnary("ndtr", NdtrOp, realOnly, anywhere, "y = Phi(x), the standard normal CDF")
+	registerUnary("ndtri", NdtriOp, realOnly, domain{0.05, 0.95, false}, "y = Phi^-1(x)")
+	registerUnary("log_ndtr", LogNdtrOp, realOnly, domain{-6, 3, false}, "y = log Phi(x)")
+	registerUnary("i0", I0Op, realOnly, anywhere, "y = I0(x), modified Bessel function of order 0")
+	registerUnary("i1", I1Op, realOnly, anywhere, "y = I1(x), modified Bessel function of order 1")
+	registerUnary("i0e", I0eOp, realOnly, offZero, "y = e^-|x| I0(x)")
+	registerUnary("i1e", I1eOp, realOnly, offZero, "y = e^-|x| I1(x)")
+	registerUnary("entr", EntrOp, realOnly, positive, "y = -x log x")
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "polygamma", Arity: 1, DTypes: realOnly,
+		Forward: true, SecondOrder: true, Doc: "y = psi^(n)(x), the n-th derivative of digamma",
+		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+			return append(unarySamples(PolygammaOp(1), realOnly, positive)(rng),
+				cr.Sample[*tensor.Dense]{Name: "n 3", Op: PolygammaOp(3), Inputs: []*tensor.Dense{positive.draw(rng, tensor.Float64, 2, 3)}},
+				cr.Sample[*tensor.Dense]{Name: "n 2, negative x", Op: PolygammaOp(2),
+					Inputs: []*tensor.Dense{domain{-2.8, -2.2, false}.draw(rng, tensor.Float64, 2, 3)}})
+		}})
+	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "mvlgamma", Arity: 1, DTypes: realOnly,
+		Forward: true, SecondOrder: true, Doc: "y = log Gamma_p(x), the multivariate log-gamma function",
+		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+			return append(unarySamples(MvlgammaOp(1), realOnly, positive)(rng),
+				cr.Sample[*tensor.Dense]{Name: "p 3", Op: MvlgammaOp(3), Inputs: []*tensor.Dense{domain{1.5, 3, false}.draw(rng, tensor.Float64, 2, 3)}})
+		}})
 	tensor.Ops.MustRegister(cr.Entry[*tensor.Dense]{Name: "prelu", Arity: 2, DTypes: realOnly,
 		Forward: true, SecondOrder: true, Doc: "y = a for a > 0, w a otherwise; w per channel (dim 1) or one element",
 		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {

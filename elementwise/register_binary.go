@@ -67,6 +67,7 @@ func registerBinary() {
 		{ClampMaxOp, false, anywhere, anywhere, "y = min(a, b) (clamp_max), broadcast; ties go to a"},
 		{ClampMinOp, false, anywhere, anywhere, "y = max(a, b) (clamp_min), broadcast; ties go to a"},
 		{LdexpOp, true, anywhere, anywhere, "y = a 2^b, broadcast"},
+		{Xlog1pyOp, false, offZero, positive, "y = a log1p(b), broadcast"},
 	} {
 		dtypes := realOnly
 		if b.complexToo {

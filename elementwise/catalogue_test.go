@@ -98,7 +98,7 @@ func TestCataloguePoints(t *testing.T) {
 		{name: "polygamma 2 at 1", op: elementwise.PolygammaOp(2), x: []float64{1},
 			y: []float64{-2 * apery}, dy: []float64{math.Pow(math.Pi, 4) / 15}, tol: 1e-14},
 		{name: "lgamma", op: elementwise.LgammaOp, x: []float64{0.5, 3, -0.5},
-			y: []float64{0.5 * math.Log(math.Pi), math.Ln2, math.Log(2 * math.Sqrt(math.Pi))},
+			y:  []float64{0.5 * math.Log(math.Pi), math.Ln2, math.Log(2 * math.Sqrt(math.Pi))},
 			dy: []float64{-eulerGamma - 2*math.Ln2, 1.5 - eulerGamma, 2 - eulerGamma - 2*math.Ln2}, tol: 1e-13},
 		{name: "mvlgamma outside its domain", op: elementwise.MvlgammaOp(3), x: []float64{1, 2},
 			y: []float64{nan, 1.5*math.Log(math.Pi) + 0 + math.Log(math.Sqrt(math.Pi)/2) + 0}, tol: 1e-14},

@@ -124,6 +124,7 @@ func init() {
 	registerUnary("frac", FracOp, realOnly, offInt, "y = x - trunc x, y' = 1")
 	registerUnary("sign", SignOp, realOnly, offZero, "y = sign x, y' = 0")
 	registerUnary("sgn", SgnOp, bothDTypes, offZero, "y = x/|x|, 0 at 0")
+	registerUnary("frexp", FrexpOp, realOnly, domain{0.55, 0.95, true}, "y = the mantissa of x in [0.5, 1), y' = 2^-e")
 	registerUnary("nan_to_num", NanToNumOp, realOnly, anywhere, "y = x with NaN and ±Inf replaced; y' = 1 where x is finite")
 	registerUnary("exp2", Exp2Op, bothDTypes, anywhere, "y = 2^x")
 	registerUnary("log2", Log2Op, bothDTypes, positive, "y = log2 x")

@@ -110,15 +110,16 @@ func Xlog1py(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(Xlog1pyO
 // y" = psi^(n+2)(x). Positive x below 20 is shifted by the recurrence
 // psi^(n)(x) = psi^(n)(x+1) - (-1)^n n!/x^(n+1) to the asymptotic series, negative
 // x goes through the reflection formula, and the poles x = 0, -1, ... give
-// (-1)^(n+1) Inf (n >= 1). n must be >= 0 (Apply reports ErrInvalidArgument
-// otherwise). The op name is "polygamma" ("digamma" for n = 0).
+// (-1)^(n+1) Inf (n >= 1). n must be in [0, 168], so that the (n+2)! of the second
+// derivative is finite (Apply reports ErrInvalidArgument otherwise). The op name is
+// "polygamma" ("digamma" for n = 0).
 func PolygammaOp(n int) cr.Op[*tensor.Dense] {
 	name := "polygamma"
 	if n == 0 {
 		name = "digamma"
 	}
-	if n < 0 {
-		return errOp{name: name, err: cr.Errorf(cr.ErrInvalidArgument, "polygamma: n must be >= 0, got %d", n)}
+	if n < 0 || n > 168 {
+		return errOp{name: name, err: cr.Errorf(cr.ErrInvalidArgument, "polygamma: n must be in [0, 168], got %d", n)}
 	}
 	return Unary(name, UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 { return polygamma(n, x) }, D1: polygammaD(n + 1), D2: polygammaD(n + 2)}})

@@ -46,7 +46,7 @@ var (
 	// subgradient of Abs). float64 only.
 	HypotOp = Binary("hypot", hypotSpec)
 	// XlogyOp is y = a log b, with y = 0 where a = 0 and b is not NaN: f_a = log b
-	// (0 where a = 0, PyTorch's mask), f_b = a/b, f_ab = 1/b, f_bb = -a/b². float64
+	// (0 where a = 0 and b <= 0, PyTorch's mask), f_b = a/b, f_ab = 1/b, f_bb = -a/b². float64
 	// only.
 	XlogyOp = Binary("xlogy", xlogySpec)
 )

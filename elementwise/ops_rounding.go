@@ -41,7 +41,22 @@ var (
 	// y' = 1 where x is finite and 0 elsewhere (PyTorch's), y" = 0. float64 only.
 	// NanToNumValuesOp takes other replacements.
 	NanToNumOp = NanToNumValuesOp(0, math.MaxFloat64, -math.MaxFloat64)
+	// FrexpOp is the op of Frexp: the mantissa m of x = m 2^e with 0.5 <= |m| < 1 (0
+	// for x = 0, x itself for ±Inf and NaN), the first output of PyTorch's frexp (the
+	// exponent e, an integer, has no derivative and is left out); y' = 2^-e, PyTorch's
+	// derivative, also at the powers of 2 where m jumps; y" = 0. float64 only.
+	FrexpOp = Unary("frexp", UnarySpec{Real: Func1[float64]{F: mantissa, D1: mantissaD1, D2: zero[float64]}})
 )
+
+// Frexp returns the elementwise FrexpOp of x (the mantissas) in a fresh tensor.
+func Frexp(x *tensor.Dense) (*tensor.Dense, error) { return apply1(FrexpOp, x) }
+
+func mantissa(x float64) float64 { m, _ := math.Frexp(x); return m }
+
+func mantissaD1(x, _ float64) float64 {
+	_, e := math.Frexp(x)
+	return math.Ldexp(1, -e)
+}
 
 // Ceil returns the elementwise CeilOp of x in a fresh tensor.
 func Ceil(x *tensor.Dense) (*tensor.Dense, error) { return apply1(CeilOp, x) }

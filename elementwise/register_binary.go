@@ -61,6 +61,15 @@ func binaryEntries() []cr.Entry[*tensor.Dense] {
 		{Atan2Op, false, offZero, anywhere, "y = atan2(a, b), broadcast"},
 		{HypotOp, false, offZero, anywhere, "y = sqrt(a² + b²), broadcast"},
 		{XlogyOp, false, offZero, positive, "y = a log b, broadcast"},
+		{LogaddexpOp, true, anywhere, anywhere, "y = log(e^a + e^b), broadcast"},
+		{FloatPowerOp, true, positive, anywhere, "y = a^b in double precision, broadcast"},
+		{CopysignOp, false, offZero, offZero, "y = |a| with the sign of b, broadcast"},
+		{FmaxOp, false, anywhere, anywhere, "y = max(a, b) ignoring NaN, broadcast; ties go to a"},
+		{FminOp, false, anywhere, anywhere, "y = min(a, b) ignoring NaN, broadcast; ties go to a"},
+		{ClampMaxOp, false, anywhere, anywhere, "y = min(a, b) (clamp_max), broadcast; ties go to a"},
+		{ClampMinOp, false, anywhere, anywhere, "y = max(a, b) (clamp_min), broadcast; ties go to a"},
+		{LdexpOp, true, anywhere, anywhere, "y = a 2^b, broadcast"},
+		{Xlog1pyOp, false, offZero, positive, "y = a log1p(b), broadcast"},
 	} {
 		dtypes := realOnly
 		if b.complexToo {

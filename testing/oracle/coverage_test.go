@@ -79,6 +79,7 @@ var leftOut = map[string]string{
 	"__rsub__":            "arithmetic variant or cast: not built yet",
 	"rsub":                "arithmetic variant or cast: not built yet",
 	"positive":            "arithmetic variant or cast: not built yet",
+	"fill":                "arithmetic variant or cast: not built yet",
 
 	"double":        "arithmetic variant or cast: not built yet",
 	"cdouble":       "arithmetic variant or cast: not built yet",

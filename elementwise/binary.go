@@ -381,9 +381,3 @@ func (l *layout) runs(fn func(o, ia, ib, n, sa, sb int)) {
 		}
 	}
 }
-
-// apply2 evaluates op at (a, b) without a tape.
-func apply2(op cr.Op[*tensor.Dense], a, b *tensor.Dense) (*tensor.Dense, error) {
-	y, _, err := op.Apply([]cr.NodeID{0, 0}, []*tensor.Dense{a, b})
-	return y, err
-}

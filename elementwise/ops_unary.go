@@ -65,9 +65,9 @@ var (
 	SiluOp = Unary("silu", siluSpec)
 	// ErfOp is the op of Erf: y = erf x; y' = 2/sqrt(pi) e^(-x²), y" = -2x y'. float64 only.
 	ErfOp = Unary("erf", erfSpec)
-	// ConjOp is the op of Conj: y = conj(x). complex128 (R-linear, not holomorphic): ydot = conj(xdot), xbar = conj(ybar), no second-order term. float64: the identity.
+	// ConjOp is the op of Conj: y = conj(x). complex128 (R-linear, not holomorphic): ydot = conj(xdot), xbar = conj(ybar), no second-order term. float64: the identity. It is also PyTorch's conj_physical.
 	ConjOp = Unary("conj", conjSpec)
-	// RealOp is the op of Real: y = Re x, a float64 tensor. complex128: ydot = Re xdot, xbar = ybar (a real cotangent as a complex one). float64: the identity.
+	// RealOp is the op of Real: y = Re x, a float64 tensor. complex128: ydot = Re xdot, xbar = ybar (a real cotangent as a complex one). float64: the identity. It is also PyTorch's double() cast (which drops the imaginary part of complex input, with a warning).
 	RealOp = Unary("real", realSpec)
 	// ImagOp is the op of Imag: y = Im x, a float64 tensor: ydot = Im xdot, xbar = i ybar. complex128 only: float64 input is an error, like PyTorch.
 	ImagOp = Unary("imag", imagSpec)

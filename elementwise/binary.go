@@ -11,6 +11,8 @@ import (
 type binaryOp struct {
 	name string
 	spec BinarySpec
+	// realToComplex is spec.RealToComplex on promoted operands (F nil if unset).
+	realToComplex Func2[complex128]
 }
 
 func (o *binaryOp) Name() string { return o.name }
@@ -31,6 +33,16 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.
 		out: out, aShape: slices.Clone(a.Shape()), bShape: slices.Clone(b.Shape()),
 		aReal: a.DType() == tensor.Float64, bReal: b.DType() == tensor.Float64}
 	r.lay = newLayout(out, r.aShape, r.bShape)
+	if o.realToComplex.F != nil {
+		if !r.aReal || !r.bReal {
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be float64, got %s and %s", o.name, a.Describe(), b.Describe())
+		}
+		r.complex = true
+		r.cx = binaryData[complex128]{fn: &o.realToComplex,
+			a: a.AsComplex().Contiguous().Complex128s(), b: b.AsComplex().Contiguous().Complex128s()}
+		y, err := tensor.FromComplex128(r.cx.forward(&r.lay), out...)
+		return y, r, err
+	}
 	if r.aReal && r.bReal {
 		if o.spec.Real.F == nil {
 			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be complex128, got %s and %s", o.name, a.Describe(), b.Describe())
@@ -380,10 +392,4 @@ func (l *layout) runs(fn func(o, ia, ib, n, sa, sb int)) {
 			return
 		}
 	}
-}
-
-// apply2 evaluates op at (a, b) without a tape.
-func apply2(op cr.Op[*tensor.Dense], a, b *tensor.Dense) (*tensor.Dense, error) {
-	y, _, err := op.Apply([]cr.NodeID{0, 0}, []*tensor.Dense{a, b})
-	return y, err
 }

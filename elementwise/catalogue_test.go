@@ -192,7 +192,7 @@ func TestBinaryTiesAndNaN(t *testing.T) {
 		{"fmin", elementwise.FminOp, []float64{1, 2, 2, 0, -1}, []float64{1, 1, 0, 0, 0}, []float64{0, 0, 1, 1, 1}},
 		{"clamp_max", elementwise.ClampMaxOp, []float64{1, nan, nan, 0, -1}, []float64{1, 0, 0, 0, 0}, []float64{0, 0, 0, 1, 1}},
 		{"clamp_min", elementwise.ClampMinOp, []float64{1, nan, nan, 3, 0}, []float64{1, 0, 0, 1, 1}, []float64{0, 0, 0, 0, 0}},
-		{"copysign", elementwise.CopysignOp, []float64{1, 2, nan, 3, -0.0}, []float64{1, 1, nan, 1, 0}, []float64{0, 0, 0, 0, 0}},
+		{"copysign", elementwise.CopysignOp, []float64{1, 2, nan, 3, math.Copysign(0, -1)}, []float64{1, 1, nan, 1, 0}, []float64{0, 0, 0, 0, 0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			y, rule, err := c.op.Apply([]cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, b})

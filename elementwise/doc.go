@@ -2,12 +2,15 @@
 // pullback, forward tangents and an exact second-order rule (PullbackWithTangents),
 // on float64 and, where PyTorch defines the op for it, complex128:
 //
-//   - arithmetic and powers: neg, square, reciprocal, sqrt, rsqrt, scale, shift,
-//     pow_scalar;
+//   - arithmetic and powers: neg, positive, square, reciprocal, sqrt, rsqrt, scale,
+//     shift, pow_scalar, fill (a constant, with a zero derivative);
 //   - exponentials and logarithms: exp, expm1, exp2, log, log1p, log2, log10, logit;
 //   - trigonometric and hyperbolic functions and their inverses, sinc, deg2rad,
 //     rad2deg;
-//   - complex parts: conj, real, imag, abs, abs2, angle, sgn;
+//   - complex parts and casts: conj, real, imag, abs, abs2, angle, sgn, cdouble
+//     (float64 to complex128), complex(re, im) and polar(abs, angle) (two float64
+//     tensors to one complex128); PyTorch's double() is real and its conj_physical
+//     is conj;
 //   - rounding and sign: ceil, floor, round (also to decimals), trunc, frac, sign,
 //     nan_to_num;
 //   - activations: sigmoid, logsigmoid, relu, relu6, silu, softplus, elu, celu,
@@ -15,12 +18,15 @@
 //     mode), softsign, tanhshrink, threshold, prelu;
 //   - special functions: erf, erfc, erfinv, erfcx, ndtr, ndtri, log_ndtr, lgamma,
 //     digamma, polygamma, mvlgamma, i0, i1, i0e, i1e, entr;
-//   - binary ops that broadcast like NumPy: add, sub, mul, div, pow, float_power,
-//     maximum, minimum, fmax, fmin, clamp_max, clamp_min, atan2, hypot, copysign,
-//     ldexp, logaddexp, xlogy, xlog1py.
+//   - binary ops that broadcast like NumPy: add and sub (also with PyTorch's
+//     alpha), mul, div, pow, float_power, remainder, maximum, minimum, fmax, fmin,
+//     clamp_max, clamp_min, atan2, hypot, copysign, ldexp, logaddexp, xlogy,
+//     xlog1py. Python's reflected operators (b.__rsub__(a) = a - b) and PyTorch's
+//     rsub are these ops with the operands the other way round.
 //
-// Each op is an Op value (ExpOp, MulOp) or constructor (ScaleOp(a)) for recording on
-// a tape, next to a function of the same name that evaluates it without one:
+// Each op is an Op value (ExpOp, MulOp) or, if it takes parameters, a constructor
+// (ScaleOp(a)) for recording on a tape, next to a function of the same name that
+// evaluates it without one through chainrules.Eval (Exp(x) is Eval(ExpOp, x)):
 //
 //	tape := core.NewTape[*tensor.Dense](tensor.Space{})
 //	x, w := tape.Leaf(xv), tape.Leaf(wv)
@@ -56,7 +62,9 @@
 // differentiated as functions of (Re z, Im z): the real-valued abs, abs2, real, imag
 // and angle through their gradient and Hessian, and the complex-valued conj, sgn and
 // softsign through their Wirtinger derivatives (Unary gives the formulas); their doc
-// comments give the rules. A binary op y = f(a, b) has partials f_a, f_b and
+// comments give the rules. complex and polar, complex-valued functions of real
+// arguments (RealToComplex), give each operand the real part of the cotangent a
+// holomorphic binary op would. A binary op y = f(a, b) has partials f_a, f_b and
 // second partials f_aa, f_ab, f_bb, and its cotangents are summed over the axes an
 // operand was broadcast along (tensor.SumTo), so that each has its input's shape.
 // A float64 operand of an op computed in complex128 (promotion, or a complex

@@ -81,43 +81,43 @@ const (
 )
 
 // Elu returns the elementwise EluOp of x in a fresh tensor.
-func Elu(x *tensor.Dense) (*tensor.Dense, error) { return apply1(EluOp, x) }
+func Elu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(EluOp, x) }
 
 // Celu returns the elementwise CeluOp of x in a fresh tensor.
-func Celu(x *tensor.Dense) (*tensor.Dense, error) { return apply1(CeluOp, x) }
+func Celu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(CeluOp, x) }
 
 // Selu returns the elementwise SeluOp of x in a fresh tensor.
-func Selu(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SeluOp, x) }
+func Selu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SeluOp, x) }
 
 // Hardshrink returns the elementwise HardshrinkOp of x in a fresh tensor.
-func Hardshrink(x *tensor.Dense) (*tensor.Dense, error) { return apply1(HardshrinkOp, x) }
+func Hardshrink(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(HardshrinkOp, x) }
 
 // Softshrink returns the elementwise SoftshrinkOp of x in a fresh tensor.
-func Softshrink(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SoftshrinkOp, x) }
+func Softshrink(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SoftshrinkOp, x) }
 
 // Hardtanh returns the elementwise HardtanhOp of x in a fresh tensor.
-func Hardtanh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(HardtanhOp, x) }
+func Hardtanh(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(HardtanhOp, x) }
 
 // Relu6 returns the elementwise Relu6Op of x in a fresh tensor.
-func Relu6(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Relu6Op, x) }
+func Relu6(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Relu6Op, x) }
 
 // Hardsigmoid returns the elementwise HardsigmoidOp of x in a fresh tensor.
-func Hardsigmoid(x *tensor.Dense) (*tensor.Dense, error) { return apply1(HardsigmoidOp, x) }
+func Hardsigmoid(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(HardsigmoidOp, x) }
 
 // Mish returns the elementwise MishOp of x in a fresh tensor.
-func Mish(x *tensor.Dense) (*tensor.Dense, error) { return apply1(MishOp, x) }
+func Mish(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(MishOp, x) }
 
 // Rrelu returns the elementwise RreluOp of x in a fresh tensor.
-func Rrelu(x *tensor.Dense) (*tensor.Dense, error) { return apply1(RreluOp, x) }
+func Rrelu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(RreluOp, x) }
 
 // Softsign returns the elementwise SoftsignOp of x in a fresh tensor.
-func Softsign(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SoftsignOp, x) }
+func Softsign(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SoftsignOp, x) }
 
 // Tanhshrink returns the elementwise TanhshrinkOp of x in a fresh tensor.
-func Tanhshrink(x *tensor.Dense) (*tensor.Dense, error) { return apply1(TanhshrinkOp, x) }
+func Tanhshrink(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(TanhshrinkOp, x) }
 
 // Prelu returns PreluOp of a with slopes w in a fresh tensor.
-func Prelu(a, w *tensor.Dense) (*tensor.Dense, error) { return apply2(PreluOp, a, w) }
+func Prelu(a, w *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(PreluOp, a, w) }
 
 // EluAlphaOp returns the op of PyTorch's elu(x, alpha): y = x for x > 0 and
 // alpha (e^x - 1) for x <= 0; y' = 1 and alpha e^x (y'(0) = alpha, PyTorch's),

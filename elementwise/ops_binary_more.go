@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -37,22 +38,22 @@ var (
 )
 
 // Copysign returns |a| with the sign of b, broadcast, in a fresh tensor.
-func Copysign(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(CopysignOp, a, b) }
+func Copysign(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(CopysignOp, a, b) }
 
 // Fmax returns max(a, b) ignoring NaN, broadcast, in a fresh tensor.
-func Fmax(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(FmaxOp, a, b) }
+func Fmax(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FmaxOp, a, b) }
 
 // Fmin returns min(a, b) ignoring NaN, broadcast, in a fresh tensor.
-func Fmin(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(FminOp, a, b) }
+func Fmin(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FminOp, a, b) }
 
 // ClampMax returns min(a, b), broadcast, in a fresh tensor.
-func ClampMax(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(ClampMaxOp, a, b) }
+func ClampMax(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ClampMaxOp, a, b) }
 
 // ClampMin returns max(a, b), broadcast, in a fresh tensor.
-func ClampMin(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(ClampMinOp, a, b) }
+func ClampMin(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ClampMinOp, a, b) }
 
 // Ldexp returns a 2^b, broadcast, in a fresh tensor.
-func Ldexp(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(LdexpOp, a, b) }
+func Ldexp(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(LdexpOp, a, b) }
 
 func copysignD1(a, _, y float64) (float64, float64) {
 	if a == 0 {

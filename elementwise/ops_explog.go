@@ -58,31 +58,31 @@ var (
 )
 
 // Exp2 returns the elementwise Exp2Op of x in a fresh tensor.
-func Exp2(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Exp2Op, x) }
+func Exp2(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Exp2Op, x) }
 
 // Log2 returns the elementwise Log2Op of x in a fresh tensor.
-func Log2(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Log2Op, x) }
+func Log2(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Log2Op, x) }
 
 // Log10 returns the elementwise Log10Op of x in a fresh tensor.
-func Log10(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Log10Op, x) }
+func Log10(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Log10Op, x) }
 
 // Logit returns the elementwise LogitOp of x in a fresh tensor.
-func Logit(x *tensor.Dense) (*tensor.Dense, error) { return apply1(LogitOp, x) }
+func Logit(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(LogitOp, x) }
 
 // Deg2rad returns the elementwise Deg2radOp of x in a fresh tensor.
-func Deg2rad(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Deg2radOp, x) }
+func Deg2rad(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Deg2radOp, x) }
 
 // Rad2deg returns the elementwise Rad2degOp of x in a fresh tensor.
-func Rad2deg(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Rad2degOp, x) }
+func Rad2deg(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Rad2degOp, x) }
 
 // Sinc returns the elementwise SincOp of x in a fresh tensor.
-func Sinc(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SincOp, x) }
+func Sinc(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SincOp, x) }
 
 // Logaddexp returns log(e^a + e^b), broadcast, in a fresh tensor.
-func Logaddexp(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(LogaddexpOp, a, b) }
+func Logaddexp(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(LogaddexpOp, a, b) }
 
 // FloatPower returns a^b, broadcast, in a fresh tensor.
-func FloatPower(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(FloatPowerOp, a, b) }
+func FloatPower(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FloatPowerOp, a, b) }
 
 // LogitEpsOp returns the op of PyTorch's logit(x, eps): x is first clamped to
 // [eps, 1 - eps], y = log(x/(1 - x)), and y' = 1/(x(1 - x)), y" = (2x - 1)/(x(1 - x))²
@@ -121,7 +121,7 @@ func LogitEpsOp(eps float64) cr.Op[*tensor.Dense] {
 
 // LogitEps returns LogitEpsOp(eps) of x in a fresh tensor.
 func LogitEps(x *tensor.Dense, eps float64) (*tensor.Dense, error) {
-	return apply1(LogitEpsOp(eps), x)
+	return cr.Eval(LogitEpsOp(eps), x)
 }
 
 func scaledY[T Scalar](c T) func(x, y T) T {

@@ -49,7 +49,7 @@ var (
 )
 
 // Frexp returns the elementwise FrexpOp of x (the mantissas) in a fresh tensor.
-func Frexp(x *tensor.Dense) (*tensor.Dense, error) { return apply1(FrexpOp, x) }
+func Frexp(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FrexpOp, x) }
 
 func mantissa(x float64) float64 { m, _ := math.Frexp(x); return m }
 
@@ -59,28 +59,28 @@ func mantissaD1(x, _ float64) float64 {
 }
 
 // Ceil returns the elementwise CeilOp of x in a fresh tensor.
-func Ceil(x *tensor.Dense) (*tensor.Dense, error) { return apply1(CeilOp, x) }
+func Ceil(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(CeilOp, x) }
 
 // Floor returns the elementwise FloorOp of x in a fresh tensor.
-func Floor(x *tensor.Dense) (*tensor.Dense, error) { return apply1(FloorOp, x) }
+func Floor(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FloorOp, x) }
 
 // Round returns the elementwise RoundOp of x in a fresh tensor.
-func Round(x *tensor.Dense) (*tensor.Dense, error) { return apply1(RoundOp, x) }
+func Round(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(RoundOp, x) }
 
 // Trunc returns the elementwise TruncOp of x in a fresh tensor.
-func Trunc(x *tensor.Dense) (*tensor.Dense, error) { return apply1(TruncOp, x) }
+func Trunc(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(TruncOp, x) }
 
 // Frac returns the elementwise FracOp of x in a fresh tensor.
-func Frac(x *tensor.Dense) (*tensor.Dense, error) { return apply1(FracOp, x) }
+func Frac(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FracOp, x) }
 
 // Sign returns the elementwise SignOp of x in a fresh tensor.
-func Sign(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SignOp, x) }
+func Sign(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SignOp, x) }
 
 // Sgn returns the elementwise SgnOp of x in a fresh tensor.
-func Sgn(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SgnOp, x) }
+func Sgn(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SgnOp, x) }
 
 // NanToNum returns the elementwise NanToNumOp of x in a fresh tensor.
-func NanToNum(x *tensor.Dense) (*tensor.Dense, error) { return apply1(NanToNumOp, x) }
+func NanToNum(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(NanToNumOp, x) }
 
 // RoundDecimalsOp returns the op of PyTorch's round(x, decimals): x rounded to
 // decimals decimal places (to the left of the point for negative decimals), halves
@@ -100,7 +100,7 @@ func RoundDecimalsOp(decimals int) cr.Op[*tensor.Dense] {
 
 // RoundDecimals returns RoundDecimalsOp(decimals) of x in a fresh tensor.
 func RoundDecimals(x *tensor.Dense, decimals int) (*tensor.Dense, error) {
-	return apply1(RoundDecimalsOp(decimals), x)
+	return cr.Eval(RoundDecimalsOp(decimals), x)
 }
 
 // NanToNumValuesOp returns the op of PyTorch's nan_to_num(x, nan, posinf, neginf):
@@ -131,7 +131,7 @@ func NanToNumValuesOp(nan, posinf, neginf float64) cr.Op[*tensor.Dense] {
 
 // NanToNumValues returns NanToNumValuesOp(nan, posinf, neginf) of x in a fresh tensor.
 func NanToNumValues(x *tensor.Dense, nan, posinf, neginf float64) (*tensor.Dense, error) {
-	return apply1(NanToNumValuesOp(nan, posinf, neginf), x)
+	return cr.Eval(NanToNumValuesOp(nan, posinf, neginf), x)
 }
 
 // piecewiseConstant is the spec of a float64 function whose derivatives are taken as

@@ -64,46 +64,46 @@ var (
 )
 
 // Lgamma returns the elementwise LgammaOp of x in a fresh tensor.
-func Lgamma(x *tensor.Dense) (*tensor.Dense, error) { return apply1(LgammaOp, x) }
+func Lgamma(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(LgammaOp, x) }
 
 // Digamma returns the elementwise DigammaOp of x in a fresh tensor.
-func Digamma(x *tensor.Dense) (*tensor.Dense, error) { return apply1(DigammaOp, x) }
+func Digamma(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(DigammaOp, x) }
 
 // Erfc returns the elementwise ErfcOp of x in a fresh tensor.
-func Erfc(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ErfcOp, x) }
+func Erfc(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ErfcOp, x) }
 
 // Erfinv returns the elementwise ErfinvOp of x in a fresh tensor.
-func Erfinv(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ErfinvOp, x) }
+func Erfinv(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ErfinvOp, x) }
 
 // Erfcx returns the elementwise ErfcxOp of x in a fresh tensor.
-func Erfcx(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ErfcxOp, x) }
+func Erfcx(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ErfcxOp, x) }
 
 // Ndtr returns the elementwise NdtrOp of x in a fresh tensor.
-func Ndtr(x *tensor.Dense) (*tensor.Dense, error) { return apply1(NdtrOp, x) }
+func Ndtr(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(NdtrOp, x) }
 
 // Ndtri returns the elementwise NdtriOp of x in a fresh tensor.
-func Ndtri(x *tensor.Dense) (*tensor.Dense, error) { return apply1(NdtriOp, x) }
+func Ndtri(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(NdtriOp, x) }
 
 // LogNdtr returns the elementwise LogNdtrOp of x in a fresh tensor.
-func LogNdtr(x *tensor.Dense) (*tensor.Dense, error) { return apply1(LogNdtrOp, x) }
+func LogNdtr(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(LogNdtrOp, x) }
 
 // I0 returns the elementwise I0Op of x in a fresh tensor.
-func I0(x *tensor.Dense) (*tensor.Dense, error) { return apply1(I0Op, x) }
+func I0(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(I0Op, x) }
 
 // I1 returns the elementwise I1Op of x in a fresh tensor.
-func I1(x *tensor.Dense) (*tensor.Dense, error) { return apply1(I1Op, x) }
+func I1(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(I1Op, x) }
 
 // I0e returns the elementwise I0eOp of x in a fresh tensor.
-func I0e(x *tensor.Dense) (*tensor.Dense, error) { return apply1(I0eOp, x) }
+func I0e(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(I0eOp, x) }
 
 // I1e returns the elementwise I1eOp of x in a fresh tensor.
-func I1e(x *tensor.Dense) (*tensor.Dense, error) { return apply1(I1eOp, x) }
+func I1e(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(I1eOp, x) }
 
 // Entr returns the elementwise EntrOp of x in a fresh tensor.
-func Entr(x *tensor.Dense) (*tensor.Dense, error) { return apply1(EntrOp, x) }
+func Entr(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(EntrOp, x) }
 
 // Xlog1py returns a log1p(b), broadcast, in a fresh tensor.
-func Xlog1py(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(Xlog1pyOp, a, b) }
+func Xlog1py(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Xlog1pyOp, a, b) }
 
 // PolygammaOp returns the op of PyTorch's polygamma(n, x): y = psi^(n)(x), the n-th
 // derivative of the digamma function (n = 0 is digamma); y' = psi^(n+1)(x),
@@ -126,7 +126,7 @@ func PolygammaOp(n int) cr.Op[*tensor.Dense] {
 }
 
 // Polygamma returns PolygammaOp(n) of x in a fresh tensor.
-func Polygamma(x *tensor.Dense, n int) (*tensor.Dense, error) { return apply1(PolygammaOp(n), x) }
+func Polygamma(x *tensor.Dense, n int) (*tensor.Dense, error) { return cr.Eval(PolygammaOp(n), x) }
 
 // MvlgammaOp returns the op of PyTorch's mvlgamma(x, p), the multivariate log-gamma
 // function log Gamma_p(x) = p(p-1)/4 log pi + sum_{j<p} lgamma(x - j/2);
@@ -144,7 +144,7 @@ func MvlgammaOp(p int) cr.Op[*tensor.Dense] {
 }
 
 // Mvlgamma returns MvlgammaOp(p) of x in a fresh tensor.
-func Mvlgamma(x *tensor.Dense, p int) (*tensor.Dense, error) { return apply1(MvlgammaOp(p), x) }
+func Mvlgamma(x *tensor.Dense, p int) (*tensor.Dense, error) { return cr.Eval(MvlgammaOp(p), x) }
 
 func polygammaD(n int) func(x, y float64) float64 {
 	return func(x, _ float64) float64 { return polygamma(n, x) }

@@ -87,8 +87,9 @@ func unaryEntry(name string, op cr.Op[*tensor.Dense], dtypes []string, d domain,
 }
 
 // Register adds the package's op families to reg — every unary op (neg, exp, ...,
-// softplus, scale, shift, pow_scalar) and every broadcasting binary op (add, sub,
-// mul, div, pow, maximum, minimum, atan2, hypot, xlogy) under its Name — with sample
+// positive, cdouble, fill, softplus, scale, shift, pow_scalar) and every
+// broadcasting binary op (add, sub, mul, div, pow, maximum, minimum, atan2, hypot,
+// xlogy, ..., remainder, complex, polar) under its Name — with sample
 // inputs for testing/ruletest. It returns an error wrapping
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken; registration stops there, and the families added before it stay.
@@ -127,6 +128,14 @@ func unaryEntries() []cr.Entry[*tensor.Dense] {
 		unaryEntry("silu", SiluOp, realOnly, anywhere, "y = x sigmoid(x)"),
 		unaryEntry("erf", ErfOp, realOnly, anywhere, "y = erf x"),
 		unaryEntry("conj", ConjOp, bothDTypes, anywhere, "y = conj(x)"),
+		unaryEntry("positive", PositiveOp, bothDTypes, anywhere, "y = x"),
+		unaryEntry("cdouble", CdoubleOp, bothDTypes, anywhere, "y = x as complex128"),
+		{Name: "fill", Arity: 1, DTypes: bothDTypes,
+			Forward: true, SecondOrder: true, Doc: "y = value everywhere, y' = 0",
+			Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
+				return append(unarySamples(FillOp(2.5), bothDTypes, anywhere)(rng),
+					cr.Sample[*tensor.Dense]{Name: "complex value", Op: FillOp(1 - 2i), Inputs: []*tensor.Dense{anywhere.draw(rng, tensor.Complex128, 2, 3)}})
+			}},
 		unaryEntry("real", RealOp, bothDTypes, anywhere, "y = Re x"),
 		unaryEntry("imag", ImagOp, complexOnly, anywhere, "y = Im x"),
 		unaryEntry("abs2", Abs2Op, bothDTypes, anywhere, "y = |x|²"),

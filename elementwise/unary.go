@@ -415,9 +415,3 @@ func optData[T Scalar](op, what string, t *tensor.Dense, shape []int) ([]T, erro
 	}
 	return data[T](op, what, t, shape)
 }
-
-// apply1 evaluates op at x without recording a rule's use.
-func apply1(op cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, error) {
-	y, _, err := op.Apply([]cr.NodeID{0}, []*tensor.Dense{x})
-	return y, err
-}

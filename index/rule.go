@@ -8,7 +8,6 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-
 // linear describes an op y = A(x_1, ..., x_n) that is linear in all its inputs
 // (every op of this package: the integer parameters, indices and masks, are fixed at
 // construction), so that chainrules.LinearRule gives its rules:

@@ -17,6 +17,11 @@
 // [SecondOrderRule] computes the derivative of the pullback along the input
 // tangents, which is what forward-over-reverse Hessian-vector products run.
 //
+// An op that is linear in its inputs, y = sum_k L_k x_k (a transpose, a slice, a
+// concatenation, a sum), needs no rule code of its own: [LinearRule] and
+// [UnaryLinearRule] build all three rules from L_k and its adjoint L_k^*, since
+// ydot = sum_k L_k xdot_k, xbar_k = L_k^* ybar and xbardot_k = L_k^* ybardot.
+//
 // # Contract for rule authors
 //
 //   - Pullbacks never mutate their arguments nor the values they captured, and may be
@@ -31,6 +36,20 @@
 //     xbar = conj(f'(x)) ybar.
 //   - A rule that cannot do something returns an error wrapping one of the sentinel
 //     errors of this package; it never returns zeros in place of an answer.
+//
+// An op with several outputs is a [MultiOp]; its [MultiRule] receives the cotangents
+// of all outputs at once (absent ones marked, never materialised), with the optional
+// [MultiForwardRule] and [MultiSecondOrderRule].
+//
+// # Naming
+//
+// Op packages follow one scheme. An op without parameters is a variable named after
+// it with the suffix Op (elementwise.ExpOp); an op with parameters is a constructor
+// taking them (reduce.SumOp(axes, keepdims), einsum.Op(spec)); a function of the
+// same name without the suffix evaluates it without a tape (elementwise.Exp(x),
+// reduce.Sum(x, axes, keepdims)), through [Eval]. Each op package exports
+// Register(reg), which adds its families to a [Registry] with [RegisterEntries];
+// package ops assembles the default registry.
 //
 // The engine lives in package core, the tensor value type in package tensor, and the
 // rule checker in testing/ruletest.

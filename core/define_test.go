@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"errors"
 	"math"
 	"testing"
 
@@ -202,4 +203,24 @@ func TestDefinedAndCompositeErrors(t *testing.T) {
 		_, err = tp.Backward(y)
 		require.NoError(t, err)
 	})
+}
+
+// A pullback that is not linear in ybar gives wrong derived rules; the checker's
+// linearity check names the problem.
+func TestDefinedNonlinearPullbackIsReported(t *testing.T) {
+	bad := core.Define(core.Def[float64]{Name: "bad", Space: f64, Arity: 1,
+		Primal: func(x []float64) (float64, error) { return x[0] * x[0], nil },
+		Pullback: func(t *core.Tape[float64], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(mulOp, t.Apply(scaleOp(2), x[0]), t.Apply(mulOp, ybar, ybar))}
+		}})
+	err := ruletest.Verify(f64, bad, []float64{0.7}, ruletest.Config{})
+	require.Error(t, err)
+	var linear bool
+	for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var f *ruletest.Failure
+		if errors.As(e, &f) && f.Check == ruletest.CheckLinearity {
+			linear = true
+		}
+	}
+	require.True(t, linear, "the linearity check reports the nonlinear pullback: %v", err)
 }

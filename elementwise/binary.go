@@ -11,6 +11,8 @@ import (
 type binaryOp struct {
 	name string
 	spec BinarySpec
+	// realToComplex is spec.RealToComplex on promoted operands (F nil if unset).
+	realToComplex Func2[complex128]
 }
 
 func (o *binaryOp) Name() string { return o.name }
@@ -31,6 +33,16 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.
 		out: out, aShape: slices.Clone(a.Shape()), bShape: slices.Clone(b.Shape()),
 		aReal: a.DType() == tensor.Float64, bReal: b.DType() == tensor.Float64}
 	r.lay = newLayout(out, r.aShape, r.bShape)
+	if o.realToComplex.F != nil {
+		if !r.aReal || !r.bReal {
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be float64, got %s and %s", o.name, a.Describe(), b.Describe())
+		}
+		r.complex = true
+		r.cx = binaryData[complex128]{fn: &o.realToComplex,
+			a: a.AsComplex().Contiguous().Complex128s(), b: b.AsComplex().Contiguous().Complex128s()}
+		y, err := tensor.FromComplex128(r.cx.forward(&r.lay), out...)
+		return y, r, err
+	}
 	if r.aReal && r.bReal {
 		if o.spec.Real.F == nil {
 			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be complex128, got %s and %s", o.name, a.Describe(), b.Describe())
@@ -202,10 +214,12 @@ func (d *binaryData[T]) forward(lay *layout) []T {
 
 // jvp returns ydot = f_a adot + f_b bdot over the broadcast (nil ad or bd: zero).
 func (d *binaryData[T]) jvp(lay *layout, ad, bd []T) []T {
+	d1 := d.fn.D1
+	a, b, y := d.a, d.b, d.y
 	yd := make([]T, lay.size)
 	lay.runs(func(o, ia, ib, n, sa, sb int) {
 		for range n {
-			fa, fb := d.fn.D1(d.a[ia], d.b[ib], d.y[o])
+			fa, fb := d1(a[ia], b[ib], y[o])
 			var s T
 			if ad != nil {
 				s = fa * ad[ia]
@@ -225,37 +239,45 @@ func (d *binaryData[T]) jvp(lay *layout, ad, bd []T) []T {
 // conj(f_b) ybardot + conj(f_ab adot + f_bb bdot) ybar (nil ybd, ad or bd: zero),
 // before the sums over broadcast axes.
 func (d *binaryData[T]) pull(lay *layout, yb, ybd, ad, bd []T, second bool) (ga, gb, gad, gbd []T) {
-	fn := d.fn
+	d1, d2 := d.fn.D1, d.fn.D2
+	a, b, y := d.a, d.b, d.y
 	n := lay.size
 	ga, gb = make([]T, n), make([]T, n)
-	if second {
-		gad, gbd = make([]T, n), make([]T, n)
+	if !second {
+		lay.runs(func(o, ia, ib, m, sa, sb int) {
+			for range m {
+				fa, fb := d1(a[ia], b[ib], y[o])
+				w := yb[o]
+				ga[o], gb[o] = conj(fa)*w, conj(fb)*w
+				o, ia, ib = o+1, ia+sa, ib+sb
+			}
+		})
+		return ga, gb, nil, nil
 	}
+	gad, gbd = make([]T, n), make([]T, n)
 	lay.runs(func(o, ia, ib, m, sa, sb int) {
 		for range m {
-			x, z, y, w := d.a[ia], d.b[ib], d.y[o], yb[o]
-			fa, fb := fn.D1(x, z, y)
+			x, z, v, w := a[ia], b[ib], y[o], yb[o]
+			fa, fb := d1(x, z, v)
 			fa, fb = conj(fa), conj(fb)
 			ga[o], gb[o] = fa*w, fb*w
-			if second {
-				var sa2, sb2 T
-				if ybd != nil {
-					sa2, sb2 = fa*ybd[o], fb*ybd[o]
-				}
-				if ad != nil || bd != nil {
-					faa, fab, fbb := fn.D2(x, z, y)
-					var xd, zd T
-					if ad != nil {
-						xd = ad[ia]
-					}
-					if bd != nil {
-						zd = bd[ib]
-					}
-					sa2 += conj(faa*xd+fab*zd) * w
-					sb2 += conj(fab*xd+fbb*zd) * w
-				}
-				gad[o], gbd[o] = sa2, sb2
+			var sa2, sb2 T
+			if ybd != nil {
+				sa2, sb2 = fa*ybd[o], fb*ybd[o]
 			}
+			if ad != nil || bd != nil {
+				faa, fab, fbb := d2(x, z, v)
+				var xd, zd T
+				if ad != nil {
+					xd = ad[ia]
+				}
+				if bd != nil {
+					zd = bd[ib]
+				}
+				sa2 += conj(faa*xd+fab*zd) * w
+				sb2 += conj(fab*xd+fbb*zd) * w
+			}
+			gad[o], gbd[o] = sa2, sb2
 			o, ia, ib = o+1, ia+sa, ib+sb
 		}
 	})
@@ -370,10 +392,4 @@ func (l *layout) runs(fn func(o, ia, ib, n, sa, sb int)) {
 			return
 		}
 	}
-}
-
-// apply2 evaluates op at (a, b) without a tape.
-func apply2(op cr.Op[*tensor.Dense], a, b *tensor.Dense) (*tensor.Dense, error) {
-	y, _, err := op.Apply([]cr.NodeID{0, 0}, []*tensor.Dense{a, b})
-	return y, err
 }

@@ -264,11 +264,11 @@ func xlogy(a, b float64) float64 {
 	return a * math.Log(b)
 }
 
-// f_a = log b, taken as 0 where a = 0 (PyTorch's mask, which keeps the gradient
-// finite at b = 0); f_b = a/b.
+// f_a = log b, taken as 0 where a = 0 and b <= 0 (PyTorch's mask, which keeps the
+// gradient finite at b = 0); f_b = a/b.
 func xlogyD1(a, b, _ float64) (float64, float64) {
 	var fa float64
-	if a != 0 {
+	if a != 0 || b > 0 || b != b {
 		fa = math.Log(b)
 	}
 	return fa, a / b

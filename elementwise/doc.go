@@ -1,12 +1,32 @@
-// Package elementwise provides the elementwise ops of chainrules-go: unary functions
-// (exp, log, tanh, sigmoid, relu, abs, ...), scalar-parameter ops (scale, shift,
-// pow_scalar) and binary ops that broadcast like NumPy (add, sub, mul, div, pow,
-// maximum, minimum, atan2, hypot, xlogy), each with a pullback, forward tangents and
-// an exact second-order rule (PullbackWithTangents), on float64 and, where PyTorch
-// defines the op for it, complex128.
+// Package elementwise provides the elementwise ops of chainrules-go, each with a
+// pullback, forward tangents and an exact second-order rule (PullbackWithTangents),
+// on float64 and, where PyTorch defines the op for it, complex128:
 //
-// Each op is an Op value (ExpOp, MulOp) or constructor (ScaleOp(a)) for recording on
-// a tape, next to a function of the same name that evaluates it without one:
+//   - arithmetic and powers: neg, positive, square, reciprocal, sqrt, rsqrt, scale,
+//     shift, pow_scalar, fill (a constant, with a zero derivative);
+//   - exponentials and logarithms: exp, expm1, exp2, log, log1p, log2, log10, logit;
+//   - trigonometric and hyperbolic functions and their inverses, sinc, deg2rad,
+//     rad2deg;
+//   - complex parts and casts: conj, real, imag, abs, abs2, angle, sgn, cdouble
+//     (float64 to complex128), complex(re, im) and polar(abs, angle) (two float64
+//     tensors to one complex128); PyTorch's double() is real and its conj_physical
+//     is conj;
+//   - rounding and sign: ceil, floor, round (also to decimals), trunc, frac, sign,
+//     nan_to_num;
+//   - activations: sigmoid, logsigmoid, relu, relu6, silu, softplus, elu, celu,
+//     selu, hardshrink, softshrink, hardtanh, hardsigmoid, mish, rrelu (evaluation
+//     mode), softsign, tanhshrink, threshold, prelu;
+//   - special functions: erf, erfc, erfinv, erfcx, ndtr, ndtri, log_ndtr, lgamma,
+//     digamma, polygamma, mvlgamma, i0, i1, i0e, i1e, entr;
+//   - binary ops that broadcast like NumPy: add and sub (also with PyTorch's
+//     alpha), mul, div, pow, float_power, remainder, maximum, minimum, fmax, fmin,
+//     clamp_max, clamp_min, atan2, hypot, copysign, ldexp, logaddexp, xlogy,
+//     xlog1py. Python's reflected operators (b.__rsub__(a) = a - b) and PyTorch's
+//     rsub are these ops with the operands the other way round.
+//
+// Each op is an Op value (ExpOp, MulOp) or, if it takes parameters, a constructor
+// (ScaleOp(a)) for recording on a tape, next to a function of the same name that
+// evaluates it without one through chainrules.Eval (Exp(x) is Eval(ExpOp, x)):
 //
 //	tape := core.NewTape[*tensor.Dense](tensor.Space{})
 //	x, w := tape.Leaf(xv), tape.Leaf(wv)
@@ -38,9 +58,13 @@
 //	xbardot = conj(f'(x)) ybardot + conj(f"(x) xdot) ybar,
 //
 // which for a holomorphic f on complex128 is PyTorch's convention: the pullback is
-// the adjoint of the JVP under Re<a, b>. Ops that are not holomorphic (abs, abs2,
-// real, imag, angle, conj) are differentiated as functions of (Re z, Im z); their
-// doc comments give the rules. A binary op y = f(a, b) has partials f_a, f_b and
+// the adjoint of the JVP under Re<a, b>. Ops that are not holomorphic are
+// differentiated as functions of (Re z, Im z): the real-valued abs, abs2, real, imag
+// and angle through their gradient and Hessian, and the complex-valued conj, sgn and
+// softsign through their Wirtinger derivatives (Unary gives the formulas); their doc
+// comments give the rules. complex and polar, complex-valued functions of real
+// arguments (RealToComplex), give each operand the real part of the cotangent a
+// holomorphic binary op would. A binary op y = f(a, b) has partials f_a, f_b and
 // second partials f_aa, f_ab, f_bb, and its cotangents are summed over the axes an
 // operand was broadcast along (tensor.SumTo), so that each has its input's shape.
 // A float64 operand of an op computed in complex128 (promotion, or a complex
@@ -50,9 +74,14 @@
 //
 // The choices are PyTorch's: abs'(0) = 0 (also for complex abs at 0), relu'(0) = 0,
 // and maximum and minimum split the cotangent evenly, 1/2 and 1/2, between tied
-// operands. angle, atan2 and hypot take all derivatives as 0 at the origin (PyTorch
-// gives 0 for angle and NaN for the other two). Second derivatives at these points
-// are 0.
+// operands, where fmax, fmin, clamp_max and clamp_min give it to the first. The
+// rounding functions and sign have derivative 0 everywhere, also at their jumps, and
+// frac 1. The piecewise activations take the side PyTorch takes at each kink (elu
+// the exponential side at 0, hardtanh, relu6, hardshrink and softshrink 0 at the
+// ends), as their doc comments state. angle, atan2 and hypot take all derivatives as
+// 0 at the origin (PyTorch gives 0 for angle and NaN for the other two). Second
+// derivatives at these points are those of the side taken, 0 for the piecewise
+// linear functions.
 //
 // # Errors
 //

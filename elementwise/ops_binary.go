@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -46,37 +47,37 @@ var (
 	// subgradient of Abs). float64 only.
 	HypotOp = Binary("hypot", hypotSpec)
 	// XlogyOp is y = a log b, with y = 0 where a = 0 and b is not NaN: f_a = log b
-	// (0 where a = 0, PyTorch's mask), f_b = a/b, f_ab = 1/b, f_bb = -a/b². float64
+	// (0 where a = 0 and b <= 0, PyTorch's mask), f_b = a/b, f_ab = 1/b, f_bb = -a/b². float64
 	// only.
 	XlogyOp = Binary("xlogy", xlogySpec)
 )
 
 // Add returns a + b, broadcast, in a fresh tensor.
-func Add(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(AddOp, a, b) }
+func Add(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AddOp, a, b) }
 
 // Sub returns a - b, broadcast, in a fresh tensor.
-func Sub(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(SubOp, a, b) }
+func Sub(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SubOp, a, b) }
 
 // Mul returns a b, broadcast, in a fresh tensor.
-func Mul(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(MulOp, a, b) }
+func Mul(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(MulOp, a, b) }
 
 // Div returns a/b, broadcast, in a fresh tensor.
-func Div(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(DivOp, a, b) }
+func Div(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(DivOp, a, b) }
 
 // Pow returns a^b, broadcast, in a fresh tensor.
-func Pow(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(PowOp, a, b) }
+func Pow(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(PowOp, a, b) }
 
 // Maximum returns max(a, b), broadcast, in a fresh tensor.
-func Maximum(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(MaximumOp, a, b) }
+func Maximum(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(MaximumOp, a, b) }
 
 // Minimum returns min(a, b), broadcast, in a fresh tensor.
-func Minimum(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(MinimumOp, a, b) }
+func Minimum(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(MinimumOp, a, b) }
 
 // Atan2 returns atan2(a, b), broadcast, in a fresh tensor.
-func Atan2(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(Atan2Op, a, b) }
+func Atan2(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Atan2Op, a, b) }
 
 // Hypot returns sqrt(a² + b²), broadcast, in a fresh tensor.
-func Hypot(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(HypotOp, a, b) }
+func Hypot(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(HypotOp, a, b) }
 
 // Xlogy returns a log b, broadcast, in a fresh tensor.
-func Xlogy(a, b *tensor.Dense) (*tensor.Dense, error) { return apply2(XlogyOp, a, b) }
+func Xlogy(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(XlogyOp, a, b) }

@@ -41,31 +41,46 @@ var (
 	// y' = 1 where x is finite and 0 elsewhere (PyTorch's), y" = 0. float64 only.
 	// NanToNumValuesOp takes other replacements.
 	NanToNumOp = NanToNumValuesOp(0, math.MaxFloat64, -math.MaxFloat64)
+	// FrexpOp is the op of Frexp: the mantissa m of x = m 2^e with 0.5 <= |m| < 1 (0
+	// for x = 0, x itself for ±Inf and NaN), the first output of PyTorch's frexp (the
+	// exponent e, an integer, has no derivative and is left out); y' = 2^-e, PyTorch's
+	// derivative, also at the powers of 2 where m jumps; y" = 0. float64 only.
+	FrexpOp = Unary("frexp", UnarySpec{Real: Func1[float64]{F: mantissa, D1: mantissaD1, D2: zero[float64]}})
 )
 
+// Frexp returns the elementwise FrexpOp of x (the mantissas) in a fresh tensor.
+func Frexp(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FrexpOp, x) }
+
+func mantissa(x float64) float64 { m, _ := math.Frexp(x); return m }
+
+func mantissaD1(x, _ float64) float64 {
+	_, e := math.Frexp(x)
+	return math.Ldexp(1, -e)
+}
+
 // Ceil returns the elementwise CeilOp of x in a fresh tensor.
-func Ceil(x *tensor.Dense) (*tensor.Dense, error) { return apply1(CeilOp, x) }
+func Ceil(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(CeilOp, x) }
 
 // Floor returns the elementwise FloorOp of x in a fresh tensor.
-func Floor(x *tensor.Dense) (*tensor.Dense, error) { return apply1(FloorOp, x) }
+func Floor(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FloorOp, x) }
 
 // Round returns the elementwise RoundOp of x in a fresh tensor.
-func Round(x *tensor.Dense) (*tensor.Dense, error) { return apply1(RoundOp, x) }
+func Round(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(RoundOp, x) }
 
 // Trunc returns the elementwise TruncOp of x in a fresh tensor.
-func Trunc(x *tensor.Dense) (*tensor.Dense, error) { return apply1(TruncOp, x) }
+func Trunc(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(TruncOp, x) }
 
 // Frac returns the elementwise FracOp of x in a fresh tensor.
-func Frac(x *tensor.Dense) (*tensor.Dense, error) { return apply1(FracOp, x) }
+func Frac(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(FracOp, x) }
 
 // Sign returns the elementwise SignOp of x in a fresh tensor.
-func Sign(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SignOp, x) }
+func Sign(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SignOp, x) }
 
 // Sgn returns the elementwise SgnOp of x in a fresh tensor.
-func Sgn(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SgnOp, x) }
+func Sgn(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SgnOp, x) }
 
 // NanToNum returns the elementwise NanToNumOp of x in a fresh tensor.
-func NanToNum(x *tensor.Dense) (*tensor.Dense, error) { return apply1(NanToNumOp, x) }
+func NanToNum(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(NanToNumOp, x) }
 
 // RoundDecimalsOp returns the op of PyTorch's round(x, decimals): x rounded to
 // decimals decimal places (to the left of the point for negative decimals), halves
@@ -85,7 +100,7 @@ func RoundDecimalsOp(decimals int) cr.Op[*tensor.Dense] {
 
 // RoundDecimals returns RoundDecimalsOp(decimals) of x in a fresh tensor.
 func RoundDecimals(x *tensor.Dense, decimals int) (*tensor.Dense, error) {
-	return apply1(RoundDecimalsOp(decimals), x)
+	return cr.Eval(RoundDecimalsOp(decimals), x)
 }
 
 // NanToNumValuesOp returns the op of PyTorch's nan_to_num(x, nan, posinf, neginf):
@@ -116,7 +131,7 @@ func NanToNumValuesOp(nan, posinf, neginf float64) cr.Op[*tensor.Dense] {
 
 // NanToNumValues returns NanToNumValuesOp(nan, posinf, neginf) of x in a fresh tensor.
 func NanToNumValues(x *tensor.Dense, nan, posinf, neginf float64) (*tensor.Dense, error) {
-	return apply1(NanToNumValuesOp(nan, posinf, neginf), x)
+	return cr.Eval(NanToNumValuesOp(nan, posinf, neginf), x)
 }
 
 // piecewiseConstant is the spec of a float64 function whose derivatives are taken as

@@ -65,9 +65,9 @@ var (
 	SiluOp = Unary("silu", siluSpec)
 	// ErfOp is the op of Erf: y = erf x; y' = 2/sqrt(pi) e^(-x²), y" = -2x y'. float64 only.
 	ErfOp = Unary("erf", erfSpec)
-	// ConjOp is the op of Conj: y = conj(x). complex128 (R-linear, not holomorphic): ydot = conj(xdot), xbar = conj(ybar), no second-order term. float64: the identity.
+	// ConjOp is the op of Conj: y = conj(x). complex128 (R-linear, not holomorphic): ydot = conj(xdot), xbar = conj(ybar), no second-order term. float64: the identity. It is also PyTorch's conj_physical.
 	ConjOp = Unary("conj", conjSpec)
-	// RealOp is the op of Real: y = Re x, a float64 tensor. complex128: ydot = Re xdot, xbar = ybar (a real cotangent as a complex one). float64: the identity.
+	// RealOp is the op of Real: y = Re x, a float64 tensor. complex128: ydot = Re xdot, xbar = ybar (a real cotangent as a complex one). float64: the identity. It is also PyTorch's double() cast (which drops the imaginary part of complex input, with a warning).
 	RealOp = Unary("real", realSpec)
 	// ImagOp is the op of Imag: y = Im x, a float64 tensor: ydot = Im xdot, xbar = i ybar. complex128 only: float64 input is an error, like PyTorch.
 	ImagOp = Unary("imag", imagSpec)
@@ -80,103 +80,103 @@ var (
 )
 
 // Neg returns the elementwise NegOp of x in a fresh tensor.
-func Neg(x *tensor.Dense) (*tensor.Dense, error) { return apply1(NegOp, x) }
+func Neg(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(NegOp, x) }
 
 // Exp returns the elementwise ExpOp of x in a fresh tensor.
-func Exp(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ExpOp, x) }
+func Exp(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ExpOp, x) }
 
 // Expm1 returns the elementwise Expm1Op of x in a fresh tensor.
-func Expm1(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Expm1Op, x) }
+func Expm1(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Expm1Op, x) }
 
 // Log returns the elementwise LogOp of x in a fresh tensor.
-func Log(x *tensor.Dense) (*tensor.Dense, error) { return apply1(LogOp, x) }
+func Log(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(LogOp, x) }
 
 // Log1p returns the elementwise Log1pOp of x in a fresh tensor.
-func Log1p(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Log1pOp, x) }
+func Log1p(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Log1pOp, x) }
 
 // Sqrt returns the elementwise SqrtOp of x in a fresh tensor.
-func Sqrt(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SqrtOp, x) }
+func Sqrt(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SqrtOp, x) }
 
 // Rsqrt returns the elementwise RsqrtOp of x in a fresh tensor.
-func Rsqrt(x *tensor.Dense) (*tensor.Dense, error) { return apply1(RsqrtOp, x) }
+func Rsqrt(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(RsqrtOp, x) }
 
 // Square returns the elementwise SquareOp of x in a fresh tensor.
-func Square(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SquareOp, x) }
+func Square(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SquareOp, x) }
 
 // Reciprocal returns the elementwise ReciprocalOp of x in a fresh tensor.
-func Reciprocal(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ReciprocalOp, x) }
+func Reciprocal(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ReciprocalOp, x) }
 
 // Abs returns the elementwise AbsOp of x in a fresh tensor.
-func Abs(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AbsOp, x) }
+func Abs(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AbsOp, x) }
 
 // Sin returns the elementwise SinOp of x in a fresh tensor.
-func Sin(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SinOp, x) }
+func Sin(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SinOp, x) }
 
 // Cos returns the elementwise CosOp of x in a fresh tensor.
-func Cos(x *tensor.Dense) (*tensor.Dense, error) { return apply1(CosOp, x) }
+func Cos(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(CosOp, x) }
 
 // Tan returns the elementwise TanOp of x in a fresh tensor.
-func Tan(x *tensor.Dense) (*tensor.Dense, error) { return apply1(TanOp, x) }
+func Tan(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(TanOp, x) }
 
 // Sinh returns the elementwise SinhOp of x in a fresh tensor.
-func Sinh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SinhOp, x) }
+func Sinh(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SinhOp, x) }
 
 // Cosh returns the elementwise CoshOp of x in a fresh tensor.
-func Cosh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(CoshOp, x) }
+func Cosh(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(CoshOp, x) }
 
 // Tanh returns the elementwise TanhOp of x in a fresh tensor.
-func Tanh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(TanhOp, x) }
+func Tanh(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(TanhOp, x) }
 
 // Asin returns the elementwise AsinOp of x in a fresh tensor.
-func Asin(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AsinOp, x) }
+func Asin(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AsinOp, x) }
 
 // Acos returns the elementwise AcosOp of x in a fresh tensor.
-func Acos(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AcosOp, x) }
+func Acos(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AcosOp, x) }
 
 // Atan returns the elementwise AtanOp of x in a fresh tensor.
-func Atan(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AtanOp, x) }
+func Atan(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AtanOp, x) }
 
 // Asinh returns the elementwise AsinhOp of x in a fresh tensor.
-func Asinh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AsinhOp, x) }
+func Asinh(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AsinhOp, x) }
 
 // Acosh returns the elementwise AcoshOp of x in a fresh tensor.
-func Acosh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AcoshOp, x) }
+func Acosh(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AcoshOp, x) }
 
 // Atanh returns the elementwise AtanhOp of x in a fresh tensor.
-func Atanh(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AtanhOp, x) }
+func Atanh(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AtanhOp, x) }
 
 // Sigmoid returns the elementwise SigmoidOp of x in a fresh tensor.
-func Sigmoid(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SigmoidOp, x) }
+func Sigmoid(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SigmoidOp, x) }
 
 // LogSigmoid returns the elementwise LogSigmoidOp of x in a fresh tensor.
-func LogSigmoid(x *tensor.Dense) (*tensor.Dense, error) { return apply1(LogSigmoidOp, x) }
+func LogSigmoid(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(LogSigmoidOp, x) }
 
 // Relu returns the elementwise ReluOp of x in a fresh tensor.
-func Relu(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ReluOp, x) }
+func Relu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ReluOp, x) }
 
 // Silu returns the elementwise SiluOp of x in a fresh tensor.
-func Silu(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SiluOp, x) }
+func Silu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SiluOp, x) }
 
 // Erf returns the elementwise ErfOp of x in a fresh tensor.
-func Erf(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ErfOp, x) }
+func Erf(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ErfOp, x) }
 
 // Conj returns the elementwise ConjOp of x in a fresh tensor.
-func Conj(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ConjOp, x) }
+func Conj(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ConjOp, x) }
 
 // Real returns the elementwise RealOp of x in a fresh tensor.
-func Real(x *tensor.Dense) (*tensor.Dense, error) { return apply1(RealOp, x) }
+func Real(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(RealOp, x) }
 
 // Imag returns the elementwise ImagOp of x in a fresh tensor.
-func Imag(x *tensor.Dense) (*tensor.Dense, error) { return apply1(ImagOp, x) }
+func Imag(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(ImagOp, x) }
 
 // Abs2 returns the elementwise Abs2Op of x in a fresh tensor.
-func Abs2(x *tensor.Dense) (*tensor.Dense, error) { return apply1(Abs2Op, x) }
+func Abs2(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Abs2Op, x) }
 
 // Angle returns the elementwise AngleOp of x in a fresh tensor.
-func Angle(x *tensor.Dense) (*tensor.Dense, error) { return apply1(AngleOp, x) }
+func Angle(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(AngleOp, x) }
 
 // Softplus returns the elementwise SoftplusOp of x in a fresh tensor.
-func Softplus(x *tensor.Dense) (*tensor.Dense, error) { return apply1(SoftplusOp, x) }
+func Softplus(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SoftplusOp, x) }
 
 // SoftplusBetaOp returns the op of PyTorch's softplus with parameters beta and
 // threshold:
@@ -197,7 +197,7 @@ func SoftplusBetaOp(beta, threshold float64) cr.Op[*tensor.Dense] {
 
 // SoftplusBeta returns SoftplusBetaOp(beta, threshold) of x in a fresh tensor.
 func SoftplusBeta(x *tensor.Dense, beta, threshold float64) (*tensor.Dense, error) {
-	return apply1(SoftplusBetaOp(beta, threshold), x)
+	return cr.Eval(SoftplusBetaOp(beta, threshold), x)
 }
 
 // ScaleOp returns the op y = a x, with y' = a and no second-order term (pullback
@@ -208,7 +208,7 @@ func ScaleOp(a complex128) cr.Op[*tensor.Dense] {
 }
 
 // Scale returns a x in a fresh tensor.
-func Scale(x *tensor.Dense, a complex128) (*tensor.Dense, error) { return apply1(ScaleOp(a), x) }
+func Scale(x *tensor.Dense, a complex128) (*tensor.Dense, error) { return cr.Eval(ScaleOp(a), x) }
 
 // ShiftOp returns the op y = x + b, with y' = 1: xbar = ybar, ydot = xdot. A float64
 // x with a complex b is promoted like ScaleOp. The op name is "shift".
@@ -217,7 +217,7 @@ func ShiftOp(b complex128) cr.Op[*tensor.Dense] {
 }
 
 // Shift returns x + b in a fresh tensor.
-func Shift(x *tensor.Dense, b complex128) (*tensor.Dense, error) { return apply1(ShiftOp(b), x) }
+func Shift(x *tensor.Dense, b complex128) (*tensor.Dense, error) { return cr.Eval(ShiftOp(b), x) }
 
 // PowScalarOp returns the op y = x^p for a constant p: y' = p x^(p-1) and
 // y" = p(p-1) x^(p-2), each taken as exactly 0 when its leading factor is 0 (so
@@ -231,5 +231,5 @@ func PowScalarOp(p complex128) cr.Op[*tensor.Dense] {
 
 // PowScalar returns x^p in a fresh tensor.
 func PowScalar(x *tensor.Dense, p complex128) (*tensor.Dense, error) {
-	return apply1(PowScalarOp(p), x)
+	return cr.Eval(PowScalarOp(p), x)
 }

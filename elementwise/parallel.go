@@ -14,7 +14,7 @@ const parallelGrain = 1 << 16
 // elementwise kernels), and on the calling goroutine otherwise. Chunks are disjoint,
 // so elementwise results do not depend on the split.
 func parallelFor(n int, body func(lo, hi int)) {
-	workers := min(runtime.GOMAXPROCS(0), n/parallelGrain)
+	workers := parallelWorkers(n)
 	if workers <= 1 {
 		body(0, n)
 		return
@@ -31,3 +31,6 @@ func parallelFor(n int, body func(lo, hi int)) {
 	body(0, min(chunk, n))
 	wg.Wait()
 }
+
+// parallelWorkers is the number of goroutines parallelFor uses for n elements.
+func parallelWorkers(n int) int { return min(runtime.GOMAXPROCS(0), n/parallelGrain) }

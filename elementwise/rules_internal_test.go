@@ -25,6 +25,12 @@ func TestCheckerCatchesWrongRows(t *testing.T) {
 	// f'(z) conjugated twice: conj(f') is what the pullback must apply.
 	noConj := sinSpec
 	noConj.Complex.D1 = func(z, w complex128) complex128 { c := csinD1(z, w); return complex(real(c), -imag(c)) }
+	// sgn without its f_zbar part, and with f_zbarzbar dropped.
+	noZbar := UnarySpec{Wirtinger: Wirtinger{F: sgnC, D2: sgnCD2,
+		D1: func(z, y complex128) (complex128, complex128) { fz, _ := sgnCD1(z, y); return fz, 0 }}}
+	noZbarZbar := UnarySpec{Wirtinger: Wirtinger{F: sgnC, D1: sgnCD1,
+		D2: func(z, y complex128) (complex128, complex128, complex128) { a, b, _ := sgnCD2(z, y); return a, b, 0 }}}
+	zc := tensor.RandUniform(rng, tensor.Complex128, 0.5, 1, 3, 2)
 	wrongMul := mulSpec
 	wrongMul.Real.D2 = zeroD2[float64]
 	for _, c := range []struct {
@@ -39,6 +45,12 @@ func TestCheckerCatchesWrongRows(t *testing.T) {
 		}},
 		{"complex sin with a conjugated derivative", func() error {
 			return ruletest.Verify(tensor.Space{}, Unary("sin", noConj), []*tensor.Dense{xc}, ruletest.Config{})
+		}},
+		{"sgn without f_zbar", func() error {
+			return ruletest.Verify(tensor.Space{}, Unary("sgn", noZbar), []*tensor.Dense{zc}, ruletest.Config{})
+		}},
+		{"sgn without f_zbarzbar", func() error {
+			return ruletest.Verify(tensor.Space{}, Unary("sgn", noZbarZbar), []*tensor.Dense{zc}, ruletest.Config{})
 		}},
 		{"mul without its mixed second derivative", func() error {
 			return ruletest.Verify(tensor.Space{}, Binary("mul", wrongMul), []*tensor.Dense{xr, xr}, ruletest.Config{})

@@ -170,6 +170,20 @@ type Func2[T Scalar] struct {
 	Linear bool
 }
 
+// RealToComplex is a complex-valued function of two real arguments, f(a, b) with a
+// and b real, given with its partial derivatives (complex numbers: those of Re f and
+// Im f, combined) up to the second order: the definition of an op such as
+// complex(re, im) or polar(abs, angle), which builds complex output from real
+// input. The zero RealToComplex (F nil) means no such definition.
+type RealToComplex struct {
+	// F returns y = f(a, b).
+	F func(a, b float64) complex128
+	// D1 returns the partials (f_a, f_b) and D2 the second partials (f_aa, f_ab,
+	// f_bb), given also y = f(a, b). Both are required when F is set.
+	D1 func(a, b float64, y complex128) (fa, fb complex128)
+	D2 func(a, b float64, y complex128) (faa, fab, fbb complex128)
+}
+
 // BinarySpec defines a binary elementwise op for Binary.
 type BinarySpec struct {
 	// Real defines the op on two float64 operands; with Real.F nil they are an error.
@@ -179,6 +193,10 @@ type BinarySpec struct {
 	// one is promoted and receives the real part of its cotangent. With Complex.F
 	// nil, complex128 input is an error.
 	Complex Func2[complex128]
+	// RealToComplex, if its F is set, defines the op on two float64 operands as a
+	// complex-valued function: the output is complex128, and complex128 operands are
+	// an error. It excludes Real and Complex.
+	RealToComplex RealToComplex
 }
 
 // Binary returns the elementwise op y = f(a, b) named name (its registry key),
@@ -195,7 +213,10 @@ type BinarySpec struct {
 //	               bbardot = SumTo(conj(f_b) ybardot + conj(f_ab adot + f_bb bdot) ybar, shape(b))
 //
 // where conj is the identity on float64 (PyTorch's convention for complex input, as
-// in Unary). The rule keeps a, b and y and evaluates the partials when called.
+// in Unary). For a RealToComplex f the same formulas hold with real adot and bdot,
+// and each operand's cotangent and its tangent are the real parts of those above
+// (Re(conj(f_a) ybar) is the adjoint of adot -> f_a adot under Re<a, b>).
+// The rule keeps a, b and y and evaluates the partials when called.
 // Input of a dtype spec does not define, and an incomplete spec, make Apply return an
 // error wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
 func Binary(name string, spec BinarySpec) cr.Op[*tensor.Dense] {
@@ -209,8 +230,25 @@ func Binary(name string, spec BinarySpec) cr.Op[*tensor.Dense] {
 		return bad("Real.F without Real.D1 and Real.D2")
 	case spec.Complex.F != nil && (spec.Complex.D1 == nil || spec.Complex.D2 == nil):
 		return bad("Complex.F without Complex.D1 and Complex.D2")
+	case spec.RealToComplex.F != nil && (spec.RealToComplex.D1 == nil || spec.RealToComplex.D2 == nil):
+		return bad("RealToComplex.F without RealToComplex.D1 and RealToComplex.D2")
+	case spec.RealToComplex.F != nil && (spec.Real.F != nil || spec.Complex.F != nil):
+		return bad("RealToComplex together with Real or Complex")
 	}
-	return &binaryOp{name: name, spec: spec}
+	o := &binaryOp{name: name, spec: spec}
+	if rc := spec.RealToComplex; rc.F != nil {
+		// Computed in complex128 on the promoted operands, whose imaginary parts are 0.
+		o.realToComplex = Func2[complex128]{
+			F: func(a, b complex128) complex128 { return rc.F(real(a), real(b)) },
+			D1: func(a, b, y complex128) (complex128, complex128) {
+				return rc.D1(real(a), real(b), y)
+			},
+			D2: func(a, b, y complex128) (complex128, complex128, complex128) {
+				return rc.D2(real(a), real(b), y)
+			},
+		}
+	}
+	return o
 }
 
 // errOp is an op whose definition or parameters were invalid: Apply reports the

@@ -53,3 +53,26 @@ func TestUndefinedDTypes(t *testing.T) {
 	require.ErrorIs(t, err, cr.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), "complexonly")
 }
+
+// TestRealToComplexSpec: an incomplete RealToComplex, or one next to Real or
+// Complex, gives an op whose Apply reports ErrInvalidArgument.
+func TestRealToComplexSpec(t *testing.T) {
+	rc := elementwise.RealToComplex{F: func(a, b float64) complex128 { return complex(a, b) },
+		D1: func(_, _ float64, _ complex128) (complex128, complex128) { return 1, 1i }}
+	full := rc
+	full.D2 = func(_, _ float64, _ complex128) (complex128, complex128, complex128) { return 0, 0, 0 }
+	x := tensor.Ones(tensor.Float64, 2)
+	ids := []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}
+	for name, spec := range map[string]elementwise.BinarySpec{
+		"no D2": {RealToComplex: rc},
+		"with Real": {RealToComplex: full, Real: elementwise.Func2[float64]{F: func(a, _ float64) float64 { return a },
+			D1: func(_, _, _ float64) (float64, float64) { return 1, 0 },
+			D2: func(_, _, _ float64) (float64, float64, float64) { return 0, 0, 0 }}},
+	} {
+		_, _, err := elementwise.Binary("rc", spec).Apply(ids, []*tensor.Dense{x, x})
+		require.ErrorIs(t, err, cr.ErrInvalidArgument, name)
+	}
+	y, _, err := elementwise.Binary("rc", elementwise.BinarySpec{RealToComplex: full}).Apply(ids, []*tensor.Dense{x, x})
+	require.NoError(t, err)
+	assert.Equal(t, []complex128{1 + 1i, 1 + 1i}, y.Complex128s())
+}

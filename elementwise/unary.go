@@ -78,16 +78,24 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 // up to GOMAXPROCS goroutines for large x.
 func applyFunc1[T Scalar](fn *Func1[T], x []T) []T {
 	y := make([]T, len(x))
-	parallelFor(len(x), func(lo, hi int) {
-		if fn.Slice != nil {
-			fn.Slice(y[lo:hi], x[lo:hi])
-			return
-		}
-		for i, v := range x[lo:hi] {
-			y[lo+i] = fn.F(v)
-		}
-	})
+	if parallelWorkers(len(x)) <= 1 { // no closure to allocate
+		fn.apply(y, x)
+		return y
+	}
+	parallelFor(len(x), func(lo, hi int) { fn.apply(y[lo:hi], x[lo:hi]) })
 	return y
+}
+
+// apply sets dst[i] = F(x[i]), through Slice if it is set.
+func (fn *Func1[T]) apply(dst, x []T) {
+	if fn.Slice != nil {
+		fn.Slice(dst, x)
+		return
+	}
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = fn.F(v)
+	}
 }
 
 // unaryRule differentiates a unary op at the recorded point. It keeps the input and
@@ -406,10 +414,4 @@ func optData[T Scalar](op, what string, t *tensor.Dense, shape []int) ([]T, erro
 		return nil, nil
 	}
 	return data[T](op, what, t, shape)
-}
-
-// apply1 evaluates op at x without recording a rule's use.
-func apply1(op cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, error) {
-	y, _, err := op.Apply([]cr.NodeID{0}, []*tensor.Dense{x})
-	return y, err
 }

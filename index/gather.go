@@ -48,10 +48,10 @@ func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 	}
 	r := newLinear(name, x, o.shape)
 	r.fwd = func(xs []*tensor.Dense) *tensor.Dense { return gatherAt(r.outDT, o.shape, xs[0], off) }
-	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
+	r.adj = func(_ int, ybar *tensor.Dense) *tensor.Dense {
 		xbar := tensor.New(r.outDT, r.inShape[0]...)
 		scatterAddAt(xbar, ybar, off)
-		return []*tensor.Dense{xbar}
+		return xbar
 	}
 	return r.run(in, x)
 }
@@ -190,8 +190,11 @@ func (o scatterAddOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, c
 		scatterAddAt(out, xs[1], off)
 		return out
 	}
-	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
-		return []*tensor.Dense{ybar.Clone(), gatherAt(r.outDT, o.shape, ybar, off)}
+	r.adj = func(k int, ybar *tensor.Dense) *tensor.Dense {
+		if k == 0 {
+			return ybar.Clone()
+		}
+		return gatherAt(r.outDT, o.shape, ybar, off)
 	}
 	return r.run(in, x)
 }
@@ -253,7 +256,7 @@ func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, 
 		}
 		return y
 	}
-	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
+	r.adj = func(_ int, ybar *tensor.Dense) *tensor.Dense {
 		xbar := tensor.New(r.outDT, shape...)
 		xb, yb := bufOf(xbar), bufOf(ybar)
 		if xb.c {
@@ -261,7 +264,7 @@ func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, 
 		} else {
 			addSlabs(g, xb.f, yb.f)
 		}
-		return []*tensor.Dense{xbar}
+		return xbar
 	}
 	return r.run(in, x)
 }

@@ -38,7 +38,7 @@ type piece struct {
 }
 
 // withPieces sets r's fwd and adj to the block copies ps.
-func (r *linearRule) withPieces(ps []piece) *linearRule {
+func (r *linear) withPieces(ps []piece) *linear {
 	r.fwd = func(xs []*tensor.Dense) *tensor.Dense {
 		out := tensor.New(r.outDT, r.outShape...)
 		ob := bufOf(out)
@@ -51,18 +51,18 @@ func (r *linearRule) withPieces(ps []piece) *linearRule {
 		}
 		return out
 	}
-	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
-		yb := bufOf(ybar)
-		xs := make([]*tensor.Dense, len(r.inShape))
-		bs := make([]buf, len(r.inShape))
-		for k, s := range r.inShape {
-			xs[k] = tensor.New(r.outDT, s...)
-			bs[k] = bufOf(xs[k])
+	// The adjoint of input k copies back the pieces that read from it.
+	of := make([][]piece, len(r.inShape))
+	for _, p := range ps {
+		of[p.input] = append(of[p.input], p)
+	}
+	r.adj = func(k int, ybar *tensor.Dense) *tensor.Dense {
+		xbar := tensor.New(r.outDT, r.inShape[k]...)
+		xb, yb := bufOf(xbar), bufOf(ybar)
+		for _, p := range of[k] {
+			copyBuf(xb, p.srcOff, p.srcSt, yb, p.dstOff, p.dstSt, p.shape)
 		}
-		for _, p := range ps {
-			copyBuf(bs[p.input], p.srcOff, p.srcSt, yb, p.dstOff, p.dstSt, p.shape)
-		}
-		return xs
+		return xbar
 	}
 	return r
 }

@@ -8,36 +8,38 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// linearRule differentiates an op y = A(x_1, ..., x_n) that is linear in all its
-// inputs (every op of this package: the integer parameters, indices and masks, are
-// fixed at construction). Its rules are therefore
+// linear describes an op y = A(x_1, ..., x_n) that is linear in all its inputs
+// (every op of this package: the integer parameters, indices and masks, are fixed at
+// construction), so that chainrules.LinearRule gives its rules:
 //
-//	pullback:  xbar_k    = A_k^* ybar
 //	tangent:   ydot      = A(xdot_1, ..., xdot_n)
+//	pullback:  xbar_k    = A_k^* ybar
 //	second:    xbardot_k = A_k^* ybardot   (A does not depend on x)
 //
 // The coefficients of A are 0 and 1, so A^* is the plain transpose, with no
-// conjugation for complex values. Inputs of a real dtype that the op promoted to
-// complex get the real part of their complex cotangent.
-type linearRule struct {
+// conjugation for complex values. The output is complex if any input is; inputs of
+// a real dtype that the op promoted to complex get the real part of their complex
+// cotangent. linear checks the shapes and dtypes of tangents and cotangents and
+// does the promotions, so that fwd and adj see only valid values of the output's
+// dtype.
+type linear struct {
 	name     string
-	in       []cr.NodeID
 	inDT     []tensor.DType
 	inShape  [][]int
 	outDT    tensor.DType
 	outShape []int
 	// fwd computes A(xs) from inputs already promoted to outDT; adj computes
-	// A_k^* ybar for every input k, in outDT, from a ybar of outShape and outDT.
-	// Both return fresh tensors and cannot fail: the op validated its parameters
-	// against the input shapes when it built the rule.
+	// A_k^* ybar, in outDT, from a ybar of outShape and outDT. Both return fresh
+	// tensors and cannot fail: the op validated its parameters against the input
+	// shapes when it built them.
 	fwd func(xs []*tensor.Dense) *tensor.Dense
-	adj func(ybar *tensor.Dense) []*tensor.Dense
+	adj func(k int, ybar *tensor.Dense) *tensor.Dense
 }
 
-// newLinear returns a rule skeleton for op name on inputs x with output shape out:
-// the output dtype is complex if any input is.
-func newLinear(name string, x []*tensor.Dense, out []int) *linearRule {
-	r := &linearRule{name: name, outShape: slices.Clone(out), inDT: make([]tensor.DType, len(x)), inShape: make([][]int, len(x))}
+// newLinear returns the description of op name on inputs x with output shape out,
+// for the caller to set fwd and adj.
+func newLinear(name string, x []*tensor.Dense, out []int) *linear {
+	r := &linear{name: name, outShape: slices.Clone(out), inDT: make([]tensor.DType, len(x)), inShape: make([][]int, len(x))}
 	r.outDT = tensor.Float64
 	for k, v := range x {
 		r.inDT[k] = v.DType()
@@ -63,17 +65,37 @@ func promote(xs []*tensor.Dense, dt tensor.DType) []*tensor.Dense {
 	return out
 }
 
-// run records the rule against the input NodeIDs in and returns the primal output.
-func (r *linearRule) run(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	r.in = slices.Clone(in)
-	return r.fwd(promote(x, r.outDT)), r, nil
+// run returns the primal output A(x) and the rule of A, recorded against the input
+// NodeIDs in.
+func (r *linear) run(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return r.fwd(promote(x, r.outDT)), cr.LinearRule(in, nil, r.tangent, r.adjoint), nil
 }
 
-// Inputs returns the NodeIDs of the inputs.
-func (r *linearRule) Inputs() []cr.NodeID { return r.in }
+// tangent returns A(xdot), the absent tangents (ok[k] false) counting as zero.
+func (r *linear) tangent(xdot []*tensor.Dense, ok []bool) (*tensor.Dense, error) {
+	ts := make([]*tensor.Dense, len(xdot))
+	for k, t := range xdot {
+		if !ok[k] {
+			ts[k] = tensor.New(r.outDT, r.inShape[k]...)
+			continue
+		}
+		if t == nil || !slices.Equal(t.Shape(), r.inShape[k]) || (t.DType() == tensor.Complex128 && r.outDT == tensor.Float64) {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, describe(t), r.inDT[k], r.inShape[k])
+		}
+		ts[k] = t
+	}
+	return r.fwd(promote(ts, r.outDT)), nil
+}
 
-// adjoint returns A_k^* ybar for every input, in each input's dtype.
-func (r *linearRule) adjoint(ybar *tensor.Dense) ([]*tensor.Dense, error) {
+func describe(t *tensor.Dense) string {
+	if t == nil {
+		return "<nil>"
+	}
+	return t.Describe()
+}
+
+// adjoint returns A_k^* ybar in input k's dtype.
+func (r *linear) adjoint(k int, ybar *tensor.Dense) (*tensor.Dense, error) {
 	if ybar == nil {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: nil cotangent", r.name)
 	}
@@ -83,81 +105,11 @@ func (r *linearRule) adjoint(ybar *tensor.Dense) ([]*tensor.Dense, error) {
 	if r.outDT == tensor.Complex128 {
 		ybar = ybar.AsComplex()
 	}
-	xs := r.adj(ybar)
-	for k, v := range xs {
-		if r.inDT[k] == tensor.Float64 && v.DType() == tensor.Complex128 {
-			xs[k] = v.Real()
-		}
+	xbar := r.adj(k, ybar)
+	if r.inDT[k] == tensor.Float64 && xbar.DType() == tensor.Complex128 {
+		xbar = xbar.Real()
 	}
-	return xs, nil
-}
-
-// Pullback appends xbar_k = A_k^* ybar for every input.
-func (r *linearRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	xs, err := r.adjoint(ybar)
-	if err != nil {
-		return dst, err
-	}
-	for k, v := range xs {
-		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[k], Value: v})
-	}
-	return dst, nil
-}
-
-// ForwardTangents returns ydot = A(xdot), absent tangents counting as zero.
-func (r *linearRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	ts := make([]*tensor.Dense, len(r.in))
-	any := false
-	for k, id := range r.in {
-		t, ok := tangentOf(id)
-		if !ok {
-			continue
-		}
-		if t == nil || !slices.Equal(t.Shape(), r.inShape[k]) || (t.DType() == tensor.Complex128 && r.outDT == tensor.Float64) {
-			return nil, false, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, describe(t), r.inDT[k], r.inShape[k])
-		}
-		ts[k], any = t, true
-	}
-	if !any {
-		return nil, false, nil
-	}
-	for k, t := range ts {
-		if t == nil {
-			ts[k] = tensor.New(r.outDT, r.inShape[k]...)
-		}
-	}
-	return r.fwd(promote(ts, r.outDT)), true, nil
-}
-
-// PullbackWithTangents appends (A_k^* ybar, A_k^* ybardot): A is constant in x, so
-// the input tangents do not enter, and the cotangent tangent is absent exactly when
-// ybardot is.
-func (r *linearRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	xs, err := r.adjoint(ct.Value)
-	if err != nil {
-		return dst, err
-	}
-	var ds []*tensor.Dense
-	if ct.HasTangent {
-		if ds, err = r.adjoint(ct.Tangent); err != nil {
-			return dst, err
-		}
-	}
-	for k, v := range xs {
-		d := cr.Dual[*tensor.Dense]{Value: v, HasTangent: ct.HasTangent}
-		if ct.HasTangent {
-			d.Tangent = ds[k]
-		}
-		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[k], Cotangent: d})
-	}
-	return dst, nil
-}
-
-func describe(t *tensor.Dense) string {
-	if t == nil {
-		return "<nil>"
-	}
-	return t.Describe()
+	return xbar, nil
 }
 
 // checkInputs returns an error unless x holds want non-nil tensors (want < 0: at

@@ -93,7 +93,7 @@ func (o sliceOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rev
 }
 
 // viewRule returns the rule of y = the strided view p of x, y contiguous.
-func viewRule(name string, x *tensor.Dense, p piece) *linearRule {
+func viewRule(name string, x *tensor.Dense, p piece) *linear {
 	if prod(p.shape) == 0 {
 		p.srcOff = 0
 	}

@@ -70,18 +70,21 @@ func (o whereOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rev
 		}
 		return y
 	}
-	r.adj = func(ybar *tensor.Dense) []*tensor.Dense {
-		ga, gb := tensor.New(r.outDT, out...), tensor.New(r.outDT, out...)
-		yb, ab, bb := bufOf(ybar), bufOf(ga), bufOf(gb)
+	r.adj = func(k int, ybar *tensor.Dense) *tensor.Dense {
+		// Input 0 (a) takes ybar where the mask is set, input 1 (b) where it is not.
+		g := tensor.New(r.outDT, out...)
+		yb, gb := bufOf(ybar), bufOf(g)
 		if yb.c {
-			splitKernel(ab.cx, bb.cx, yb.cx, mask)
+			maskKernel(gb.cx, yb.cx, mask, k == 0)
 		} else {
-			splitKernel(ab.f, bb.f, yb.f, mask)
+			maskKernel(gb.f, yb.f, mask, k == 0)
+		}
+		if slices.Equal(r.inShape[k], out) {
+			return g // not broadcast: nothing to sum
 		}
 		// The shapes were checked to broadcast to out, so SumTo cannot fail.
-		sa, _ := tensor.SumTo(ga, r.inShape[0])
-		sb, _ := tensor.SumTo(gb, r.inShape[1])
-		return []*tensor.Dense{sa, sb}
+		s, _ := tensor.SumTo(g, r.inShape[k])
+		return s
 	}
 	return r.run(in, x)
 }
@@ -122,12 +125,13 @@ func selectKernel[T elem](y, a, b []T, mask []bool) {
 	}
 }
 
-func splitKernel[T elem](ga, gb, y []T, mask []bool) {
+// maskKernel sets g[i] = y[i] where mask[i] == want (g is zero elsewhere).
+func maskKernel[T elem](g, y []T, mask []bool, want bool) {
+	y = y[:len(mask)]
+	g = g[:len(mask)]
 	for i, m := range mask {
-		if m {
-			ga[i] = y[i]
-		} else {
-			gb[i] = y[i]
+		if m == want {
+			g[i] = y[i]
 		}
 	}
 }

@@ -36,7 +36,7 @@ func TestMatmulRules(t *testing.T) {
 				y, err := nn.Matmul(c.a, c.b)
 				require.NoError(t, err)
 				assert.Equal(t, c.want, y.Shape())
-				ruletest.Check(t, tensor.Space{}, nn.MatmulOp(), []*tensor.Dense{c.a, c.b}, ruletest.Config{FullJacobianMaxSize: 120})
+				ruletest.Check(t, tensor.Space{}, nn.MatmulOp, []*tensor.Dense{c.a, c.b}, ruletest.Config{FullJacobianMaxSize: 120})
 			})
 		}
 	}
@@ -54,10 +54,10 @@ func TestClampRules(t *testing.T) {
 	ruletest.Check(t, tensor.Space{}, nn.ClampOp(-0.5, 0.7), []*tensor.Dense{x}, ruletest.Config{})
 	lo := tensor.RandUniform(rng, tensor.Float64, -1.5, -0.2, 4)
 	hi := tensor.RandUniform(rng, tensor.Float64, 0.2, 1.5, 3, 1)
-	ruletest.Check(t, tensor.Space{}, nn.ClampTensorOp(), []*tensor.Dense{x, lo, hi}, ruletest.Config{FullJacobianMaxSize: 80})
+	ruletest.Check(t, tensor.Space{}, nn.ClampTensorOp, []*tensor.Dense{x, lo, hi}, ruletest.Config{FullJacobianMaxSize: 80})
 	// lo > hi somewhere: y = hi there.
 	lo2, _ := tensor.FromFloat64([]float64{-1, 2, -1, 0.3}, 4)
-	ruletest.Check(t, tensor.Space{}, nn.ClampTensorOp(), []*tensor.Dense{x, lo2, tensor.Scalar(0.25)}, ruletest.Config{FullJacobianMaxSize: 80})
+	ruletest.Check(t, tensor.Space{}, nn.ClampTensorOp, []*tensor.Dense{x, lo2, tensor.Scalar(0.25)}, ruletest.Config{FullJacobianMaxSize: 80})
 
 	// At the bounds the gradient passes (PyTorch's convention).
 	xb, _ := tensor.FromFloat64([]float64{-1, 0, 1, 2, math.NaN()}, 5)

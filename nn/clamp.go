@@ -40,7 +40,7 @@ func Clamp(x *tensor.Dense, lo, hi float64) (*tensor.Dense, error) {
 	return cr.Eval(ClampOp(lo, hi), x)
 }
 
-// ClampTensorOp returns PyTorch's clamp(x, min=lo, max=hi) with tensor bounds: an
+// ClampTensorOp is PyTorch's clamp(x, min=lo, max=hi) with tensor bounds: an
 // op of arity 3 on float64 tensors x, lo and hi that broadcast together (NumPy's
 // rules; a 0-d tensor is a scalar bound), all three differentiable:
 //
@@ -63,11 +63,11 @@ func Clamp(x *tensor.Dense, lo, hi float64) (*tensor.Dense, error) {
 // that the pullback stays the adjoint of the tangent. Shapes that do not broadcast
 // are an error wrapping chainrules.ErrShapeMismatch; complex input, one wrapping
 // ErrInvalidArgument.
-func ClampTensorOp() cr.Op[*tensor.Dense] { return clampOp{} }
+var ClampTensorOp cr.Op[*tensor.Dense] = clampOp{}
 
 // ClampTensor evaluates ClampTensorOp at (x, lo, hi) without a tape.
 func ClampTensor(x, lo, hi *tensor.Dense) (*tensor.Dense, error) {
-	return cr.Eval(ClampTensorOp(), x, lo, hi)
+	return cr.Eval(ClampTensorOp, x, lo, hi)
 }
 
 type clampOp struct{}

@@ -6,7 +6,7 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// MatmulOp returns PyTorch's matmul (Python's a @ b) of two float64 or complex128
+// MatmulOp is PyTorch's matmul (Python's a @ b) of two float64 or complex128
 // tensors, as the einsum its ranks call for:
 //
 //	1-D @ 1-D   "i,i->"              the inner product (no conjugation), a scalar
@@ -22,10 +22,10 @@ import (
 // product rule; recorded, it shows as one node named "matmul". A 0-D operand,
 // contracted dims that differ or batch axes that do not broadcast are an error
 // wrapping chainrules.ErrInvalidArgument or ErrShapeMismatch.
-func MatmulOp() cr.Op[*tensor.Dense] { return matmulOp{} }
+var MatmulOp cr.Op[*tensor.Dense] = matmulOp{}
 
 // Matmul evaluates MatmulOp at (a, b) without a tape.
-func Matmul(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(MatmulOp(), a, b) }
+func Matmul(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(MatmulOp, a, b) }
 
 type matmulOp struct{}
 

@@ -141,11 +141,11 @@ func catalogueEntries() []cr.Entry[*tensor.Dense] {
 		entry("matmul", 2, bothDTs, "matmul (a @ b) with PyTorch's rules for 1-D operands and batch broadcasting",
 			func(rng *rand.Rand) samples {
 				return samples{
-					{Name: "[2 3] @ [3 4]", Op: MatmulOp(), Inputs: inputs(f64(rng, 2, 3), f64(rng, 3, 4))},
-					{Name: "[3] @ [3]", Op: MatmulOp(), Inputs: inputs(f64(rng, 3), f64(rng, 3))},
-					{Name: "[3] @ [2 3 4]", Op: MatmulOp(), Inputs: inputs(f64(rng, 3), f64(rng, 2, 3, 4))},
-					{Name: "[2 2 3] @ [3] complex", Op: MatmulOp(), Inputs: inputs(c128(rng, 2, 2, 3), c128(rng, 3))},
-					{Name: "[2 1 2 3] @ [3 3 4] broadcast", Op: MatmulOp(), Inputs: inputs(f64(rng, 2, 1, 2, 3), f64(rng, 3, 3, 4))},
+					{Name: "[2 3] @ [3 4]", Op: MatmulOp, Inputs: inputs(f64(rng, 2, 3), f64(rng, 3, 4))},
+					{Name: "[3] @ [3]", Op: MatmulOp, Inputs: inputs(f64(rng, 3), f64(rng, 3))},
+					{Name: "[3] @ [2 3 4]", Op: MatmulOp, Inputs: inputs(f64(rng, 3), f64(rng, 2, 3, 4))},
+					{Name: "[2 2 3] @ [3] complex", Op: MatmulOp, Inputs: inputs(c128(rng, 2, 2, 3), c128(rng, 3))},
+					{Name: "[2 1 2 3] @ [3 3 4] broadcast", Op: MatmulOp, Inputs: inputs(f64(rng, 2, 1, 2, 3), f64(rng, 3, 3, 4))},
 				}
 			}),
 		entry("clamp", 1, realOnly, "clamp(x, min, max) with scalar bounds; the gradient passes where min <= x <= max",
@@ -162,7 +162,7 @@ func catalogueEntries() []cr.Entry[*tensor.Dense] {
 				hi := tensor.RandUniform(rng, tensor.Float64, 0.2, 1.5, 3, 1)
 				awayFrom(x, lo, 0)
 				awayFrom(x, hi, 0)
-				return samples{{Name: "[3 4] bounds [4] and [3 1]", Op: ClampTensorOp(), Inputs: inputs(x, lo, hi)}}
+				return samples{{Name: "[3 4] bounds [4] and [3 1]", Op: ClampTensorOp, Inputs: inputs(x, lo, hi)}}
 			}),
 		entry("sort", 1, realOnly, "stable sort along an axis: (values, indices), the indices not differentiable",
 			func(rng *rand.Rand) samples {

@@ -44,7 +44,7 @@ func TestNoPanicOnOddInputs(t *testing.T) {
 	binary := map[string]cr.Op[*tensor.Dense]{
 		"ce probs": nn.CrossEntropyProbsOp(nn.LabelSmoothing(0.2)), "mse": nn.MSELossOp(), "huber": nn.HuberLossOp(1),
 		"huber bad delta": nn.HuberLossOp(math.NaN()), "bce": nn.BCEWithLogitsOp(nn.PosWeight(tensor.Ones(tensor.Float64, 3))),
-		"matmul": nn.MatmulOp(), "scan": nn.LinearScanOp(0), "reverse scan": nn.ReverseLinearScanOp(-1),
+		"matmul": nn.MatmulOp, "scan": nn.LinearScanOp(0), "reverse scan": nn.ReverseLinearScanOp(-1),
 	}
 	multi := map[string]cr.MultiOp[*tensor.Dense]{
 		"sort": nn.SortOp(-1, true), "topk": nn.TopKOp(2, 0, false), "topk negative": nn.TopKOp(-1, 0, true),
@@ -102,7 +102,7 @@ func TestNoPanicOnOddInputs(t *testing.T) {
 			})
 		}
 	}
-	clamp := nn.ClampTensorOp()
+	clamp := nn.ClampTensorOp
 	for xn, x := range xs {
 		t.Run("clamp_tensor/"+xn, func(t *testing.T) {
 			run(t, func(tp *core.Tape[*tensor.Dense], ids []cr.NodeID) []cr.NodeID {

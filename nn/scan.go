@@ -369,3 +369,13 @@ func (o failOp) Name() string { return o.name }
 func (o failOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	return nil, nil, o.err
 }
+
+// ReverseCumsum evaluates ReverseCumsumOp(axis) at x without a tape.
+func ReverseCumsum(x *tensor.Dense, axis int) (*tensor.Dense, error) {
+	return cr.Eval(ReverseCumsumOp(axis), x)
+}
+
+// ReverseLinearScan evaluates ReverseLinearScanOp(axis) at (a, b) without a tape.
+func ReverseLinearScan(a, b *tensor.Dense, axis int) (*tensor.Dense, error) {
+	return cr.Eval(ReverseLinearScanOp(axis), a, b)
+}

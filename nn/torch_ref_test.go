@@ -159,11 +159,11 @@ func refOp(t *testing.T, c refCase) (cr.Op[*tensor.Dense], cr.MultiOp[*tensor.De
 		}
 		return nn.LinearScanOp(p.Axis), nil
 	case "matmul":
-		return nn.MatmulOp(), nil
+		return nn.MatmulOp, nil
 	case "clamp":
 		return nn.ClampOp(p.Lo, p.Hi), nil
 	case "clamp_tensor":
-		return nn.ClampTensorOp(), nil
+		return nn.ClampTensorOp, nil
 	case "sort":
 		return nil, nn.SortOp(p.Axis, p.Descending)
 	case "topk":

@@ -41,56 +41,21 @@ func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reverse
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", o.name, err)
 	}
-	return y, &rule{in: [1]cr.NodeID{in[0]}, name: o.name, l: l}, nil
+	// L is linear, so xbar = L^* ybar, ydot = L xdot and xbardot = L^* ybardot. The
+	// cotangents may be views of ybar: the engine never writes into a value it did
+	// not allocate itself.
+	return y, cr.UnaryLinearRule(in[0], named(o.name, "tangent", l.fwd), named(o.name, "pullback", l.adj)), nil
 }
 
-// rule differentiates a layout op. L is linear, so
-//
-//	xbar = L^* ybar,  ydot = L xdot,  xbardot = L^* ybardot
-//
-// (the second-order term vanishes). The cotangents it returns may be views of ybar:
-// the engine never writes into a value it did not allocate itself.
-type rule struct {
-	in   [1]cr.NodeID
-	name string
-	l    layout
-}
-
-func (r *rule) Inputs() []cr.NodeID { return r.in[:] }
-
-func (r *rule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	xbar, err := r.l.adj(ybar)
-	if err != nil {
-		return dst, fmt.Errorf("%s: pullback: %w", r.name, err)
-	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: xbar}), nil
-}
-
-func (r *rule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	xdot, ok := tangentOf(r.in[0])
-	if !ok {
-		return nil, false, nil
-	}
-	ydot, err := r.l.fwd(xdot)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s: tangent: %w", r.name, err)
-	}
-	return ydot, true, nil
-}
-
-func (r *rule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	xbar, err := r.l.adj(ct.Value)
-	if err != nil {
-		return dst, fmt.Errorf("%s: pullback: %w", r.name, err)
-	}
-	d := cr.Dual[*tensor.Dense]{Value: xbar}
-	if ct.HasTangent {
-		if d.Tangent, err = r.l.adj(ct.Tangent); err != nil {
-			return dst, fmt.Errorf("%s: pullback: %w", r.name, err)
+// named wraps the errors of f with the op name and the phase.
+func named(name, phase string, f func(*tensor.Dense) (*tensor.Dense, error)) func(*tensor.Dense) (*tensor.Dense, error) {
+	return func(t *tensor.Dense) (*tensor.Dense, error) {
+		v, err := f(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", name, phase, err)
 		}
-		d.HasTangent = true
+		return v, nil
 	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
 }
 
 // normAxis maps a possibly negative axis (Python style: -1 is the last) into

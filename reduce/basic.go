@@ -67,60 +67,30 @@ func NanMean(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) 
 	return eval(NanMeanOp(axes, keepdims), x)
 }
 
-// linear implements sum, mean, nansum and nanmean.
+// linear implements sum, mean, nansum and nanmean. All four are linear in x (the
+// NaN pattern that nansum and nanmean skip is fixed where they are recorded), so
+// their rules are chainrules.UnaryLinearRule of a map and its adjoint.
 type linear struct{ mean, nan bool }
 
 func (l linear) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	c := 1.0
 	if l.mean {
-		c = 1 / float64(p.r)
+		c = 1 / float64(p.Len)
 	}
 	if x.DType() == tensor.Complex128 {
 		y := scaledSum(p, elems[complex128](p.canonical(x)), c)
-		return output(p, y), &linearRule{in: in, p: p, c: c, dt: tensor.Complex128}, nil
+		return output(p, y), sumRule[complex128](p, in, c), nil
 	}
 	xs := elems[float64](p.canonical(x))
 	if !l.nan {
-		return output(p, scaledSum(p, xs, c)), &linearRule{in: in, p: p, c: c, dt: tensor.Float64}, nil
+		return output(p, scaledSum(p, xs, c)), sumRule[float64](p, in, c), nil
 	}
-	out := make([]float64, p.a*p.b)
-	cnt := make([]float64, p.a*p.b)
-	for i := range p.a {
-		for k := range p.r {
-			row := xs[(i*p.r+k)*p.b : (i*p.r+k+1)*p.b]
-			for j, v := range row {
-				if v == v {
-					out[i*p.b+j] += v
-					cnt[i*p.b+j]++
-				}
-			}
-		}
-	}
-	r := &weighted[float64]{in: in, p: p, x: xs}
-	if l.mean {
-		for o := range out {
-			out[o] /= cnt[o]
-		}
-		r.w = func(v float64, o int) float64 {
-			if v != v {
-				return 0
-			}
-			return 1 / cnt[o]
-		}
-	} else {
-		r.w = func(v float64, _ int) float64 {
-			if v != v {
-				return 0
-			}
-			return 1
-		}
-	}
-	return output(p, out), r, nil
+	return nanSum(p, in, xs, l.mean)
 }
 
 // scaledSum returns c Sum(x) in the canonical layout.
 func scaledSum[T elem](p *plan, xs []T, c float64) []T {
-	out := sumKernel(xs, p.a, p.r, p.b)
+	out := sumKernel(xs, p.Lanes)
 	if c != 1 {
 		cc := fromReal[T](c)
 		for o := range out {
@@ -130,87 +100,116 @@ func scaledSum[T elem](p *plan, xs []T, c float64) []T {
 	return out
 }
 
-// linearRule is the rule of sum and mean, y = c Sum(x) with c = 1 or 1/n: the
-// pullback broadcasts c ybar back over the reduced axes as a view with stride 0
-// there (PyTorch's expand), so it costs no pass over the input's size; ydot =
-// c Sum(xdot), and xbardot = c ybardot broadcast back.
-type linearRule struct {
-	in cr.NodeID
-	p  *plan
-	c  float64
-	dt tensor.DType
-}
-
-func (r *linearRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
-
-// adjoint returns c g broadcast back to the input shape, in the input's dtype (a
-// complex cotangent of a real input contributes its real part).
-func (r *linearRule) adjoint(g *tensor.Dense) (*tensor.Dense, error) {
-	switch {
-	case r.dt == tensor.Complex128:
-		g = g.AsComplex()
-	case g.DType() == tensor.Complex128:
-		g = g.Real()
-	}
-	if r.c != 1 {
-		g = tensor.Scale(g, complex(r.c, 0))
-	}
-	return r.p.broadcastBack(g)
-}
-
-func (r *linearRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	xbar, err := r.adjoint(ybar)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
-}
-
-// ForwardTangents returns ydot = c Sum(xdot).
-func (r *linearRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	xdot, ok := tangentOf(r.in)
-	if !ok {
-		return nil, false, nil
-	}
-	if r.dt == tensor.Complex128 {
-		return output(r.p, scaledSum(r.p, elems[complex128](r.p.canonical(xdot)), r.c)), true, nil
-	}
-	if xdot.DType() == tensor.Complex128 {
-		xdot = xdot.Real()
-	}
-	return output(r.p, scaledSum(r.p, elems[float64](r.p.canonical(xdot)), r.c)), true, nil
-}
-
-// PullbackWithTangents returns xbar = c ybar and xbardot = c ybardot, both broadcast
-// back (the rule is linear: no term in xdot).
-func (r *linearRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	xbar, err := r.adjoint(ct.Value)
-	if err != nil {
-		return dst, err
-	}
-	d := cr.Dual[*tensor.Dense]{Value: xbar}
-	if ct.HasTangent {
-		if d.Tangent, err = r.adjoint(ct.Tangent); err != nil {
-			return dst, err
+// sumRule returns the rule of sum and mean, the linear map y = c Sum(x) with c = 1
+// or 1/n, for inputs of the dtype of T:
+//
+//	ydot = c Sum(xdot),   xbar = c ybar broadcast back over the reduced axes.
+//
+// The broadcast is a view with stride 0 on the reduced axes (PyTorch's expand), so
+// the pullback costs no pass over the input's size. A complex tangent or cotangent
+// of a real input contributes its real part.
+func sumRule[T elem](p *plan, in cr.NodeID, c float64) cr.ReverseRule[*tensor.Dense] {
+	jvp := func(xdot *tensor.Dense) (*tensor.Dense, error) {
+		xd, err := inputElems[T](p, xdot)
+		if err != nil {
+			return nil, err
 		}
-		d.HasTangent = true
+		return output(p, scaledSum(p, xd, c)), nil
 	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	adjoint := func(g *tensor.Dense) (*tensor.Dense, error) {
+		if g == nil {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: nil cotangent", p.name)
+		}
+		switch {
+		case isComplex[T]():
+			g = g.AsComplex()
+		case g.DType() == tensor.Complex128:
+			g = g.Real()
+		}
+		if c != 1 {
+			g = tensor.Scale(g, complex(c, 0))
+		}
+		return p.broadcastBack(g)
+	}
+	return cr.UnaryLinearRule(in, jvp, adjoint)
 }
 
-// sumKernel returns out[i, j] = sum_k x[i, k, j].
-func sumKernel[T elem](x []T, a, r, b int) []T {
-	out := make([]T, a*b)
-	for i := range a {
-		base := i * r * b
-		if b == 1 {
-			out[i] = vmath.Sum(x[base : base+r])
-			continue
+// nanSum computes nansum (mean false) or nanmean of the float64 input xs in the
+// canonical layout. With m_k = 0 where x_k is NaN and 1 elsewhere, and the weight
+// s_o = 1 (nansum) or 1 / sum_k m_k (nanmean) of output o, it is the linear map
+//
+//	y_o = s_o sum_k m_k x_k
+//
+// over the elements k of lane o, so its rule is
+//
+//	ydot_o = s_o sum_k m_k xdot_k,   xbar_k = m_k s_o ybar_o.
+func nanSum(p *plan, in cr.NodeID, xs []float64, mean bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	n := p.Inner
+	out := make([]float64, p.Count())
+	s := make([]float64, p.Count())
+	for o, off := range p.Rows() {
+		acc, cnt := out[o:o+n], s[o:o+n]
+		for j, v := range xs[off : off+n] {
+			if v == v {
+				acc[j] += v
+				cnt[j]++
+			}
 		}
-		acc := out[i*b : i*b+b]
-		for k := range r {
-			addTo(acc, x[base+k*b:base+k*b+b])
+	}
+	for o, c := range s {
+		if mean {
+			out[o] /= c
+			s[o] = 1 / c // +Inf for an all-NaN lane, where no m_k is 1
+		} else {
+			s[o] = 1
 		}
+	}
+	jvp := func(xdot *tensor.Dense) (*tensor.Dense, error) {
+		xd, err := inputElems[float64](p, xdot)
+		if err != nil {
+			return nil, err
+		}
+		yd := make([]float64, p.Count())
+		for o, off := range p.Rows() {
+			acc, w, d := yd[o:o+n], s[o:o+n], xd[off:off+n]
+			for j, v := range xs[off : off+n] {
+				if v == v {
+					acc[j] += w[j] * d[j]
+				}
+			}
+		}
+		return output(p, yd), nil
+	}
+	adjoint := func(ybar *tensor.Dense) (*tensor.Dense, error) {
+		g, err := cotangent[float64](p, ybar)
+		if err != nil {
+			return nil, err
+		}
+		buf := make([]float64, p.Size())
+		for o, off := range p.Rows() {
+			gi, w, dst := g[o:o+n], s[o:o+n], buf[off:off+n]
+			for j, v := range xs[off : off+n] {
+				if v == v {
+					dst[j] = w[j] * gi[j]
+				}
+			}
+		}
+		return restore(p, buf), nil
+	}
+	return output(p, out), cr.UnaryLinearRule(in, jvp, adjoint), nil
+}
+
+// sumKernel returns out_o = the sum of lane o of x.
+func sumKernel[T elem](x []T, l tensor.Lanes) []T {
+	out := make([]T, l.Count())
+	if l.Inner == 1 {
+		for o, lane := range l.All() {
+			out[o] = vmath.Sum(x[lane.Off : lane.Off+lane.Len])
+		}
+		return out
+	}
+	for o, off := range l.Rows() {
+		addTo(out[o:o+l.Inner], x[off:off+l.Inner])
 	}
 	return out
 }
@@ -254,70 +253,54 @@ type logSumExp struct{}
 
 func (logSumExp) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[float64](p.canonical(x))
-	y := lseKernel(xs, p.a, p.r, p.b)
-	return output(p, y), &lseRule{in: in, p: p, x: xs, y: y}, nil
+	y := lseKernel(xs, p.Lanes)
+	return output(p, y), &lseRule{in: [1]cr.NodeID{in}, p: p, x: xs, y: y}, nil
 }
 
 // lseRule is the rule of logsumexp, in terms of the softmax s = exp(x - y).
 type lseRule struct {
-	in cr.NodeID
+	in [1]cr.NodeID
 	p  *plan
 	x  []float64 // input in canonical layout
 	y  []float64 // output
 }
 
-func (r *lseRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+func (r *lseRule) Inputs() []cr.NodeID { return r.in[:] }
 
-// cotangent returns the real elements of the output-shaped cotangent g.
-func (r *lseRule) cotangent(g *tensor.Dense) ([]float64, error) {
-	if g.Size() != r.p.a*r.p.b {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", r.p.name, g.Describe(), r.p.outShape)
-	}
-	if g.DType() == tensor.Complex128 {
-		g = g.Real()
-	}
-	return g.Float64s(), nil
-}
-
-// adjoint returns xbar[i, k, j] = s[i, k, j] g[i, j] in the canonical layout.
+// adjoint returns xbar_k = s_k g_o over the elements k of every lane o, in the
+// canonical layout.
 func (r *lseRule) adjoint(g []float64) []float64 {
-	p := r.p
-	buf := make([]float64, p.a*p.r*p.b)
-	for i := range p.a {
-		if p.b == 1 {
-			expScale(buf[i*p.r:(i+1)*p.r], r.x[i*p.r:(i+1)*p.r], r.y[i], g[i])
-			continue
+	p, n := r.p, r.p.Inner
+	buf := make([]float64, p.Size())
+	if n == 1 {
+		for o, l := range p.All() {
+			expScale(buf[l.Off:l.Off+l.Len], r.x[l.Off:l.Off+l.Len], r.y[o], g[o])
 		}
-		yi, gi := r.y[i*p.b:(i+1)*p.b], g[i*p.b:(i+1)*p.b]
-		for k := range p.r {
-			o := (i*p.r + k) * p.b
-			expScaleVec(buf[o:o+p.b], r.x[o:o+p.b], yi, gi)
-		}
+		return buf
+	}
+	for o, off := range p.Rows() {
+		expScaleVec(buf[off:off+n], r.x[off:off+n], r.y[o:o+n], g[o:o+n])
 	}
 	return buf
 }
 
 func (r *lseRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	g, err := r.cotangent(ybar)
+	g, err := cotangent[float64](r.p, ybar)
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: restore(r.p, r.adjoint(g))}), nil
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: restore(r.p, r.adjoint(g))}), nil
 }
 
-// jvp returns ydot[i, j] = sum_k s[i, k, j] xdot[i, k, j].
+// jvp returns ydot_o = sum_k s_k xdot_k over the elements k of lane o.
 func (r *lseRule) jvp(xdot []float64) []float64 {
-	p := r.p
-	out := make([]float64, p.a*p.b)
-	for i := range p.a {
-		yi, acc := r.y[i*p.b:(i+1)*p.b], out[i*p.b:(i+1)*p.b]
-		for k := range p.r {
-			o := (i*p.r + k) * p.b
-			xs, xd := r.x[o:o+p.b], xdot[o:o+p.b]
-			xd, yi, acc := xd[:len(xs)], yi[:len(xs)], acc[:len(xs)]
-			for j, v := range xs {
-				acc[j] += exp(v-yi[j]) * xd[j]
-			}
+	p, n := r.p, r.p.Inner
+	out := make([]float64, p.Count())
+	for o, off := range p.Rows() {
+		xs, xd := r.x[off:off+n], xdot[off:off+n]
+		xd, yo, acc := xd[:len(xs)], r.y[o:o+len(xs)], out[o:o+len(xs)]
+		for j, v := range xs {
+			acc[j] += exp(v-yo[j]) * xd[j]
 		}
 	}
 	return out
@@ -325,9 +308,9 @@ func (r *lseRule) jvp(xdot []float64) []float64 {
 
 // ForwardTangents returns ydot = sum_k s xdot.
 func (r *lseRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	xdot := tangent[float64](r.p, r.in, tangentOf)
-	if xdot == nil {
-		return nil, false, nil
+	xdot, err := tangent[float64](r.p, r.in[0], tangentOf)
+	if xdot == nil || err != nil {
+		return nil, false, err
 	}
 	return output(r.p, r.jvp(xdot)), true, nil
 }
@@ -335,18 +318,21 @@ func (r *lseRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tenso
 // PullbackWithTangents returns xbar = s ybar and
 // xbardot = s ybardot + s (xdot - ydot) ybar.
 func (r *lseRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	g, err := r.cotangent(ct.Value)
+	g, err := cotangent[float64](r.p, ct.Value)
 	if err != nil {
 		return dst, err
 	}
 	d := cr.Dual[*tensor.Dense]{Value: restore(r.p, r.adjoint(g))}
-	xdot := tangent[float64](r.p, r.in, tangentOf)
+	xdot, err := tangent[float64](r.p, r.in[0], tangentOf)
+	if err != nil {
+		return dst, err
+	}
 	if !ct.HasTangent && xdot == nil {
-		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
 	}
 	var h []float64
 	if ct.HasTangent {
-		if h, err = r.cotangent(ct.Tangent); err != nil {
+		if h, err = cotangent[float64](r.p, ct.Tangent); err != nil {
 			return dst, err
 		}
 	} else {
@@ -356,54 +342,50 @@ func (r *lseRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.T
 	if xdot == nil {
 		buf = r.adjoint(h)
 	} else {
-		p := r.p
+		p, n := r.p, r.p.Inner
 		yd := r.jvp(xdot)
-		buf = make([]float64, p.a*p.r*p.b)
-		for i := range p.a {
-			for k := range p.r {
-				o := (i*p.r + k) * p.b
-				for j := range p.b {
-					oj := i*p.b + j
-					buf[o+j] = exp(r.x[o+j]-r.y[oj]) * (h[oj] + (xdot[o+j]-yd[oj])*g[oj])
-				}
+		buf = make([]float64, p.Size())
+		for o, off := range p.Rows() {
+			row, xs, xd := buf[off:off+n], r.x[off:off+n], xdot[off:off+n]
+			yo, ydo, gi, ho := r.y[o:o+n], yd[o:o+n], g[o:o+n], h[o:o+n]
+			for j := range row {
+				row[j] = exp(xs[j]-yo[j]) * (ho[j] + (xd[j]-ydo[j])*gi[j])
 			}
 		}
 	}
 	d.Tangent, d.HasTangent = restore(r.p, buf), true
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
 }
 
-// lseKernel returns out[i, j] = m + log sum_k exp(x[i, k, j] - m), m the slice max
-// (taken as 0 when infinite, so that all -Inf gives -Inf and any +Inf gives +Inf).
-func lseKernel(x []float64, a, r, b int) []float64 {
-	out := make([]float64, a*b)
-	if r == 0 {
+// lseKernel returns out_o = m + log sum_k exp(x_k - m) over the elements k of lane
+// o, m the lane's maximum (taken as 0 when infinite, so that all -Inf gives -Inf and
+// any +Inf gives +Inf).
+func lseKernel(x []float64, l tensor.Lanes) []float64 {
+	out := make([]float64, l.Count())
+	if l.Len == 0 {
 		for o := range out {
 			out[o] = math.Inf(-1)
 		}
 		return out
 	}
-	m := maxKernel(x, a, r, b, false)
+	m := maxKernel(x, l, false)
 	for o, v := range m {
 		if math.IsInf(v, 0) {
 			m[o] = 0
 		}
 	}
-	for i := range a {
-		base := i * r * b
-		if b == 1 {
-			mi := m[i]
-			s := sumExp(x[base:base+r], mi)
-			out[i] = mi + math.Log(s)
-			continue
+	if l.Inner == 1 {
+		for o, lane := range l.All() {
+			out[o] = m[o] + math.Log(sumExp(x[lane.Off:lane.Off+lane.Len], m[o]))
 		}
-		acc, mi := out[i*b:i*b+b], m[i*b:i*b+b]
-		for k := range r {
-			addExp(acc, x[base+k*b:base+k*b+b], mi)
-		}
-		for j := range acc {
-			acc[j] = mi[j] + math.Log(acc[j])
-		}
+		return out
+	}
+	n := l.Inner
+	for o, off := range l.Rows() {
+		addExp(out[o:o+n], x[off:off+n], m[o:o+n])
+	}
+	for o, s := range out {
+		out[o] = m[o] + math.Log(s)
 	}
 	return out
 }

@@ -9,9 +9,12 @@
 // defines them (Var and Std of complex input are real); the others are float64
 // only.
 //
-// Kernels work on a canonical [a, r, b] layout whose middle axis is reduced: when
-// the reduced axes are adjacent the input is used in place, otherwise it is copied
-// once with tensor.Dense.Clone. The doc comment of each op gives its maths and
+// Kernels work on a canonical [Outer, Len, Inner] layout (a tensor.Lanes) whose
+// middle axis is reduced: y[i, j] reduces the lane x[i, 0..Len-1, j]. When the
+// reduced axes are adjacent the input is used in place, otherwise it is copied once
+// with tensor.Dense.Clone. Sum, Mean, NanSum, NanMean, Max and Min are linear in x
+// given what they record (the NaN pattern, the position of the extrema), so their
+// rules are chainrules.UnaryLinearRule of a map and its adjoint. The doc comment of each op gives its maths and
 // rules; the policies at the points where derivatives do not exist are:
 //
 //   - Max and Min split the cotangent evenly among tied extrema (PyTorch's amax,

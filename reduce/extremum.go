@@ -1,6 +1,8 @@
 package reduce
 
 import (
+	"math"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -43,190 +45,192 @@ type extremum struct{ min bool }
 
 func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[float64](p.canonical(x))
-	y := maxKernel(xs, p.a, p.r, p.b, e.min)
-	r := &extremumRule{in: in, p: p, x: xs, y: y}
+	y := maxKernel(xs, p.Lanes, e.min)
+	t := &ties{p: p, x: xs, y: y}
 	for _, v := range y {
 		if v != v {
-			r.nan = true
+			t.nan = true
 			break
 		}
 	}
-	return output(p, y), r, nil
+	return output(p, y), cr.UnaryLinearRule(in, t.mean, t.split), nil
 }
 
-// extremumRule is the rule of amax and amin. Its kernels visit the input in the
-// canonical layout and compare every element with its output; nan says whether some
-// output is NaN, so that the loops test for NaN only then.
-type extremumRule struct {
-	in  cr.NodeID
+// ties holds what the rule of amax and amin needs: the input in the canonical
+// layout and the output, whose elements mark the c_o elements of lane o that attain
+// the extremum y_o. Given those marks the rule is linear: with m_k = 1 at the marked
+// elements and 0 elsewhere,
+//
+//	ydot_o = sum_k m_k xdot_k / c_o   (mean),   xbar_k = m_k ybar_o / c_o   (split),
+//
+// and split is the adjoint of mean. Both visit the input and compare every element
+// with its output; nan says whether some output is NaN, so that the loops test for
+// NaN only then.
+type ties struct {
 	p   *plan
 	x   []float64 // input in canonical layout
 	y   []float64 // output
 	nan bool
 }
 
-func (r *extremumRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
-
-// adjoint returns the input-shaped xbar with xbar[i, k, j] = g[i, j] / c[i, j] at the
-// c[i, j] elements that attain y[i, j], and 0 elsewhere. The first pass writes g at
-// the ties and counts them; a second pass, over the slices that have ties only,
-// divides.
-func (r *extremumRule) adjoint(gt *tensor.Dense) (*tensor.Dense, error) {
-	p := r.p
-	if gt.Size() != p.a*p.b {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, gt.Describe(), p.outShape)
+// split returns the input-shaped xbar with xbar_k = g_o / c_o at the c_o elements of
+// lane o that attain y_o, and 0 elsewhere. The first pass writes g at the ties and
+// counts them; a second pass, only if some lane has several, divides.
+func (t *ties) split(gt *tensor.Dense) (*tensor.Dense, error) {
+	g, err := cotangent[float64](t.p, gt)
+	if err != nil {
+		return nil, err
 	}
-	if gt.DType() == tensor.Complex128 {
-		gt = gt.Real()
-	}
-	g := gt.Float64s()
-	buf := make([]float64, p.a*p.r*p.b)
-	nan := r.nan
-	if p.b == 1 {
-		for i := range p.a {
-			row, xs, yi, gi := buf[i*p.r:(i+1)*p.r], r.x[i*p.r:(i+1)*p.r], r.y[i], g[i]
-			xs = xs[:len(row)]
-			c := 0
-			for k, v := range xs {
-				if v == yi || (nan && v != v && yi != yi) {
-					row[k] = gi
-					c++
-				}
-			}
-			if c > 1 {
-				s := gi / float64(c)
-				for k := range row {
-					if xs[k] == yi || (nan && xs[k] != xs[k] && yi != yi) {
-						row[k] = s
-					}
-				}
-			}
+	p := t.p
+	buf := make([]float64, p.Size())
+	if p.Inner == 1 {
+		for o, l := range p.All() {
+			splitLane(buf[l.Off:l.Off+l.Len], t.x[l.Off:l.Off+l.Len], t.y[o], g[o], t.nan)
 		}
 		return restore(p, buf), nil
 	}
-	cnt := make([]int, p.b)
-	for i := range p.a {
-		yi, gi := r.y[i*p.b:(i+1)*p.b], g[i*p.b:(i+1)*p.b]
-		clear(cnt)
-		ties := false
-		for k := range p.r {
-			o := (i*p.r + k) * p.b
-			row, xs := buf[o:o+p.b], r.x[o:o+p.b]
-			xs, yi, gi, cnt := xs[:len(row)], yi[:len(row)], gi[:len(row)], cnt[:len(row)]
-			for j, v := range xs {
-				if v == yi[j] || (nan && v != v && yi[j] != yi[j]) {
-					row[j] = gi[j]
-					cnt[j]++
-					ties = ties || cnt[j] > 1
-				}
-			}
-		}
-		if !ties {
-			continue
-		}
-		for k := range p.r {
-			o := (i*p.r + k) * p.b
-			row := buf[o : o+p.b]
-			for j := range row {
-				if c := cnt[j]; c > 1 && row[j] != 0 {
-					row[j] = gi[j] / float64(c)
-				}
-			}
+	n := p.Inner
+	cnt := make([]int, p.Count())
+	several := false
+	for o, off := range p.Rows() {
+		several = markRow(buf[off:off+n], t.x[off:off+n], t.y[o:o+n], g[o:o+n], cnt[o:o+n], t.nan) || several
+	}
+	if several {
+		for o, off := range p.Rows() {
+			divideRow(buf[off:off+n], g[o:o+n], cnt[o:o+n])
 		}
 	}
 	return restore(p, buf), nil
 }
 
-func (r *extremumRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	xbar, err := r.adjoint(ybar)
+// mean returns ydot_o = the mean of xdot over the elements of lane o that attain
+// y_o.
+func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
+	xd, err := inputElems[float64](t.p, xdot)
 	if err != nil {
-		return dst, err
+		return nil, err
 	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
-}
-
-// ForwardTangents returns ydot[i, j] = the mean of xdot over the elements of slice
-// (i, j) that attain y[i, j].
-func (r *extremumRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	t, ok := tangentOf(r.in)
-	if !ok {
-		return nil, false, nil
-	}
-	if t.DType() == tensor.Complex128 {
-		t = t.Real()
-	}
-	xdot := elems[float64](r.p.canonical(t))
-	p, nan := r.p, r.nan
-	out := make([]float64, p.a*p.b)
-	cnt := make([]int, p.a*p.b)
-	for i := range p.a {
-		yi, si, ci := r.y[i*p.b:(i+1)*p.b], out[i*p.b:(i+1)*p.b], cnt[i*p.b:(i+1)*p.b]
-		for k := range p.r {
-			o := (i*p.r + k) * p.b
-			xs, xd := r.x[o:o+p.b], xdot[o:o+p.b]
-			xd, yi, si, ci := xd[:len(xs)], yi[:len(xs)], si[:len(xs)], ci[:len(xs)]
-			for j, v := range xs {
-				if v == yi[j] || (nan && v != v && yi[j] != yi[j]) {
-					si[j] += xd[j]
-					ci[j]++
-				}
-			}
-		}
+	p, n := t.p, t.p.Inner
+	out := make([]float64, p.Count())
+	cnt := make([]int, p.Count())
+	for o, off := range p.Rows() {
+		meanRow(out[o:o+n], cnt[o:o+n], t.x[off:off+n], xd[off:off+n], t.y[o:o+n], t.nan)
 	}
 	for o, c := range cnt {
 		if c > 1 {
 			out[o] /= float64(c)
 		}
 	}
-	return output(p, out), true, nil
+	return output(p, out), nil
 }
 
-// PullbackWithTangents returns xbar = the tie split of ybar and xbardot = the tie
-// split of ybardot: the split does not move with x (away from NaN and new ties).
-func (r *extremumRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	xbar, err := r.adjoint(ct.Value)
-	if err != nil {
-		return dst, err
-	}
-	d := cr.Dual[*tensor.Dense]{Value: xbar}
-	if ct.HasTangent {
-		if d.Tangent, err = r.adjoint(ct.Tangent); err != nil {
-			return dst, err
+// The kernels of ties work on one contiguous lane or row at a time. They are kept
+// out of line (go:noinline) on purpose: inlined into the range-over-func loop of
+// Lanes.All or Lanes.Rows, their counters spill to the stack, which costs about a
+// third of the pullback of amax over 1024 elements a lane. An element v attains y
+// when v == y, or when both are NaN and nan (some output is NaN) is set.
+
+// splitLane sets row[k] = g / c at the c elements of the lane xs that attain y.
+//
+//go:noinline
+func splitLane(row, xs []float64, y, g float64, nan bool) {
+	xs = xs[:len(row)]
+	c := 0
+	for k, v := range xs {
+		if v == y || (nan && v != v && y != y) {
+			row[k] = g
+			c++
 		}
-		d.HasTangent = true
 	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	if c > 1 {
+		s := g / float64(c)
+		for k, v := range xs {
+			if v == y || (nan && v != v && y != y) {
+				row[k] = s
+			}
+		}
+	}
 }
 
-// maxKernel returns out[i, j] = max_k x[i, k, j] (min if isMin is set) with the
-// vector kernels of package vmath and the rules of Go's built-in max and min: a NaN
-// in a slice makes its result NaN (as in PyTorch's amax), and +0 is above -0, so the
-// result does not depend on the order of the elements.
-func maxKernel(x []float64, a, r, b int, isMin bool) []float64 {
-	out := make([]float64, a*b)
-	if r == 0 {
+// markRow sets row[j] = g[j] where xs[j] attains y[j] and counts those matches in
+// cnt[j]; it reports whether some count exceeds 1.
+//
+//go:noinline
+func markRow(row, xs, y, g []float64, cnt []int, nan bool) bool {
+	xs, y, g, cnt = xs[:len(row)], y[:len(row)], g[:len(row)], cnt[:len(row)]
+	several := false
+	for j, v := range xs {
+		if v == y[j] || (nan && v != v && y[j] != y[j]) {
+			row[j] = g[j]
+			cnt[j]++
+			several = several || cnt[j] > 1
+		}
+	}
+	return several
+}
+
+// divideRow sets row[j] = g[j] / cnt[j] at the marked elements of the lanes with
+// several ties.
+//
+//go:noinline
+func divideRow(row, g []float64, cnt []int) {
+	g, cnt = g[:len(row)], cnt[:len(row)]
+	for j := range row {
+		if c := cnt[j]; c > 1 && row[j] != 0 {
+			row[j] = g[j] / float64(c)
+		}
+	}
+}
+
+// meanRow adds xd[j] to s[j] and counts in c[j] where xs[j] attains y[j].
+//
+//go:noinline
+func meanRow(s []float64, c []int, xs, xd, y []float64, nan bool) {
+	xd, y, s, c = xd[:len(xs)], y[:len(xs)], s[:len(xs)], c[:len(xs)]
+	for j, v := range xs {
+		if v == y[j] || (nan && v != v && y[j] != y[j]) {
+			s[j] += xd[j]
+			c[j]++
+		}
+	}
+}
+
+// maxKernel returns out_o = the maximum of lane o of x (the minimum if isMin is
+// set) with the vector kernels of package vmath and the rules of Go's built-in max
+// and min: a NaN in a lane makes its result NaN (as in PyTorch's amax), and +0 is
+// above -0, so the result does not depend on the order of the elements. An empty
+// lane gives 0.
+func maxKernel(x []float64, l tensor.Lanes, isMin bool) []float64 {
+	out := make([]float64, l.Count())
+	if l.Len == 0 {
 		return out
 	}
-	for i := range a {
-		base := i * r * b
-		if b == 1 {
+	if l.Inner == 1 {
+		for o, lane := range l.All() {
 			if isMin {
-				out[i] = vmath.Min(x[base : base+r])
+				out[o] = vmath.Min(x[lane.Off : lane.Off+lane.Len])
 			} else {
-				out[i] = vmath.Max(x[base : base+r])
+				out[o] = vmath.Max(x[lane.Off : lane.Off+lane.Len])
 			}
-			continue
 		}
-		// Reduce the rows of the [r, b] block into the output vector one after
-		// the other: a pass over two contiguous slices per row.
-		acc := out[i*b : i*b+b]
-		copy(acc, x[base:base+b])
-		for k := 1; k < r; k++ {
-			if isMin {
-				vmath.MinInto(acc, x[base+k*b:base+k*b+b])
-			} else {
-				vmath.MaxInto(acc, x[base+k*b:base+k*b+b])
-			}
+		return out
+	}
+	// Reduce the rows of each [Len, Inner] block into the output vector one after
+	// the other, starting from the identity of max (min): a pass over two
+	// contiguous slices per row.
+	start := math.Inf(-1)
+	if isMin {
+		start = math.Inf(1)
+	}
+	for o := range out {
+		out[o] = start
+	}
+	n := l.Inner
+	for o, off := range l.Rows() {
+		if isMin {
+			vmath.MinInto(out[o:o+n], x[off:off+n])
+		} else {
+			vmath.MaxInto(out[o:o+n], x[off:off+n])
 		}
 	}
 	return out

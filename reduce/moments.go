@@ -54,34 +54,32 @@ func (m moment) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr
 
 func applyMoment[T elem](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[T](p.canonical(x))
-	mu := sumKernel(xs, p.a, p.r, p.b)
-	inv := fromReal[T](1 / float64(p.r))
+	mu := sumKernel(xs, p.Lanes)
+	inv := fromReal[T](1 / float64(p.Len))
 	for o := range mu {
 		mu[o] *= inv
 	}
-	y := make([]float64, p.a*p.b)
-	for i := range p.a {
-		for k := range p.r {
-			o := (i*p.r + k) * p.b
-			row, mi, yi := xs[o:o+p.b], mu[i*p.b:i*p.b+p.b], y[i*p.b:i*p.b+p.b]
-			for j, v := range row {
-				d := v - mi[j]
-				yi[j] += reDot(d, d)
-			}
+	n := p.Inner
+	y := make([]float64, p.Count())
+	for o, off := range p.Rows() {
+		mo, yo := mu[o:o+n], y[o:o+n]
+		for j, v := range xs[off : off+n] {
+			d := v - mo[j]
+			yo[j] += reDot(d, d)
 		}
 	}
-	den := math.Max(0, float64(p.r)-m.correction)
+	den := math.Max(0, float64(p.Len)-m.correction)
 	for o := range y {
 		y[o] /= den
 		if m.std {
 			y[o] = math.Sqrt(y[o])
 		}
 	}
-	return output(p, y), &momentRule[T]{in: in, p: p, x: xs, mu: mu, y: y, den: den, std: m.std}, nil
+	return output(p, y), &momentRule[T]{in: [1]cr.NodeID{in}, p: p, x: xs, mu: mu, y: y, den: den, std: m.std}, nil
 }
 
 type momentRule[T elem] struct {
-	in  cr.NodeID
+	in  [1]cr.NodeID
 	p   *plan
 	x   []T
 	mu  []T
@@ -90,7 +88,7 @@ type momentRule[T elem] struct {
 	std bool
 }
 
-func (r *momentRule[T]) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+func (r *momentRule[T]) Inputs() []cr.NodeID { return r.in[:] }
 
 // scale returns the factor s of xbar = s d ybar for output o: 2/D for the variance,
 // 1/(D y) for the standard deviation (0 where y = 0).
@@ -104,16 +102,14 @@ func (r *momentRule[T]) scale(o int) float64 {
 	return 1 / (r.den * r.y[o])
 }
 
-// jvp returns ydot[o] = s_o Re sum_k conj(d_k) xdot_k.
+// jvp returns ydot_o = s_o Re sum_k conj(d_k) xdot_k over the elements k of lane o.
 func (r *momentRule[T]) jvp(xdot []T) []float64 {
-	p := r.p
-	out := make([]float64, p.a*p.b)
-	for i := range p.a {
-		for k := range p.r {
-			o := (i*p.r + k) * p.b
-			for j, v := range r.x[o : o+p.b] {
-				out[i*p.b+j] += reDot(v-r.mu[i*p.b+j], xdot[o+j])
-			}
+	p, n := r.p, r.p.Inner
+	out := make([]float64, p.Count())
+	for o, off := range p.Rows() {
+		xd, mo, acc := xdot[off:off+n], r.mu[o:o+n], out[o:o+n]
+		for j, v := range r.x[off : off+n] {
+			acc[j] += reDot(v-mo[j], xd[j])
 		}
 	}
 	for o := range out {
@@ -125,13 +121,13 @@ func (r *momentRule[T]) jvp(xdot []T) []float64 {
 // pullback returns xbar = s d g, plus, when xdot is given, the tangent term
 // s (xdot - mean(xdot)) h + sdot d h with sdot the derivative of s along xdot.
 func (r *momentRule[T]) pullback(g, h []float64, xdot []T) *tensor.Dense {
-	p := r.p
-	buf := make([]T, p.a*p.r*p.b)
+	p, n := r.p, r.p.Inner
+	buf := make([]T, p.Size())
 	var xdMean []T
 	var sdot []float64
 	if xdot != nil {
-		xdMean = sumKernel(xdot, p.a, p.r, p.b)
-		inv := fromReal[T](1 / float64(p.r))
+		xdMean = sumKernel(xdot, p.Lanes)
+		inv := fromReal[T](1 / float64(p.Len))
 		for o := range xdMean {
 			xdMean[o] *= inv
 		}
@@ -145,44 +141,54 @@ func (r *momentRule[T]) pullback(g, h []float64, xdot []T) *tensor.Dense {
 			}
 		}
 	}
-	for i := range p.a {
-		for k := range p.r {
-			o := (i*p.r + k) * p.b
-			for j, v := range r.x[o : o+p.b] {
-				oj := i*p.b + j
-				d := v - r.mu[oj]
-				s := r.scale(oj)
-				b := d * fromReal[T](s*g[oj])
-				if xdot != nil {
-					b += (xdot[o+j]-xdMean[oj])*fromReal[T](s*h[oj]) + d*fromReal[T](sdot[oj]*h[oj])
-				}
-				buf[o+j] = b
+	for o, off := range p.Rows() {
+		row := buf[off : off+n]
+		for j, v := range r.x[off : off+n] {
+			oj := o + j
+			d := v - r.mu[oj]
+			s := r.scale(oj)
+			b := d * fromReal[T](s*g[oj])
+			if xdot != nil {
+				b += (xdot[off+j]-xdMean[oj])*fromReal[T](s*h[oj]) + d*fromReal[T](sdot[oj]*h[oj])
 			}
+			row[j] = b
 		}
 	}
 	return restore(p, buf)
 }
 
 func (r *momentRule[T]) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: r.pullback(ybar.Float64s(), nil, nil)}), nil
+	g, err := cotangent[float64](r.p, ybar)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.pullback(g, nil, nil)}), nil
 }
 
 func (r *momentRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	xdot := tangent[T](r.p, r.in, tangentOf)
-	if xdot == nil {
-		return nil, false, nil
+	xdot, err := tangent[T](r.p, r.in[0], tangentOf)
+	if xdot == nil || err != nil {
+		return nil, false, err
 	}
 	return output(r.p, r.jvp(xdot)), true, nil
 }
 
 func (r *momentRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	g := ct.Value.Float64s()
+	g, err := cotangent[float64](r.p, ct.Value)
+	if err != nil {
+		return dst, err
+	}
 	d := cr.Dual[*tensor.Dense]{Value: r.pullback(g, nil, nil)}
-	xdot := tangent[T](r.p, r.in, tangentOf)
+	xdot, err := tangent[T](r.p, r.in[0], tangentOf)
+	if err != nil {
+		return dst, err
+	}
 	if ct.HasTangent || xdot != nil {
 		gd := make([]float64, len(g))
 		if ct.HasTangent {
-			gd = ct.Tangent.Float64s()
+			if gd, err = cotangent[float64](r.p, ct.Tangent); err != nil {
+				return dst, err
+			}
 		}
 		if xdot != nil {
 			// xbardot = s d gd + [s (xdot - mean xdot) + sdot d] g.
@@ -192,5 +198,5 @@ func (r *momentRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentO
 		}
 		d.HasTangent = true
 	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
 }

@@ -13,19 +13,20 @@ import (
 type elem interface{ float64 | complex128 }
 
 // plan maps a reduction of a tensor of some shape over some axes onto the canonical
-// layout every kernel works in: a contiguous [a, r, b] array whose middle axis is
-// the reduced one. Element (i, k, j) is at (i*r + k)*b + j, and the output element
-// (i, j) at i*b + j, which is the row-major order of the kept axes.
+// layout every kernel works in: a contiguous array of shape [Outer, Len, Inner]
+// (the embedded tensor.Lanes) whose middle axis is the reduced one. Output element
+// o = i*Inner + j reduces lane o, the elements (i, 0..Len-1, j), and the output
+// elements are in the row-major order of the kept axes.
 //
 // When the reduced axes (ignoring axes of size 1) are adjacent, the input already is
 // in that layout; otherwise perm moves the kept axes first and the reduced axes last
-// (b = 1), and the input is copied in that order with tensor.Dense.Clone (whose
+// (Inner = 1), and the input is copied in that order with tensor.Dense.Clone (whose
 // tiled copy kernel makes a permuted copy about as cheap as a plain one).
 type plan struct {
+	tensor.Lanes
 	name     string
 	shape    []int // input shape
 	outShape []int // output shape (reduced axes dropped, or 1 with keepdims)
-	a, r, b  int
 	perm     []int // nil if no copy is needed
 	// keepShape is the input shape with every reduced axis set to 1: the output
 	// shape with keepdims, which broadcasts back to the input shape.
@@ -61,7 +62,7 @@ func newPlan(name string, shape, axes []int, keep bool) (*plan, error) {
 		}
 		red[ax] = true
 	}
-	p := &plan{name: name, shape: slices.Clone(shape), a: 1, r: 1, b: 1}
+	p := &plan{name: name, shape: slices.Clone(shape), Lanes: tensor.Lanes{Outer: 1, Len: 1, Inner: 1}}
 	for k, d := range shape {
 		switch {
 		case !red[k]:
@@ -101,31 +102,31 @@ func newPlan(name string, shape, axes []int, keep bool) (*plan, error) {
 			switch {
 			case first < 0 || k < first:
 				if !red[k] {
-					p.a *= d
+					p.Outer *= d
 				}
 			case k <= last:
 				if red[k] {
-					p.r *= d
+					p.Len *= d
 				}
 			default:
 				if !red[k] {
-					p.b *= d
+					p.Inner *= d
 				}
 			}
 		}
 		// Reduced axes of size 1 outside the block, and an empty reduction, need no
-		// further care: they multiply r by 1.
+		// further care: they multiply Len by 1.
 		if first < 0 {
-			p.r = 1
+			p.Len = 1
 			for k, d := range shape {
 				if red[k] {
-					p.r *= d
+					p.Len *= d
 				}
 			}
-			p.a, p.b = 1, 1
+			p.Outer, p.Inner = 1, 1
 			for k, d := range shape {
 				if !red[k] {
-					p.a *= d
+					p.Outer *= d
 				}
 			}
 		}
@@ -134,20 +135,20 @@ func newPlan(name string, shape, axes []int, keep bool) (*plan, error) {
 	for k, d := range shape {
 		if !red[k] {
 			p.perm = append(p.perm, k)
-			p.a *= d
+			p.Outer *= d
 		}
 	}
 	for k, d := range shape {
 		if red[k] {
 			p.perm = append(p.perm, k)
-			p.r *= d
+			p.Len *= d
 		}
 	}
 	return p, nil
 }
 
 // canonical returns t (input-shaped) in the canonical layout, as a tensor whose
-// element slice is row-major [a, r, b]. It may be t itself.
+// element slice is row-major [Outer, Len, Inner]. It may be t itself.
 func (p *plan) canonical(t *tensor.Dense) *tensor.Dense {
 	if p.perm == nil {
 		return t
@@ -183,7 +184,7 @@ func restore[T elem](p *plan, buf []T) *tensor.Dense {
 // place. It returns an error wrapping ErrShapeMismatch, naming the op, if t does
 // not have the output's size.
 func (p *plan) broadcastBack(t *tensor.Dense) (*tensor.Dense, error) {
-	if t.Size() != p.a*p.b {
+	if t.Size() != p.Count() {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, t.Describe(), p.outShape)
 	}
 	k, err := t.Reshape(p.keepShape...)
@@ -196,7 +197,7 @@ func (p *plan) broadcastBack(t *tensor.Dense) (*tensor.Dense, error) {
 	return k, nil
 }
 
-// output wraps a buffer of a*b elements as the output tensor.
+// output wraps a buffer of Count() elements as the output tensor.
 func output[T elem](p *plan, buf []T) *tensor.Dense { return wrap(buf, p.outShape) }
 
 // wrap makes a tensor that owns buf.
@@ -223,6 +224,21 @@ func elems[T elem](t *tensor.Dense) []T {
 		return any(t.AsComplex().Complex128s()).([]T)
 	}
 	return any(t.Float64s()).([]T)
+}
+
+// isComplex reports whether T is complex128.
+func isComplex[T elem]() bool {
+	var z T
+	_, ok := any(z).(complex128)
+	return ok
+}
+
+// describe formats t for an error message.
+func describe(t *tensor.Dense) string {
+	if t == nil {
+		return "<nil>"
+	}
+	return t.Describe()
 }
 
 // conj is the complex conjugate (the identity on float64).

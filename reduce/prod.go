@@ -35,104 +35,101 @@ func (product) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.
 
 func applyProd[T elem](p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[T](p.canonical(x))
-	out := make([]T, p.a*p.b)
+	n := p.Inner
+	out := make([]T, p.Count())
 	for o := range out {
 		out[o] = 1
 	}
-	for i := range p.a {
-		acc := out[i*p.b : i*p.b+p.b]
-		for k := range p.r {
-			row := xs[(i*p.r+k)*p.b : (i*p.r+k+1)*p.b]
-			for j, v := range row {
-				acc[j] *= v
-			}
+	for o, off := range p.Rows() {
+		acc := out[o : o+n]
+		for j, v := range xs[off : off+n] {
+			acc[j] *= v
 		}
 	}
-	return output(p, out), &prodRule[T]{in: in, p: p, x: xs}, nil
+	return output(p, out), &prodRule[T]{in: [1]cr.NodeID{in}, p: p, x: xs}, nil
 }
 
 type prodRule[T elem] struct {
-	in cr.NodeID
+	in [1]cr.NodeID
 	p  *plan
 	x  []T
 }
 
-func (r *prodRule[T]) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+func (r *prodRule[T]) Inputs() []cr.NodeID { return r.in[:] }
 
-// others visits every slice: it gathers x (and xdot, if given) along the reduced
-// axis and computes o_k and, with xdot, odot_k, then calls f with the slice's output
-// index and canonical offset.
-func (r *prodRule[T]) others(xdot []T, f func(o, base int, ok, odot []T)) {
-	p := r.p
-	n := p.r
+// others visits every lane: it gathers x (and xdot, if given) along the lane and
+// computes o_k and, with xdot, odot_k, then calls f with the lane's number (the
+// output index) and the lane.
+func (r *prodRule[T]) others(xdot []T, f func(o int, l tensor.Lane, ok, odot []T)) {
+	n := r.p.Len
 	xsl, ok := make([]T, n), make([]T, n)
 	var xd, od, pre []T
 	if xdot != nil {
 		xd, od, pre = make([]T, n), make([]T, n), make([]T, n)
 	}
-	for i := range p.a {
-		for j := range p.b {
-			base := i*p.r*p.b + j
-			for k := range n {
-				xsl[k] = r.x[base+k*p.b]
-				if xd != nil {
-					xd[k] = xdot[base+k*p.b]
-				}
+	for o, l := range r.p.All() {
+		for k := range n {
+			xsl[k] = r.x[l.At(k)]
+			if xd != nil {
+				xd[k] = xdot[l.At(k)]
 			}
-			// Prefix products (value and dual part) into ok and pre, then multiply by
-			// the suffix products walking back.
-			var pv, pd T = 1, 0
-			for k := range n {
-				ok[k] = pv
-				if xd != nil {
-					pre[k] = pd
-					pd = pd*xsl[k] + pv*xd[k]
-				}
-				pv *= xsl[k]
-			}
-			var sv, sd T = 1, 0
-			for k := n - 1; k >= 0; k-- {
-				if xd != nil {
-					od[k] = pre[k]*sv + ok[k]*sd
-					sd = sd*xsl[k] + sv*xd[k]
-				}
-				ok[k] *= sv
-				sv *= xsl[k]
-			}
-			f(i*p.b+j, base, ok, od)
 		}
+		// Prefix products (value and dual part) into ok and pre, then multiply by
+		// the suffix products walking back.
+		var pv, pd T = 1, 0
+		for k := range n {
+			ok[k] = pv
+			if xd != nil {
+				pre[k] = pd
+				pd = pd*xsl[k] + pv*xd[k]
+			}
+			pv *= xsl[k]
+		}
+		var sv, sd T = 1, 0
+		for k := n - 1; k >= 0; k-- {
+			if xd != nil {
+				od[k] = pre[k]*sv + ok[k]*sd
+				sd = sd*xsl[k] + sv*xd[k]
+			}
+			ok[k] *= sv
+			sv *= xsl[k]
+		}
+		f(o, l, ok, od)
 	}
 }
 
 func (r *prodRule[T]) pullback(g, h, xdot []T) *tensor.Dense {
-	p := r.p
-	buf := make([]T, p.a*p.r*p.b)
-	r.others(xdot, func(o, base int, ok, od []T) {
+	buf := make([]T, r.p.Size())
+	r.others(xdot, func(o int, l tensor.Lane, ok, od []T) {
 		for k, v := range ok {
 			b := conj(v) * g[o]
 			if xdot != nil {
 				b += conj(od[k]) * h[o]
 			}
-			buf[base+k*p.b] = b
+			buf[l.At(k)] = b
 		}
 	})
-	return restore(p, buf)
+	return restore(r.p, buf)
 }
 
 func (r *prodRule[T]) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: r.pullback(elems[T](ybar), nil, nil)}), nil
+	g, err := cotangent[T](r.p, ybar)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.pullback(g, nil, nil)}), nil
 }
 
 func (r *prodRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	xdot := tangent[T](r.p, r.in, tangentOf)
-	if xdot == nil {
-		return nil, false, nil
+	xdot, err := tangent[T](r.p, r.in[0], tangentOf)
+	if xdot == nil || err != nil {
+		return nil, false, err
 	}
-	out := make([]T, r.p.a*r.p.b)
-	r.others(nil, func(o, base int, ok, _ []T) {
+	out := make([]T, r.p.Count())
+	r.others(nil, func(o int, l tensor.Lane, ok, _ []T) {
 		var s T
 		for k, v := range ok {
-			s += v * xdot[base+k*r.p.b]
+			s += v * xdot[l.At(k)]
 		}
 		out[o] = s
 	})
@@ -140,13 +137,21 @@ func (r *prodRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*t
 }
 
 func (r *prodRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	g := elems[T](ct.Value)
+	g, err := cotangent[T](r.p, ct.Value)
+	if err != nil {
+		return dst, err
+	}
 	d := cr.Dual[*tensor.Dense]{Value: r.pullback(g, nil, nil)}
-	xdot := tangent[T](r.p, r.in, tangentOf)
+	xdot, err := tangent[T](r.p, r.in[0], tangentOf)
+	if err != nil {
+		return dst, err
+	}
 	if ct.HasTangent || xdot != nil {
 		h := make([]T, len(g))
 		if ct.HasTangent {
-			h = elems[T](ct.Tangent)
+			if h, err = cotangent[T](r.p, ct.Tangent); err != nil {
+				return dst, err
+			}
 		}
 		if xdot != nil {
 			d.Tangent = r.pullback(h, g, xdot)
@@ -155,5 +160,5 @@ func (r *prodRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf 
 		}
 		d.HasTangent = true
 	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
 }

@@ -312,3 +312,92 @@ func TestNaN(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0.5, 0, 0.5, 1.0 / 3, 1.0 / 3, 1.0 / 3}, g[0].Value.Float64s())
 }
+
+// The rules reject cotangents and tangents of the wrong shape with an error wrapping
+// ErrShapeMismatch instead of panicking, on both kernel layouts (reducing the last
+// axis, where lanes are contiguous, and the first, where they are strided).
+func TestRuleShapeErrors(t *testing.T) {
+	x := tensor.RandN(rand.New(rand.NewPCG(3, 4)), tensor.Float64, 3, 4)
+	bad := []*tensor.Dense{nil, tensor.New(tensor.Float64, 5), tensor.New(tensor.Float64, 4, 3, 1)}
+	for _, mk := range []func([]int, bool) cr.Op[*tensor.Dense]{
+		reduce.SumOp, reduce.MeanOp, reduce.NanSumOp, reduce.NanMeanOp, reduce.ProdOp,
+		reduce.MaxOp, reduce.MinOp, reduce.LogSumExpOp,
+		func(a []int, k bool) cr.Op[*tensor.Dense] { return reduce.VarOp(a, 1, k) },
+		func(a []int, k bool) cr.Op[*tensor.Dense] { return reduce.StdOp(a, 1, k) },
+	} {
+		for _, axis := range []int{0, 1} {
+			op := mk([]int{axis}, false)
+			t.Run(fmt.Sprintf("%s/axis%d", op.Name(), axis), func(t *testing.T) {
+				y, rule, err := op.Apply([]cr.NodeID{1}, []*tensor.Dense{x})
+				require.NoError(t, err)
+				for _, b := range bad {
+					require.NotPanics(t, func() {
+						_, err = rule.Pullback(b, nil)
+						assert.ErrorIs(t, err, cr.ErrShapeMismatch, "cotangent %v", b)
+						_, ok, err := rule.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(func(cr.NodeID) (*tensor.Dense, bool) { return b, true })
+						assert.False(t, ok)
+						assert.ErrorIs(t, err, cr.ErrShapeMismatch, "tangent %v", b)
+						_, err = rule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(
+							cr.Dual[*tensor.Dense]{Value: tensor.Ones(tensor.Float64, y.Shape()...), Tangent: b, HasTangent: true},
+							func(cr.NodeID) (*tensor.Dense, bool) { return nil, false }, nil)
+						assert.ErrorIs(t, err, cr.ErrShapeMismatch, "cotangent tangent %v", b)
+					})
+				}
+			})
+		}
+	}
+}
+
+// Ties split the cotangent on the strided layout too: amax over axis 0 of the
+// transpose is amax over axis 1, transposed.
+func TestTiesStrided(t *testing.T) {
+	x, err := tensor.FromFloat64([]float64{3, -1, 3, -1, -1, 2, 5, 0, 1, 4}, 2, 5)
+	require.NoError(t, err)
+	xt := x.Clone()
+	xt, err = xt.Transpose(0, 1)
+	require.NoError(t, err)
+	xt = xt.Contiguous()
+	for _, mk := range []func([]int, bool) cr.Op[*tensor.Dense]{reduce.MaxOp, reduce.MinOp} {
+		_, r1, err := mk([]int{1}, false).Apply([]cr.NodeID{1}, []*tensor.Dense{x})
+		require.NoError(t, err)
+		_, r0, err := mk([]int{0}, false).Apply([]cr.NodeID{1}, []*tensor.Dense{xt})
+		require.NoError(t, err)
+		ybar, _ := tensor.FromFloat64([]float64{2, -3}, 2)
+		g1, err := r1.Pullback(ybar, nil)
+		require.NoError(t, err)
+		g0, err := r0.Pullback(ybar, nil)
+		require.NoError(t, err)
+		want, err := g1[0].Value.Transpose(0, 1)
+		require.NoError(t, err)
+		assert.True(t, tensor.EqualApprox(want, g0[0].Value, 0, 0), "%v vs %v", want, g0[0].Value)
+
+		xdot := tensor.RandN(rand.New(rand.NewPCG(5, 6)), tensor.Float64, 2, 5)
+		xdotT, _ := xdot.Transpose(0, 1)
+		of := func(v *tensor.Dense) cr.TangentOf[*tensor.Dense] {
+			return func(cr.NodeID) (*tensor.Dense, bool) { return v, true }
+		}
+		y1, ok1, err1 := r1.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(of(xdot))
+		y0, ok0, err0 := r0.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(of(xdotT.Contiguous()))
+		require.NoError(t, errors.Join(err0, err1))
+		assert.True(t, ok0 && ok1)
+		assert.True(t, tensor.EqualApprox(y1, y0, 0, 0), "%v vs %v", y1, y0)
+	}
+}
+
+// A lane of nanmean that is all NaN has a NaN value and a zero tangent: no element
+// carries weight.
+func TestNanMeanAllNaN(t *testing.T) {
+	nan := math.NaN()
+	x, err := tensor.FromFloat64([]float64{nan, 1, nan, 3}, 2, 2)
+	require.NoError(t, err)
+	y, rule, err := reduce.NanMeanOp([]int{0}, false).Apply([]cr.NodeID{1}, []*tensor.Dense{x})
+	require.NoError(t, err)
+	assert.True(t, math.IsNaN(y.AtFloat64(0)))
+	assert.Equal(t, 2.0, y.AtFloat64(1))
+	yd, ok, err := rule.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(func(cr.NodeID) (*tensor.Dense, bool) {
+		return tensor.Ones(tensor.Float64, 2, 2), true
+	})
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, []float64{0, 1}, yd.Float64s())
+}

@@ -7,24 +7,22 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// CumsumOp returns the op y_i = sum_{j <= i} x_j along axis of a float64 tensor, with
+// CumsumOp returns the op y_i = sum_{j <= i} x_j along axis of a float64 tensor
+// (negative axes count from the end), with
 // the pullback xbar_j = sum_{i >= j} ybar_i: the cumulative sum of ybar taken from the
 // end, flip(cumsum(flip(ybar))).
 func CumsumOp(axis int) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "cumsum", Space: tensor.Space{}, Arity: 1,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
-			sh := x[0].Shape()
-			if axis < 0 || axis >= len(sh) || x[0].DType() != tensor.Float64 {
-				return nil, cr.Errorf(cr.ErrInvalidArgument, "cumsum: axis %d of a %d-d %v tensor", axis, len(sh), x[0].DType())
+			lanes, err := tensor.LanesOf(x[0].Shape(), axis)
+			if err != nil || x[0].DType() != tensor.Float64 {
+				return nil, cr.Errorf(cr.ErrInvalidArgument, "cumsum: axis %d of a %v tensor %v", axis, x[0].DType(), x[0].Shape())
 			}
 			y := x[0].Clone()
-			d, n, inner := y.Float64s(), sh[axis], 1
-			for _, m := range sh[axis+1:] {
-				inner *= m
-			}
-			for o := 0; o+n*inner <= len(d) && n*inner > 0; o += n * inner {
-				for i := o + inner; i < o+n*inner; i++ {
-					d[i] += d[i-inner]
+			d := y.Float64s()
+			for _, l := range lanes.All() {
+				for k := 1; k < l.Len; k++ {
+					d[l.At(k)] += d[l.At(k-1)]
 				}
 			}
 			return y, nil

@@ -1,8 +1,8 @@
 // Package writingops shows the three cheap ways of writing an op, each checked by
 // testing/ruletest to second order (see writingops_test.go):
 //
-//   - a composite op, recorded from other ops (package nn's softmax and
-//     log_softmax are composites of this kind);
+//   - a composite op, recorded from other ops: SoftmaxOp (package nn fuses softmax
+//     by hand for speed; its cumprod and losses are composites of this kind);
 //   - an op defined by a primal and a pullback written with ops (core.Define):
 //     SolveOp, whose primal is a LAPACK solve and whose pullback is another solve,
 //     and CumsumOp, whose pullback is a reversed cumulative sum;

@@ -24,7 +24,7 @@ func TestSolveAndCumsumPassRuletest(t *testing.T) {
 	for _, c := range []struct {
 		axis  int
 		shape []int
-	}{{0, []int{5}}, {0, []int{3, 4}}, {1, []int{3, 4}}, {1, []int{2, 3, 4}}} {
+	}{{0, []int{5}}, {0, []int{3, 4}}, {1, []int{3, 4}}, {1, []int{2, 3, 4}}, {-1, []int{2, 3, 4}}} {
 		ruletest.Check(t, tensor.Space{}, writingops.CumsumOp(c.axis), []*tensor.Dense{tensor.RandN(rng, tensor.Float64, c.shape...)}, ruletest.Config{})
 	}
 }

@@ -1,0 +1,203 @@
+package chainrules
+
+import "slices"
+
+// LinearRule returns the rule of an op that is linear in its differentiable inputs,
+//
+//	y = sum_k L_k x_k,
+//
+// where each L_k is a fixed linear map (it may depend on the op's parameters and on
+// inputs that are not differentiated, such as an index tensor or a recorded argmax,
+// but not on the x_k). The Jacobian of such an op is J_k = L_k everywhere, so all
+// three rules follow from the maps and their adjoints:
+//
+//	ydot      = sum_k L_k xdot_k          (ForwardTangents)
+//	xbar_k    = L_k^* ybar                (Pullback)
+//	xbardot_k = L_k^* ybardot             (PullbackWithTangents)
+//
+// The second-order term sum_j (d/dx_j L_k^* ybar) xdot_j of SecondOrderRule vanishes
+// because L_k^* does not depend on x, so xbardot_k is absent exactly when ybardot is.
+//
+// in holds the NodeIDs of all the op's inputs, in order; LinearRule copies it, so an
+// Op.Apply may pass its own in slice. need is nil (every input is differentiated) or
+// holds one flag per input: need[k] false leaves input k out of the pullbacks and
+// never reads its tangent. That is the case for an input the op is not
+// differentiable in (a PartialOp's index or mask input) and for an input whose
+// cotangent a MaskedOp was told nobody needs. need is copied too.
+//
+// apply computes sum_k L_k xdot_k. It gets one tangent and one flag per input:
+// ok[k] false means that xdot_k is zero (its tangent is absent, or need[k] is
+// false), and xdot[k] then holds the zero V. A tangent that is present is passed as
+// it is, even if it is the zero V (a nil *tensor.Dense), for apply to reject. apply
+// is called only when some ok[k] is true: when none is, ForwardTangents returns
+// ok == false without calling apply or allocating.
+//
+// adjoint(k, ybar) computes L_k^* ybar, the adjoint under the real inner product
+// Re<a, b>, for an input k whose need is true.
+//
+// Neither map may retain or modify the values it is given, nor return a value it
+// will modify later; either may return a view of its argument, since the engine
+// never writes into a value it did not allocate. Their errors are returned
+// unchanged, so they should wrap a sentinel of this package (the engine adds the op
+// name, the node and the phase).
+//
+// The rule implements ReverseRule, ForwardRule and SecondOrderRule. A need slice
+// whose length is not len(in) makes every method return an error wrapping
+// ErrInvalidArgument; a nil apply or adjoint makes the methods that need it return
+// one wrapping ErrNoRule.
+func LinearRule[V any](in []NodeID, need []bool, apply func(xdot []V, ok []bool) (V, error), adjoint func(k int, ybar V) (V, error)) ReverseRule[V] {
+	r := &linearRule[V]{in: slices.Clone(in), apply: apply, adjoint: adjoint}
+	if need != nil {
+		if len(need) != len(in) {
+			r.err = Errorf(ErrInvalidArgument, "linear rule: %d need flags for %d inputs", len(need), len(in))
+		}
+		r.need = slices.Clone(need)
+	}
+	return r
+}
+
+// UnaryLinearRule returns the rule of an op y = L x of one input: LinearRule with
+// apply(xdot) = L xdot and adjoint(ybar) = L^* ybar, without the slice and the input
+// number. ForwardTangents calls apply only when the tangent of x is present. The
+// rule allocates nothing beyond itself and what apply and adjoint allocate.
+func UnaryLinearRule[V any](in NodeID, apply, adjoint func(V) (V, error)) ReverseRule[V] {
+	r := &linearRule[V]{apply1: apply, adjoint1: adjoint}
+	r.one[0] = in
+	r.in = r.one[:]
+	return r
+}
+
+// linearRule is the rule LinearRule and UnaryLinearRule return. Exactly one of the
+// pairs (apply, adjoint) and (apply1, adjoint1) is in use: the unary form avoids a
+// slice per tangent.
+type linearRule[V any] struct {
+	in   []NodeID
+	one  [1]NodeID // storage of in for the unary form
+	need []bool    // nil: every input
+	err  error     // a construction error, returned by every method
+
+	apply    func(xdot []V, ok []bool) (V, error)
+	adjoint  func(k int, ybar V) (V, error)
+	apply1   func(V) (V, error)
+	adjoint1 func(V) (V, error)
+}
+
+var (
+	_ ForwardRule[float64]     = (*linearRule[float64])(nil)
+	_ SecondOrderRule[float64] = (*linearRule[float64])(nil)
+)
+
+// Inputs returns the NodeIDs of the op's inputs.
+func (r *linearRule[V]) Inputs() []NodeID { return r.in }
+
+// needs reports whether input k gets a cotangent.
+func (r *linearRule[V]) needs(k int) bool { return r.need == nil || r.need[k] }
+
+// adj returns L_k^* g.
+func (r *linearRule[V]) adj(k int, g V) (V, error) {
+	switch {
+	case r.adjoint1 != nil:
+		return r.adjoint1(g)
+	case r.adjoint != nil:
+		return r.adjoint(k, g)
+	}
+	var zero V
+	return zero, Errorf(ErrNoRule, "linear rule: no adjoint map")
+}
+
+// Pullback appends xbar_k = L_k^* ybar for every input k that needs a cotangent.
+func (r *linearRule[V]) Pullback(ybar V, dst []Contribution[V]) ([]Contribution[V], error) {
+	if r.err != nil {
+		return dst, r.err
+	}
+	n := len(dst)
+	for k, id := range r.in {
+		if !r.needs(k) {
+			continue
+		}
+		xbar, err := r.adj(k, ybar)
+		if err != nil {
+			return dst[:n], err
+		}
+		dst = append(dst, Contribution[V]{Node: id, Value: xbar})
+	}
+	return dst, nil
+}
+
+// ForwardTangents returns ydot = sum_k L_k xdot_k, or ok == false without
+// allocating when no input that needs a cotangent has a tangent.
+func (r *linearRule[V]) ForwardTangents(tangentOf TangentOf[V]) (V, bool, error) {
+	var zero V
+	if r.err != nil {
+		return zero, false, r.err
+	}
+	if r.apply1 != nil {
+		t, ok := tangentOf(r.in[0])
+		if !ok {
+			return zero, false, nil
+		}
+		y, err := r.apply1(t)
+		if err != nil {
+			return zero, false, err
+		}
+		return y, true, nil
+	}
+	// Find the first present tangent before allocating anything.
+	first := -1
+	var t0 V
+	for k, id := range r.in {
+		if !r.needs(k) {
+			continue
+		}
+		if t, ok := tangentOf(id); ok {
+			first, t0 = k, t
+			break
+		}
+	}
+	if first < 0 {
+		return zero, false, nil
+	}
+	if r.apply == nil {
+		return zero, false, Errorf(ErrNoRule, "linear rule: no forward map")
+	}
+	ts, oks := make([]V, len(r.in)), make([]bool, len(r.in))
+	ts[first], oks[first] = t0, true
+	for k := first + 1; k < len(r.in); k++ {
+		if r.needs(k) {
+			ts[k], oks[k] = tangentOf(r.in[k])
+		}
+	}
+	y, err := r.apply(ts, oks)
+	if err != nil {
+		return zero, false, err
+	}
+	return y, true, nil
+}
+
+// PullbackWithTangents appends (L_k^* ybar, L_k^* ybardot) for every input k that
+// needs a cotangent; the tangent part is absent when ybardot is. The input tangents
+// do not enter: L_k^* is constant in x.
+func (r *linearRule[V]) PullbackWithTangents(ct Dual[V], _ TangentOf[V], dst []DualContribution[V]) ([]DualContribution[V], error) {
+	if r.err != nil {
+		return dst, r.err
+	}
+	n := len(dst)
+	for k, id := range r.in {
+		if !r.needs(k) {
+			continue
+		}
+		xbar, err := r.adj(k, ct.Value)
+		if err != nil {
+			return dst[:n], err
+		}
+		d := Dual[V]{Value: xbar}
+		if ct.HasTangent {
+			if d.Tangent, err = r.adj(k, ct.Tangent); err != nil {
+				return dst[:n], err
+			}
+			d.HasTangent = true
+		}
+		dst = append(dst, DualContribution[V]{Node: id, Cotangent: d})
+	}
+	return dst, nil
+}

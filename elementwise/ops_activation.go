@@ -1,0 +1,455 @@
+package elementwise
+
+import (
+	"math"
+	"math/cmplx"
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The activation functions of torch.nn.functional that are elementwise. At their
+// kinks the derivatives are PyTorch's one-sided choices, stated on each op, and
+// second derivatives there are those of the side chosen. All are float64 only, like
+// PyTorch's, except softsign and tanhshrink.
+var (
+	// EluOp is the op of Elu: y = x for x > 0 and e^x - 1 for x <= 0 (alpha 1);
+	// y' = 1 for x > 0 and e^x for x <= 0 (so y'(0) = 1), y" = 0 for x > 0 and e^x for
+	// x <= 0. EluAlphaOp takes other alphas.
+	EluOp = EluAlphaOp(1)
+	// CeluOp is the op of Celu with alpha 1, which equals Elu with alpha 1.
+	// CeluAlphaOp takes other alphas.
+	CeluOp = CeluAlphaOp(1)
+	// SeluOp is the op of Selu: y = scale x for x > 0 and scale alpha (e^x - 1) for
+	// x <= 0, with PyTorch's alpha = 1.6732632423543772 and scale = 1.0507009873554805;
+	// y' = scale for x > 0 and scale alpha e^x for x <= 0, y" = 0 and scale alpha e^x.
+	SeluOp = Unary("selu", eluSpec(seluAlpha, seluScale, 1))
+	// HardshrinkOp is the op of Hardshrink with lambda 0.5: y = x for |x| > lambda
+	// and 0 otherwise; y' = 1 and 0, with y'(±lambda) = 0. HardshrinkLambdaOp takes
+	// other lambdas.
+	HardshrinkOp = HardshrinkLambdaOp(0.5)
+	// SoftshrinkOp is the op of Softshrink with lambda 0.5: y = x - lambda for
+	// x > lambda, x + lambda for x < -lambda and 0 otherwise; y' = 1 outside
+	// [-lambda, lambda] and 0 inside, ends included. SoftshrinkLambdaOp takes other
+	// lambdas.
+	SoftshrinkOp = SoftshrinkLambdaOp(0.5)
+	// HardtanhOp is the op of Hardtanh on [-1, 1]: y = min(max(x, -1), 1);
+	// y' = 1 strictly inside and 0 elsewhere, ends included (PyTorch's).
+	// HardtanhRangeOp takes other ranges.
+	HardtanhOp = HardtanhRangeOp(-1, 1)
+	// Relu6Op is the op of Relu6: y = min(max(x, 0), 6); y' = 1 on (0, 6) and 0
+	// elsewhere (Hardtanh on [0, 6], as PyTorch computes it), under the name "relu6".
+	Relu6Op = Unary("relu6", hardtanhSpec(0, 6))
+	// HardsigmoidOp is the op of Hardsigmoid: y = min(max(x/6 + 1/2, 0), 1);
+	// y' = 1/6 on (-3, 3) and 0 elsewhere, ends included (PyTorch's).
+	HardsigmoidOp = Unary("hardsigmoid", UnarySpec{Real: Func1[float64]{F: hardsigmoid, D1: hardsigmoidD1, D2: zero[float64]}})
+	// MishOp is the op of Mish: y = x tanh(softplus(x)). With t = tanh(softplus(x))
+	// and s = sigmoid(x): y' = t + x (1 - t²) s, y" = (1 - t²) s (2 + x (1 - s - 2ts)).
+	MishOp = Unary("mish", UnarySpec{Real: Func1[float64]{F: mish, D1: mishD1, D2: mishD2}})
+	// RreluOp is the op of Rrelu in evaluation mode with PyTorch's bounds 1/8 and 1/3:
+	// the leaky relu with slope (lower + upper)/2, y = x for x >= 0 and slope x
+	// otherwise; y' = 1 for x > 0 and slope for x <= 0, y" = 0. (In training mode
+	// PyTorch draws random slopes, which a deterministic op cannot reproduce.)
+	// RreluBoundsOp takes other bounds.
+	RreluOp = RreluBoundsOp(1.0/8, 1.0/3)
+	// SoftsignOp is the op of Softsign: y = x/(1 + |x|). float64: y' = 1/(1 + |x|)²,
+	// y" = -2 sign(x)/(1 + |x|)³ (0 at x = 0). complex128 (not holomorphic): with
+	// r = |z| and u = 1/(1 + r), the Wirtinger derivatives f_z = u - r u²/2 and
+	// f_zbar = -z² u²/(2r), and their derivatives; at z = 0, f_z = 1 and the others are
+	// 0, PyTorch's value through abs'(0) = 0.
+	SoftsignOp = Unary("softsign", UnarySpec{
+		Real:      Func1[float64]{F: softsign, D1: softsignD1, D2: softsignD2},
+		Wirtinger: Wirtinger{F: csoftsign, D1: csoftsignD1, D2: csoftsignD2}})
+	// TanhshrinkOp is the op of Tanhshrink: y = x - tanh x; y' = tanh² x,
+	// y" = 2 tanh x (1 - tanh² x). float64 and complex128 (holomorphic).
+	TanhshrinkOp = Unary("tanhshrink", UnarySpec{
+		Real:    Func1[float64]{F: func(x float64) float64 { return x - math.Tanh(x) }, D1: tanhshrinkD1[float64](math.Tanh), D2: tanhshrinkD2[float64](math.Tanh)},
+		Complex: Func1[complex128]{F: func(z complex128) complex128 { return z - cmplx.Tanh(z) }, D1: tanhshrinkD1(cmplx.Tanh), D2: tanhshrinkD2(cmplx.Tanh)}})
+	// PreluOp is PReLU, y = a for a > 0 and w a otherwise, with a learnable slope w
+	// that is either one element or one per channel, the channels being dim 1 of a
+	// (PyTorch's layout: w of shape [C] scales a[:, c, ...]). f_a = 1 for a > 0 and w
+	// otherwise (so f_a(0) = w), f_w = 0 for a > 0 and a otherwise, f_aw = 0 and 1,
+	// f_aa = f_ww = 0; w's cotangent is summed over the other dims and has w's shape.
+	// float64 only.
+	PreluOp cr.Op[*tensor.Dense] = preluOp{}
+)
+
+const (
+	seluAlpha = 1.6732632423543772848170429916717
+	seluScale = 1.0507009873554804934193349852946
+)
+
+// Elu returns the elementwise EluOp of x in a fresh tensor.
+func Elu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(EluOp, x) }
+
+// Celu returns the elementwise CeluOp of x in a fresh tensor.
+func Celu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(CeluOp, x) }
+
+// Selu returns the elementwise SeluOp of x in a fresh tensor.
+func Selu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SeluOp, x) }
+
+// Hardshrink returns the elementwise HardshrinkOp of x in a fresh tensor.
+func Hardshrink(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(HardshrinkOp, x) }
+
+// Softshrink returns the elementwise SoftshrinkOp of x in a fresh tensor.
+func Softshrink(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SoftshrinkOp, x) }
+
+// Hardtanh returns the elementwise HardtanhOp of x in a fresh tensor.
+func Hardtanh(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(HardtanhOp, x) }
+
+// Relu6 returns the elementwise Relu6Op of x in a fresh tensor.
+func Relu6(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Relu6Op, x) }
+
+// Hardsigmoid returns the elementwise HardsigmoidOp of x in a fresh tensor.
+func Hardsigmoid(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(HardsigmoidOp, x) }
+
+// Mish returns the elementwise MishOp of x in a fresh tensor.
+func Mish(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(MishOp, x) }
+
+// Rrelu returns the elementwise RreluOp of x in a fresh tensor.
+func Rrelu(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(RreluOp, x) }
+
+// Softsign returns the elementwise SoftsignOp of x in a fresh tensor.
+func Softsign(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SoftsignOp, x) }
+
+// Tanhshrink returns the elementwise TanhshrinkOp of x in a fresh tensor.
+func Tanhshrink(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(TanhshrinkOp, x) }
+
+// Prelu returns PreluOp of a with slopes w in a fresh tensor.
+func Prelu(a, w *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(PreluOp, a, w) }
+
+// EluAlphaOp returns the op of PyTorch's elu(x, alpha): y = x for x > 0 and
+// alpha (e^x - 1) for x <= 0; y' = 1 and alpha e^x (y'(0) = alpha, PyTorch's),
+// y" = 0 and alpha e^x. The op name is "elu".
+func EluAlphaOp(alpha float64) cr.Op[*tensor.Dense] { return Unary("elu", eluSpec(alpha, 1, 1)) }
+
+// CeluAlphaOp returns the op of PyTorch's celu(x, alpha): y = x for x > 0 and
+// alpha (e^(x/alpha) - 1) for x <= 0; y' = 1 and e^(x/alpha), y" = 0 and
+// e^(x/alpha)/alpha. alpha must be nonzero (Apply reports ErrInvalidArgument
+// otherwise). The op name is "celu".
+func CeluAlphaOp(alpha float64) cr.Op[*tensor.Dense] {
+	if alpha == 0 || alpha != alpha {
+		return errOp{name: "celu", err: cr.Errorf(cr.ErrInvalidArgument, "celu: alpha must be nonzero, got %v", alpha)}
+	}
+	return Unary("celu", eluSpec(alpha, 1, 1/alpha))
+}
+
+// eluSpec is PyTorch's elu kernel: y = scale x for x > 0 and
+// scale alpha (e^(in x) - 1) for x <= 0.
+func eluSpec(alpha, scale, in float64) UnarySpec {
+	return UnarySpec{Real: Func1[float64]{
+		F: func(x float64) float64 {
+			if x > 0 {
+				return scale * x
+			}
+			return scale * alpha * math.Expm1(in*x)
+		},
+		D1: func(x, _ float64) float64 {
+			if x > 0 {
+				return scale
+			}
+			return scale * alpha * in * math.Exp(in*x)
+		},
+		D2: func(x, _ float64) float64 {
+			if x > 0 {
+				return 0
+			}
+			return scale * alpha * in * in * math.Exp(in*x)
+		}}}
+}
+
+// HardshrinkLambdaOp returns the op of PyTorch's hardshrink(x, lambd): y = 0 for
+// -lambd <= x <= lambd and x otherwise (so x everywhere for a negative lambd);
+// y' = 0 and 1. The op name is "hardshrink".
+func HardshrinkLambdaOp(lambd float64) cr.Op[*tensor.Dense] {
+	inside := func(x float64) bool { return x >= -lambd && x <= lambd }
+	return Unary("hardshrink", UnarySpec{Real: Func1[float64]{
+		F: func(x float64) float64 {
+			if inside(x) {
+				return 0
+			}
+			return x
+		},
+		D1: func(x, _ float64) float64 { return float01(!inside(x)) },
+		D2: zero[float64]}})
+}
+
+// SoftshrinkLambdaOp returns the op of PyTorch's softshrink(x, lambd): y = x - lambd
+// for x > lambd, x + lambd for x < -lambd and 0 otherwise; y' = 1 outside
+// [-lambd, lambd] and 0 inside. lambd must not be negative (Apply reports
+// ErrInvalidArgument otherwise, as PyTorch does). The op name is "softshrink".
+func SoftshrinkLambdaOp(lambd float64) cr.Op[*tensor.Dense] {
+	if lambd < 0 || lambd != lambd {
+		return errOp{name: "softshrink", err: cr.Errorf(cr.ErrInvalidArgument, "softshrink: lambda must be >= 0, got %v", lambd)}
+	}
+	return Unary("softshrink", UnarySpec{Real: Func1[float64]{
+		F: func(x float64) float64 {
+			switch {
+			case x > lambd:
+				return x - lambd
+			case x < -lambd:
+				return x + lambd
+			case x != x:
+				return x
+			}
+			return 0
+		},
+		D1: func(x, _ float64) float64 { return float01(x > lambd || x < -lambd) },
+		D2: zero[float64]}})
+}
+
+// HardtanhRangeOp returns the op of PyTorch's hardtanh(x, min_val, max_val):
+// y = min(max(x, min_val), max_val); y' = 1 for min_val < x < max_val and 0
+// elsewhere. The op name is "hardtanh".
+func HardtanhRangeOp(minVal, maxVal float64) cr.Op[*tensor.Dense] {
+	return Unary("hardtanh", hardtanhSpec(minVal, maxVal))
+}
+
+func hardtanhSpec(lo, hi float64) UnarySpec {
+	return UnarySpec{Real: Func1[float64]{
+		F: func(x float64) float64 {
+			if x != x {
+				return x
+			}
+			return math.Min(math.Max(x, lo), hi)
+		},
+		D1: func(x, _ float64) float64 { return float01(x > lo && x < hi) },
+		D2: zero[float64]}}
+}
+
+// RreluBoundsOp returns the op of PyTorch's rrelu(x, lower, upper) in evaluation
+// mode: the leaky relu with slope (lower + upper)/2 (see RreluOp). The op name is
+// "rrelu".
+func RreluBoundsOp(lower, upper float64) cr.Op[*tensor.Dense] {
+	slope := (lower + upper) / 2
+	return Unary("rrelu", UnarySpec{Real: Func1[float64]{
+		F: func(x float64) float64 {
+			if x > 0 {
+				return x
+			}
+			return slope * x
+		},
+		D1: func(x, _ float64) float64 {
+			if x > 0 {
+				return 1
+			}
+			return slope
+		},
+		D2: zero[float64]}})
+}
+
+// ThresholdOp returns the op of PyTorch's threshold(x, threshold, value): y = x for
+// x > threshold and value otherwise; y' = 1 for x > threshold and 0 otherwise,
+// y" = 0. The op name is "threshold".
+func ThresholdOp(threshold, value float64) cr.Op[*tensor.Dense] {
+	return Unary("threshold", UnarySpec{Real: Func1[float64]{
+		F: func(x float64) float64 {
+			if x > threshold || x != x {
+				return x
+			}
+			return value
+		},
+		D1: func(x, _ float64) float64 { return float01(x > threshold) },
+		D2: zero[float64]}})
+}
+
+func hardsigmoid(x float64) float64 {
+	if x != x {
+		return x
+	}
+	return math.Min(math.Max(x/6+0.5, 0), 1)
+}
+
+func hardsigmoidD1(x, _ float64) float64 {
+	if x > -3 && x < 3 {
+		return 1.0 / 6
+	}
+	return 0
+}
+
+// mishT returns tanh(softplus(x)) and sigmoid(x).
+func mishT(x float64) (t, s float64) { return math.Tanh(softplus(x)), sigmoid(x) }
+
+func mish(x float64) float64 { return x * math.Tanh(softplus(x)) }
+
+func mishD1(x, _ float64) float64 {
+	t, s := mishT(x)
+	return t + x*(1-t*t)*s
+}
+
+func mishD2(x, _ float64) float64 {
+	t, s := mishT(x)
+	return (1 - t*t) * s * (2 + x*(1-s-2*t*s))
+}
+
+func softsign(x float64) float64 { return x / (1 + math.Abs(x)) }
+
+func softsignD1(x, _ float64) float64 {
+	d := 1 + math.Abs(x)
+	return 1 / (d * d)
+}
+
+func softsignD2(x, _ float64) float64 {
+	d := 1 + math.Abs(x)
+	return -2 * sign(x, 0) / (d * d * d)
+}
+
+func csoftsign(z complex128) complex128 { return z / complex(1+cmplx.Abs(z), 0) }
+
+// softsignParts returns, for f = z u with u = 1/(1 + r) and r = |z|, the first and
+// second Wirtinger derivatives of u, from those of r:
+// r_z = conj(z)/(2r), r_zbar = z/(2r), r_zz = -conj(z)²/(4r³), r_zzbar = 1/(4r),
+// r_zbarzbar = -z²/(4r³); u_z = -r_z u², u_zz = -r_zz u² + 2 r_z² u³, and likewise.
+func softsignParts(z complex128) (u, uz, uzb, uzz, uzzb, uzbzb complex128) {
+	r := cmplx.Abs(z)
+	u = complex(1/(1+r), 0)
+	zc := cmplx.Conj(z)
+	rz, rzb := zc/complex(2*r, 0), z/complex(2*r, 0)
+	r3 := complex(4*r*r*r, 0)
+	rzz, rzzb, rzbzb := -zc*zc/r3, complex(1/(4*r), 0), -z*z/r3
+	u2, u3 := u*u, u*u*u
+	uz, uzb = -rz*u2, -rzb*u2
+	uzz = -rzz*u2 + 2*rz*rz*u3
+	uzzb = -rzzb*u2 + 2*rz*rzb*u3
+	uzbzb = -rzbzb*u2 + 2*rzb*rzb*u3
+	return
+}
+
+func csoftsignD1(z, _ complex128) (complex128, complex128) {
+	if z == 0 {
+		return 1, 0
+	}
+	u, uz, uzb, _, _, _ := softsignParts(z)
+	return u + z*uz, z * uzb
+}
+
+func csoftsignD2(z, _ complex128) (complex128, complex128, complex128) {
+	if z == 0 {
+		return 0, 0, 0
+	}
+	_, uz, uzb, uzz, uzzb, uzbzb := softsignParts(z)
+	return 2*uz + z*uzz, uzb + z*uzzb, z * uzbzb
+}
+
+func tanhshrinkD1[T Scalar](tanh func(T) T) func(x, y T) T {
+	return func(x, _ T) T { t := tanh(x); return t * t }
+}
+
+func tanhshrinkD2[T Scalar](tanh func(T) T) func(x, y T) T {
+	return func(x, _ T) T { t := tanh(x); return 2 * t * (1 - t*t) }
+}
+
+// preluCore is PReLU with NumPy broadcasting; preluOp aligns w with dim 1 first.
+var preluCore = Binary("prelu", BinarySpec{Real: Func2[float64]{
+	F: func(a, w float64) float64 {
+		if a > 0 {
+			return a
+		}
+		return w * a
+	},
+	D1: func(a, w, _ float64) (float64, float64) {
+		if a > 0 {
+			return 1, 0
+		}
+		return w, a
+	},
+	D2: func(a, _, _ float64) (float64, float64, float64) {
+		if a > 0 {
+			return 0, 0, 0
+		}
+		return 0, 1, 0
+	}}})
+
+// preluOp applies preluCore to a and a view of w that broadcasts along dim 1 of a,
+// and gives w's cotangent (and reads its tangent) in w's own shape.
+type preluOp struct{}
+
+func (preluOp) Name() string { return "prelu" }
+
+func (preluOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	if len(xs) != 2 || len(in) != 2 || xs[0] == nil || xs[1] == nil {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "prelu: want 2 inputs")
+	}
+	a, w := xs[0], xs[1]
+	var view []int // w's shape as the core sees it
+	switch {
+	case w.Size() == 1:
+		view = []int{}
+	case w.Rank() == 1 && a.Rank() >= 2 && w.Shape()[0] == a.Shape()[1]:
+		view = make([]int, a.Rank()-1)
+		for k := range view {
+			view[k] = 1
+		}
+		view[0] = w.Shape()[0]
+	default:
+		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "prelu: weight %s is neither one element nor one per channel (dim 1) of input %s", w.Describe(), a.Describe())
+	}
+	wv, err := w.Reshape(view...)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, rule, err := preluCore.Apply(in, []*tensor.Dense{a, wv})
+	if err != nil {
+		return nil, nil, err
+	}
+	return y, &preluRule{inner: rule.(*binaryRule), wShape: slices.Clone(w.Shape()), view: view}, nil
+}
+
+type preluRule struct {
+	inner        *binaryRule
+	wShape, view []int
+}
+
+func (r *preluRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
+
+// toView reads w's tangent in the core's shape.
+func (r *preluRule) toView(tangentOf cr.TangentOf[*tensor.Dense]) cr.TangentOf[*tensor.Dense] {
+	w := r.inner.in[1]
+	return func(id cr.NodeID) (*tensor.Dense, bool) {
+		t, ok := tangentOf(id)
+		if !ok || id != w || t == nil || !slices.Equal(t.Shape(), r.wShape) {
+			return t, ok // a wrongly shaped tangent is reported by the core
+		}
+		v, err := t.Reshape(r.view...)
+		if err != nil {
+			return t, ok
+		}
+		return v, true
+	}
+}
+
+func (r *preluRule) back(t *tensor.Dense) (*tensor.Dense, error) {
+	if t == nil {
+		return nil, nil
+	}
+	return t.Reshape(r.wShape...)
+}
+
+func (r *preluRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	n := len(dst)
+	dst, err := r.inner.Pullback(ybar, dst)
+	if err != nil {
+		return dst, err
+	}
+	dst[n+1].Value, err = r.back(dst[n+1].Value)
+	return dst, err
+}
+
+func (r *preluRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	return r.inner.ForwardTangents(r.toView(tangentOf))
+}
+
+func (r *preluRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	n := len(dst)
+	dst, err := r.inner.PullbackWithTangents(ct, r.toView(tangentOf), dst)
+	if err != nil {
+		return dst, err
+	}
+	c := &dst[n+1].Cotangent
+	if c.Value, err = r.back(c.Value); err != nil {
+		return dst, err
+	}
+	c.Tangent, err = r.back(c.Tangent)
+	return dst, err
+}

@@ -25,3 +25,14 @@ func shifted(t *Tape, x cr.NodeID, axis int) cr.NodeID {
 	t.NoGrad(func() { m = t.Apply(reduce.MaxOp([]int{axis}, true), x) })
 	return t.Apply(elementwise.SubOp, x, m)
 }
+
+// LogSoftmaxOp returns log_softmax(x) = z - log(sum(exp(z))) along axis, z = x - max(x),
+// as a composite op: its pullback is xbar = ybar - softmax(x) sum(ybar). Package nn's
+// LogSoftmaxOp computes the same function fused by hand, for speed.
+func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
+	return core.Composite("log_softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+		z := shifted(t, x[0], axis)
+		lse := t.Apply(elementwise.LogOp, t.Apply(reduce.SumOp([]int{axis}, true), t.Apply(elementwise.ExpOp, z)))
+		return t.Apply(elementwise.SubOp, z, lse)
+	})
+}

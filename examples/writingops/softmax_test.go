@@ -26,3 +26,18 @@ func TestSoftmaxComposite(t *testing.T) {
 		require.True(t, tensor.EqualApprox(want, got, 1e-15, 1e-14), "axis %d: composite %v, fused %v", axis, got, want)
 	}
 }
+
+// The composite log_softmax passes the checker and agrees with package nn's.
+func TestLogSoftmaxComposite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, axis := range []int{0, -1} {
+		x := tensor.RandN(rng, tensor.Float64, 3, 4)
+		x.Float64s()[0] = 700 // no overflow: the maximum is subtracted first
+		ruletest.Check(t, tensor.Space{}, writingops.LogSoftmaxOp(axis), []*tensor.Dense{x}, ruletest.Config{})
+		want, err := nn.LogSoftmax(x, axis)
+		require.NoError(t, err)
+		got, err := cr.Eval(writingops.LogSoftmaxOp(axis), x)
+		require.NoError(t, err)
+		require.True(t, tensor.EqualApprox(want, got, 1e-13, 1e-14), "axis %d: composite %v, fused %v", axis, got, want)
+	}
+}

@@ -1,11 +1,13 @@
 package einsum
 
+import "github.com/chainrules-go/chainrules/tensor"
+
 import "slices"
 
 // block is an intermediate of a contraction: a contiguous row-major tensor whose
 // dims carry distinct labels. owned is false when data aliases a caller's operand,
 // which must never be written or returned.
-type block[T scalar] struct {
+type block[T tensor.Element] struct {
 	data   []T
 	labels []int
 	owned  bool
@@ -40,7 +42,7 @@ func numel(shape []int) int {
 
 // run evaluates the plan on contiguous row-major operand data and returns the
 // result's data (fresh, row-major in the output's label order).
-func run[T scalar](p *Plan, data [][]T) []T {
+func run[T tensor.Element](p *Plan, data [][]T) []T {
 	size := &p.b.size
 	live := make([]block[T], len(data))
 	for k := range data {
@@ -87,7 +89,7 @@ func run[T scalar](p *Plan, data [][]T) []T {
 }
 
 // release recycles the storage of an intermediate the caller no longer uses.
-func release[T scalar](x block[T]) {
+func release[T tensor.Element](x block[T]) {
 	if x.owned && !x.exact {
 		putBuf(x.data)
 	}
@@ -95,7 +97,7 @@ func release[T scalar](x block[T]) {
 
 // unary applies operand k's diagonals (repeated labels), drops its broadcast dims
 // and sums the labels only it carries, giving a block over p.kept[k].
-func unary[T scalar](p *Plan, k int, data []T) block[T] {
+func unary[T tensor.Element](p *Plan, k int, data []T) block[T] {
 	dims, shape := p.b.dims[k], p.b.shapes[k]
 	kept, sum := p.kept[k], p.sum[k]
 	direct := len(sum) == 0
@@ -142,7 +144,7 @@ func unary[T scalar](p *Plan, k int, data []T) block[T] {
 }
 
 // sumOut sums the labels of x that are not in keep.
-func sumOut[T scalar](x block[T], keep lset, size *[maxLabels]int) block[T] {
+func sumOut[T tensor.Element](x block[T], keep lset, size *[maxLabels]int) block[T] {
 	var gone, kept []int
 	for _, l := range x.labels {
 		if keep.has(l) {
@@ -174,14 +176,14 @@ func sumOut[T scalar](x block[T], keep lset, size *[maxLabels]int) block[T] {
 
 // permute returns x with its dims in the order of labels (a permutation of
 // x.labels), as a fresh block.
-func permute[T scalar](x block[T], labels []int, size *[maxLabels]int) block[T] {
+func permute[T tensor.Element](x block[T], labels []int, size *[maxLabels]int) block[T] {
 	out := getBuf[T](len(x.data))
 	permuteInto(out, x, labels, size)
 	return block[T]{data: out, labels: slices.Clone(labels), owned: true}
 }
 
 // permuteInto writes x with its dims in the order of labels into out.
-func permuteInto[T scalar](out []T, x block[T], labels []int, size *[maxLabels]int) {
+func permuteInto[T tensor.Element](out []T, x block[T], labels []int, size *[maxLabels]int) {
 	srcSt := rowMajor(x.shape(size))
 	sh := make([]int, len(labels))
 	src := make([]int, len(labels))
@@ -201,7 +203,7 @@ func permuteInto[T scalar](out []T, x block[T], labels []int, size *[maxLabels]i
 // want, if not nil, is the label order the caller needs next; when the roles of x
 // and y swapped would produce it directly, they are swapped (C^T = B^T A^T) to save
 // a final permutation.
-func pair[T scalar](x, y block[T], need lset, size *[maxLabels]int, want []int) block[T] {
+func pair[T tensor.Element](x, y block[T], need lset, size *[maxLabels]int, want []int) block[T] {
 	ys := setOf(y.labels)
 	xs := setOf(x.labels)
 	if x2 := sumOut(x, need.or(ys), size); len(x2.labels) < len(x.labels) {

@@ -2,16 +2,13 @@ package einsum
 
 import "github.com/chainrules-go/chainrules/tensor"
 
-// scalar is the element type of the contraction kernels.
-type scalar interface{ float64 | complex128 }
-
 // strided computes dst[od] = src[os] (or dst[od] += src[os] when acc is set) for
 // every index i of the space shape, with od = sum_k i_k dstSt[k] and
 // os = sum_k i_k srcSt[k]. It is the one kernel behind permutations, diagonals
 // (several dims of src folded into one stride), sums (a dst stride of 0) and
 // diagonal embeddings (several dims of dst folded into one stride). The last dim is
 // the innermost loop; callers put the dim with the smallest strides last.
-func strided[T scalar](dst []T, dstSt []int, src []T, srcSt []int, shape []int, acc bool) {
+func strided[T tensor.Element](dst []T, dstSt []int, src []T, srcSt []int, shape []int, acc bool) {
 	// Drop dims of size 1 and merge dims that are contiguous in both operands.
 	var shBuf, dBuf, sBuf [16]int
 	sh, ds, ss := shBuf[:0], dBuf[:0], sBuf[:0]
@@ -83,7 +80,7 @@ func strided[T scalar](dst []T, dstSt []int, src []T, srcSt []int, shape []int, 
 
 // block2 runs dst[i*d1 + j*d0] (+)= src[i*s1 + j*s0] over i < n1, j < n0, in tiles
 // of 16×16 so that both operands stay in cache whatever their strides.
-func block2[T scalar](dst []T, d1, d0 int, src []T, s1, s0 int, n1, n0 int, acc bool) {
+func block2[T tensor.Element](dst []T, d1, d0 int, src []T, s1, s0 int, n1, n0 int, acc bool) {
 	const tile = 16
 	if n0 <= tile || n1 <= tile || (s0 == 1 && d0 == 1) {
 		for i := range n1 {
@@ -103,7 +100,7 @@ func block2[T scalar](dst []T, d1, d0 int, src []T, s1, s0 int, n1, n0 int, acc 
 }
 
 // run1 runs dst[j*d] (+)= src[j*s] over j < n.
-func run1[T scalar](dst []T, d int, src []T, s int, n int, acc bool) {
+func run1[T tensor.Element](dst []T, d int, src []T, s int, n int, acc bool) {
 	switch {
 	case acc && d == 0:
 		v := dst[0]
@@ -139,7 +136,7 @@ func run1[T scalar](dst []T, d int, src []T, s int, n int, acc bool) {
 // in one call of tensor.GemmBatch: the one path of the project's matrix products,
 // which picks the kernel (plain loops for matrix-vector shapes, the packed GEMM, or
 // gonum's BLAS under tensor.UseBLAS64).
-func batchGemm[T scalar](transA, transB bool, batch, m, n, k int, a, b, c []T) {
+func batchGemm[T tensor.Element](transA, transB bool, batch, m, n, k int, a, b, c []T) {
 	lda, ldb := max(k, 1), max(n, 1)
 	if transA {
 		lda = max(m, 1)

@@ -1,6 +1,7 @@
 package einsum
 
 import (
+	"github.com/chainrules-go/chainrules/tensor"
 	"math/bits"
 	"sync"
 )
@@ -16,7 +17,7 @@ var (
 	poolC128 [48]sync.Pool
 )
 
-func poolsOf[T scalar]() *[48]sync.Pool {
+func poolsOf[T tensor.Element]() *[48]sync.Pool {
 	var z T
 	if _, ok := any(z).(float64); ok {
 		return &poolF64
@@ -25,7 +26,7 @@ func poolsOf[T scalar]() *[48]sync.Pool {
 }
 
 // getBuf returns a slice of length n whose contents are arbitrary.
-func getBuf[T scalar](n int) []T {
+func getBuf[T tensor.Element](n int) []T {
 	if n < 1<<poolMinLog {
 		return make([]T, n)
 	}
@@ -40,7 +41,7 @@ func getBuf[T scalar](n int) []T {
 }
 
 // putBuf returns a buffer obtained from getBuf to its pool.
-func putBuf[T scalar](b []T) {
+func putBuf[T tensor.Element](b []T) {
 	c := cap(b)
 	if c < 1<<poolMinLog || c&(c-1) != 0 {
 		return

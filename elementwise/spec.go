@@ -9,7 +9,7 @@ import (
 // float64 for its real rules, complex128 for its complex ones. A formula that needs
 // only arithmetic can be written once as a generic function and instantiated for
 // both (see the Unary example).
-type Scalar interface{ float64 | complex128 }
+type Scalar = tensor.Element
 
 // Func1 is a scalar function with its first two derivatives: the definition of a
 // unary elementwise op on one element type. The zero Func1 (F nil) means the op is

@@ -32,7 +32,7 @@ func GatherOp(axis int, index []int, shape ...int) cr.Op[*tensor.Dense] {
 
 // Gather gathers x along axis at the index of the given shape (see GatherOp).
 func Gather(x *tensor.Dense, axis int, index []int, shape ...int) (*tensor.Dense, error) {
-	return primal(GatherOp(axis, index, shape...), x)
+	return cr.Eval(GatherOp(axis, index, shape...), x)
 }
 
 func (gatherOp) Name() string { return "gather" }
@@ -119,7 +119,7 @@ func gatherAt(dt tensor.DType, shape []int, x *tensor.Dense, off []int) *tensor.
 	return out
 }
 
-func gatherKernel[T elem](dst, src []T, off []int) {
+func gatherKernel[T tensor.Element](dst, src []T, off []int) {
 	for e, o := range off {
 		dst[e] = src[o]
 	}
@@ -137,7 +137,7 @@ func scatterAddAt(dst, src *tensor.Dense, off []int) {
 	}
 }
 
-func scatterKernel[T elem](dst, src []T, off []int) {
+func scatterKernel[T tensor.Element](dst, src []T, off []int) {
 	for e, o := range off {
 		dst[o] += src[e]
 	}
@@ -167,7 +167,7 @@ func ScatterAddOp(axis int, index []int, shape ...int) cr.Op[*tensor.Dense] {
 
 // ScatterAdd returns base with src added at the index (see ScatterAddOp).
 func ScatterAdd(base *tensor.Dense, axis int, index []int, shape []int, src *tensor.Dense) (*tensor.Dense, error) {
-	return primal(ScatterAddOp(axis, index, shape...), base, src)
+	return cr.Eval(ScatterAddOp(axis, index, shape...), base, src)
 }
 
 func (scatterAddOp) Name() string { return "scatter_add" }
@@ -221,7 +221,7 @@ func IndexSelectOp(axis int, index ...int) cr.Op[*tensor.Dense] {
 
 // IndexSelect returns the slabs of x at index along axis (see IndexSelectOp).
 func IndexSelect(x *tensor.Dense, axis int, index ...int) (*tensor.Dense, error) {
-	return primal(IndexSelectOp(axis, index...), x)
+	return cr.Eval(IndexSelectOp(axis, index...), x)
 }
 
 func (indexSelectOp) Name() string { return "index_select" }
@@ -276,7 +276,7 @@ type slabs struct {
 }
 
 // takeSlabs copies the selected slabs of x into y, viewed as [outer, len(idx), inner].
-func takeSlabs[T elem](g slabs, y, x []T) {
+func takeSlabs[T tensor.Element](g slabs, y, x []T) {
 	m, in := len(g.idx), g.inner
 	for o := range g.outer {
 		for j, i := range g.idx {
@@ -288,7 +288,7 @@ func takeSlabs[T elem](g slabs, y, x []T) {
 
 // addSlabs is the adjoint of takeSlabs: it adds the slabs of y into the selected
 // slabs of x.
-func addSlabs[T elem](g slabs, x, y []T) {
+func addSlabs[T tensor.Element](g slabs, x, y []T) {
 	m, in := len(g.idx), g.inner
 	for o := range g.outer {
 		for j, i := range g.idx {

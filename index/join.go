@@ -24,7 +24,7 @@ func ConcatOp(axis int) cr.Op[*tensor.Dense] { return concatOp{axis: axis} }
 
 // Concat joins xs along axis (see ConcatOp).
 func Concat(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) {
-	return primal(ConcatOp(axis), xs...)
+	return cr.Eval(ConcatOp(axis), xs...)
 }
 
 func (concatOp) Name() string { return "concat" }
@@ -82,7 +82,7 @@ type stackOp struct{ axis int }
 func StackOp(axis int) cr.Op[*tensor.Dense] { return stackOp{axis: axis} }
 
 // Stack stacks xs along a new axis (see StackOp).
-func Stack(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) { return primal(StackOp(axis), xs...) }
+func Stack(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) { return cr.Eval(StackOp(axis), xs...) }
 
 func (stackOp) Name() string { return "stack" }
 

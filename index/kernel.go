@@ -2,8 +2,6 @@ package index
 
 import "github.com/chainrules-go/chainrules/tensor"
 
-// elem is the element type of a tensor's storage.
-type elem interface{ float64 | complex128 }
 
 // buf is the row-major element slice of a tensor of either dtype.
 type buf struct {
@@ -80,7 +78,7 @@ func copyBuf(dst buf, dOff int, dSt []int, src buf, sOff int, sSt []int, shape [
 // i over shape. Axes of size 1 are dropped and neighbouring axes that are
 // contiguous for both sides are merged first, so that a block of whole rows is a
 // single copy.
-func copyStrided[T elem](dst []T, dOff int, dSt []int, src []T, sOff int, sSt []int, shape []int) {
+func copyStrided[T tensor.Element](dst []T, dOff int, dSt []int, src []T, sOff int, sSt []int, shape []int) {
 	if prod(shape) == 0 {
 		return
 	}

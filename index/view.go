@@ -65,7 +65,7 @@ func SliceOp(ranges ...Range) cr.Op[*tensor.Dense] { return sliceOp{ranges: slic
 
 // Slice returns x[ranges...] as a fresh tensor (see SliceOp).
 func Slice(x *tensor.Dense, ranges ...Range) (*tensor.Dense, error) {
-	return primal(SliceOp(ranges...), x)
+	return cr.Eval(SliceOp(ranges...), x)
 }
 
 func (sliceOp) Name() string { return "slice" }
@@ -101,12 +101,6 @@ func viewRule(name string, x *tensor.Dense, p piece) *linear {
 	return newLinear(name, []*tensor.Dense{x}, p.shape).withPieces([]piece{p})
 }
 
-// primal applies op to x without a tape.
-func primal(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, error) {
-	y, _, err := op.Apply(make([]cr.NodeID, len(x)), x)
-	return y, err
-}
-
 // narrowOp is the "narrow" family.
 type narrowOp struct{ axis, start, length int }
 
@@ -121,7 +115,7 @@ func NarrowOp(axis, start, length int) cr.Op[*tensor.Dense] {
 
 // Narrow returns x narrowed to [start, start+length) along axis (see NarrowOp).
 func Narrow(x *tensor.Dense, axis, start, length int) (*tensor.Dense, error) {
-	return primal(NarrowOp(axis, start, length), x)
+	return cr.Eval(NarrowOp(axis, start, length), x)
 }
 
 func (narrowOp) Name() string { return "narrow" }
@@ -168,7 +162,7 @@ func SelectOp(axis, index int) cr.Op[*tensor.Dense] { return selectOp{axis: axis
 
 // Select returns x with axis dropped at index (see SelectOp).
 func Select(x *tensor.Dense, axis, index int) (*tensor.Dense, error) {
-	return primal(SelectOp(axis, index), x)
+	return cr.Eval(SelectOp(axis, index), x)
 }
 
 func (selectOp) Name() string { return "select" }
@@ -216,7 +210,7 @@ func DiagonalOp(offset, axis1, axis2 int) cr.Op[*tensor.Dense] {
 
 // Diagonal returns the diagonal of x over axis1 and axis2 (see DiagonalOp).
 func Diagonal(x *tensor.Dense, offset, axis1, axis2 int) (*tensor.Dense, error) {
-	return primal(DiagonalOp(offset, axis1, axis2), x)
+	return cr.Eval(DiagonalOp(offset, axis1, axis2), x)
 }
 
 func (diagonalOp) Name() string { return "diagonal" }
@@ -276,7 +270,7 @@ type flipOp struct{ axes []int }
 func FlipOp(axes ...int) cr.Op[*tensor.Dense] { return flipOp{axes: slices.Clone(axes)} }
 
 // Flip returns x reversed along axes (see FlipOp).
-func Flip(x *tensor.Dense, axes ...int) (*tensor.Dense, error) { return primal(FlipOp(axes...), x) }
+func Flip(x *tensor.Dense, axes ...int) (*tensor.Dense, error) { return cr.Eval(FlipOp(axes...), x) }
 
 func (flipOp) Name() string { return "flip" }
 
@@ -324,7 +318,7 @@ func RollOp(shifts, axes []int) cr.Op[*tensor.Dense] {
 
 // Roll returns x rolled by shifts along axes (see RollOp).
 func Roll(x *tensor.Dense, shifts, axes []int) (*tensor.Dense, error) {
-	return primal(RollOp(shifts, axes), x)
+	return cr.Eval(RollOp(shifts, axes), x)
 }
 
 func (rollOp) Name() string { return "roll" }
@@ -386,7 +380,7 @@ func PadOp(widths ...[2]int) cr.Op[*tensor.Dense] { return padOp{widths: slices.
 
 // Pad returns x padded with zeros (see PadOp).
 func Pad(x *tensor.Dense, widths ...[2]int) (*tensor.Dense, error) {
-	return primal(PadOp(widths...), x)
+	return cr.Eval(PadOp(widths...), x)
 }
 
 func (padOp) Name() string { return "pad" }

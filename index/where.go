@@ -31,7 +31,7 @@ func WhereOp(mask []bool, shape ...int) cr.Op[*tensor.Dense] {
 
 // Where returns where(mask, a, b) (see WhereOp).
 func Where(mask []bool, shape []int, a, b *tensor.Dense) (*tensor.Dense, error) {
-	return primal(WhereOp(mask, shape...), a, b)
+	return cr.Eval(WhereOp(mask, shape...), a, b)
 }
 
 func (whereOp) Name() string { return "where" }
@@ -115,7 +115,7 @@ func broadcastMask(mask []bool, shape, out []int) ([]bool, error) {
 	return m, nil
 }
 
-func selectKernel[T elem](y, a, b []T, mask []bool) {
+func selectKernel[T tensor.Element](y, a, b []T, mask []bool) {
 	for i, m := range mask {
 		if m {
 			y[i] = a[i]
@@ -126,7 +126,7 @@ func selectKernel[T elem](y, a, b []T, mask []bool) {
 }
 
 // maskKernel sets g[i] = y[i] where mask[i] == want (g is zero elsewhere).
-func maskKernel[T elem](g, y []T, mask []bool, want bool) {
+func maskKernel[T tensor.Element](g, y []T, mask []bool, want bool) {
 	y = y[:len(mask)]
 	g = g[:len(mask)]
 	for i, m := range mask {

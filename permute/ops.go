@@ -120,7 +120,7 @@ func PermuteOp(axes ...int) cr.Op[*tensor.Dense] {
 
 // Permute is PermuteOp without a tape.
 func Permute(x *tensor.Dense, axes ...int) (*tensor.Dense, error) {
-	return apply(PermuteOp(axes...), x)
+	return cr.Eval(PermuteOp(axes...), x)
 }
 
 // TransposeOp returns the op that swaps axes i and j of x (negative axes count from
@@ -147,7 +147,7 @@ func TransposeOp(i, j int) cr.Op[*tensor.Dense] {
 }
 
 // Transpose is TransposeOp without a tape.
-func Transpose(x *tensor.Dense, i, j int) (*tensor.Dense, error) { return apply(TransposeOp(i, j), x) }
+func Transpose(x *tensor.Dense, i, j int) (*tensor.Dense, error) { return cr.Eval(TransposeOp(i, j), x) }
 
 // MoveAxisOp returns NumPy's moveaxis: the axes src[k] of x move to positions
 // dst[k] of y, and the other axes keep their relative order. src and dst have the
@@ -200,7 +200,7 @@ func MoveAxisOp(src, dst []int) cr.Op[*tensor.Dense] {
 
 // MoveAxis is MoveAxisOp without a tape.
 func MoveAxis(x *tensor.Dense, src, dst []int) (*tensor.Dense, error) {
-	return apply(MoveAxisOp(src, dst), x)
+	return cr.Eval(MoveAxisOp(src, dst), x)
 }
 
 // ReshapeOp returns the op y = Reshape(x, shape...): the elements of x in row-major
@@ -221,7 +221,7 @@ func ReshapeOp(shape ...int) cr.Op[*tensor.Dense] {
 
 // Reshape is ReshapeOp without a tape.
 func Reshape(x *tensor.Dense, shape ...int) (*tensor.Dense, error) {
-	return apply(ReshapeOp(shape...), x)
+	return cr.Eval(ReshapeOp(shape...), x)
 }
 
 // SqueezeOp returns the op that removes axes of size 1: the given axes (negative
@@ -262,7 +262,7 @@ func SqueezeOp(axes ...int) cr.Op[*tensor.Dense] {
 
 // Squeeze is SqueezeOp without a tape.
 func Squeeze(x *tensor.Dense, axes ...int) (*tensor.Dense, error) {
-	return apply(SqueezeOp(axes...), x)
+	return cr.Eval(SqueezeOp(axes...), x)
 }
 
 // UnsqueezeOp returns the op that inserts an axis of size 1 at position axis of the
@@ -279,7 +279,7 @@ func UnsqueezeOp(axis int) cr.Op[*tensor.Dense] {
 }
 
 // Unsqueeze is UnsqueezeOp without a tape.
-func Unsqueeze(x *tensor.Dense, axis int) (*tensor.Dense, error) { return apply(UnsqueezeOp(axis), x) }
+func Unsqueeze(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(UnsqueezeOp(axis), x) }
 
 // BroadcastToOp returns the op y = BroadcastTo(x, shape...) under NumPy's rules (x's
 // dims aligned with the trailing dims of shape, each equal or 1). The output is a
@@ -308,11 +308,6 @@ func BroadcastToOp(shape ...int) cr.Op[*tensor.Dense] {
 
 // BroadcastTo is BroadcastToOp without a tape.
 func BroadcastTo(x *tensor.Dense, shape ...int) (*tensor.Dense, error) {
-	return apply(BroadcastToOp(shape...), x)
+	return cr.Eval(BroadcastToOp(shape...), x)
 }
 
-// apply runs an op's primal without a tape.
-func apply(o cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, error) {
-	y, _, err := o.Apply([]cr.NodeID{0}, []*tensor.Dense{x})
-	return y, err
-}

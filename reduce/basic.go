@@ -21,7 +21,7 @@ func SumOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 
 // Sum is SumOp without a tape.
 func Sum(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(SumOp(axes, keepdims), x)
+	return cr.Eval(SumOp(axes, keepdims), x)
 }
 
 // MeanOp returns the op y = Sum(x) / n, with n the number of elements reduced into
@@ -34,7 +34,7 @@ func MeanOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 
 // Mean is MeanOp without a tape.
 func Mean(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(MeanOp(axes, keepdims), x)
+	return cr.Eval(MeanOp(axes, keepdims), x)
 }
 
 // NanSumOp returns Sum with NaN elements counted as zero (float64 only).
@@ -49,7 +49,7 @@ func NanSumOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 
 // NanSum is NanSumOp without a tape.
 func NanSum(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(NanSumOp(axes, keepdims), x)
+	return cr.Eval(NanSumOp(axes, keepdims), x)
 }
 
 // NanMeanOp returns the mean of the elements that are not NaN (float64 only): NanSum
@@ -64,7 +64,7 @@ func NanMeanOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 
 // NanMean is NanMeanOp without a tape.
 func NanMean(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(NanMeanOp(axes, keepdims), x)
+	return cr.Eval(NanMeanOp(axes, keepdims), x)
 }
 
 // linear implements sum, mean, nansum and nanmean. All four are linear in x (the
@@ -89,7 +89,7 @@ func (l linear) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr
 }
 
 // scaledSum returns c Sum(x) in the canonical layout.
-func scaledSum[T elem](p *plan, xs []T, c float64) []T {
+func scaledSum[T tensor.Element](p *plan, xs []T, c float64) []T {
 	out := sumKernel(xs, p.Lanes)
 	if c != 1 {
 		cc := fromReal[T](c)
@@ -108,7 +108,7 @@ func scaledSum[T elem](p *plan, xs []T, c float64) []T {
 // The broadcast is a view with stride 0 on the reduced axes (PyTorch's expand), so
 // the pullback costs no pass over the input's size. A complex tangent or cotangent
 // of a real input contributes its real part.
-func sumRule[T elem](p *plan, in cr.NodeID, c float64) cr.ReverseRule[*tensor.Dense] {
+func sumRule[T tensor.Element](p *plan, in cr.NodeID, c float64) cr.ReverseRule[*tensor.Dense] {
 	jvp := func(xdot *tensor.Dense) (*tensor.Dense, error) {
 		xd, err := inputElems[T](p, xdot)
 		if err != nil {
@@ -200,7 +200,7 @@ func nanSum(p *plan, in cr.NodeID, xs []float64, mean bool) (*tensor.Dense, cr.R
 }
 
 // sumKernel returns out_o = the sum of lane o of x.
-func sumKernel[T elem](x []T, l tensor.Lanes) []T {
+func sumKernel[T tensor.Element](x []T, l tensor.Lanes) []T {
 	out := make([]T, l.Count())
 	if l.Inner == 1 {
 		for o, lane := range l.All() {
@@ -215,7 +215,7 @@ func sumKernel[T elem](x []T, l tensor.Lanes) []T {
 }
 
 // addTo adds src into dst elementwise (same length).
-func addTo[T elem](dst, src []T) {
+func addTo[T tensor.Element](dst, src []T) {
 	src = src[:len(dst)]
 	i := 0
 	for ; i+4 <= len(dst); i += 4 {
@@ -246,7 +246,7 @@ func LogSumExpOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 
 // LogSumExp is LogSumExpOp without a tape.
 func LogSumExp(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(LogSumExpOp(axes, keepdims), x)
+	return cr.Eval(LogSumExpOp(axes, keepdims), x)
 }
 
 type logSumExp struct{}

@@ -26,7 +26,7 @@ func MaxOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 
 // Max is MaxOp without a tape.
 func Max(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(MaxOp(axes, keepdims), x)
+	return cr.Eval(MaxOp(axes, keepdims), x)
 }
 
 // MinOp returns the op "amin", the minimum with the rules and tie policy of MaxOp.
@@ -38,7 +38,7 @@ func MinOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 
 // Min is MinOp without a tape.
 func Min(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(MinOp(axes, keepdims), x)
+	return cr.Eval(MinOp(axes, keepdims), x)
 }
 
 type extremum struct{ min bool }

@@ -21,7 +21,7 @@ func VarOp(axes []int, correction float64, keepdims bool) cr.Op[*tensor.Dense] {
 
 // Var is VarOp without a tape.
 func Var(x *tensor.Dense, axes []int, correction float64, keepdims bool) (*tensor.Dense, error) {
-	return eval(VarOp(axes, correction, keepdims), x)
+	return cr.Eval(VarOp(axes, correction, keepdims), x)
 }
 
 // StdOp returns the op y = sqrt(Var(x)), with the axes, correction and keepdims of
@@ -37,7 +37,7 @@ func StdOp(axes []int, correction float64, keepdims bool) cr.Op[*tensor.Dense] {
 
 // Std is StdOp without a tape.
 func Std(x *tensor.Dense, axes []int, correction float64, keepdims bool) (*tensor.Dense, error) {
-	return eval(StdOp(axes, correction, keepdims), x)
+	return cr.Eval(StdOp(axes, correction, keepdims), x)
 }
 
 type moment struct {
@@ -52,7 +52,7 @@ func (m moment) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr
 	return applyMoment[float64](m, p, in, x)
 }
 
-func applyMoment[T elem](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func applyMoment[T tensor.Element](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[T](p.canonical(x))
 	mu := sumKernel(xs, p.Lanes)
 	inv := fromReal[T](1 / float64(p.Len))
@@ -78,7 +78,7 @@ func applyMoment[T elem](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*ten
 	return output(p, y), &momentRule[T]{in: [1]cr.NodeID{in}, p: p, x: xs, mu: mu, y: y, den: den, std: m.std}, nil
 }
 
-type momentRule[T elem] struct {
+type momentRule[T tensor.Element] struct {
 	in  [1]cr.NodeID
 	p   *plan
 	x   []T

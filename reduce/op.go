@@ -48,15 +48,9 @@ func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reverse
 	return o.kind.apply(p, in[0], x[0])
 }
 
-// eval runs an op without a tape.
-func eval(o cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, error) {
-	y, _, err := o.Apply([]cr.NodeID{0}, []*tensor.Dense{x})
-	return y, err
-}
-
 // tangent fetches the tangent of the input in canonical layout with inputElems, or
 // nil if it is absent.
-func tangent[T elem](p *plan, in cr.NodeID, tangentOf cr.TangentOf[*tensor.Dense]) ([]T, error) {
+func tangent[T tensor.Element](p *plan, in cr.NodeID, tangentOf cr.TangentOf[*tensor.Dense]) ([]T, error) {
 	t, ok := tangentOf(in)
 	if !ok {
 		return nil, nil
@@ -67,7 +61,7 @@ func tangent[T elem](p *plan, in cr.NodeID, tangentOf cr.TangentOf[*tensor.Dense
 // inputElems returns the input-shaped t (a tangent) in canonical layout as []T (its
 // real part for a float64 T, never nil), or an error wrapping ErrShapeMismatch if t
 // is not shaped like the input.
-func inputElems[T elem](p *plan, t *tensor.Dense) ([]T, error) {
+func inputElems[T tensor.Element](p *plan, t *tensor.Dense) ([]T, error) {
 	if t == nil || !slices.Equal(t.Shape(), p.shape) {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent %s for input shape %v", p.name, describe(t), p.shape)
 	}
@@ -80,7 +74,7 @@ func inputElems[T elem](p *plan, t *tensor.Dense) ([]T, error) {
 // cotangent returns the elements of the output cotangent g as []T (its real part for
 // a float64 T), or an error wrapping ErrShapeMismatch if g does not have the
 // output's size.
-func cotangent[T elem](p *plan, g *tensor.Dense) ([]T, error) {
+func cotangent[T tensor.Element](p *plan, g *tensor.Dense) ([]T, error) {
 	if g == nil || g.Size() != p.Count() {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, describe(g), p.outShape)
 	}

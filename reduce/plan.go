@@ -9,8 +9,6 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// elem is the element type of a tensor's storage.
-type elem interface{ float64 | complex128 }
 
 // plan maps a reduction of a tensor of some shape over some axes onto the canonical
 // layout every kernel works in: a contiguous array of shape [Outer, Len, Inner]
@@ -161,7 +159,7 @@ func (p *plan) canonical(t *tensor.Dense) *tensor.Dense {
 }
 
 // restore wraps a canonical-layout buffer as a fresh input-shaped tensor.
-func restore[T elem](p *plan, buf []T) *tensor.Dense {
+func restore[T tensor.Element](p *plan, buf []T) *tensor.Dense {
 	if p.perm == nil {
 		return wrap(buf, p.shape)
 	}
@@ -198,10 +196,10 @@ func (p *plan) broadcastBack(t *tensor.Dense) (*tensor.Dense, error) {
 }
 
 // output wraps a buffer of Count() elements as the output tensor.
-func output[T elem](p *plan, buf []T) *tensor.Dense { return wrap(buf, p.outShape) }
+func output[T tensor.Element](p *plan, buf []T) *tensor.Dense { return wrap(buf, p.outShape) }
 
 // wrap makes a tensor that owns buf.
-func wrap[T elem](buf []T, shape []int) *tensor.Dense {
+func wrap[T tensor.Element](buf []T, shape []int) *tensor.Dense {
 	var t *tensor.Dense
 	var err error
 	switch b := any(buf).(type) {
@@ -218,7 +216,7 @@ func wrap[T elem](buf []T, shape []int) *tensor.Dense {
 
 // elems returns the row-major elements of t as []T (aliasing when contiguous; read
 // only). t must have the dtype of T.
-func elems[T elem](t *tensor.Dense) []T {
+func elems[T tensor.Element](t *tensor.Dense) []T {
 	var z T
 	if _, ok := any(z).(complex128); ok {
 		return any(t.AsComplex().Complex128s()).([]T)
@@ -227,7 +225,7 @@ func elems[T elem](t *tensor.Dense) []T {
 }
 
 // isComplex reports whether T is complex128.
-func isComplex[T elem]() bool {
+func isComplex[T tensor.Element]() bool {
 	var z T
 	_, ok := any(z).(complex128)
 	return ok
@@ -242,7 +240,7 @@ func describe(t *tensor.Dense) string {
 }
 
 // conj is the complex conjugate (the identity on float64).
-func conj[T elem](v T) T {
+func conj[T tensor.Element](v T) T {
 	if c, ok := any(v).(complex128); ok {
 		return any(cmplx.Conj(c)).(T)
 	}
@@ -250,7 +248,7 @@ func conj[T elem](v T) T {
 }
 
 // fromReal converts a float64 to T.
-func fromReal[T elem](v float64) T {
+func fromReal[T tensor.Element](v float64) T {
 	var z T
 	if _, ok := any(z).(complex128); ok {
 		return any(complex(v, 0)).(T)
@@ -259,7 +257,7 @@ func fromReal[T elem](v float64) T {
 }
 
 // reDot returns Re(conj(a) b).
-func reDot[T elem](a, b T) float64 {
+func reDot[T tensor.Element](a, b T) float64 {
 	switch a := any(a).(type) {
 	case complex128:
 		bb := any(b).(complex128)

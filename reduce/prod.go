@@ -21,7 +21,7 @@ func ProdOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 
 // Prod is ProdOp without a tape.
 func Prod(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return eval(ProdOp(axes, keepdims), x)
+	return cr.Eval(ProdOp(axes, keepdims), x)
 }
 
 type product struct{}
@@ -33,7 +33,7 @@ func (product) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.
 	return applyProd[float64](p, in, x)
 }
 
-func applyProd[T elem](p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func applyProd[T tensor.Element](p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[T](p.canonical(x))
 	n := p.Inner
 	out := make([]T, p.Count())
@@ -49,7 +49,7 @@ func applyProd[T elem](p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, c
 	return output(p, out), &prodRule[T]{in: [1]cr.NodeID{in}, p: p, x: xs}, nil
 }
 
-type prodRule[T elem] struct {
+type prodRule[T tensor.Element] struct {
 	in [1]cr.NodeID
 	p  *plan
 	x  []T

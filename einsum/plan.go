@@ -212,8 +212,15 @@ func cachePut(key string, p *Plan) {
 }
 
 // cachedPlan returns the Auto plan of spec for the shapes of operands.
+//
+// The key is the spec's length, the spec, then the shapes: the spec is not parsed
+// yet, so it may hold any byte, and only its length prefix keeps a spec such as
+// "ij,jk->ik|2,3," from spelling the key of "ij,jk->ik" and a [2 3] operand. (A key
+// of boundPlan starts with a 0 byte, which no length does.)
 func cachedPlan(spec string, operands []*tensor.Dense) (*Plan, error) {
 	var sb strings.Builder
+	sb.WriteString(strconv.Itoa(len(spec)))
+	sb.WriteByte(':')
 	sb.WriteString(spec)
 	for _, x := range operands {
 		shapeKey(&sb, x.Shape())

@@ -33,3 +33,21 @@ func TestPlanCacheKeyIsUnambiguous(t *testing.T) {
 	var oe *cr.OpError
 	require.True(t, errors.As(tp.Err(), &oe))
 }
+
+// A result or an intermediate whose size overflows is an error of NewPlan, not a
+// tensor of a wrapped size.
+func TestPlanSizeOverflow(t *testing.T) {
+	_, err := NewPlan("i,j->ij", []int{1 << 32}, []int{1 << 32})
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	_, err = NewPlan("i,j,k->ijk", []int{1 << 16}, []int{1 << 16}, []int{1 << 16})
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	// An operand shape that no tensor can have.
+	_, err = NewPlan("ab->", []int{1 << 33, 1 << 33})
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	row, err := tensor.Scalar(1).BroadcastTo(1 << 32)
+	require.NoError(t, err)
+	_, err = Eval("i,j->ij", row, row)
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	_, err = NewPlan("ij,jk->ik", []int{1 << 20, 1 << 20}, []int{1 << 20, 1 << 10})
+	require.NoError(t, err)
+}

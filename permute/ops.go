@@ -325,6 +325,9 @@ func Unsqueeze(x *tensor.Dense, axis int) (*tensor.Dense, error) { return apply(
 func BroadcastToOp(shape ...int) cr.Op[*tensor.Dense] {
 	shape = slices.Clone(shape)
 	return &op{name: "broadcast_to", plan: func(from []int) (layout, error) {
+		if _, err := tensor.ShapeSize(shape...); err != nil {
+			return layout{}, fmt.Errorf("broadcast_to: %w", err)
+		}
 		if len(from) > len(shape) {
 			return layout{}, cr.Errorf(cr.ErrShapeMismatch, "broadcast_to: cannot broadcast %v to %v", from, shape)
 		}

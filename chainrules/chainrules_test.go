@@ -3,6 +3,8 @@ package chainrules_test
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -131,4 +133,23 @@ func TestFloat64Space(t *testing.T) {
 	assert.Equal(t, -4.0, s.Scale(2, -2))
 	assert.Equal(t, 1, s.Size(0))
 	assert.Equal(t, "float64", s.DType(0))
+}
+
+func TestRegisterEntries(t *testing.T) {
+	e := func(name string) cr.Entry[float64] { return cr.Entry[float64]{Name: name, Arity: 1} }
+	err := cr.RegisterEntries[float64](nil, "pkg.Register", e("a"))
+	if !errors.Is(err, cr.ErrInvalidArgument) || !strings.Contains(err.Error(), "pkg.Register") {
+		t.Fatalf("nil registry: %v", err)
+	}
+	reg := cr.NewRegistry[float64]()
+	if err := cr.RegisterEntries(reg, "pkg.Register", e("a"), e("b")); err != nil {
+		t.Fatal(err)
+	}
+	err = cr.RegisterEntries(reg, "pkg.Register", e("c"), e("a"), e("d"))
+	if !errors.Is(err, cr.ErrDuplicate) || !strings.Contains(err.Error(), "pkg.Register") {
+		t.Fatalf("duplicate: %v", err)
+	}
+	if got := reg.Names(); !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Fatalf("names %v: registration stops at the first error", got)
+	}
 }

@@ -32,6 +32,20 @@
 //   - A rule that cannot do something returns an error wrapping one of the sentinel
 //     errors of this package; it never returns zeros in place of an answer.
 //
+// An op with several outputs is a [MultiOp]; its [MultiRule] receives the cotangents
+// of all outputs at once (absent ones marked, never materialised), with the optional
+// [MultiForwardRule] and [MultiSecondOrderRule].
+//
+// # Naming
+//
+// Op packages follow one scheme. An op without parameters is a variable named after
+// it with the suffix Op (elementwise.ExpOp); an op with parameters is a constructor
+// taking them (reduce.SumOp(axes, keepdims), einsum.Op(spec)); a function of the
+// same name without the suffix evaluates it without a tape (elementwise.Exp(x),
+// reduce.Sum(x, axes, keepdims)), through [Eval]. Each op package exports
+// Register(reg), which adds its families to a [Registry] with [RegisterEntries];
+// package ops assembles the default registry.
+//
 // The engine lives in package core, the tensor value type in package tensor, and the
 // rule checker in testing/ruletest.
 package chainrules

@@ -84,3 +84,10 @@ type MultiRecorder[V any] interface {
 	Recorder[V]
 	ApplyMulti(op MultiOp[V], inputs ...NodeID) []NodeID
 }
+
+// EvalMulti computes a multi-output op's outputs at the values x without a tape, as
+// Eval does for an Op.
+func EvalMulti[V any](op MultiOp[V], x ...V) ([]V, error) {
+	y, _, err := op.ApplyMulti(make([]NodeID, len(x)), x)
+	return y, err
+}

@@ -1,6 +1,7 @@
 package chainrules
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -153,4 +154,20 @@ func (r *Registry[V]) Resolve(op Op[V]) Op[V] {
 		return replaced
 	}
 	return op
+}
+
+// RegisterEntries adds entries to reg in order: the body of an op package's Register
+// function. who names the caller in errors ("reduce.Register"). It returns an error
+// wrapping ErrInvalidArgument for a nil reg, or the first error of Register
+// (ErrDuplicate for a taken name); the entries added before it stay.
+func RegisterEntries[V any](reg *Registry[V], who string, entries ...Entry[V]) error {
+	if reg == nil {
+		return Errorf(ErrInvalidArgument, "%s: nil registry", who)
+	}
+	for _, e := range entries {
+		if err := reg.Register(e); err != nil {
+			return fmt.Errorf("%s: %w", who, err)
+		}
+	}
+	return nil
 }

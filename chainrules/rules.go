@@ -144,3 +144,11 @@ type Recorder[V any] interface {
 	Value(id NodeID) (V, error)
 	Err() error
 }
+
+// Eval computes op's output at the values x without a tape: the one way every
+// package evaluates an op for its plain functions (elementwise.Exp(x) is
+// Eval(ExpOp, x)). The rule that Apply returns is dropped.
+func Eval[V any](op Op[V], x ...V) (V, error) {
+	y, _, err := op.Apply(make([]NodeID, len(x)), x)
+	return y, err
+}

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -126,7 +127,8 @@ func (c *composite[V]) apply(in []cr.NodeID, x []V, need []bool) (*compositeRule
 	}
 	sub, ids, out, err := r.record(!c.recompute)
 	if err != nil {
-		return nil, err
+		// Name the composite also when it is applied without a tape (chainrules.Eval).
+		return nil, fmt.Errorf("%s: %w", c.name, err)
 	}
 	r.y = make([]V, len(out))
 	for m, id := range out {

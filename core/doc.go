@@ -21,7 +21,8 @@
 // ([Tape.ForwardTangents]) walks increasing order and computes the JVP of every node
 // from leaf tangents. The second-order sweep ([Tape.BackwardWithTangents]) carries
 // cotangent/cotangent-tangent pairs through PullbackWithTangents; package hvp builds
-// Hessian-vector products from the last two.
+// Hessian-vector products from the last two. The first- and second-order reverse
+// sweeps are one loop, which carries the pairs only in the second.
 //
 // # Errors
 //
@@ -40,8 +41,20 @@
 //   - Anomaly mode: [Tape.DetectAnomaly] checks every value, tangent and cotangent
 //     for NaN and infinities and names the op, the node and the file:line where it
 //     was recorded.
+//   - Multi-output ops: [Tape.ApplyMulti] records an op with several outputs
+//     (chainrules.MultiOp: eigh, qr, split, topk) as one NodeID per output. The
+//     op's rule runs once per sweep, at its last output, with the cotangents of
+//     all outputs; an output nobody used has an absent cotangent that is never
+//     materialised, and non-differentiable outputs (indices) are constants.
+//   - Composite ops: [Composite] and [CompositeMulti] define an op by a function
+//     that records other ops; its three rules come from that recording, kept or
+//     recomputed ([Recompute]), and the op shows as one node.
+//   - Ops from a primal and a pullback written with ops: [Define] and
+//     [DefineMulti]. The forward tangent comes from transposing the recorded
+//     pullback, the second-order rule from a forward sweep through it.
 //   - Checkpointing: [Tape.Checkpoint] records a sub-function as one node and
-//     recomputes its intermediates in each sweep, to first and second order.
+//     recomputes its intermediates in each sweep, to first and second order (it is
+//     the recomputing composite).
 //   - DOT export: [Tape.WriteDOT] draws the graph for Graphviz.
 //   - Linearize and transpose: [Linearize] returns the JVP at a point as a
 //     [LinearMap] that reuses the recorded rules; its Transpose is the VJP.

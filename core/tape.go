@@ -34,7 +34,8 @@ type Tape[V any] struct {
 	reg    *cr.Registry[V]
 	tag    uint32
 
-	// Nodes live in fixed-size chunks so that recording never copies the graph.
+	// Nodes live in chunks of chunkLen (the first grows to that size by doubling),
+	// so that recording a large graph never copies it.
 	chunks [][]node[V]
 	n      int
 
@@ -67,6 +68,9 @@ type Tape[V any] struct {
 const (
 	chunkBits = 12
 	chunkLen  = 1 << chunkBits
+	// firstChunkLen is the initial length of the first chunk, which doubles up to
+	// chunkLen; later chunks are allocated whole.
+	firstChunkLen = 16
 )
 
 // node is one recorded value.
@@ -178,7 +182,17 @@ func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8, pc
 		if i>>chunkBits >= 1<<(32-chunkBits) {
 			return t.fail(cr.Errorf(cr.ErrInvalidArgument, "a tape holds at most 2^32 nodes"))
 		}
-		t.chunks = append(t.chunks, make([]node[V], chunkLen))
+		n := chunkLen
+		if i == 0 {
+			n = firstChunkLen
+		}
+		t.chunks = append(t.chunks, make([]node[V], n))
+	} else if i < chunkLen && i == len(t.chunks[0]) {
+		// The first chunk grows by doubling, so that the small inner tapes of
+		// composite ops and checkpoints stay small.
+		c := make([]node[V], min(2*i, chunkLen))
+		copy(c, t.chunks[0])
+		t.chunks[0] = c
 	}
 	ni, ok := t.intern(name)
 	if !ok {

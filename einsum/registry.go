@@ -1,7 +1,6 @@
 package einsum
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -12,13 +11,7 @@ import (
 // testing/ruletest. It returns an error wrapping chainrules.ErrInvalidArgument for a
 // nil reg, or chainrules.ErrDuplicate if the name is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	if reg == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "einsum.Register: nil registry")
-	}
-	if err := reg.Register(entry()); err != nil {
-		return fmt.Errorf("einsum.Register: %w", err)
-	}
-	return nil
+	return cr.RegisterEntries(reg, "einsum.Register", entry())
 }
 
 // entry returns the registry entry of the einsum family.

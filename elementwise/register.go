@@ -1,7 +1,6 @@
 package elementwise
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -94,15 +93,7 @@ func unaryEntry(name string, op cr.Op[*tensor.Dense], dtypes []string, d domain,
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken; registration stops there, and the families added before it stay.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	if reg == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "elementwise.Register: nil registry")
-	}
-	for _, e := range append(unaryEntries(), binaryEntries()...) {
-		if err := reg.Register(e); err != nil {
-			return fmt.Errorf("elementwise.Register: %w", err)
-		}
-	}
-	return nil
+	return cr.RegisterEntries(reg, "elementwise.Register", append(unaryEntries(), binaryEntries()...)...)
 }
 
 // unaryEntries returns the registry entries of the unary op families.

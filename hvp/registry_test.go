@@ -59,8 +59,23 @@ func TestEveryFamilyHVPMatchesFiniteDifferences(t *testing.T) {
 		}
 		for _, s := range e.Samples(rng) {
 			t.Run(e.Name+"/"+s.Name, func(t *testing.T) {
+				// For a multi-output op, f sums |y_m|² over its outputs.
 				f := func(tp *hvp.Tape, x []cr.NodeID) cr.NodeID {
-					return tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.Abs2Op, tp.Apply(s.Op, x...)))
+					ys := []cr.NodeID{0}
+					if s.Multi != nil {
+						ys = tp.ApplyMulti(s.Multi, x...)
+					} else {
+						ys[0] = tp.Apply(s.Op, x...)
+					}
+					var loss cr.NodeID
+					for m, y := range ys {
+						l := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.Abs2Op, y))
+						if m > 0 {
+							l = tp.Apply(ew.AddOp, loss, l)
+						}
+						loss = l
+					}
+					return loss
 				}
 				v := make([]*tensor.Dense, len(s.Inputs))
 				for k, x := range s.Inputs {

@@ -51,7 +51,12 @@ func TestOpsNeverPanicOnBadInput(t *testing.T) {
 						ids[i] = tp.Leaf(x)
 					}
 				}
-				y := tp.Apply(s.Op, ids...)
+				var y cr.NodeID
+				if s.Multi != nil {
+					y = tp.ApplyMulti(s.Multi, ids...)[0]
+				} else {
+					y = tp.Apply(s.Op, ids...)
+				}
 				if tp.Err() != nil {
 					return // an error is the right answer for most variants
 				}

@@ -5,8 +5,8 @@
 //   - Slice (start:stop:step per axis, Python's negative indices), Narrow, Select
 //     and Diagonal take views;
 //   - Gather, IndexSelect and ScatterAdd index with fixed integer indices;
-//   - Concat, Stack and Split (one op per piece; ApplySplit and ApplyChunk record
-//     them all) join and cut;
+//   - Concat and Stack join; Split cuts, as one multi-output op whose outputs are
+//     views of x (ApplySplit and ApplyChunk record it on a MultiRecorder);
 //   - Pad, Flip and Roll move elements; Where chooses by a fixed boolean mask.
 //
 // Every op is linear in its differentiable inputs: indices, masks, ranges and
@@ -21,7 +21,8 @@
 // Ops with several inputs promote to complex128 when any input is complex; a real
 // input then receives the real part of its cotangent (PyTorch's convention).
 //
-// Outputs are fresh contiguous tensors, never views of the inputs. Bad parameters
+// Outputs are fresh contiguous tensors, never views of the inputs, except Split's,
+// which are views of x (a tape never mutates the values it records). Bad parameters
 // (an axis or index out of range, a negative step, shapes that do not fit) are
 // errors from Apply that wrap chainrules.ErrInvalidArgument or ErrShapeMismatch and
 // name the op, the axis and the value; a tape keeps them as its sticky error.

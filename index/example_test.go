@@ -72,7 +72,8 @@ func ExampleWhere() {
 	// float64[2 2] [[1 -1] [3 -1]]
 }
 
-// ApplyChunk records one split op per piece.
+// ApplyChunk records one split op with an output per piece; the pieces are views
+// of x.
 func ExampleApplyChunk() {
 	tape := core.NewTape[*tensor.Dense](tensor.Space{})
 	v, _ := tensor.FromFloat64([]float64{0, 1, 2, 3, 4}, 5)
@@ -99,4 +100,23 @@ func ExampleSelectOp() {
 	// Output:
 	// true
 	// chainrules: select (apply): invalid argument: select: index 5 out of range for axis 1 of size 3
+}
+
+// SplitOp is one op with an output per block. A loss that uses one block only pulls
+// back into that block of the gradient: the other blocks' cotangents are absent and
+// never materialised.
+func ExampleSplitOp() {
+	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+	v, _ := tensor.FromFloat64([]float64{0, 1, 2, 3, 4, 5}, 2, 3)
+	x := tape.Leaf(v)
+	blocks := tape.ApplyMulti(index.SplitOp(1, []int{1, 2}), x)
+	right, _ := tape.Value(blocks[1])
+	fmt.Println(right)
+	seed, _ := tensor.FromFloat64([]float64{1, 2, 3, 4}, 2, 2)
+	g, _ := tape.BackwardSeed(blocks[1], seed)
+	gx, _ := g.Of(x)
+	fmt.Println(gx)
+	// Output:
+	// float64[2 2] [[1 2] [4 5]]
+	// float64[2 3] [[0 1 2] [0 3 4]]
 }

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -17,15 +16,7 @@ type sample = cr.Sample[*tensor.Dense]
 // for a nil reg, or chainrules.ErrDuplicate if a name is taken; registration stops
 // there, and the families added before it stay.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	if reg == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "index.Register: nil registry")
-	}
-	for _, e := range entries() {
-		if err := reg.Register(e); err != nil {
-			return fmt.Errorf("index.Register: %w", err)
-		}
-	}
-	return nil
+	return cr.RegisterEntries(reg, "index.Register", entries()...)
 }
 
 // entries returns the registry entries of the package's op families.
@@ -46,7 +37,7 @@ func entries() []cr.Entry[*tensor.Dense] {
 	reg("scatter_add", 2, "base plus src scattered along an axis by a fixed index (repeats accumulate)", scatterAddSamples)
 	reg("concat", cr.Variadic, "inputs joined along an existing axis", concatSamples)
 	reg("stack", cr.Variadic, "inputs stacked along a new axis", stackSamples)
-	reg("split", 1, "piece k of a split along an axis into given sizes", splitSamples)
+	reg("split", 1, "blocks of given sizes along an axis, one multi-output op (views of x)", splitSamples)
 	reg("pad", 1, "zero padding before and after each axis", padSamples)
 	reg("flip", 1, "reversal along axes", flipSamples)
 	reg("roll", 1, "cyclic shift along axes", rollSamples)
@@ -144,9 +135,10 @@ func stackSamples(rng *rand.Rand) []sample {
 
 func splitSamples(rng *rand.Rand) []sample {
 	return []sample{
-		{Name: "sizes 2,3 piece 1 float64", Op: SplitOp(0, []int{2, 3}, 1), Inputs: []*tensor.Dense{rnd(rng, f64, 5, 2)}},
-		{Name: "axis -1 piece 0 complex128", Op: SplitOp(-1, []int{1, 0, 3}, 0), Inputs: []*tensor.Dense{rnd(rng, c128, 2, 4)}},
-		{Name: "empty piece", Op: SplitOp(1, []int{1, 0, 3}, 1), Inputs: []*tensor.Dense{rnd(rng, f64, 2, 4)}},
+		{Name: "sizes 2,3 float64", Multi: SplitOp(0, []int{2, 3}), Inputs: []*tensor.Dense{rnd(rng, f64, 5, 2)}},
+		{Name: "axis -1 with an empty block complex128", Multi: SplitOp(-1, []int{1, 0, 3}), Inputs: []*tensor.Dense{rnd(rng, c128, 2, 4)}},
+		{Name: "middle axis 3-d", Multi: SplitOp(1, []int{2, 1, 1}), Inputs: []*tensor.Dense{rnd(rng, f64, 2, 4, 3)}},
+		{Name: "one block", Multi: SplitOp(0, []int{3}), Inputs: []*tensor.Dense{rnd(rng, c128, 3)}},
 	}
 }
 

@@ -1,7 +1,6 @@
 package nn
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -43,28 +42,18 @@ func shifted(t *Tape, x cr.NodeID, axis int) cr.NodeID {
 }
 
 // LogSoftmax evaluates log_softmax along axis without a tape.
-func LogSoftmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(LogSoftmaxOp(axis), x) }
+func LogSoftmax(x *tensor.Dense, axis int) (*tensor.Dense, error) {
+	return cr.Eval(LogSoftmaxOp(axis), x)
+}
 
 // Softmax evaluates softmax along axis without a tape.
-func Softmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(SoftmaxOp(axis), x) }
-
-func eval(op cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, error) {
-	t := core.NewTape[*tensor.Dense](tensor.Space{})
-	t.SetGradEnabled(false)
-	y := t.Apply(op, t.Constant(x))
-	if err := t.Err(); err != nil {
-		return nil, err
-	}
-	return t.Value(y)
-}
+func Softmax(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(SoftmaxOp(axis), x) }
 
 // Register adds softmax and log_softmax to reg, with samples for testing/ruletest.
 // It returns an error wrapping chainrules.ErrInvalidArgument for a nil reg, or
 // chainrules.ErrDuplicate if a name is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	if reg == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "nn.Register: nil registry")
-	}
+	var entries []cr.Entry[*tensor.Dense]
 	for _, e := range []struct {
 		name, doc string
 		op        func(axis int) cr.Op[*tensor.Dense]
@@ -72,7 +61,7 @@ func Register(reg *cr.Registry[*tensor.Dense]) error {
 		{"softmax", "softmax(x) = exp(x) / sum(exp(x)) along an axis", SoftmaxOp},
 		{"log_softmax", "log_softmax(x) = x - logsumexp(x) along an axis", LogSoftmaxOp},
 	} {
-		err := reg.Register(cr.Entry[*tensor.Dense]{Name: e.name, Arity: 1, DTypes: []string{"float64"},
+		entries = append(entries, cr.Entry[*tensor.Dense]{Name: e.name, Arity: 1, DTypes: []string{"float64"},
 			Forward: true, SecondOrder: true, Doc: e.doc,
 			Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
 				large := tensor.RandN(rng, tensor.Float64, 2, 3)
@@ -83,9 +72,6 @@ func Register(reg *cr.Registry[*tensor.Dense]) error {
 					{Name: "large entry", Op: e.op(1), Inputs: []*tensor.Dense{large}},
 				}
 			}})
-		if err != nil {
-			return fmt.Errorf("nn.Register: %w", err)
-		}
 	}
-	return nil
+	return cr.RegisterEntries(reg, "nn.Register", entries...)
 }

@@ -1,7 +1,6 @@
 package permute
 
 import (
-	"fmt"
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -14,15 +13,7 @@ import (
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken; registration stops there, and the families added before it stay.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	if reg == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "permute.Register: nil registry")
-	}
-	for _, e := range entries() {
-		if err := reg.Register(e); err != nil {
-			return fmt.Errorf("permute.Register: %w", err)
-		}
-	}
-	return nil
+	return cr.RegisterEntries(reg, "permute.Register", entries()...)
 }
 
 // entries returns the registry entries of the package's op families.

@@ -624,12 +624,13 @@ func (c *checker[V]) checkJacobian() {
 		c.skip(CheckJacobian, "", fmt.Sprintf("%d elements > Config.FullJacobianMaxSize %d", total, c.cfg.FullJacobianMaxSize))
 		return
 	}
+	hasEl := c.hasEl
 	for m, on := range c.sel.on {
 		if _, ok := elements(c.space, c.ys[m]); on && !ok {
-			c.hasEl = false
+			hasEl = false
 		}
 	}
-	if !c.hasEl {
+	if !hasEl {
 		c.skip(CheckJacobian, "", "the value type has no element access (see ElementSpace)")
 		return
 	}

@@ -1,0 +1,306 @@
+package index
+
+import (
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// splitOp is the "split" family: one op with an output per block.
+type splitOp struct {
+	axis  int
+	sizes []int
+}
+
+// SplitOp returns the multi-output op that cuts x along axis into consecutive blocks
+// of the given sizes, which must add up to the axis size. Output k is
+//
+//	y_k = x[..., o_k : o_k + sizes[k], ...],   o_k = sizes[0] + ... + sizes[k-1],
+//
+// a view of x that shares its storage (no copy), so NumOutputs is len(sizes); record
+// it with a chainrules.MultiRecorder (ApplySplit, ApplyChunk, core.Tape.ApplyMulti).
+// With S_k the selection of block k, the op is linear and its rules are
+//
+//	pullback:  xbar    = sum_k S_k^T ybar_k      one zero tensor shaped like x, each
+//	                                             present cotangent written into its
+//	                                             block; absent ones stay zero and are
+//	                                             never materialised
+//	tangent:   ydot_k  = S_k xdot                views of xdot
+//	second:    xbardot = sum_k S_k^T ybardot_k   the same from the cotangent tangents
+//	                                             (S_k does not depend on x)
+//
+// The coefficients are 0 and 1: no conjugation for complex values. A negative axis
+// counts from the end. No sizes, a negative size, sizes that do not add up to the
+// axis or an axis out of range is an error from ApplyMulti wrapping
+// chainrules.ErrInvalidArgument.
+func SplitOp(axis int, sizes []int) cr.MultiOp[*tensor.Dense] {
+	return splitOp{axis: axis, sizes: slices.Clone(sizes)}
+}
+
+// Split returns the blocks of x cut along axis into the given sizes, as views of x
+// (see SplitOp).
+func Split(x *tensor.Dense, axis int, sizes ...int) ([]*tensor.Dense, error) {
+	ys, _, err := SplitOp(axis, sizes).ApplyMulti([]cr.NodeID{0}, []*tensor.Dense{x})
+	return ys, err
+}
+
+// ChunkSizes returns PyTorch's chunk sizes for an axis of size n split into at most
+// chunks pieces: ceil(n/chunks) each, the last one smaller if need be (fewer pieces
+// than chunks when n is small; one empty piece when n is 0). It returns an error
+// wrapping ErrInvalidArgument for chunks < 1 or n < 0.
+func ChunkSizes(n, chunks int) ([]int, error) {
+	if chunks < 1 || n < 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "chunk: %d chunks of an axis of size %d", chunks, n)
+	}
+	if n == 0 {
+		return []int{0}, nil
+	}
+	c := (n + chunks - 1) / chunks
+	var sizes []int
+	for left := n; left > 0; left -= c {
+		sizes = append(sizes, min(c, left))
+	}
+	return sizes, nil
+}
+
+// ApplySplit records SplitOp(axis, sizes) on r, one multi-output op, and returns the
+// NodeIDs of its outputs in order. On error (recorded on r, which keeps it) it
+// returns nil.
+func ApplySplit(r cr.MultiRecorder[*tensor.Dense], x cr.NodeID, axis int, sizes ...int) []cr.NodeID {
+	ids := r.ApplyMulti(SplitOp(axis, sizes), x)
+	if r.Err() != nil {
+		return nil
+	}
+	return ids
+}
+
+// ApplyChunk records the split of x along axis into at most chunks pieces of
+// ChunkSizes, like PyTorch's chunk, as one SplitOp (its sizes depend on x's shape, so
+// they are computed from x's value first), and returns the NodeIDs of the pieces. A
+// bad chunk count or axis is recorded on r as an error and ApplyChunk returns nil.
+func ApplyChunk(r cr.MultiRecorder[*tensor.Dense], x cr.NodeID, axis, chunks int) []cr.NodeID {
+	v, err := r.Value(x)
+	if err == nil {
+		var a int
+		if a, err = normAxis("split", axis, v.Rank()); err == nil {
+			var sizes []int
+			if sizes, err = ChunkSizes(v.Shape()[a], chunks); err == nil {
+				return ApplySplit(r, x, axis, sizes...)
+			}
+		}
+	}
+	// Let the recorder report a bad NodeID or its sticky error itself, and record
+	// any other error as the failure of a split.
+	r.Apply(failOp{name: "split", err: err}, x)
+	return nil
+}
+
+// failOp is an op whose Apply fails with err: it puts a parameter error found
+// before recording onto the recorder's sticky error.
+type failOp struct {
+	name string
+	err  error
+}
+
+func (o failOp) Name() string { return o.name }
+
+func (o failOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return nil, nil, o.err
+}
+
+func (splitOp) Name() string      { return "split" }
+func (o splitOp) NumOutputs() int { return len(o.sizes) }
+
+// ApplyMulti checks the sizes against x and returns the blocks of x as views.
+func (o splitOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
+	const name = "split"
+	if err := checkInputs(name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	if len(in) != 1 {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 1 input", name, len(in))
+	}
+	shape := x[0].Shape()
+	a, err := normAxis(name, o.axis, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(o.sizes) == 0 {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: no sizes (a split has at least one block)", name, o.axis)
+	}
+	starts := make([]int, len(o.sizes))
+	total := 0
+	for k, s := range o.sizes {
+		if s < 0 {
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: negative size %d", name, o.axis, s)
+		}
+		if s > shape[a]-total {
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: sizes %v exceed the axis size %d", name, o.axis, o.sizes, shape[a])
+		}
+		starts[k] = total
+		total += s
+	}
+	if total != shape[a] {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: sizes %v add up to %d, axis has size %d", name, o.axis, o.sizes, total, shape[a])
+	}
+	r := &splitRule{in: in[0], dt: x[0].DType(), shape: slices.Clone(shape), axis: a,
+		starts: starts, sizes: slices.Clone(o.sizes)}
+	ys, err := r.blocks(x[0])
+	if err != nil {
+		return nil, nil, err
+	}
+	return ys, r, nil
+}
+
+// splitRule differentiates a split of a tensor of the given dtype and shape along
+// axis into blocks [starts[k], starts[k]+sizes[k]).
+type splitRule struct {
+	in     cr.NodeID
+	dt     tensor.DType
+	shape  []int
+	axis   int
+	starts []int
+	sizes  []int
+}
+
+// blocks returns the blocks of v (x's layout, checked by the caller) as views.
+func (r *splitRule) blocks(v *tensor.Dense) ([]*tensor.Dense, error) {
+	ys := make([]*tensor.Dense, len(r.sizes))
+	for k, s := range r.sizes {
+		y, err := v.Slice(r.axis, r.starts[k], r.starts[k]+s, 1)
+		if err != nil {
+			return nil, err
+		}
+		ys[k] = y
+	}
+	return ys, nil
+}
+
+// blockShape returns the shape of output k.
+func (r *splitRule) blockShape(k int) []int {
+	s := slices.Clone(r.shape)
+	s[r.axis] = r.sizes[k]
+	return s
+}
+
+// Inputs returns the NodeID of x.
+func (r *splitRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+
+// cotangent returns the cotangent of x, sum_k S_k^T v[k] over the k with has[k]:
+// one fresh tensor of zeros with each present v[k] written into its block. A real
+// v[k] of a complex split is promoted; a complex one of a real split, or one of
+// another shape, is an error wrapping ErrShapeMismatch.
+func (r *splitRule) cotangent(v []*tensor.Dense, has []bool, what string) (*tensor.Dense, error) {
+	if len(v) != len(r.sizes) || len(has) != len(r.sizes) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "split: %d %ss and %d flags for %d outputs", len(v), what, len(has), len(r.sizes))
+	}
+	out := tensor.New(r.dt, r.shape...)
+	// With x viewed as [outer, n, inner], block k is, for each outer index, the
+	// contiguous run [starts[k] inner, (starts[k] + sizes[k]) inner) of a row.
+	outer, inner := 1, 1
+	for i, d := range r.shape {
+		switch {
+		case i < r.axis:
+			outer *= d
+		case i > r.axis:
+			inner *= d
+		}
+	}
+	n := r.shape[r.axis]
+	for k, ok := range has {
+		if !ok {
+			continue
+		}
+		y := v[k]
+		if y == nil || !slices.Equal(y.Shape(), r.blockShape(k)) || (y.DType() == tensor.Complex128 && r.dt == tensor.Float64) {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "split: %s of output %d is %s, the output is %s%v", what, k, describe(y), r.dt, r.blockShape(k))
+		}
+		if r.dt == tensor.Complex128 {
+			placeBlock(out.Complex128s(), y.AsComplex().Complex128s(), outer, n, inner, r.starts[k], r.sizes[k])
+		} else {
+			placeBlock(out.Float64s(), y.Float64s(), outer, n, inner, r.starts[k], r.sizes[k])
+		}
+	}
+	return out, nil
+}
+
+// placeBlock writes the row-major elements src of a block [start, start+size) along
+// the middle axis of a contiguous [outer, n, inner] dst.
+func placeBlock[T float64 | complex128](dst, src []T, outer, n, inner, start, size int) {
+	run := size * inner
+	if run == 0 {
+		return
+	}
+	for o := range outer {
+		copy(dst[(o*n+start)*inner:][:run], src[o*run:][:run])
+	}
+}
+
+// PullbackMulti appends xbar = sum_k S_k^T ybar_k over the present cotangents.
+func (r *splitRule) PullbackMulti(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	xbar, err := r.cotangent(ybar, has, "cotangent")
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
+}
+
+// ForwardTangentsMulti sets ydot_k = S_k xdot, views of xdot, for every output.
+func (r *splitRule) ForwardTangentsMulti(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	t, ok := tangentOf(r.in)
+	if !ok {
+		return nil
+	}
+	if len(ydot) != len(r.sizes) || len(has) != len(r.sizes) {
+		return cr.Errorf(cr.ErrInvalidArgument, "split: %d tangent slots and %d flags for %d outputs", len(ydot), len(has), len(r.sizes))
+	}
+	if t == nil || !slices.Equal(t.Shape(), r.shape) || (t.DType() == tensor.Complex128 && r.dt == tensor.Float64) {
+		return cr.Errorf(cr.ErrShapeMismatch, "split: tangent of the input is %s, the input is %s%v", describe(t), r.dt, r.shape)
+	}
+	if r.dt == tensor.Complex128 {
+		t = t.AsComplex()
+	}
+	ys, err := r.blocks(t)
+	if err != nil {
+		return err
+	}
+	copy(ydot, ys)
+	for k := range has {
+		has[k] = true
+	}
+	return nil
+}
+
+// PullbackWithTangentsMulti appends (xbar, xbardot) = (sum_k S_k^T ybar_k, sum_k
+// S_k^T ybardot_k): S_k does not depend on x, so the input tangent does not enter,
+// and xbardot is absent when no present cotangent has a tangent.
+func (r *splitRule) PullbackWithTangentsMulti(ct []cr.Dual[*tensor.Dense], has []bool, _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	if len(ct) != len(has) {
+		return dst, cr.Errorf(cr.ErrInvalidArgument, "split: %d cotangents and %d flags", len(ct), len(has))
+	}
+	vals, tans := make([]*tensor.Dense, len(ct)), make([]*tensor.Dense, len(ct))
+	thas := make([]bool, len(ct))
+	anyTan := false
+	for k, c := range ct {
+		if !has[k] {
+			continue
+		}
+		vals[k] = c.Value
+		if c.HasTangent {
+			tans[k], thas[k], anyTan = c.Tangent, true, true
+		}
+	}
+	xbar, err := r.cotangent(vals, has, "cotangent")
+	if err != nil {
+		return dst, err
+	}
+	d := cr.Dual[*tensor.Dense]{Value: xbar}
+	if anyTan {
+		if d.Tangent, err = r.cotangent(tans, thas, "cotangent tangent"); err != nil {
+			return dst, err
+		}
+		d.HasTangent = true
+	}
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"runtime"
+	"strings"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
@@ -84,6 +85,34 @@ func callerPC() uintptr {
 		return 0
 	}
 	return pc[0]
+}
+
+// modulePrefix is the import path prefix of this module's packages.
+const modulePrefix = "github.com/chainrules-go/chainrules/"
+
+// userSite returns the file:line of the first caller outside this module's
+// packages (their tests and the example programs count as outside): where the
+// program called into the library. It walks the stack, so it is only called once an
+// error has happened.
+func userSite() string {
+	var pcs [64]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !inModule(f) && f.File != "" {
+			return fmt.Sprintf("%s:%d", f.File, f.Line)
+		}
+		if !more {
+			return "an unknown site"
+		}
+	}
+}
+
+// inModule reports whether f is code of this module's library packages.
+func inModule(f runtime.Frame) bool {
+	rest, ok := strings.CutPrefix(f.Function, modulePrefix)
+	return ok && !strings.HasPrefix(rest, "examples/") && !strings.HasSuffix(f.File, "_test.go")
 }
 
 func (t *Tape[V]) setSite(i int, pc uintptr) {

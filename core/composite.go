@@ -394,6 +394,10 @@ func (t *Tape[V]) Checkpoint(f func(sub *Tape[V], in []cr.NodeID) cr.NodeID, inp
 	c := newComposite(CheckpointName, t.space, cr.Variadic, 1, func(sub *Tape[V], in []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{f(sub, in)}
 	}, []CompositeOption{Recompute()})
+	if !t.enter() {
+		return 0
+	}
+	defer t.leave()
 	if t.Err() != nil {
 		return 0
 	}

@@ -87,6 +87,10 @@ func (l *LinearMap[V]) Apply(v ...V) ([]V, error) {
 
 func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 	t := l.tape
+	if !t.enter() {
+		return nil, errConcurrentUse
+	}
+	defer t.leave()
 	if len(w) != len(l.out) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "transposed linear map takes %d cotangents, got %d", len(l.out), len(w))
 	}

@@ -73,13 +73,15 @@ func (t *Tape[V]) sameLayout(a, b V) bool {
 	return slices.Equal(t.space.Shape(a), t.space.Shape(b)) && t.space.DType(a) == t.space.DType(b)
 }
 
-func (t *Tape[V]) checkSeed(i int, out cr.NodeID, seed V, what string) error {
+// checkSeed checks a seed given for node i (NodeID id) by a sweep of the given
+// phase: what names it ("seed", "tangent seed", ...).
+func (t *Tape[V]) checkSeed(i int, id cr.NodeID, seed V, phase, what string) error {
 	if t.isNil(seed) {
-		return &cr.OpError{Op: t.nameOf(i), Node: out, Phase: "backward", Err: cr.Errorf(cr.ErrInvalidArgument, "%s is nil", what)}
+		return &cr.OpError{Op: t.nameOf(i), Node: id, Phase: phase, Err: cr.Errorf(cr.ErrInvalidArgument, "%s is nil", what)}
 	}
 	if !t.sameLayout(seed, t.at(i).value) {
-		return &cr.OpError{Op: t.nameOf(i), Node: out, Phase: "backward",
-			Err: cr.Errorf(cr.ErrShapeMismatch, "%s is %s, output is %s", what, t.space.Describe(seed), t.space.Describe(t.at(i).value))}
+		return &cr.OpError{Op: t.nameOf(i), Node: id, Phase: phase,
+			Err: cr.Errorf(cr.ErrShapeMismatch, "%s is %s, the node's value is %s", what, t.space.Describe(seed), t.space.Describe(t.at(i).value))}
 	}
 	return nil
 }
@@ -107,7 +109,7 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := t.checkSeed(o, out, seed, "seed"); err != nil {
+	if err := t.checkSeed(o, out, seed, "backward", "seed"); err != nil {
 		return nil, err
 	}
 	seeds := [1]seedAt[V]{{o, seed}}

@@ -213,7 +213,7 @@ func (r *compositeRule[V]) seeds(sub *Tape[V], out []cr.NodeID, v []V, has []boo
 			continue
 		}
 		i := id.Index()
-		if err := sub.checkSeed(i, id, v[m], "cotangent"); err != nil {
+		if err := sub.checkSeed(i, id, v[m], "backward", "cotangent"); err != nil {
 			return nil, 0, err
 		}
 		seeds = append(seeds, seedAt[V]{i, v[m]})

@@ -51,7 +51,7 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 		if t.at(i).flags&flagLeaf == 0 {
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "tangent seed for %v, which is a %s, not a leaf", id, t.nameOf(i))
 		}
-		if err := t.checkSeed(i, id, v, "tangent seed"); err != nil {
+		if err := t.checkSeed(i, id, v, "forward", "tangent seed"); err != nil {
 			return nil, err
 		}
 		if t.isFinite != nil {

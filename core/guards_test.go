@@ -287,3 +287,74 @@ func TestConcurrentUseIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// failOp fails in Apply.
+var failOp = cr.OpFunc[float64]{OpName: "fail", F: func([]cr.NodeID, []float64) (float64, cr.ReverseRule[float64], error) {
+	return 0, nil, cr.Errorf(cr.ErrInvalidArgument, "bad input")
+}}
+
+// Apply-time errors name the node the op would have been and the call site, the
+// first caller outside the library, with anomaly mode off or on.
+func TestApplyErrorsNameNodeAndSite(t *testing.T) {
+	for _, anomaly := range []bool{false, true} {
+		tp := newTape()
+		require.NoError(t, tp.DetectAnomaly(anomaly))
+		x := tp.Leaf(1)
+		tp.Apply(sinOp, x)
+		_, site := tp.Apply(failOp, x), here()
+		err := tp.Err()
+		require.ErrorIs(t, err, cr.ErrInvalidArgument)
+		var oe *cr.OpError
+		require.ErrorAs(t, err, &oe)
+		assert.Equal(t, 2, oe.Node.Index())
+		assert.True(t, oe.Node.Valid())
+		assert.Equal(t, "apply", oe.Phase)
+		assert.Contains(t, err.Error(), "fail at node %2 (apply)")
+		assert.Contains(t, err.Error(), site, "anomaly %v", anomaly)
+
+		// A foreign node is named as such.
+		other := newTape()
+		_, site = other.Apply(sinOp, other.Leaf(1), x), here()
+		err = other.Err()
+		require.ErrorIs(t, err, cr.ErrMissingNode)
+		assert.Contains(t, err.Error(), "sin at node %1 (apply)")
+		assert.Contains(t, err.Error(), "another tape")
+		assert.Contains(t, err.Error(), site)
+		assert.NotContains(t, err.Error(), "%invalid")
+
+		// Multi-output ops too.
+		mt := newTape()
+		mt.Leaf(1)
+		_, site = mt.ApplyMulti(toXY{}, mt.Leaf(2), x), here()
+		err = mt.Err()
+		require.ErrorIs(t, err, cr.ErrMissingNode)
+		assert.Contains(t, err.Error(), "toxy at node %2 (apply)")
+		assert.Contains(t, err.Error(), site)
+
+		// Inside a checkpoint, the site is the line of the body that failed.
+		ct := newTape()
+		cx := ct.Leaf(1)
+		var inner string
+		ct.Checkpoint(func(sub *core.Tape[float64], in []cr.NodeID) cr.NodeID {
+			var y cr.NodeID
+			y, inner = sub.Apply(failOp, in[0]), here()
+			return y
+		}, cx)
+		assert.Contains(t, ct.Err().Error(), inner)
+	}
+}
+
+// The forward sweep's errors say "forward", the reverse sweep's "backward".
+func TestSeedErrorsNameTheirPhase(t *testing.T) {
+	_, lin, err := core.Linearize[*tensor.Dense](tensor.Space{}, func(tp *core.Tape[*tensor.Dense], in []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{tp.Apply(nilOp{}, in[0])}
+	}, tensor.Ones(tensor.Float64, 2))
+	require.NoError(t, err)
+	_, err = lin.Apply(tensor.Ones(tensor.Float64, 3))
+	require.ErrorIs(t, err, cr.ErrShapeMismatch)
+	assert.Contains(t, err.Error(), "(forward)")
+	assert.NotContains(t, err.Error(), "backward")
+	_, err = lin.Transpose().Apply(tensor.Ones(tensor.Float64, 3))
+	require.ErrorIs(t, err, cr.ErrShapeMismatch)
+	assert.Contains(t, err.Error(), "(backward)")
+}

@@ -98,7 +98,7 @@ func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 	top := 0
 	for k, id := range l.out {
 		i := id.Index()
-		if err := t.checkSeed(i, id, w[k], "cotangent"); err != nil {
+		if err := t.checkSeed(i, id, w[k], "backward", "cotangent"); err != nil {
 			return nil, err
 		}
 		seeds[k] = seedAt[V]{i, w[k]}

@@ -123,6 +123,9 @@ func (t *Tape[V]) ApplyMulti(op cr.MultiOp[V], inputs ...cr.NodeID) []cr.NodeID 
 		if f&flagSibling != 0 {
 			t.at(id.Index()).grp = uint32(k - 1 - m)
 		}
+		if t.noGrad {
+			t.detach(id.Index(), rule.Inputs())
+		}
 		out[m] = id
 	}
 	return out

@@ -48,11 +48,11 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 	if len(tan.vals) <= t.groupEnd(o) {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "tangents were computed before node %v was recorded", out)
 	}
-	if err := t.checkSeed(o, out, seed.Value, "seed"); err != nil {
+	if err := t.checkSeed(o, out, seed.Value, "second-order", "seed"); err != nil {
 		return nil, nil, err
 	}
 	if seed.HasTangent {
-		if err := t.checkSeed(o, out, seed.Tangent, "seed tangent"); err != nil {
+		if err := t.checkSeed(o, out, seed.Tangent, "second-order", "seed tangent"); err != nil {
 			return nil, nil, err
 		}
 	}

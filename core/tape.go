@@ -69,6 +69,10 @@ type Tape[V any] struct {
 	vals arena[V]
 	buf  []cr.Contribution[V] // scratch for pullbacks
 
+	// detached lists, in recording order, the inputs of the op nodes recorded while
+	// gradients were disabled (their rules are dropped), for WriteDOT.
+	detached []detachedNode
+
 	// nilk says how a V can be nil (see nilKind), so that nil values are errors
 	// where they enter the engine rather than nil dereferences in a later sweep.
 	nilk uint8
@@ -97,6 +101,19 @@ func (a *arena[T]) take(n int) []T {
 	s := a.buf[a.off : a.off+n : a.off+n]
 	a.off += n
 	return s
+}
+
+// detachedNode is an op node recorded without its rule, with its inputs.
+type detachedNode struct {
+	i  int
+	in []cr.NodeID
+}
+
+// detach notes the inputs of node i, recorded without its rule.
+func (t *Tape[V]) detach(i int, in []cr.NodeID) {
+	d := t.ids.take(len(in))
+	copy(d, in)
+	t.detached = append(t.detached, detachedNode{i: i, in: d})
 }
 
 // Ways a V can be nil.
@@ -346,10 +363,13 @@ func (t *Tape[V]) index(id cr.NodeID) (int, error) {
 		return 0, cr.ErrGraphFreed
 	}
 	if id.Tape() != t.tag || id.Index() >= t.n {
-		if !id.Valid() {
+		switch {
+		case !id.Valid():
 			return 0, cr.Errorf(cr.ErrMissingNode, "the zero NodeID (returned after a recording error?)")
+		case id.Tape() != t.tag:
+			return 0, cr.Errorf(cr.ErrMissingNode, "NodeID %v belongs to another tape", id)
 		}
-		return 0, cr.Errorf(cr.ErrMissingNode, "node %v is not on this tape", id)
+		return 0, cr.Errorf(cr.ErrMissingNode, "NodeID %v is past the end of this tape (%d nodes)", id, t.n)
 	}
 	return id.Index(), nil
 }
@@ -434,7 +454,11 @@ func (t *Tape[V]) record(op string, value V, rule cr.ReverseRule[V], pc uintptr)
 		flags |= t.at(j).flags & flagRequires
 	}
 	if t.noGrad {
-		return t.push(value, nil, op, flagConst, pc)
+		id := t.push(value, nil, op, flagConst, pc)
+		if id.Valid() {
+			t.detach(id.Index(), rule.Inputs())
+		}
+		return id
 	}
 	return t.push(value, rule, op, flags, pc)
 }
@@ -525,7 +549,7 @@ func (t *Tape[V]) Free() {
 func (t *Tape[V]) free() {
 	t.chunks, t.n = nil, 0
 	t.ids, t.need, t.vals, t.buf = arena[cr.NodeID]{}, arena[bool]{}, arena[V]{}, nil
-	t.hooks, t.sites = nil, nil
+	t.hooks, t.sites, t.detached = nil, nil, nil
 	t.freed = true
 }
 

@@ -1,6 +1,7 @@
 package core_test
 
 import (
+	"math"
 	"math/cmplx"
 	"math/rand/v2"
 	"sync"
@@ -357,4 +358,48 @@ func TestSeedErrorsNameTheirPhase(t *testing.T) {
 	_, err = lin.Transpose().Apply(tensor.Ones(tensor.Float64, 3))
 	require.ErrorIs(t, err, cr.ErrShapeMismatch)
 	assert.Contains(t, err.Error(), "(backward)")
+}
+
+// A DualHook that returns an absent tangent says the derivative of its map is zero
+// there: the cotangent tangent that reached the node must be dropped, not kept.
+func TestDualHookZeroTangentDropsTheStaleOne(t *testing.T) {
+	const x0, xd = 0.7, 1.3
+	tp := newTape()
+	x := tp.Leaf(x0)
+	y := tp.Apply(cubeOp, x)
+	out := tp.Apply(mulOp, y, y) // ybar = 2y, ybardot = 2 ydot != 0
+	// h(ybar) = 1: a constant map, whose derivative is zero.
+	require.NoError(t, tp.AddDualHook(y, func(ct cr.Dual[float64]) (cr.Dual[float64], error) {
+		require.True(t, ct.HasTangent, "a tangent reaches the hook")
+		return cr.Dual[float64]{Value: 1}, nil
+	}))
+	tan, err := tp.ForwardTangents(map[cr.NodeID]float64{x: xd})
+	require.NoError(t, err)
+	g, hv, err := tp.BackwardWithTangents(out, tan)
+	require.NoError(t, err)
+	// xbar = 3x^2 h = 3x^2, so d/de xbar = 6x xdot.
+	gx, _ := g.Of(x)
+	assert.InDelta(t, 3*x0*x0, gx, 1e-15)
+	hx, _ := hv.Of(x)
+	assert.InDelta(t, 6*x0*xd, hx, 1e-14)
+}
+
+// Linearize's transpose takes outputs in any order, repeated or not.
+func TestLinearizeOutputsInAnyOrder(t *testing.T) {
+	f := func(tp *core.Tape[float64], in []cr.NodeID) []cr.NodeID {
+		y1 := tp.Apply(cubeOp, in[0])
+		y2 := tp.Apply(sinOp, in[0])
+		return []cr.NodeID{y2, y1, y2, y1}
+	}
+	const x0 = 0.4
+	_, lin, err := core.Linearize[float64](cr.Float64Space{}, f, x0)
+	require.NoError(t, err)
+	var got []float64
+	require.NotPanics(t, func() { got, err = lin.Transpose().Apply(1, 10, 100, 1000) })
+	require.NoError(t, err)
+	assert.InDelta(t, 101*math.Cos(x0)+1010*3*x0*x0, got[0], 1e-12)
+	jv, err := lin.Apply(1)
+	require.NoError(t, err)
+	assert.InDelta(t, math.Cos(x0), jv[0], 1e-15)
+	assert.InDelta(t, 3*x0*x0, jv[1], 1e-15)
 }

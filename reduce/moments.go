@@ -54,30 +54,66 @@ func (m moment) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr
 
 func applyMoment[T elem](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[T](p.canonical(x))
-	mu := sumKernel(xs, p.a, p.r, p.b)
+	mu := shiftedMean(xs, p)
 	inv := fromReal[T](1 / float64(p.r))
-	for o := range mu {
-		mu[o] *= inv
-	}
+	// The corrected two-pass algorithm: with d = x - mu, the rounding error of mu is
+	// sum(d)/n, so mu + sum(d)/n is the mean to working precision and
+	// sum |d|^2 - |sum d|^2 / n the sum of squares about it. A constant slice then
+	// has exactly its value as mean and a variance of exactly 0 (as PyTorch's
+	// Welford updates give), whatever the rounding of sum(x)/n.
 	y := make([]float64, p.a*p.b)
+	s1 := make([]T, p.a*p.b)
 	for i := range p.a {
 		for k := range p.r {
 			o := (i*p.r + k) * p.b
-			row, mi, yi := xs[o:o+p.b], mu[i*p.b:i*p.b+p.b], y[i*p.b:i*p.b+p.b]
+			row, mi, yi, si := xs[o:o+p.b], mu[i*p.b:i*p.b+p.b], y[i*p.b:i*p.b+p.b], s1[i*p.b:i*p.b+p.b]
 			for j, v := range row {
 				d := v - mi[j]
+				si[j] += d
 				yi[j] += reDot(d, d)
 			}
 		}
 	}
 	den := math.Max(0, float64(p.r)-m.correction)
 	for o := range y {
+		c := s1[o] * inv
+		mu[o] += c
+		y[o] = math.Max(0, y[o]-reDot(s1[o], c))
 		y[o] /= den
 		if m.std {
 			y[o] = math.Sqrt(y[o])
 		}
 	}
 	return output(p, y), &momentRule[T]{in: in, p: p, x: xs, mu: mu, y: y, den: den, std: m.std}, nil
+}
+
+// shiftedMean returns the means of the slices of xs (the canonical layout of p),
+// computed about each slice's first element: x0 + mean(x - x0), which is exactly x0
+// for a constant slice, whatever its magnitude.
+func shiftedMean[T elem](xs []T, p *plan) []T {
+	if p.r == 0 {
+		mu := sumKernel(xs, p.a, p.r, p.b)
+		inv := fromReal[T](1 / float64(p.r))
+		for o := range mu {
+			mu[o] *= inv
+		}
+		return mu
+	}
+	mu := make([]T, p.a*p.b)
+	inv := fromReal[T](1 / float64(p.r))
+	for i := range p.a {
+		piv, mi := xs[i*p.r*p.b:i*p.r*p.b+p.b], mu[i*p.b:i*p.b+p.b]
+		for k := 1; k < p.r; k++ {
+			o := (i*p.r + k) * p.b
+			for j, v := range xs[o : o+p.b] {
+				mi[j] += v - piv[j]
+			}
+		}
+		for j := range mi {
+			mi[j] = piv[j] + mi[j]*inv
+		}
+	}
+	return mu
 }
 
 type momentRule[T elem] struct {

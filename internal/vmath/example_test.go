@@ -11,8 +11,8 @@ import (
 func Example() {
 	x := []float64{0, 1, 2}
 	y := make([]float64, len(x))
-	vmath.Exp(y, x)      // y[i] = e^x[i]
-	m := vmath.Max(x)    // the largest element, NaN if any is NaN
+	vmath.Exp(y, x)   // y[i] = e^x[i]
+	m := vmath.Max(x) // the largest element, NaN if any is NaN
 	s := vmath.SumExpSub(x, m)
 	fmt.Printf("%.4f %v %.4f\n", y, m, s)
 	// Output:

@@ -281,3 +281,110 @@ func TestLinearMapNeverMutatesItsArguments(t *testing.T) {
 		assertUnchanged(t, wBefore, w, "cotangent")
 	}
 }
+
+// scalarDAG records a random DAG of smooth scalar ops with fan-out over n leaves
+// and returns its output; hooks (observing only) sit on some nodes.
+func scalarDAG(tp *core.Tape[float64], r *rand.Rand, x []cr.NodeID, nops int) cr.NodeID {
+	ids := append([]cr.NodeID(nil), x...)
+	for range nops {
+		a, b := ids[r.IntN(len(ids))], ids[r.IntN(len(ids))]
+		var id cr.NodeID
+		switch r.IntN(5) {
+		case 0:
+			id = tp.Apply(sinOp, a)
+		case 1:
+			id = tp.Apply(mulOp, a, b)
+		case 2:
+			id = tp.Apply(mulOp, a, a)
+		case 3:
+			id = tp.Apply(scaleOp(0.7), tp.Apply(shiftOp(0.1), a))
+		default:
+			id = tp.Apply(cubeOp, tp.Apply(scaleOp(0.5), a))
+		}
+		if r.IntN(4) == 0 {
+			_ = tp.AddDualHook(id, func(ct cr.Dual[float64]) (cr.Dual[float64], error) { return ct, nil })
+		}
+		ids = append(ids, id)
+	}
+	// The output reads several nodes, so that most of the DAG reaches it.
+	out := ids[len(ids)-1]
+	for range 3 {
+		out = tp.Apply(mulOp, out, tp.Apply(sinOp, ids[r.IntN(len(ids))]))
+	}
+	return out
+}
+
+// Random DAGs with fan-out and hooks: the gradient matches central differences of
+// the function, and the Hessian-vector product central differences of the gradient.
+func TestRandomScalarDAGsMatchFiniteDifferences(t *testing.T) {
+	for seed := range uint64(80) {
+		rng := rand.New(rand.NewPCG(seed, 3))
+		n, nops := 1+rng.IntN(3), 3+rng.IntN(15)
+		x0 := make([]float64, n)
+		for k := range x0 {
+			x0[k] = rng.Float64()*1.6 - 0.8
+		}
+		eval := func(x []float64) (*core.Tape[float64], []cr.NodeID, cr.NodeID) {
+			tp := newTape()
+			ids := make([]cr.NodeID, n)
+			for k, v := range x {
+				ids[k] = tp.Leaf(v)
+			}
+			out := scalarDAG(tp, rand.New(rand.NewPCG(seed, 4)), ids, nops)
+			require.NoError(t, tp.Err())
+			return tp, ids, out
+		}
+		grad := func(x []float64) []float64 {
+			tp, ids, out := eval(x)
+			g, err := tp.Backward(out)
+			require.NoError(t, err)
+			res := make([]float64, n)
+			for k, id := range ids {
+				res[k], _ = g.Of(id)
+			}
+			return res
+		}
+		value := func(x []float64) float64 {
+			tp, _, out := eval(x)
+			v, _ := tp.Value(out)
+			return v
+		}
+		const h = 1e-5
+		g := grad(x0)
+		v := make([]float64, n)
+		for k := range v {
+			v[k] = rng.NormFloat64()
+		}
+		shifted := func(s float64) []float64 {
+			y := make([]float64, n)
+			for k := range y {
+				y[k] = x0[k] + s*v[k]
+			}
+			return y
+		}
+		fd := (value(shifted(h)) - value(shifted(-h))) / (2 * h)
+		gv := 0.0
+		for k := range g {
+			gv += g[k] * v[k]
+		}
+		require.InDelta(t, fd, gv, 1e-6*(1+math.Abs(fd)), "graph %d: <grad, v>", seed)
+
+		tp, ids, out := eval(x0)
+		seeds := map[cr.NodeID]float64{}
+		for k, id := range ids {
+			seeds[id] = v[k]
+		}
+		tan, err := tp.ForwardTangents(seeds)
+		require.NoError(t, err)
+		yd, _ := tan.Of(out)
+		require.InDelta(t, gv, yd, 1e-12*(1+math.Abs(gv)), "graph %d: JVP", seed)
+		_, hv, err := tp.BackwardWithTangents(out, tan)
+		require.NoError(t, err)
+		gp, gm := grad(shifted(h)), grad(shifted(-h))
+		for k, id := range ids {
+			got, _ := hv.Of(id)
+			want := (gp[k] - gm[k]) / (2 * h)
+			require.InDelta(t, want, got, 1e-5*(1+math.Abs(want)), "graph %d: (H v)[%d]", seed, k)
+		}
+	}
+}

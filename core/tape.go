@@ -30,6 +30,19 @@ var tapeTags atomic.Uint32
 
 // Tape records values and the rules that differentiate them. The zero Tape is not
 // usable; create one with NewTape.
+//
+// A Tape is not safe for concurrent use. Calls that record or sweep (Leaf,
+// Constant, Record, Apply, ApplyMulti, Checkpoint, the Backward and Forward sweeps,
+// a LinearMap's Apply, hook registration, Free) mark the tape busy; one that finds it
+// busy — a second goroutine, or an op or a hook that re-enters the tape — fails with
+// an error wrapping chainrules.ErrInvalidArgument, which also becomes the tape's
+// sticky error, instead of corrupting the graph. Value, OpName, Inputs and Len only
+// read, and may run concurrently with each other.
+//
+// Values that enter the engine — leaves, constants, op outputs, seeds, pullback
+// contributions, tangents, hook results — must not be nil (for a pointer, map,
+// channel, func or interface V): a nil one is an error wrapping
+// chainrules.ErrInvalidArgument where it enters, never a nil dereference later.
 type Tape[V any] struct {
 	space  cr.Space[V]
 	layout cr.LayoutSpace[V] // space's optional fast layout check, or nil

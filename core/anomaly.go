@@ -90,10 +90,12 @@ func callerPC() uintptr {
 // modulePrefix is the import path prefix of this module's packages.
 const modulePrefix = "github.com/chainrules-go/chainrules/"
 
-// userSite returns the file:line of the first caller outside this module's
+// userSite returns the dir/file:line of the first caller outside this module's
 // packages (their tests and the example programs count as outside): where the
 // program called into the library. It walks the stack, so it is only called once an
-// error has happened.
+// error has happened. The file is named by its directory and base name, as in
+// "model/train.go:42", so that messages do not depend on where the code is checked
+// out.
 func userSite() string {
 	var pcs [64]uintptr
 	n := runtime.Callers(2, pcs[:])
@@ -101,7 +103,13 @@ func userSite() string {
 	for {
 		f, more := frames.Next()
 		if !inModule(f) && f.File != "" {
-			return fmt.Sprintf("%s:%d", f.File, f.Line)
+			file := f.File
+			if i := strings.LastIndexByte(file, '/'); i > 0 {
+				if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+					file = file[j+1:]
+				}
+			}
+			return fmt.Sprintf("%s:%d", file, f.Line)
 		}
 		if !more {
 			return "an unknown site"

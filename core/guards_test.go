@@ -1,9 +1,12 @@
 package core_test
 
 import (
+	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 
@@ -294,6 +297,13 @@ var failOp = cr.OpFunc[float64]{OpName: "fail", F: func([]cr.NodeID, []float64) 
 	return 0, nil, cr.Errorf(cr.ErrInvalidArgument, "bad input")
 }}
 
+// shortHere returns the caller's dir/file:line, the form of the call sites that
+// Apply-time errors give.
+func shortHere() string {
+	_, file, line, _ := runtime.Caller(1)
+	return fmt.Sprintf("%s/%s:%d", filepath.Base(filepath.Dir(file)), filepath.Base(file), line)
+}
+
 // Apply-time errors name the node the op would have been and the call site, the
 // first caller outside the library, with anomaly mode off or on.
 func TestApplyErrorsNameNodeAndSite(t *testing.T) {
@@ -302,7 +312,7 @@ func TestApplyErrorsNameNodeAndSite(t *testing.T) {
 		require.NoError(t, tp.DetectAnomaly(anomaly))
 		x := tp.Leaf(1)
 		tp.Apply(sinOp, x)
-		_, site := tp.Apply(failOp, x), here()
+		_, site := tp.Apply(failOp, x), shortHere()
 		err := tp.Err()
 		require.ErrorIs(t, err, cr.ErrInvalidArgument)
 		var oe *cr.OpError
@@ -315,7 +325,7 @@ func TestApplyErrorsNameNodeAndSite(t *testing.T) {
 
 		// A foreign node is named as such.
 		other := newTape()
-		_, site = other.Apply(sinOp, other.Leaf(1), x), here()
+		_, site = other.Apply(sinOp, other.Leaf(1), x), shortHere()
 		err = other.Err()
 		require.ErrorIs(t, err, cr.ErrMissingNode)
 		assert.Contains(t, err.Error(), "sin at node %1 (apply)")
@@ -326,7 +336,7 @@ func TestApplyErrorsNameNodeAndSite(t *testing.T) {
 		// Multi-output ops too.
 		mt := newTape()
 		mt.Leaf(1)
-		_, site = mt.ApplyMulti(toXY{}, mt.Leaf(2), x), here()
+		_, site = mt.ApplyMulti(toXY{}, mt.Leaf(2), x), shortHere()
 		err = mt.Err()
 		require.ErrorIs(t, err, cr.ErrMissingNode)
 		assert.Contains(t, err.Error(), "toxy at node %2 (apply)")
@@ -338,7 +348,7 @@ func TestApplyErrorsNameNodeAndSite(t *testing.T) {
 		var inner string
 		ct.Checkpoint(func(sub *core.Tape[float64], in []cr.NodeID) cr.NodeID {
 			var y cr.NodeID
-			y, inner = sub.Apply(failOp, in[0]), here()
+			y, inner = sub.Apply(failOp, in[0]), shortHere()
 			return y
 		}, cx)
 		assert.Contains(t, ct.Err().Error(), inner)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"runtime"
+	"strings"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
@@ -84,6 +85,42 @@ func callerPC() uintptr {
 		return 0
 	}
 	return pc[0]
+}
+
+// modulePrefix is the import path prefix of this module's packages.
+const modulePrefix = "github.com/chainrules-go/chainrules/"
+
+// userSite returns the dir/file:line of the first caller outside this module's
+// packages (their tests and the example programs count as outside): where the
+// program called into the library. It walks the stack, so it is only called once an
+// error has happened. The file is named by its directory and base name, as in
+// "model/train.go:42", so that messages do not depend on where the code is checked
+// out.
+func userSite() string {
+	var pcs [64]uintptr
+	n := runtime.Callers(2, pcs[:])
+	frames := runtime.CallersFrames(pcs[:n])
+	for {
+		f, more := frames.Next()
+		if !inModule(f) && f.File != "" {
+			file := f.File
+			if i := strings.LastIndexByte(file, '/'); i > 0 {
+				if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+					file = file[j+1:]
+				}
+			}
+			return fmt.Sprintf("%s:%d", file, f.Line)
+		}
+		if !more {
+			return "an unknown site"
+		}
+	}
+}
+
+// inModule reports whether f is code of this module's library packages.
+func inModule(f runtime.Frame) bool {
+	rest, ok := strings.CutPrefix(f.Function, modulePrefix)
+	return ok && !strings.HasPrefix(rest, "examples/") && !strings.HasSuffix(f.File, "_test.go")
 }
 
 func (t *Tape[V]) setSite(i int, pc uintptr) {

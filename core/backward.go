@@ -2,6 +2,7 @@ package core
 
 import (
 	"slices"
+	"strings"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
@@ -30,7 +31,8 @@ func configure(opts []BackwardOption) backwardConfig {
 
 // Backward runs the reverse sweep from a scalar output with seed 1: the result holds
 // d out / d leaf for every leaf the output depends on. An output of more than one
-// element is an error wrapping ErrNonScalarLoss (use BackwardSeed).
+// element, or a complex one (whose real part is the loss to differentiate), is an
+// error wrapping ErrNonScalarLoss (BackwardSeed takes any seed).
 func (t *Tape[V]) Backward(out cr.NodeID, opts ...BackwardOption) (*Gradients[V], error) {
 	seed, err := t.scalarSeed(out)
 	if err != nil {
@@ -48,11 +50,19 @@ func (t *Tape[V]) scalarSeed(out cr.NodeID) (V, error) {
 	if err != nil {
 		return zero, err
 	}
-	if n := t.space.Size(t.at(i).value); n != 1 {
+	v := t.at(i).value
+	if n := t.space.Size(v); n != 1 {
 		return zero, &cr.OpError{Op: t.nameOf(i), Node: out, Phase: "backward",
-			Err: cr.Errorf(cr.ErrNonScalarLoss, "output is %s", t.space.Describe(t.at(i).value))}
+			Err: cr.Errorf(cr.ErrNonScalarLoss, "output is %s", t.space.Describe(v))}
 	}
-	return t.space.One(t.at(i).value)
+	if strings.HasPrefix(t.space.DType(v), "complex") {
+		// PyTorch and JAX refuse too: the gradient of a complex function is not
+		// defined, and silently differentiating Re f would hide the mistake.
+		return zero, &cr.OpError{Op: t.nameOf(i), Node: out, Phase: "backward",
+			Err: cr.Errorf(cr.ErrNonScalarLoss, "output is %s: a complex loss has no gradient; take its real part "+
+				"(or give the cotangent seed explicitly)", t.space.Describe(v))}
+	}
+	return t.space.One(v)
 }
 
 // sameLayout reports whether a and b have the same shape and dtype.
@@ -63,10 +73,15 @@ func (t *Tape[V]) sameLayout(a, b V) bool {
 	return slices.Equal(t.space.Shape(a), t.space.Shape(b)) && t.space.DType(a) == t.space.DType(b)
 }
 
-func (t *Tape[V]) checkSeed(i int, out cr.NodeID, seed V, what string) error {
+// checkSeed checks a seed given for node i (NodeID id) by a sweep of the given
+// phase: what names it ("seed", "tangent seed", ...).
+func (t *Tape[V]) checkSeed(i int, id cr.NodeID, seed V, phase, what string) error {
+	if t.isNil(seed) {
+		return &cr.OpError{Op: t.nameOf(i), Node: id, Phase: phase, Err: cr.Errorf(cr.ErrInvalidArgument, "%s is nil", what)}
+	}
 	if !t.sameLayout(seed, t.at(i).value) {
-		return &cr.OpError{Op: t.nameOf(i), Node: out, Phase: "backward",
-			Err: cr.Errorf(cr.ErrShapeMismatch, "%s is %s, output is %s", what, t.space.Describe(seed), t.space.Describe(t.at(i).value))}
+		return &cr.OpError{Op: t.nameOf(i), Node: id, Phase: phase,
+			Err: cr.Errorf(cr.ErrShapeMismatch, "%s is %s, the node's value is %s", what, t.space.Describe(seed), t.space.Describe(t.at(i).value))}
 	}
 	return nil
 }
@@ -83,6 +98,10 @@ func (t *Tape[V]) checkSeed(i int, out cr.NodeID, seed V, what string) error {
 // (a second sweep gives the same result) unless ReleaseGraph is given.
 func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*Gradients[V], error) {
 	cfg := configure(opts)
+	if !t.enter() {
+		return nil, errConcurrentUse
+	}
+	defer t.leave()
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
@@ -90,7 +109,7 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 	if err != nil {
 		return nil, err
 	}
-	if err := t.checkSeed(o, out, seed, "seed"); err != nil {
+	if err := t.checkSeed(o, out, seed, "backward", "seed"); err != nil {
 		return nil, err
 	}
 	seeds := [1]seedAt[V]{{o, seed}}
@@ -100,7 +119,7 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 	}
 	g := &Gradients[V]{tape: t, acc: acc}
 	if cfg.release {
-		t.Free()
+		t.free()
 	}
 	return g, nil
 }
@@ -110,12 +129,16 @@ func (t *Tape[V]) opErr(i int, phase string, err error) error {
 }
 
 // checkContribution validates one term of node i's pullback: it must name one of the
-// rule's inputs and be shaped like that input's value.
+// rule's inputs, recorded before node i, and be a non-nil value shaped like that
+// input's value.
 func (t *Tape[V]) checkContribution(i int, rule cr.ReverseRule[V], node cr.NodeID, v V) (int, error) {
-	if !slices.Contains(rule.Inputs(), node) {
+	j := node.Index()
+	if node.Tape() != t.tag || j >= i || !slices.Contains(rule.Inputs(), node) {
 		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrMissingNode, "contribution to %v, which is not an input of the op", node))
 	}
-	j := node.Index() // inputs were validated when the op was recorded
+	if t.isNil(v) {
+		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrInvalidArgument, "contribution to input %v is nil", node))
+	}
 	if !t.sameLayout(v, t.at(j).value) {
 		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrShapeMismatch,
 			"contribution to input %v is %s, the input is %s", node, t.space.Describe(v), t.space.Describe(t.at(j).value)))

@@ -213,7 +213,7 @@ func (r *compositeRule[V]) seeds(sub *Tape[V], out []cr.NodeID, v []V, has []boo
 			continue
 		}
 		i := id.Index()
-		if err := sub.checkSeed(i, id, v[m], "cotangent"); err != nil {
+		if err := sub.checkSeed(i, id, v[m], "backward", "cotangent"); err != nil {
 			return nil, 0, err
 		}
 		seeds = append(seeds, seedAt[V]{i, v[m]})
@@ -394,6 +394,10 @@ func (t *Tape[V]) Checkpoint(f func(sub *Tape[V], in []cr.NodeID) cr.NodeID, inp
 	c := newComposite(CheckpointName, t.space, cr.Variadic, 1, func(sub *Tape[V], in []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{f(sub, in)}
 	}, []CompositeOption{Recompute()})
+	if !t.enter() {
+		return 0
+	}
+	defer t.leave()
 	if t.Err() != nil {
 		return 0
 	}

@@ -14,10 +14,10 @@ import (
 // (Space.Describe); an edge runs from each input to the op that reads it, labelled
 // with the input's position when the op has more than one; each output of a
 // multi-output op is a node of its own, labelled "name[m of k]", with the op's input
-// edges. Leaves are filled,
-// constants and detached nodes (recorded without gradient) are dashed, nodes with
-// hooks have a double border, and nodes recorded in anomaly mode carry their
-// recording site as a tooltip. It returns the writer's error, or an error wrapping
+// edges. Leaves are filled, constants and detached nodes (recorded without
+// gradient) are dashed, and so are the input edges of detached nodes (no gradient
+// flows along them); nodes with hooks have a double border, and nodes recorded in
+// anomaly mode carry their recording site as a tooltip. It returns the writer's error, or an error wrapping
 // chainrules.ErrGraphFreed after Free.
 func (t *Tape[V]) WriteDOT(w io.Writer) error {
 	if t.freed {
@@ -25,6 +25,7 @@ func (t *Tape[V]) WriteDOT(w io.Writer) error {
 	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, "digraph tape {\n\tnode [shape=box, fontname=\"monospace\"];\n")
+	det := t.detached
 	for i := range t.n {
 		nd := t.at(i)
 		name := t.opNames[nd.name]
@@ -52,13 +53,25 @@ func (t *Tape[V]) WriteDOT(w io.Writer) error {
 			bw.WriteString(", " + a)
 		}
 		bw.WriteString("];\n")
-		if rule == nil {
-			continue
+		var ins []cr.NodeID
+		style := ""
+		switch {
+		case rule != nil:
+			ins = rule.Inputs()
+		case len(det) > 0 && det[0].i == i:
+			ins, style = det[0].in, "style=dashed"
+			det = det[1:]
 		}
-		ins := rule.Inputs()
 		for k, in := range ins {
+			var attrs []string
 			if len(ins) > 1 {
-				fmt.Fprintf(bw, "\tn%d -> n%d [label=\"%d\"];\n", in.Index(), i, k)
+				attrs = append(attrs, fmt.Sprintf("label=\"%d\"", k))
+			}
+			if style != "" {
+				attrs = append(attrs, style)
+			}
+			if len(attrs) > 0 {
+				fmt.Fprintf(bw, "\tn%d -> n%d [%s];\n", in.Index(), i, strings.Join(attrs, ", "))
 			} else {
 				fmt.Fprintf(bw, "\tn%d -> n%d;\n", in.Index(), i)
 			}

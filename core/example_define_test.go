@@ -36,7 +36,7 @@ func ExampleDefine() {
 
 // A composite op: sinh(x) = (e^x - e^-x)/2 recorded from other ops. Its gradient
 // and Hessian-vector product come from the recording; the tape shows one node.
-func ExampleComposite() {
+func ExampleComposite_secondOrder() {
 	sinh := core.Composite("sinh", cr.Float64Space{}, 1, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {
 		neg := t.Apply(expOp, t.Apply(scaleOp(-1), x[0]))
 		return t.Apply(scaleOp(0.5), t.Apply(addDef, t.Apply(expOp, x[0]), t.Apply(scaleOp(-1), neg)))

@@ -33,6 +33,10 @@ func (tg *Tangents[V]) Of(id cr.NodeID) (V, bool) {
 // reaches but that has no forward rule is an error wrapping ErrNoRule that names it.
 // Seeds must be keyed by leaves and shaped like them.
 func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
+	if !t.enter() {
+		return nil, errConcurrentUse
+	}
+	defer t.leave()
 	if err := t.Err(); err != nil {
 		return nil, err
 	}
@@ -47,7 +51,7 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 		if t.at(i).flags&flagLeaf == 0 {
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "tangent seed for %v, which is a %s, not a leaf", id, t.nameOf(i))
 		}
-		if err := t.checkSeed(i, id, v, "tangent seed"); err != nil {
+		if err := t.checkSeed(i, id, v, "forward", "tangent seed"); err != nil {
 			return nil, err
 		}
 		if t.isFinite != nil {
@@ -80,6 +84,9 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 		if !ok {
 			continue
 		}
+		if t.isNil(v) {
+			return nil, t.opErr(i, "forward", cr.Errorf(cr.ErrInvalidArgument, "the tangent is nil"))
+		}
 		if !t.sameLayout(v, t.at(i).value) {
 			return nil, t.opErr(i, "forward", cr.Errorf(cr.ErrShapeMismatch,
 				"tangent is %s, the value is %s", t.space.Describe(v), t.space.Describe(t.at(i).value)))
@@ -96,7 +103,7 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 
 func (tg *Tangents[V]) anyInput(rule cr.ReverseRule[V]) bool {
 	for _, in := range rule.Inputs() {
-		if tg.has[in.Index()] {
+		if j := in.Index(); j < len(tg.has) && tg.has[j] {
 			return true
 		}
 	}
@@ -119,6 +126,9 @@ func (t *Tape[V]) forwardMulti(i int, mr *multiRule[V], tg *Tangents[V]) error {
 		j := lo + m
 		if !ok || t.at(j).flags&flagRequires == 0 {
 			continue
+		}
+		if t.isNil(ydot[m]) {
+			return t.opErr(i, "forward", cr.Errorf(cr.ErrInvalidArgument, "the tangent of output %d is nil", m))
 		}
 		if !t.sameLayout(ydot[m], t.at(j).value) {
 			return t.opErr(i, "forward", cr.Errorf(cr.ErrShapeMismatch,

@@ -48,6 +48,10 @@ func (t *Tape[V]) AddDualHook(id cr.NodeID, h DualHook[V]) error {
 }
 
 func (t *Tape[V]) addHook(id cr.NodeID, h hook[V]) error {
+	if !t.enter() {
+		return errConcurrentUse
+	}
+	defer t.leave()
 	i, err := t.index(id)
 	if err != nil {
 		return err
@@ -65,6 +69,10 @@ func (t *Tape[V]) addHook(id cr.NodeID, h hook[V]) error {
 
 // RemoveHooks removes every hook of node id.
 func (t *Tape[V]) RemoveHooks(id cr.NodeID) error {
+	if !t.enter() {
+		return errConcurrentUse
+	}
+	defer t.leave()
 	i, err := t.index(id)
 	if err != nil {
 		return err
@@ -134,6 +142,9 @@ func (t *Tape[V]) runDualHooks(i int, acc, dacc *accum[V]) error {
 }
 
 func (t *Tape[V]) checkHookResult(i int, v V, what string) error {
+	if t.isNil(v) {
+		return t.opErr(i, "hook", cr.Errorf(cr.ErrInvalidArgument, "hook returned a nil %s", what))
+	}
 	if !t.sameLayout(v, t.at(i).value) {
 		return t.opErr(i, "hook", cr.Errorf(cr.ErrShapeMismatch, "hook returned a %s %s for a value %s",
 			what, t.space.Describe(v), t.space.Describe(t.at(i).value)))

@@ -87,6 +87,10 @@ func (l *LinearMap[V]) Apply(v ...V) ([]V, error) {
 
 func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 	t := l.tape
+	if !t.enter() {
+		return nil, errConcurrentUse
+	}
+	defer t.leave()
 	if len(w) != len(l.out) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "transposed linear map takes %d cotangents, got %d", len(l.out), len(w))
 	}
@@ -94,7 +98,7 @@ func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 	top := 0
 	for k, id := range l.out {
 		i := id.Index()
-		if err := t.checkSeed(i, id, w[k], "cotangent"); err != nil {
+		if err := t.checkSeed(i, id, w[k], "backward", "cotangent"); err != nil {
 			return nil, err
 		}
 		seeds[k] = seedAt[V]{i, w[k]}

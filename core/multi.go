@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -50,6 +51,10 @@ func (t *Tape[V]) ruleOf(i int) cr.ReverseRule[V] {
 func (t *Tape[V]) ApplyMulti(op cr.MultiOp[V], inputs ...cr.NodeID) []cr.NodeID {
 	k := op.NumOutputs()
 	out := make([]cr.NodeID, max(k, 0))
+	if !t.enter() {
+		return out
+	}
+	defer t.leave()
 	if t.Err() != nil {
 		return out
 	}
@@ -58,8 +63,9 @@ func (t *Tape[V]) ApplyMulti(op cr.MultiOp[V], inputs ...cr.NodeID) []cr.NodeID 
 		pc = callerPC()
 	}
 	name := op.Name()
+	first := t.n // the index of the first output
 	fail := func(err error) []cr.NodeID {
-		t.fail(&cr.OpError{Op: name, Phase: "apply", Err: err})
+		t.fail(t.applyErr(name, first, err))
 		return out
 	}
 	if k < 1 {
@@ -70,7 +76,7 @@ func (t *Tape[V]) ApplyMulti(op cr.MultiOp[V], inputs ...cr.NodeID) []cr.NodeID 
 	for j, id := range in {
 		i, err := t.index(id)
 		if err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("input %d: %w", j, err))
 		}
 		vals[j] = t.at(i).value
 	}
@@ -88,7 +94,7 @@ func (t *Tape[V]) ApplyMulti(op cr.MultiOp[V], inputs ...cr.NodeID) []cr.NodeID 
 	for _, id := range rule.Inputs() {
 		i, err := t.index(id)
 		if err != nil {
-			return fail(err)
+			return fail(fmt.Errorf("the rule's input: %w", err))
 		}
 		flags |= t.at(i).flags & flagRequires
 	}
@@ -116,6 +122,9 @@ func (t *Tape[V]) ApplyMulti(op cr.MultiOp[V], inputs ...cr.NodeID) []cr.NodeID 
 		}
 		if f&flagSibling != 0 {
 			t.at(id.Index()).grp = uint32(k - 1 - m)
+		}
+		if t.noGrad {
+			t.detach(id.Index(), rule.Inputs())
 		}
 		out[m] = id
 	}

@@ -31,6 +31,10 @@ func (t *Tape[V]) BackwardWithTangents(out cr.NodeID, tan *Tangents[V], opts ...
 // wrapping ErrHVPNotSupported that names the op.
 func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *Tangents[V], opts ...BackwardOption) (grad, gradTangent *Gradients[V], err error) {
 	cfg := configure(opts)
+	if !t.enter() {
+		return nil, nil, errConcurrentUse
+	}
+	defer t.leave()
 	if err := t.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -44,11 +48,11 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 	if len(tan.vals) <= t.groupEnd(o) {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "tangents were computed before node %v was recorded", out)
 	}
-	if err := t.checkSeed(o, out, seed.Value, "seed"); err != nil {
+	if err := t.checkSeed(o, out, seed.Value, "second-order", "seed"); err != nil {
 		return nil, nil, err
 	}
 	if seed.HasTangent {
-		if err := t.checkSeed(o, out, seed.Tangent, "seed tangent"); err != nil {
+		if err := t.checkSeed(o, out, seed.Tangent, "second-order", "seed tangent"); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -63,7 +67,7 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 	}
 	grad, gradTangent = &Gradients[V]{tape: t, acc: acc}, &Gradients[V]{tape: t, acc: dacc}
 	if cfg.release {
-		t.Free()
+		t.free()
 	}
 	return grad, gradTangent, nil
 }

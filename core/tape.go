@@ -1,6 +1,8 @@
 package core
 
 import (
+	"fmt"
+	"reflect"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -28,6 +30,19 @@ var tapeTags atomic.Uint32
 
 // Tape records values and the rules that differentiate them. The zero Tape is not
 // usable; create one with NewTape.
+//
+// A Tape is not safe for concurrent use. Calls that record or sweep (Leaf,
+// Constant, Record, Apply, ApplyMulti, Checkpoint, the Backward and Forward sweeps,
+// a LinearMap's Apply, hook registration, Free) mark the tape busy; one that finds it
+// busy — a second goroutine, or an op or a hook that re-enters the tape — fails with
+// an error wrapping chainrules.ErrInvalidArgument, which also becomes the tape's
+// sticky error, instead of corrupting the graph. Value, OpName, Inputs and Len only
+// read, and may run concurrently with each other.
+//
+// Values that enter the engine — leaves, constants, op outputs, seeds, pullback
+// contributions, tangents, hook results — must not be nil (for a pointer, map,
+// channel, func or interface V): a nil one is an error wrapping
+// chainrules.ErrInvalidArgument where it enters, never a nil dereference later.
 type Tape[V any] struct {
 	space  cr.Space[V]
 	layout cr.LayoutSpace[V] // space's optional fast layout check, or nil
@@ -59,10 +74,89 @@ type Tape[V any] struct {
 	nameCache [4]nameCacheEntry
 	nameNext  int
 
-	ids  []cr.NodeID          // scratch for Apply
-	need []bool               // scratch for Apply (MaskedOp)
-	vals []V                  // scratch for Apply
+	// The slices Apply passes to ops come from arenas that never hand out the same
+	// storage twice, so an op that keeps them (against the Op contract) cannot
+	// change another node's inputs.
+	ids  arena[cr.NodeID]
+	need arena[bool]
+	vals arena[V]
 	buf  []cr.Contribution[V] // scratch for pullbacks
+
+	// detached lists, in recording order, the inputs of the op nodes recorded while
+	// gradients were disabled (their rules are dropped), for WriteDOT.
+	detached []detachedNode
+
+	// nilk says how a V can be nil (see nilKind), so that nil values are errors
+	// where they enter the engine rather than nil dereferences in a later sweep.
+	nilk uint8
+
+	// busy is set while a recording or a sweep runs; a call that finds it set fails
+	// (see enter), and sets misuse, which makes the misuse the tape's error.
+	busy, misuse atomic.Bool
+}
+
+// arena hands out slices of fresh storage, carved from chunks so that an Apply
+// costs no allocation: a slice is never handed out twice, and a chunk lives as long
+// as some slice of it is reachable.
+type arena[T any] struct {
+	buf []T
+	off int // buf[off:] is free (an index, so that take writes no pointer)
+}
+
+const arenaChunk = 512
+
+// take returns a zeroed slice of length and capacity n that shares no storage with
+// any slice take returned before.
+func (a *arena[T]) take(n int) []T {
+	if len(a.buf)-a.off < n {
+		a.buf, a.off = make([]T, max(n, arenaChunk)), 0
+	}
+	s := a.buf[a.off : a.off+n : a.off+n]
+	a.off += n
+	return s
+}
+
+// detachedNode is an op node recorded without its rule, with its inputs.
+type detachedNode struct {
+	i  int
+	in []cr.NodeID
+}
+
+// detach notes the inputs of node i, recorded without its rule.
+func (t *Tape[V]) detach(i int, in []cr.NodeID) {
+	d := t.ids.take(len(in))
+	copy(d, in)
+	t.detached = append(t.detached, detachedNode{i: i, in: d})
+}
+
+// Ways a V can be nil.
+const (
+	notNil   uint8 = iota // V is not a pointer-like kind: no nil values
+	nilPtr                // a pointer, map, channel or func: nil is a nil word
+	nilIface              // an interface
+)
+
+// nilKind returns how a value of type V can be nil.
+func nilKind[V any]() uint8 {
+	switch reflect.TypeFor[V]().Kind() {
+	case reflect.Pointer, reflect.UnsafePointer, reflect.Map, reflect.Chan, reflect.Func:
+		return nilPtr
+	case reflect.Interface:
+		return nilIface
+	}
+	return notNil
+}
+
+// isNil reports whether v is a nil pointer (or map, channel, func or interface).
+func (t *Tape[V]) isNil(v V) bool {
+	switch t.nilk {
+	case notNil:
+		return false
+	case nilPtr:
+		// A pointer-like V is one machine word.
+		return *(*unsafe.Pointer)(unsafe.Pointer(&v)) == nil
+	}
+	return any(v) == nil
 }
 
 const (
@@ -138,7 +232,7 @@ func NewTape[V any](space cr.Space[V]) *Tape[V] {
 	for tag == 0 {
 		tag = tapeTags.Add(1)
 	}
-	t := &Tape[V]{space: space, tag: tag}
+	t := &Tape[V]{space: space, tag: tag, nilk: nilKind[V]()}
 	t.layout, _ = space.(cr.LayoutSpace[V])
 	return t
 }
@@ -158,10 +252,41 @@ func (t *Tape[V]) Len() int { return t.n }
 
 // Err returns the first error met while recording, or ErrGraphFreed after Free.
 func (t *Tape[V]) Err() error {
-	if t.err == nil && t.freed {
+	if t.err != nil {
+		return t.err
+	}
+	if t.misuse.Load() {
+		return errConcurrentUse
+	}
+	if t.freed {
 		return cr.ErrGraphFreed
 	}
-	return t.err
+	return nil
+}
+
+// errConcurrentUse is the error of a call that found the tape busy.
+var errConcurrentUse = cr.Errorf(cr.ErrInvalidArgument,
+	"concurrent use of a tape: a call overlapped another one (a Tape is not safe for concurrent use; "+
+		"use a tape per goroutine, and do not re-enter the tape from an op or a hook)")
+
+// enter marks the tape busy for one recording or sweep and reports whether it was
+// free. A call that finds the tape busy — another goroutine is using it, or an op or
+// a hook re-entered it — must return errConcurrentUse at once without touching the
+// tape; the misuse then becomes the tape's sticky error.
+func (t *Tape[V]) enter() bool {
+	if t.busy.CompareAndSwap(false, true) {
+		return true
+	}
+	t.misuse.Store(true)
+	return false
+}
+
+// leave ends what enter began.
+func (t *Tape[V]) leave() {
+	if t.misuse.Load() && t.err == nil {
+		t.err = errConcurrentUse
+	}
+	t.busy.Store(false)
 }
 
 func (t *Tape[V]) fail(err error) cr.NodeID {
@@ -173,6 +298,9 @@ func (t *Tape[V]) fail(err error) cr.NodeID {
 
 func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8, pc uintptr) cr.NodeID {
 	i := t.n
+	if t.isNil(v) {
+		return t.fail(t.applyErr(name, i, cr.Errorf(cr.ErrInvalidArgument, "nil value")))
+	}
 	if t.isFinite != nil {
 		if err := t.checkValue(i, name, v, pc); err != nil {
 			return t.fail(err)
@@ -210,6 +338,10 @@ func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8, pc
 // the caller must not modify v while the tape is in use. A leaf recorded while
 // gradients are disabled (SetGradEnabled) is still a leaf.
 func (t *Tape[V]) Leaf(v V) cr.NodeID {
+	if !t.enter() {
+		return 0
+	}
+	defer t.leave()
 	if t.Err() != nil {
 		return 0
 	}
@@ -223,6 +355,10 @@ func (t *Tape[V]) Leaf(v V) cr.NodeID {
 
 // Constant records a value that never gets a gradient: data, labels, fixed weights.
 func (t *Tape[V]) Constant(v V) cr.NodeID {
+	if !t.enter() {
+		return 0
+	}
+	defer t.leave()
 	if t.Err() != nil {
 		return 0
 	}
@@ -240,10 +376,13 @@ func (t *Tape[V]) index(id cr.NodeID) (int, error) {
 		return 0, cr.ErrGraphFreed
 	}
 	if id.Tape() != t.tag || id.Index() >= t.n {
-		if !id.Valid() {
+		switch {
+		case !id.Valid():
 			return 0, cr.Errorf(cr.ErrMissingNode, "the zero NodeID (returned after a recording error?)")
+		case id.Tape() != t.tag:
+			return 0, cr.Errorf(cr.ErrMissingNode, "NodeID %v belongs to another tape", id)
 		}
-		return 0, cr.Errorf(cr.ErrMissingNode, "node %v is not on this tape", id)
+		return 0, cr.Errorf(cr.ErrMissingNode, "NodeID %v is past the end of this tape (%d nodes)", id, t.n)
 	}
 	return id.Index(), nil
 }
@@ -299,6 +438,10 @@ func (t *Tape[V]) RequiresGrad(id cr.NodeID) bool {
 // compute values themselves; a nil rule is an error (record data with Constant).
 // While gradients are disabled (SetGradEnabled) the rule is dropped after the check.
 func (t *Tape[V]) Record(op string, value V, rule cr.ReverseRule[V]) cr.NodeID {
+	if !t.enter() {
+		return 0
+	}
+	defer t.leave()
 	if t.Err() != nil {
 		return 0
 	}
@@ -313,18 +456,22 @@ func (t *Tape[V]) Record(op string, value V, rule cr.ReverseRule[V]) cr.NodeID {
 // gradients are disabled it keeps the value and drops the rule.
 func (t *Tape[V]) record(op string, value V, rule cr.ReverseRule[V], pc uintptr) cr.NodeID {
 	if rule == nil {
-		return t.fail(&cr.OpError{Op: op, Phase: "apply", Err: cr.Errorf(cr.ErrNoRule, "nil rule")})
+		return t.fail(t.applyErr(op, t.n, cr.Errorf(cr.ErrNoRule, "nil rule")))
 	}
 	var flags uint8
 	for _, in := range rule.Inputs() {
 		j, err := t.index(in)
 		if err != nil {
-			return t.fail(&cr.OpError{Op: op, Phase: "apply", Err: err})
+			return t.fail(t.applyErr(op, t.n, fmt.Errorf("the rule's input: %w", err)))
 		}
 		flags |= t.at(j).flags & flagRequires
 	}
 	if t.noGrad {
-		return t.push(value, nil, op, flagConst, pc)
+		id := t.push(value, nil, op, flagConst, pc)
+		if id.Valid() {
+			t.detach(id.Index(), rule.Inputs())
+		}
+		return id
 	}
 	return t.push(value, rule, op, flags, pc)
 }
@@ -334,6 +481,10 @@ func (t *Tape[V]) record(op string, value V, rule cr.ReverseRule[V], pc uintptr)
 // NodeID. After an error (now or earlier) it returns the zero NodeID and
 // Err reports the first error.
 func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
+	if !t.enter() {
+		return 0
+	}
+	defer t.leave()
 	if t.Err() != nil {
 		return 0
 	}
@@ -349,17 +500,19 @@ func (t *Tape[V]) apply(op cr.Op[V], pc uintptr, inputs []cr.NodeID) cr.NodeID {
 	if t.reg != nil {
 		op = t.reg.Resolve(op)
 	}
-	// Copying the inputs into scratch keeps the variadic slice on the caller's stack.
-	ids, vals := append(t.ids[:0], inputs...), t.vals[:0]
+	// The op gets slices of its own (copying the inputs also keeps the variadic
+	// slice on the caller's stack).
+	n := len(inputs)
+	ids, vals := t.ids.take(n), t.vals.take(n)
+	copy(ids, inputs)
 	allNeed := !t.noGrad
-	for _, in := range ids {
+	for k, in := range ids {
 		j, err := t.index(in)
 		if err != nil {
-			clear(vals)
-			return t.fail(&cr.OpError{Op: op.Name(), Phase: "apply", Err: err})
+			return t.fail(t.applyErr(op.Name(), t.n, fmt.Errorf("input %d: %w", k, err)))
 		}
 		nd := t.at(j)
-		vals = append(vals, nd.value)
+		vals[k] = nd.value
 		allNeed = allNeed && nd.flags&flagRequires != 0
 	}
 	var (
@@ -374,29 +527,42 @@ func (t *Tape[V]) apply(op cr.Op[V], pc uintptr, inputs []cr.NodeID) cr.NodeID {
 		mop, _ = op.(cr.MaskedOp[V])
 	}
 	if mop != nil {
-		need := t.need[:0]
-		for _, in := range ids {
-			need = append(need, !t.noGrad && t.at(in.Index()).flags&flagRequires != 0)
+		need := t.need.take(n)
+		for k, in := range ids {
+			need[k] = !t.noGrad && t.at(in.Index()).flags&flagRequires != 0
 		}
 		y, rule, err = mop.ApplyMasked(ids, vals, need)
-		t.need = need[:0]
 	} else {
 		y, rule, err = op.Apply(ids, vals)
 	}
-	clear(vals) // do not keep values alive through the scratch buffer
-	t.ids, t.vals = ids[:0], vals[:0]
 	if err != nil {
-		return t.fail(&cr.OpError{Op: op.Name(), Phase: "apply", Err: err})
+		return t.fail(t.applyErr(op.Name(), t.n, err))
 	}
 	return t.record(op.Name(), y, rule, pc)
+}
+
+// applyErr is the error of recording op as node i: it names the node and the call
+// site, the first caller outside this module's packages (found only now that the
+// error happened, so that recording costs nothing for it).
+func (t *Tape[V]) applyErr(op string, i int, err error) error {
+	return &cr.OpError{Op: op, Node: cr.NewNodeID(t.tag, i), Phase: "apply",
+		Err: fmt.Errorf("%w (recorded at %s)", err, userSite())}
 }
 
 // Free releases the recorded values and rules. Every later use of the tape returns an
 // error wrapping ErrGraphFreed.
 func (t *Tape[V]) Free() {
+	if !t.enter() {
+		return
+	}
+	defer t.leave()
+	t.free()
+}
+
+func (t *Tape[V]) free() {
 	t.chunks, t.n = nil, 0
-	t.ids, t.vals, t.buf = nil, nil, nil
-	t.hooks, t.sites = nil, nil
+	t.ids, t.need, t.vals, t.buf = arena[cr.NodeID]{}, arena[bool]{}, arena[V]{}, nil
+	t.hooks, t.sites, t.detached = nil, nil, nil
 	t.freed = true
 }
 

@@ -40,13 +40,65 @@ func NewPlanWith(spec string, algo PathAlgorithm, shapes ...[]int) (*Plan, error
 	}
 	shs := make([][]int, len(shapes))
 	for k, s := range shapes {
+		if _, err := tensor.ShapeSize(s...); err != nil {
+			return nil, fmt.Errorf("einsum %q: operand %d: %w", spec, k, err)
+		}
 		shs[k] = slices.Clone(s)
 	}
 	b, err := bind(spec, sx, shs)
 	if err != nil {
 		return nil, err
 	}
-	return newPlan(spec, b, algo), nil
+	p := newPlan(spec, b, algo)
+	if err := p.checkSizes(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// checkSizes returns an error wrapping chainrules.ErrInvalidArgument if the result,
+// or an intermediate of the path, has more elements than an int counts or than
+// memory holds (as complex128): label sizes multiply, so operands of valid shapes
+// (broadcast views, say) can ask for one. It follows run: each step keeps the labels
+// of its two operands that the output or another live operand still needs.
+func (p *Plan) checkSizes() error {
+	size := func(s lset) (int, bool) {
+		n := 1
+		for l := range maxLabels {
+			if s.has(l) && p.b.size[l] != 0 {
+				var ok bool
+				if n, ok = tensor.MulSize(n, p.b.size[l]); !ok {
+					return 0, false
+				}
+			}
+		}
+		b, ok := tensor.MulSize(n, 16)
+		return n, ok && b <= tensor.MaxAllocBytes
+	}
+	out := setOf(p.b.out)
+	if _, ok := size(out); !ok {
+		return cr.Errorf(cr.ErrInvalidArgument, "einsum %q: the result, of shape %v, is too large", p.spec, p.b.outShape())
+	}
+	live := make([]lset, len(p.kept))
+	for k, kept := range p.kept {
+		live[k] = setOf(kept)
+	}
+	for s, st := range p.path {
+		i, j := st[0], st[1]
+		need := out
+		for q := range live {
+			if q != i && q != j {
+				need = need.or(live[q])
+			}
+		}
+		z := live[i].or(live[j]).and(need)
+		if _, ok := size(z); !ok {
+			return cr.Errorf(cr.ErrInvalidArgument, "einsum %q: step %d of the contraction path makes an intermediate too large to hold", p.spec, s)
+		}
+		live = append(append(append([]lset{}, live[:i]...), live[i+1:j]...), live[j+1:]...)
+		live = append(live, z)
+	}
+	return nil
 }
 
 // newPlan schedules the unary steps and the pairwise contractions of b.
@@ -212,8 +264,15 @@ func cachePut(key string, p *Plan) {
 }
 
 // cachedPlan returns the Auto plan of spec for the shapes of operands.
+//
+// The key is the spec's length, the spec, then the shapes: the spec is not parsed
+// yet, so it may hold any byte, and only its length prefix keeps a spec such as
+// "ij,jk->ik|2,3," from spelling the key of "ij,jk->ik" and a [2 3] operand. (A key
+// of boundPlan starts with a 0 byte, which no length does.)
 func cachedPlan(spec string, operands []*tensor.Dense) (*Plan, error) {
 	var sb strings.Builder
+	sb.WriteString(strconv.Itoa(len(spec)))
+	sb.WriteByte(':')
 	sb.WriteString(spec)
 	for _, x := range operands {
 		shapeKey(&sb, x.Shape())

@@ -7,8 +7,9 @@
 // its inputs and returns the NodeID of its output, for example
 //
 //	f := func(t *core.Tape[*tensor.Dense], x []chainrules.NodeID) chainrules.NodeID {
-//		return t.Apply(reduce.SumOp(), t.Apply(elementwise.Sin, x[0]))
+//		return t.Apply(reduce.SumOp(nil, false), t.Apply(elementwise.SinOp, x[0]))
 //	}
+//	grad, hv, err := hvp.HVP(f, []*tensor.Dense{x}, []*tensor.Dense{v})
 //
 // # Forward over reverse
 //
@@ -43,7 +44,9 @@
 // an override installed that should stay local:
 //
 //	reg := ops.New()
-//	err := reg.SetOverride("relu", smoothRelu)
+//	if err := reg.SetOverride("relu", func(chainrules.Op[*tensor.Dense]) chainrules.Op[*tensor.Dense] { return elementwise.SiluOp }); err != nil {
+//		panic(err)
+//	}
 //	grad, hv, err := hvp.WithRegistry(reg).HVP(f, x, v)
 //
 // An [Objective] made with WithRegistry(reg).NewObjective records with reg in Func,

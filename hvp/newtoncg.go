@@ -29,6 +29,11 @@ type HessVecFunc func(dst, x, v []float64) error
 //
 // gonum has no operation for Hessian-vector products, so NewtonCG calls HessVec
 // itself; it asks gonum for function values and gradients, which gonum counts.
+//
+// It stops with optimize.Failure on the first error of HessVec or Err, on a NaN or
+// infinite starting value, on a gradient or Hessian-vector product that is not
+// finite: it never reports convergence after one. (A trial point whose value is NaN
+// is only rejected: the region shrinks, as it does at any bad step.)
 type NewtonCG struct {
 	// HessVec applies the Hessian at a point (required). Objective.HessVec is one; it
 	// records with the registry of the Transforms that made the Objective.
@@ -44,6 +49,11 @@ type NewtonCG struct {
 	GradStopThreshold float64
 	// MaxCGIterations bounds the inner iterations (default: the dimension).
 	MaxCGIterations int
+	// Err, if set, reports a failure of the objective's evaluations (Objective.Err is
+	// one; Minimize sets it): NewtonCG stops with optimize.Failure and that error as
+	// soon as it is non-nil, instead of taking the NaNs of a failed evaluation for
+	// values.
+	Err func() error
 
 	// HVPs counts the Hessian-vector products of the last run; CGIterations the
 	// inner iterations; Rejected the rejected steps.
@@ -126,6 +136,9 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			return optimize.NotTerminated, err
 		}
 	}
+	if err := m.evalErr(); err != nil {
+		return optimize.Failure, err
+	}
 	f, g := task.F, append([]float64(nil), task.Gradient...)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return optimize.Failure, optimize.ErrFunc(f)
@@ -166,6 +179,9 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 		if err != nil {
 			return optimize.NotTerminated, err
 		}
+		if err := m.evalErr(); err != nil {
+			return optimize.Failure, err
+		}
 		fTrial := t.F
 		rho := math.Inf(-1)
 		if pred > 0 && !math.IsNaN(fTrial) {
@@ -196,6 +212,14 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			return optimize.StepConvergence, nil
 		}
 	}
+}
+
+// evalErr returns the objective's evaluation error, if Err is set and reports one.
+func (m *NewtonCG) evalErr() error {
+	if m.Err == nil {
+		return nil
+	}
+	return m.Err()
 }
 
 func orDefault(v, def float64) float64 {
@@ -234,6 +258,9 @@ func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv Hess
 			return 0, iters, hvps, err
 		}
 		hvps++
+		if err := finite(s.hd); err != nil {
+			return 0, iters, hvps, err
+		}
 		dhd := floats.Dot(s.d, s.hd)
 		if dhd <= 0 {
 			// Negative curvature: go to the boundary along d.
@@ -271,9 +298,22 @@ func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv Hess
 			return 0, iters, hvps, err
 		}
 		hvps++
+		if err := finite(s.hp); err != nil {
+			return 0, iters, hvps, err
+		}
 	}
 	// m(0) - m(p) = -(g.p + 1/2 p.Hp), with H p kept up to date along the way.
 	return -(floats.Dot(g, p) + 0.5*floats.Dot(p, s.hp)), iters, hvps, nil
+}
+
+// finite returns an error if a Hessian-vector product holds a NaN or an infinity.
+func finite(hv []float64) error {
+	for i, v := range hv {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return cr.Errorf(cr.ErrNonFinite, "hvp.NewtonCG: the Hessian-vector product is not finite (element %d is %v)", i, v)
+		}
+	}
+	return nil
 }
 
 // toBoundary moves p to p + tau d with tau >= 0 and ||p + tau d|| = radius, and

@@ -1,6 +1,8 @@
 package hvp
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -15,8 +17,11 @@ import (
 // optimize package, whose functions take flat []float64 points (row-major).
 //
 // gonum's callbacks cannot return errors, so a failing evaluation (an op error, a
-// non-scalar output) makes Func return NaN and Grad fill NaN — which gonum reports as
-// a failure — and keeps the first error for Err.
+// non-scalar or complex output) makes Func return NaN and Grad and Hess fill NaN, and
+// keeps the first error for Err. The Problem's Status reports that error, so gonum
+// stops at once with optimize.Failure and returns it (Minimize does the same for any
+// optimize.Method). Destinations of the wrong length are the caller's bug: Grad and
+// Hess panic, as gonum's own problems do, and HessVec returns an error.
 //
 // Evaluations at the same point share one recording (the two most recent points are
 // kept): Grad after Func at the same x runs only the reverse sweep. The counters report how much work was done.
@@ -32,6 +37,7 @@ type Objective struct {
 
 	err     error // the first evaluation error
 	invalid error // a bad shape given to NewObjective
+	dim     int   // the number of variables
 
 	// Recordings, Gradients and HVPs count the forward recordings of f, reverse
 	// sweeps and Hessian-vector products.
@@ -39,9 +45,9 @@ type Objective struct {
 }
 
 // NewObjective returns the objective x -> f(x) for x of the given shape. A shape
-// with no elements, or a negative dimension, makes every evaluation fail (Func
-// returns NaN and Err reports ErrInvalidArgument). It records with the default
-// registry; see Transforms.NewObjective.
+// with no elements, a negative dimension or more elements than an int counts makes
+// every evaluation fail (Func returns NaN and Err reports ErrInvalidArgument). It
+// records with the default registry; see Transforms.NewObjective.
 func NewObjective(f Func, shape ...int) *Objective {
 	return defaults().NewObjective(f, shape...)
 }
@@ -51,25 +57,26 @@ func NewObjective(f Func, shape ...int) *Objective {
 // registry's overrides.
 func (tr Transforms) NewObjective(f Func, shape ...int) *Objective {
 	o := &Objective{f: f, shape: slices.Clone(shape), tr: tr}
-	if slices.ContainsFunc(shape, func(d int) bool { return d < 0 }) {
-		o.invalid = cr.Errorf(cr.ErrInvalidArgument, "hvp.NewObjective: negative dimension in shape %v", shape)
-	} else if o.Dim() == 0 {
+	n, err := tensor.ShapeSize(shape...)
+	switch {
+	case err != nil:
+		o.invalid = fmt.Errorf("hvp.NewObjective: %w", err)
+	case n == 0:
 		o.invalid = cr.Errorf(cr.ErrInvalidArgument, "hvp.NewObjective: shape %v has no elements", shape)
 	}
+	o.dim = n
 	return o
 }
 
 // Err returns the first error met while evaluating.
 func (o *Objective) Err() error { return o.err }
 
-// Dim returns the number of variables.
-func (o *Objective) Dim() int {
-	n := 1
-	for _, d := range o.shape {
-		n *= d
-	}
-	return n
-}
+// ClearErr forgets the evaluation error, so that the objective can be used in a new
+// optimisation (while Err is set, the Problem's Status fails every one).
+func (o *Objective) ClearErr() { o.err = nil }
+
+// Dim returns the number of variables (0 for an invalid shape).
+func (o *Objective) Dim() int { return o.dim }
 
 func (o *Objective) fail(err error) {
 	if o.err == nil {
@@ -111,7 +118,8 @@ func (o *Objective) at(x []float64) (*Operator, error) {
 	return op, nil
 }
 
-// Func returns f(x) (the real part, for a complex output), or NaN on error.
+// Func returns f(x), or NaN on error (a complex output is one: minimise its real
+// part).
 func (o *Objective) Func(x []float64) float64 {
 	op, err := o.at(x)
 	if err != nil {
@@ -121,8 +129,12 @@ func (o *Objective) Func(x []float64) float64 {
 	return real(op.value.At(make([]int, op.value.Rank())...))
 }
 
-// Grad stores the gradient of f at x in grad, or NaNs on error.
+// Grad stores the gradient of f at x in grad, or NaNs on error. Like gonum's own
+// problems it panics if len(grad) != len(x).
 func (o *Objective) Grad(grad, x []float64) {
+	if len(grad) != len(x) {
+		panic(fmt.Sprintf("hvp: Objective.Grad: gradient of length %d for a point of length %d", len(grad), len(x)))
+	}
 	g, err := o.grad(x)
 	if err != nil {
 		o.fail(err)
@@ -150,7 +162,13 @@ func (o *Objective) grad(x []float64) ([]float64, error) {
 }
 
 // HessVec stores H(x) v in dst: one Hessian-vector product, reusing the recording at x.
+// dst, x and v must have length Dim (an error wrapping ErrShapeMismatch otherwise),
+// and a product that is not finite is an error.
 func (o *Objective) HessVec(dst, x, v []float64) error {
+	if len(dst) != len(x) || len(v) != len(x) {
+		return cr.Errorf(cr.ErrShapeMismatch, "hvp.Objective.HessVec: dst of length %d and direction of length %d for a point of length %d",
+			len(dst), len(v), len(x))
+	}
 	op, err := o.at(x)
 	if err != nil {
 		return err
@@ -169,16 +187,23 @@ func (o *Objective) HessVec(dst, x, v []float64) error {
 }
 
 // Hess stores the dense Hessian at x in dst, built from n Hessian-vector products
-// (for small n), or NaNs on error.
+// (for small n), or NaNs on error. Like gonum's own problems it panics if dst's
+// dimension is not len(x).
 func (o *Objective) Hess(dst *mat.SymDense, x []float64) {
-	n := o.Dim()
-	if _, err := o.at(x); err != nil {
+	if d := dst.SymmetricDim(); d != len(x) {
+		panic(fmt.Sprintf("hvp: Objective.Hess: Hessian of dimension %d for a point of length %d", d, len(x)))
+	}
+	n := len(x)
+	fill := func(err error) {
 		o.fail(err)
-		for i := range dst.SymmetricDim() {
-			for k := i; k < dst.SymmetricDim(); k++ {
+		for i := range n {
+			for k := i; k < n; k++ {
 				dst.SetSym(i, k, math.NaN())
 			}
 		}
+	}
+	if _, err := o.at(x); err != nil {
+		fill(err)
 		return
 	}
 	cols := make([][]float64, n)
@@ -187,12 +212,7 @@ func (o *Objective) Hess(dst *mat.SymDense, x []float64) {
 		e[j] = 1
 		cols[j] = make([]float64, n)
 		if err := o.HessVec(cols[j], x, e); err != nil {
-			o.fail(err)
-			for i := range n {
-				for k := i; k < n; k++ {
-					dst.SetSym(i, k, math.NaN())
-				}
-			}
+			fill(err)
 			return
 		}
 		e[j] = 0
@@ -204,7 +224,46 @@ func (o *Objective) Hess(dst *mat.SymDense, x []float64) {
 	}
 }
 
-// Problem returns the optimize.Problem with Func, Grad and Hess.
+// Problem returns the optimize.Problem with Func, Grad, Hess and Status. Status
+// reports the first evaluation error (optimize.Failure and Err), so that gonum stops
+// after the evaluation that failed and returns the error.
 func (o *Objective) Problem() optimize.Problem {
-	return optimize.Problem{Func: o.Func, Grad: o.Grad, Hess: o.Hess}
+	return optimize.Problem{Func: o.Func, Grad: o.Grad, Hess: o.Hess, Status: o.status}
+}
+
+func (o *Objective) status() (optimize.Status, error) {
+	if o.err != nil {
+		return optimize.Failure, o.err
+	}
+	return optimize.NotTerminated, nil
+}
+
+// Minimize is optimize.Minimize on obj.Problem() for an Objective, with the method
+// (nil: gonum's default) wired to it: a NewtonCG without HessVec gets obj.HessVec,
+// and a NewtonCG without Err gets obj.Err. It returns gonum's result together with
+// an error that holds the objective's first evaluation error, if any, and gonum's
+// error: a failed evaluation is never reported as convergence (the result's Status
+// is then optimize.Failure).
+func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method optimize.Method) (*optimize.Result, error) {
+	if m, ok := method.(*NewtonCG); ok && m != nil {
+		if m.HessVec == nil {
+			m.HessVec = obj.HessVec
+		}
+		if m.Err == nil {
+			m.Err = obj.Err
+		}
+	}
+	res, err := optimize.Minimize(obj.Problem(), x0, settings, method)
+	if oerr := obj.Err(); oerr != nil {
+		switch {
+		case err == nil:
+			err = oerr
+		case !errors.Is(err, oerr):
+			err = errors.Join(oerr, err)
+		}
+		if res != nil {
+			res.Status = optimize.Failure
+		}
+	}
+	return res, err
 }

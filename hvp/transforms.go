@@ -78,7 +78,9 @@ func collect(g *core.Gradients[*tensor.Dense], ids []cr.NodeID, x []*tensor.Dens
 // Grad returns f(x) and the gradient of a scalar f with respect to each input:
 // grad_k = d f / d x_k (for complex inputs, PyTorch's convention: the adjoint of the
 // JVP under Re<a, b>, so that f(x + e v) = f(x) + e Re<grad, v> + O(e^2)). A non-scalar
-// output is an error wrapping chainrules.ErrNonScalarLoss. It records with the
+// or complex output is an error wrapping chainrules.ErrNonScalarLoss: a complex f has
+// no gradient, so take its real part (as PyTorch and JAX require); VJP takes any
+// cotangent. It records with the
 // default registry; see Transforms.Grad.
 func Grad(f Func, x ...*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
 	return defaults().Grad(f, x...)
@@ -163,7 +165,9 @@ func seeds(ids []cr.NodeID, v []*tensor.Dense) map[cr.NodeID]*tensor.Dense {
 //	(H v)_k = sum_j d^2 f / (dx_k dx_j) v_j.
 //
 // It is forward-over-reverse: one recording, one forward-tangent sweep and one
-// second-order sweep. It records with the default registry; see Transforms.HVP.
+// second-order sweep. A nil direction is the zero direction; a non-scalar or complex
+// output is an error wrapping chainrules.ErrNonScalarLoss. It records with the
+// default registry; see Transforms.HVP.
 func HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense, err error) {
 	return defaults().HVP(f, x, v)
 }
@@ -194,8 +198,8 @@ type Operator struct {
 	grad  []*tensor.Dense // nil until a sweep has computed it
 }
 
-// NewOperator records f at x. A non-scalar output is an error wrapping
-// chainrules.ErrNonScalarLoss. It records with the default registry; see
+// NewOperator records f at x. A non-scalar or complex output is an error wrapping
+// chainrules.ErrNonScalarLoss (for a complex f, differentiate its real part). It records with the default registry; see
 // Transforms.NewOperator.
 func NewOperator(f Func, x ...*tensor.Dense) (*Operator, error) {
 	return defaults().NewOperator(f, x...)
@@ -210,6 +214,10 @@ func (tr Transforms) NewOperator(f Func, x ...*tensor.Dense) (*Operator, error) 
 	value, _ := t.Value(out)
 	if value.Size() != 1 {
 		return nil, &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss, "f returned %s", value.Describe())}
+	}
+	if value.DType() != tensor.Float64 {
+		return nil, &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss,
+			"f returned %s: a complex loss has no gradient or Hessian; take its real part", value.Describe())}
 	}
 	return &Operator{tape: t, ids: ids, x: x, out: out, value: value}, nil
 }

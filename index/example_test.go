@@ -99,7 +99,7 @@ func ExampleSelectOp() {
 	fmt.Println(tape.Err())
 	// Output:
 	// true
-	// chainrules: select (apply): invalid argument: select: index 5 out of range for axis 1 of size 3
+	// chainrules: select at node %1 (apply): invalid argument: select: index 5 out of range for axis 1 of size 3 (recorded at index/example_test.go:97)
 }
 
 // SplitOp is one op with an output per block. A loss that uses one block only pulls

@@ -82,7 +82,9 @@ type stackOp struct{ axis int }
 func StackOp(axis int) cr.Op[*tensor.Dense] { return stackOp{axis: axis} }
 
 // Stack stacks xs along a new axis (see StackOp).
-func Stack(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) { return cr.Eval(StackOp(axis), xs...) }
+func Stack(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) {
+	return cr.Eval(StackOp(axis), xs...)
+}
 
 func (stackOp) Name() string { return "stack" }
 

@@ -2,7 +2,6 @@ package index
 
 import "github.com/chainrules-go/chainrules/tensor"
 
-
 // buf is the row-major element slice of a tensor of either dtype.
 type buf struct {
 	c  bool

@@ -40,5 +40,5 @@
 //
 // is one node:
 //
-//	loss := tape.Apply(nn.CrossEntropyOp(labels, nn.LabelSmoothing(0.1)), logits)
+//	smoothed := tape.Apply(nn.CrossEntropyOp(labels, nn.LabelSmoothing(0.1)), logits)
 package nn

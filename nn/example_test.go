@@ -17,16 +17,20 @@ func ExampleCrossEntropyOp() {
 	xv, _ := tensor.FromFloat64([]float64{0, 0, 0, 2, 0, 0}, 2, 3)
 	x := tp.Leaf(xv)
 	loss := tp.Apply(nn.CrossEntropyOp([]int{1, 0}), x)
+	labels, logits := []int{1, 0}, tp.Constant(xv) // with label smoothing, as in the package doc:
+	tape := tp
+	smoothed := tape.Apply(nn.CrossEntropyOp(labels, nn.LabelSmoothing(0.1)), logits)
 	g, err := tp.Backward(loss)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	lv, _ := tp.Value(loss)
+	sv, _ := tp.Value(smoothed)
 	gx, _ := g.Of(x)
-	fmt.Printf("loss = %.4f\ngrad = %.4f\n", lv.AtFloat64(), gx.Float64s())
+	fmt.Printf("loss = %.4f (smoothed %.4f)\ngrad = %.4f\n", lv.AtFloat64(), sv.AtFloat64(), gx.Float64s())
 	// Output:
-	// loss = 0.6691
+	// loss = 0.6691 (smoothed 0.7357)
 	// grad = [0.1667 -0.3333 0.1667 -0.1065 0.0533 0.0533]
 }
 

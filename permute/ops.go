@@ -147,7 +147,9 @@ func TransposeOp(i, j int) cr.Op[*tensor.Dense] {
 }
 
 // Transpose is TransposeOp without a tape.
-func Transpose(x *tensor.Dense, i, j int) (*tensor.Dense, error) { return cr.Eval(TransposeOp(i, j), x) }
+func Transpose(x *tensor.Dense, i, j int) (*tensor.Dense, error) {
+	return cr.Eval(TransposeOp(i, j), x)
+}
 
 // MoveAxisOp returns NumPy's moveaxis: the axes src[k] of x move to positions
 // dst[k] of y, and the other axes keep their relative order. src and dst have the
@@ -279,7 +281,9 @@ func UnsqueezeOp(axis int) cr.Op[*tensor.Dense] {
 }
 
 // Unsqueeze is UnsqueezeOp without a tape.
-func Unsqueeze(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(UnsqueezeOp(axis), x) }
+func Unsqueeze(x *tensor.Dense, axis int) (*tensor.Dense, error) {
+	return cr.Eval(UnsqueezeOp(axis), x)
+}
 
 // BroadcastToOp returns the op y = BroadcastTo(x, shape...) under NumPy's rules (x's
 // dims aligned with the trailing dims of shape, each equal or 1). The output is a
@@ -290,6 +294,9 @@ func Unsqueeze(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eva
 func BroadcastToOp(shape ...int) cr.Op[*tensor.Dense] {
 	shape = slices.Clone(shape)
 	return &op{name: "broadcast_to", plan: func(from []int) (layout, error) {
+		if _, err := tensor.ShapeSize(shape...); err != nil {
+			return layout{}, fmt.Errorf("broadcast_to: %w", err)
+		}
 		if len(from) > len(shape) {
 			return layout{}, cr.Errorf(cr.ErrShapeMismatch, "broadcast_to: cannot broadcast %v to %v", from, shape)
 		}
@@ -310,4 +317,3 @@ func BroadcastToOp(shape ...int) cr.Op[*tensor.Dense] {
 func BroadcastTo(x *tensor.Dense, shape ...int) (*tensor.Dense, error) {
 	return cr.Eval(BroadcastToOp(shape...), x)
 }
-

@@ -54,28 +54,66 @@ func (m moment) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr
 
 func applyMoment[T tensor.Element](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	xs := elems[T](p.canonical(x))
-	mu := sumKernel(xs, p.Lanes)
+	mu := shiftedMean(xs, p)
 	inv := fromReal[T](1 / float64(p.Len))
-	for o := range mu {
-		mu[o] *= inv
-	}
-	n := p.Inner
-	y := make([]float64, p.Count())
-	for o, off := range p.Rows() {
-		mo, yo := mu[o:o+n], y[o:o+n]
-		for j, v := range xs[off : off+n] {
-			d := v - mo[j]
-			yo[j] += reDot(d, d)
+	// The corrected two-pass algorithm: with d = x - mu, the rounding error of mu is
+	// sum(d)/n, so mu + sum(d)/n is the mean to working precision and
+	// sum |d|^2 - |sum d|^2 / n the sum of squares about it. A constant slice then
+	// has exactly its value as mean and a variance of exactly 0 (as PyTorch's
+	// Welford updates give), whatever the rounding of sum(x)/n.
+	y := make([]float64, p.Outer*p.Inner)
+	s1 := make([]T, p.Outer*p.Inner)
+	for i := range p.Outer {
+		for k := range p.Len {
+			o := (i*p.Len + k) * p.Inner
+			row, mi, yi, si := xs[o:o+p.Inner], mu[i*p.Inner:i*p.Inner+p.Inner], y[i*p.Inner:i*p.Inner+p.Inner], s1[i*p.Inner:i*p.Inner+p.Inner]
+			for j, v := range row {
+				d := v - mi[j]
+				si[j] += d
+				yi[j] += reDot(d, d)
+			}
 		}
 	}
 	den := math.Max(0, float64(p.Len)-m.correction)
 	for o := range y {
+		c := s1[o] * inv
+		mu[o] += c
+		y[o] = math.Max(0, y[o]-reDot(s1[o], c))
 		y[o] /= den
 		if m.std {
 			y[o] = math.Sqrt(y[o])
 		}
 	}
 	return output(p, y), &momentRule[T]{in: [1]cr.NodeID{in}, p: p, x: xs, mu: mu, y: y, den: den, std: m.std}, nil
+}
+
+// shiftedMean returns the means of the slices of xs (the canonical layout of p),
+// computed about each slice's first element: x0 + mean(x - x0), which is exactly x0
+// for a constant slice, whatever its magnitude.
+func shiftedMean[T tensor.Element](xs []T, p *plan) []T {
+	if p.Len == 0 {
+		mu := sumKernel(xs, p.Lanes)
+		inv := fromReal[T](1 / float64(p.Len))
+		for o := range mu {
+			mu[o] *= inv
+		}
+		return mu
+	}
+	mu := make([]T, p.Outer*p.Inner)
+	inv := fromReal[T](1 / float64(p.Len))
+	for i := range p.Outer {
+		piv, mi := xs[i*p.Len*p.Inner:i*p.Len*p.Inner+p.Inner], mu[i*p.Inner:i*p.Inner+p.Inner]
+		for k := 1; k < p.Len; k++ {
+			o := (i*p.Len + k) * p.Inner
+			for j, v := range xs[o : o+p.Inner] {
+				mi[j] += v - piv[j]
+			}
+		}
+		for j := range mi {
+			mi[j] = piv[j] + mi[j]*inv
+		}
+	}
+	return mu
 }
 
 type momentRule[T tensor.Element] struct {

@@ -9,7 +9,6 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-
 // plan maps a reduction of a tensor of some shape over some axes onto the canonical
 // layout every kernel works in: a contiguous array of shape [Outer, Len, Inner]
 // (the embedded tensor.Lanes) whose middle axis is the reduced one. Output element

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/cmplx"
 	"slices"
@@ -13,7 +15,7 @@ import (
 // each axis every dim must be 1 or equal to the others (the result takes the dim that
 // is not 1). With no shapes it returns the scalar shape. It returns an error wrapping
 // ErrShapeMismatch, naming the shapes, if they do not broadcast, and
-// ErrInvalidArgument for a negative dim.
+// ErrInvalidArgument for a negative dim or a result whose size overflows int.
 func BroadcastShapes(shapes ...[]int) ([]int, error) {
 	r := 0
 	for _, s := range shapes {
@@ -39,6 +41,9 @@ func BroadcastShapes(shapes ...[]int) ([]int, error) {
 			}
 		}
 	}
+	if _, err := ShapeSize(out...); err != nil {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "broadcasting %v: %w", shapes, err)
+	}
 	return out, nil
 }
 
@@ -58,13 +63,16 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 	if err := checkDims(shape); err != nil {
 		return nil, err
 	}
+	// shape must broadcast to t's shape, so its size is at most t's: check that
+	// before allocating it.
+	if !broadcasts(shape, t.shape) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "cannot sum shape %v to %v", t.shape, shape)
+	}
 	out := New(t.dtype, shape...)
 	// Reading out through these strides broadcasts it to t's shape: summing t into
 	// that view adds every element of t into the output element it broadcasts from.
 	st := make([]int, len(t.shape))
-	if !out.broadcastStrides(st, t.shape) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "cannot sum shape %v to %v", t.shape, shape)
-	}
+	out.broadcastStrides(st, t.shape)
 	if t.Size() == 0 {
 		return out, nil
 	}
@@ -74,6 +82,19 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 		sumInto(out.f64, t.f64, t.shape, st, t.strides, t.offset)
 	}
 	return out, nil
+}
+
+// broadcasts reports whether from broadcasts to shape by NumPy's rules.
+func broadcasts(from, shape []int) bool {
+	if len(from) > len(shape) {
+		return false
+	}
+	for k, d := range from {
+		if e := shape[len(shape)-len(from)+k]; d != e && d != 1 {
+			return false
+		}
+	}
+	return true
 }
 
 // sumInto adds each element of the strided view (shape, srcStrides, offset) of src
@@ -142,6 +163,9 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 		shape = a.shape
 	} else {
 		s, err := BroadcastShapes(a.shape, b.shape)
+		if errors.Is(err, cr.ErrInvalidArgument) {
+			return nil, fmt.Errorf("%s: %w", binOpNames[op], err)
+		}
 		if err != nil {
 			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cannot broadcast %v and %v", binOpNames[op], a.shape, b.shape)
 		}

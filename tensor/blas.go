@@ -1,6 +1,7 @@
 package tensor
 
 import (
+	"fmt"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
@@ -97,7 +98,10 @@ func MatMul(a, b *Dense) (*Dense, error) {
 	}
 	m, k, n := a.shape[0], a.shape[1], b.shape[1]
 	dt := ResultDType(a.dtype, b.dtype)
-	out := New(dt, m, n)
+	out, err := Alloc(dt, m, n)
+	if err != nil {
+		return nil, fmt.Errorf("matmul: %w", err)
+	}
 	if m == 0 || n == 0 || k == 0 {
 		return out, nil
 	}
@@ -153,7 +157,10 @@ func BatchMatMul(a, b *Dense, transA, transB bool) (*Dense, error) {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "batch matmul: cannot multiply %v by %v (transA %v, transB %v)", a.shape, b.shape, transA, transB)
 	}
 	dt := ResultDType(a.dtype, b.dtype)
-	out := New(dt, batch, m, n)
+	out, err := Alloc(dt, batch, m, n)
+	if err != nil {
+		return nil, fmt.Errorf("batch matmul: %w", err)
+	}
 	if batch == 0 || m == 0 || n == 0 || k == 0 {
 		return out, nil
 	}

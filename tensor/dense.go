@@ -2,6 +2,8 @@ package tensor
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -106,7 +108,8 @@ func copyLayout(shape, strides []int) (sh, st []int) {
 // that the strides stay valid).
 func RowMajorStrides(shape ...int) []int { return rowMajorStrides(shape) }
 
-// prod returns the number of elements of shape (1 for the empty shape).
+// prod returns the number of elements of shape (1 for the empty shape). Every shape
+// a Dense holds passed ShapeSize, so the product cannot overflow.
 func prod(shape []int) int {
 	n := 1
 	for _, d := range shape {
@@ -125,6 +128,87 @@ func checkDims(shape []int) error {
 	return nil
 }
 
+// MulSize returns a*b for sizes a, b >= 0, and false if the product overflows int.
+// It is the one checked product of sizes: ShapeSize and every size computation of
+// the project that multiplies dims (einsum's label sizes, a point's dimension) use it.
+func MulSize(a, b int) (int, bool) {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt {
+		return 0, false
+	}
+	return int(lo), true
+}
+
+// ShapeSize returns the number of elements of a tensor of the given shape, the
+// product of its dims (1 for the empty shape). It returns an error wrapping
+// chainrules.ErrInvalidArgument if a dim is negative or if the product of the
+// non-zero dims overflows int: such a shape has no valid strides even when a zero dim
+// makes it empty, so no tensor has it. Every constructor and view of this package
+// checks its shape with it, so a Dense never has a size that wrapped around.
+func ShapeSize(shape ...int) (int, error) {
+	if err := checkDims(shape); err != nil {
+		return 0, err
+	}
+	n, zero := 1, false
+	for _, d := range shape {
+		if d == 0 {
+			zero = true
+			continue
+		}
+		var ok bool
+		if n, ok = MulSize(n, d); !ok {
+			return 0, cr.Errorf(cr.ErrInvalidArgument, "shape %v has more elements than an int can count", shape)
+		}
+	}
+	if zero {
+		return 0, nil
+	}
+	return n, nil
+}
+
+// MaxAllocBytes bounds the storage Alloc makes: Go's heap cannot address more (the
+// runtime's maxAlloc on 64-bit platforms), and make panics beyond it.
+const MaxAllocBytes = 1<<48 - 1
+
+// elemSize returns the size in bytes of an element of dt, or 0 for an invalid dtype.
+func elemSize(dt DType) int {
+	switch dt {
+	case Float64:
+		return 8
+	case Complex128:
+		return 16
+	}
+	return 0
+}
+
+// Alloc returns a zero tensor of dtype dt and the given shape, as New does, but
+// reports a bad request as an error instead of panicking: an error wrapping
+// chainrules.ErrInvalidArgument for a negative dim, a shape whose size overflows int
+// (see ShapeSize), storage larger than the Go heap can address, or a dtype other than
+// Float64 and Complex128. Ops that allocate a shape computed from their inputs or
+// parameters use it.
+func Alloc(dt DType, shape ...int) (*Dense, error) {
+	n, err := ShapeSize(shape...)
+	if err != nil {
+		return nil, err
+	}
+	es := elemSize(dt)
+	if es == 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "invalid dtype %v", dt)
+	}
+	if b, ok := MulSize(n, es); !ok || uint64(b) > MaxAllocBytes {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "a %v tensor of shape %v (%d elements) is larger than memory can hold", dt, shape, n)
+	}
+	t := &Dense{dtype: dt}
+	t.shape, t.strides = contiguousLayout(shape)
+	if dt == Complex128 {
+		t.c128 = make([]complex128, n)
+	} else {
+		t.f64 = make([]float64, n)
+	}
+	return t, nil
+}
+
 // cloneShape copies shape into a non-nil slice, so that scalars report an empty (not
 // nil) shape and callers' variadic slices are never retained.
 func cloneShape(shape []int) []int {
@@ -135,21 +219,14 @@ func cloneShape(shape []int) []int {
 
 // New returns a zero tensor of dtype dt and the given shape, contiguous row-major.
 // With no dims it returns a 0-d scalar. Like make, it panics if a dim is negative; it
-// also panics for a dtype other than Float64 and Complex128.
+// also panics for a shape whose size overflows int, for storage larger than the Go
+// heap can address and for a dtype other than Float64 and Complex128 — never does it
+// return a tensor of another size. Alloc reports the same conditions as errors; use
+// it for shapes that come from data.
 func New(dt DType, shape ...int) *Dense {
-	if err := checkDims(shape); err != nil {
+	t, err := Alloc(dt, shape...)
+	if err != nil {
 		panic("tensor.New: " + err.Error())
-	}
-	n := prod(shape)
-	t := &Dense{dtype: dt}
-	t.shape, t.strides = contiguousLayout(shape)
-	switch dt {
-	case Float64:
-		t.f64 = make([]float64, n)
-	case Complex128:
-		t.c128 = make([]complex128, n)
-	default:
-		panic("tensor.New: invalid dtype " + dt.String())
 	}
 	return t
 }
@@ -158,12 +235,13 @@ func New(dt DType, shape ...int) *Dense {
 // data, taking ownership of data (it is not copied). With no dims the tensor is a
 // scalar and data must hold one element. It returns an error wrapping
 // ErrShapeMismatch if len(data) != prod(shape), or ErrInvalidArgument for a negative
-// dim.
+// dim or a shape whose size overflows int.
 func FromFloat64(data []float64, shape ...int) (*Dense, error) {
-	if err := checkDims(shape); err != nil {
+	n, err := ShapeSize(shape...)
+	if err != nil {
 		return nil, err
 	}
-	if n := prod(shape); len(data) != n {
+	if len(data) != n {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
 	}
 	if data == nil {
@@ -176,10 +254,11 @@ func FromFloat64(data []float64, shape ...int) (*Dense, error) {
 
 // FromComplex128 is FromFloat64 for complex128 data.
 func FromComplex128(data []complex128, shape ...int) (*Dense, error) {
-	if err := checkDims(shape); err != nil {
+	n, err := ShapeSize(shape...)
+	if err != nil {
 		return nil, err
 	}
-	if n := prod(shape); len(data) != n {
+	if len(data) != n {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
 	}
 	if data == nil {
@@ -450,15 +529,15 @@ func (t *Dense) Transpose(i, j int) (*Dense, error) {
 // shape itself, with its one -1 (if any) replaced by the size that makes the element
 // counts equal. It returns an error wrapping ErrShapeMismatch if the counts differ,
 // and ErrInvalidArgument for a dimension below -1, more than one -1, or a -1 next to
-// a zero dimension (any size would fit).
+// a zero dimension (any size would fit), or a shape whose size overflows int.
 func InferShape(from []int, shape ...int) ([]int, error) {
 	newShape := cloneShape(shape)
-	size := 1
-	for _, d := range from {
-		size *= d
+	size, err := ShapeSize(from...)
+	if err != nil {
+		return nil, err
 	}
 	infer := -1
-	known := 1
+	known := make([]int, 0, len(newShape))
 	for k, d := range newShape {
 		switch {
 		case d == -1:
@@ -469,20 +548,24 @@ func InferShape(from []int, shape ...int) ([]int, error) {
 		case d < 0:
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape to %v: negative dimension", shape)
 		default:
-			known *= d
+			known = append(known, d)
 		}
+	}
+	n, err := ShapeSize(known...)
+	if err != nil {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape to %v: %w", shape, err)
 	}
 	if infer >= 0 {
-		if known == 0 {
+		if n == 0 {
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape %v to %v: cannot infer -1 next to a zero dimension", from, shape)
 		}
-		if size%known != 0 {
+		if size%n != 0 {
 			return nil, cr.Errorf(cr.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", from, size, shape)
 		}
-		newShape[infer] = size / known
-		known = size
+		newShape[infer] = size / n
+		n = size
 	}
-	if known != size {
+	if n != size {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "cannot reshape %v (%d elements) to %v", from, size, shape)
 	}
 	return newShape, nil
@@ -585,9 +668,10 @@ func (t *Dense) Slice(axis, start, stop, step int) (*Dense, error) {
 // BroadcastTo returns the view of t with the given shape under NumPy's rules: t's
 // shape is aligned with the trailing dims of shape, and each of t's dims must equal
 // the target dim or be 1 (then it repeats, with stride 0). It returns an error
-// wrapping ErrShapeMismatch if t cannot be broadcast to shape.
+// wrapping ErrShapeMismatch if t cannot be broadcast to shape, and
+// ErrInvalidArgument for a negative dim or a shape whose size overflows int.
 func (t *Dense) BroadcastTo(shape ...int) (*Dense, error) {
-	if err := checkDims(shape); err != nil {
+	if _, err := ShapeSize(shape...); err != nil {
 		return nil, err
 	}
 	sh, st := copyLayout(shape, nil)

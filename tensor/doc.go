@@ -29,9 +29,10 @@
 //
 //	a, _ := tensor.FromFloat64([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
 //	b, _ := tensor.FromFloat64([]float64{10, 20, 30}, 3)
-//	c, _ := tensor.Add(a, b)        // broadcasts b over the rows of a
+//	c, _ := tensor.Add(a, b)          // broadcasts b over the rows of a
 //	s, _ := tensor.SumTo(c, []int{3}) // the pullback of that broadcast
-//	fmt.Println(c, s)
+//	fmt.Println(c)
+//	fmt.Println(s)
 //
 // # Matrix products
 //

@@ -65,7 +65,7 @@ func (l Lane) At(k int) int { return l.Off + k*l.Stride }
 //	for _, l := range lanes.All() {
 //		var s float64
 //		for k := range l.Len {
-//			s += x[l.At(k)]
+//			s += xs[l.At(k)]
 //			y[l.At(k)] = s
 //		}
 //	}
@@ -90,7 +90,7 @@ func (l Lanes) All() iter.Seq2[int, Lane] {
 // that a kernel keeps a contiguous innermost loop, the same j in both:
 //
 //	for o, off := range lanes.Rows() {
-//		acc, row := out[o:o+lanes.Inner], x[off:off+lanes.Inner]
+//		acc, row := out[o:o+lanes.Inner], xs[off:off+lanes.Inner]
 //		for j, v := range row {
 //			acc[j] += v
 //		}

@@ -11,6 +11,21 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
+// The sum over an axis, row by row: the inner loop is contiguous.
+func ExampleLanes_Rows() {
+	x, _ := tensor.FromFloat64([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
+	lanes, _ := tensor.LanesOf(x.Shape(), 0) // [Outer 1, Len 2, Inner 3]
+	xs, out := x.Float64s(), make([]float64, lanes.Count())
+	for o, off := range lanes.Rows() {
+		acc, row := out[o:o+lanes.Inner], xs[off:off+lanes.Inner]
+		for j, v := range row {
+			acc[j] += v
+		}
+	}
+	fmt.Println(out)
+	// Output: [5 7 9]
+}
+
 // A cumulative sum along an axis, written twice: lane by lane (each lane strided by
 // Inner), and row by row with a running row, the form whose inner loop is contiguous.
 func ExampleLanes() {

@@ -36,7 +36,7 @@
 // Example:
 //
 //	y := make([]float64, len(x))
-//	vmath.Exp(y, x)      // y[i] = e^x[i]
-//	m := vmath.Max(x)    // the largest element, NaN if any is NaN
+//	vmath.Exp(y, x)   // y[i] = e^x[i]
+//	m := vmath.Max(x) // the largest element, NaN if any is NaN
 //	s := vmath.SumExpSub(x, m)
 package vmath

@@ -118,12 +118,9 @@ func (t *Tensor) UnmarshalJSON(b []byte) error {
 	if raw.Order != "" && raw.Order != "row_major" {
 		return cr.Errorf(cr.ErrInvalidArgument, "tensor order %q", raw.Order)
 	}
-	n := 1
-	for _, d := range raw.Shape {
-		if d < 0 {
-			return cr.Errorf(cr.ErrInvalidArgument, "negative dim in shape %v", raw.Shape)
-		}
-		n *= d
+	n, err := tensor.ShapeSize(raw.Shape...)
+	if err != nil {
+		return err
 	}
 	if len(raw.Data) != n {
 		return cr.Errorf(cr.ErrShapeMismatch, "%d data elements for shape %v", len(raw.Data), raw.Shape)

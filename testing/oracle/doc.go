@@ -22,7 +22,7 @@
 //		require.NoError(t, err)
 //		oracle.Replay(t, cases, func(c *oracle.Case) (chainrules.Op[*tensor.Dense], []*tensor.Dense, error) {
 //			x, err := c.DenseInputs()
-//			return elementwise.Exp(), x, err
+//			return elementwise.ExpOp, x, err
 //		})
 //	}
 //

@@ -137,6 +137,8 @@ func TestParse(t *testing.T) {
 		{"wrong data length", `{"inputs": {"a": {"dtype": "float64", "shape": [3], "order": "row_major", "data": [1]}}}`, "shape mismatch"},
 		{"bad order", `{"inputs": {"a": {"dtype": "float64", "shape": [1], "order": "col_major", "data": [1]}}}`, "order"},
 		{"bad complex", `{"inputs": {"a": {"dtype": "complex128", "shape": [1], "order": "row_major", "data": [[1, "x"]]}}}`, "element 0"},
+		// 2*3*7*7905747460161236407 wraps around to 6 in int arithmetic.
+		{"overflowing shape", `{"inputs": {"a": {"dtype": "float64", "shape": [2, 3, 7, 7905747460161236407], "order": "row_major", "data": [1, 2, 3, 4, 5, 6]}}}`, "more elements than an int"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,183 @@
+package hvp_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	ew "github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/hvp"
+	"github.com/chainrules-go/chainrules/reduce"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// sumOf is f(x) = sum(g(x)).
+func sumOf(g cr.Op[*tensor.Dense]) hvp.Func {
+	return func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+		return t.Apply(reduce.SumOp(nil, false), t.Apply(g, x[0]))
+	}
+}
+
+// A complex loss is refused by every transform that seeds with 1: the caller must
+// take the real part (PyTorch and JAX refuse too).
+func TestComplexLossIsRefused(t *testing.T) {
+	z, _ := tensor.FromComplex128([]complex128{1 + 1i, 2 - 1i}, 2)
+	f := sumOf(ew.SinOp)
+	_, _, err := hvp.Grad(f, z)
+	require.ErrorIs(t, err, cr.ErrNonScalarLoss)
+	assert.ErrorContains(t, err, "real part")
+	_, _, err = hvp.HVP(f, []*tensor.Dense{z}, []*tensor.Dense{z})
+	require.ErrorIs(t, err, cr.ErrNonScalarLoss)
+	_, err = hvp.NewOperator(f, z)
+	require.ErrorIs(t, err, cr.ErrNonScalarLoss)
+
+	// The real part is a loss.
+	re := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(ew.RealOp, f(t, x)) }
+	_, g, err := hvp.Grad(re, z)
+	require.NoError(t, err)
+	assert.Equal(t, tensor.Complex128, g[0].DType())
+	// An explicit seed is a VJP, which is allowed.
+	_, _, err = hvp.VJP(f, []*tensor.Dense{z}, tensor.ScalarComplex(1))
+	require.NoError(t, err)
+}
+
+// Inputs the output does not depend on get zeros of their own dtype.
+func TestUnusedInputsGetZerosOfTheirDType(t *testing.T) {
+	x := vec(1, 2)
+	z, _ := tensor.FromComplex128([]complex128{1 + 1i, 2 - 1i, 3}, 3)
+	f := func(t *hvp.Tape, in []cr.NodeID) cr.NodeID { return sumOf(ew.SinOp)(t, in[:1]) }
+	_, g, err := hvp.Grad(f, x, z)
+	require.NoError(t, err)
+	assert.Equal(t, tensor.Complex128, g[1].DType())
+	assert.Equal(t, []int{3}, g[1].Shape())
+	assert.Equal(t, []complex128{0, 0, 0}, g[1].Complex128s())
+	g2, hv, err := hvp.HVP(f, []*tensor.Dense{x, z}, []*tensor.Dense{x, z})
+	require.NoError(t, err)
+	for _, v := range []*tensor.Dense{g2[1], hv[1]} {
+		assert.Equal(t, tensor.Complex128, v.DType())
+		assert.Equal(t, []complex128{0, 0, 0}, v.Complex128s())
+	}
+	_, xbar, err := hvp.VJP(f, []*tensor.Dense{x, z}, tensor.Scalar(1))
+	require.NoError(t, err)
+	assert.Equal(t, tensor.Complex128, xbar[1].DType())
+}
+
+// A nil direction is the zero direction, as documented.
+func TestNilDirectionIsZero(t *testing.T) {
+	x, y := vec(0.3, -0.7), vec(1.1)
+	f := func(t *hvp.Tape, in []cr.NodeID) cr.NodeID {
+		return t.Apply(ew.AddOp, sumOf(ew.SinOp)(t, in[:1]), sumOf(ew.ExpOp)(t, in[1:]))
+	}
+	_, hv, err := hvp.HVP(f, []*tensor.Dense{x, y}, []*tensor.Dense{nil, vec(2)})
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0, 0}, floats(hv[0]))
+	assert.InDelta(t, 2*math.Exp(1.1), floats(hv[1])[0], 1e-14)
+	op, err := hvp.NewOperator(f, x, y)
+	require.NoError(t, err)
+	hv, err = op.Apply(nil, nil)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{0, 0}, floats(hv[0]))
+	assert.Equal(t, []float64{0}, floats(hv[1]))
+	_, yd, err := hvp.JVP(f, []*tensor.Dense{x, y}, []*tensor.Dense{nil, nil})
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, yd.AtFloat64())
+}
+
+// Evaluation errors reach the caller of gonum's Minimize: the objective's Status
+// stops gonum with the objective's error, not gonum's "function value is NaN".
+func TestObjectiveFailuresReachTheCaller(t *testing.T) {
+	fails := cr.OpFunc[*tensor.Dense]{OpName: "fails", F: func([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "cannot evaluate")
+	}}
+	for _, method := range []optimize.Method{nil, &optimize.BFGS{}, &optimize.Newton{}, &hvp.NewtonCG{}} {
+		obj := hvp.NewObjective(sumOf(fails), 2)
+		if m, ok := method.(*hvp.NewtonCG); ok {
+			m.HessVec = obj.HessVec
+		}
+		_, err := optimize.Minimize(obj.Problem(), []float64{1, 2}, nil, method)
+		require.ErrorIs(t, err, cr.ErrInvalidArgument, "%T", method)
+		assert.ErrorContains(t, err, "cannot evaluate")
+
+		obj = hvp.NewObjective(sumOf(fails), 2)
+		res, err := hvp.Minimize(obj, []float64{1, 2}, nil, method)
+		require.ErrorIs(t, err, cr.ErrInvalidArgument, "%T", method)
+		if res != nil {
+			assert.Equal(t, optimize.Failure, res.Status)
+		}
+	}
+
+	// An op without a forward rule fails the Hessian: gonum's Newton must not
+	// report convergence from NaN Hessians.
+	noForward := cr.OpFunc[*tensor.Dense]{OpName: "no_forward", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+		y, r, err := ew.SinOp.Apply(in, x)
+		return y, struct{ cr.ReverseRule[*tensor.Dense] }{r}, err
+	}}
+	for _, method := range []optimize.Method{&optimize.Newton{}, &hvp.NewtonCG{}} {
+		obj := hvp.NewObjective(sumOf(noForward), 2)
+		if m, ok := method.(*hvp.NewtonCG); ok {
+			m.HessVec = obj.HessVec
+		}
+		res, err := hvp.Minimize(obj, []float64{1, 2}, nil, method)
+		require.ErrorIs(t, err, cr.ErrNoRule, "%T", method)
+		assert.ErrorContains(t, err, "no_forward")
+		require.NotNil(t, res)
+		assert.NotContains(t, []optimize.Status{optimize.GradientThreshold, optimize.MethodConverge,
+			optimize.FunctionConvergence, optimize.StepConvergence}, res.Status)
+	}
+}
+
+// A NaN gradient or Hessian-vector product without an error stops NewtonCG with a
+// failure, never a convergence status.
+func TestNewtonCGFailsOnNaN(t *testing.T) {
+	obj := hvp.NewObjective(rosenbrock, 2)
+	nanHV := &hvp.NewtonCG{HessVec: func(dst, x, v []float64) error {
+		for i := range dst {
+			dst[i] = math.NaN()
+		}
+		return nil
+	}}
+	res, err := optimize.Minimize(obj.Problem(), []float64{-1.2, 1}, nil, nanHV)
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "not finite")
+	assert.Equal(t, optimize.Failure, res.Status)
+
+	// sqrt at a negative point: NaN values and gradients without any error.
+	nanObj := hvp.NewObjective(sumOf(ew.SqrtOp), 2)
+	res, err = optimize.Minimize(nanObj.Problem(), []float64{-1, -2}, nil, &hvp.NewtonCG{HessVec: nanObj.HessVec})
+	require.Error(t, err)
+	assert.Equal(t, optimize.Failure, res.Status)
+}
+
+// Destinations of the wrong length are not filled in part: Grad and Hess panic as
+// gonum's own problems do, HessVec returns an error.
+func TestObjectiveDestinationLengths(t *testing.T) {
+	obj := hvp.NewObjective(rosenbrock, 3)
+	x := []float64{0.1, 0.2, 0.3}
+	assert.PanicsWithValue(t, "hvp: Objective.Grad: gradient of length 2 for a point of length 3", func() {
+		obj.Grad(make([]float64, 2), x)
+	})
+	assert.Panics(t, func() { obj.Grad(make([]float64, 4), x) })
+	assert.PanicsWithValue(t, "hvp: Objective.Hess: Hessian of dimension 2 for a point of length 3", func() {
+		obj.Hess(mat.NewSymDense(2, nil), x)
+	})
+	err := obj.HessVec(make([]float64, 2), x, []float64{1, 0, 0})
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
+	err = obj.HessVec(make([]float64, 3), x, []float64{1, 0})
+	assert.ErrorIs(t, err, cr.ErrShapeMismatch)
+	require.NoError(t, obj.Err(), "a caller's mistake is not an evaluation error")
+	g := make([]float64, 3)
+	obj.Grad(g, x)
+	require.NoError(t, obj.Err())
+}
+
+// A shape whose size overflows is invalid, not a small objective.
+func TestObjectiveShapeOverflow(t *testing.T) {
+	obj := hvp.NewObjective(rosenbrock, 2, 3, 7, 0x6DB6DB6DB6DB6DB7)
+	assert.True(t, math.IsNaN(obj.Func(make([]float64, 6))))
+	assert.ErrorIs(t, obj.Err(), cr.ErrInvalidArgument)
+}

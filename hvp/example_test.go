@@ -24,7 +24,7 @@ func ExampleHessian() {
 		return t.Apply(ew.AddOp, cubes, t.Apply(ew.MulOp, x0, x1))
 	}
 	x, _ := tensor.FromFloat64([]float64{1, 2}, 2)
-	h, err := hvp.Hessian(f, x)
+	h, err := hvp.Hessian(f, []*tensor.Dense{x})
 	if err != nil {
 		panic(err)
 	}

@@ -113,7 +113,7 @@ func FuzzRegistryGraphs(f *testing.F) {
 			}
 			return loss
 		}
-		val, grad, err := hvp.Grad(fn, inputs...)
+		val, grad, err := hvp.Grad(fn, inputs)
 		if errors.Is(err, cr.ErrNonFinite) {
 			return
 		}
@@ -147,18 +147,18 @@ func FuzzRegistryGraphs(f *testing.F) {
 			}
 			t.Fatalf("JVP %v, <grad, v> %v", yd.AtFloat64(), gv)
 		}
-		op, err := hvp.NewOperator(fn, inputs...)
+		op, err := hvp.NewOperator(fn, inputs)
 		if err != nil {
 			t.Fatalf("operator: %v", err)
 		}
-		hu, err := op.Apply(u...)
+		hu, err := op.Apply(u)
 		if errors.Is(err, cr.ErrNonFinite) {
 			return
 		}
 		if err != nil {
 			t.Fatalf("hvp: %v", err)
 		}
-		hv, err := op.Apply(v...)
+		hv, err := op.Apply(v)
 		if errors.Is(err, cr.ErrNonFinite) {
 			return
 		}

@@ -28,17 +28,17 @@ func sumOf(g cr.Op[*tensor.Dense]) hvp.Func {
 func TestComplexLossIsRefused(t *testing.T) {
 	z, _ := tensor.FromComplex128([]complex128{1 + 1i, 2 - 1i}, 2)
 	f := sumOf(ew.SinOp)
-	_, _, err := hvp.Grad(f, z)
+	_, _, err := hvp.Grad(f, []*tensor.Dense{z})
 	require.ErrorIs(t, err, cr.ErrNonScalarLoss)
 	assert.ErrorContains(t, err, "real part")
 	_, _, err = hvp.HVP(f, []*tensor.Dense{z}, []*tensor.Dense{z})
 	require.ErrorIs(t, err, cr.ErrNonScalarLoss)
-	_, err = hvp.NewOperator(f, z)
+	_, err = hvp.NewOperator(f, []*tensor.Dense{z})
 	require.ErrorIs(t, err, cr.ErrNonScalarLoss)
 
 	// The real part is a loss.
 	re := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(ew.RealOp, f(t, x)) }
-	_, g, err := hvp.Grad(re, z)
+	_, g, err := hvp.Grad(re, []*tensor.Dense{z})
 	require.NoError(t, err)
 	assert.Equal(t, tensor.Complex128, g[0].DType())
 	// An explicit seed is a VJP, which is allowed.
@@ -51,7 +51,7 @@ func TestUnusedInputsGetZerosOfTheirDType(t *testing.T) {
 	x := vec(1, 2)
 	z, _ := tensor.FromComplex128([]complex128{1 + 1i, 2 - 1i, 3}, 3)
 	f := func(t *hvp.Tape, in []cr.NodeID) cr.NodeID { return sumOf(ew.SinOp)(t, in[:1]) }
-	_, g, err := hvp.Grad(f, x, z)
+	_, g, err := hvp.Grad(f, []*tensor.Dense{x, z})
 	require.NoError(t, err)
 	assert.Equal(t, tensor.Complex128, g[1].DType())
 	assert.Equal(t, []int{3}, g[1].Shape())
@@ -77,9 +77,9 @@ func TestNilDirectionIsZero(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0, 0}, floats(hv[0]))
 	assert.InDelta(t, 2*math.Exp(1.1), floats(hv[1])[0], 1e-14)
-	op, err := hvp.NewOperator(f, x, y)
+	op, err := hvp.NewOperator(f, []*tensor.Dense{x, y})
 	require.NoError(t, err)
-	hv, err = op.Apply(nil, nil)
+	hv, err = op.Apply([]*tensor.Dense{nil, nil})
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0, 0}, floats(hv[0]))
 	assert.Equal(t, []float64{0}, floats(hv[1]))

@@ -64,3 +64,6 @@ func (r *doubleWellRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tan cr.
 	d := vec(sd*g.AtFloat64(0)+s*(3*r.a*r.a-1)*ad, sd*g.AtFloat64(1)+s*2*bd)
 	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: cr.Dual[*tensor.Dense]{Value: r.grad(s), Tangent: d, HasTangent: true}}), nil
 }
+
+// set is the parameter set of the given tensors.
+func set(x ...*tensor.Dense) []*tensor.Dense { return x }

@@ -98,7 +98,7 @@ func TestRosenbrockGradAndHVP(t *testing.T) {
 		assertClose(t, matVec(h, v), floats(hv[0]), 1e-12, "HVP")
 
 		if n <= 5 {
-			H, err := hvp.Hessian(rosenbrock, vec(x...))
+			H, err := hvp.Hessian(rosenbrock, set(vec(x...)))
 			require.NoError(t, err)
 			for i := range n {
 				assertClose(t, h[i], mat.Row(nil, i, H), 1e-12, "Hessian row")
@@ -221,11 +221,11 @@ func TestHVPSymmetryAndFiniteDifferences(t *testing.T) {
 	for i := range x {
 		x[i], u[i], v[i] = rng.Float64()*2-1, rng.NormFloat64(), rng.NormFloat64()
 	}
-	op, err := hvp.NewOperator(rosenbrock, vec(x...))
+	op, err := hvp.NewOperator(rosenbrock, set(vec(x...)))
 	require.NoError(t, err)
-	hu, err := op.Apply(vec(u...))
+	hu, err := op.Apply(set(vec(u...)))
 	require.NoError(t, err)
-	hvv, err := op.Apply(vec(v...))
+	hvv, err := op.Apply(set(vec(v...)))
 	require.NoError(t, err)
 	dot := func(a, b []float64) (s float64) {
 		for i := range a {
@@ -242,9 +242,9 @@ func TestHVPSymmetryAndFiniteDifferences(t *testing.T) {
 	for i := range x {
 		xp[i], xm[i] = x[i]+h*v[i], x[i]-h*v[i]
 	}
-	_, gp, err := hvp.Grad(rosenbrock, vec(xp...))
+	_, gp, err := hvp.Grad(rosenbrock, set(vec(xp...)))
 	require.NoError(t, err)
-	_, gm, err := hvp.Grad(rosenbrock, vec(xm...))
+	_, gm, err := hvp.Grad(rosenbrock, set(vec(xm...)))
 	require.NoError(t, err)
 	fd := make([]float64, n)
 	for i := range fd {
@@ -265,7 +265,7 @@ func TestJVPAndVJPAgree(t *testing.T) {
 	a, _ := tensor.Dot(w, jv)
 	b, _ := tensor.Dot(jw[0], v)
 	assert.InDelta(t, real(a), real(b), 1e-13)
-	J, err := hvp.Jacobian(f, x)
+	J, err := hvp.Jacobian(f, set(x))
 	require.NoError(t, err)
 	for i, xi := range floats(x) {
 		th := math.Tanh(xi)
@@ -276,7 +276,7 @@ func TestJVPAndVJPAgree(t *testing.T) {
 func TestErrors(t *testing.T) {
 	x := vec(1, 2, 3)
 	identity := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(ew.SinOp, x[0]) }
-	_, _, err := hvp.Grad(identity, x)
+	_, _, err := hvp.Grad(identity, set(x))
 	assert.ErrorIs(t, err, cr.ErrNonScalarLoss)
 
 	_, _, err = hvp.HVP(rosenbrock, []*tensor.Dense{x}, []*tensor.Dense{vec(1, 2)})

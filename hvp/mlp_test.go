@@ -73,7 +73,7 @@ func TestMLPHVPMatchesFiniteDifferences(t *testing.T) {
 		for k := range p {
 			xs[k], _ = tensor.AddScaled(p[k], s*h, v[k])
 		}
-		_, grads[i], err = hvp.Grad(f, xs...)
+		_, grads[i], err = hvp.Grad(f, xs)
 		require.NoError(t, err)
 	}
 	for k := range p {
@@ -114,7 +114,7 @@ func BenchmarkMLP(b *testing.B) {
 	b.Run("gradient", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, _, err := hvp.Grad(f, p...); err != nil {
+			if _, _, err := hvp.Grad(f, p); err != nil {
 				b.Fatal(err)
 			}
 		}

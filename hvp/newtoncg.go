@@ -10,9 +10,44 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
-// HessVecFunc stores H(x) v in dst, where H(x) is the Hessian of the objective at x.
-// Objective.HessVec is one.
+// HessVecFunc stores H(x) v in dst, where H(x) is the Hessian of the objective at x
+// (or a stand-in for it, such as the Gauss-Newton matrix). Objective.HessVec and
+// Objective.GaussNewtonVec are ones.
 type HessVecFunc func(dst, x, v []float64) error
+
+// Curvature chooses the curvature products of a Newton method that Minimize wires to
+// an Objective.
+type Curvature int
+
+const (
+	// HessianCurvature uses the exact Hessian: Objective.HessVec.
+	HessianCurvature Curvature = iota
+	// GaussNewtonCurvature uses the Gauss-Newton matrix J^T H_L J of an objective
+	// made from a model and a loss (Objective.GaussNewtonVec; see GaussNewton). It is
+	// positive semi-definite for a convex loss, so the inner conjugate gradients never
+	// meet negative curvature, and it is the curvature of choice far from a minimum
+	// of a non-convex model (a neural network); near a minimum the exact Hessian
+	// converges faster.
+	GaussNewtonCurvature
+)
+
+func (c Curvature) String() string {
+	switch c {
+	case HessianCurvature:
+		return "Hessian"
+	case GaussNewtonCurvature:
+		return "Gauss-Newton"
+	}
+	return "Curvature(?)"
+}
+
+// productOf returns the product of the curvature c of obj.
+func (c Curvature) productOf(obj *Objective) HessVecFunc {
+	if c == GaussNewtonCurvature {
+		return obj.GaussNewtonVec
+	}
+	return obj.HessVec
+}
 
 // NewtonCG is an optimize.Method that minimises with trust-region Newton-CG: at each
 // iterate x with gradient g it approximately solves the trust-region subproblem
@@ -26,6 +61,7 @@ type HessVecFunc func(dst, x, v []float64) error
 // when the ratio of actual to predicted reduction rho = (f(x) - f(x+p)) / (m(0) -
 // m(p)) exceeds Eta, and Delta shrinks when rho < 1/4 and grows at the boundary when
 // rho > 3/4 (Nocedal and Wright, Numerical Optimization, algorithms 4.1 and 7.2).
+// LineSearchNewtonCG is the line-search variant.
 //
 // gonum has no operation for Hessian-vector products, so NewtonCG calls HessVec
 // itself; it asks gonum for function values and gradients, which gonum counts.
@@ -33,11 +69,19 @@ type HessVecFunc func(dst, x, v []float64) error
 // It stops with optimize.Failure on the first error of HessVec or Err, on a NaN or
 // infinite starting value, on a gradient or Hessian-vector product that is not
 // finite: it never reports convergence after one. (A trial point whose value is NaN
-// is only rejected: the region shrinks, as it does at any bad step.)
+// or +Inf is only rejected: the region shrinks, as it does at any bad step.)
+//
+// Its figures for each iteration (trust radius, CG iterations, products, rejected
+// steps) reach a Printer or Trace given as gonum's Recorder (LastIteration).
 type NewtonCG struct {
-	// HessVec applies the Hessian at a point (required). Objective.HessVec is one; it
-	// records with the registry of the Transforms that made the Objective.
+	// HessVec applies the Hessian at a point. Minimize sets it, if nil, to the
+	// objective's product of the chosen Curvature; with optimize.Minimize it is
+	// required. Objective.HessVec is one; it records with the registry of the
+	// Transforms that made the Objective.
 	HessVec HessVecFunc
+	// Curvature is the product Minimize wires to HessVec when HessVec is nil: the
+	// exact Hessian (the default) or the Gauss-Newton matrix.
+	Curvature Curvature
 	// InitialRadius is the first trust-region radius (default 1).
 	InitialRadius float64
 	// MaxRadius bounds the radius (default 1e10).
@@ -55,22 +99,27 @@ type NewtonCG struct {
 	// values.
 	Err func() error
 
-	// HVPs counts the Hessian-vector products of the last run; CGIterations the
-	// inner iterations; Rejected the rejected steps.
+	// HVPs counts the curvature products of the last run; CGIterations the inner
+	// iterations; Rejected the rejected steps.
 	HVPs, CGIterations, Rejected int
 
 	status optimize.Status
 	err    error
 	dim    int
+	last   Iteration
 }
 
-var _ optimize.Method = (*NewtonCG)(nil)
+var (
+	_ optimize.Method = (*NewtonCG)(nil)
+	_ Reporter        = (*NewtonCG)(nil)
+)
 
 // Init implements optimize.Method. NewtonCG is sequential.
 func (m *NewtonCG) Init(dim, tasks int) int {
 	m.dim = dim
 	m.status, m.err = optimize.NotTerminated, nil
 	m.HVPs, m.CGIterations, m.Rejected = 0, 0, 0
+	m.last = Iteration{Iter: -1}
 	return 1
 }
 
@@ -85,18 +134,38 @@ func (m *NewtonCG) Uses(has optimize.Available) (optimize.Available, error) {
 // Status implements optimize.Statuser.
 func (m *NewtonCG) Status() (optimize.Status, error) { return m.status, m.err }
 
+// LastIteration implements Reporter: the method's figures for its last major
+// iteration.
+func (m *NewtonCG) LastIteration() Iteration { return m.last }
+
+// wire sets HessVec and Err from obj where they are nil.
+func (m *NewtonCG) wire(obj *Objective) {
+	if m.HessVec == nil {
+		m.HessVec = m.Curvature.productOf(obj)
+	}
+	if m.Err == nil {
+		m.Err = obj.Err
+	}
+}
+
 // errStopped says gonum asked the method to stop.
 var errStopped = errors.New("stopped by the caller")
 
 // Run implements optimize.Method.
 func (m *NewtonCG) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
-	status, err := m.run(operation, result, tasks[0])
+	finish(operation, result, &m.status, &m.err, func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
+}
+
+// finish runs a method's loop and ends the conversation with gonum: unless gonum
+// stopped it, it records the status, tells gonum the method is done and waits for its
+// PostIteration; then it drains result and closes operation.
+func finish(operation chan<- optimize.Task, result <-chan optimize.Task, status *optimize.Status, errp *error, run func() (optimize.Status, error)) {
+	s, err := run()
 	if !errors.Is(err, errStopped) {
-		m.status, m.err = status, err
-		if err == nil && status == optimize.NotTerminated {
-			m.status = optimize.MethodConverge
+		*status, *errp = s, err
+		if err == nil && s == optimize.NotTerminated {
+			*status = optimize.MethodConverge
 		}
-		// Tell gonum the method is done and wait for its PostIteration.
 		operation <- optimize.Task{Op: optimize.MethodDone}
 	}
 	for range result { // read until gonum closes result, then close operation
@@ -114,49 +183,76 @@ func eval(operation chan<- optimize.Task, result <-chan optimize.Task, task opti
 	return r, nil
 }
 
-func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task) (optimize.Status, error) {
-	if m.HessVec == nil {
-		return optimize.Failure, cr.Errorf(cr.ErrInvalidArgument, "hvp.NewtonCG: HessVec is nil")
+// start evaluates f and g at the starting point if gonum has not, and checks them:
+// the common opening of both Newton methods. It returns f and a copy of x and g.
+func start(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task, n int, hv HessVecFunc, evalErr func() error) (x []float64, f float64, g []float64, status optimize.Status, err error) {
+	if hv == nil {
+		return nil, 0, nil, optimize.Failure, cr.Errorf(cr.ErrInvalidArgument, "hvp: the Newton method's HessVec is nil (Minimize sets it from the objective)")
 	}
-	n := m.dim
-	radius := orDefault(m.InitialRadius, 1)
-	maxRadius := orDefault(m.MaxRadius, 1e10)
-	eta := orDefault(m.Eta, 1e-4)
-	gradTol := orDefault(m.GradStopThreshold, 1e-10)
-
-	x := append([]float64(nil), task.X...)
+	x = append([]float64(nil), task.X...)
 	task.X = x
 	if task.Op&optimize.FuncEvaluation == 0 || task.Op&optimize.GradEvaluation == 0 || task.Gradient == nil {
 		task.Op = optimize.FuncEvaluation | optimize.GradEvaluation
 		if task.Gradient == nil {
 			task.Gradient = make([]float64, n)
 		}
-		var err error
 		if task, err = eval(operation, result, task); err != nil {
-			return optimize.NotTerminated, err
+			return nil, 0, nil, optimize.NotTerminated, err
 		}
 	}
-	if err := m.evalErr(); err != nil {
-		return optimize.Failure, err
+	if err := evalErr(); err != nil {
+		return nil, 0, nil, optimize.Failure, err
 	}
-	f, g := task.F, append([]float64(nil), task.Gradient...)
+	f, g = task.F, append([]float64(nil), task.Gradient...)
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return optimize.Failure, optimize.ErrFunc(f)
+		return nil, 0, nil, optimize.Failure, optimize.ErrFunc(f)
+	}
+	if err := finiteGrad(g); err != nil {
+		return nil, 0, nil, optimize.Failure, err
+	}
+	return x, f, g, optimize.NotTerminated, nil
+}
+
+// major reports the iterate (x, f, g) to gonum as a major iteration.
+func major(operation chan<- optimize.Task, result <-chan optimize.Task, x []float64, f float64, g []float64) error {
+	_, err := eval(operation, result, optimize.Task{
+		Op:       optimize.MajorIteration,
+		Location: &optimize.Location{X: x, F: f, Gradient: g},
+	})
+	return err
+}
+
+// finiteGrad returns optimize.ErrGrad for the first element of g that is not finite.
+func finiteGrad(g []float64) error {
+	for i, v := range g {
+		if nonFinite(v) {
+			return optimize.ErrGrad{Grad: v, Index: i}
+		}
+	}
+	return nil
+}
+
+func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task) (optimize.Status, error) {
+	n := m.dim
+	radius := orDefault(m.InitialRadius, 1)
+	maxRadius := orDefault(m.MaxRadius, 1e10)
+	eta := orDefault(m.Eta, 1e-4)
+	gradTol := orDefault(m.GradStopThreshold, 1e-10)
+
+	x, f, g, status, err := start(operation, result, task, n, m.HessVec, m.evalErr)
+	if err != nil {
+		return status, err
 	}
 	// Report the starting point as the first major iteration.
-	task.Op = optimize.MajorIteration
-	if _, err := eval(operation, result, task); err != nil {
+	m.last = Iteration{Iter: 0, Radius: radius, StepSize: math.NaN()}
+	if err := major(operation, result, x, f, g); err != nil {
 		return optimize.NotTerminated, err
 	}
 
 	p, trial, gTrial := make([]float64, n), make([]float64, n), make([]float64, n)
 	cg := newSteihaug(n)
+	var stepCG, stepHVPs, stepRejected int
 	for {
-		for i, v := range g {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return optimize.Failure, optimize.ErrGrad{Grad: v, Index: i}
-			}
-		}
 		if !math.IsNaN(gradTol) && floats.Norm(g, math.Inf(1)) < gradTol {
 			return optimize.GradientThreshold, nil
 		}
@@ -167,6 +263,8 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 		pred, iters, hvps, err := cg.solve(p, x, g, radius, maxIter, m.HessVec)
 		m.CGIterations += iters
 		m.HVPs += hvps
+		stepCG += iters
+		stepHVPs += hvps
 		if err != nil {
 			return optimize.Failure, err
 		}
@@ -184,7 +282,10 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 		}
 		fTrial := t.F
 		rho := math.Inf(-1)
-		if pred > 0 && !math.IsNaN(fTrial) {
+		switch {
+		case math.IsInf(fTrial, -1):
+			rho = math.Inf(1) // unbounded below: gonum stops with FunctionNegativeInfinity
+		case pred > 0 && !math.IsNaN(fTrial) && !math.IsInf(fTrial, 1):
 			rho = (f - fTrial) / pred
 		}
 		switch {
@@ -194,17 +295,23 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			radius = math.Min(2*radius, maxRadius)
 		}
 		if rho > eta {
+			// A gradient that is not finite at an accepted point is a failure, never
+			// a point to report.
+			if err := finiteGrad(t.Gradient); err != nil {
+				return optimize.Failure, err
+			}
 			copy(x, trial)
 			copy(g, t.Gradient)
 			f = fTrial
-			if _, err := eval(operation, result, optimize.Task{
-				Op:       optimize.MajorIteration,
-				Location: &optimize.Location{X: x, F: f, Gradient: g},
-			}); err != nil {
+			m.last = Iteration{Iter: m.last.Iter + 1, Step: pnorm, Radius: radius, StepSize: math.NaN(),
+				CGIterations: stepCG, HVPs: stepHVPs, Rejected: stepRejected}
+			stepCG, stepHVPs, stepRejected = 0, 0, 0
+			if err := major(operation, result, x, f, g); err != nil {
 				return optimize.NotTerminated, err
 			}
 		} else {
 			m.Rejected++
+			stepRejected++
 		}
 		if radius < 1e-14*math.Max(1, floats.Norm(x, 2)) {
 			// The model cannot be trusted at any resolvable step: x is as good as
@@ -215,11 +322,13 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 }
 
 // evalErr returns the objective's evaluation error, if Err is set and reports one.
-func (m *NewtonCG) evalErr() error {
-	if m.Err == nil {
+func (m *NewtonCG) evalErr() error { return callErr(m.Err) }
+
+func callErr(f func() error) error {
+	if f == nil {
 		return nil
 	}
-	return m.Err()
+	return f()
 }
 
 func orDefault(v, def float64) float64 {
@@ -229,13 +338,21 @@ func orDefault(v, def float64) float64 {
 	return v
 }
 
-// steihaug holds the work vectors of the truncated CG solver.
+// steihaug holds the work vectors of the truncated CG solvers.
 type steihaug struct {
 	r, d, hd, hp []float64
 }
 
 func newSteihaug(n int) *steihaug {
 	return &steihaug{r: make([]float64, n), d: make([]float64, n), hd: make([]float64, n), hp: make([]float64, n)}
+}
+
+// product applies hv to d into s.hd and checks the result.
+func (s *steihaug) product(dst, x, d []float64, hv HessVecFunc) error {
+	if err := hv(dst, x, d); err != nil {
+		return err
+	}
+	return finite(dst)
 }
 
 // solve stores in p an approximate minimiser of g^T p + 1/2 p^T H p over ||p|| <=
@@ -254,11 +371,8 @@ func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv Hess
 	rr := floats.Dot(s.r, s.r)
 	for iters < maxIter {
 		iters++
-		if err := hv(s.hd, x, s.d); err != nil {
-			return 0, iters, hvps, err
-		}
 		hvps++
-		if err := finite(s.hd); err != nil {
+		if err := s.product(s.hd, x, s.d, hv); err != nil {
 			return 0, iters, hvps, err
 		}
 		dhd := floats.Dot(s.d, s.hd)
@@ -294,11 +408,8 @@ func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv Hess
 		for i := range p {
 			p[i] = -g[i] * radius / gnorm
 		}
-		if err := hv(s.hp, x, p); err != nil {
-			return 0, iters, hvps, err
-		}
 		hvps++
-		if err := finite(s.hp); err != nil {
+		if err := s.product(s.hp, x, p, hv); err != nil {
 			return 0, iters, hvps, err
 		}
 	}
@@ -308,12 +419,23 @@ func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv Hess
 
 // finite returns an error if a Hessian-vector product holds a NaN or an infinity.
 func finite(hv []float64) error {
-	for i, v := range hv {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return cr.Errorf(cr.ErrNonFinite, "hvp.NewtonCG: the Hessian-vector product is not finite (element %d is %v)", i, v)
-		}
+	if i := indexNonFinite(hv); i >= 0 {
+		return nonFiniteErr("the Hessian-vector product", i, hv[i])
 	}
 	return nil
+}
+
+func nonFiniteErr(what string, i int, v float64) error {
+	return cr.Errorf(cr.ErrNonFinite, "hvp: %s is not finite (element %d is %v)", what, i, v)
+}
+
+func indexNonFinite(v []float64) int {
+	for i, e := range v {
+		if nonFinite(e) {
+			return i
+		}
+	}
+	return -1
 }
 
 // toBoundary moves p to p + tau d with tau >= 0 and ||p + tau d|| = radius, and

@@ -84,9 +84,9 @@ func TestObjectiveHessMatchesClosedForm(t *testing.T) {
 
 func TestEmptyInputsAreErrors(t *testing.T) {
 	sum := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(reduce.SumOp(nil, false), x[0]) }
-	_, err := hvp.Hessian(sum, tensor.New(tensor.Float64, 0))
+	_, err := hvp.Hessian(sum, []*tensor.Dense{tensor.New(tensor.Float64, 0)})
 	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
-	_, err = hvp.Jacobian(sum, tensor.New(tensor.Float64, 0, 3))
+	_, err = hvp.Jacobian(sum, []*tensor.Dense{tensor.New(tensor.Float64, 0, 3)})
 	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 	for _, shape := range [][]int{{0}, {2, -1}} {
 		obj := hvp.NewObjective(sum, shape...)

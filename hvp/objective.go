@@ -1,53 +1,68 @@
 package hvp
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Objective adapts a scalar Func of one float64 tensor of a fixed shape to gonum's
-// optimize package, whose functions take flat []float64 points (row-major).
+// Objective adapts a scalar function of a float64 parameter set to gonum's optimize
+// package, whose functions take flat []float64 points: a point is the flat view of
+// the set under the objective's Layout (NewObjective's one tensor is the simplest
+// set). An objective is a sum of shards, f(x) = sum_s f_s(x) (NewShardedObjective);
+// NewObjective, NewParamObjective and NewModelObjective make one local shard, which
+// the objective evaluates on the calling goroutine.
 //
 // gonum's callbacks cannot return errors, so a failing evaluation (an op error, a
-// non-scalar or complex output) makes Func return NaN and Grad and Hess fill NaN, and
-// keeps the first error for Err. The Problem's Status reports that error, so gonum
-// stops at once with optimize.Failure and returns it (Minimize does the same for any
-// optimize.Method). Destinations of the wrong length are the caller's bug: Grad and
-// Hess panic, as gonum's own problems do, and HessVec returns an error.
+// non-scalar or complex output, a shard's error) makes Func return NaN and Grad and
+// Hess fill NaN, and keeps the first error for Err. The Problem's Status reports that
+// error, so gonum stops at once with optimize.Failure and returns it (Minimize does
+// the same for any optimize.Method). Destinations of the wrong length are the
+// caller's bug: Grad and Hess panic, as gonum's own problems do, and HessVec returns
+// an error.
 //
 // Evaluations at the same point share one recording (the two most recent points are
-// kept): Grad after Func at the same x runs only the reverse sweep. The counters report how much work was done.
+// kept): Grad after Func at the same x runs only the reverse sweep, and the HVPs at a
+// point reuse its tape. The counters report the work, counted once per point whatever
+// the number of shards. An Objective is safe for concurrent use (its evaluations are
+// serialised; the shards of one evaluation run in parallel).
 type Objective struct {
-	f     Func
-	shape []int
-	tr    Transforms // the registry the recordings use
+	mu     sync.Mutex
+	layout Layout
+	shards []Shard
+	bufs   [][]float64 // scratch for shards 1, 2, ...: their gradients and products
+	fs     []float64   // their values
+	errs   []error
 
-	// The two most recent recordings, newest first: a trust-region method evaluates a
-	// trial point and, if it rejects it, goes on applying the Hessian at the current
-	// one.
-	cache [2]recording
+	// The two most recent points, newest first, with what is known there.
+	points [2]point
 
 	err     error // the first evaluation error
-	invalid error // a bad shape given to NewObjective
-	dim     int   // the number of variables
+	invalid error // a bad layout or shard list given to the constructor
 
-	// Recordings, Gradients and HVPs count the forward recordings of f, reverse
-	// sweeps and Hessian-vector products.
-	Recordings, Gradients, HVPs int
+	// Recordings, Gradients, HVPs and GaussNewtonProducts count the points at which f
+	// was recorded (by every shard), the gradients computed (a reverse sweep each),
+	// and the Hessian-vector and Gauss-Newton-vector products.
+	Recordings, Gradients, HVPs, GaussNewtonProducts int
 }
 
-// NewObjective returns the objective x -> f(x) for x of the given shape. A shape
-// with no elements, a negative dimension or more elements than an int counts makes
-// every evaluation fail (Func returns NaN and Err reports ErrInvalidArgument). It
-// records with the default registry; see Transforms.NewObjective.
+type point struct {
+	x          []float64 // nil: unused
+	f          float64
+	g          []float64
+	hasF, hasG bool
+}
+
+// NewObjective returns the objective x -> f(x) for x one tensor of the given shape. A
+// shape with no elements, a negative dimension or more elements than an int counts
+// makes every evaluation fail (Func returns NaN and Err reports ErrInvalidArgument).
+// It records with the default registry; see Transforms.NewObjective.
 func NewObjective(f Func, shape ...int) *Objective {
 	return defaults().NewObjective(f, shape...)
 }
@@ -56,27 +71,101 @@ func NewObjective(f Func, shape ...int) *Objective {
 // Func, Grad, Hess and HessVec (and so a NewtonCG given HessVec) all see the
 // registry's overrides.
 func (tr Transforms) NewObjective(f Func, shape ...int) *Objective {
-	o := &Objective{f: f, shape: slices.Clone(shape), tr: tr}
-	n, err := tensor.ShapeSize(shape...)
-	switch {
-	case err != nil:
-		o.invalid = fmt.Errorf("hvp.NewObjective: %w", err)
-	case n == 0:
-		o.invalid = cr.Errorf(cr.ErrInvalidArgument, "hvp.NewObjective: shape %v has no elements", shape)
+	l, err := NewLayout(shape)
+	if err != nil {
+		return invalidObjective(fmt.Errorf("hvp.NewObjective: %w", err))
 	}
-	o.dim = n
+	return tr.NewParamObjective(f, l)
+}
+
+// NewParamObjective returns the objective x -> f(x) over the parameter sets of
+// layout l: f receives one leaf per tensor of the set (views of gonum's flat point,
+// not copies), and the gradient and Hessian-vector products are flattened back the
+// same way. Build l with LayoutOf(params), start from l.Flatten(params) and read the
+// result with l.Unflatten(res.X). A layout with no elements makes every evaluation
+// fail. It records with the default registry; see Transforms.NewParamObjective.
+func NewParamObjective(f Func, l Layout) *Objective {
+	return defaults().NewParamObjective(f, l)
+}
+
+// NewParamObjective is the package-level NewParamObjective, recording with tr's
+// registry.
+func (tr Transforms) NewParamObjective(f Func, l Layout) *Objective {
+	return NewShardedObjective(l, tr.NewShard(f, l))
+}
+
+// NewModelObjective returns the objective x -> loss(model(x)) over the parameter sets
+// of layout l, which gives, besides the exact Hessian (HessVec), the Gauss-Newton
+// products J^T H_L J v (GaussNewtonVec; see GaussNewton): a NewtonCG with Curvature
+// GaussNewtonCurvature uses them. It records with the default registry; see
+// Transforms.NewModelObjective.
+func NewModelObjective(model Func, loss Loss, l Layout) *Objective {
+	return defaults().NewModelObjective(model, loss, l)
+}
+
+// NewModelObjective is the package-level NewModelObjective, recording with tr's
+// registry.
+func (tr Transforms) NewModelObjective(model Func, loss Loss, l Layout) *Objective {
+	return NewShardedObjective(l, tr.NewModelShard(model, loss, l))
+}
+
+// NewShardedObjective returns the objective x -> sum_s f_s(x) over the parameter sets
+// of layout l, where f_s is shard s: values, gradients and Hessian-vector products are
+// the sums of the shards', added in shard order. The shards of one evaluation run at
+// once, each on a goroutine of its own (shard 0 on the caller's), so that local
+// shards (Transforms.NewShard), each recording on a tape of its own, use every core;
+// a Shard may also evaluate its term elsewhere. Results differ from one shard's only
+// by the order of summation. No shards, or a nil one, make every evaluation fail.
+func NewShardedObjective(l Layout, shards ...Shard) *Objective {
+	if len(shards) == 0 {
+		return invalidObjective(cr.Errorf(cr.ErrInvalidArgument, "hvp.NewShardedObjective: no shards"))
+	}
+	if i := slices.Index(shards, nil); i >= 0 {
+		return invalidObjective(cr.Errorf(cr.ErrInvalidArgument, "hvp.NewShardedObjective: shard %d is nil", i))
+	}
+	o := &Objective{layout: l, shards: slices.Clone(shards)}
+	if l.Dim() == 0 {
+		o.invalid = cr.Errorf(cr.ErrInvalidArgument, "hvp: the layout %v has no elements", l)
+		return o
+	}
+	n := len(shards)
+	o.bufs, o.fs, o.errs = make([][]float64, n), make([]float64, n), make([]error, n)
+	for s := 1; s < n; s++ {
+		o.bufs[s] = make([]float64, l.Dim())
+	}
 	return o
 }
 
+func invalidObjective(err error) *Objective { return &Objective{invalid: err} }
+
 // Err returns the first error met while evaluating.
-func (o *Objective) Err() error { return o.err }
+func (o *Objective) Err() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.err
+}
 
 // ClearErr forgets the evaluation error, so that the objective can be used in a new
 // optimisation (while Err is set, the Problem's Status fails every one).
-func (o *Objective) ClearErr() { o.err = nil }
+func (o *Objective) ClearErr() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.err = nil
+}
 
-// Dim returns the number of variables (0 for an invalid shape).
-func (o *Objective) Dim() int { return o.dim }
+// Dim returns the number of variables (0 for an invalid objective).
+func (o *Objective) Dim() int {
+	if o.invalid != nil {
+		return 0
+	}
+	return o.layout.Dim()
+}
+
+// Layout returns the layout of the objective's parameter sets.
+func (o *Objective) Layout() Layout { return o.layout }
+
+// Shards returns the number of shards.
+func (o *Objective) Shards() int { return len(o.shards) }
 
 func (o *Objective) fail(err error) {
 	if o.err == nil {
@@ -84,49 +173,123 @@ func (o *Objective) fail(err error) {
 	}
 }
 
-type recording struct {
-	x  []float64
-	op *Operator
-}
-
-// at returns the recording of f at x, reusing a cached one if x was seen last or
-// second to last.
-func (o *Objective) at(x []float64) (*Operator, error) {
+// at returns the cached point x, making it the newest; a new point evicts the older
+// one and counts as a recording.
+func (o *Objective) at(x []float64) (*point, error) {
 	if o.invalid != nil {
 		return nil, o.invalid
 	}
-	for i, c := range o.cache {
-		if c.op != nil && slices.Equal(c.x, x) {
-			o.cache[0], o.cache[i] = o.cache[i], o.cache[0]
-			return c.op, nil
+	if len(x) != o.layout.Dim() {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "hvp.Objective: point of length %d, want %d", len(x), o.layout.Dim())
+	}
+	for i := range o.points {
+		if o.points[i].x != nil && slices.Equal(o.points[i].x, x) {
+			o.points[0], o.points[i] = o.points[i], o.points[0]
+			return &o.points[0], nil
 		}
 	}
-	if len(x) != o.Dim() {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "hvp.Objective: point of length %d, want %d", len(x), o.Dim())
-	}
-	xt, err := tensor.FromFloat64(slices.Clone(x), o.shape...)
-	if err != nil {
-		return nil, err
-	}
-	op, err := o.tr.NewOperator(o.f, xt)
-	if err != nil {
-		return nil, err
-	}
+	o.points[1], o.points[0] = o.points[0], o.points[1]
+	p := &o.points[0]
+	p.x = append(p.x[:0], x...)
+	p.hasF, p.hasG = false, false
 	o.Recordings++
-	o.cache[1] = o.cache[0]
-	o.cache[0] = recording{x: slices.Clone(x), op: op}
-	return op, nil
+	return p, nil
 }
 
-// Func returns f(x), or NaN on error (a complex output is one: minimise its real
-// part).
+// forget drops a point whose evaluation failed.
+func (p *point) forget() { p.x, p.hasF, p.hasG = nil, false, false }
+
+// each calls fn for every shard, at once: shard 0 on the calling goroutine and each
+// other on a goroutine of its own. It returns the error of the first shard (in shard
+// order) that failed.
+func (o *Objective) each(fn func(s int) error) error {
+	if len(o.shards) == 1 {
+		return fn(0)
+	}
+	var wg sync.WaitGroup
+	for s := 1; s < len(o.shards); s++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			o.errs[s] = fn(s)
+		}()
+	}
+	o.errs[0] = fn(0)
+	wg.Wait()
+	for s, err := range o.errs {
+		if err != nil {
+			return fmt.Errorf("hvp: shard %d: %w", s, err)
+		}
+	}
+	return nil
+}
+
+// dst returns where shard s writes a vector: dst itself for shard 0, its scratch
+// otherwise.
+func (o *Objective) dst(s int, dst []float64) []float64 {
+	if s == 0 {
+		return dst
+	}
+	return o.bufs[s]
+}
+
+// sumInto adds the scratch vectors of shards 1, 2, ... into dst, in shard order.
+func (o *Objective) sumInto(dst []float64) {
+	for s := 1; s < len(o.shards); s++ {
+		for i, v := range o.bufs[s] {
+			dst[i] += v
+		}
+	}
+}
+
+// eval evaluates f, and the gradient if withGrad, at the point p.
+func (o *Objective) eval(p *point, withGrad bool) error {
+	var g []float64
+	if withGrad {
+		if len(p.g) != len(p.x) {
+			p.g = make([]float64, len(p.x))
+		}
+		g = p.g
+	}
+	err := o.each(func(s int) error {
+		var gs []float64
+		if g != nil {
+			gs = o.dst(s, g)
+		}
+		f, err := o.shards[s].Eval(p.x, gs)
+		o.fs[s] = f
+		return err
+	})
+	if err != nil {
+		p.forget()
+		return err
+	}
+	f := 0.0
+	for _, fs := range o.fs {
+		f += fs
+	}
+	p.f, p.hasF = f, true
+	if withGrad {
+		o.sumInto(g)
+		p.hasG = true
+		o.Gradients++
+	}
+	return nil
+}
+
+// Func returns f(x), or NaN on error.
 func (o *Objective) Func(x []float64) float64 {
-	op, err := o.at(x)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p, err := o.at(x)
+	if err == nil && !p.hasF {
+		err = o.eval(p, false)
+	}
 	if err != nil {
 		o.fail(err)
 		return math.NaN()
 	}
-	return real(op.value.At(make([]int, op.value.Rank())...))
+	return p.f
 }
 
 // Grad stores the gradient of f at x in grad, or NaNs on error. Like gonum's own
@@ -135,56 +298,86 @@ func (o *Objective) Grad(grad, x []float64) {
 	if len(grad) != len(x) {
 		panic(fmt.Sprintf("hvp: Objective.Grad: gradient of length %d for a point of length %d", len(grad), len(x)))
 	}
-	g, err := o.grad(x)
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p, err := o.at(x)
+	if err == nil && !p.hasG {
+		err = o.eval(p, true)
+	}
 	if err != nil {
 		o.fail(err)
-		for i := range grad {
-			grad[i] = math.NaN()
-		}
+		fillNaN(grad)
 		return
 	}
-	copy(grad, g)
+	copy(grad, p.g)
 }
 
-func (o *Objective) grad(x []float64) ([]float64, error) {
-	op, err := o.at(x)
-	if err != nil {
-		return nil, err
+func fillNaN(v []float64) {
+	for i := range v {
+		v[i] = math.NaN()
 	}
-	if op.grad == nil {
-		o.Gradients++
-	}
-	g, err := op.Grad()
-	if err != nil {
-		return nil, err
-	}
-	return g[0].Contiguous().Float64s(), nil
 }
 
-// HessVec stores H(x) v in dst: one Hessian-vector product, reusing the recording at x.
-// dst, x and v must have length Dim (an error wrapping ErrShapeMismatch otherwise),
-// and a product that is not finite is an error.
+// HessVec stores H(x) v in dst: one Hessian-vector product (per shard), reusing the
+// recording at x. dst, x and v must have length Dim (an error wrapping
+// ErrShapeMismatch otherwise), and a product that is not finite is an error wrapping
+// chainrules.ErrNonFinite. An error is also kept for Err, so that the Problem's
+// Status stops gonum.
 func (o *Objective) HessVec(dst, x, v []float64) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.product(dst, x, v, "Hessian", &o.HVPs, func(s Shard, dst, x, v []float64) error { return s.HessVec(dst, x, v) })
+}
+
+// GaussNewtonVec stores the Gauss-Newton product G(x) v = J^T H_L J v in dst (see
+// GaussNewton), summed over the shards, each of which must be a GaussNewtonShard (as
+// the local shards of NewModelObjective and Transforms.NewModelShard are; an error
+// wrapping chainrules.ErrInvalidArgument otherwise). Lengths, non-finite products and
+// errors are handled as by HessVec.
+func (o *Objective) GaussNewtonVec(dst, x, v []float64) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.product(dst, x, v, "Gauss-Newton", &o.GaussNewtonProducts, func(s Shard, dst, x, v []float64) error {
+		gs, ok := s.(GaussNewtonShard)
+		if !ok {
+			return cr.Errorf(cr.ErrInvalidArgument, "hvp: the shard (%T) gives no Gauss-Newton products: make the objective from a model and a loss", s)
+		}
+		return gs.GaussNewtonVec(dst, x, v)
+	})
+}
+
+func (o *Objective) product(dst, x, v []float64, what string, count *int, apply func(s Shard, dst, x, v []float64) error) error {
 	if len(dst) != len(x) || len(v) != len(x) {
-		return cr.Errorf(cr.ErrShapeMismatch, "hvp.Objective.HessVec: dst of length %d and direction of length %d for a point of length %d",
+		return cr.Errorf(cr.ErrShapeMismatch, "hvp.Objective: dst of length %d and direction of length %d for a point of length %d",
 			len(dst), len(v), len(x))
 	}
-	op, err := o.at(x)
+	err := o.productAt(dst, x, v, apply)
+	if err == nil {
+		*count++
+		if i := slices.IndexFunc(dst, nonFinite); i >= 0 {
+			err = cr.Errorf(cr.ErrNonFinite, "hvp.Objective: the %s-vector product is not finite (element %d is %v)", what, i, dst[i])
+		}
+	}
+	if err != nil {
+		o.fail(err)
+	}
+	return err
+}
+
+func (o *Objective) productAt(dst, x, v []float64, apply func(s Shard, dst, x, v []float64) error) error {
+	p, err := o.at(x)
 	if err != nil {
 		return err
 	}
-	vt, err := tensor.FromFloat64(slices.Clone(v), o.shape...)
+	err = o.each(func(s int) error { return apply(o.shards[s], o.dst(s, dst), p.x, v) })
 	if err != nil {
 		return err
 	}
-	hv, err := op.Apply(vt)
-	if err != nil {
-		return err
-	}
-	o.HVPs++
-	copy(dst, hv[0].Contiguous().Float64s())
+	o.sumInto(dst)
 	return nil
 }
+
+func nonFinite(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }
 
 // Hess stores the dense Hessian at x in dst, built from n Hessian-vector products
 // (for small n), or NaNs on error. Like gonum's own problems it panics if dst's
@@ -193,35 +386,26 @@ func (o *Objective) Hess(dst *mat.SymDense, x []float64) {
 	if d := dst.SymmetricDim(); d != len(x) {
 		panic(fmt.Sprintf("hvp: Objective.Hess: Hessian of dimension %d for a point of length %d", d, len(x)))
 	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	n := len(x)
-	fill := func(err error) {
-		o.fail(err)
-		for i := range n {
-			for k := i; k < n; k++ {
-				dst.SetSym(i, k, math.NaN())
-			}
-		}
-	}
-	if _, err := o.at(x); err != nil {
-		fill(err)
-		return
-	}
 	cols := make([][]float64, n)
 	e := make([]float64, n)
 	for j := range n {
 		e[j] = 1
 		cols[j] = make([]float64, n)
-		if err := o.HessVec(cols[j], x, e); err != nil {
-			fill(err)
+		err := o.product(cols[j], x, e, "Hessian", &o.HVPs, func(s Shard, dst, x, v []float64) error { return s.HessVec(dst, x, v) })
+		if err != nil {
+			for i := range n {
+				for k := i; k < n; k++ {
+					dst.SetSym(i, k, math.NaN())
+				}
+			}
 			return
 		}
 		e[j] = 0
 	}
-	for i := range n {
-		for k := i; k < n; k++ {
-			dst.SetSym(i, k, 0.5*(cols[k][i]+cols[i][k]))
-		}
-	}
+	dst.CopySym(symmetrise(cols))
 }
 
 // Problem returns the optimize.Problem with Func, Grad, Hess and Status. Status
@@ -232,38 +416,8 @@ func (o *Objective) Problem() optimize.Problem {
 }
 
 func (o *Objective) status() (optimize.Status, error) {
-	if o.err != nil {
-		return optimize.Failure, o.err
+	if err := o.Err(); err != nil {
+		return optimize.Failure, err
 	}
 	return optimize.NotTerminated, nil
-}
-
-// Minimize is optimize.Minimize on obj.Problem() for an Objective, with the method
-// (nil: gonum's default) wired to it: a NewtonCG without HessVec gets obj.HessVec,
-// and a NewtonCG without Err gets obj.Err. It returns gonum's result together with
-// an error that holds the objective's first evaluation error, if any, and gonum's
-// error: a failed evaluation is never reported as convergence (the result's Status
-// is then optimize.Failure).
-func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method optimize.Method) (*optimize.Result, error) {
-	if m, ok := method.(*NewtonCG); ok && m != nil {
-		if m.HessVec == nil {
-			m.HessVec = obj.HessVec
-		}
-		if m.Err == nil {
-			m.Err = obj.Err
-		}
-	}
-	res, err := optimize.Minimize(obj.Problem(), x0, settings, method)
-	if oerr := obj.Err(); oerr != nil {
-		switch {
-		case err == nil:
-			err = oerr
-		case !errors.Is(err, oerr):
-			err = errors.Join(oerr, err)
-		}
-		if res != nil {
-			res.Status = optimize.Failure
-		}
-	}
-	return res, err
 }

@@ -75,19 +75,20 @@ func collect(g *core.Gradients[*tensor.Dense], ids []cr.NodeID, x []*tensor.Dens
 	return out
 }
 
-// Grad returns f(x) and the gradient of a scalar f with respect to each input:
-// grad_k = d f / d x_k (for complex inputs, PyTorch's convention: the adjoint of the
-// JVP under Re<a, b>, so that f(x + e v) = f(x) + e Re<grad, v> + O(e^2)). A non-scalar
-// or complex output is an error wrapping chainrules.ErrNonScalarLoss: a complex f has
-// no gradient, so take its real part (as PyTorch and JAX require); VJP takes any
-// cotangent. It records with the
+// Grad returns f(x) and the gradient of a scalar f with respect to each input of
+// the set x: grad_k = d f / d x_k (for complex inputs, PyTorch's convention: the
+// adjoint of the JVP under Re<a, b>, so that f(x + e v) = f(x) + e Re<grad, v> +
+// O(e^2)). A non-scalar or complex output is an error wrapping
+// chainrules.ErrNonScalarLoss: a complex f has no gradient, so take its real part (as
+// PyTorch and JAX require); VJP takes any cotangent. Like every transform of the
+// package it takes the inputs as one slice, a parameter set. It records with the
 // default registry; see Transforms.Grad.
-func Grad(f Func, x ...*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
-	return defaults().Grad(f, x...)
+func Grad(f Func, x []*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
+	return defaults().Grad(f, x)
 }
 
 // Grad is the package-level Grad, recording with tr's registry.
-func (tr Transforms) Grad(f Func, x ...*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
+func (tr Transforms) Grad(f Func, x []*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
 	t, ids, out, err := tr.record(f, x)
 	if err != nil {
 		return nil, nil, err
@@ -166,19 +167,19 @@ func seeds(ids []cr.NodeID, v []*tensor.Dense) map[cr.NodeID]*tensor.Dense {
 //
 // It is forward-over-reverse: one recording, one forward-tangent sweep and one
 // second-order sweep. A nil direction is the zero direction; a non-scalar or complex
-// output is an error wrapping chainrules.ErrNonScalarLoss. It records with the
-// default registry; see Transforms.HVP.
+// output is an error wrapping chainrules.ErrNonScalarLoss (HVPSeed takes any output
+// with a cotangent). It records with the default registry; see Transforms.HVP.
 func HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense, err error) {
 	return defaults().HVP(f, x, v)
 }
 
 // HVP is the package-level HVP, recording with tr's registry.
 func (tr Transforms) HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense, err error) {
-	op, err := tr.NewOperator(f, x...)
+	op, err := tr.NewOperator(f, x)
 	if err != nil {
 		return nil, nil, err
 	}
-	hv, err = op.Apply(v...)
+	hv, err = op.Apply(v)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,40 +187,98 @@ func (tr Transforms) HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense
 	return grad, hv, err
 }
 
+// HVPSeed is the Hessian-vector product of a function with any output: for y = f(x)
+// and a cotangent ybar shaped like y, it returns y, the vector-Jacobian products xbar
+// = J^* ybar (as VJP does) and the Hessian-vector product of the scalar
+// Re<ybar, f(x)> along v,
+//
+//	hv_k = sum_j d^2 Re<ybar, f(x)> / (dx_k dx_j) v_j = d/de J_k(x + e v)^* ybar at e = 0,
+//
+// with one recording, one forward-tangent sweep and one second-order sweep seeded
+// with ybar. For a scalar real f and ybar = 1 it is HVP. A nil direction is the zero
+// direction. It records with the default registry; see Transforms.HVPSeed.
+func HVPSeed(f Func, x, v []*tensor.Dense, ybar *tensor.Dense) (y *tensor.Dense, xbar, hv []*tensor.Dense, err error) {
+	return defaults().HVPSeed(f, x, v, ybar)
+}
+
+// HVPSeed is the package-level HVPSeed, recording with tr's registry.
+func (tr Transforms) HVPSeed(f Func, x, v []*tensor.Dense, ybar *tensor.Dense) (y *tensor.Dense, xbar, hv []*tensor.Dense, err error) {
+	if len(v) != len(x) {
+		return nil, nil, nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.HVPSeed: %d directions for %d inputs", len(v), len(x))
+	}
+	if ybar == nil {
+		return nil, nil, nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.HVPSeed: the cotangent ybar is nil")
+	}
+	t, ids, out, err := tr.record(f, x)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	y, _ = t.Value(out)
+	tan, err := t.ForwardTangents(seeds(ids, v))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	g, gd, err := t.BackwardWithTangentsSeed(out, cr.Dual[*tensor.Dense]{Value: ybar}, tan)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return y, collect(g, ids, x), collect(gd, ids, x), nil
+}
+
 // Operator applies the Hessian of a scalar function at a fixed point to any number of
-// vectors. It records f once; each Apply runs only the two sweeps. It is not safe for
-// concurrent use.
+// vectors. It records f once; each Apply runs only the two sweeps. An Operator made
+// by NewModelOperator also applies the Gauss-Newton matrix (GaussNewton). It is not
+// safe for concurrent use.
 type Operator struct {
+	tr    Transforms
 	tape  *Tape
 	ids   []cr.NodeID
 	x     []*tensor.Dense
 	out   cr.NodeID
 	value *tensor.Dense
 	grad  []*tensor.Dense // nil until a sweep has computed it
+
+	layout    Layout // the layout of x, for the flat methods
+	layoutErr error
+	hasLayout bool
+
+	// The split loss(model(x)) of NewModelOperator: y is the model's output and
+	// lossOp the Hessian of the loss at y's value, recorded at the first GaussNewton.
+	split  bool
+	y      cr.NodeID
+	loss   Loss
+	lossOp *Operator
 }
 
 // NewOperator records f at x. A non-scalar or complex output is an error wrapping
-// chainrules.ErrNonScalarLoss (for a complex f, differentiate its real part). It records with the default registry; see
-// Transforms.NewOperator.
-func NewOperator(f Func, x ...*tensor.Dense) (*Operator, error) {
-	return defaults().NewOperator(f, x...)
+// chainrules.ErrNonScalarLoss (for a complex f, differentiate its real part). It
+// records with the default registry; see Transforms.NewOperator.
+func NewOperator(f Func, x []*tensor.Dense) (*Operator, error) {
+	return defaults().NewOperator(f, x)
 }
 
 // NewOperator is the package-level NewOperator, recording with tr's registry.
-func (tr Transforms) NewOperator(f Func, x ...*tensor.Dense) (*Operator, error) {
+func (tr Transforms) NewOperator(f Func, x []*tensor.Dense) (*Operator, error) {
 	t, ids, out, err := tr.record(f, x)
 	if err != nil {
 		return nil, err
 	}
 	value, _ := t.Value(out)
+	if err := checkScalar(value); err != nil {
+		return nil, err
+	}
+	return &Operator{tr: tr, tape: t, ids: ids, x: x, out: out, value: value}, nil
+}
+
+func checkScalar(value *tensor.Dense) error {
 	if value.Size() != 1 {
-		return nil, &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss, "f returned %s", value.Describe())}
+		return &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss, "f returned %s", value.Describe())}
 	}
 	if value.DType() != tensor.Float64 {
-		return nil, &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss,
+		return &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss,
 			"f returned %s: a complex loss has no gradient or Hessian; take its real part", value.Describe())}
 	}
-	return &Operator{tape: t, ids: ids, x: x, out: out, value: value}, nil
+	return nil
 }
 
 // Value returns f(x).
@@ -241,7 +300,7 @@ func (o *Operator) Grad() ([]*tensor.Dense, error) {
 
 // Apply returns H v, one tensor per input; v holds one direction per input (nil
 // means zero).
-func (o *Operator) Apply(v ...*tensor.Dense) ([]*tensor.Dense, error) {
+func (o *Operator) Apply(v []*tensor.Dense) ([]*tensor.Dense, error) {
 	if len(v) != len(o.ids) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp: %d directions for %d inputs", len(v), len(o.ids))
 	}
@@ -259,64 +318,118 @@ func (o *Operator) Apply(v ...*tensor.Dense) ([]*tensor.Dense, error) {
 	return collect(hv, o.ids, o.x), nil
 }
 
-// Hessian returns the dense Hessian of a scalar function of one float64 tensor,
-// flattened in row-major order: H_ij = d^2 f / (dx_i dx_j). It costs one recording
-// and n Hessian-vector products for n = x.Size(); the result is symmetrised,
+// Layout returns the layout of the operator's inputs, for its flat methods; complex
+// inputs are an error.
+func (o *Operator) Layout() (Layout, error) {
+	if !o.hasLayout {
+		o.layout, o.layoutErr = LayoutOf(o.x)
+		o.hasLayout = true
+	}
+	return o.layout, o.layoutErr
+}
+
+// ApplyFlat stores H v in dst, with v and dst in the flat view of the inputs' Layout
+// (one slice of length Layout().Dim(), as a Krylov solver or gonum wants): v is not
+// copied, and dst must not overlap it.
+func (o *Operator) ApplyFlat(dst, v []float64) error { return o.flat(dst, v, o.Apply) }
+
+// GradFlat stores the gradient of f at x in dst, in the flat view of the inputs.
+func (o *Operator) GradFlat(dst []float64) error {
+	l, err := o.Layout()
+	if err != nil {
+		return err
+	}
+	g, err := o.Grad()
+	if err != nil {
+		return err
+	}
+	return l.FlattenTo(dst, g)
+}
+
+func (o *Operator) flat(dst, v []float64, apply func([]*tensor.Dense) ([]*tensor.Dense, error)) error {
+	l, err := o.Layout()
+	if err != nil {
+		return err
+	}
+	if len(dst) != l.Dim() {
+		return cr.Errorf(cr.ErrShapeMismatch, "hvp: destination of length %d for a set of %d elements", len(dst), l.Dim())
+	}
+	vs, err := l.Views(v)
+	if err != nil {
+		return err
+	}
+	hv, err := apply(vs)
+	if err != nil {
+		return err
+	}
+	return l.FlattenTo(dst, hv)
+}
+
+// Hessian returns the dense Hessian of a scalar function of a float64 parameter set,
+// in the flat view of its Layout: H_ij = d^2 f / (dz_i dz_j) for z the elements of x
+// in row-major order, one tensor after another. It costs one recording and n
+// Hessian-vector products for n = LayoutOf(x).Dim(); the result is symmetrised,
 // (H + H^T)/2, which changes it only by rounding. Complex inputs are an error. It
 // records with the default registry; see Transforms.Hessian.
-func Hessian(f Func, x *tensor.Dense) (*mat.SymDense, error) {
+func Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 	return defaults().Hessian(f, x)
 }
 
 // Hessian is the package-level Hessian, recording with tr's registry.
-func (tr Transforms) Hessian(f Func, x *tensor.Dense) (*mat.SymDense, error) {
-	if x == nil || x.DType() != tensor.Float64 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian needs a float64 input")
+func (tr Transforms) Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
+	l, err := LayoutOf(x)
+	if err != nil {
+		return nil, fmt.Errorf("hvp.Hessian: %w", err)
 	}
-	if x.Size() == 0 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian of an empty input (shape %v)", x.Shape())
+	n := l.Dim()
+	if n == 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian of an empty parameter set (layout %v)", l)
 	}
 	op, err := tr.NewOperator(f, x)
 	if err != nil {
 		return nil, err
 	}
-	n := x.Size()
 	cols := make([][]float64, n)
 	e := make([]float64, n)
 	for j := range n {
 		e[j] = 1
-		ej, _ := tensor.FromFloat64(e, x.Shape()...)
-		hv, err := op.Apply(ej)
-		if err != nil {
+		cols[j] = make([]float64, n)
+		if err := op.ApplyFlat(cols[j], e); err != nil {
 			return nil, err
 		}
-		e = make([]float64, n) // ej took ownership of e
-		cols[j] = hv[0].Contiguous().Float64s()
+		e[j] = 0
 	}
+	return symmetrise(cols), nil
+}
+
+// symmetrise returns (C + C^T)/2 for the matrix whose columns are cols.
+func symmetrise(cols [][]float64) *mat.SymDense {
+	n := len(cols)
 	h := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
 			h.SetSym(i, j, 0.5*(cols[j][i]+cols[i][j]))
 		}
 	}
-	return h, nil
+	return h
 }
 
-// Jacobian returns the Jacobian of f at a float64 tensor x, flattened in row-major
-// order: J_ij = d y_i / d x_j, with m = y.Size() rows and n = x.Size() columns. It
-// uses n forward sweeps or m reverse sweeps, whichever is fewer, on one recording.
-// Complex inputs or outputs are an error. It records with the default registry; see
-// Transforms.Jacobian.
-func Jacobian(f Func, x *tensor.Dense) (*mat.Dense, error) {
+// Jacobian returns the Jacobian of f at a float64 parameter set x, flattened in
+// row-major order: J_ij = d y_i / d z_j, with m = y.Size() rows and one column per
+// element z_j of the flat view of x (LayoutOf(x)). It uses n forward sweeps or m
+// reverse sweeps, whichever is fewer, on one recording. Complex inputs or outputs are
+// an error. It records with the default registry; see Transforms.Jacobian.
+func Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 	return defaults().Jacobian(f, x)
 }
 
 // Jacobian is the package-level Jacobian, recording with tr's registry.
-func (tr Transforms) Jacobian(f Func, x *tensor.Dense) (*mat.Dense, error) {
-	if x == nil || x.DType() != tensor.Float64 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a float64 input")
+func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
+	l, err := LayoutOf(x)
+	if err != nil {
+		return nil, fmt.Errorf("hvp.Jacobian: %w", err)
 	}
-	t, ids, out, err := tr.record(f, []*tensor.Dense{x})
+	t, ids, out, err := tr.record(f, x)
 	if err != nil {
 		return nil, err
 	}
@@ -324,26 +437,28 @@ func (tr Transforms) Jacobian(f Func, x *tensor.Dense) (*mat.Dense, error) {
 	if y.DType() != tensor.Float64 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a float64 output, got %v", y.DType())
 	}
-	m, n := y.Size(), x.Size()
+	m, n := y.Size(), l.Dim()
 	if m == 0 || n == 0 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian of an empty tensor (%d outputs, %d inputs)", m, n)
 	}
 	jac := mat.NewDense(m, n, nil)
 	if n <= m {
+		e := make([]float64, n)
 		for j := range n {
-			e := make([]float64, n)
 			e[j] = 1
-			ej, _ := tensor.FromFloat64(e, x.Shape()...)
-			tan, err := t.ForwardTangents(map[cr.NodeID]*tensor.Dense{ids[0]: ej})
+			ej, _ := l.Views(e)
+			tan, err := t.ForwardTangents(seeds(ids, ej))
 			if err != nil {
 				return nil, err
 			}
 			if yd, ok := tan.Of(out); ok {
-				jac.SetCol(j, yd.Contiguous().Float64s())
+				jac.SetCol(j, yd.Contiguous().Float64s()) // copies: yd may alias e
 			}
+			e[j] = 0
 		}
 		return jac, nil
 	}
+	row := make([]float64, n)
 	for i := range m {
 		e := make([]float64, m)
 		e[i] = 1
@@ -352,9 +467,10 @@ func (tr Transforms) Jacobian(f Func, x *tensor.Dense) (*mat.Dense, error) {
 		if err != nil {
 			return nil, err
 		}
-		if row, ok := g.Of(ids[0]); ok {
-			jac.SetRow(i, row.Contiguous().Float64s())
+		if err := l.FlattenTo(row, collect(g, ids, x)); err != nil {
+			return nil, err
 		}
+		jac.SetRow(i, row)
 	}
 	return jac, nil
 }

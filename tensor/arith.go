@@ -374,6 +374,18 @@ func Sum(t *Dense) complex128 {
 	return complex(sumView(t.f64, t.shape, t.strides, t.offset), 0)
 }
 
+// SumFloat64 returns sum_i t_i over all elements of a float64 tensor as a float64 (0
+// for an empty tensor); for a complex128 tensor, the real part of Sum(t).
+func SumFloat64(t *Dense) float64 {
+	if t.Size() == 0 {
+		return 0
+	}
+	if t.dtype == Complex128 {
+		return real(sumView(t.c128, t.shape, t.strides, t.offset))
+	}
+	return sumView(t.f64, t.shape, t.strides, t.offset)
+}
+
 // sumView returns the sum of the elements of the strided view (shape, strides,
 // offset) of data.
 func sumView[T element](data []T, shape, strides []int, offset int) T {

@@ -451,6 +451,17 @@ func (t *Dense) Set(v complex128, idx ...int) {
 	t.f64[p] = real(v)
 }
 
+// SetFloat64 stores the real number v at idx (complex(v, 0) in a complex128 tensor),
+// like Set without the conversion. It panics like At.
+func (t *Dense) SetFloat64(v float64, idx ...int) {
+	p := t.index(idx)
+	if t.dtype == Complex128 {
+		t.c128[p] = complex(v, 0)
+		return
+	}
+	t.f64[p] = v
+}
+
 // Contiguous returns a contiguous row-major tensor equal to t. If t is already
 // contiguous, starts at offset 0 and uses its whole backing slice, the result shares
 // t's storage: it is t itself when t's strides are the canonical row-major ones, and

@@ -9,29 +9,38 @@ import (
 )
 
 // LineSearchNewtonCG is an optimize.Method that minimises with line-search Newton-CG
-// (truncated Newton; Nocedal and Wright, Numerical Optimization, algorithm 7.1, and
-// scipy's method="Newton-CG"): at each iterate x with gradient g, conjugate gradients
-// on H p = -g, with Hessian-vector products only, stop at the relative residual
-// min(1/2, sqrt(||g||)) (the Eisenstat-Walker forcing term) or at the first direction
-// of non-positive curvature (taking the iterate so far, or at the very first CG step
-// the steepest-descent direction scaled by |g|^2 / |g^T H g|, as scipy does); then a
-// line search along p from the unit step finds a point that satisfies the strong
-// Wolfe conditions (gonum's MoreThuente with the constants of scipy's MINPACK search,
-// 1e-4 and 0.9, by default).
+// (truncated Newton; Nocedal and Wright, Numerical Optimization, algorithm 7.1), the
+// algorithm of scipy's minimize(method="Newton-CG"), with its choices:
 //
-// Where the trust-region NewtonCG spends curvature products on steps that it then
-// rejects and shrinks, this method lengthens or shortens the Newton step with
-// function and gradient evaluations, which is cheaper when the Newton direction is
-// good but badly scaled (on the chained Rosenbrock function it needs about half the
-// iterations and fewer HVPs); the trust region is the safer method on non-convex
-// problems with much negative curvature.
+//   - at each iterate x with gradient g, conjugate gradients on H p = -g, with
+//     Hessian-vector products only, from p = 0 until the residual's 1-norm is below
+//     min(1/2, sqrt(||g||_1)) ||g||_1 (the Eisenstat-Walker forcing term, for
+//     superlinear convergence), or up to the first direction of non-positive
+//     curvature: then p is the iterate so far or, at the very first CG step, the
+//     steepest-descent direction scaled by ||g||^2 / |g^T H g|;
+//   - a line search along p that satisfies the strong Wolfe conditions (gonum's
+//     MoreThuente with MINPACK's constants 1e-4 and 0.9, as scipy's search), from
+//     the step min(1, 2.02 (f_k - f_{k-1}) / g^T p), which is 1 once the iterates
+//     converge.
+//
+// On the chained Rosenbrock function in 100 dimensions from (-1.2, 1, ...) it
+// reaches |g|∞ < 1e-9 in 258 iterations and 1882 Hessian-vector products, where
+// scipy 1.10 takes 228 and 1869 (with xtol lowered to reach the same gradient) and
+// the trust-region NewtonCG 413 and 2356. The trust region is the safer method where
+// the curvature is often negative — on the 2- and 10-dimensional Rosenbrock functions
+// it needs a third and half the iterations of this method (and of scipy's) — since a
+// line search can use a negative-curvature direction only through a short
+// steepest-descent step.
 //
 // Errors and non-finite values are handled as by NewtonCG: it stops with
 // optimize.Failure on the first error of HessVec or Err, on a non-finite starting
-// value, gradient or product, and never reports convergence after one; a trial point
-// whose value is NaN or +Inf halves the step. A line search that fails accepts the
+// value, gradient or product, and never reports convergence after one. A trial point
+// whose value (NaN or +Inf) or gradient is not finite halves the step; if the step
+// becomes too short to move x with such a point last, the method fails with
+// optimize.ErrFunc or optimize.ErrGrad. A line search that fails accepts the
 // trial point of least value if it decreased f, and otherwise stops with
-// optimize.Failure and the line searcher's error.
+// optimize.Failure and the line searcher's error; a step too short to change x stops
+// it with optimize.StepConvergence.
 type LineSearchNewtonCG struct {
 	// HessVec applies the Hessian at a point; Minimize sets it, if nil, to the
 	// objective's product of the chosen Curvature.
@@ -45,7 +54,8 @@ type LineSearchNewtonCG struct {
 	// GradStopThreshold stops the method when the infinity norm of the gradient is
 	// below it (default 1e-10; NaN disables the check).
 	GradStopThreshold float64
-	// MaxCGIterations bounds the inner iterations (default: the dimension).
+	// MaxCGIterations bounds the inner iterations (default: 20 times the
+	// dimension, as scipy).
 	MaxCGIterations int
 	// Err, if set, reports a failure of the objective's evaluations (Minimize sets it
 	// to Objective.Err).
@@ -124,13 +134,14 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 	p, trial, gTrial := make([]float64, n), make([]float64, n), make([]float64, n)
 	best, gBest := make([]float64, n), make([]float64, n)
 	cg := newSteihaug(n)
+	fOld := f + floats.Norm(g, 2)/2 // scipy's guess of the previous value
 	for {
 		if !math.IsNaN(gradTol) && floats.Norm(g, math.Inf(1)) < gradTol {
 			return optimize.GradientThreshold, nil
 		}
 		maxIter := m.MaxCGIterations
 		if maxIter <= 0 {
-			maxIter = n
+			maxIter = 20 * n
 		}
 		iters, hvps, err := cg.newtonDirection(p, x, g, maxIter, m.HessVec)
 		m.CGIterations += iters
@@ -147,14 +158,23 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 			slope = -floats.Dot(g, g)
 		}
 
-		// Line search along p from the Newton step 1.
+		// Line search along p, from the Newton step 1 or, while f still falls
+		// fast, from the step that a quadratic with the last decrease suggests.
 		step := 1.0
+		if a := 1.01 * 2 * (f - fOld) / slope; a > 0 && a < 1 {
+			step = a
+		}
+		fOld = f
 		ls.Init(f, slope, step)
 		fBest, stepBest, rejected := f, 0.0, 0
-		var lsErr error
+		var lsErr, bad error // bad: why the last trial point was not finite
 		for {
 			floats.AddScaledTo(trial, x, step, p)
 			if floats.Equal(trial, x) {
+				if bad != nil {
+					// Every step led to a value or gradient that is not finite.
+					return optimize.Failure, bad
+				}
 				// The step is too short to move x: it is as good as floating point
 				// allows along this direction.
 				return optimize.StepConvergence, nil
@@ -170,15 +190,19 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 				return optimize.Failure, err
 			}
 			ft := t.F
+			bad = nil
 			if math.IsNaN(ft) || math.IsInf(ft, 1) {
-				// Outside the domain or overflowing: halve the step and start over.
+				bad = optimize.ErrFunc(ft)
+			} else if err := finiteGrad(t.Gradient); err != nil {
+				bad = err
+			}
+			if bad != nil {
+				// Outside the domain, overflowing or at a kink: halve the step and
+				// start the search over.
 				rejected++
 				step /= 2
 				ls.Init(f, slope, step)
 				continue
-			}
-			if err := finiteGrad(t.Gradient); err != nil {
-				return optimize.Failure, err
 			}
 			if ft < fBest {
 				fBest, stepBest = ft, step
@@ -224,18 +248,22 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 }
 
 // newtonDirection stores in p an approximate solution of H p = -g by conjugate
-// gradients from p = 0, truncated at the forcing tolerance min(1/2, sqrt(||g||)) ||g||
-// or at non-positive curvature; it returns the iterations and products used.
+// gradients from p = 0, truncated at the forcing tolerance min(1/2, sqrt(||g||_1))
+// ||g||_1 on the residual's 1-norm (scipy's test) or at non-positive curvature; it
+// returns the iterations and products used.
 func (s *steihaug) newtonDirection(p, x, g []float64, maxIter int, hv HessVecFunc) (iters, hvps int, err error) {
 	clear(p)
 	copy(s.r, g) // r = H p + g
 	for i := range s.d {
 		s.d[i] = -g[i]
 	}
-	gnorm := floats.Norm(g, 2)
+	gnorm := floats.Norm(g, 1)
 	tol := math.Min(0.5, math.Sqrt(gnorm)) * gnorm
 	rr := floats.Dot(s.r, s.r)
 	for iters < maxIter {
+		if floats.Norm(s.r, 1) <= tol {
+			break
+		}
 		iters++
 		hvps++
 		if err := s.product(s.hd, x, s.d, hv); err != nil {
@@ -260,9 +288,6 @@ func (s *steihaug) newtonDirection(p, x, g []float64, maxIter int, hv HessVecFun
 		floats.AddScaled(p, alpha, s.d)
 		floats.AddScaled(s.r, alpha, s.hd)
 		rrNew := floats.Dot(s.r, s.r)
-		if math.Sqrt(rrNew) <= tol {
-			break
-		}
 		beta := rrNew / rr
 		rr = rrNew
 		for i := range s.d {

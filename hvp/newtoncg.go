@@ -67,9 +67,11 @@ func (c Curvature) productOf(obj *Objective) HessVecFunc {
 // itself; it asks gonum for function values and gradients, which gonum counts.
 //
 // It stops with optimize.Failure on the first error of HessVec or Err, on a NaN or
-// infinite starting value, on a gradient or Hessian-vector product that is not
-// finite: it never reports convergence after one. (A trial point whose value is NaN
-// or +Inf is only rejected: the region shrinks, as it does at any bad step.)
+// infinite starting value or gradient, or on a Hessian-vector product that is not
+// finite: it never reports convergence after one. A trial point whose value (NaN or
+// +Inf) or gradient is not finite is rejected, and the region shrinks, as it does at
+// any bad step; if the region becomes too small to move x with such a point last,
+// the method fails with optimize.ErrFunc or optimize.ErrGrad.
 //
 // Its figures for each iteration (trust radius, CG iterations, products, rejected
 // steps) reach a Printer or Trace given as gonum's Recorder (LastIteration).
@@ -252,6 +254,7 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 	p, trial, gTrial := make([]float64, n), make([]float64, n), make([]float64, n)
 	cg := newSteihaug(n)
 	var stepCG, stepHVPs, stepRejected int
+	var bad error // why the last trial point was not finite, if it was not
 	for {
 		if !math.IsNaN(gradTol) && floats.Norm(g, math.Inf(1)) < gradTol {
 			return optimize.GradientThreshold, nil
@@ -283,9 +286,14 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 		fTrial := t.F
 		rho := math.Inf(-1)
 		switch {
+		case math.IsNaN(fTrial) || math.IsInf(fTrial, 1):
+			bad = optimize.ErrFunc(fTrial)
+		case finiteGrad(t.Gradient) != nil:
+			// A point without a finite gradient is never taken, nor reported.
+			bad = finiteGrad(t.Gradient)
 		case math.IsInf(fTrial, -1):
 			rho = math.Inf(1) // unbounded below: gonum stops with FunctionNegativeInfinity
-		case pred > 0 && !math.IsNaN(fTrial) && !math.IsInf(fTrial, 1):
+		case pred > 0:
 			rho = (f - fTrial) / pred
 		}
 		switch {
@@ -295,14 +303,9 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			radius = math.Min(2*radius, maxRadius)
 		}
 		if rho > eta {
-			// A gradient that is not finite at an accepted point is a failure, never
-			// a point to report.
-			if err := finiteGrad(t.Gradient); err != nil {
-				return optimize.Failure, err
-			}
 			copy(x, trial)
 			copy(g, t.Gradient)
-			f = fTrial
+			f, bad = fTrial, nil
 			m.last = Iteration{Iter: m.last.Iter + 1, Step: pnorm, Radius: radius, StepSize: math.NaN(),
 				CGIterations: stepCG, HVPs: stepHVPs, Rejected: stepRejected}
 			stepCG, stepHVPs, stepRejected = 0, 0, 0
@@ -314,6 +317,11 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			stepRejected++
 		}
 		if radius < 1e-14*math.Max(1, floats.Norm(x, 2)) {
+			if bad != nil {
+				// Every step, however short, led to a value or gradient that is not
+				// finite: a failure, not convergence.
+				return optimize.Failure, bad
+			}
 			// The model cannot be trusted at any resolvable step: x is as good as
 			// floating point allows.
 			return optimize.StepConvergence, nil

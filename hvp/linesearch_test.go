@@ -1,0 +1,160 @@
+package hvp_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"gonum.org/v1/gonum/optimize"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	ew "github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/hvp"
+	"github.com/chainrules-go/chainrules/reduce"
+)
+
+func rosenbrockStart(n int) []float64 {
+	x0 := make([]float64, n)
+	for i := range x0 {
+		x0[i] = -1.2
+		if i%2 == 1 {
+			x0[i] = 1
+		}
+	}
+	return x0
+}
+
+// Both Newton methods on the chained Rosenbrock function from the standard start;
+// the line search needs fewer iterations and products than the trust region on it,
+// as scipy's Newton-CG (226 iterations, 1844 HVPs at n = 100) does.
+func TestLineSearchNewtonCGRosenbrock(t *testing.T) {
+	for _, n := range []int{2, 10, 100} {
+		settings := &optimize.Settings{GradientThreshold: 1e-9}
+		ls := &hvp.LineSearchNewtonCG{}
+		obj := hvp.NewObjective(rosenbrock, n)
+		res, err := hvp.Minimize(obj, rosenbrockStart(n), settings, ls)
+		require.NoError(t, err)
+		assert.Equal(t, optimize.GradientThreshold, res.Status)
+		for i, xi := range res.X {
+			require.InDelta(t, 1, xi, 1e-6, "x[%d] with n = %d", i, n)
+		}
+		assert.Equal(t, ls.HVPs, obj.HVPs, "the method's products are the objective's")
+
+		tr := &hvp.NewtonCG{}
+		trObj := hvp.NewObjective(rosenbrock, n)
+		trRes, err := hvp.Minimize(trObj, rosenbrockStart(n), settings, tr)
+		require.NoError(t, err)
+		t.Logf("n=%d: line search %d iterations, %d HVPs, %d f/g evals; trust region %d iterations, %d HVPs, %d f/g evals", n,
+			res.Stats.MajorIterations-1, ls.HVPs, res.Stats.GradEvaluations, trRes.Stats.MajorIterations-1, tr.HVPs, trRes.Stats.GradEvaluations)
+		if n == 100 {
+			assert.Less(t, res.Stats.MajorIterations, trRes.Stats.MajorIterations)
+			assert.Less(t, ls.HVPs, tr.HVPs)
+		}
+	}
+}
+
+// At a saddle's neighbourhood the first CG step meets negative curvature along -g;
+// the method leaves along steepest descent and finds a minimum.
+func TestLineSearchNewtonCGNegativeCurvature(t *testing.T) {
+	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(doubleWellOp{}, x[0]) }
+	obj := hvp.NewObjective(f, 2)
+	res, err := hvp.Minimize(obj, []float64{1e-3, 0}, nil, &hvp.LineSearchNewtonCG{})
+	require.NoError(t, err)
+	assert.InDelta(t, 1, math.Abs(res.X[0]), 1e-7)
+	assert.InDelta(t, 0, res.X[1], 1e-7)
+}
+
+// f(x) = sum(x - 2 sqrt(x)) is NaN for x < 0; the Newton step from near 0 overshoots
+// there, and the line search halves it instead of failing.
+func TestLineSearchNewtonCGHalvesIntoTheDomain(t *testing.T) {
+	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+		terms := t.Apply(ew.SubOp, x[0], t.Apply(ew.ScaleOp(2), t.Apply(ew.SqrtOp, x[0])))
+		return t.Apply(reduce.SumOp(nil, false), terms)
+	}
+	obj := hvp.NewObjective(f, 2)
+	ls := &hvp.LineSearchNewtonCG{}
+	res, err := hvp.Minimize(obj, []float64{4, 9}, nil, ls)
+	require.NoError(t, err)
+	assert.InDelta(t, 1, res.X[0], 1e-8)
+	assert.InDelta(t, 1, res.X[1], 1e-8)
+	assert.Positive(t, ls.Rejected, "NaN trial points were rejected")
+}
+
+// failingSearch is a Linesearcher that never accepts a step.
+type failingSearch struct{}
+
+func (failingSearch) Init(float64, float64, float64) optimize.Operation {
+	return optimize.FuncEvaluation | optimize.GradEvaluation
+}
+
+func (failingSearch) Iterate(float64, float64) (optimize.Operation, float64, error) {
+	return optimize.NoOperation, 0, optimize.ErrLinesearcherFailure
+}
+
+// A failed line search takes its best point if f decreased there, and fails the run
+// otherwise. With H = -I the direction is -g, and the first trial step has length
+// 1.01: from x = 10 on f = x^2/2 it decreases f, from x = 0.1 on f = 50 x^2 it does
+// not.
+func TestLineSearchNewtonCGFailedSearch(t *testing.T) {
+	negIdentity := func(dst, _, v []float64) error {
+		for i := range v {
+			dst[i] = -v[i]
+		}
+		return nil
+	}
+	quadratic := func(c float64) hvp.Func {
+		return func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+			return t.Apply(ew.ScaleFloat64Op(c/2), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SquareOp, x[0])))
+		}
+	}
+
+	obj := hvp.NewObjective(quadratic(1), 1)
+	m := &hvp.LineSearchNewtonCG{HessVec: negIdentity, Linesearcher: failingSearch{}}
+	res, err := hvp.Minimize(obj, []float64{10}, &optimize.Settings{MajorIterations: 3}, m)
+	require.NoError(t, err)
+	assert.Equal(t, optimize.IterationLimit, res.Status)
+	assert.Less(t, res.X[0], 10-1.01+1e-12, "two steps taken, the first of length 1.01")
+	assert.Less(t, res.F, 50.0)
+
+	obj = hvp.NewObjective(quadratic(100), 1)
+	m = &hvp.LineSearchNewtonCG{HessVec: negIdentity, Linesearcher: failingSearch{}}
+	res, err = hvp.Minimize(obj, []float64{0.1}, nil, m)
+	require.ErrorIs(t, err, optimize.ErrLinesearcherFailure)
+	assert.Equal(t, optimize.Failure, res.Status)
+	assert.Equal(t, 0.1, res.X[0])
+}
+
+// A gradient that is not finite wherever f is (a broken derivative) fails both Newton
+// methods, however short the step: they never take such a point, nor report
+// convergence for lack of one.
+func TestNewtonMethodsFailOnNonFiniteTrialGradients(t *testing.T) {
+	for _, method := range []optimize.Method{&hvp.NewtonCG{}, &hvp.LineSearchNewtonCG{}} {
+		x0 := []float64{-1.2, 1}
+		p := optimize.Problem{
+			Func: func(x []float64) float64 { return (x[0]-1)*(x[0]-1) + (x[1]-1)*(x[1]-1) },
+			Grad: func(g, x []float64) {
+				g[0], g[1] = 2*(x[0]-1), 2*(x[1]-1)
+				if x[0] != x0[0] {
+					g[1] = math.NaN() // everywhere but at the start
+				}
+			},
+		}
+		hv := func(dst, _, v []float64) error {
+			dst[0], dst[1] = 2*v[0], 2*v[1]
+			return nil
+		}
+		switch m := method.(type) {
+		case *hvp.NewtonCG:
+			m.HessVec = hv
+		case *hvp.LineSearchNewtonCG:
+			m.HessVec = hv
+		}
+		res, err := optimize.Minimize(p, x0, nil, method)
+		var errGrad optimize.ErrGrad
+		require.ErrorAs(t, err, &errGrad, "%T", method)
+		assert.Equal(t, 1, errGrad.Index)
+		assert.Equal(t, optimize.Failure, res.Status, "%T", method)
+		assert.Equal(t, x0, res.X, "%T: no point with a NaN gradient is taken", method)
+	}
+}

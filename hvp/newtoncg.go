@@ -61,6 +61,8 @@ func (c Curvature) productOf(obj *Objective) HessVecFunc {
 // when the ratio of actual to predicted reduction rho = (f(x) - f(x+p)) / (m(0) -
 // m(p)) exceeds Eta, and Delta shrinks when rho < 1/4 and grows at the boundary when
 // rho > 3/4 (Nocedal and Wright, Numerical Optimization, algorithms 4.1 and 7.2).
+// Near a minimum where both reductions fall below the rounding of f (10 ulp), rho is
+// noise: the step is then accepted if it reduces the gradient's norm.
 // LineSearchNewtonCG is the line-search variant.
 //
 // gonum has no operation for Hessian-vector products, so NewtonCG calls HessVec
@@ -295,6 +297,12 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			rho = math.Inf(1) // unbounded below: gonum stops with FunctionNegativeInfinity
 		case pred > 0:
 			rho = (f - fTrial) / pred
+			if noise := 10 * 0x1p-52 * math.Abs(f); pred <= noise && math.Abs(f-fTrial) <= noise &&
+				floats.Norm(t.Gradient, 2) < floats.Norm(g, 2) {
+				// Both reductions are lost in the rounding of f, so rho is noise:
+				// trust the model where the step reduces the gradient.
+				rho = 1
+			}
 		}
 		switch {
 		case rho < 0.25:

@@ -181,3 +181,40 @@ func TestObjectiveShapeOverflow(t *testing.T) {
 	assert.True(t, math.IsNaN(obj.Func(make([]float64, 6))))
 	assert.ErrorIs(t, obj.Err(), cr.ErrInvalidArgument)
 }
+
+// nanMethod reports the starting point with a NaN gradient as its only iterate and
+// then says it converged: a stand-in for any method that does not check.
+type nanMethod struct{}
+
+func (nanMethod) Init(dim, tasks int) int { return 1 }
+func (nanMethod) Uses(has optimize.Available) (optimize.Available, error) {
+	return optimize.Available{Grad: true}, nil
+}
+func (nanMethod) Status() (optimize.Status, error) { return optimize.MethodConverge, nil }
+func (nanMethod) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
+	task := tasks[0]
+	task.Op = optimize.MajorIteration
+	task.F = 1
+	task.Gradient = []float64{math.NaN(), 0}
+	operation <- task
+	if r := <-result; r.Op != optimize.PostIteration {
+		operation <- optimize.Task{Op: optimize.MethodDone}
+	}
+	for range result {
+	}
+	close(operation)
+}
+
+// Minimize never passes on a convergence status with a value or gradient that is not
+// finite, whatever the method.
+func TestMinimizeRejectsNonFiniteResults(t *testing.T) {
+	obj := hvp.NewObjective(rosenbrock, 2)
+	res, err := optimize.Minimize(obj.Problem(), []float64{1, 2}, nil, nanMethod{})
+	require.NoError(t, err)
+	require.Equal(t, optimize.MethodConverge, res.Status, "gonum passes it on")
+
+	res, err = hvp.Minimize(obj, []float64{1, 2}, nil, nanMethod{})
+	require.ErrorIs(t, err, cr.ErrNonFinite)
+	assert.ErrorContains(t, err, "gradient")
+	assert.Equal(t, optimize.Failure, res.Status)
+}

@@ -214,6 +214,35 @@ func TestRegistryOverrideIsLocal(t *testing.T) {
 			hvs := make([]float64, 3)
 			require.NoError(t, ob.HessVec(hvs, xs, []float64{1, 1, 1}))
 			assert.InDeltaSlice(t, c.hess, hvs, 1e-12)
+
+			// The transforms added with parameter sets follow the registry too.
+			tr := c.tr
+			if c.viaPackageLevelFuncs {
+				tr = hvp.WithRegistry(ops.Default())
+			}
+			_, _, hs, err := tr.HVPSeed(sinOf, []*tensor.Dense{x}, []*tensor.Dense{ones}, ones)
+			require.NoError(t, err)
+			assert.InDeltaSlice(t, c.hess, hs[0].Float64s(), 1e-12)
+			identity := func(tp *hvp.Tape, x []cr.NodeID) cr.NodeID { return x[0] }
+			sumLoss := func(tp *hvp.Tape, y cr.NodeID) cr.NodeID {
+				return tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, y))
+			}
+			_, gn, err := tr.GaussNewton(identity, sumLoss, []*tensor.Dense{x}, []*tensor.Dense{ones})
+			require.NoError(t, err)
+			assert.InDeltaSlice(t, c.hess, gn[0].Float64s(), 1e-12, "an identity model: G = H_L")
+			l, err := hvp.NewLayout([]int{3})
+			require.NoError(t, err)
+			for _, o := range []*hvp.Objective{
+				tr.NewParamObjective(sumSin, l),
+				tr.NewModelObjective(identity, sumLoss, l),
+				hvp.NewShardedObjective(l, tr.NewShard(sumSin, l), tr.NewModelShard(identity, sumLoss, l)),
+			} {
+				hvs := make([]float64, 3)
+				require.NoError(t, o.HessVec(hvs, xs, []float64{1, 1, 1}))
+				for i := range hvs {
+					assert.InDelta(t, c.hess[i]*float64(o.Shards()), hvs[i], 1e-12)
+				}
+			}
 		})
 	}
 }

@@ -18,7 +18,9 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-func randn(rng *rand.Rand, shape ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, shape...) }
+func randn(rng *rand.Rand, shape ...int) *tensor.Dense {
+	return tensor.RandN(rng, tensor.Float64, shape...)
+}
 
 // The seeded HVP of a vector function is the HVP of the scalar <ybar, f(x)> written
 // out with ybar as a constant, and its xbar is the VJP.

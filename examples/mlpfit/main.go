@@ -72,15 +72,15 @@ var defaultConfig = config{
 
 // outcome is what a run found.
 type outcome struct {
-	Result       *optimize.Result
-	Params       []*tensor.Dense // the fitted parameter set
-	Layout       hvp.Layout
-	InitialLoss  float64
-	NoiseMSE     float64 // the noise's own mean square: the best a fit can do on average
-	Trace        []hvp.Iteration
-	Products     int // curvature products
-	Objective    *hvp.Objective
-	X, Y         *tensor.Dense // the data
+	Result      *optimize.Result
+	Params      []*tensor.Dense // the fitted parameter set
+	Layout      hvp.Layout
+	InitialLoss float64
+	NoiseMSE    float64 // the noise's own mean square: the best a fit can do on average
+	Trace       []hvp.Iteration
+	Products    int // curvature products
+	Objective   *hvp.Objective
+	X, Y        *tensor.Dense // the data
 }
 
 // data returns inputs X [n, 2] and targets Y [n, 1] of y = sin(2 x1) cos(x2) + noise,

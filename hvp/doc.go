@@ -1,7 +1,8 @@
 // Package hvp gives function transforms over tensor functions — gradients, VJPs,
-// JVPs, Hessian-vector products, dense Hessians and Jacobians — and adapters that let
-// gonum's optimize package use them, including a trust-region Newton-CG method that
-// needs only Hessian-vector products.
+// JVPs, Hessian-vector and Gauss-Newton-vector products, dense Hessians and
+// Jacobians — and adapters that let gonum's optimize package use them on parameter
+// sets, including two Newton-CG methods that need only such products, progress
+// recorders and objectives sharded over goroutines or machines.
 //
 // A function is a [Func]: it records its computation on a tape from the NodeIDs of
 // its inputs and returns the NodeID of its output, for example
@@ -27,12 +28,50 @@
 // chainrules.ErrHVPNotSupported that names the op. An [Operator] records f once and
 // applies the Hessian to many vectors, as Krylov solvers do.
 //
+// # Parameter sets
+//
+// Every transform takes its inputs as one slice, a parameter set: tensors of any
+// shapes, such as an MLP's weights and biases, in the spirit of JAX's pytrees. A
+// [Layout] (LayoutOf(params)) defines the set's flat view — each tensor's elements
+// in row-major order, one tensor after another — which is what gonum works on:
+// [Hessian] and [Jacobian] are indexed by it, [Operator.ApplyFlat] takes and returns
+// it, and an [Objective] over a Layout hands its Func views of gonum's point (no
+// copies) and flattens gradients and products back into gonum's slices.
+//
+// # Second-order products
+//
+// Besides [HVP] for a scalar f, [HVPSeed] gives the HVP of Re<ybar, f(x)> for an f
+// of any output (a seeded second-order sweep), and [GaussNewton] the Gauss-Newton
+// product J^T H_L J v of an objective written as loss(model(x)), positive
+// semi-definite for the losses of least squares and classification ([MSELoss],
+// [CrossEntropyLoss], [BCEWithLogitsLoss]).
+//
 // # Optimisation
 //
-// [Objective] turns a function of one tensor into gonum's optimize.Problem (Func,
-// Grad, and a dense Hess built from HVPs for small problems), and [NewtonCG] is an
-// optimize.Method that minimises with trust-region Newton-CG (Steihaug-Toint
-// conjugate gradients), asking only for function values, gradients and HVPs.
+// [Objective] turns a function of a parameter set into gonum's optimize.Problem
+// (Func, Grad, and a dense Hess built from HVPs for small problems); [NewObjective]
+// takes one tensor, [NewParamObjective] a Layout, [NewModelObjective] a model and a
+// loss (for Gauss-Newton curvature). [NewtonCG] (trust region, Steihaug-Toint
+// conjugate gradients) and [LineSearchNewtonCG] (scipy's Newton-CG) are
+// optimize.Methods that ask only for function values, gradients and curvature
+// products — exact Hessian or Gauss-Newton, as their Curvature says. [Minimize] runs
+// gonum with them wired to the objective, and never reports convergence after an
+// evaluation error or a value, gradient or product that is not finite.
+//
+// A [Printer] (gonum's Printer with the Newton methods' own columns: trust radius or
+// step size, CG iterations, products, rejected steps; a line per iteration or, for
+// long runs, a progress line every ValueInterval) and a [Trace] (every [Iteration])
+// are optimize.Recorders.
+//
+// # Sharded objectives
+//
+// An objective that is a sum over the shards of a dataset, f = sum_s f_s, is made by
+// [NewShardedObjective] from shards ([Shard]): each local shard ([Transforms.NewShard])
+// records its term on a tape of its own, and the shards of one evaluation run on
+// goroutines of their own, so that values, gradients and HVPs use every core and are
+// summed in shard order. A Shard is a small interface (Eval and HessVec on flat
+// points), so a shard can also be evaluated elsewhere, in another process or on a
+// cluster.
 //
 // # Registries
 //
@@ -49,6 +88,7 @@
 //	}
 //	grad, hv, err := hvp.WithRegistry(reg).HVP(f, x, v)
 //
-// An [Objective] made with WithRegistry(reg).NewObjective records with reg in Func,
-// Grad, Hess and HessVec, and so does a [NewtonCG] given its HessVec.
+// An [Objective] made with WithRegistry(reg).NewObjective (or NewParamObjective,
+// NewModelObjective, NewShard) records with reg in Func, Grad, Hess, HessVec and
+// GaussNewtonVec, and so do the Newton methods given its products.
 package hvp

@@ -251,3 +251,28 @@ func ExampleLayout() {
 	// 7
 	// 12 13
 }
+
+// A linear model with a weight vector and a scalar bias, fitted as a parameter set:
+// the loss is written on the two tensors, gonum sees one flat point of 3 + 1
+// elements, and the result comes back as tensors. (Several tensors of any shapes work
+// the same way: examples/mlpfit fits an MLP's six.)
+func ExampleNewParamObjective() {
+	X, _ := tensor.FromFloat64([]float64{1, 0, 2, 0, 1, 1, 1, 1, 0, 2, 1, 1, 0, 2, 1}, 5, 3)
+	Y, _ := tensor.FromFloat64([]float64{4.5, 1.5, 1, 3.5, 1}, 5) // X (1, -0.5, 1.5) + 0.5
+	loss := func(t *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		pred := t.Apply(ew.AddOp, t.Apply(einsum.Op("nd,d->n"), t.Constant(X), p[0]), p[1])
+		return t.Apply(reduce.MeanOp(nil, false), t.Apply(ew.SquareOp, t.Apply(ew.SubOp, pred, t.Constant(Y))))
+	}
+	params := []*tensor.Dense{tensor.New(tensor.Float64, 3), tensor.Scalar(0)} // w, b
+	l, _ := hvp.LayoutOf(params)
+	obj := hvp.NewParamObjective(loss, l)
+	x0, _ := l.Flatten(params)
+	res, err := hvp.Minimize(obj, x0, nil, &hvp.NewtonCG{})
+	if err != nil {
+		panic(err)
+	}
+	fitted, _ := l.Unflatten(res.X)
+	fmt.Printf("%v: w = %.4f, b = %.4f\n", res.Status, fitted[0].Float64s(), fitted[1].AtFloat64())
+	// Output:
+	// GradientThreshold: w = [1.0000 -0.5000 1.5000], b = 0.5000
+}

@@ -35,8 +35,9 @@
 // [Layout] (LayoutOf(params)) defines the set's flat view — each tensor's elements
 // in row-major order, one tensor after another — which is what gonum works on:
 // [Hessian] and [Jacobian] are indexed by it, [Operator.ApplyFlat] takes and returns
-// it, and an [Objective] over a Layout hands its Func views of gonum's point (no
-// copies) and flattens gradients and products back into gonum's slices.
+// it, and an [Objective] over a Layout hands its Func views of gonum's point (one
+// copy per new point, no tensor copies per call) and flattens gradients and products
+// back into gonum's slices.
 //
 // # Second-order products
 //

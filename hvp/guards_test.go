@@ -1,6 +1,7 @@
 package hvp_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -217,4 +218,20 @@ func TestMinimizeRejectsNonFiniteResults(t *testing.T) {
 	require.ErrorIs(t, err, cr.ErrNonFinite)
 	assert.ErrorContains(t, err, "gradient")
 	assert.Equal(t, optimize.Failure, res.Status)
+}
+
+// Failures reach Minimize's caller with optimize.Failure, never as convergence: the
+// minimum of sum(sqrt(x)) is at the edge of its domain, where every trial step of the
+// Newton method gives NaN (or an infinite gradient at 0).
+func ExampleMinimize() {
+	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID { // sum(sqrt(x)): no minimum inside the domain
+		return t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SqrtOp, x[0]))
+	}
+	obj := hvp.NewObjective(f, 2)
+	res, err := hvp.Minimize(obj, []float64{1, 4}, nil, &hvp.NewtonCG{})
+	fmt.Println(res.Status)
+	fmt.Println(err)
+	// Output:
+	// Failure
+	// non-finite value: hvp: the function value at a trial point is NaN, and at every shorter step down to the rounding of x
 }

@@ -36,8 +36,8 @@ import (
 // optimize.Failure on the first error of HessVec or Err, on a non-finite starting
 // value, gradient or product, and never reports convergence after one. A trial point
 // whose value (NaN or +Inf) or gradient is not finite halves the step; if the step
-// becomes too short to move x with such a point last, the method fails with
-// optimize.ErrFunc or optimize.ErrGrad. A line search that fails accepts the
+// becomes too short to move x with such a point last, the method fails with an error
+// wrapping chainrules.ErrNonFinite. A line search that fails accepts the
 // trial point of least value if it decreased f, and otherwise stops with
 // optimize.Failure and the line searcher's error; a step too short to change x stops
 // it with optimize.StepConvergence.
@@ -173,7 +173,7 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 			if floats.Equal(trial, x) {
 				if bad != nil {
 					// Every step led to a value or gradient that is not finite.
-					return optimize.Failure, bad
+					return optimize.Failure, noShorterStep(bad)
 				}
 				// The step is too short to move x: it is as good as floating point
 				// allows along this direction.
@@ -190,13 +190,7 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 				return optimize.Failure, err
 			}
 			ft := t.F
-			bad = nil
-			if math.IsNaN(ft) || math.IsInf(ft, 1) {
-				bad = optimize.ErrFunc(ft)
-			} else if err := finiteGrad(t.Gradient); err != nil {
-				bad = err
-			}
-			if bad != nil {
+			if bad = trialErr(ft, t.Gradient); bad != nil {
 				// Outside the domain, overflowing or at a kink: halve the step and
 				// start the search over.
 				rejected++

@@ -1,6 +1,7 @@
 package hvp_test
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -151,10 +152,32 @@ func TestNewtonMethodsFailOnNonFiniteTrialGradients(t *testing.T) {
 			m.HessVec = hv
 		}
 		res, err := optimize.Minimize(p, x0, nil, method)
-		var errGrad optimize.ErrGrad
-		require.ErrorAs(t, err, &errGrad, "%T", method)
-		assert.Equal(t, 1, errGrad.Index)
+		require.ErrorIs(t, err, cr.ErrNonFinite, "%T", method)
+		assert.ErrorContains(t, err, "the gradient at a trial point is not finite (element 1 is NaN)")
 		assert.Equal(t, optimize.Failure, res.Status, "%T", method)
 		assert.Equal(t, x0, res.X, "%T: no point with a NaN gradient is taken", method)
 	}
+}
+
+// The line-search method on the 10-dimensional Rosenbrock function; its Trace shows
+// the step sizes (1 for a full Newton step) and CG iterations of each iteration.
+func ExampleLineSearchNewtonCG() {
+	obj := hvp.NewObjective(rosenbrock, 10)
+	trace := &hvp.Trace{}
+	settings := &optimize.Settings{GradientThreshold: 1e-9, Recorder: trace}
+	method := &hvp.LineSearchNewtonCG{}
+	res, err := hvp.Minimize(obj, rosenbrockStart(10), settings, method)
+	if err != nil {
+		panic(err)
+	}
+	full := 0
+	for _, it := range trace.Iterations[1:] {
+		if it.StepSize == 1 {
+			full++
+		}
+	}
+	fmt.Printf("%v after %d iterations (%d full Newton steps), %d HVPs; x[9] = %.6f\n",
+		res.Status, len(trace.Iterations)-1, full, method.HVPs, res.X[9])
+	// Output:
+	// GradientThreshold after 134 iterations (31 full Newton steps), 432 HVPs; x[9] = 1.000000
 }

@@ -2,6 +2,7 @@ package hvp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -73,7 +74,7 @@ func (c Curvature) productOf(obj *Objective) HessVecFunc {
 // finite: it never reports convergence after one. A trial point whose value (NaN or
 // +Inf) or gradient is not finite is rejected, and the region shrinks, as it does at
 // any bad step; if the region becomes too small to move x with such a point last,
-// the method fails with optimize.ErrFunc or optimize.ErrGrad.
+// the method fails with an error wrapping chainrules.ErrNonFinite.
 //
 // Its figures for each iteration (trust radius, CG iterations, products, rejected
 // steps) reach a Printer or Trace given as gonum's Recorder (LastIteration).
@@ -208,11 +209,11 @@ func start(operation chan<- optimize.Task, result <-chan optimize.Task, task opt
 		return nil, 0, nil, optimize.Failure, err
 	}
 	f, g = task.F, append([]float64(nil), task.Gradient...)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	if math.IsNaN(f) || math.IsInf(f, 1) {
 		return nil, 0, nil, optimize.Failure, optimize.ErrFunc(f)
 	}
-	if err := finiteGrad(g); err != nil {
-		return nil, 0, nil, optimize.Failure, err
+	if i := indexNonFinite(g); i >= 0 {
+		return nil, 0, nil, optimize.Failure, optimize.ErrGrad{Grad: g[i], Index: i}
 	}
 	return x, f, g, optimize.NotTerminated, nil
 }
@@ -226,14 +227,22 @@ func major(operation chan<- optimize.Task, result <-chan optimize.Task, x []floa
 	return err
 }
 
-// finiteGrad returns optimize.ErrGrad for the first element of g that is not finite.
-func finiteGrad(g []float64) error {
-	for i, v := range g {
-		if nonFinite(v) {
-			return optimize.ErrGrad{Grad: v, Index: i}
-		}
+// trialErr says why a trial point with value f and gradient g cannot be taken (a
+// value that is NaN or +Inf, a gradient that is not finite), or returns nil.
+func trialErr(f float64, g []float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 1) {
+		return cr.Errorf(cr.ErrNonFinite, "hvp: the function value at a trial point is %v", f)
+	}
+	if i := indexNonFinite(g); i >= 0 {
+		return nonFiniteErr("the gradient at a trial point", i, g[i])
 	}
 	return nil
+}
+
+// noShorterStep is the error of a method that rejected trial points for err down to
+// steps too short to move x.
+func noShorterStep(err error) error {
+	return fmt.Errorf("%w, and at every shorter step down to the rounding of x", err)
 }
 
 func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task) (optimize.Status, error) {
@@ -287,12 +296,9 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 		}
 		fTrial := t.F
 		rho := math.Inf(-1)
+		bad = trialErr(fTrial, t.Gradient) // such a point is never taken, nor reported
 		switch {
-		case math.IsNaN(fTrial) || math.IsInf(fTrial, 1):
-			bad = optimize.ErrFunc(fTrial)
-		case finiteGrad(t.Gradient) != nil:
-			// A point without a finite gradient is never taken, nor reported.
-			bad = finiteGrad(t.Gradient)
+		case bad != nil:
 		case math.IsInf(fTrial, -1):
 			rho = math.Inf(1) // unbounded below: gonum stops with FunctionNegativeInfinity
 		case pred > 0:
@@ -313,7 +319,7 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 		if rho > eta {
 			copy(x, trial)
 			copy(g, t.Gradient)
-			f, bad = fTrial, nil
+			f = fTrial
 			m.last = Iteration{Iter: m.last.Iter + 1, Step: pnorm, Radius: radius, StepSize: math.NaN(),
 				CGIterations: stepCG, HVPs: stepHVPs, Rejected: stepRejected}
 			stepCG, stepHVPs, stepRejected = 0, 0, 0
@@ -328,7 +334,7 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			if bad != nil {
 				// Every step, however short, led to a value or gradient that is not
 				// finite: a failure, not convergence.
-				return optimize.Failure, bad
+				return optimize.Failure, noShorterStep(bad)
 			}
 			// The model cannot be trusted at any resolvable step: x is as good as
 			// floating point allows.

@@ -79,9 +79,10 @@ func (tr Transforms) NewObjective(f Func, shape ...int) *Objective {
 }
 
 // NewParamObjective returns the objective x -> f(x) over the parameter sets of
-// layout l: f receives one leaf per tensor of the set (views of gonum's flat point,
-// not copies), and the gradient and Hessian-vector products are flattened back the
-// same way. Build l with LayoutOf(params), start from l.Flatten(params) and read the
+// layout l: f receives one leaf per tensor of the set, views of one copy of gonum's
+// flat point taken when the point is new (the tensors are not copied out of it, nor
+// the directions of HessVec), and the gradient and Hessian-vector products are
+// flattened back into gonum's slices. Build l with LayoutOf(params), start from l.Flatten(params) and read the
 // result with l.Unflatten(res.X). A layout with no elements makes every evaluation
 // fail. It records with the default registry; see Transforms.NewParamObjective.
 func NewParamObjective(f Func, l Layout) *Objective {

@@ -187,7 +187,7 @@ func (p *Printer) print(it Iteration) error {
 	}
 	var b strings.Builder
 	if p.lines == 0 || (p.HeadingInterval > 0 && p.lines%p.HeadingInterval == 0) {
-		p.lineSearch = it.Iter == 0 && !math.IsNaN(it.StepSize)
+		p.lineSearch = math.IsNaN(it.Radius) && !math.IsNaN(it.StepSize)
 		second := "radius"
 		if p.lineSearch {
 			second = "alpha"

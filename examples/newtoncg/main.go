@@ -21,8 +21,9 @@
 // is two sweeps of a recorded tape, a small multiple of a gradient), as
 // newtoncg-logistic.png and newtoncg-rosenbrock.png:
 //
-//	go run ./examples/newtoncg              # plots in the current directory
-//	go run ./examples/newtoncg -out /tmp    # plots in /tmp
+//	go run ./examples/newtoncg                  # plots in the current directory
+//	go run ./examples/newtoncg -out /tmp        # plots in /tmp
+//	go run ./examples/newtoncg -progress 10ms   # and each run's progress (hvp.Printer)
 //
 // What it shows: on logistic regression, whose Hessian is ill-conditioned by
 // unstandardised features, Newton-CG converges quadratically in a handful of
@@ -70,8 +71,9 @@ import (
 
 func main() {
 	out := flag.String("out", ".", "directory for the convergence plots")
+	progress := flag.Duration("progress", 0, "print each run's progress, a line at most this often (0: none)")
 	flag.Parse()
-	if err := run(os.Stdout, *out); err != nil {
+	if err := run(os.Stdout, *out, *progress); err != nil {
 		fmt.Fprintln(os.Stderr, "newtoncg:", err)
 		os.Exit(1)
 	}
@@ -87,10 +89,10 @@ type sizes struct {
 // fullSizes are the sizes the command runs.
 var fullSizes = sizes{Samples: 500, Features: 20, Lambda: 1e-3, RosenbrockDim: 100}
 
-// run solves both problems at full size, prints the tables to w and writes the plots
-// to outDir.
-func run(w io.Writer, outDir string) error {
-	_, err := compare(w, outDir, fullSizes)
+// run solves both problems at full size, prints the tables (and each run's progress
+// every progress, if not 0) to w and writes the plots to outDir.
+func run(w io.Writer, outDir string, progress time.Duration) error {
+	_, err := compare(w, outDir, fullSizes, progress)
 	return err
 }
 
@@ -130,7 +132,7 @@ type comparison struct {
 
 // compare runs Newton-CG, BFGS and LBFGS on both problems at the given sizes, prints
 // one table per problem and writes one plot per problem into outDir.
-func compare(w io.Writer, outDir string, sz sizes) ([]comparison, error) {
+func compare(w io.Writer, outDir string, sz sizes, progress time.Duration) ([]comparison, error) {
 	if err := os.MkdirAll(outDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -143,7 +145,10 @@ func compare(w io.Writer, outDir string, sz sizes) ([]comparison, error) {
 	for _, p := range problems {
 		c := comparison{problem: p}
 		for _, m := range methods {
-			o, err := solve(p, m)
+			if progress > 0 {
+				fmt.Fprintf(w, "%s, %s:\n", p.short, m.name)
+			}
+			o, err := solve(p, m, w, progress)
 			if err != nil {
 				return nil, fmt.Errorf("%s with %s: %w", p.name, m.name, err)
 			}
@@ -183,17 +188,22 @@ var methods = []method{
 	{"LBFGS", func(*hvp.Objective) optimize.Method { return &optimize.LBFGS{} }},
 }
 
-// solve minimises p with m, on an objective of its own so that the counters are m's.
-func solve(p problem, m method) (outcome, error) {
+// solve minimises p with m, on an objective of its own so that the counters are m's,
+// printing its progress to w every progress if that is not 0.
+func solve(p problem, m method, w io.Writer, progress time.Duration) (outcome, error) {
 	obj := hvp.NewObjective(p.f, len(p.x0))
 	rec := &hvp.Trace{}
+	var recorder optimize.Recorder = rec
+	if progress > 0 {
+		recorder = hvp.Recorders{rec, &hvp.Printer{Writer: w, ValueInterval: progress, Runtime: true}}
+	}
 	settings := &optimize.Settings{
 		GradientThreshold: 1e-9,
 		MajorIterations:   5000,
 		// Stop if f has not decreased by 1e-15 in 50 iterations (stalled line searches
 		// at the limit of floating point); the gradient threshold normally comes first.
 		Converger: &optimize.FunctionConverge{Absolute: 1e-15, Iterations: 50},
-		Recorder:  rec,
+		Recorder:  recorder,
 	}
 	meth := m.build(obj)
 	start := time.Now()

@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -19,7 +21,7 @@ import (
 func TestCompare(t *testing.T) {
 	dir := t.TempDir()
 	var out bytes.Buffer
-	comps, err := compare(&out, dir, fullSizes)
+	comps, err := compare(&out, dir, fullSizes, 0)
 	require.NoError(t, err)
 	require.Len(t, comps, 2)
 	logistic, rosen := comps[0], comps[1]
@@ -94,9 +96,12 @@ func TestCompare(t *testing.T) {
 func TestRunMakesOutDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plots")
 	var out bytes.Buffer
-	require.NoError(t, run(&out, dir))
+	require.NoError(t, run(&out, dir, time.Hour))
 	_, err := os.Stat(filepath.Join(dir, "newtoncg-rosenbrock.png"))
 	assert.NoError(t, err)
+	// With -progress, each run prints its start and its result under a heading.
+	assert.Equal(t, 2*len(methods), strings.Count(out.String(), "\n iter  "))
+	assert.Contains(t, out.String(), "Rosenbrock (n = 100), Newton-CG (line search):")
 }
 
 func TestDecadeTicks(t *testing.T) {

@@ -235,3 +235,28 @@ func ExampleMinimize() {
 	// Failure
 	// non-finite value: hvp: the function value at a trial point is NaN, and at every shorter step down to the rounding of x
 }
+
+// A value of -Inf is unbounded below, not an error: gonum stops with
+// FunctionNegativeInfinity (and the methods do not panic building gonum's ErrFunc).
+func TestNewtonMethodsNegativeInfinity(t *testing.T) {
+	for _, start := range [][]float64{{-1}, {1}} {
+		for _, method := range []optimize.Method{
+			&hvp.NewtonCG{HessVec: identityHV}, &hvp.LineSearchNewtonCG{HessVec: identityHV},
+		} {
+			p := optimize.Problem{
+				Func: func(x []float64) float64 {
+					if x[0] < 0 {
+						return math.Inf(-1)
+					}
+					return x[0] * x[0]
+				},
+				Grad: func(g, x []float64) { g[0] = 2*x[0] + 1 },
+			}
+			res, err := optimize.Minimize(p, start, nil, method)
+			require.NoError(t, err, "%T from %v", method, start)
+			assert.Equal(t, optimize.FunctionNegativeInfinity, res.Status, "%T from %v", method, start)
+		}
+	}
+}
+
+func identityHV(dst, _, v []float64) error { copy(dst, v); return nil }

@@ -260,3 +260,17 @@ func TestNewtonMethodsNegativeInfinity(t *testing.T) {
 }
 
 func identityHV(dst, _, v []float64) error { copy(dst, v); return nil }
+
+// With the gradient threshold disabled, an exactly stationary point stops both
+// methods (no CG step or line search from a zero gradient).
+func TestNewtonMethodsZeroGradient(t *testing.T) {
+	for _, method := range []optimize.Method{
+		&hvp.NewtonCG{GradStopThreshold: math.NaN()}, &hvp.LineSearchNewtonCG{GradStopThreshold: math.NaN()},
+	} {
+		obj := hvp.NewObjective(rosenbrock, 2)
+		res, err := hvp.Minimize(obj, []float64{1, 1}, nil, method)
+		require.NoError(t, err, "%T", method)
+		assert.Equal(t, optimize.GradientThreshold, res.Status, "%T", method)
+		assert.Equal(t, []float64{1, 1}, res.X)
+	}
+}

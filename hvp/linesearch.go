@@ -136,8 +136,8 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 	cg := newSteihaug(n)
 	fOld := f + floats.Norm(g, 2)/2 // scipy's guess of the previous value
 	for {
-		if !math.IsNaN(gradTol) && floats.Norm(g, math.Inf(1)) < gradTol {
-			return optimize.GradientThreshold, nil
+		if gn := floats.Norm(g, math.Inf(1)); gn == 0 || !math.IsNaN(gradTol) && gn < gradTol {
+			return optimize.GradientThreshold, nil // (a zero gradient is stationary even without a threshold)
 		}
 		maxIter := m.MaxCGIterations
 		if maxIter <= 0 {

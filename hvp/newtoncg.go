@@ -267,8 +267,8 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 	var stepCG, stepHVPs, stepRejected int
 	var bad error // why the last trial point was not finite, if it was not
 	for {
-		if !math.IsNaN(gradTol) && floats.Norm(g, math.Inf(1)) < gradTol {
-			return optimize.GradientThreshold, nil
+		if gn := floats.Norm(g, math.Inf(1)); gn == 0 || !math.IsNaN(gradTol) && gn < gradTol {
+			return optimize.GradientThreshold, nil // (a zero gradient is stationary even without a threshold)
 		}
 		maxIter := m.MaxCGIterations
 		if maxIter <= 0 {

@@ -219,7 +219,9 @@ func narrow(t *Tape, x cr.NodeID, axis, start, length int) cr.NodeID {
 }
 
 // concat records the concatenation along axis.
-func concat(t *Tape, axis int, xs ...cr.NodeID) cr.NodeID { return t.Apply(index.ConcatOp(axis), xs...) }
+func concat(t *Tape, axis int, xs ...cr.NodeID) cr.NodeID {
+	return t.Apply(index.ConcatOp(axis), xs...)
+}
 
 // masked records x times a constant 0/1 mask of the last two axes: mask(i, j) for a
 // rows×cols matrix.

@@ -6,6 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
@@ -254,4 +255,41 @@ func isFiniteSlice[T scalar](x []T) bool {
 		}
 	}
 	return true
+}
+
+// symEig computes the eigenvalues (ascending, into w) and, when vectors is set, the
+// orthonormal eigenvectors (into the columns of a) of the symmetric n×n matrix a
+// (both triangles set). It reports whether the algorithm converged.
+func symEig(a, w []float64, n int, vectors bool) bool {
+	if n == 0 {
+		return true
+	}
+	job := lapack.EVNone
+	if vectors {
+		job = lapack.EVCompute
+	}
+	sym := blas64.Symmetric{Uplo: blas.Lower, N: n, Data: a, Stride: n}
+	work := []float64{0}
+	lapack64.Syev(job, sym, w, work, -1)
+	work = make([]float64, int(work[0]))
+	return lapack64.Syev(job, sym, w, work, len(work))
+}
+
+// svdKernel computes the thin SVD of the m×n matrix a (clobbered): the singular
+// values into s (descending), and, when vectors is set, U (m×k) into u and V^T
+// (k×n) into vt, k = min(m, n). It reports whether the algorithm converged.
+func svdKernel(a []float64, m, n int, s, u, vt []float64, vectors bool) bool {
+	k := min(m, n)
+	ga := blas64.General{Rows: m, Cols: n, Data: a, Stride: n}
+	gu := blas64.General{Rows: m, Cols: k, Data: u, Stride: max(k, 1)}
+	gv := blas64.General{Rows: k, Cols: n, Data: vt, Stride: max(n, 1)}
+	job := lapack.SVDStore
+	if !vectors {
+		job = lapack.SVDNone
+		gu.Stride, gv.Stride = 1, 1
+	}
+	work := []float64{0}
+	lapack64.Gesvd(job, job, ga, gu, gv, s, work, -1)
+	work = make([]float64, int(work[0]))
+	return lapack64.Gesvd(job, job, ga, gu, gv, s, work, len(work))
 }

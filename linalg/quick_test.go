@@ -49,3 +49,19 @@ func TestQuickDet(t *testing.T) {
 	ruletest.Check(t, space, InvOp(), []*tensor.Dense{ac}, ruletest.Config{})
 	ruletest.Check(t, space, SolveOp(), []*tensor.Dense{ac, tensor.RandN(rng, tensor.Complex128, 3)}, ruletest.Config{})
 }
+
+func TestQuickEigh(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 4))
+	a := tensor.RandN(rng, tensor.Float64, 2, 4, 4)
+	ruletest.CheckMulti(t, space, EighOp(), []*tensor.Dense{a}, ruletest.Config{})
+	ruletest.Check(t, space, EigvalshOp(), []*tensor.Dense{a}, ruletest.Config{})
+}
+
+func TestQuickSVD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 5))
+	for _, sh := range [][]int{{4, 4}, {5, 3}, {2, 3, 5}} {
+		a := tensor.RandN(rng, tensor.Float64, sh...)
+		ruletest.CheckMulti(t, space, SVDOp(), []*tensor.Dense{a}, ruletest.Config{})
+		ruletest.Check(t, space, SvdvalsOp(), []*tensor.Dense{a}, ruletest.Config{})
+	}
+}

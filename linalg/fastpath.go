@@ -27,8 +27,8 @@ type fastOp struct {
 	fast fastFunc
 }
 
-func (o fastOp) Name() string                    { return o.op.Name() }
-func (o fastOp) NumOutputs() int                 { return o.op.NumOutputs() }
+func (o fastOp) Name() string    { return o.op.Name() }
+func (o fastOp) NumOutputs() int { return o.op.NumOutputs() }
 func (o fastOp) Differentiable(k int) bool {
 	if p, ok := o.op.(cr.PartialOp); ok {
 		return p.Differentiable(k)

@@ -293,3 +293,25 @@ func svdKernel(a []float64, m, n int, s, u, vt []float64, vectors bool) bool {
 	work = make([]float64, int(work[0]))
 	return lapack64.Gesvd(job, job, ga, gu, gv, s, work, len(work))
 }
+
+// qrKernel computes the reduced QR decomposition of the m×n matrix a (clobbered):
+// Q (m×k) into q and R (k×n) into r, k = min(m, n).
+func qrKernel(a []float64, m, n int, q, r []float64) {
+	k := min(m, n)
+	ga := blas64.General{Rows: m, Cols: n, Data: a, Stride: n}
+	tau := make([]float64, k)
+	work := []float64{0}
+	lapack64.Geqrf(ga, tau, work, -1)
+	work = make([]float64, max(int(work[0]), 1))
+	lapack64.Geqrf(ga, tau, work, len(work))
+	for i := range k {
+		copy(r[i*n+i:i*n+n], a[i*n+i:i*n+n])
+	}
+	for i := range m {
+		copy(q[i*k:i*k+k], a[i*n:i*n+k])
+	}
+	gq := blas64.General{Rows: m, Cols: k, Data: q, Stride: k}
+	lapack64.Orgqr(gq, tau, work, -1)
+	work = make([]float64, max(int(work[0]), 1))
+	lapack64.Orgqr(gq, tau, work, len(work))
+}

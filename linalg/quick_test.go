@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -63,5 +64,64 @@ func TestQuickSVD(t *testing.T) {
 		a := tensor.RandN(rng, tensor.Float64, sh...)
 		ruletest.CheckMulti(t, space, SVDOp(), []*tensor.Dense{a}, ruletest.Config{})
 		ruletest.Check(t, space, SvdvalsOp(), []*tensor.Dense{a}, ruletest.Config{})
+	}
+}
+
+func TestQuickQR(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 6))
+	for _, sh := range [][]int{{4, 4}, {5, 3}, {2, 3, 5}} {
+		a := tensor.RandN(rng, tensor.Float64, sh...)
+		ruletest.CheckMulti(t, space, QROp(), []*tensor.Dense{a}, ruletest.Config{})
+	}
+}
+
+func TestQuickMore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 7))
+	r := func(sh ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, sh...) }
+	c := func(sh ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Complex128, sh...) }
+	cfg := ruletest.Config{}
+	ruletest.Check(t, space, PinvOp(PinvOptions{}), []*tensor.Dense{r(3, 5)}, cfg)
+	ruletest.Check(t, space, PinvOp(PinvOptions{}), []*tensor.Dense{r(5, 3)}, cfg)
+	ruletest.Check(t, space, PinvOp(PinvOptions{Hermitian: true}), []*tensor.Dense{spd(rng, 4)}, cfg)
+	ruletest.CheckMulti(t, space, LstsqOp(), []*tensor.Dense{r(5, 3), r(5, 2)}, cfg)
+	ruletest.CheckMulti(t, space, LstsqOp(), []*tensor.Dense{r(2, 3), r(2, 2)}, cfg)
+	ruletest.Check(t, space, MatrixExpOp(), []*tensor.Dense{r(3, 3)}, cfg)
+	ruletest.Check(t, space, MatrixExpOp(), []*tensor.Dense{c(2, 2)}, cfg)
+	ruletest.Check(t, space, MatrixPowerOp(3), []*tensor.Dense{r(3, 3)}, cfg)
+	ruletest.Check(t, space, MatrixPowerOp(-2), []*tensor.Dense{r(3, 3)}, cfg)
+	ruletest.Check(t, space, MatrixPowerOp(0), []*tensor.Dense{r(3, 3)}, cfg)
+	ruletest.Check(t, space, MatrixPowerOp(1), []*tensor.Dense{r(3, 3)}, cfg)
+	for _, o := range []float64{2, 1, 3, 0.5, -1.5, 0, math.Inf(1), math.Inf(-1)} {
+		ruletest.Check(t, space, VectorNormOp(o, []int{-1}, false), []*tensor.Dense{r(3, 4)}, cfg)
+		ruletest.Check(t, space, VectorNormOp(o, nil, true), []*tensor.Dense{c(3, 4)}, cfg)
+	}
+	for _, o := range []MatrixOrd{OrdFro, OrdNuc, Ord1, OrdNeg1, Ord2, OrdNeg2, OrdInf, OrdNegInf} {
+		ruletest.Check(t, space, MatrixNormOp(o, -2, -1, false), []*tensor.Dense{r(2, 3, 4)}, cfg)
+		ruletest.Check(t, space, MatrixNormOp(o, 0, -1, true), []*tensor.Dense{r(3, 2, 4)}, cfg)
+		ruletest.Check(t, space, CondOp(o), []*tensor.Dense{spd(rng, 3)}, cfg)
+	}
+	ruletest.Check(t, space, TraceOp(), []*tensor.Dense{c(2, 3, 3)}, cfg)
+	ruletest.Check(t, space, CrossOp(-1), []*tensor.Dense{r(4, 3), r(1, 3)}, cfg)
+	ruletest.Check(t, space, CrossOp(0), []*tensor.Dense{c(3, 2), c(3, 2)}, cfg)
+	ruletest.Check(t, space, VecdotOp(-1), []*tensor.Dense{c(4, 3), c(1, 3)}, cfg)
+	ruletest.Check(t, space, VanderOp(4), []*tensor.Dense{r(2, 3)}, cfg)
+	ruletest.Check(t, space, TensorinvOp(2), []*tensor.Dense{r(2, 3, 6)}, cfg)
+	ruletest.Check(t, space, TensorsolveOp(nil), []*tensor.Dense{r(2, 3, 6), r(2, 3)}, cfg)
+	ruletest.Check(t, space, TensorsolveOp([]int{0, 2}), []*tensor.Dense{r(3, 4, 4, 3), r(3, 4)}, cfg)
+	ruletest.Check(t, space, HouseholderProductOp(), []*tensor.Dense{r(5, 4), r(3)}, cfg)
+	ruletest.Check(t, space, HouseholderProductOp(), []*tensor.Dense{c(4, 4), c(4)}, cfg)
+	for _, sh := range [][]int{{4, 4}, {3, 5}, {5, 3}} {
+		ruletest.CheckMulti(t, space, LUFactorOp(), []*tensor.Dense{r(sh...)}, cfg)
+		ruletest.CheckMulti(t, space, LUOp(), []*tensor.Dense{c(sh...)}, cfg)
+	}
+	a := r(2, 3, 3)
+	lu, piv, err := LUFactor(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, left := range []bool{true, false} {
+		for _, adj := range []bool{true, false} {
+			ruletest.Check(t, space, LUSolveOp(left, adj), []*tensor.Dense{lu, piv, r(2, 3, 3)}, cfg)
+		}
 	}
 }

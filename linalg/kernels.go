@@ -36,7 +36,7 @@ func getrf[T scalar](a []T, m, n int, piv []int) int {
 	for j := range min(m, n) {
 		p, best := j, -1.0
 		for i := j; i < m; i++ {
-			if v := abs(a[i*n+j]); v > best {
+			if v := abs1(a[i*n+j]); v > best {
 				p, best = i, v
 			}
 		}
@@ -69,6 +69,15 @@ func getrf[T scalar](a []T, m, n int, piv []int) int {
 		}
 	}
 	return zero
+}
+
+// abs1 is LAPACK's pivot magnitude: |x| for float64, |Re x| + |Im x| for
+// complex128 (izamax), so that the generic LU pivots exactly as LAPACK does.
+func abs1[T scalar](x T) float64 {
+	if c, ok := any(x).(complex128); ok {
+		return math.Abs(real(c)) + math.Abs(imag(c))
+	}
+	return abs(x)
 }
 
 // laswp applies the row interchanges piv (from getrf, zero-based) to the rows×cols

@@ -23,9 +23,18 @@ func normAxes(op string, axes []int, r int) ([]int, error) {
 		}
 		return out, nil
 	}
+	if r == 0 {
+		// PyTorch accepts axis 0 (or -1) of a scalar, as if it had one dim of size 1.
+		for _, a := range axes {
+			if a != 0 && a != -1 {
+				return nil, opErr(op, cr.ErrInvalidArgument, "axis %d out of range for a scalar", a)
+			}
+		}
+		return []int{}, nil
+	}
 	out := make([]int, len(axes))
 	for k, a := range axes {
-		if a < -r || a >= r || (r == 0 && a != 0 && a != -1) {
+		if a < -r || a >= r {
 			return nil, opErr(op, cr.ErrInvalidArgument, "axis %d out of range for rank %d", a, r)
 		}
 		if a < 0 {
@@ -36,9 +45,6 @@ func normAxes(op string, axes []int, r int) ([]int, error) {
 	slices.Sort(out)
 	if len(slices.Compact(slices.Clone(out))) != len(out) {
 		return nil, opErr(op, cr.ErrInvalidArgument, "repeated axis in %v", axes)
-	}
-	if r == 0 {
-		return nil, nil
 	}
 	return out, nil
 }
@@ -331,9 +337,21 @@ func MatrixNormOp(ord MatrixOrd, rows, cols int, keepdim bool) cr.Op[*tensor.Den
 		if (ord == OrdNuc || ord == Ord2 || ord == OrdNeg2) && x[0].DType() == tensor.Complex128 {
 			return errComplex(op)
 		}
+		// The max/min reductions need a non-empty axis: the rows for Inf and -Inf
+		// (maxima of row sums), the columns for 1 and -1, both for 2 and -2.
 		sh := x[0].Shape()
-		if ord != OrdFro && ord != OrdNuc && sh[normAxis(rows, r)]*sh[normAxis(cols, r)] == 0 {
-			return opErr(op, cr.ErrInvalidArgument, "the %s norm of an empty matrix is not defined", ord)
+		m, n := sh[normAxis(rows, r)], sh[normAxis(cols, r)]
+		empty := false
+		switch ord {
+		case Ord1, OrdNeg1:
+			empty = n == 0
+		case OrdInf, OrdNegInf:
+			empty = m == 0
+		case Ord2, OrdNeg2:
+			empty = min(m, n) == 0
+		}
+		if empty {
+			return opErr(op, cr.ErrInvalidArgument, "the %s norm of a %dx%d matrix is not defined (a maximum or minimum over no elements)", ord, m, n)
 		}
 		return nil
 	})

@@ -119,10 +119,13 @@ func Vecdot(x, y *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(V
 //
 //	V[..., i, j] = x_i^j,  j = 0, ..., n-1   (shape [..., m, n]),
 //
-// with n = m when n <= 0. A composite of elementwise products and stack (the
+// with n = m when n <= 0; a scalar x is the vector [x], as in PyTorch. A composite of elementwise products and stack (the
 // power-0 column is a constant); float64 and complex128.
 func VanderOp(n int) cr.Op[*tensor.Dense] {
 	body := core.Composite("vander", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+		if rank(t, x[0]) == 0 {
+			x = []cr.NodeID{t.Apply(permute.ReshapeOp(1), x[0])}
+		}
 		xv := val(t, x[0])
 		cols := n
 		if cols <= 0 {
@@ -142,10 +145,7 @@ func VanderOp(n int) cr.Op[*tensor.Dense] {
 		if err := checkInputs("vander", x, 1); err != nil {
 			return err
 		}
-		if x[0].Rank() < 1 {
-			return opErr("vander", cr.ErrShapeMismatch, "x must have at least 1 dim, got a scalar")
-		}
-		if n <= 0 && x[0].Shape()[x[0].Rank()-1] == 0 {
+		if n <= 0 && x[0].Rank() > 0 && x[0].Shape()[x[0].Rank()-1] == 0 {
 			return opErr("vander", cr.ErrInvalidArgument, "the number of columns is 0")
 		}
 		return nil

@@ -21,16 +21,11 @@ import (
 // above it, and piv[j] (zero-based) the row swapped with row j at step j. It returns
 // the index of the first zero pivot (U[j,j] == 0), or -1.
 func getrf[T scalar](a []T, m, n int, piv []int) int {
-	if f, ok := any(a).([]float64); ok && m > 0 && n > 0 {
-		if lapack64.Getrf(blas64.General{Rows: m, Cols: n, Data: f, Stride: n}, piv) {
+	if f, ok := any(a).([]float64); ok {
+		if m == 0 || n == 0 {
 			return -1
 		}
-		for j := range min(m, n) {
-			if f[j*n+j] == 0 {
-				return j
-			}
-		}
-		return -1
+		return getrfF64(f, m, n, piv)
 	}
 	zero := -1
 	for j := range min(m, n) {
@@ -136,17 +131,7 @@ func trsm[T scalar](a []T, n int, b []T, nrhs int, upper bool, tr transKind, uni
 		return
 	}
 	if f, ok := any(a).([]float64); ok {
-		ul, tb, d := blas.Lower, blas.NoTrans, blas.NonUnit
-		if upper {
-			ul = blas.Upper
-		}
-		if tr != noTrans {
-			tb = blas.Trans
-		}
-		if unit {
-			d = blas.Unit
-		}
-		blas64.Implementation().Dtrsm(blas.Left, ul, tb, d, n, nrhs, 1, f, n, any(b).([]float64), nrhs)
+		trsmF64(upper, tr != noTrans, unit, n, nrhs, f, n, any(b).([]float64), nrhs)
 		return
 	}
 	// op(T) is lower triangular when (upper and transposed) or (lower and not).
@@ -213,13 +198,6 @@ func potrf[T scalar](a, orig []T, n int) int {
 		clear(a[i*n+i+1 : i*n+n])
 	}
 	return 0
-}
-
-// potrfF64 is the float64 Cholesky factorisation of the lower triangle through
-// lapack64.
-func potrfF64(a []float64, n int) bool {
-	_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Data: a, Stride: n})
-	return ok
 }
 
 // cholUnblocked is the unblocked Cholesky factorisation of the lower triangle (the

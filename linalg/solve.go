@@ -333,6 +333,15 @@ func cholT[T scalar](op string, a *tensor.Dense, n int, upper bool) (*tensor.Den
 
 // hermPart writes (A + A^H)/2 of the n×n matrix a to dst.
 func hermPart[T scalar](dst, a []T, n int) {
+	if d, ok := any(dst).([]float64); ok {
+		s := any(a).([]float64)
+		for i := range n {
+			for j := range n {
+				d[i*n+j] = (s[i*n+j] + s[j*n+i]) * 0.5
+			}
+		}
+		return
+	}
 	half := fromReal[T](0.5)
 	for i := range n {
 		for j := range n {

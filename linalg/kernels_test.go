@@ -1,0 +1,124 @@
+package linalg
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+)
+
+func randSlice(rng *rand.Rand, n int) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	return x
+}
+
+func maxRelDiff(a, b []float64) float64 {
+	num, den := 0.0, 0.0
+	for i := range a {
+		num = math.Max(num, math.Abs(a[i]-b[i]))
+		den = math.Max(den, math.Abs(b[i]))
+	}
+	return num / math.Max(den, 1e-300)
+}
+
+// TestOwnKernelsMatchLAPACK compares the recursive Cholesky, LU and triangular
+// solves with gonum's Dpotrf, Dgetrf and Dtrsm: same pivots, results equal up to
+// rounding, at sizes around the recursion's base cases and block splits.
+func TestOwnKernelsMatchLAPACK(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 2, 7, 16, 17, 33, 64, 65, 100, 130} {
+		// Cholesky of B B^T + n I.
+		b := randSlice(rng, n*n)
+		a := make([]float64, n*n)
+		gemm(false, true, n, n, n, 1, b, n, b, n, 0, a, n)
+		for i := range n {
+			a[i*n+i] += float64(n)
+		}
+		own, ref := slices.Clone(a), slices.Clone(a)
+		if !potrfF64(own, n) {
+			t.Fatalf("n=%d: own Cholesky failed", n)
+		}
+		if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Data: ref, Stride: n}); !ok {
+			t.Fatalf("n=%d: Dpotrf failed", n)
+		}
+		lower := func(x []float64) []float64 {
+			y := make([]float64, n*n)
+			for i := range n {
+				copy(y[i*n:i*n+i+1], x[i*n:i*n+i+1])
+			}
+			return y
+		}
+		if d := maxRelDiff(lower(own), lower(ref)); d > 1e-12 {
+			t.Errorf("n=%d: Cholesky differs from Dpotrf by %g", n, d)
+		}
+		// Triangular solves, every variant, against Dtrsm.
+		k := n/3 + 1
+		for _, upper := range []bool{false, true} {
+			for _, trans := range []bool{false, true} {
+				for _, unit := range []bool{false, true} {
+					tri := randSlice(rng, n*n)
+					for i := range n {
+						tri[i*n+i] += 4 * math.Copysign(1, tri[i*n+i])
+					}
+					rhs := randSlice(rng, n*k)
+					got, want := slices.Clone(rhs), slices.Clone(rhs)
+					trsmRec(upper, trans, unit, n, k, tri, n, got, k)
+					ul, tb, dg := blas.Lower, blas.NoTrans, blas.NonUnit
+					if upper {
+						ul = blas.Upper
+					}
+					if trans {
+						tb = blas.Trans
+					}
+					if unit {
+						dg = blas.Unit
+					}
+					blas64.Implementation().Dtrsm(blas.Left, ul, tb, dg, n, k, 1, tri, n, want, k)
+					if d := maxRelDiff(got, want); d > 1e-10 {
+						t.Errorf("n=%d upper=%v trans=%v unit=%v: trsm differs from Dtrsm by %g", n, upper, trans, unit, d)
+					}
+				}
+			}
+		}
+		// LU of square, tall and wide matrices.
+		for _, m := range []int{n, n + 5, max(1, n/2)} {
+			a := randSlice(rng, m*n)
+			own, ref := slices.Clone(a), slices.Clone(a)
+			pOwn, pRef := make([]int, min(m, n)), make([]int, min(m, n))
+			if z := getrfF64(own, m, n, pOwn); z >= 0 {
+				t.Fatalf("%dx%d: zero pivot %d", m, n, z)
+			}
+			lapack64.Getrf(blas64.General{Rows: m, Cols: n, Data: ref, Stride: n}, pRef)
+			if !slices.Equal(pOwn, pRef) {
+				t.Errorf("%dx%d: pivots %v, Dgetrf %v", m, n, pOwn, pRef)
+			}
+			if d := maxRelDiff(own, ref); d > 1e-10 {
+				t.Errorf("%dx%d: LU differs from Dgetrf by %g", m, n, d)
+			}
+		}
+	}
+}
+
+// TestUseLAPACK64 checks that the switch routes the kernels through lapack64 and
+// back.
+func TestUseLAPACK64(t *testing.T) {
+	defer UseLAPACK64(false)
+	a := []float64{4, 2, 2, 3}
+	UseLAPACK64(true)
+	x := slices.Clone(a)
+	if !potrfF64(x, 2) || math.Abs(x[0]-2) > 1e-15 {
+		t.Fatalf("lapack64 Cholesky: %v", x)
+	}
+	UseLAPACK64(false)
+	y := slices.Clone(a)
+	if !potrfF64(y, 2) || math.Abs(y[3]-math.Sqrt(2)) > 1e-15 {
+		t.Fatalf("own Cholesky: %v", y)
+	}
+}

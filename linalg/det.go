@@ -3,9 +3,11 @@ package linalg
 import (
 	"math"
 	"math/cmplx"
+	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -62,8 +64,11 @@ func scalarPerMatrix(t *Tape, s, m cr.NodeID) cr.NodeID {
 //	Abar = ybar conj(det) A^-H,
 //
 // recorded with the (unchecked) inverse and elementwise ops, so the forward tangent
-// and the second-order rule follow. At a singular matrix the inverse is infinite and
-// the derivatives are NaN (PyTorch returns the cofactor matrix there).
+// and the second-order rule follow. At a singular real matrix (a zero determinant
+// in the batch) the pullback is PyTorch's cofactor formula through the SVD,
+// Abar = ybar det(U) det(Vh) U diag(prod_{j != i} s_j) Vh, finite and recorded with
+// SVDOp and reduce's prod, so its second order is exact where the singular values
+// are distinct; for a singular complex matrix the derivatives are NaN.
 func DetOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "det", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
@@ -77,9 +82,46 @@ func DetOp() cr.Op[*tensor.Dense] {
 			return detValues(dets[float64](x[0], count, n), batch, func(d luDet[float64]) float64 { return d.det }), nil
 		},
 		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 && slices.Contains(yv.Float64s(), 0) {
+				return []cr.NodeID{detCofactorPullback(t, x[0], ybar)}
+			}
 			ainvh := mH(t, t.Apply(invOp(false), x[0]))
 			return []cr.NodeID{scalarPerMatrix(t, mul(t, ybar, conj(t, y)), ainvh)}
 		}})
+}
+
+// detCofactorPullback records Abar = ybar cof(A) for real A through the SVD
+// A = U diag(s) Vh: det A = det(U) det(Vh) prod(s), so
+//
+//	cof(A) = det(U) det(Vh) U diag(p) Vh,   p_i = prod_{j != i} s_j,
+//
+// which is finite at singular A (PyTorch's formula there). The signs det(U) and
+// det(Vh) are locally constant (±1) and recorded as constants.
+func detCofactorPullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
+	ys := t.ApplyMulti(SVDOp(), a)
+	u, s, vh := ys[0], ys[1], ys[2]
+	uv, vhv := val(t, u), val(t, vh)
+	sh := shape(t, s)
+	if uv == nil || vhv == nil || sh == nil {
+		return 0
+	}
+	n := sh[len(sh)-1]
+	count := prodOf(sh[:len(sh)-1])
+	du := dets[float64](uv, count, n)
+	dv := dets[float64](vhv, count, n)
+	sg := make([]float64, count)
+	for i := range sg {
+		sg[i] = math.Copysign(1, du[i].det*dv[i].det)
+	}
+	// Row i holds s with s_i replaced by 1: its product is p_i.
+	offDiag := tensor.Ones(tensor.Float64, n, n)
+	for i := range n {
+		offDiag.Set(0, i, i)
+	}
+	full := add(t, mul(t, unsq(t, s, -2), t.Constant(offDiag)), t.Constant(eye(tensor.Float64, n)))
+	p := t.Apply(reduce.ProdOp([]int{-1}, false), full)
+	g := mul(t, ybar, t.Constant(newOf(sg, sh[:len(sh)-1]...)))
+	return scalarPerMatrix(t, g, mm(t, mul(t, u, unsq(t, p, -2)), vh))
 }
 
 // Det is DetOp without a tape.

@@ -2,7 +2,6 @@ package linalg
 
 import (
 	"math"
-	"math/cmplx"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -225,23 +224,6 @@ func cholUnblocked[T scalar](a []T, n int) int {
 		}
 	}
 	return 0
-}
-
-// isFiniteSlice reports whether every element is finite.
-func isFiniteSlice[T scalar](x []T) bool {
-	for _, v := range x {
-		switch z := any(v).(type) {
-		case float64:
-			if math.IsNaN(z) || math.IsInf(z, 0) {
-				return false
-			}
-		case complex128:
-			if cmplx.IsNaN(z) || cmplx.IsInf(z) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // symEig computes the eigenvalues (ascending, into w) and, when vectors is set, the

@@ -197,12 +197,6 @@ func scale(t *Tape, a cr.NodeID, s float64) cr.NodeID {
 // unsq records x with a new axis of size 1 at axis.
 func unsq(t *Tape, x cr.NodeID, axis int) cr.NodeID { return t.Apply(permute.UnsqueezeOp(axis), x) }
 
-// sq records x without the axis of size 1 at axis.
-func sq(t *Tape, x cr.NodeID, axis int) cr.NodeID { return t.Apply(permute.SqueezeOp(axis), x) }
-
-// diagOf records the diagonals of a batch of square matrices (shape [..., n]).
-func diagOf(t *Tape, x cr.NodeID) cr.NodeID { return t.Apply(einsum.Op("...ii->...i"), x) }
-
 // diagEmbed records the batch of diagonal matrices with diagonals d ([..., n]).
 func diagEmbed(t *Tape, d cr.NodeID) cr.NodeID {
 	sh := shape(t, d)

@@ -235,7 +235,18 @@ func detSamples(rng *rand.Rand) []sample {
 		{Name: "batched", Op: DetOp(), Inputs: in(rnd(rng, f64, 2, 3, 3))},
 		{Name: "complex128", Op: DetOp(), Inputs: in(wellConditioned(rng, c128, 3, 3))},
 		{Name: "1x1", Op: DetOp(), Inputs: in(rnd(rng, f64, 1, 1))},
+		{Name: "singular (cofactor pullback)", Op: DetOp(), Inputs: in(singularSample())},
 	}
+}
+
+// singularSample is a rank-2 3x3 matrix whose LU factorisation has an exact zero
+// pivot.
+func singularSample() *tensor.Dense {
+	s, err := tensor.FromFloat64([]float64{1, 2, 3, 2, 4, 6, 1, 0, 1}, 3, 3)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
 
 func logdetSamples(rng *rand.Rand) []sample {

@@ -253,9 +253,6 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-// herm records (x + x^H) / 2, the Hermitian part of a batch of square matrices.
-func herm(t *Tape, x cr.NodeID) cr.NodeID { return scale(t, add(t, x, mH(t, x)), 0.5) }
-
 // sumTo records the sum of x over the axes that broadcasting target to x's shape adds
 // or stretches, so that the result has shape target (nothing when the shapes are
 // equal).

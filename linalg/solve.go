@@ -131,46 +131,6 @@ func solveT[T scalar](op string, a, b *tensor.Dense, n, k int) (*tensor.Dense, e
 	return newOf(x, b.Shape()...), nil
 }
 
-// CholeskyOp returns the op of PyTorch's linalg.cholesky: the Cholesky factor of a
-// batch of Hermitian positive-definite matrices A [..., n, n],
-//
-//	A = L L^H  (L lower triangular with a positive diagonal),
-//
-// returning L, or U = L^H when upper is set. The op reads A through its Hermitian
-// part S = (A + A^H)/2, which is A itself for the Hermitian inputs PyTorch accepts
-// (PyTorch reads one triangle); this makes the gradient Hermitian, as PyTorch's is.
-// A matrix that is not positive-definite is an error wrapping
-// chainrules.ErrInvalidArgument that names the order of the failing leading minor.
-// With Phi(X) the lower triangle of X with its diagonal halved, the pullback is
-//
-//	Abar = herm(L^-H Phi(L^H Lbar) L^-1),   herm(X) = (X + X^H)/2,
-//
-// (for upper, Lbar = Ubar^H), recorded with einsum, a mask and two
-// SolveTriangularOp, so the forward tangent Ldot = L Phi(L^-1 Sdot L^-H) and the
-// second-order rule follow. float64 and complex128.
-func CholeskyOp(upper bool) cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "cholesky", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return choleskyValues(x[0], upper) },
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
-			l, lbar := y, ybar
-			if upper {
-				l, lbar = mH(t, y), mH(t, ybar)
-			}
-			phi := masked(t, mm(t, mH(t, l), lbar), func(i, j int) float64 {
-				switch {
-				case i > j:
-					return 1
-				case i == j:
-					return 0.5
-				}
-				return 0
-			})
-			z := t.Apply(SolveTriangularOp(true, true, false), mH(t, l), phi)
-			w := t.Apply(SolveTriangularOp(false, false, false), l, z)
-			return []cr.NodeID{herm(t, w)}
-		}})
-}
-
 // Cholesky is CholeskyOp without a tape.
 func Cholesky(a *tensor.Dense, upper bool) (*tensor.Dense, error) {
 	return eval(CholeskyOp(upper), a)

@@ -133,6 +133,14 @@ func trsmBatch[T scalar](a, b *tensor.Dense, n, br, bc int, upper, left, unit bo
 	return newOf(x, b.Shape()...)
 }
 
+// conjOf returns the conjugate of a complex tensor and a real tensor itself.
+func conjOf(x *tensor.Dense) *tensor.Dense {
+	if x.DType() == tensor.Complex128 {
+		return x.Conj()
+	}
+	return x
+}
+
 func conjInPlace[T scalar](x []T) {
 	if !isCmplx[T]() {
 		return
@@ -190,10 +198,10 @@ func (r *triSolveRule) project(g *tensor.Dense) *tensor.Dense {
 func prod(a, b *tensor.Dense, ha, hb bool) (*tensor.Dense, error) {
 	sa, sb := "...ij", "...jk"
 	if ha {
-		a, sa = a.Conj(), "...ji"
+		a, sa = conjOf(a), "...ji"
 	}
 	if hb {
-		b, sb = b.Conj(), "...kj"
+		b, sb = conjOf(b), "...kj"
 	}
 	return einsum.Eval(sa+","+sb+"->...ik", a, b)
 }

@@ -16,12 +16,15 @@
 //
 // Most ops are core.Define ops: a primal in plain Go (LAPACK-style kernels) and a
 // pullback recorded with registered ops — einsum, elementwise, permute, index,
-// reduce and this package's own ops (solve's pullback uses solve, cholesky's uses
-// solve_triangular). The engine derives the forward tangent by transposing the
-// recorded pullback and the second-order rule by a forward sweep through it, so
+// reduce and this package's own ops (solve's pullback uses solve, lu_factor's and
+// qr's use solve_triangular). The engine derives the forward tangent by transposing
+// the recorded pullback and the second-order rule by a forward sweep through it, so
 // every op has exact forward-over-reverse Hessian-vector products, also through
-// nested factorisations. The other ops are composites of these (core.Composite):
-// their rules are those of the recording. Each family passes testing/ruletest at
+// nested factorisations. solve_triangular and cholesky, the building blocks of the
+// others' pullbacks and of Gaussian likelihoods, have hand-written rules (forward,
+// pullback and second order in a few triangular solves and products each), for
+// speed; the other ops are composites (core.Composite), whose rules are those of
+// the recording. Each family passes testing/ruletest at
 // its samples (finite differences, adjoint identities, second order, full
 // Jacobians of small samples) and replays PyTorch's reference JVPs, VJPs and HVPs
 // (testing/oracle).

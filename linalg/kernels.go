@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -232,6 +233,15 @@ func cholUnblocked[T scalar](a []T, n int) int {
 func symEig(a, w []float64, n int, vectors bool) bool {
 	if n == 0 {
 		return true
+	}
+	if n > eigSmall && !useLAPACK64.Load() {
+		orig := slices.Clone(a)
+		if symEigTridiag(a, w, n, vectors) {
+			return true
+		}
+		// Inverse iteration did not converge for some vector (LAPACK's xSTEIN
+		// failure): fall back to the QR algorithm.
+		copy(a, orig)
 	}
 	job := lapack.EVNone
 	if vectors {

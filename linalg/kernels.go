@@ -259,6 +259,9 @@ func symEig(a, w []float64, n int, vectors bool) bool {
 // (k×n) into vt, k = min(m, n). It reports whether the algorithm converged.
 func svdKernel(a []float64, m, n int, s, u, vt []float64, vectors bool) bool {
 	k := min(m, n)
+	if vectors && k > svdSmall && !useLAPACK64.Load() && svdFast(a, m, n, s, u, vt) {
+		return true
+	}
 	ga := blas64.General{Rows: m, Cols: n, Data: a, Stride: n}
 	gu := blas64.General{Rows: m, Cols: k, Data: u, Stride: max(k, 1)}
 	gv := blas64.General{Rows: k, Cols: n, Data: vt, Stride: max(n, 1)}

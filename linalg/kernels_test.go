@@ -228,3 +228,50 @@ func TestSymEigTridiag(t *testing.T) {
 		}
 	}
 }
+
+// TestSVDFast checks the Golub-Kahan SVD against Dgesvd's singular values and the
+// defining identities, for square, tall and wide matrices, and that it declines
+// (so that Dgesvd runs) for a rank-deficient matrix.
+func TestSVDFast(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, sh := range [][2]int{{70, 70}, {130, 70}, {70, 100}, {65, 65}} {
+		m, n := sh[0], sh[1]
+		k := min(m, n)
+		a := randSlice(rng, m*n)
+		s, u, vt := make([]float64, k), make([]float64, m*k), make([]float64, k*n)
+		if !svdFast(a, m, n, s, u, vt) {
+			t.Fatalf("%dx%d: svdFast declined a random matrix", m, n)
+		}
+		sr := make([]float64, k)
+		work := make([]float64, 8*(m+n)*(m+n))
+		lapack64.Gesvd(lapack.SVDNone, lapack.SVDNone, blas64.General{Rows: m, Cols: n, Data: slices.Clone(a), Stride: n},
+			blas64.General{Stride: 1}, blas64.General{Stride: 1}, sr, work, len(work))
+		if d := maxRelDiff(s, sr); d > 1e-13 {
+			t.Errorf("%dx%d: singular values differ from Dgesvd by %g", m, n, d)
+		}
+		if m >= n && !svdCheck(a, m, n, s, u, vt) {
+			t.Errorf("%dx%d: the result fails the identities", m, n)
+		}
+		// A = U S Vh.
+		us := make([]float64, m*k)
+		for i := range m {
+			for j := range k {
+				us[i*k+j] = u[i*k+j] * s[j]
+			}
+		}
+		r := make([]float64, m*n)
+		gemm(false, false, m, n, k, 1, us, k, vt, n, 0, r, n)
+		if d := maxRelDiff(r, a); d > 1e-12 {
+			t.Errorf("%dx%d: U S Vh differs from A by %g", m, n, d)
+		}
+	}
+	// Rank deficient: the fast path declines.
+	const n = 60
+	b := randSlice(rng, n*3)
+	c := randSlice(rng, 3*n)
+	a := make([]float64, n*n)
+	gemm(false, false, n, n, 3, 1, b, 3, c, n, 0, a, n)
+	if svdFast(a, n, n, make([]float64, n), make([]float64, n*n), make([]float64, n*n)) {
+		t.Error("svdFast accepted a rank-3 matrix")
+	}
+}

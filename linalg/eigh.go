@@ -15,7 +15,9 @@ import (
 //
 // The op reads A through its symmetric part (A + A^T)/2, which is A itself for the
 // symmetric inputs PyTorch accepts (PyTorch reads one triangle). The eigenvectors
-// are LAPACK's (xSYEV through lapack64): each column is defined up to its sign, so
+// follow LAPACK's conventions (xSYEV's QR iterations for n <= 48, xSTEIN's inverse
+// iteration beyond: see the package documentation): each column is defined up to
+// its sign, so
 // only losses invariant under V -> V diag(±1) — functions of w, of V diag(f(w)) V^T,
 // of |V| elementwise, of the projectors v_i v_i^T — have a derivative that does not
 // depend on that choice. The pullback (PyTorch's) is

@@ -13,9 +13,10 @@ import (
 //
 //	A = U diag(S) Vh,   U [..., m, k], S [..., k] (descending), Vh [..., k, n],
 //
-// with k = min(m, n), computed as LAPACK's xGESVD (k <= 48, or as the fallback) or
-// xGESVDX (Golub-Kahan inverse iteration) does: see the package documentation. Each pair of
-// singular vectors (u_i, v_i) is defined up to a common sign, so only losses
+// with k = min(m, n), computed as LAPACK's xGESVD (k <= 48, and as the fallback)
+// or xGESVDX (Golub-Kahan inverse iteration) does: see the package documentation.
+// Each pair of singular vectors (u_i, v_i) is defined up to a common sign, so only
+// losses
 // invariant under (U, Vh) -> (U D, D Vh), D = diag(±1), have a derivative that does
 // not depend on LAPACK's choice: functions of S, of U Vh, of |U| and |Vh|
 // elementwise, of U diag(f(S)) Vh. The pullback (PyTorch's) is

@@ -165,7 +165,8 @@
 // # Performance
 //
 // n = 512, float64, one thread (go test -bench Ops -cpu 1 on the project's
-// machine, shared, so figures vary by about 10%); "forward" is the op alone,
+// machine, best of three runs: the machine is shared, and under load the figures
+// grow by up to 2x); "forward" is the op alone,
 // "+ backward" records it and runs the backward pass of a sum of its output
 // (eigvalsh and svdvals for eigh and svd). PyTorch and gonum figures from the
 // project's issue (one thread):

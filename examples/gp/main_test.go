@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"image/png"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,10 +97,11 @@ func TestGradientClosedForm(t *testing.T) {
 }
 
 // TestRun fits a small problem with both methods: they converge to the same
-// hyperparameters, where the closed-form gradient vanishes.
+// hyperparameters, where the closed-form gradient vanishes; the plots are written.
 func TestRun(t *testing.T) {
+	dir := t.TempDir()
 	var out bytes.Buffer
-	res, err := run(&out, 60)
+	res, err := run(&out, 60, dir)
 	require.NoError(t, err)
 	require.Len(t, res, 2)
 	x, y := data(60)
@@ -112,4 +116,36 @@ func TestRun(t *testing.T) {
 	assert.InDeltaSlice(t, res[0].res.X, res[1].res.X, 1e-4, "Newton-CG and LBFGS agree")
 	assert.Positive(t, res[0].obj.HVPs, "Newton-CG used HVPs")
 	assert.Contains(t, out.String(), "grad evals")
+	for _, o := range res {
+		assert.Len(t, o.trace, o.res.Stats.MajorIterations, "%s: the start and every iteration traced", o.method)
+		assert.Equal(t, o.res.F, o.trace[len(o.trace)-1].f, "%s: the trace ends at the result", o.method)
+	}
+	for _, name := range []string{posteriorPlot, convergencePlot} {
+		path := filepath.Join(dir, name)
+		assert.Contains(t, out.String(), path)
+		f, err := os.Open(path)
+		require.NoError(t, err, name)
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		require.NoError(t, err, name)
+		assert.Greater(t, cfg.Width, 500, name)
+	}
+}
+
+// TestPosterior checks the posterior at the data points of a noise-free fit: with a
+// tiny noise variance the mean interpolates the data and the standard deviation
+// vanishes there.
+func TestPosterior(t *testing.T) {
+	x := []float64{0, 1, 2.5, 4}
+	y := []float64{0.3, -0.2, 1, 0.5}
+	theta := []float64{0, 0, math.Log(1e-10)}
+	mean, sd, err := posterior(x, y, theta, x)
+	require.NoError(t, err)
+	assert.InDeltaSlice(t, y, mean, 1e-6)
+	for _, s := range sd {
+		assert.Less(t, s, 1e-4)
+	}
+	_, sd, err = posterior(x, y, theta, []float64{100})
+	require.NoError(t, err)
+	assert.InDelta(t, 1, sd[0], 1e-12, "far from the data the prior sd sqrt(sf2)")
 }

@@ -37,6 +37,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -317,7 +319,7 @@ func writePosterior(path string, x, y, theta []float64) error {
 	if err != nil {
 		return err
 	}
-	poly.Color = color.RGBA{R: 120, G: 160, B: 230, A: 110}
+	poly.Color = color.NRGBA{R: 120, G: 160, B: 230, A: 110}
 	poly.LineStyle.Width = 0
 	scatter, err := plotter.NewScatter(pts)
 	if err != nil {
@@ -427,7 +429,25 @@ func newLogPlot(title, xlabel, ylabel string) *plot.Plot {
 	p.X.Label.Text = xlabel
 	p.Y.Label.Text = ylabel
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Y.Tick.Marker = decadeTicks{}
 	p.Add(plotter.NewGrid())
 	return p
+}
+
+// decadeTicks labels powers of ten on a log axis, every k-th decade so that at most
+// about eight are labelled, with unlabelled ticks on the other decades.
+type decadeTicks struct{}
+
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	a, b := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
+	step := max(1, (b-a+7)/8)
+	var ticks []plot.Tick
+	for e := a; e <= b; e++ {
+		t := plot.Tick{Value: math.Pow10(e)}
+		if e%step == 0 {
+			t.Label = "1e" + strconv.Itoa(e)
+		}
+		ticks = append(ticks, t)
+	}
+	return slices.DeleteFunc(ticks, func(t plot.Tick) bool { return t.Value < lo/10 || t.Value > hi*10 })
 }

@@ -273,10 +273,16 @@ func sandwichHermF64(q, l []float64, n int) {
 	}
 }
 
+// transposeSquare transposes the n×n matrix a in place, in 32×32 tiles.
 func transposeSquare(a []float64, n int) {
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			a[i*n+j], a[j*n+i] = a[j*n+i], a[i*n+j]
+	const tile = 32
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := i0; j0 < n; j0 += tile {
+			for i := i0; i < min(i0+tile, n); i++ {
+				for j := max(j0, i+1); j < min(j0+tile, n); j++ {
+					a[i*n+j], a[j*n+i] = a[j*n+i], a[i*n+j]
+				}
+			}
 		}
 	}
 }

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"slices"
+	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
@@ -36,22 +37,83 @@ func isVectorRHS(a, b *tensor.Dense) bool {
 //
 // (summed over broadcast batch dims) is recorded with SolveOp itself and einsum, so
 // forward tangents (Xdot = A^-1 (Bdot - Adot X)) and second-order rules follow.
-func SolveOp() cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "solve", Space: space, Arity: 2,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return solveValues(x[0], x[1]) },
+func SolveOp() cr.Op[*tensor.Dense] { return solveOpWith(&luCache{}, false) }
+
+// solveOpWith is SolveOp (adjoint unset) or X = A^-H B (adjoint set), sharing the
+// LU factorisation of A in c across the op, its pullback and the pullbacks of
+// those: the pullback of X = op(A)^-1 B is
+//
+//	Bbar = op(A)^-H Xbar,   Abar = -Bbar X^H (op(A) = A),  -X Bbar^H (op(A) = A^H),
+//
+// recorded with solveOpWith(c, !adjoint), so the backward pass (and the
+// second-order sweeps through it) solve with the factors of the forward pass
+// instead of factorising A^H again. The cache only saves work: a different A (by
+// identity) is factorised afresh, so the op's values and rules are those of the
+// plain definition.
+func solveOpWith(c *luCache, adjoint bool) cr.Op[*tensor.Dense] {
+	name := "solve"
+	if adjoint {
+		name = "solve_adjoint"
+	}
+	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 2,
+		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return solveValuesWith(c, x[0], x[1], adjoint) },
 		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
 			a, b := val(t, x[0]), val(t, x[1])
 			if a == nil || b == nil {
 				return []cr.NodeID{0, 0}
 			}
-			bbar := t.Apply(SolveOp(), mH(t, x[0]), ybar)
+			bbar := t.Apply(solveOpWith(c, !adjoint), x[0], ybar)
 			spec := "...ik,...jk->...ij"
 			if isVectorRHS(a, b) {
 				spec = "...i,...j->...ij"
 			}
-			abar := neg(t, t.Apply(einsum.Op(spec), bbar, conj(t, y)))
+			var abar cr.NodeID
+			if adjoint {
+				abar = neg(t, t.Apply(einsum.Op(spec), y, conj(t, bbar)))
+			} else {
+				abar = neg(t, t.Apply(einsum.Op(spec), bbar, conj(t, y)))
+			}
 			return []cr.NodeID{sumTo(t, abar, a.Shape()), sumTo(t, bbar, b.Shape())}
 		}})
+}
+
+// luCache keeps the LU factorisation of the last matrix a solve op factorised:
+// the matrix (by identity), the batch shape it was expanded to, and the factors
+// and pivots of each expanded matrix.
+type luCache struct {
+	mu    sync.Mutex
+	a     *tensor.Dense
+	batch []int
+	lu    any // []float64 or []complex128
+	piv   []int
+	bad   int // the first zero pivot of a singular matrix, or -1
+}
+
+// factors returns the LU factors and pivots of the contiguous batch ae of n×n
+// matrices (a expanded to batch), from the cache or computed and cached, and the
+// first zero pivot (-1 if none).
+func factors[T scalar](c *luCache, a, ae *tensor.Dense, batch []int, n int) ([]T, []int, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.a == a && slices.Equal(c.batch, batch) {
+		if lu, ok := c.lu.([]T); ok {
+			return lu, c.piv, c.bad
+		}
+	}
+	lu := append([]T(nil), dataOf[T](ae)...)
+	count := 0
+	if n > 0 {
+		count = len(lu) / (n * n)
+	}
+	piv := make([]int, count*n)
+	bad := -1
+	for i := range count {
+		if z := getrf(lu[i*n*n:(i+1)*n*n], n, n, piv[i*n:(i+1)*n]); z >= 0 && bad < 0 {
+			bad = z
+		}
+	}
+	c.a, c.batch, c.lu, c.piv, c.bad = a, slices.Clone(batch), lu, piv, bad
+	return lu, piv, bad
 }
 
 // Solve is SolveOp without a tape.
@@ -59,6 +121,12 @@ func Solve(a, b *tensor.Dense) (*tensor.Dense, error) { return eval(SolveOp(), a
 
 // solveValues computes A^-1 B.
 func solveValues(a, b *tensor.Dense) (*tensor.Dense, error) {
+	return solveValuesWith(&luCache{}, a, b, false)
+}
+
+// solveValuesWith computes A^-1 B, or A^-H B if adjoint, with the factors of A
+// from c.
+func solveValuesWith(c *luCache, a, b *tensor.Dense, adjoint bool) (*tensor.Dense, error) {
 	const op = "solve"
 	abatch, _, n, err := square(op, "A", a)
 	if err != nil {
@@ -96,11 +164,15 @@ func solveValues(a, b *tensor.Dense) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
+	tr := noTrans
+	if adjoint {
+		tr = conjTrans
+	}
 	var x *tensor.Dense
 	if a.DType() == tensor.Complex128 {
-		x, err = solveT[complex128](op, ae, be, n, k)
+		x, err = solveT[complex128](op, c, a, ae, be, out, n, k, tr)
 	} else {
-		x, err = solveT[float64](op, ae, be, n, k)
+		x, err = solveT[float64](op, c, a, ae, be, out, n, k, tr)
 	}
 	if err != nil || !vec {
 		return x, err
@@ -108,24 +180,20 @@ func solveValues(a, b *tensor.Dense) (*tensor.Dense, error) {
 	return x.Reshape(shapeOf(out, n)...)
 }
 
-// solveT solves the batch A X = B for contiguous A [..., n, n] and B [..., n, k] of
-// equal batch shape.
-func solveT[T scalar](op string, a, b *tensor.Dense, n, k int) (*tensor.Dense, error) {
-	ad := dataOf[T](a)
+// solveT solves the batch op(A) X = B for contiguous A [..., n, n] (a expanded
+// to batch) and B [..., n, k] of equal batch shape, with the factors from c.
+func solveT[T scalar](op string, c *luCache, a, ae, b *tensor.Dense, batch []int, n, k int, tr transKind) (*tensor.Dense, error) {
 	x := append([]T(nil), dataOf[T](b)...)
 	if len(x) == 0 {
 		x = []T{}
 	}
 	if n > 0 {
-		count := len(ad) / (n * n)
-		lu := make([]T, n*n)
-		piv := make([]int, n)
-		for i := range count {
-			copy(lu, ad[i*n*n:(i+1)*n*n])
-			if z := getrf(lu, n, n, piv); z >= 0 {
-				return nil, opErr(op, cr.ErrInvalidArgument, "the matrix is singular (U[%d,%d] of its LU factorisation is zero)", z, z)
-			}
-			getrs(lu, n, piv, x[i*n*k:(i+1)*n*k], k, noTrans)
+		lu, piv, z := factors[T](c, a, ae, batch, n)
+		if z >= 0 {
+			return nil, opErr(op, cr.ErrInvalidArgument, "the matrix is singular (U[%d,%d] of its LU factorisation is zero)", z, z)
+		}
+		for i := range len(lu) / (n * n) {
+			getrs(lu[i*n*n:(i+1)*n*n], n, piv[i*n:(i+1)*n], x[i*n*k:(i+1)*n*k], k, tr)
 		}
 	}
 	return newOf(x, b.Shape()...), nil

@@ -131,9 +131,9 @@ func (t *Tape[V]) opErr(i int, phase string, err error) error {
 // checkContribution validates one term of node i's pullback: it must name one of the
 // rule's inputs, recorded before node i, and be a non-nil value shaped like that
 // input's value.
-func (t *Tape[V]) checkContribution(i int, rule cr.ReverseRule[V], node cr.NodeID, v V) (int, error) {
+func (t *Tape[V]) checkContribution(i int, ins []cr.NodeID, node cr.NodeID, v V) (int, error) {
 	j := node.Index()
-	if node.Tape() != t.tag || j >= i || !slices.Contains(rule.Inputs(), node) {
+	if node.Tape() != t.tag || j >= i || !slices.Contains(ins, node) {
 		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrMissingNode, "contribution to %v, which is not an input of the op", node))
 	}
 	if t.isNil(v) {

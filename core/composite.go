@@ -394,19 +394,12 @@ func (t *Tape[V]) Checkpoint(f func(sub *Tape[V], in []cr.NodeID) cr.NodeID, inp
 	c := newComposite(CheckpointName, t.space, cr.Variadic, 1, func(sub *Tape[V], in []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{f(sub, in)}
 	}, []CompositeOption{Recompute()})
-	if !t.enter() {
-		return 0
-	}
-	defer t.leave()
-	if t.Err() != nil {
-		return 0
-	}
-	var pc uintptr
-	if t.isFinite != nil {
-		pc = callerPC()
-	}
 	c.reg, c.isFinite = t.reg, t.isFinite
-	return t.apply(compositeOp[V]{c}, pc, inputs)
+	id := t.Apply(compositeOp[V]{c}, inputs...)
+	if t.isFinite != nil && id.Valid() {
+		t.setSite(id.Index(), callerPC()) // the caller of Checkpoint, not Checkpoint
+	}
+	return id
 }
 
 // checkArity checks the inputs of an op that takes arity inputs (or Variadic).

@@ -72,9 +72,10 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 	return grad, gradTangent, nil
 }
 
-// accumulate validates one contribution of node i's rule and adds it into a.
-func (t *Tape[V]) accumulate(i int, rule cr.ReverseRule[V], node cr.NodeID, v V, a *accum[V]) error {
-	j, err := t.checkContribution(i, rule, node, v)
+// accumulate validates one contribution of node i (whose op's inputs are ins) and
+// adds it into a.
+func (t *Tape[V]) accumulate(i int, ins []cr.NodeID, node cr.NodeID, v V, a *accum[V]) error {
+	j, err := t.checkContribution(i, ins, node, v)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package core
 
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"slices"
 )
 
 // seedAt is a cotangent seed at node i.
@@ -92,8 +93,23 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool
 			if err != nil {
 				return acc, dacc, t.opErr(i, "pullback", err)
 			}
-			if err := t.addContributions(i, rule, buf, &acc); err != nil {
-				return acc, dacc, err
+			ins := rule.Inputs()
+			for _, c := range buf {
+				if t.isFinite != nil {
+					if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
+						return acc, dacc, err
+					}
+				}
+				j := c.Node.Index()
+				if c.Node.Tape() != t.tag || j >= i || !slices.Contains(ins, c.Node) || t.isNil(c.Value) || !t.sameLayout(c.Value, t.at(j).value) {
+					_, err := t.checkContribution(i, ins, c.Node, c.Value) // the error
+					return acc, dacc, err
+				}
+				if t.at(j).flags&flagRequires != 0 {
+					if err := acc.add(j, c.Value); err != nil {
+						return acc, dacc, t.opErr(i, "pullback", err)
+					}
+				}
 			}
 		} else {
 			sr, ok := rule.(cr.SecondOrderRule[V])
@@ -105,7 +121,7 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool
 			if err != nil {
 				return acc, dacc, t.opErr(i, "second-order", err)
 			}
-			if err := t.addDualContributions(i, rule, dbuf, &acc, &dacc); err != nil {
+			if err := t.addDualContributions(i, rule.Inputs(), dbuf, &acc, &dacc); err != nil {
 				return acc, dacc, err
 			}
 		}
@@ -131,16 +147,24 @@ func (t *Tape[V]) checkCotangent(i int, phase string, acc, dacc *accum[V], secon
 	return nil
 }
 
-// addContributions validates the contributions of node i's pullback and adds them.
-func (t *Tape[V]) addContributions(i int, rule cr.ReverseRule[V], buf []cr.Contribution[V], acc *accum[V]) error {
+// addContributions validates the contributions of node i's pullback and adds them;
+// ins are the op's inputs.
+func (t *Tape[V]) addContributions(i int, ins []cr.NodeID, buf []cr.Contribution[V], acc *accum[V]) error {
 	for _, c := range buf {
 		if t.isFinite != nil {
 			if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
 				return err
 			}
 		}
-		if err := t.accumulate(i, rule, c.Node, c.Value, acc); err != nil {
+		j, err := t.checkContribution(i, ins, c.Node, c.Value)
+		if err != nil {
 			return err
+		}
+		if t.at(j).flags&flagRequires == 0 {
+			continue
+		}
+		if err := acc.add(j, c.Value); err != nil {
+			return t.opErr(i, "pullback", err)
 		}
 	}
 	return nil
@@ -148,18 +172,18 @@ func (t *Tape[V]) addContributions(i int, rule cr.ReverseRule[V], buf []cr.Contr
 
 // addDualContributions validates the pairs of node i's second-order pullback and
 // adds them.
-func (t *Tape[V]) addDualContributions(i int, rule cr.ReverseRule[V], dbuf []cr.DualContribution[V], acc, dacc *accum[V]) error {
+func (t *Tape[V]) addDualContributions(i int, ins []cr.NodeID, dbuf []cr.DualContribution[V], acc, dacc *accum[V]) error {
 	for _, c := range dbuf {
 		if t.isFinite != nil {
 			if err := t.checkDual(i, c); err != nil {
 				return err
 			}
 		}
-		if err := t.accumulate(i, rule, c.Node, c.Cotangent.Value, acc); err != nil {
+		if err := t.accumulate(i, ins, c.Node, c.Cotangent.Value, acc); err != nil {
 			return err
 		}
 		if c.Cotangent.HasTangent {
-			if err := t.accumulate(i, rule, c.Node, c.Cotangent.Tangent, dacc); err != nil {
+			if err := t.accumulate(i, ins, c.Node, c.Cotangent.Tangent, dacc); err != nil {
 				return err
 			}
 		}
@@ -216,7 +240,7 @@ func (t *Tape[V]) sweepMulti(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		if err != nil {
 			return buf, dbuf, t.opErr(i, "pullback", err)
 		}
-		if err := t.addContributions(i, mr, buf, acc); err != nil {
+		if err := t.addContributions(i, mr.Inputs(), buf, acc); err != nil {
 			return buf, dbuf, err
 		}
 	} else {
@@ -232,7 +256,7 @@ func (t *Tape[V]) sweepMulti(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		if err != nil {
 			return buf, dbuf, t.opErr(i, "second-order", err)
 		}
-		if err := t.addDualContributions(i, mr, dbuf, acc, dacc); err != nil {
+		if err := t.addDualContributions(i, mr.Inputs(), dbuf, acc, dacc); err != nil {
 			return buf, dbuf, err
 		}
 	}

@@ -372,19 +372,23 @@ func (t *Tape[V]) Constant(v V) cr.NodeID {
 // index returns the recording index of id, or an error wrapping ErrMissingNode (or
 // ErrGraphFreed).
 func (t *Tape[V]) index(id cr.NodeID) (int, error) {
-	if t.freed {
-		return 0, cr.ErrGraphFreed
-	}
-	if id.Tape() != t.tag || id.Index() >= t.n {
-		switch {
-		case !id.Valid():
-			return 0, cr.Errorf(cr.ErrMissingNode, "the zero NodeID (returned after a recording error?)")
-		case id.Tape() != t.tag:
-			return 0, cr.Errorf(cr.ErrMissingNode, "NodeID %v belongs to another tape", id)
-		}
-		return 0, cr.Errorf(cr.ErrMissingNode, "NodeID %v is past the end of this tape (%d nodes)", id, t.n)
+	if t.freed || id.Tape() != t.tag || id.Index() >= t.n {
+		return 0, t.indexErr(id) // out of line, so that index inlines
 	}
 	return id.Index(), nil
+}
+
+// indexErr explains why id has no index on this tape.
+func (t *Tape[V]) indexErr(id cr.NodeID) error {
+	switch {
+	case t.freed:
+		return cr.ErrGraphFreed
+	case !id.Valid():
+		return cr.Errorf(cr.ErrMissingNode, "the zero NodeID (returned after a recording error?)")
+	case id.Tape() != t.tag:
+		return cr.Errorf(cr.ErrMissingNode, "NodeID %v belongs to another tape", id)
+	}
+	return cr.Errorf(cr.ErrMissingNode, "NodeID %v is past the end of this tape (%d nodes)", id, t.n)
 }
 
 // Value returns the value recorded at id.
@@ -492,11 +496,6 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if t.isFinite != nil {
 		pc = callerPC()
 	}
-	return t.apply(op, pc, inputs)
-}
-
-// apply is Apply with the recording site pc (0 unless anomaly mode is on).
-func (t *Tape[V]) apply(op cr.Op[V], pc uintptr, inputs []cr.NodeID) cr.NodeID {
 	if t.reg != nil {
 		op = t.reg.Resolve(op)
 	}

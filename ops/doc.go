@@ -1,6 +1,6 @@
 // Package ops assembles the op registry of the built-in tensor op families: every
-// family of packages einsum, elementwise, index, permute and reduce, each with its
-// sample inputs for testing/ruletest.
+// family of packages einsum, elementwise, index, permute, reduce, nn and linalg, each
+// with its sample inputs for testing/ruletest.
 //
 // The op packages do not register anything on import; each exports a Register
 // function that adds its families to a registry the caller owns, and this package

@@ -8,6 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/linalg"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/reduce"
@@ -20,6 +21,7 @@ var registerers = []func(*cr.Registry[*tensor.Dense]) error{
 	einsum.Register,
 	elementwise.Register,
 	index.Register,
+	linalg.Register,
 	nn.Register,
 	permute.Register,
 	reduce.Register,

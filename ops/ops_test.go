@@ -10,6 +10,7 @@ import (
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/linalg"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/ops"
 	"github.com/chainrules-go/chainrules/permute"
@@ -21,6 +22,7 @@ var registerers = map[string]func(*cr.Registry[*tensor.Dense]) error{
 	"einsum":      einsum.Register,
 	"elementwise": elementwise.Register,
 	"index":       index.Register,
+	"linalg":      linalg.Register,
 	"nn":          nn.Register,
 	"permute":     permute.Register,
 	"reduce":      reduce.Register,

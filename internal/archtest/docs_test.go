@@ -193,7 +193,8 @@ func slicesEqual(a, b []string) bool {
 // exempt lists the snippets that cannot be compiled here, by their first line,
 // with the reason.
 var exempt = map[string]string{
-	"blas64.Use(netlib.Implementation{})      // gonum.org/v1/netlib/blas/netlib": "needs cgo and a system BLAS (gonum.org/v1/netlib is not a dependency)",
+	"linalg.UseLAPACK64(true)    // every float64 factorisation through lapack64 and": "needs a native LAPACK implementation (impl), which is not a dependency",
+	"blas64.Use(netlib.Implementation{})      // gonum.org/v1/netlib/blas/netlib":     "needs cgo and a system BLAS (gonum.org/v1/netlib is not a dependency)",
 }
 
 // TestDocSnippetsAreCompiled checks that every Go code block of a doc comment

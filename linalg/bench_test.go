@@ -1,0 +1,97 @@
+package linalg_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/linalg"
+	"github.com/chainrules-go/chainrules/reduce"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// benchOps are the benchmarked ops at n = 512: each records its outputs on a tape
+// and reduces them to a scalar loss for the backward pass.
+func benchOps(n int, rng *rand.Rand) []struct {
+	name string
+	x    []*tensor.Dense
+	f    func(t *linalg.Tape, x []cr.NodeID) cr.NodeID
+} {
+	a := tensor.RandN(rng, tensor.Float64, n, n)
+	spd, err := einsum.Eval("ij,kj->ik", a, a)
+	if err != nil {
+		panic(err)
+	}
+	for i := range n {
+		spd.Set(spd.At(i, i)+complex(float64(n), 0), i, i)
+	}
+	b := tensor.RandN(rng, tensor.Float64, n, n)
+	sum := func(t *linalg.Tape, y cr.NodeID) cr.NodeID { return t.Apply(reduce.SumOp(nil, false), y) }
+	return []struct {
+		name string
+		x    []*tensor.Dense
+		f    func(t *linalg.Tape, x []cr.NodeID) cr.NodeID
+	}{
+		{"cholesky", []*tensor.Dense{spd}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+			return sum(t, t.Apply(linalg.CholeskyOp(false), x[0]))
+		}},
+		{"lu_factor", []*tensor.Dense{a}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+			return sum(t, t.ApplyMulti(linalg.LUFactorOp(), x[0])[0])
+		}},
+		{"solve", []*tensor.Dense{a, b}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+			return sum(t, t.Apply(linalg.SolveOp(), x...))
+		}},
+		{"inv", []*tensor.Dense{a}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+			return sum(t, t.Apply(linalg.InvOp(), x[0]))
+		}},
+		{"logdet", []*tensor.Dense{spd}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+			return t.Apply(linalg.LogdetOp(), x[0])
+		}},
+		{"qr", []*tensor.Dense{a}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+			return sum(t, t.ApplyMulti(linalg.QROp(), x[0])[1])
+		}},
+		{"eigh", []*tensor.Dense{spd}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+			return sum(t, t.Apply(linalg.EigvalshOp(), x[0]))
+		}},
+		{"svd", []*tensor.Dense{a}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+			return sum(t, t.Apply(linalg.SvdvalsOp(), x[0]))
+		}},
+	}
+}
+
+// BenchmarkOps times each op at n = 512: "forward" records the op without
+// gradients, "backward" records it and runs the backward pass. Run with -cpu 1 for
+// one thread.
+func BenchmarkOps(b *testing.B) {
+	const n = 512
+	for _, bo := range benchOps(n, rand.New(rand.NewPCG(1, 2))) {
+		b.Run(bo.name+"/forward", func(b *testing.B) {
+			for b.Loop() {
+				t := core.NewTape[*tensor.Dense](tensor.Space{})
+				t.SetGradEnabled(false)
+				ids := make([]cr.NodeID, len(bo.x))
+				for k, v := range bo.x {
+					ids[k] = t.Constant(v)
+				}
+				bo.f(t, ids)
+				if err := t.Err(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(bo.name+"/backward", func(b *testing.B) {
+			for b.Loop() {
+				t := core.NewTape[*tensor.Dense](tensor.Space{})
+				ids := make([]cr.NodeID, len(bo.x))
+				for k, v := range bo.x {
+					ids[k] = t.Leaf(v)
+				}
+				if _, err := t.Backward(bo.f(t, ids)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

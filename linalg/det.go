@@ -1,0 +1,231 @@
+package linalg
+
+import (
+	"math"
+	"math/cmplx"
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/reduce"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// luDet holds the determinant of one matrix in the forms the ops need:
+// det = sign * exp(logabs), with sign of modulus 1 (0 for a singular matrix).
+type luDet[T scalar] struct {
+	det, sign T
+	logabs    float64
+}
+
+// dets computes the determinants of a batch of square matrices by LU factorisation
+// with partial pivoting: det = (-1)^swaps prod_i U[i,i].
+func dets[T scalar](a *tensor.Dense, count, n int) []luDet[T] {
+	ad := dataOf[T](a.Contiguous())
+	out := make([]luDet[T], count)
+	lu := make([]T, n*n)
+	piv := make([]int, n)
+	for b := range count {
+		r := luDet[T]{det: fromReal[T](1), sign: fromReal[T](1)}
+		if n > 0 {
+			copy(lu, ad[b*n*n:(b+1)*n*n])
+			getrf(lu, n, n, piv)
+			for i := range n {
+				u := lu[i*n+i]
+				if piv[i] != i {
+					r.det, r.sign = -r.det, -r.sign
+				}
+				r.det *= u
+				au := abs(u)
+				r.logabs += math.Log(au)
+				if au == 0 {
+					r.sign = 0
+				} else {
+					r.sign *= u / fromReal[T](au)
+				}
+			}
+		}
+		out[b] = r
+	}
+	return out
+}
+
+// scalarPerMatrix records s[..., None, None] * m for a batch of scalars s and
+// matrices m.
+func scalarPerMatrix(t *Tape, s, m cr.NodeID) cr.NodeID {
+	return mul(t, unsq(t, unsq(t, s, -1), -1), m)
+}
+
+// DetOp returns the op of PyTorch's linalg.det: the determinant of each matrix of a
+// batch A [..., n, n] (float64 or complex128), shape [...], by LU factorisation
+// (det = (-1)^swaps prod U_ii; the determinant of a 0×0 matrix is 1). det is
+// holomorphic with derivative d det = det tr(A^-1 dA), so the pullback is
+//
+//	Abar = ybar conj(det) A^-H,
+//
+// recorded with the (unchecked) inverse and elementwise ops, so the forward tangent
+// and the second-order rule follow. At a singular real matrix (a zero determinant
+// in the batch) the pullback is PyTorch's cofactor formula through the SVD,
+// Abar = ybar det(U) det(Vh) U diag(prod_{j != i} s_j) Vh, finite and recorded with
+// SVDOp and reduce's prod, so its second order is exact where the singular values
+// are distinct; for a singular complex matrix the derivatives are NaN.
+func DetOp() cr.Op[*tensor.Dense] {
+	return core.Define(core.Def[*tensor.Dense]{Name: "det", Space: space, Arity: 1,
+		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
+			batch, count, n, err := square("det", "A", x[0])
+			if err != nil {
+				return nil, err
+			}
+			if x[0].DType() == tensor.Complex128 {
+				return detValues(dets[complex128](x[0], count, n), batch, func(d luDet[complex128]) complex128 { return d.det }), nil
+			}
+			return detValues(dets[float64](x[0], count, n), batch, func(d luDet[float64]) float64 { return d.det }), nil
+		},
+		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 && slices.Contains(yv.Float64s(), 0) {
+				return []cr.NodeID{detCofactorPullback(t, x[0], ybar)}
+			}
+			ainvh := mH(t, t.Apply(invOp(false), x[0]))
+			return []cr.NodeID{scalarPerMatrix(t, mul(t, ybar, conj(t, y)), ainvh)}
+		}})
+}
+
+// detCofactorPullback records Abar = ybar cof(A) for real A through the SVD
+// A = U diag(s) Vh: det A = det(U) det(Vh) prod(s), so
+//
+//	cof(A) = det(U) det(Vh) U diag(p) Vh,   p_i = prod_{j != i} s_j,
+//
+// which is finite at singular A (PyTorch's formula there). The signs det(U) and
+// det(Vh) are locally constant (±1) and recorded as constants.
+func detCofactorPullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
+	ys := t.ApplyMulti(SVDOp(), a)
+	u, s, vh := ys[0], ys[1], ys[2]
+	uv, vhv := val(t, u), val(t, vh)
+	sh := shape(t, s)
+	if uv == nil || vhv == nil || sh == nil {
+		return 0
+	}
+	n := sh[len(sh)-1]
+	count := prodOf(sh[:len(sh)-1])
+	du := dets[float64](uv, count, n)
+	dv := dets[float64](vhv, count, n)
+	sg := make([]float64, count)
+	for i := range sg {
+		sg[i] = math.Copysign(1, du[i].det*dv[i].det)
+	}
+	// Row i holds s with s_i replaced by 1: its product is p_i.
+	offDiag := tensor.Ones(tensor.Float64, n, n)
+	for i := range n {
+		offDiag.Set(0, i, i)
+	}
+	full := add(t, mul(t, unsq(t, s, -2), t.Constant(offDiag)), t.Constant(eye(tensor.Float64, n)))
+	p := t.Apply(reduce.ProdOp([]int{-1}, false), full)
+	g := mul(t, ybar, t.Constant(newOf(sg, sh[:len(sh)-1]...)))
+	return scalarPerMatrix(t, g, mm(t, mul(t, u, unsq(t, p, -2)), vh))
+}
+
+// Det is DetOp without a tape.
+func Det(a *tensor.Dense) (*tensor.Dense, error) { return eval(DetOp(), a) }
+
+func detValues[T, R scalar](ds []luDet[T], batch []int, f func(luDet[T]) R) *tensor.Dense {
+	out := make([]R, len(ds))
+	for i, d := range ds {
+		out[i] = f(d)
+	}
+	return newOf(out, batch...)
+}
+
+// LogdetOp returns the op of PyTorch's logdet: log det A for each matrix of a batch
+// A [..., n, n]. For float64 it is log|det A| where det A > 0, NaN where det A < 0
+// and -Inf where A is singular; for complex128 the principal complex logarithm
+// log|det A| + i arg(det A). Its derivative is d logdet = tr(A^-1 dA), so
+//
+//	Abar = ybar A^-H
+//
+// (zero where a real determinant is negative, as PyTorch's gradient of its NaN
+// branch), recorded with the inverse and elementwise ops.
+func LogdetOp() cr.Op[*tensor.Dense] {
+	return core.Define(core.Def[*tensor.Dense]{Name: "logdet", Space: space, Arity: 1,
+		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
+			batch, count, n, err := square("logdet", "A", x[0])
+			if err != nil {
+				return nil, err
+			}
+			if x[0].DType() == tensor.Complex128 {
+				return detValues(dets[complex128](x[0], count, n), batch, func(d luDet[complex128]) complex128 {
+					if d.sign == 0 {
+						return complex(math.Inf(-1), 0)
+					}
+					return complex(d.logabs, cmplx.Phase(d.sign))
+				}), nil
+			}
+			return detValues(dets[float64](x[0], count, n), batch, func(d luDet[float64]) float64 {
+				if d.sign < 0 {
+					return math.NaN()
+				}
+				return d.logabs
+			}), nil
+		},
+		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+			g := ybar
+			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 {
+				m := tensor.New(tensor.Float64, yv.Shape()...)
+				md, yd := m.Float64s(), yv.Float64s()
+				for i, v := range yd {
+					md[i] = b2f(!math.IsNaN(v))
+				}
+				g = mul(t, ybar, t.Constant(m))
+			}
+			return []cr.NodeID{scalarPerMatrix(t, g, mH(t, t.Apply(invOp(false), x[0])))}
+		}})
+}
+
+// Logdet is LogdetOp without a tape.
+func Logdet(a *tensor.Dense) (*tensor.Dense, error) { return eval(LogdetOp(), a) }
+
+// SlogdetOp returns the multi-output op of PyTorch's linalg.slogdet: for each matrix
+// of a float64 batch A [..., n, n], the sign of its determinant (-1, 0 or 1) and
+// the logarithm of its absolute value,
+//
+//	det A = sign * exp(logabsdet),
+//
+// both of shape [...]. sign is piecewise constant and is not differentiable (output
+// 0 is declared so, chainrules.PartialOutputs). A singular matrix gives sign 0 and
+// logabsdet -Inf. With d logabsdet = tr(A^-1 dA) the pullback is
+//
+//	Abar = logabsdetbar A^-T,
+//
+// recorded with the inverse and elementwise ops. float64 only: the sign of a complex
+// determinant is a differentiable phase, which this op does not model (use LogdetOp
+// for complex matrices); complex input is an error wrapping
+// chainrules.ErrInvalidArgument.
+func SlogdetOp() cr.MultiOp[*tensor.Dense] {
+	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "slogdet", Space: space, Arity: 1, Outputs: 2,
+		NonDifferentiableOutputs: []int{0},
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
+			batch, count, n, err := square("slogdet", "A", x[0])
+			if err != nil {
+				return nil, err
+			}
+			if x[0].DType() == tensor.Complex128 {
+				return nil, errComplex("slogdet")
+			}
+			ds := dets[float64](x[0], count, n)
+			return []*tensor.Dense{
+				detValues(ds, batch, func(d luDet[float64]) float64 { return d.sign }),
+				detValues(ds, batch, func(d luDet[float64]) float64 { return d.logabs }),
+			}, nil
+		},
+		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{scalarPerMatrix(t, ybar[1], mH(t, t.Apply(invOp(false), x[0])))}
+		}})
+}
+
+// Slogdet is SlogdetOp without a tape: it returns (sign, logabsdet).
+func Slogdet(a *tensor.Dense) (sign, logabsdet *tensor.Dense, err error) {
+	ys, err := evalMulti(SlogdetOp(), a)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ys[0], ys[1], nil
+}

@@ -1,0 +1,436 @@
+package linalg
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"gonum.org/v1/gonum/lapack/gonum"
+)
+
+// The symmetric eigensolver for larger matrices (LAPACK's xSYEVX path without
+// bisection): A = Q T Q^T by Householder tridiagonalisation (gonum's Dsytrd), the
+// eigenvalues of T by the Pal-Walker-Kahan QR algorithm (Dsterf) on each unreduced
+// block, the eigenvectors of T by inverse iteration (LAPACK's xSTEIN: tridiagonal LU
+// with partial pivoting, reorthogonalisation within clusters), and V = Q Z by one
+// matrix product. The O(n^3) work is the reduction and the product; gonum's Dsteqr,
+// which applies every QR rotation to the n×n eigenvector matrix, spends most of its
+// time there.
+
+// eigSmall is the size up to which symEig uses Dsyev directly.
+const eigSmall = 48
+
+var lapackGonum gonum.Implementation
+
+// symEigTridiag computes the eigen-decomposition of the symmetric n×n matrix a
+// (both triangles set) into w (ascending) and, with vectors, the columns of a.
+func symEigTridiag(a, w []float64, n int, vectors bool) bool {
+	d := make([]float64, n)
+	e := make([]float64, n-1)
+	tau := make([]float64, n-1)
+	sytrdLower(a, n, d, e, tau)
+	blocks := splitTridiag(d, e)
+	type eig struct {
+		v     float64
+		block int
+	}
+	eigs := make([]eig, 0, n)
+	for bi, b := range blocks {
+		bd := slices.Clone(d[b[0]:b[1]])
+		be := slices.Clone(e[b[0] : b[1]-1])
+		if !lapackGonum.Dsterf(len(bd), bd, be) {
+			return false
+		}
+		for _, v := range bd {
+			eigs = append(eigs, eig{v, bi})
+		}
+	}
+	sort.SliceStable(eigs, func(i, j int) bool { return eigs[i].v < eigs[j].v })
+	for i, ev := range eigs {
+		w[i] = ev.v
+	}
+	if !vectors {
+		return true
+	}
+	// Z: the eigenvectors of T, column j for w[j].
+	z := make([]float64, n*n)
+	for bi, b := range blocks {
+		var vals []float64
+		var cols []int
+		for j, ev := range eigs {
+			if ev.block == bi {
+				vals = append(vals, ev.v)
+				cols = append(cols, j)
+			}
+		}
+		if !stein(d[b[0]:b[1]], e[b[0]:b[1]-1], vals, z, n, b[0], cols) {
+			return false
+		}
+	}
+	// V = Q Z, applying the reflectors to Z.
+	applyQLower(a, n, tau, z)
+	copy(a, z)
+	return true
+}
+
+// applyQLower overwrites the n×n matrix z with Q z, where Q = H_0 H_1 ... H_{n-2}
+// holds the reflectors of sytrdLower (v_i[i+1] = 1, v_i[i+2:] in column i of a).
+// Blocks of nb reflectors are applied in the compact WY form I - V T V^T
+// (LAPACK's xLARFT and xLARFB): two matrix products per block.
+func applyQLower(a []float64, n int, tau, z []float64) {
+	const nb = 32
+	nr := n - 1 // number of reflectors
+	vb := make([]float64, n*nb)
+	tb := make([]float64, nb*nb)
+	wb := make([]float64, nb*n)
+	w2 := make([]float64, nb*n)
+	// Q z = H_0 (H_1 (... (H_{n-2} z))): the last block first.
+	for j0 := ((nr - 1) / nb) * nb; j0 >= 0; j0 -= nb {
+		k := min(nb, nr-j0)
+		m := n - j0 - 1 // rows j0+1..n-1
+		v := vb[:m*k]
+		for r := range m {
+			g := j0 + 1 + r
+			for c := range k {
+				j := j0 + c
+				switch {
+				case g < j+1:
+					v[r*k+c] = 0
+				case g == j+1:
+					v[r*k+c] = 1
+				default:
+					v[r*k+c] = a[g*n+j]
+				}
+			}
+		}
+		// T upper triangular with H_j0 ... H_j0+k-1 = I - V T V^T:
+		// T[c, c] = tau_c, T[:c, c] = -tau_c T[:c, :c] (V[:, :c]^T v_c).
+		t := tb[:k*k]
+		clear(t)
+		for c := range k {
+			tc := tau[j0+c]
+			t[c*k+c] = tc
+			if c == 0 || tc == 0 {
+				continue
+			}
+			col := make([]float64, c)
+			for r := range m {
+				if vc := v[r*k+c]; vc != 0 {
+					level1.Daxpy(c, vc, v[r*k:r*k+c], 1, col, 1)
+				}
+			}
+			for i := range c {
+				s := 0.0
+				for l := i; l < c; l++ {
+					s += t[i*k+l] * col[l]
+				}
+				t[i*k+c] = -tc * s
+			}
+		}
+		zs := z[(j0+1)*n:]
+		gemm(true, false, k, n, m, 1, v, k, zs, n, 0, wb[:k*n], n)        // W = V^T Z
+		gemm(false, false, k, n, k, 1, t, k, wb[:k*n], n, 0, w2[:k*n], n) // T W
+		gemm(false, false, m, n, k, -1, v, k, w2[:k*n], n, 1, zs, n)      // Z -= V T W
+	}
+}
+
+// splitTridiag returns the unreduced blocks [start, end) of the tridiagonal matrix
+// (d, e): it splits where |e_i| <= eps sqrt(|d_i|) sqrt(|d_{i+1}|) (LAPACK's
+// criterion), setting those e_i to zero.
+func splitTridiag(d, e []float64) [][2]int {
+	const eps = 0x1p-53
+	var out [][2]int
+	start := 0
+	for i := range e {
+		if math.Abs(e[i]) <= eps*math.Sqrt(math.Abs(d[i]))*math.Sqrt(math.Abs(d[i+1])) {
+			e[i] = 0
+			out = append(out, [2]int{start, i + 1})
+			start = i + 1
+		}
+	}
+	return append(out, [2]int{start, len(d)})
+}
+
+// stein computes by inverse iteration the eigenvectors of the unreduced symmetric
+// tridiagonal block (d, e) for its eigenvalues vals (ascending), writing each into
+// column cols[k] of the n×n matrix z at rows off..off+len(d)-1 (LAPACK's xSTEIN:
+// random start, at most 5 iterations plus 2 after convergence, modified
+// Gram-Schmidt against the previous vectors of a cluster, eigenvalues closer than
+// 1e-3 ||T||_1; the entry of largest magnitude made positive). It reports success
+// (every vector converged).
+func stein(d, e, vals []float64, z []float64, n, off int, cols []int) bool {
+	bs := len(d)
+	if bs == 1 {
+		z[off*n+cols[0]] = 1
+		return true
+	}
+	const (
+		eps    = 0x1p-53
+		maxits = 5
+		extra  = 2
+	)
+	onenrm := 0.0
+	for i := range bs {
+		s := math.Abs(d[i])
+		if i > 0 {
+			s += math.Abs(e[i-1])
+		}
+		if i < bs-1 {
+			s += math.Abs(e[i])
+		}
+		onenrm = math.Max(onenrm, s)
+	}
+	ortol := 1e-3 * onenrm
+	dtpcrt := math.Sqrt(0.1 / float64(bs))
+	rng := rand.New(rand.NewPCG(uint64(bs), uint64(off)+1)) // deterministic starts
+	fac := newTridiagLU(bs)
+	x := make([]float64, bs)
+	vecs := make([][]float64, len(vals)) // the block's eigenvectors so far
+	gpStart := 0                         // first eigenvalue of the current cluster
+	xjm := 0.0
+	for j, lambda := range vals {
+		xj := lambda
+		if j > 0 {
+			if xj-xjm < ortol {
+				// Perturb coincident eigenvalues apart (LAPACK: pertol).
+				if pertol := 10 * math.Abs(eps*xj); xj-xjm < pertol {
+					xj = xjm + pertol
+				}
+			} else {
+				gpStart = j
+			}
+		}
+		xjm = xj
+		for i := range x {
+			x[i] = 2*rng.Float64() - 1
+		}
+		fac.factor(d, e, xj, eps*onenrm)
+		converged := false
+		xnorm := infNorm(x)
+		for its, nrmchk := 1, 0; its <= maxits; its++ {
+			// Scale the right-hand side to bs ||T||_1 max(eps, |u_nn|) in the
+			// infinity norm: a solution much larger than that has converged.
+			level1.Dscal(bs, float64(bs)*onenrm*math.Max(eps, math.Abs(fac.u[bs-1]))/xnorm, x, 1)
+			fac.solve(x)
+			for k := gpStart; k < j; k++ {
+				level1.Daxpy(bs, -level1.Ddot(bs, vecs[k], 1, x, 1), vecs[k], 1, x, 1)
+			}
+			if xnorm = infNorm(x); xnorm < dtpcrt {
+				continue
+			}
+			// Iterate twice more after the criterion is met.
+			if nrmchk++; nrmchk >= extra+1 {
+				converged = true
+				break
+			}
+		}
+		if !converged {
+			return false
+		}
+		nrm := 0.0
+		jmax, big := 0, -1.0
+		for i, v := range x {
+			nrm += v * v
+			if a := math.Abs(v); a > big {
+				jmax, big = i, a
+			}
+		}
+		scl := 1 / math.Sqrt(nrm)
+		if x[jmax] < 0 {
+			scl = -scl
+		}
+		v := make([]float64, bs)
+		for i := range x {
+			v[i] = x[i] * scl
+			z[(off+i)*n+cols[j]] = v[i]
+		}
+		vecs[j] = v
+	}
+	return true
+}
+
+func infNorm(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// tridiagLU is the LU factorisation with partial pivoting of T - lambda I for a
+// symmetric tridiagonal T (LAPACK's xLAGTF): U has the diagonal u and two
+// superdiagonals u1, u2; l holds the multipliers and swap whether rows k and k+1
+// were interchanged.
+type tridiagLU struct {
+	u, u1, u2, l []float64
+	uinv         []float64 // 1/u, with pivots below tol in magnitude replaced by ±tol
+	swap         []bool
+}
+
+func newTridiagLU(n int) *tridiagLU {
+	return &tridiagLU{u: make([]float64, n), u1: make([]float64, n), u2: make([]float64, n),
+		l: make([]float64, n), uinv: make([]float64, n), swap: make([]bool, n)}
+}
+
+// factor factors T - lambda I; pivots smaller than tol in magnitude are replaced by
+// ±tol in the solves (LAPACK's xLAGTS with job -1: the shifted matrix is singular
+// up to rounding at an eigenvalue, and the perturbation only scales the result).
+func (f *tridiagLU) factor(d, e []float64, lambda, tol float64) {
+	defer func() {
+		for k, p := range f.u {
+			if math.Abs(p) < tol {
+				p = math.Copysign(tol, p)
+			}
+			f.uinv[k] = 1 / p
+		}
+	}()
+	n := len(d)
+	// Row k of the active matrix: (a, b, c) in columns k, k+1, k+2.
+	a := d[0] - lambda
+	b := 0.0
+	if n > 1 {
+		b = e[0]
+	}
+	c := 0.0
+	for k := range n - 1 {
+		// Next row: sub-diagonal e[k], diagonal d[k+1] - lambda, super e[k+1].
+		sub, dia, sup := e[k], d[k+1]-lambda, 0.0
+		if k+1 < n-1 {
+			sup = e[k+1]
+		}
+		if math.Abs(sub) > math.Abs(a) {
+			// Interchange rows k and k+1.
+			f.swap[k] = true
+			f.u[k], f.u1[k], f.u2[k] = sub, dia, sup
+			m := a / sub
+			f.l[k] = m
+			a, b, c = b-m*dia, c-m*sup, 0
+		} else {
+			f.swap[k] = false
+			f.u[k], f.u1[k], f.u2[k] = a, b, c
+			m := 0.0
+			if a != 0 {
+				m = sub / a
+			}
+			f.l[k] = m
+			a, b, c = dia-m*b, sup-m*c, 0
+		}
+	}
+	f.u[n-1], f.u1[n-1], f.u2[n-1] = a, 0, 0
+}
+
+// solve overwrites x with (T - lambda I)^-1 x.
+func (f *tridiagLU) solve(x []float64) {
+	n := len(x)
+	for k := range n - 1 {
+		if f.swap[k] {
+			x[k], x[k+1] = x[k+1], x[k]-f.l[k]*x[k+1]
+		} else {
+			x[k+1] -= f.l[k] * x[k]
+		}
+	}
+	x[n-1] *= f.uinv[n-1]
+	if n > 1 {
+		x[n-2] = (x[n-2] - f.u1[n-2]*x[n-1]) * f.uinv[n-2]
+	}
+	for k := n - 3; k >= 0; k-- {
+		x[k] = (x[k] - f.u1[k]*x[k+1] - f.u2[k]*x[k+2]) * f.uinv[k]
+	}
+}
+
+// sytrdLower reduces the symmetric n×n matrix a (both triangles set, row-major) to
+// tridiagonal form T = Q^T A Q, as LAPACK's Dsytrd with uplo = Lower: d and e
+// receive T's diagonal and subdiagonal, and the reflectors H_i = I - tau_i v v^T
+// (v[i+1] = 1, v[i+2:] stored in column i below the subdiagonal) remain in a. It
+// is blocked like Dsytrd: panels of nb columns are reduced by latrd, which keeps
+// the trailing matrix untouched and accumulates W, and the trailing matrix then
+// takes A -= V W^T + W V^T as two matrix products on both triangles (keeping the
+// whole matrix current lets the symmetric matrix-vector products run over
+// contiguous rows).
+func sytrdLower(a []float64, n int, d, e, tau []float64) {
+	const nb = 32
+	w := make([]float64, max(n*nb, 4*nb*nb))
+	i0 := 0
+	for ; n-i0 > 2*nb; i0 += nb {
+		m := n - i0
+		sub := a[i0*n+i0:]
+		latrd(sub, n, m, nb, e[i0:], tau[i0:], w, nb)
+		// Trailing update with the unit entries of the reflectors in place.
+		v := sub[nb*n:]
+		c := sub[nb*n+nb:]
+		wv := w[nb*nb:]
+		gemm(false, true, m-nb, m-nb, nb, -1, v, n, wv, nb, 1, c, n)
+		gemm(false, true, m-nb, m-nb, nb, -1, wv, nb, v, n, 1, c, n)
+		for j := range nb {
+			sub[(j+1)*n+j] = e[i0+j]
+			d[i0+j] = sub[j*n+j]
+		}
+	}
+	// The last columns in one panel, which needs no trailing update.
+	m := n - i0
+	sub := a[i0*n+i0:]
+	latrd(sub, n, m, m, e[i0:], tau[i0:], w, m)
+	for j := range m {
+		if j+1 < m {
+			sub[(j+1)*n+j] = e[i0+j]
+		}
+		d[i0+j] = sub[j*n+j]
+	}
+}
+
+// latrd reduces the first nb columns of the trailing m×m matrix a (leading
+// dimension lda) as LAPACK's Dlatrd (lower): for each column i it applies the
+// panel's earlier transformations to column i, generates the reflector that
+// annihilates a[i+2:, i] (leaving a[i+1, i] = 1 and e[i] = beta), and computes
+// W[i+1:, i] so that the trailing matrix is A - V W^T - W V^T. w is m×nb with
+// leading dimension ldw.
+func latrd(a []float64, lda, m, nb int, e, tau, w []float64, ldw int) {
+	y := make([]float64, m)
+	wcol := make([]float64, m)
+	tw, ta := make([]float64, nb), make([]float64, nb)
+	for i := range nb {
+		// A[i:, i] -= A[i:, :i] W[i, :i]^T + W[i:, :i] A[i, :i]^T.
+		if i > 0 {
+			wi, ai := w[i*ldw:i*ldw+i], a[i*lda:i*lda+i]
+			for r := i; r < m; r++ {
+				a[r*lda+i] -= level1.Ddot(i, a[r*lda:r*lda+i], 1, wi, 1) + level1.Ddot(i, w[r*ldw:r*ldw+i], 1, ai, 1)
+			}
+		}
+		if i >= m-1 {
+			continue
+		}
+		// The reflector of A[i+1:, i].
+		beta, ti := lapackGonum.Dlarfg(m-i-1, a[(i+1)*lda+i], a[min(i+2, m-1)*lda+i:], lda)
+		e[i], tau[i] = beta, ti
+		a[(i+1)*lda+i] = 1
+		k := m - i - 1
+		v := y[:k] // the reflector, contiguous
+		for r := range k {
+			v[r] = a[(i+1+r)*lda+i]
+		}
+		// W[i+1:, i] = A[i+1:, i+1:] v - A[i+1:, :i] (W[i+1:, :i]^T v) - W[i+1:, :i] (A[i+1:, :i]^T v).
+		wc := wcol[:k]
+		for r := range k {
+			wc[r] = level1.Ddot(k, a[(i+1+r)*lda+i+1:(i+1+r)*lda+m], 1, v, 1)
+		}
+		if i > 0 {
+			clear(tw[:i])
+			clear(ta[:i])
+			for r := range k {
+				level1.Daxpy(i, v[r], w[(i+1+r)*ldw:(i+1+r)*ldw+i], 1, tw[:i], 1)
+				level1.Daxpy(i, v[r], a[(i+1+r)*lda:(i+1+r)*lda+i], 1, ta[:i], 1)
+			}
+			for r := range k {
+				wc[r] -= level1.Ddot(i, a[(i+1+r)*lda:(i+1+r)*lda+i], 1, tw[:i], 1) +
+					level1.Ddot(i, w[(i+1+r)*ldw:(i+1+r)*ldw+i], 1, ta[:i], 1)
+			}
+		}
+		level1.Dscal(k, ti, wc, 1)
+		alpha := -0.5 * ti * level1.Ddot(k, wc, 1, v, 1)
+		level1.Daxpy(k, alpha, v, 1, wc, 1)
+		for r := range k {
+			w[(i+1+r)*ldw+i] = wc[r]
+		}
+	}
+}

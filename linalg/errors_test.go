@@ -1,0 +1,125 @@
+package linalg_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/linalg"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// applyErr records op (or multi) on constants and returns the tape's error,
+// failing the test if the op panics.
+func applyErr(t *testing.T, op cr.Op[*tensor.Dense], multi cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (err error) {
+	t.Helper()
+	defer func() {
+		if p := recover(); p != nil {
+			t.Fatalf("panic: %v", p)
+		}
+	}()
+	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+	ids := make([]cr.NodeID, len(x))
+	for k, v := range x {
+		ids[k] = tape.Leaf(v)
+	}
+	if op != nil {
+		tape.Apply(op, ids...)
+	} else {
+		tape.ApplyMulti(multi, ids...)
+	}
+	return tape.Err()
+}
+
+// TestInvalidInput checks that invalid input is a typed error naming the op, never
+// a panic.
+func TestInvalidInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	r := func(sh ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, sh...) }
+	c := func(sh ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Complex128, sh...) }
+	singular := tensor.New(tensor.Float64, 3, 3)
+	singular.Set(1, 0, 0)
+	notPD := r(3, 3)
+	for i := range 3 {
+		for j := range 3 {
+			notPD.Set(complex(float64(i+j+1), 0), i, j)
+		}
+	}
+	badPiv, err := tensor.FromFloat64([]float64{4, 2, 3}, 3)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name     string
+		op       cr.Op[*tensor.Dense]
+		multi    cr.MultiOp[*tensor.Dense]
+		x        []*tensor.Dense
+		sentinel error
+		contains string
+	}{
+		{"solve non-square", linalg.SolveOp(), nil, in(r(3, 4), r(3, 2)), cr.ErrShapeMismatch, "linalg.solve"},
+		{"solve rows", linalg.SolveOp(), nil, in(r(3, 3), r(4, 2)), cr.ErrShapeMismatch, "linalg.solve"},
+		{"solve batch", linalg.SolveOp(), nil, in(r(2, 3, 3), r(3, 3, 2)), cr.ErrShapeMismatch, "linalg.solve"},
+		{"solve dtypes", linalg.SolveOp(), nil, in(r(3, 3), c(3, 2)), cr.ErrInvalidArgument, "dtypes"},
+		{"solve singular", linalg.SolveOp(), nil, in(singular, r(3, 2)), cr.ErrInvalidArgument, "singular"},
+		{"solve vector A", linalg.SolveOp(), nil, in(r(3), r(3)), cr.ErrShapeMismatch, "at least 2 dims"},
+		{"inv singular", linalg.InvOp(), nil, in(singular), cr.ErrInvalidArgument, "linalg.inv"},
+		{"inv non-square", linalg.InvOp(), nil, in(r(2, 3)), cr.ErrShapeMismatch, "square"},
+		{"det non-square", linalg.DetOp(), nil, in(r(2, 3)), cr.ErrShapeMismatch, "linalg.det"},
+		{"cholesky not PD", linalg.CholeskyOp(false), nil, in(notPD), cr.ErrInvalidArgument, "leading minor of order 2"},
+		{"cholesky non-square", linalg.CholeskyOp(true), nil, in(r(3, 2)), cr.ErrShapeMismatch, "linalg.cholesky"},
+		{"solve_triangular rows", linalg.SolveTriangularOp(true, true, false), nil, in(r(3, 3), r(2, 3)), cr.ErrShapeMismatch, "solve_triangular"},
+		{"solve_triangular cols", linalg.SolveTriangularOp(true, false, false), nil, in(r(3, 3), r(3, 2)), cr.ErrShapeMismatch, "solve_triangular"},
+		{"cholesky_solve rows", linalg.CholeskySolveOp(false), nil, in(r(2, 1), r(3, 3)), cr.ErrShapeMismatch, "solve_triangular"},
+		{"eigh complex", nil, linalg.EighOp(), in(c(3, 3)), cr.ErrInvalidArgument, "float64-only"},
+		{"eigh non-square", nil, linalg.EighOp(), in(r(3, 2)), cr.ErrShapeMismatch, "linalg.eigh"},
+		{"svd complex", nil, linalg.SVDOp(), in(c(3, 2)), cr.ErrInvalidArgument, "float64-only"},
+		{"svd vector", nil, linalg.SVDOp(), in(r(3)), cr.ErrShapeMismatch, "linalg.svd"},
+		{"qr complex", nil, linalg.QROp(), in(c(3, 2)), cr.ErrInvalidArgument, "float64-only"},
+		{"slogdet complex", nil, linalg.SlogdetOp(), in(c(3, 3)), cr.ErrInvalidArgument, "float64-only"},
+		{"pinv complex", linalg.PinvOp(linalg.PinvOptions{}), nil, in(c(2, 2)), cr.ErrInvalidArgument, "float64-only"},
+		{"lstsq rows", nil, linalg.LstsqOp(), in(r(4, 3), r(3, 2)), cr.ErrShapeMismatch, "linalg.lstsq"},
+		{"lstsq complex", nil, linalg.LstsqOp(), in(c(4, 3), c(4, 2)), cr.ErrInvalidArgument, "float64-only"},
+		{"matrix_exp non-square", linalg.MatrixExpOp(), nil, in(r(2, 3)), cr.ErrShapeMismatch, "matrix_exp"},
+		{"matrix_power non-square", linalg.MatrixPowerOp(2), nil, in(r(2, 3)), cr.ErrShapeMismatch, "matrix_power"},
+		{"matrix_power singular", linalg.MatrixPowerOp(-1), nil, in(singular), cr.ErrInvalidArgument, "singular"},
+		{"vector_norm axis", linalg.VectorNormOp(2, []int{2}, false), nil, in(r(3, 2)), cr.ErrInvalidArgument, "out of range"},
+		{"vector_norm repeated axis", linalg.VectorNormOp(2, []int{0, -2}, false), nil, in(r(3, 2)), cr.ErrInvalidArgument, "repeated"},
+		{"vector_norm inf empty", linalg.VectorNormOp(math.Inf(1), nil, false), nil, in(r(0, 2)), cr.ErrInvalidArgument, "no elements"},
+		{"vector_norm NaN ord", linalg.VectorNormOp(math.NaN(), nil, false), nil, in(r(2)), cr.ErrInvalidArgument, "NaN"},
+		{"matrix_norm ord", linalg.MatrixNormOp("3", -2, -1, false), nil, in(r(2, 2)), cr.ErrInvalidArgument, "unknown ord"},
+		{"matrix_norm same axes", linalg.MatrixNormOp(linalg.OrdFro, 1, -1, false), nil, in(r(2, 2)), cr.ErrInvalidArgument, "repeated"},
+		{"matrix_norm vector", linalg.MatrixNormOp(linalg.OrdFro, -2, -1, false), nil, in(r(2)), cr.ErrShapeMismatch, "matrix_norm"},
+		{"matrix_norm nuc complex", linalg.MatrixNormOp(linalg.OrdNuc, -2, -1, false), nil, in(c(2, 2)), cr.ErrInvalidArgument, "float64-only"},
+		{"matrix_norm 2 empty", linalg.MatrixNormOp(linalg.Ord2, -2, -1, false), nil, in(r(0, 3)), cr.ErrInvalidArgument, "not defined"},
+		{"cond ord", linalg.CondOp("x"), nil, in(r(2, 2)), cr.ErrInvalidArgument, "unknown ord"},
+		{"cond fro non-square", linalg.CondOp(linalg.OrdFro), nil, in(r(2, 3)), cr.ErrShapeMismatch, "cond"},
+		{"trace non-square", linalg.TraceOp(), nil, in(r(2, 3)), cr.ErrShapeMismatch, "trace"},
+		{"cross size", linalg.CrossOp(-1), nil, in(r(2, 4), r(2, 4)), cr.ErrShapeMismatch, "size 3"},
+		{"cross broadcast", linalg.CrossOp(-1), nil, in(r(2, 3), r(4, 3)), cr.ErrShapeMismatch, "broadcast"},
+		{"vecdot axis", linalg.VecdotOp(3), nil, in(r(2, 3), r(2, 3)), cr.ErrInvalidArgument, "vecdot"},
+		{"vander empty", linalg.VanderOp(0), nil, in(r(0)), cr.ErrInvalidArgument, "vander"},
+		{"tensorinv ind", linalg.TensorinvOp(0), nil, in(r(2, 2)), cr.ErrInvalidArgument, "tensorinv"},
+		{"tensorinv not square", linalg.TensorinvOp(1), nil, in(r(2, 3)), cr.ErrShapeMismatch, "tensorinv"},
+		{"tensorsolve shapes", linalg.TensorsolveOp(nil), nil, in(r(2, 3, 5), r(2, 3)), cr.ErrShapeMismatch, "tensorsolve"},
+		{"householder m < n", linalg.HouseholderProductOp(), nil, in(r(3, 4), r(2)), cr.ErrShapeMismatch, "householder_product"},
+		{"householder tau batch", linalg.HouseholderProductOp(), nil, in(r(2, 4, 3), r(3, 2)), cr.ErrShapeMismatch, "householder_product"},
+		{"lu_factor singular", nil, linalg.LUFactorOp(), in(singular), cr.ErrInvalidArgument, "singular"},
+		{"lu_factor vector", nil, linalg.LUFactorOp(), in(r(3)), cr.ErrShapeMismatch, "lu_factor"},
+		{"lu_solve pivots", linalg.LUSolveOp(true, false), nil, in(r(3, 3), badPiv, r(3, 2)), cr.ErrInvalidArgument, "pivot"},
+		{"lu_solve pivot shape", linalg.LUSolveOp(true, false), nil, in(r(3, 3), r(2), r(3, 2)), cr.ErrShapeMismatch, "pivots"},
+		{"lu vector", nil, linalg.LUOp(), in(r(3)), cr.ErrShapeMismatch, "linalg.lu"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := applyErr(t, tc.op, tc.multi, tc.x...)
+			require.Error(t, err)
+			require.ErrorIs(t, err, tc.sentinel)
+			require.True(t, strings.Contains(err.Error(), tc.contains), "%v does not mention %q", err, tc.contains)
+		})
+	}
+}
+
+func in(x ...*tensor.Dense) []*tensor.Dense { return x }

@@ -1,0 +1,96 @@
+package linalg
+
+import (
+	"math"
+	"math/cmplx"
+
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// scalar is the element type of the package's own kernels.
+type scalar interface{ float64 | complex128 }
+
+// cj returns the complex conjugate (x itself for float64).
+func cj[T scalar](x T) T {
+	if c, ok := any(x).(complex128); ok {
+		return any(cmplx.Conj(c)).(T)
+	}
+	return x
+}
+
+// abs returns |x|.
+func abs[T scalar](x T) float64 {
+	switch v := any(x).(type) {
+	case complex128:
+		return cmplx.Abs(v)
+	case float64:
+		return math.Abs(v)
+	}
+	return 0
+}
+
+// re returns the real part of x.
+func re[T scalar](x T) float64 {
+	switch v := any(x).(type) {
+	case complex128:
+		return real(v)
+	case float64:
+		return v
+	}
+	return 0
+}
+
+// fromReal returns x as a T.
+func fromReal[T scalar](x float64) T {
+	var z T
+	switch any(z).(type) {
+	case complex128:
+		return any(complex(x, 0)).(T)
+	}
+	return any(x).(T)
+}
+
+// isCmplx reports whether T is complex128.
+func isCmplx[T scalar]() bool {
+	var z T
+	_, ok := any(z).(complex128)
+	return ok
+}
+
+// dataOf returns the elements of x in row-major order as a []T (aliasing x when it
+// is contiguous; callers must not write through it). x must have dtype T.
+func dataOf[T scalar](x *tensor.Dense) []T {
+	var z T
+	switch any(z).(type) {
+	case complex128:
+		return any(x.Complex128s()).([]T)
+	}
+	return any(x.Float64s()).([]T)
+}
+
+// newOf returns a fresh tensor of dtype T with the given data (which it keeps).
+func newOf[T scalar](data []T, shape ...int) *tensor.Dense {
+	var (
+		t   *tensor.Dense
+		err error
+	)
+	switch d := any(data).(type) {
+	case []complex128:
+		t, err = tensor.FromComplex128(d, shape...)
+	case []float64:
+		t, err = tensor.FromFloat64(d, shape...)
+	}
+	if err != nil {
+		// The callers size data from shape: a mismatch is a bug in this package.
+		panic(err)
+	}
+	return t
+}
+
+// dtypeOf returns the tensor dtype of T.
+func dtypeOf[T scalar]() tensor.DType {
+	if isCmplx[T]() {
+		return tensor.Complex128
+	}
+	return tensor.Float64
+}

@@ -119,11 +119,6 @@ func factors[T scalar](c *luCache, a, ae *tensor.Dense, batch []int, n int) ([]T
 // Solve is SolveOp without a tape.
 func Solve(a, b *tensor.Dense) (*tensor.Dense, error) { return eval(SolveOp(), a, b) }
 
-// solveValues computes A^-1 B.
-func solveValues(a, b *tensor.Dense) (*tensor.Dense, error) {
-	return solveValuesWith(&luCache{}, a, b, false)
-}
-
 // solveValuesWith computes A^-1 B, or A^-H B if adjoint, with the factors of A
 // from c.
 func solveValuesWith(c *luCache, a, b *tensor.Dense, adjoint bool) (*tensor.Dense, error) {

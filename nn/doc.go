@@ -31,7 +31,9 @@
 // where speed needs them (softmax, log_softmax, cross_entropy, nll_loss, clamp with
 // tensor bounds, sort, topk). Every op is float64; the ones whose mathematics allows
 // it (mse_loss, cumsum, cumprod, linear_scan, matmul) also take complex128, with
-// PyTorch's convention for complex derivatives. Each op has a plain function that
+// PyTorch's convention for complex derivatives; softmax, log_softmax and
+// logcumsumexp stay float64 because PyTorch 1.13, their reference, refuses complex
+// input to them. Each op has a plain function that
 // evaluates it without a tape (Softmax, CrossEntropy, Cumprod, Sort, ...).
 //
 // For instance the mean cross-entropy of logits x [N, C] against labels y,

@@ -43,6 +43,10 @@ func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
 //	second:    xbardot = y (ybardot - sum(y ybardot)) + ydot (ybar - a) - y sum(ydot ybar).
 //
 // It is hand-written and fused, like LogSoftmaxOp.
+//
+// Both ops are float64-only, as in PyTorch: torch 1.13 refuses complex input to
+// softmax and log_softmax ("softmax_lastdim_kernel_impl" not implemented for
+// 'ComplexDouble'), so there is no reference to check a complex version against.
 func SoftmaxOp(axis int) cr.Op[*tensor.Dense] { return &softmaxOp{name: "softmax", axis: axis} }
 
 type softmaxOp struct {

@@ -135,6 +135,10 @@ func refOp(t *testing.T, c refCase) (cr.Op[*tensor.Dense], cr.MultiOp[*tensor.De
 	var p refParams
 	require.NoError(t, json.Unmarshal(c.Params, &p))
 	switch c.Op {
+	case "softmax":
+		return nn.SoftmaxOp(p.Axis), nil
+	case "log_softmax":
+		return nn.LogSoftmaxOp(p.Axis), nil
 	case "cross_entropy":
 		return nn.CrossEntropyOp(p.Labels, p.lossOptions(t)...), nil
 	case "cross_entropy_probs":

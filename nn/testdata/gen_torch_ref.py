@@ -273,6 +273,27 @@ def index_cases():
              lambda t, c=c: F.one_hot(t.to(torch.long), c).to(DT), grad=[False], outputs_diff=[False])
 
 
+def softmax_cases():
+    """softmax and log_softmax along several axes, float64 only: torch 1.13 has no
+    complex kernel for either ("softmax_lastdim_kernel_impl" not implemented for
+    'ComplexDouble'). Drawn after every other case, so that adding them left the
+    earlier cases' inputs unchanged."""
+    big = rand(2, 3)
+    big[0, 0], big[0, 1], big[1, 2] = 799, 800, -800
+    minf = rand(2, 4)
+    minf[0, 2] = float("-inf")
+    for name, x, axis in [
+        ("last axis", rand(3, 4), -1),
+        ("axis 0", rand(3, 4), 0),
+        ("middle axis", rand(2, 3, 4), 1),
+        ("1d", rand(5), 0),
+        ("large entries", big, 1),
+        ("-inf entry", minf, 1),
+    ]:
+        for op, f in [("softmax", torch.softmax), ("log_softmax", torch.log_softmax)]:
+            case("%s/%s" % (op, name), op, {"axis": axis}, [x], lambda x, f=f, a=axis: f(x, dim=a))
+
+
 class_index_cases()
 pointwise_loss_cases()
 scan_cases()
@@ -280,6 +301,7 @@ matmul_cases()
 clamp_cases()
 sort_cases()
 index_cases()
+softmax_cases()
 json.dump({"generator": "nn/testdata/gen_torch_ref.py", "torch": torch.__version__, "cases": CASES},
           sys.stdout, separators=(",", ":"))
 sys.stdout.write("\n")

@@ -9,6 +9,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
@@ -138,6 +139,18 @@ func TestDefinedAndCompositeErrors(t *testing.T) {
 			}})
 		opErr(t, backward(bad), cr.ErrInvalidArgument, "bad", "2 cotangents for 1 inputs")
 	})
+	t.Run("wrongly shaped cotangent", func(t *testing.T) {
+		ts := tensor.Space{}
+		bad := core.Define(core.Def[*tensor.Dense]{Name: "bad", Space: ts, Arity: 1,
+			Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return x[0].Clone(), nil },
+			Pullback: func(t *core.Tape[*tensor.Dense], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+				return []cr.NodeID{t.Constant(tensor.New(tensor.Float64, 7))}
+			}})
+		tp := core.NewTape[*tensor.Dense](ts)
+		x := tp.Leaf(tensor.Ones(tensor.Float64, 2, 3))
+		_, err := tp.BackwardSeed(tp.Apply(bad, x), tensor.Ones(tensor.Float64, 2, 3))
+		opErr(t, err, cr.ErrShapeMismatch, "bad", "cotangent of input 0")
+	})
 	t.Run("pullback fails", func(t *testing.T) {
 		bad := core.Define(core.Def[float64]{Name: "bad", Space: f64, Arity: 1,
 			Primal: func(x []float64) (float64, error) { return x[0], nil },
@@ -191,6 +204,15 @@ func TestDefinedAndCompositeErrors(t *testing.T) {
 			return t.Apply(mulOp, in[0], t.Leaf(2))
 		}), x)
 		opErr(t, tp.Err(), cr.ErrInvalidArgument, "outer", "leaves")
+	})
+	t.Run("multi-output composite body returns the wrong number of outputs", func(t *testing.T) {
+		bad := core.CompositeMulti("outer", f64, 1, 2, func(t *core.Tape[float64], in []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(sinOp, in[0])}
+		})
+		tp := newTape()
+		o := tp.ApplyMulti(bad, tp.Leaf(0.5))
+		require.Len(t, o, 2)
+		opErr(t, tp.Err(), cr.ErrInvalidArgument, "outer", "body returned 1 outputs, want 2")
 	})
 	t.Run("composite error in a sweep names both ops", func(t *testing.T) {
 		tp := newTape()

@@ -36,47 +36,49 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 	if x == nil {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
-	r := &unaryRule{op: o, in: [1]cr.NodeID{in[0]}, shape: slices.Clone(x.Shape()), realIn: x.DType() == tensor.Float64}
+	r := &unaryRule{op: o, in: [1]cr.NodeID{in[0]}, realIn: x.DType() == tensor.Float64}
+	shape := x.Shape()
+	var err error
 	switch {
 	case r.realIn && !s.Promote && s.Real.F != nil:
 		r.mode = modeReal
-		r.x = x.Contiguous().Float64s()
-		r.y = applyFunc1(&s.Real, r.x)
-		y, err := tensor.FromFloat64(r.y, r.shape...)
-		return y, r, err
+		r.xv = x.Contiguous()
+		r.yv, err = tensor.FromFloat64(applyFunc1(&s.Real, r.xv.Float64s()), shape...)
+		return r.yv, r, err
 	case r.realIn && !s.Promote:
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be complex128, got %s", o.name, x.Describe())
 	case s.Wirtinger.F != nil:
 		r.mode = modeWirt
-		r.xc = x.Complex128s()
-		r.yc = make([]complex128, len(r.xc))
-		for i, v := range r.xc {
-			r.yc[i] = s.Wirtinger.F(v)
+		r.xv = x.Contiguous()
+		xc := r.xv.Complex128s()
+		yc := make([]complex128, len(xc))
+		for i, v := range xc {
+			yc[i] = s.Wirtinger.F(v)
 		}
-		y, err := tensor.FromComplex128(r.yc, r.shape...)
-		return y, r, err
+		r.yv, err = tensor.FromComplex128(yc, shape...)
+		return r.yv, r, err
 	case s.ComplexToReal.F != nil:
 		r.mode = modeToReal
-		r.xc = x.Complex128s()
-		r.y = make([]float64, len(r.xc))
-		for i, v := range r.xc {
-			r.y[i] = s.ComplexToReal.F(v)
+		r.xv = x.Contiguous()
+		xc := r.xv.Complex128s()
+		y := make([]float64, len(xc))
+		for i, v := range xc {
+			y[i] = s.ComplexToReal.F(v)
 		}
-		y, err := tensor.FromFloat64(r.y, r.shape...)
-		return y, r, err
+		r.yv, err = tensor.FromFloat64(y, shape...)
+		return r.yv, r, err
 	case s.Complex.F != nil:
 		r.mode = modeHolo
-		r.xc = x.AsComplex().Complex128s()
-		r.yc = applyFunc1(&s.Complex, r.xc)
-		y, err := tensor.FromComplex128(r.yc, r.shape...)
-		return y, r, err
+		r.xv = x.AsComplex().Contiguous()
+		r.yv, err = tensor.FromComplex128(applyFunc1(&s.Complex, r.xv.Complex128s()), shape...)
+		return r.yv, r, err
 	}
 	return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be real, got %s", o.name, x.Describe())
 }
 
 // applyFunc1 returns f(x) elementwise, through the slice kernel if there is one, on
 // up to GOMAXPROCS goroutines for large x.
-func applyFunc1[T Scalar](fn *Func1[T], x []T) []T {
+func applyFunc1[T tensor.Element](fn *Func1[T], x []T) []T {
 	y := make([]T, len(x))
 	if parallelWorkers(len(x)) <= 1 { // no closure to allocate
 		fn.apply(y, x)
@@ -104,11 +106,15 @@ type unaryRule struct {
 	op     *unaryOp
 	in     [1]cr.NodeID
 	mode   unaryMode
-	shape  []int
 	realIn bool // a float64 input (promoted in modeHolo: its cotangent is the real part)
-	x, y   []float64
-	xc, yc []complex128
+	// xv and yv are the contiguous input (complex128 unless modeReal) and the output,
+	// the values the tape holds anyway: keeping the tensors rather than slices and a
+	// shape keeps the rule at 48 bytes a node.
+	xv, yv *tensor.Dense
 }
+
+// shape is the shape of the input and output.
+func (r *unaryRule) shape() []int { return r.yv.Shape() }
 
 func (r *unaryRule) Inputs() []cr.NodeID { return r.in[:] }
 
@@ -145,41 +151,43 @@ func (r *unaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 	name := r.op.name
 	switch r.mode {
 	case modeReal:
-		xd, err := data[float64](name, "input tangent", xdot, r.shape)
+		xd, err := data[float64](name, "input tangent", xdot, r.shape())
 		if err != nil {
 			return nil, false, err
 		}
-		y, err := tensor.FromFloat64(jvp1(&r.op.spec.Real, r.x, r.y, xd), r.shape...)
+		y, err := tensor.FromFloat64(jvp1(&r.op.spec.Real, r.xv.Float64s(), r.yv.Float64s(), xd), r.shape()...)
 		return y, true, err
 	case modeHolo:
-		xd, err := data[complex128](name, "input tangent", xdot, r.shape)
+		xd, err := data[complex128](name, "input tangent", xdot, r.shape())
 		if err != nil {
 			return nil, false, err
 		}
-		y, err := tensor.FromComplex128(jvp1(&r.op.spec.Complex, r.xc, r.yc, xd), r.shape...)
+		y, err := tensor.FromComplex128(jvp1(&r.op.spec.Complex, r.xv.Complex128s(), r.yv.Complex128s(), xd), r.shape()...)
 		return y, true, err
 	}
-	xd, err := data[complex128](name, "input tangent", xdot, r.shape)
+	xd, err := data[complex128](name, "input tangent", xdot, r.shape())
 	if err != nil {
 		return nil, false, err
 	}
 	if r.mode == modeWirt {
 		yd := make([]complex128, len(xd))
 		d1 := r.op.spec.Wirtinger.D1
+		xc, yc := r.xv.Complex128s(), r.yv.Complex128s()
 		for i, v := range xd {
-			fz, fzbar := d1(r.xc[i], r.yc[i])
+			fz, fzbar := d1(xc[i], yc[i])
 			yd[i] = fz*v + fzbar*cmplx.Conj(v)
 		}
-		y, err := tensor.FromComplex128(yd, r.shape...)
+		y, err := tensor.FromComplex128(yd, r.shape()...)
 		return y, true, err
 	}
 	yd := make([]float64, len(xd))
 	grad := r.op.spec.ComplexToReal.Grad
+	xc := r.xv.Complex128s()
 	for i, v := range xd {
-		ga, gb := grad(r.xc[i])
+		ga, gb := grad(xc[i])
 		yd[i] = ga*real(v) + gb*imag(v)
 	}
-	y, err := tensor.FromFloat64(yd, r.shape...)
+	y, err := tensor.FromFloat64(yd, r.shape()...)
 	return y, true, err
 }
 
@@ -188,9 +196,9 @@ func (r *unaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 func (r *unaryRule) pullback(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
 	switch r.mode {
 	case modeReal:
-		return pullbackUnary(r, &r.op.spec.Real, r.x, r.y, ybar, ybardot, xdot)
+		return pullbackUnary(r, &r.op.spec.Real, r.xv.Float64s(), r.yv.Float64s(), ybar, ybardot, xdot)
 	case modeHolo:
-		return pullbackUnary(r, &r.op.spec.Complex, r.xc, r.yc, ybar, ybardot, xdot)
+		return pullbackUnary(r, &r.op.spec.Complex, r.xv.Complex128s(), r.yv.Complex128s(), ybar, ybardot, xdot)
 	case modeWirt:
 		return r.pullbackWirtinger(ybar, ybardot, xdot)
 	}
@@ -198,31 +206,31 @@ func (r *unaryRule) pullback(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *
 }
 
 // pullbackUnary is the pullback of a holomorphic (or real) f with elements x, y.
-func pullbackUnary[T Scalar](r *unaryRule, fn *Func1[T], x, y []T, ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
+func pullbackUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
 	name := r.op.name
-	yb, err := data[T](name, "cotangent", ybar, r.shape)
+	yb, err := data[T](name, "cotangent", ybar, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
-	ybd, err := optData[T](name, "cotangent tangent", ybardot, r.shape)
+	ybd, err := optData[T](name, "cotangent tangent", ybardot, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
-	xd, err := optData[T](name, "input tangent", xdot, r.shape)
+	xd, err := optData[T](name, "input tangent", xdot, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
 	second := ybardot != nil || xdot != nil
 	xb, xbd := pull1(fn, x, y, yb, ybd, xd, second)
-	if xbar, err = result(xb, r.shape, r.realIn); err != nil || !second {
+	if xbar, err = result(xb, r.shape(), r.realIn); err != nil || !second {
 		return xbar, nil, err
 	}
-	xbardot, err = result(xbd, r.shape, r.realIn)
+	xbardot, err = result(xbd, r.shape(), r.realIn)
 	return xbar, xbardot, err
 }
 
 // jvp1 returns ydot_i = f'(x_i) xdot_i.
-func jvp1[T Scalar](fn *Func1[T], x, y, xd []T) []T {
+func jvp1[T tensor.Element](fn *Func1[T], x, y, xd []T) []T {
 	yd := make([]T, len(xd))
 	x, y = x[:len(xd)], y[:len(xd)]
 	for i, v := range xd {
@@ -234,7 +242,7 @@ func jvp1[T Scalar](fn *Func1[T], x, y, xd []T) []T {
 // pull1 returns xbar_i = conj(f'(x_i)) ybar_i and, if second, xbardot_i =
 // conj(f'(x_i)) ybardot_i + conj(f"(x_i) xdot_i) ybar_i, where a nil ybd or xd is
 // zero.
-func pull1[T Scalar](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (xb, xbd []T) {
+func pull1[T tensor.Element](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (xb, xbd []T) {
 	n := len(yb)
 	x, y, xb = x[:n], y[:n], make([]T, n)
 	if !second {
@@ -270,15 +278,15 @@ func pull1[T Scalar](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (xb, xbd 
 func (r *unaryRule) pullbackWirtinger(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
 	name := r.op.name
 	w := &r.op.spec.Wirtinger
-	yb, err := data[complex128](name, "cotangent", ybar, r.shape)
+	yb, err := data[complex128](name, "cotangent", ybar, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
-	ybd, err := optData[complex128](name, "cotangent tangent", ybardot, r.shape)
+	ybd, err := optData[complex128](name, "cotangent tangent", ybardot, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
-	xd, err := optData[complex128](name, "input tangent", xdot, r.shape)
+	xd, err := optData[complex128](name, "input tangent", xdot, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -288,8 +296,9 @@ func (r *unaryRule) pullbackWirtinger(ybar, ybardot, xdot *tensor.Dense) (xbar, 
 	if second {
 		xbd = make([]complex128, len(yb))
 	}
+	xc, yc := r.xv.Complex128s(), r.yv.Complex128s()
 	for i, v := range yb {
-		z, y := r.xc[i], r.yc[i]
+		z, y := xc[i], yc[i]
 		fz, fzbar := w.D1(z, y)
 		xb[i] = cmplx.Conj(fz)*v + fzbar*cmplx.Conj(v)
 		if !second {
@@ -306,10 +315,10 @@ func (r *unaryRule) pullbackWirtinger(ybar, ybardot, xdot *tensor.Dense) (xbar, 
 		}
 		xbd[i] = s
 	}
-	if xbar, err = tensor.FromComplex128(xb, r.shape...); err != nil || !second {
+	if xbar, err = tensor.FromComplex128(xb, r.shape()...); err != nil || !second {
 		return xbar, nil, err
 	}
-	xbardot, err = tensor.FromComplex128(xbd, r.shape...)
+	xbardot, err = tensor.FromComplex128(xbd, r.shape()...)
 	return xbar, xbardot, err
 }
 
@@ -319,41 +328,42 @@ func (r *unaryRule) pullbackWirtinger(ybar, ybardot, xdot *tensor.Dense) (xbar, 
 func (r *unaryRule) pullbackToReal(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
 	name := r.op.name
 	g := &r.op.spec.ComplexToReal
-	yb, err := data[float64](name, "cotangent", ybar, r.shape)
+	yb, err := data[float64](name, "cotangent", ybar, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
-	ybd, err := optData[float64](name, "cotangent tangent", ybardot, r.shape)
+	ybd, err := optData[float64](name, "cotangent tangent", ybardot, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
-	xd, err := optData[complex128](name, "input tangent", xdot, r.shape)
+	xd, err := optData[complex128](name, "input tangent", xdot, r.shape())
 	if err != nil {
 		return nil, nil, err
 	}
+	xc := r.xv.Complex128s()
 	xb := make([]complex128, len(yb))
 	for i, v := range yb {
-		ga, gb := g.Grad(r.xc[i])
+		ga, gb := g.Grad(xc[i])
 		xb[i] = complex(v*ga, v*gb)
 	}
-	if xbar, err = tensor.FromComplex128(xb, r.shape...); err != nil || (ybardot == nil && xdot == nil) {
+	if xbar, err = tensor.FromComplex128(xb, r.shape()...); err != nil || (ybardot == nil && xdot == nil) {
 		return xbar, nil, err
 	}
 	xbd := make([]complex128, len(yb))
 	for i := range xbd {
 		var s complex128
 		if ybd != nil {
-			ga, gb := g.Grad(r.xc[i])
+			ga, gb := g.Grad(xc[i])
 			s = complex(ybd[i]*ga, ybd[i]*gb)
 		}
 		if xd != nil {
-			gaa, gab, gbb := g.Hess(r.xc[i])
+			gaa, gab, gbb := g.Hess(xc[i])
 			ad, bd := real(xd[i]), imag(xd[i])
 			s += complex(yb[i]*(gaa*ad+gab*bd), yb[i]*(gab*ad+gbb*bd))
 		}
 		xbd[i] = s
 	}
-	xbardot, err = tensor.FromComplex128(xbd, r.shape...)
+	xbardot, err = tensor.FromComplex128(xbd, r.shape()...)
 	return xbar, xbardot, err
 }
 
@@ -361,7 +371,7 @@ func (r *unaryRule) pullbackToReal(ybar, ybardot, xdot *tensor.Dense) (xbar, xba
 // the size is decided when the function is instantiated, so that each instance
 // compiles to straight-line code (a type switch on any(v) is not resolved at compile
 // time in generic code and costs about 15% in the pullback loops).
-func conj[T Scalar](v T) T {
+func conj[T tensor.Element](v T) T {
 	if unsafe.Sizeof(v) == unsafe.Sizeof(complex128(0)) {
 		c := cmplx.Conj(*(*complex128)(unsafe.Pointer(&v)))
 		return *(*T)(unsafe.Pointer(&c))
@@ -371,7 +381,7 @@ func conj[T Scalar](v T) T {
 
 // result returns v as a tensor of shape, taking the real parts of complex v when
 // realOut is set (the cotangent of a float64 input promoted to complex128).
-func result[T Scalar](v []T, shape []int, realOut bool) (*tensor.Dense, error) {
+func result[T tensor.Element](v []T, shape []int, realOut bool) (*tensor.Dense, error) {
 	switch v := any(v).(type) {
 	case []float64:
 		return tensor.FromFloat64(v, shape...)
@@ -391,7 +401,7 @@ func result[T Scalar](v []T, shape []int, realOut bool) (*tensor.Dense, error) {
 // data returns the row-major elements of a value shaped like shape: a float64 value
 // for T = float64, and any value widened to complex128 for T = complex128 (such as
 // the float64 tangent of a promoted input).
-func data[T Scalar](op, what string, t *tensor.Dense, shape []int) ([]T, error) {
+func data[T tensor.Element](op, what string, t *tensor.Dense, shape []int) ([]T, error) {
 	if t == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil %s", op, what)
 	}
@@ -409,7 +419,7 @@ func data[T Scalar](op, what string, t *tensor.Dense, shape []int) ([]T, error) 
 }
 
 // optData is data for an optional value: nil stays nil (a zero tangent).
-func optData[T Scalar](op, what string, t *tensor.Dense, shape []int) ([]T, error) {
+func optData[T tensor.Element](op, what string, t *tensor.Dense, shape []int) ([]T, error) {
 	if t == nil {
 		return nil, nil
 	}

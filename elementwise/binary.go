@@ -74,7 +74,7 @@ type binaryRule struct {
 }
 
 // binaryData is a binary function with the recorded operands and output.
-type binaryData[T Scalar] struct {
+type binaryData[T tensor.Element] struct {
 	fn      *Func2[T]
 	a, b, y []T
 }
@@ -129,7 +129,7 @@ func (r *binaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*te
 	return forwardBinary(r, &r.re, adot, bdot)
 }
 
-func forwardBinary[T Scalar](r *binaryRule, d *binaryData[T], adot, bdot *tensor.Dense) (*tensor.Dense, bool, error) {
+func forwardBinary[T tensor.Element](r *binaryRule, d *binaryData[T], adot, bdot *tensor.Dense) (*tensor.Dense, bool, error) {
 	name := r.op.name
 	ad, err := optData[T](name, "tangent of input 0", adot, r.aShape)
 	if err != nil {
@@ -152,7 +152,7 @@ func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, 
 	return pullbackBinary(r, &r.re, ybar, ybardot, adot, bdot)
 }
 
-func pullbackBinary[T Scalar](r *binaryRule, d *binaryData[T], ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
+func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
 	name := r.op.name
 	yb, err := data[T](name, "cotangent", ybar, r.out)
 	if err != nil {
@@ -296,7 +296,7 @@ func (d *binaryData[T]) pullFast(lay *layout, yb []T) (ga, gb []T) {
 
 // sumTo sums g (of shape out) over the axes broadcast from shape; realOut takes the
 // real part (the cotangent of a float64 operand promoted to complex128).
-func sumTo[T Scalar](g []T, out, shape []int, realOut bool) (*tensor.Dense, error) {
+func sumTo[T tensor.Element](g []T, out, shape []int, realOut bool) (*tensor.Dense, error) {
 	t, err := result(g, out, false)
 	if err != nil {
 		return nil, err

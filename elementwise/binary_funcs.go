@@ -3,13 +3,15 @@ package elementwise
 import (
 	"math"
 	"math/cmplx"
+
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // Run kernels for the four arithmetic ops: the two-contiguous and one-broadcast-
 // scalar cases get plain loops the compiler keeps tight; other strides fall back to a
 // strided loop.
 
-func addRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
+func addRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -33,7 +35,7 @@ func addRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func subRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
+func subRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -57,7 +59,7 @@ func subRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func mulRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
+func mulRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -81,7 +83,7 @@ func mulRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func divRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
+func divRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -103,12 +105,12 @@ func divRun[T Scalar](dst, a []T, sa int, b []T, sb int) {
 // Pullback runs of add, sub and mul: conj(f_a) ybar and conj(f_b) ybar without
 // evaluating the partials per element.
 
-func addPull[T Scalar](ga, gb, yb, _ []T, _ int, _ []T, _ int) {
+func addPull[T tensor.Element](ga, gb, yb, _ []T, _ int, _ []T, _ int) {
 	copy(ga, yb)
 	copy(gb, yb)
 }
 
-func subPull[T Scalar](ga, gb, yb, _ []T, _ int, _ []T, _ int) {
+func subPull[T tensor.Element](ga, gb, yb, _ []T, _ int, _ []T, _ int) {
 	copy(ga, yb)
 	for i, v := range yb {
 		gb[i] = -v
@@ -121,19 +123,19 @@ func mulPull(ga, gb, yb, a []float64, sa int, b []float64, sb int) {
 	mulRun(gb, yb, 1, a, sa)
 }
 
-func addF[T Scalar](a, b T) T              { return a + b }
-func subF[T Scalar](a, b T) T              { return a - b }
-func mulF[T Scalar](a, b T) T              { return a * b }
-func divF[T Scalar](a, b T) T              { return a / b }
-func addD1[T Scalar](_, _, _ T) (T, T)     { return 1, 1 }
-func subD1[T Scalar](_, _, _ T) (T, T)     { return 1, -1 }
-func mulD1[T Scalar](a, b, _ T) (T, T)     { return b, a }
-func divD1[T Scalar](_, b, y T) (T, T)     { return 1 / b, -y / b }
-func zeroD2[T Scalar](_, _, _ T) (T, T, T) { return 0, 0, 0 }
-func mulD2[T Scalar](_, _, _ T) (T, T, T)  { return 0, 1, 0 }
+func addF[T tensor.Element](a, b T) T              { return a + b }
+func subF[T tensor.Element](a, b T) T              { return a - b }
+func mulF[T tensor.Element](a, b T) T              { return a * b }
+func divF[T tensor.Element](a, b T) T              { return a / b }
+func addD1[T tensor.Element](_, _, _ T) (T, T)     { return 1, 1 }
+func subD1[T tensor.Element](_, _, _ T) (T, T)     { return 1, -1 }
+func mulD1[T tensor.Element](a, b, _ T) (T, T)     { return b, a }
+func divD1[T tensor.Element](_, b, y T) (T, T)     { return 1 / b, -y / b }
+func zeroD2[T tensor.Element](_, _, _ T) (T, T, T) { return 0, 0, 0 }
+func mulD2[T tensor.Element](_, _, _ T) (T, T, T)  { return 0, 1, 0 }
 
 // div: f_ab = -1/b², f_bb = 2a/b³ = 2y/b².
-func divD2[T Scalar](_, b, y T) (T, T, T) { return 0, -1 / (b * b), 2 * y / (b * b) }
+func divD2[T tensor.Element](_, b, y T) (T, T, T) { return 0, -1 / (b * b), 2 * y / (b * b) }
 
 // pow: f_a = b a^(b-1), f_b = y log a; PyTorch's masks make f_a = 0 where b = 0 and
 // f_b = 0 where a = 0 and b >= 0 (Re b >= 0 for complex), so that 0 * inf never

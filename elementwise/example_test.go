@@ -62,9 +62,9 @@ func ExamplePowScalar() {
 }
 
 // cube and its derivatives are written once for both element types.
-func cube[T elementwise.Scalar](x T) T      { return x * x * x }
-func cubeD1[T elementwise.Scalar](x, _ T) T { return 3 * x * x }
-func cubeD2[T elementwise.Scalar](x, _ T) T { return 6 * x }
+func cube[T tensor.Element](x T) T      { return x * x * x }
+func cubeD1[T tensor.Element](x, _ T) T { return 3 * x * x }
+func cubeD2[T tensor.Element](x, _ T) T { return 6 * x }
 
 // A new elementwise op from its function and two derivatives: y = x³ on float64 and,
 // holomorphic, on complex128, with its pullback, forward and second-order rules.

@@ -332,11 +332,11 @@ func csoftsignD2(z, _ complex128) (complex128, complex128, complex128) {
 	return 2*uz + z*uzz, uzb + z*uzzb, z * uzbzb
 }
 
-func tanhshrinkD1[T Scalar](tanh func(T) T) func(x, y T) T {
+func tanhshrinkD1[T tensor.Element](tanh func(T) T) func(x, y T) T {
 	return func(x, _ T) T { t := tanh(x); return t * t }
 }
 
-func tanhshrinkD2[T Scalar](tanh func(T) T) func(x, y T) T {
+func tanhshrinkD2[T tensor.Element](tanh func(T) T) func(x, y T) T {
 	return func(x, _ T) T { t := tanh(x); return 2 * t * (1 - t*t) }
 }
 

@@ -105,11 +105,11 @@ func float01(b bool) float64 {
 func cexp2(z complex128) complex128 { return cmplx.Exp(z * math.Ln2) }
 
 // ldexpD1 is (2^b, y ln 2) for y = a 2^b.
-func ldexpD1[T Scalar](exp2 func(T) T) func(a, b, y T) (T, T) {
+func ldexpD1[T tensor.Element](exp2 func(T) T) func(a, b, y T) (T, T) {
 	return func(_, b, y T) (T, T) { return exp2(b), y * math.Ln2 }
 }
 
 // ldexpD2 is (0, 2^b ln 2, y ln² 2).
-func ldexpD2[T Scalar](exp2 func(T) T) func(a, b, y T) (T, T, T) {
+func ldexpD2[T tensor.Element](exp2 func(T) T) func(a, b, y T) (T, T, T) {
 	return func(_, b, y T) (T, T, T) { return 0, exp2(b) * math.Ln2, y * (math.Ln2 * math.Ln2) }
 }

@@ -75,7 +75,7 @@ func Fill(x *tensor.Dense, value complex128) (*tensor.Dense, error) {
 }
 
 // identityOf is y = x on T.
-func identityOf[T Scalar]() Func1[T] {
+func identityOf[T tensor.Element]() Func1[T] {
 	return Func1[T]{F: func(x T) T { return x }, D1: one[T], D2: zero[T]}
 }
 

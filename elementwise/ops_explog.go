@@ -124,15 +124,15 @@ func LogitEps(x *tensor.Dense, eps float64) (*tensor.Dense, error) {
 	return cr.Eval(LogitEpsOp(eps), x)
 }
 
-func scaledY[T Scalar](c T) func(x, y T) T {
+func scaledY[T tensor.Element](c T) func(x, y T) T {
 	return func(_, y T) T { return c * y }
 }
 
-func scaledInvX[T Scalar](c T) func(x, y T) T {
+func scaledInvX[T tensor.Element](c T) func(x, y T) T {
 	return func(x, _ T) T { return c / x }
 }
 
-func scaledNegInvX2[T Scalar](c T) func(x, y T) T {
+func scaledNegInvX2[T tensor.Element](c T) func(x, y T) T {
 	return func(x, _ T) T { return -c / (x * x) }
 }
 
@@ -163,13 +163,13 @@ func csinc(z complex128) complex128 {
 }
 
 // sincSeriesD1 is d/du sin(u)/u = -u/3 + u³/30 - u⁵/840 + u⁷/45360 - ...
-func sincSeriesD1[T Scalar](u T) T {
+func sincSeriesD1[T tensor.Element](u T) T {
 	u2 := u * u
 	return u * (-1.0/3 + u2*(1.0/30+u2*(-1.0/840+u2/45360)))
 }
 
 // sincSeriesD2 is d²/du² sin(u)/u = -1/3 + u²/10 - u⁴/168 + u⁶/6480 - ...
-func sincSeriesD2[T Scalar](u T) T {
+func sincSeriesD2[T tensor.Element](u T) T {
 	u2 := u * u
 	return -1.0/3 + u2*(1.0/10+u2*(-1.0/168+u2/6480))
 }

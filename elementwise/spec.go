@@ -5,16 +5,12 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Scalar is the element type of the scalar functions that define an elementwise op:
-// float64 for its real rules, complex128 for its complex ones. A formula that needs
-// only arithmetic can be written once as a generic function and instantiated for
-// both (see the Unary example).
-type Scalar = tensor.Element
-
 // Func1 is a scalar function with its first two derivatives: the definition of a
-// unary elementwise op on one element type. The zero Func1 (F nil) means the op is
-// not defined on that type.
-type Func1[T Scalar] struct {
+// unary elementwise op on one element type, a [tensor.Element]: float64 for its real
+// rules, complex128 for its complex ones. A formula that needs only arithmetic can be
+// written once as a generic function and instantiated for both (see the Unary
+// example). The zero Func1 (F nil) means the op is not defined on that type.
+type Func1[T tensor.Element] struct {
 	// F returns y = f(x).
 	F func(x T) T
 	// D1 and D2 return f'(x) and f"(x). They also receive y = f(x), so that
@@ -149,7 +145,7 @@ func btoi(b bool) int {
 // Func2 is a scalar function of two arguments with its partial derivatives up to the
 // second order: the definition of a binary elementwise op on one element type. The
 // zero Func2 (F nil) means the op is not defined on that type.
-type Func2[T Scalar] struct {
+type Func2[T tensor.Element] struct {
 	// F returns y = f(a, b).
 	F func(a, b T) T
 	// D1 returns the partials (f_a, f_b) and D2 the second partials (f_aa, f_ab,

@@ -3,47 +3,49 @@ package elementwise
 import (
 	"math"
 	"math/cmplx"
+
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
-func negF[T Scalar](x T) T               { return -x }
-func minusOne[T Scalar](_, _ T) T        { return -1 }
-func one[T Scalar](_, _ T) T             { return 1 }
-func zero[T Scalar](_, _ T) T            { return 0 }
-func two[T Scalar](_, _ T) T             { return 2 }
-func outY[T Scalar](_, y T) T            { return y }
-func negY[T Scalar](_, y T) T            { return -y }
-func yPlus1[T Scalar](_, y T) T          { return y + 1 }
-func twoX[T Scalar](x, _ T) T            { return 2 * x }
-func squareF[T Scalar](x T) T            { return x * x }
-func recipF[T Scalar](x T) T             { return 1 / x }
-func invX[T Scalar](x, _ T) T            { return 1 / x }
-func negInvX2[T Scalar](x, _ T) T        { return -1 / (x * x) }
-func inv1pX[T Scalar](x, _ T) T          { return 1 / (1 + x) }
-func negInv1pX2[T Scalar](x, _ T) T      { return -1 / ((1 + x) * (1 + x)) }
-func sqrtD1[T Scalar](_, y T) T          { return 0.5 / y }
-func sqrtD2[T Scalar](x, y T) T          { return -0.25 / (y * x) }
-func rsqrtD1[T Scalar](x, y T) T         { return -0.5 * y / x }
-func rsqrtD2[T Scalar](x, y T) T         { return 0.75 * y / (x * x) }
-func recipD1[T Scalar](_, y T) T         { return -y * y }
-func recipD2[T Scalar](_, y T) T         { return 2 * y * y * y }
-func tanD1[T Scalar](_, y T) T           { return 1 + y*y }
-func tanD2[T Scalar](_, y T) T           { return 2 * y * (1 + y*y) }
-func tanhD1[T Scalar](_, y T) T          { return 1 - y*y }
-func tanhD2[T Scalar](_, y T) T          { return -2 * y * (1 - y*y) }
-func atanD1[T Scalar](x, _ T) T          { return 1 / (1 + x*x) }
-func atanD2[T Scalar](x, _ T) T          { return -2 * x / ((1 + x*x) * (1 + x*x)) }
-func atanhD1[T Scalar](x, _ T) T         { return 1 / (1 - x*x) }
-func atanhD2[T Scalar](x, _ T) T         { return 2 * x / ((1 - x*x) * (1 - x*x)) }
-func sigmoidD1[T Scalar](_, y T) T       { return y * (1 - y) }
-func sigmoidD2[T Scalar](_, y T) T       { return y * (1 - y) * (1 - 2*y) }
-func sinhD1(x, _ float64) float64        { return math.Cosh(x) }
-func coshD1(x, _ float64) float64        { return math.Sinh(x) }
-func sinD1(x, _ float64) float64         { return math.Cos(x) }
-func cosD1(x, _ float64) float64         { return -math.Sin(x) }
-func csinhD1(z, _ complex128) complex128 { return cmplx.Cosh(z) }
-func ccoshD1(z, _ complex128) complex128 { return cmplx.Sinh(z) }
-func csinD1(z, _ complex128) complex128  { return cmplx.Cos(z) }
-func ccosD1(z, _ complex128) complex128  { return -cmplx.Sin(z) }
+func negF[T tensor.Element](x T) T          { return -x }
+func minusOne[T tensor.Element](_, _ T) T   { return -1 }
+func one[T tensor.Element](_, _ T) T        { return 1 }
+func zero[T tensor.Element](_, _ T) T       { return 0 }
+func two[T tensor.Element](_, _ T) T        { return 2 }
+func outY[T tensor.Element](_, y T) T       { return y }
+func negY[T tensor.Element](_, y T) T       { return -y }
+func yPlus1[T tensor.Element](_, y T) T     { return y + 1 }
+func twoX[T tensor.Element](x, _ T) T       { return 2 * x }
+func squareF[T tensor.Element](x T) T       { return x * x }
+func recipF[T tensor.Element](x T) T        { return 1 / x }
+func invX[T tensor.Element](x, _ T) T       { return 1 / x }
+func negInvX2[T tensor.Element](x, _ T) T   { return -1 / (x * x) }
+func inv1pX[T tensor.Element](x, _ T) T     { return 1 / (1 + x) }
+func negInv1pX2[T tensor.Element](x, _ T) T { return -1 / ((1 + x) * (1 + x)) }
+func sqrtD1[T tensor.Element](_, y T) T     { return 0.5 / y }
+func sqrtD2[T tensor.Element](x, y T) T     { return -0.25 / (y * x) }
+func rsqrtD1[T tensor.Element](x, y T) T    { return -0.5 * y / x }
+func rsqrtD2[T tensor.Element](x, y T) T    { return 0.75 * y / (x * x) }
+func recipD1[T tensor.Element](_, y T) T    { return -y * y }
+func recipD2[T tensor.Element](_, y T) T    { return 2 * y * y * y }
+func tanD1[T tensor.Element](_, y T) T      { return 1 + y*y }
+func tanD2[T tensor.Element](_, y T) T      { return 2 * y * (1 + y*y) }
+func tanhD1[T tensor.Element](_, y T) T     { return 1 - y*y }
+func tanhD2[T tensor.Element](_, y T) T     { return -2 * y * (1 - y*y) }
+func atanD1[T tensor.Element](x, _ T) T     { return 1 / (1 + x*x) }
+func atanD2[T tensor.Element](x, _ T) T     { return -2 * x / ((1 + x*x) * (1 + x*x)) }
+func atanhD1[T tensor.Element](x, _ T) T    { return 1 / (1 - x*x) }
+func atanhD2[T tensor.Element](x, _ T) T    { return 2 * x / ((1 - x*x) * (1 - x*x)) }
+func sigmoidD1[T tensor.Element](_, y T) T  { return y * (1 - y) }
+func sigmoidD2[T tensor.Element](_, y T) T  { return y * (1 - y) * (1 - 2*y) }
+func sinhD1(x, _ float64) float64           { return math.Cosh(x) }
+func coshD1(x, _ float64) float64           { return math.Sinh(x) }
+func sinD1(x, _ float64) float64            { return math.Cos(x) }
+func cosD1(x, _ float64) float64            { return -math.Sin(x) }
+func csinhD1(z, _ complex128) complex128    { return cmplx.Cosh(z) }
+func ccoshD1(z, _ complex128) complex128    { return cmplx.Sinh(z) }
+func csinD1(z, _ complex128) complex128     { return cmplx.Cos(z) }
+func ccosD1(z, _ complex128) complex128     { return -cmplx.Sin(z) }
 
 // asin' = (1 - x²)^(-1/2), asin" = x (1 - x²)^(-3/2); acos is their negative.
 func asinD1(x, _ float64) float64 { return 1 / math.Sqrt(1-x*x) }
@@ -73,7 +75,7 @@ func cacoshD2(z, _ complex128) complex128 {
 	return -z / ((z*z - 1) * cmplx.Sqrt(z-1) * cmplx.Sqrt(z+1))
 }
 
-func negate[T Scalar](d func(x, y T) T) func(x, y T) T {
+func negate[T tensor.Element](d func(x, y T) T) func(x, y T) T {
 	return func(x, y T) T { return -d(x, y) }
 }
 

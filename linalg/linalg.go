@@ -88,42 +88,15 @@ func expand(x *tensor.Dense, shape []int) (*tensor.Dense, error) {
 	return v.Clone(), nil
 }
 
-// eval applies op to constants on a tape without gradients and returns the output.
+// eval is cr.Eval on tensors: op's output at x, without a tape.
 func eval(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, error) {
-	t := core.NewTape[*tensor.Dense](space)
-	t.SetGradEnabled(false)
-	ids := make([]cr.NodeID, len(x))
-	for k, v := range x {
-		ids[k] = t.Constant(v)
-	}
-	y := t.Apply(op, ids...)
-	if err := t.Err(); err != nil {
-		return nil, err
-	}
-	return t.Value(y)
+	return cr.Eval(op, x...)
 }
 
-// evalMulti is eval for a multi-output op.
+// evalMulti is cr.EvalMulti on tensors: a multi-output op's outputs at x, without a
+// tape.
 func evalMulti(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) ([]*tensor.Dense, error) {
-	t := core.NewTape[*tensor.Dense](space)
-	t.SetGradEnabled(false)
-	ids := make([]cr.NodeID, len(x))
-	for k, v := range x {
-		ids[k] = t.Constant(v)
-	}
-	ys := t.ApplyMulti(op, ids...)
-	if err := t.Err(); err != nil {
-		return nil, err
-	}
-	out := make([]*tensor.Dense, len(ys))
-	for m, id := range ys {
-		v, err := t.Value(id)
-		if err != nil {
-			return nil, err
-		}
-		out[m] = v
-	}
-	return out, nil
+	return cr.EvalMulti(op, x...)
 }
 
 // Recording helpers for pullbacks and composite bodies. They read values with

@@ -7,8 +7,9 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// scalar is the element type of the package's own kernels.
-type scalar interface{ float64 | complex128 }
+// scalar is the element type of the package's own kernels: the project's one
+// element constraint, tensor.Element, under a short local name.
+type scalar = tensor.Element
 
 // cj returns the complex conjugate (x itself for float64).
 func cj[T scalar](x T) T {

@@ -140,7 +140,7 @@ func gemmBatch[T Element](useBLAS, transA, transB bool, m, n, k int, alpha T, a 
 		cp := c[p*strideC:]
 		if k == 0 || alpha == 0 {
 			// A and B are not read (and may be empty); only C = beta C remains.
-			scaleMat(m, n, beta, cp, ldc)
+			kernels.Scale(m, n, beta, cp, ldc)
 			continue
 		}
 		ap, bp := a[p*strideA:], b[p*strideB:]
@@ -172,7 +172,7 @@ func gemmBLAS[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 // the packed kernels of internal/gemm for the rest.
 func gemmNative[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if k == 0 || alpha == 0 {
-		scaleMat(m, n, beta, c, ldc)
+		kernels.Scale(m, n, beta, c, ldc)
 		return
 	}
 	// Strides of the vector operands: op(B)'s only column when n == 1 (incX), op(A)'s
@@ -225,24 +225,6 @@ func scaled[T Element](alpha, x T) T {
 		return x
 	}
 	return alpha * x
-}
-
-// scaleMat sets C = beta C for the m×n matrix C, and C = 0 when beta is zero
-// (without reading C).
-func scaleMat[T Element](m, n int, beta T, c []T, ldc int) {
-	if beta == 1 {
-		return
-	}
-	for i := range m {
-		row := c[i*ldc : i*ldc+n]
-		if beta == 0 {
-			clear(row)
-			continue
-		}
-		for j := range row {
-			row[j] *= beta
-		}
-	}
 }
 
 // gemv computes c[i*ldc] = alpha (sum_l a[i*lda+l] x_l) + beta c[i*ldc] for i < m

@@ -3,7 +3,7 @@ package tensor
 import (
 	"iter"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // Lanes is the layout of a row-major array around one of its axes: the shape
@@ -40,7 +40,7 @@ func LanesOf(shape []int, axis int) (Lanes, error) {
 		a += len(shape)
 	}
 	if a < 0 || a >= len(shape) {
-		return Lanes{}, chainrules.Errorf(chainrules.ErrInvalidArgument, "lanes: axis %d out of range for rank %d", axis, len(shape))
+		return Lanes{}, cr.Errorf(cr.ErrInvalidArgument, "lanes: axis %d out of range for rank %d", axis, len(shape))
 	}
 	return Lanes{Outer: prod(shape[:a]), Len: shape[a], Inner: prod(shape[a+1:])}, nil
 }

@@ -23,7 +23,7 @@ func main() {
 	}
 	tape := core.NewTape[*tensor.Dense](tensor.Space{})
 	xid := tape.Leaf(x)
-	y := tape.Apply(softplus.Op(), xid)
+	y := tape.Apply(softplus.Op, xid)
 	// The loss L = sum_i y_i has the cotangent ybar = 1 for every y_i. Tape errors
 	// are sticky, so BackwardSeed also reports a failure of Apply.
 	grads, err := tape.BackwardSeed(y, tensor.Ones(tensor.Float64, 4))

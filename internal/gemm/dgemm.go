@@ -43,7 +43,7 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 		return
 	}
 	if alpha == 0 || k == 0 {
-		scaleReal(m, n, beta, c, ldc)
+		Scale(m, n, beta, c, ldc)
 		return
 	}
 	run(kern, m, n, k,
@@ -102,12 +102,19 @@ func checkArgs(transA, transB bool, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int
 	}
 }
 
-// scaleReal sets C = beta*C (C = 0 if beta == 0, so NaNs are cleared).
-func scaleReal(m, n int, beta float64, c []float64, ldc int) {
+// element is the type set of tensor.Element (float64 | complex128), which this
+// package, below tensor in the layering, cannot import: the constraint of [Scale].
+type element interface{ float64 | complex128 }
+
+// Scale sets C = beta*C for the m x n row-major matrix C with row stride ldc, and
+// C = 0 when beta is zero, without reading C (so NaN and Inf are cleared). It is the
+// beta step of [Dgemm] and [Zgemm] when alpha or k is zero, and of tensor's GEMM
+// paths that bypass the packed kernels.
+func Scale[T element](m, n int, beta T, c []T, ldc int) {
 	if beta == 1 {
 		return
 	}
-	for i := 0; i < m; i++ {
+	for i := range m {
 		row := c[i*ldc : i*ldc+n]
 		if beta == 0 {
 			clear(row)

@@ -16,7 +16,7 @@ func Zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, l
 		return
 	}
 	if alpha == 0 || k == 0 {
-		scaleComplex(m, n, beta, c, ldc)
+		Scale(m, n, beta, c, ldc)
 		return
 	}
 	rbeta := 1.0
@@ -25,30 +25,13 @@ func Zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, l
 		rbeta = 0
 	case 1:
 	default:
-		scaleComplex(m, n, beta, c, ldc)
+		Scale(m, n, beta, c, ldc)
 	}
 	cf := unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(c))), 2*len(c))
 	run(kern, m, 2*n, 2*k,
 		&cplxA{a: a, lda: lda, trans: transA},
 		&cplxB{b: b, ldb: ldb, trans: transB, alpha: alpha},
 		1, rbeta, cf, 2*ldc)
-}
-
-// scaleComplex sets C = beta*C (C = 0 if beta == 0).
-func scaleComplex(m, n int, beta complex128, c []complex128, ldc int) {
-	if beta == 1 {
-		return
-	}
-	for i := 0; i < m; i++ {
-		row := c[i*ldc : i*ldc+n]
-		if beta == 0 {
-			clear(row)
-			continue
-		}
-		for j := range row {
-			row[j] *= beta
-		}
-	}
 }
 
 // cplxA is a complex left operand seen as the real m x 2k matrix

@@ -11,7 +11,7 @@ import (
 // The rule author's proof in one call: Verify returns nil when every check passes.
 func ExampleOp() {
 	x, _ := tensor.FromFloat64([]float64{-1, 0, 2}, 3)
-	err := ruletest.Verify(tensor.Space{}, softplus.Op(), []*tensor.Dense{x}, ruletest.Config{FullJacobianMaxSize: 16})
+	err := ruletest.Verify(tensor.Space{}, softplus.Op, []*tensor.Dense{x}, ruletest.Config{FullJacobianMaxSize: 16})
 	fmt.Println("softplus rules verified:", err == nil)
 	// Output:
 	// softplus rules verified: true

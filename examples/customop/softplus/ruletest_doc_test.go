@@ -10,7 +10,7 @@ import (
 )
 
 // softplusOp is the op that testing/ruletest's package documentation checks.
-var softplusOp = softplus.Op()
+var softplusOp = softplus.Op
 
 // TestSoftplus is the test of testing/ruletest's package documentation.
 func TestSoftplus(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -28,29 +28,27 @@ import (
 // sigmoid is 1/(1 + e^-x); for x < -709, e^-x is +Inf and the result 0, not NaN.
 func sigmoid(x float64) float64 { return 1 / (1 + math.Exp(-x)) }
 
-// op is softplus with its three rules. It has no complex definition, so a complex128
-// input is an error wrapping chainrules.ErrInvalidArgument.
-var op = elementwise.Unary("softplus", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
+// Op is softplus with its three rules. It has no parameters, so, as the project's
+// naming scheme has it (elementwise.ExpOp), it is a variable. It has no complex
+// definition, so a complex128 input is an error wrapping cr.ErrInvalidArgument.
+var Op = elementwise.Unary("softplus", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
 	F:  func(x float64) float64 { return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x))) },
 	D1: func(x, _ float64) float64 { return sigmoid(x) },
 	D2: func(x, _ float64) float64 { s := sigmoid(x); return s * (1 - s) },
 }})
 
-// Op returns the softplus op.
-func Op() chainrules.Op[*tensor.Dense] { return op }
-
 // Register adds softplus to reg, with samples at which testing/ruletest checks it: a
 // random matrix, a scalar, and large inputs of both signs, where the naive
 // log(1 + e^x) would overflow or lose all precision.
-func Register(reg *chainrules.Registry[*tensor.Dense]) error {
-	return reg.Register(chainrules.Entry[*tensor.Dense]{Name: "softplus", Arity: 1, DTypes: []string{"float64"},
+func Register(reg *cr.Registry[*tensor.Dense]) error {
+	return reg.Register(cr.Entry[*tensor.Dense]{Name: "softplus", Arity: 1, DTypes: []string{"float64"},
 		Forward: true, SecondOrder: true, Doc: "softplus(x) = log(1 + exp(x)), elementwise",
-		Samples: func(rng *rand.Rand) []chainrules.Sample[*tensor.Dense] {
+		Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
 			large, _ := tensor.FromFloat64([]float64{-40, -3, 3, 40}, 4)
-			return []chainrules.Sample[*tensor.Dense]{
-				{Name: "random 3x4", Op: op, Inputs: []*tensor.Dense{tensor.RandN(rng, tensor.Float64, 3, 4)}},
-				{Name: "scalar", Op: op, Inputs: []*tensor.Dense{tensor.Scalar(0.5)}},
-				{Name: "large", Op: op, Inputs: []*tensor.Dense{large}},
+			return []cr.Sample[*tensor.Dense]{
+				{Name: "random 3x4", Op: Op, Inputs: []*tensor.Dense{tensor.RandN(rng, tensor.Float64, 3, 4)}},
+				{Name: "scalar", Op: Op, Inputs: []*tensor.Dense{tensor.Scalar(0.5)}},
+				{Name: "large", Op: Op, Inputs: []*tensor.Dense{large}},
 			}
 		}})
 }

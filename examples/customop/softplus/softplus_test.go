@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/chainrules-go/chainrules/chainrules"
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/examples/customop/softplus"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
@@ -14,7 +14,7 @@ import (
 // TestRegistry proves the rules at the entry's samples, including the full
 // Jacobian of the small ones.
 func TestRegistry(t *testing.T) {
-	reg := chainrules.NewRegistry[*tensor.Dense]()
+	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, softplus.Register(reg))
 	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 32})
 }
@@ -31,13 +31,13 @@ func TestPoints(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			x, err := tensor.FromFloat64(tc.x, len(tc.x))
 			require.NoError(t, err)
-			ruletest.Check(t, tensor.Space{}, softplus.Op(), []*tensor.Dense{x}, ruletest.Config{FullJacobianMaxSize: 16})
+			ruletest.Check(t, tensor.Space{}, softplus.Op, []*tensor.Dense{x}, ruletest.Config{FullJacobianMaxSize: 16})
 		})
 	}
 }
 
 func TestRejectsComplex(t *testing.T) {
 	z := tensor.New(tensor.Complex128, 2)
-	_, _, err := softplus.Op().Apply([]chainrules.NodeID{chainrules.NewNodeID(1, 0)}, []*tensor.Dense{z})
-	require.ErrorIs(t, err, chainrules.ErrInvalidArgument)
+	_, _, err := softplus.Op.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z})
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -52,12 +53,25 @@ type Def[V any] struct {
 
 // MultiDef is Def for an op with several outputs (eigh -> (w, V), qr -> (Q, R)).
 // Pullback receives the outputs y and their cotangents ybar, one node each, and
-// returns xbar_k = sum_m J_mk^* ybar_m for each input. The cotangent of an output
-// that was not used is given as a zero constant, so the pullback needs no special
-// case; an output listed in NonDifferentiableOutputs is recorded like a constant
-// (its cotangent is always that zero). Using a differentiable output and then
-// ignoring its cotangent in Pullback is an error wrapping
-// chainrules.ErrInvalidArgument.
+// returns xbar_k = sum_m J_mk^* ybar_m for each input.
+//
+// An output that nobody used has an absent cotangent, which is never materialised:
+// its ybar[m] is the zero NodeID, so that the pullback leaves its term out,
+//
+//	if ybar[1].Valid() { ... add J_1k^* ybar[1] ... }
+//
+// and a pullback whose only term for an input is an absent cotangent returns that
+// zero NodeID, which means a zero cotangent. The cotangent of an output listed in
+// NonDifferentiableOutputs is always absent. A pullback that applies an op to an
+// absent cotangent anyway still works: the engine then records it a second time with
+// a zero constant in place of each absent cotangent (it pays that recording, and the
+// zeros, for the simpler pullback). The forward and second-order rules need the
+// tangent of every output, which they get by transposing the recorded pullback, so
+// they record it with a cotangent node, zero where absent, for every differentiable
+// output.
+//
+// Using a differentiable output and then ignoring its cotangent in Pullback is an
+// error wrapping chainrules.ErrInvalidArgument.
 type MultiDef[V any] struct {
 	Name                     string
 	Space                    cr.Space[V]
@@ -167,10 +181,23 @@ type recording[V any] struct {
 }
 
 // record records the pullback on a new tape. The inputs and outputs are leaves when
-// primals is set (for the second-order rule) and constants otherwise; the
-// cotangents of the differentiable outputs are leaves, valued ybar[m] where has[m]
-// and zero elsewhere.
-func (r *definedRule[V]) record(ybar []V, has []bool, primals bool) (*recording[V], error) {
+// primals is set (for the second-order rule) and constants otherwise. The cotangent
+// of output m is a leaf valued ybar[m] where has[m]; elsewhere it is absent (the
+// zero NodeID), or, with all, a zero leaf for each differentiable output (the
+// forward and second-order rules transpose the recording, which needs a node for
+// every output's cotangent). A pullback that applies an op to an absent cotangent
+// is recorded again with a zero constant in its place.
+func (r *definedRule[V]) record(ybar []V, has []bool, primals, all bool) (*recording[V], error) {
+	rec, missing, err := r.recordOnce(ybar, has, primals, all, false)
+	if err != nil && missing && errors.Is(err, cr.ErrMissingNode) {
+		rec, _, err = r.recordOnce(ybar, has, primals, all, true)
+	}
+	return rec, err
+}
+
+// recordOnce is record, with zeros for the absent cotangents when zeros is set; it
+// also reports whether some cotangent was absent.
+func (r *definedRule[V]) recordOnce(ybar []V, has []bool, primals, all, zeros bool) (*recording[V], bool, error) {
 	d := r.d
 	t := NewTape(d.space)
 	rec := &recording[V]{t: t, x: make([]cr.NodeID, len(r.x)), y: make([]cr.NodeID, len(r.y)), ybar: make([]cr.NodeID, len(r.y))}
@@ -186,13 +213,26 @@ func (r *definedRule[V]) record(ybar []V, has []bool, primals bool) (*recording[
 	for m, v := range r.y {
 		rec.y[m] = put(v, primals)
 	}
+	missing := false
 	for m, v := range r.y {
-		if has != nil && has[m] {
+		switch {
+		case has != nil && has[m]:
 			rec.ybar[m] = put(ybar[m], true)
-		} else {
-			rec.ybar[m] = put(d.space.Zero(v), d.OutputDifferentiable(m))
+		case all && d.OutputDifferentiable(m):
+			rec.ybar[m] = put(d.space.Zero(v), true)
+		case zeros:
+			rec.ybar[m] = put(d.space.Zero(v), false)
+		default:
+			missing = true
 		}
 	}
+	rec, err := r.runPullback(rec)
+	return rec, missing, err
+}
+
+// runPullback records the pullback on rec's tape and checks what it returns.
+func (r *definedRule[V]) runPullback(rec *recording[V]) (*recording[V], error) {
+	d, t := r.d, rec.t
 	nleaves := t.nleaves
 	rec.xbar = d.pullback(t, slices.Clone(rec.x), slices.Clone(rec.y), slices.Clone(rec.ybar))
 	if err := t.Err(); err != nil {
@@ -241,7 +281,7 @@ func (r *definedRule[V]) checkUsed(rec *recording[V], has []bool) error {
 		}
 	}
 	for m, ok := range has {
-		if ok && !reached[rec.ybar[m].Index()] {
+		if ok && (!rec.ybar[m].Valid() || !reached[rec.ybar[m].Index()]) {
 			return cr.Errorf(cr.ErrInvalidArgument, "the pullback ignores the cotangent of output %d, which was used", m)
 		}
 	}
@@ -257,7 +297,7 @@ func (r *definedRule[V]) xbar(rec *recording[V], k int) V {
 }
 
 func (r *definedRule[V]) PullbackMulti(ybar []V, has []bool, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
-	rec, err := r.record(ybar, has, false)
+	rec, err := r.record(ybar, has, false, false)
 	if err != nil {
 		return dst, err
 	}
@@ -298,7 +338,7 @@ func (r *definedRule[V]) jvp(rec *recording[V], tangentOf cr.TangentOf[V]) ([]V,
 		return nil, nil, false, err
 	}
 	for m, id := range rec.ybar {
-		if i := id.Index(); r.d.OutputDifferentiable(m) && i < len(acc.vals) && acc.state[i] != absent {
+		if i := id.Index(); id.Valid() && r.d.OutputDifferentiable(m) && i < len(acc.vals) && acc.state[i] != absent {
 			ydot[m], has[m] = acc.vals[i], true
 		}
 	}
@@ -315,7 +355,7 @@ func (r *definedRule[V]) ForwardTangentsMulti(tangentOf cr.TangentOf[V], ydot []
 	if !any {
 		return nil
 	}
-	rec, err := r.record(nil, nil, false)
+	rec, err := r.record(nil, nil, false, true)
 	if err != nil {
 		return err
 	}
@@ -333,7 +373,7 @@ func (r *definedRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool, 
 	for m, c := range ct {
 		ybar[m] = c.Value
 	}
-	rec, err := r.record(ybar, has, true)
+	rec, err := r.record(ybar, has, true, true)
 	if err != nil {
 		return dst, err
 	}

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -79,7 +80,7 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 // applyFunc1 returns f(x) elementwise, through the slice kernel if there is one, on
 // up to GOMAXPROCS goroutines for large x.
 func applyFunc1[T tensor.Element](fn *Func1[T], x []T) []T {
-	y := make([]T, len(x))
+	y := vmath.MakeNoZero[T](len(x))  // apply writes every element
 	if parallelWorkers(len(x)) <= 1 { // no closure to allocate
 		fn.apply(y, x)
 		return y

@@ -38,6 +38,9 @@ func Recompute() CompositeOption { return func(c *compositeConfig) { c.recompute
 // so its gradients, JVPs and Hessian-vector products are exactly those of recording
 // body inline, while the outer tape shows one node named name (in DOT output, anomaly
 // reports and errors: an error inside body names the composite and the inner op).
+// Its inner tapes share the registry and the anomaly mode of the tape it is applied
+// on, so overrides apply inside it, and anomaly mode names the inner op that made a
+// NaN or an infinity, where it was recorded, and the composite.
 //
 // By default the inner recording is kept with the node; the Recompute option records
 // body again in each sweep instead (Checkpoint is that). body must not record leaves
@@ -79,10 +82,37 @@ type composite[V any] struct {
 	nout      int
 	body      func(*Tape[V], []cr.NodeID) []cr.NodeID
 	recompute bool
-	// reg and isFinite are the inner tapes' registry and anomaly check (set by
-	// Checkpoint from the outer tape).
+	// reg and isFinite are the inner tapes' registry and anomaly check: the outer
+	// tape's, set when the op is applied on a tape with either (see forInner).
 	reg      *cr.Registry[V]
 	isFinite func(V) bool
+}
+
+// forInner returns op, or, for a composite op applied on t while t has a registry
+// or anomaly mode on, a copy that gives its inner tapes t's registry and anomaly
+// check: an override applies inside the composite too, and a non-finite value in
+// its body is reported by anomaly mode with the inner op that made it (and where
+// it was recorded), under the composite's name.
+func (t *Tape[V]) forInner(op cr.Op[V]) cr.Op[V] {
+	if o, ok := op.(compositeOp[V]); ok {
+		return compositeOp[V]{o.c.withOuter(t)}
+	}
+	return op
+}
+
+// forInnerMulti is forInner for a multi-output op.
+func (t *Tape[V]) forInnerMulti(op cr.MultiOp[V]) cr.MultiOp[V] {
+	if o, ok := op.(compositeMultiOp[V]); ok {
+		return compositeMultiOp[V]{o.c.withOuter(t)}
+	}
+	return op
+}
+
+// withOuter returns a copy of c whose inner tapes take t's registry and anomaly check.
+func (c *composite[V]) withOuter(t *Tape[V]) *composite[V] {
+	cc := *c
+	cc.reg, cc.isFinite = t.reg, t.isFinite
+	return &cc
 }
 
 type compositeOp[V any] struct{ c *composite[V] }
@@ -394,8 +424,7 @@ func (t *Tape[V]) Checkpoint(f func(sub *Tape[V], in []cr.NodeID) cr.NodeID, inp
 	c := newComposite(CheckpointName, t.space, cr.Variadic, 1, func(sub *Tape[V], in []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{f(sub, in)}
 	}, []CompositeOption{Recompute()})
-	c.reg, c.isFinite = t.reg, t.isFinite
-	id := t.Apply(compositeOp[V]{c}, inputs...)
+	id := t.Apply(compositeOp[V]{c}, inputs...) // Apply gives c t's registry and anomaly mode
 	if t.isFinite != nil && id.Valid() {
 		t.setSite(id.Index(), callerPC()) // the caller of Checkpoint, not Checkpoint
 	}

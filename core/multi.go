@@ -80,6 +80,9 @@ func (t *Tape[V]) ApplyMulti(op cr.MultiOp[V], inputs ...cr.NodeID) []cr.NodeID 
 		}
 		vals[j] = t.at(i).value
 	}
+	if t.reg != nil || t.isFinite != nil {
+		op = t.forInnerMulti(op) // composite.go
+	}
 	ys, rule, err := op.ApplyMulti(in, vals)
 	if err != nil {
 		return fail(err)

@@ -499,6 +499,9 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if t.reg != nil {
 		op = t.reg.Resolve(op)
 	}
+	if t.reg != nil || t.isFinite != nil {
+		op = t.forInner(op) // composite.go
+	}
 	// The op gets slices of its own (copying the inputs also keeps the variadic
 	// slice on the caller's stack).
 	n := len(inputs)

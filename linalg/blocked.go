@@ -23,14 +23,17 @@ import (
 // lapack64 and blas64 instead.
 var useLAPACK64 atomic.Bool
 
-// UseLAPACK64 routes the float64 Cholesky, LU and triangular-solve kernels of the
-// package through gonum's lapack64 and blas64 (Dpotrf, Dgetrf, Dtrsm) when on is
-// true, so that an implementation installed with lapack64.Use or blas64.Use (a
-// cgo binding of OpenBLAS or MKL, say) computes them; by default they run on the
-// package's own recursive kernels, which do their matrix products with
-// tensor.Gemm. The eigen-decomposition, SVD and QR kernels always go through
-// lapack64. The setting is process-wide and safe for concurrent use; it returns
-// nothing and takes effect for the factorisations that start after it.
+// UseLAPACK64 routes the float64 factorisations of the package through gonum's
+// lapack64 and blas64 when on is true: Cholesky, LU and triangular solves
+// (Dpotrf, Dgetrf, Dtrsm), QR (Dgeqrf, Dorgqr), eigh (Dsyev) and svd (Dgesvd), so
+// that an implementation installed with lapack64.Use or blas64.Use (a cgo binding
+// of OpenBLAS or MKL, say) computes them. By default they run on the package's own
+// kernels, which do their matrix products with tensor.Gemm (recursive Cholesky, LU
+// and triangular solves, blocked QR, and for eigh and svd of matrices larger than
+// 48 blocked reductions); only small eigh and svd, and the fallbacks of the larger
+// ones, call lapack64 then. The complex128 kernels are the package's own either
+// way. The setting is process-wide and safe for concurrent use; it returns nothing
+// and takes effect for the factorisations that start after it.
 func UseLAPACK64(on bool) { useLAPACK64.Store(on) }
 
 // level1 is gonum's BLAS, for its assembly level-1 routines (no global state).

@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -68,7 +69,10 @@ func scalarPerMatrix(t *Tape, s, m cr.NodeID) cr.NodeID {
 // in the batch) the pullback is PyTorch's cofactor formula through the SVD,
 // Abar = ybar det(U) det(Vh) U diag(prod_{j != i} s_j) Vh, finite and recorded with
 // SVDOp and reduce's prod, so its second order is exact where the singular values
-// are distinct; for a singular complex matrix the derivatives are NaN.
+// are distinct. At a singular complex matrix the pullback is the same cofactor
+// (adjugate) formula, Abar = ybar adj(A)^H, with adj(A) recorded as the mean of
+// adj(A + t I) = det(A + t I) (A + t I)^-1 over t on a circle outside the spectrum
+// (see detAdjugatePullback): finite, as PyTorch's, and exact to every order.
 func DetOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "det", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
@@ -84,6 +88,8 @@ func DetOp() cr.Op[*tensor.Dense] {
 		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
 			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 && slices.Contains(yv.Float64s(), 0) {
 				return []cr.NodeID{detCofactorPullback(t, x[0], ybar)}
+			} else if yv != nil && yv.DType() == tensor.Complex128 && slices.Contains(yv.Complex128s(), 0) {
+				return []cr.NodeID{detAdjugatePullback(t, x[0], ybar)}
 			}
 			ainvh := mH(t, t.Apply(invOp(false), x[0]))
 			return []cr.NodeID{scalarPerMatrix(t, mul(t, ybar, conj(t, y)), ainvh)}
@@ -122,6 +128,60 @@ func detCofactorPullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
 	p := t.Apply(reduce.ProdOp([]int{-1}, false), full)
 	g := mul(t, ybar, t.Constant(newOf(sg, sh[:len(sh)-1]...)))
 	return scalarPerMatrix(t, g, mm(t, mul(t, u, unsq(t, p, -2)), vh))
+}
+
+// detAdjugatePullback records Abar = ybar adj(A)^H for a batch of n×n matrices A
+// (PyTorch's gradient at a singular complex matrix, where conj(det) A^-H is 0·Inf).
+// The adjugate is a matrix polynomial: adj(A + t I) = det(A + t I) (A + t I)^-1 has
+// degree n-1 in t, so its mean over the n points t_k = r w^k (w = e^(2 pi i/n))
+// is its value at t = 0,
+//
+//	adj(A) = (1/n) sum_k det(A + t_k I) (A + t_k I)^-1.
+//
+// With r = 2 ||A||_F (1 for A = 0) above the spectral radius, every A + t_k I is
+// invertible (its eigenvalues have modulus at least r/2), so the terms go through
+// the ordinary det and inverse pullbacks and the recording is exact to every order.
+// The terms are of size (3 ||A||_F)^(n-1): the rounding error relative to adj(A)
+// grows with n and with the conditioning of A's nonzero singular values, which is
+// harmless for the small exactly singular matrices that reach this path.
+func detAdjugatePullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
+	av := val(t, a)
+	if av == nil {
+		return 0
+	}
+	sh := av.Shape()
+	n := sh[len(sh)-1]
+	count := prodOf(sh[:len(sh)-2])
+	ad := av.AsComplex().Contiguous().Complex128s()
+	radius := make([]float64, count)
+	for b := range radius {
+		var f float64
+		for _, v := range ad[b*n*n : (b+1)*n*n] {
+			f = math.Hypot(f, cmplx.Abs(v))
+		}
+		radius[b] = 2 * f
+		if f == 0 {
+			radius[b] = 1
+		}
+	}
+	var adj cr.NodeID
+	for k := range n {
+		w := cmplx.Rect(1, 2*math.Pi*float64(k)/float64(n))
+		shift := make([]complex128, count*n*n)
+		for b := range count {
+			for i := range n {
+				shift[b*n*n+i*n+i] = complex(radius[b], 0) * w
+			}
+		}
+		bk := add(t, a, t.Constant(newOf(shift, sh...)))
+		term := scalarPerMatrix(t, t.Apply(DetOp(), bk), t.Apply(invOp(false), bk))
+		if k == 0 {
+			adj = term
+		} else {
+			adj = add(t, adj, term)
+		}
+	}
+	return scalarPerMatrix(t, ybar, scale(t, mH(t, adj), 1/float64(n)))
 }
 
 // Det is DetOp without a tape.
@@ -184,31 +244,37 @@ func LogdetOp() cr.Op[*tensor.Dense] {
 func Logdet(a *tensor.Dense) (*tensor.Dense, error) { return eval(LogdetOp(), a) }
 
 // SlogdetOp returns the multi-output op of PyTorch's linalg.slogdet: for each matrix
-// of a float64 batch A [..., n, n], the sign of its determinant (-1, 0 or 1) and
-// the logarithm of its absolute value,
+// of a batch A [..., n, n], the sign of its determinant and the logarithm of its
+// absolute value,
 //
 //	det A = sign * exp(logabsdet),
 //
-// both of shape [...]. sign is piecewise constant and is not differentiable (output
-// 0 is declared so, chainrules.PartialOutputs). A singular matrix gives sign 0 and
-// logabsdet -Inf. With d logabsdet = tr(A^-1 dA) the pullback is
+// both of shape [...]. logabsdet is float64; sign has A's dtype: -1, 0 or 1 for
+// float64, det/|det| (a complex number of modulus 1) for complex128. A singular
+// matrix gives sign 0 and logabsdet -Inf. With w = tr(A^-1 dA) (d log det A),
 //
-//	Abar = logabsdetbar A^-T,
+//	d logabsdet = Re w,   d sign = i sign Im w,
 //
-// recorded with the inverse and elementwise ops. float64 only: the sign of a complex
-// determinant is a differentiable phase, which this op does not model (use LogdetOp
-// for complex matrices); complex input is an error wrapping
-// chainrules.ErrInvalidArgument.
+// and the pullback (PyTorch's slogdet_backward) is
+//
+//	Abar = (logabsdetbar - i Im(conj(signbar) sign)) A^-H,
+//
+// recorded with the inverse and elementwise ops, so forward and second-order
+// rules follow. For float64 the sign is piecewise constant, its derivative 0:
+// signbar contributes nothing and Abar = logabsdetbar A^-T.
 func SlogdetOp() cr.MultiOp[*tensor.Dense] {
 	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "slogdet", Space: space, Arity: 1, Outputs: 2,
-		NonDifferentiableOutputs: []int{0},
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			batch, count, n, err := square("slogdet", "A", x[0])
 			if err != nil {
 				return nil, err
 			}
 			if x[0].DType() == tensor.Complex128 {
-				return nil, errComplex("slogdet")
+				ds := dets[complex128](x[0], count, n)
+				return []*tensor.Dense{
+					detValues(ds, batch, func(d luDet[complex128]) complex128 { return d.sign }),
+					detValues(ds, batch, func(d luDet[complex128]) float64 { return d.logabs }),
+				}, nil
 			}
 			ds := dets[float64](x[0], count, n)
 			return []*tensor.Dense{
@@ -217,7 +283,17 @@ func SlogdetOp() cr.MultiOp[*tensor.Dense] {
 			}, nil
 		},
 		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{scalarPerMatrix(t, ybar[1], mH(t, t.Apply(invOp(false), x[0])))}
+			var g cr.NodeID
+			if isComplex(t, x[0]) {
+				// g = logabsdetbar - i Im(conj(signbar) sign), as a complex tensor.
+				im := t.Apply(elementwise.ImagOp, mul(t, conj(t, ybar[0]), y[0]))
+				g = t.Apply(elementwise.ComplexOp, ybar[1], neg(t, im))
+			} else {
+				// The real sign is locally constant: its cotangent is multiplied by
+				// its derivative, 0.
+				g = add(t, ybar[1], scale(t, ybar[0], 0))
+			}
+			return []cr.NodeID{scalarPerMatrix(t, g, mH(t, t.Apply(invOp(false), x[0])))}
 		}})
 }
 

@@ -44,7 +44,8 @@
 //	inv              Y = A^-1            Abar = -Y^H Ybar Y^H
 //	det              d = det A           Abar = ybar conj(d) A^-H
 //	logdet           log det A           Abar = ybar A^-H
-//	slogdet          (sign, log|det A|)  Abar = lbar A^-T (sign not differentiable)
+//	slogdet          (sign, log|det A|)  Abar = (lbar - i Im(conj(sbar) sign)) A^-H
+//	                                     (a real sign is locally constant: lbar A^-T)
 //	eigh             A = V diag(w) V^T   Abar = V (diag(wbar) + F o skew(V^T Vbar)) V^T,
 //	                                     F_ij = 1/(w_j - w_i), skew(X) = (X - X^T)/2
 //	eigvalsh         w                   Abar = V diag(wbar) V^T
@@ -53,8 +54,10 @@
 //	                                     J = U^T Ubar - Ubar^T U, K = V^T Vbar - Vbar^T V,
 //	                                     F_ij = 1/(S_j^2 - S_i^2)
 //	svdvals          S                   Abar = U diag(Sbar) Vh
-//	qr (m >= n)      A = Q R             Abar = (Qbar + Q copyltu(M)) R^-T,
-//	                                     M = R Rbar^T - Qbar^T Q (m < n: see QROp)
+//	qr (m >= n)      A = Q R             Abar = (Qbar + Q copyltu(M)) R^-H,
+//	                                     M = R Rbar^H - Qbar^H Q, copyltu(M) =
+//	                                     tril(M, -1) + tril(M, -1)^H + Re diag(M)
+//	                                     (m < n: see QROp)
 //	pinv             P = A^+             PyTorch's pinv_backward (see PinvOp)
 //	lstsq            X = A^+ B           composite of pinv and einsum
 //	matrix_exp       exp(A)              Abar = [exp([[A^H, Ybar], [0, A^H]])]_12
@@ -98,10 +101,10 @@
 // the direct pullback V diag(wbar) V^T. The second derivatives of eigenvalues do
 // not exist at a crossing and come out infinite. solve, inv and lu_factor of a
 // singular matrix, and cholesky of a matrix that is not positive-definite, are
-// errors; det is 0 (its gradient is then NaN: PyTorch returns the cofactor matrix),
-// logdet -Inf (NaN for a negative real determinant), slogdet (0, -Inf); a rank-
-// deficient A gives infinite derivatives of qr, and pinv is discontinuous across a
-// change of rank.
+// errors; det is 0, with PyTorch's finite gradient there, the cofactor matrix
+// ybar adj(A)^H (see DetOp); logdet is -Inf (NaN for a negative real
+// determinant), slogdet (0, -Inf); a rank-deficient A gives infinite derivatives
+// of qr, and pinv is discontinuous across a change of rank.
 //
 // # Errors
 //
@@ -116,14 +119,15 @@
 // # Data types
 //
 // float64 and complex128: solve, solve_triangular, cholesky, cholesky_solve, inv,
-// det, logdet, lu_factor, lu, lu_solve, matrix_exp, matrix_power, vector_norm,
-// matrix_norm ("fro", 1, -1, Inf, -Inf), cond (those norms), trace, cross, vecdot,
-// vander, tensorinv, tensorsolve, householder_product. The complex kernels are the
-// package's own unblocked ones (LU with LAPACK's pivot choice, Cholesky,
-// triangular solves, Padé); gonum's LAPACK is real-only.
+// det, logdet, slogdet, qr, lu_factor, lu, lu_solve, matrix_exp, matrix_power,
+// vector_norm, matrix_norm ("fro", 1, -1, Inf, -Inf), cond (those norms), trace,
+// cross, vecdot, vander, tensorinv, tensorsolve, householder_product. The
+// complex kernels are the package's own unblocked ones (LU with LAPACK's pivot
+// choice, Cholesky, triangular solves, Padé, Householder QR with LAPACK's
+// zgeqr2/zung2r reflectors, so that R's diagonal is real); gonum's LAPACK is
+// real-only.
 //
-// float64 only: slogdet (a complex determinant's sign is a differentiable phase;
-// use logdet), eigh, eigvalsh, svd, svdvals, qr, pinv, lstsq, and the norms built on
+// float64 only: eigh, eigvalsh, svd, svdvals, pinv, lstsq, and the norms built on
 // singular values (matrix_norm "nuc", 2, -2; cond 2, -2, "nuc"). Complex input to
 // them is an error wrapping chainrules.ErrInvalidArgument that says "float64-only".
 //

@@ -3,31 +3,36 @@ package linalg
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // QROp returns the multi-output op of PyTorch's linalg.qr with mode="reduced": the
-// QR decomposition of each matrix of a real batch A [..., m, n],
+// QR decomposition of each matrix of a batch A [..., m, n] (float64 or complex128),
 //
-//	A = Q R,   Q [..., m, k] with orthonormal columns, R [..., k, n] upper
-//	triangular, k = min(m, n),
+//	A = Q R,   Q [..., m, k] with orthonormal columns (Q^H Q = I), R [..., k, n]
+//	upper triangular with a real diagonal, k = min(m, n),
 //
-// by Householder reflections (LAPACK's xGEQRF and xORGQR through lapack64). As in
-// LAPACK and PyTorch, the diagonal of R is not made positive: the signs are
-// LAPACK's, and they are locally constant while R has full rank, so (Q, R) is a
-// differentiable function of A there. With copyltu(M) = tril(M) + tril(M, -1)^T,
-// the pullback is, for m >= n,
+// by Householder reflections (float64: LAPACK's blocked xGEQRF and xORGQR on the
+// package's kernels; complex128: zgeqr2 and zung2r, whose reflectors, zlarfg's,
+// make R's diagonal real). As in LAPACK and PyTorch, the diagonal of R is not made
+// positive: R_ii = -sign(Re alpha) ||alpha||, alpha the pivot column at step i,
+// so the signs are locally constant while R has full rank and (Q, R) is a
+// differentiable function of A there. Write copyltu(M) = tril(M, -1) +
+// tril(M, -1)^H + Re diag(M) (for complex A the real part of the diagonal: Q^H dQ
+// is skew-Hermitian, and the imaginary part of its diagonal is what keeps R's
+// diagonal real). The pullback (PyTorch's linalg_qr_backward) is, for m >= n,
 //
-//	Abar = (Qbar + Q copyltu(M)) R^-T,   M = R Rbar^T - Qbar^T Q,
+//	Abar = (Qbar + Q copyltu(M)) R^-H,   M = R Rbar^H - Qbar^H Q,
 //
 // and for m < n, with A = [X | Y] and R = [U | V] split after column m,
 //
-//	Xbar = (Qbar' + Q copyltu(M)) U^-T,  M = U Ubar^T - Qbar'^T Q,
-//	Ybar = Q Vbar,                       Qbar' = Qbar + Y Vbar^T,
+//	Xbar = (Qbar' + Q copyltu(M)) U^-H,  M = U Ubar^H - Qbar'^H Q,
+//	Ybar = Q Vbar,                       Qbar' = Qbar + Y Vbar^H,
 //
 // recorded with einsum, masks and SolveTriangularOp, so forward and second-order
 // rules follow. A rank-deficient A (a zero on R's diagonal) gives infinite
-// derivatives, as in PyTorch. float64 only.
+// derivatives, as in PyTorch.
 func QROp() cr.MultiOp[*tensor.Dense] {
 	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "qr", Space: space, Arity: 1, Outputs: 2,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
@@ -54,11 +59,17 @@ func QROp() cr.MultiOp[*tensor.Dense] {
 }
 
 // qrPullbackTall records (Qbar + Q copyltu(M)) R^-H, M = R Rbar^H - Qbar^H Q, for a
-// square R.
+// square R, with copyltu(M) = tril(M, -1) + tril(M, -1)^H + Re diag(M) (the real
+// part of the diagonal: R's diagonal is real, and the imaginary part of Q^H dQ's
+// diagonal is fixed by it).
 func qrPullbackTall(t *Tape, q, r, qbar, rbar cr.NodeID) cr.NodeID {
 	mt := sub(t, mm(t, r, mH(t, rbar)), mm(t, mH(t, qbar), q))
 	low := tril(t, mt, -1)
-	cp := add(t, add(t, low, mH(t, low)), masked(t, mt, func(i, j int) float64 { return b2f(i == j) }))
+	d := masked(t, mt, func(i, j int) float64 { return b2f(i == j) })
+	if isComplex(t, d) {
+		d = t.Apply(elementwise.RealOp, d)
+	}
+	cp := add(t, add(t, low, mH(t, low)), d)
 	g := add(t, qbar, mm(t, q, cp))
 	return t.Apply(SolveTriangularOp(false, false, false), mH(t, r), g)
 }
@@ -78,10 +89,20 @@ func qrValues(a *tensor.Dense) (q, r *tensor.Dense, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if a.DType() == tensor.Complex128 {
-		return nil, nil, errComplex(op)
-	}
 	k := min(m, n)
+	if a.DType() == tensor.Complex128 {
+		ad := a.Contiguous().Complex128s()
+		qd := make([]complex128, count*m*k)
+		rd := make([]complex128, count*k*n)
+		if k > 0 {
+			work := make([]complex128, m*n)
+			for b := range count {
+				copy(work, ad[b*m*n:(b+1)*m*n])
+				qrKernelComplex(work, m, n, qd[b*m*k:(b+1)*m*k], rd[b*k*n:(b+1)*k*n])
+			}
+		}
+		return newOf(qd, shapeOf(batch, m, k)...), newOf(rd, shapeOf(batch, k, n)...), nil
+	}
 	ad := a.Contiguous().Float64s()
 	qd := make([]float64, count*m*k)
 	rd := make([]float64, count*k*n)

@@ -56,12 +56,12 @@ func entries() []cr.Entry[*tensor.Dense] {
 	reg("inv", 1, both, "the inverse of square matrices", invSamples)
 	reg("det", 1, both, "the determinant of square matrices", detSamples)
 	reg("logdet", 1, both, "log det A (NaN for a negative real determinant)", logdetSamples)
-	reg("slogdet", 1, real, "(sign, log|det A|); sign is not differentiable", slogdetSamples)
+	reg("slogdet", 1, both, "(sign, log|det A|); a real sign is piecewise constant, a complex one a differentiable phase", slogdetSamples)
 	reg("eigh", 1, real, "(w, V): eigenvalues (ascending) and eigenvectors of symmetric matrices", eighSamples)
 	reg("eigvalsh", 1, real, "the eigenvalues of symmetric matrices, ascending", eigvalshSamples)
 	reg("svd", 1, real, "(U, S, Vh): the thin singular value decomposition", svdSamples)
 	reg("svdvals", 1, real, "the singular values, descending", svdvalsSamples)
-	reg("qr", 1, real, "(Q, R): the reduced QR decomposition (LAPACK's signs)", qrSamples)
+	reg("qr", 1, both, "(Q, R): the reduced QR decomposition (LAPACK's signs, R's diagonal real)", qrSamples)
 	reg("pinv", 1, real, "the Moore-Penrose pseudo-inverse", pinvSamples)
 	reg("lstsq", 2, real, "(X, residuals): the least-squares solution of A X = B and its squared residuals", lstsqSamples)
 	reg("matrix_exp", 1, both, "the matrix exponential (Padé 13, scaling and squaring)", matrixExpSamples)
@@ -239,6 +239,7 @@ func detSamples(rng *rand.Rand) []sample {
 		{Name: "complex128", Op: DetOp(), Inputs: in(wellConditioned(rng, c128, 3, 3))},
 		{Name: "1x1", Op: DetOp(), Inputs: in(rnd(rng, f64, 1, 1))},
 		{Name: "singular (cofactor pullback)", Op: DetOp(), Inputs: in(singularSample())},
+		{Name: "singular complex128 (adjugate pullback)", Op: DetOp(), Inputs: in(singularSample().AsComplex())},
 	}
 }
 
@@ -267,6 +268,8 @@ func slogdetSamples(rng *rand.Rand) []sample {
 		{Name: "4x4", Multi: SlogdetOp(), Inputs: in(wellConditioned(rng, f64, 4, 4))},
 		{Name: "batched", Multi: SlogdetOp(), Inputs: in(rnd(rng, f64, 2, 3, 3))},
 		{Name: "sign flipped", Multi: SlogdetOp(), Inputs: in(neg)},
+		{Name: "complex128", Multi: SlogdetOp(), Inputs: in(wellConditioned(rng, c128, 3, 3))},
+		{Name: "complex128 batched", Multi: SlogdetOp(), Inputs: in(rnd(rng, c128, 2, 3, 3))},
 	}
 }
 
@@ -337,6 +340,9 @@ func qrSamples(rng *rand.Rand) []sample {
 		{Name: "tall", Multi: QROp(), Inputs: in(rnd(rng, f64, 5, 3))},
 		{Name: "wide batched", Multi: QROp(), Inputs: in(rnd(rng, f64, 2, 3, 5))},
 		{Name: "70x40 (blocked)", Multi: QROp(), Inputs: in(rnd(rng, f64, 70, 40))},
+		{Name: "complex128 square", Multi: QROp(), Inputs: in(rnd(rng, c128, 4, 4))},
+		{Name: "complex128 tall", Multi: QROp(), Inputs: in(rnd(rng, c128, 5, 3))},
+		{Name: "complex128 wide batched", Multi: QROp(), Inputs: in(rnd(rng, c128, 2, 3, 5))},
 	}
 }
 

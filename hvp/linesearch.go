@@ -2,6 +2,7 @@ package hvp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
@@ -35,12 +36,17 @@ import (
 // Errors and non-finite values are handled as by NewtonCG: it stops with
 // optimize.Failure on the first error of HessVec or Err, on a non-finite starting
 // value, gradient or product, and never reports convergence after one. A trial point
-// whose value (NaN or +Inf) or gradient is not finite halves the step; if the step
-// becomes too short to move x with such a point last, the method fails with an error
-// wrapping chainrules.ErrNonFinite. A line search that fails accepts the
-// trial point of least value if it decreased f, and otherwise stops with
-// optimize.Failure and the line searcher's error; a step too short to change x stops
-// it with optimize.StepConvergence.
+// whose value (NaN or +Inf) or gradient is not finite halves the step, and no later
+// trial of that search goes as far: where the line searcher asks for such a step, the
+// method backtracks instead (it takes the current trial point if it decreases f
+// enough, by the Armijo test, and halves the step otherwise). If the step becomes too
+// short to resolve with such a point last (shorter than 1e-14 max(1, |x|), NewtonCG's
+// limit on its radius, or too short to move x), the method fails with an error
+// wrapping chainrules.ErrNonFinite: so it does, as NewtonCG, when the infimum is at
+// the edge of the domain. A line search makes at most 200 trials; one that fails
+// (or runs out of trials) accepts the trial point of least value if it decreased f,
+// and otherwise stops with optimize.Failure and the line searcher's error; a step too
+// short to change x stops it with optimize.StepConvergence.
 type LineSearchNewtonCG struct {
 	// HessVec applies the Hessian at a point; Minimize sets it, if nil, to the
 	// objective's product of the chosen Curvature.
@@ -168,13 +174,25 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 		ls.Init(f, slope, step)
 		fBest, stepBest, rejected := f, 0.0, 0
 		var lsErr, bad error // bad: why the last trial point was not finite
-		for {
-			floats.AddScaledTo(trial, x, step, p)
-			if floats.Equal(trial, x) {
+		// ceil: the shortest step of this search found to give a point that is not
+		// finite; no later trial goes as far.
+		ceil := math.Inf(1)
+		pnorm := floats.Norm(p, 2)
+		for trials := 0; ; trials++ {
+			if trials == maxLineSearchTrials {
+				lsErr = fmt.Errorf("hvp: the line search made %d trials without accepting a step", trials)
 				if bad != nil {
-					// Every step led to a value or gradient that is not finite.
-					return optimize.Failure, noShorterStep(bad)
+					lsErr = fmt.Errorf("%w (%w)", bad, lsErr)
 				}
+				break
+			}
+			floats.AddScaledTo(trial, x, step, p)
+			if bad != nil && (floats.Equal(trial, x) || step*pnorm < 1e-14*math.Max(1, floats.Norm(x, 2))) {
+				// Every step led to a value or gradient that is not finite, down to
+				// steps too short to resolve (NewtonCG's limit on its radius).
+				return optimize.Failure, noShorterStep(bad)
+			}
+			if floats.Equal(trial, x) {
 				// The step is too short to move x: it is as good as floating point
 				// allows along this direction.
 				return optimize.StepConvergence, nil
@@ -192,8 +210,9 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 			ft := t.F
 			if bad = trialErr(ft, t.Gradient); bad != nil {
 				// Outside the domain, overflowing or at a kink: halve the step and
-				// start the search over.
+				// start the search over below it.
 				rejected++
+				ceil = math.Min(ceil, step)
 				step /= 2
 				ls.Init(f, slope, step)
 				continue
@@ -216,6 +235,21 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 				copy(best, trial)
 				copy(gBest, t.Gradient)
 				break
+			}
+			if next >= ceil {
+				// The search would go back where f or its gradient is not finite
+				// (typically a minimum at the edge of the domain): backtrack
+				// instead, taking this point if it decreases f enough (Armijo).
+				if ft <= f+1e-4*step*slope {
+					fBest, stepBest = ft, step
+					copy(best, trial)
+					copy(gBest, t.Gradient)
+					break
+				}
+				rejected++
+				step /= 2
+				ls.Init(f, slope, step)
+				continue
 			}
 			rejected++
 			step = next
@@ -240,6 +274,9 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 		}
 	}
 }
+
+// maxLineSearchTrials bounds the trial points of one line search.
+const maxLineSearchTrials = 200
 
 // newtonDirection stores in p an approximate solution of H p = -g by conjugate
 // gradients from p = 0, truncated at the forcing tolerance min(1/2, sqrt(||g||_1))

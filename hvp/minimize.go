@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/optimize"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // Minimize is optimize.Minimize on obj.Problem() for an Objective, with the method
@@ -20,6 +22,9 @@ import (
 // result whose value or gradient is not finite, whatever the method (the error then
 // wraps chainrules.ErrNonFinite).
 func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method optimize.Method) (*optimize.Result, error) {
+	if obj == nil {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Minimize: the objective is nil")
+	}
 	switch m := method.(type) {
 	case *NewtonCG:
 		if m != nil {

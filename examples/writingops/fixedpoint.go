@@ -36,14 +36,13 @@ func FixedPointOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "tanh_fixed_point", Space: tensor.Space{}, Arity: 2,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
 			w, b := x[0], x[1]
-			n := b.Shape()[0]
-			if b.Rank() != 2 || b.Shape()[1] != 1 || w.Rank() != 2 || w.Shape()[0] != n || w.Shape()[1] != n {
+			if w.Rank() != 2 || b.Rank() != 2 || w.Shape()[0] != w.Shape()[1] || b.Shape()[0] != w.Shape()[0] || b.Shape()[1] != 1 {
 				return nil, cr.Errorf(cr.ErrShapeMismatch, "tanh_fixed_point: W is %v, x is %v, want [n n] and [n 1]", w.Shape(), b.Shape())
 			}
 			if w.DType() != tensor.Float64 || b.DType() != tensor.Float64 {
 				return nil, cr.Errorf(cr.ErrInvalidArgument, "tanh_fixed_point: float64 only")
 			}
-			wd, bd := w.Contiguous().Float64s(), b.Contiguous().Float64s()
+			n, wd, bd := w.Shape()[0], w.Contiguous().Float64s(), b.Contiguous().Float64s()
 			y, next := make([]float64, n), make([]float64, n)
 			for range 10000 {
 				step := 0.0
@@ -74,7 +73,7 @@ func FixedPointOp() cr.Op[*tensor.Dense] {
 			}
 			d := t.Apply(elementwise.SubOp, t.Constant(tensor.Ones(tensor.Float64, n, 1)), t.Apply(elementwise.SquareOp, y))
 			a := t.Apply(elementwise.SubOp, t.Constant(eye), t.Apply(einsum.Op("ji,jk->ij"), x[0], d)) // I - W^T D
-			g := t.Apply(elementwise.MulOp, d, t.Apply(SolveOp(), a, ybar))                        // D u
+			g := t.Apply(elementwise.MulOp, d, t.Apply(SolveOp(), a, ybar))                            // D u
 			return []cr.NodeID{t.Apply(einsum.Op("ik,jk->ij"), g, y), g}
 		}})
 }

@@ -48,6 +48,8 @@ func TestFixedPointValueAndErrors(t *testing.T) {
 	}
 	_, err = cr.Eval(writingops.FixedPointOp(), w, tensor.Ones(tensor.Float64, 3, 1))
 	require.ErrorIs(t, err, cr.ErrShapeMismatch)
+	_, err = cr.Eval(writingops.FixedPointOp(), tensor.New(tensor.Float64), x)
+	require.ErrorIs(t, err, cr.ErrShapeMismatch)
 	// W = -3 I: the iteration y <- tanh(-3 y + x) oscillates.
 	big := tensor.New(tensor.Float64, 2, 2)
 	big.Float64s()[0], big.Float64s()[3] = -3, -3

@@ -34,6 +34,13 @@ type Entry[V any] struct {
 	// Forward and SecondOrder say whether the family's rules implement ForwardRule and
 	// SecondOrderRule. testing/ruletest holds the family to its word.
 	Forward, SecondOrder bool
+	// NoDerivative marks a family that is not differentiable by design (argmax,
+	// one_hot: integer-valued outputs, piecewise constant in the inputs). Its ops
+	// record and evaluate like any other, but every derivative through them (the
+	// pullback and, where Forward and SecondOrder say the rules implement them, the
+	// forward tangent and the second-order rule) is an error wrapping ErrNoRule,
+	// never a zero. Checkers verify that typed error instead of derivatives.
+	NoDerivative bool
 	// Doc is a one-line description.
 	Doc string
 	// Samples returns points at which to check the family's rules; rng makes them

@@ -21,8 +21,8 @@ import (
 // core.Tape.NoGrad, or on values that carry no derivative (Tape.Constant, data):
 // their outputs are then constants, as PyTorch's integer tensors are.
 //
-// They are not in the registry that nn.Register fills: every family there has
-// every rule and passes testing/ruletest.
+// nn.Register adds them to a registry marked chainrules.Entry.NoDerivative:
+// testing/ruletest then checks that every derivative through them is that error.
 
 // ArgmaxOp returns PyTorch's argmax(x, dim=axis, keepdim) of a float64 tensor: the
 // position of the largest element of each lane along axis, as a float64 integer;

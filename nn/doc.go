@@ -22,7 +22,8 @@
 //     indices are not differentiable (chainrules.PartialOutputs);
 //   - argmax, argmin and one_hot (ArgmaxOp, ArgminOp, OneHotOp): not differentiable;
 //     differentiating through them is an error wrapping chainrules.ErrNoRule, never a
-//     silent zero. They are not registered.
+//     silent zero. They are registered marked chainrules.Entry.NoDerivative, and
+//     testing/ruletest checks that typed error.
 //
 // The ops are written the cheapest way that is exact and fast: composites of other
 // ops (cumprod, mse_loss, huber_loss, binary_cross_entropy_with_logits), a primal

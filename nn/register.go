@@ -12,13 +12,15 @@ import (
 // testing/ruletest: softmax, log_softmax, the losses (cross_entropy,
 // cross_entropy_probs, nll_loss, mse_loss, huber_loss,
 // binary_cross_entropy_with_logits), the scans (cumsum, cumprod, logcumsumexp,
-// linear_scan), matmul, clamp, clamp_tensor, sort and topk. The
-// non-differentiable argmax, argmin and one_hot are not registered: a registry
-// family has every rule. It returns an error wrapping
+// linear_scan), matmul, clamp, clamp_tensor, sort and topk; and argmax, argmin
+// and one_hot, which are not differentiable by design (chainrules.Entry's
+// NoDerivative: testing/ruletest checks that differentiating them is an error
+// wrapping chainrules.ErrNoRule). It returns an error wrapping
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	return cr.RegisterEntries(reg, "nn.Register", append(softmaxEntries(), catalogueEntries()...)...)
+	entries := append(softmaxEntries(), catalogueEntries()...)
+	return cr.RegisterEntries(reg, "nn.Register", append(entries, noDerivativeEntries()...)...)
 }
 
 var (
@@ -176,6 +178,48 @@ func catalogueEntries() []cr.Entry[*tensor.Dense] {
 				return samples{
 					{Name: "[3 5] k 2 largest", Multi: TopKOp(2, -1, true), Inputs: inputs(separated(rng, 3, 5))},
 					{Name: "[4 3] k 3 smallest axis 0", Multi: TopKOp(3, 0, false), Inputs: inputs(separated(rng, 4, 3))},
+				}
+			}),
+	}
+}
+
+// noDerivativeEntries returns the entries of the index-valued ops, marked
+// NoDerivative. Their rules implement every rule interface (each method returns
+// the typed error), so Forward and SecondOrder are set: a forward sweep or a
+// Hessian-vector product through them fails with ErrNoRule too.
+func noDerivativeEntries() []cr.Entry[*tensor.Dense] {
+	entry := func(name, doc string, s func(rng *rand.Rand) samples) cr.Entry[*tensor.Dense] {
+		return cr.Entry[*tensor.Dense]{Name: name, Arity: 1, DTypes: realOnly, Forward: true, SecondOrder: true,
+			NoDerivative: true, Doc: doc, Samples: s}
+	}
+	f64 := func(rng *rand.Rand, s ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, s...) }
+	labels := func(rng *rand.Rand, c int, s ...int) *tensor.Dense {
+		t := tensor.New(tensor.Float64, s...)
+		for i := range t.Float64s() {
+			t.Float64s()[i] = float64(rng.IntN(c))
+		}
+		return t
+	}
+	return []cr.Entry[*tensor.Dense]{
+		entry("argmax", "argmax along an axis (keepdim or not): integer positions, not differentiable",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[3 4] last axis", Op: ArgmaxOp(-1, false), Inputs: inputs(f64(rng, 3, 4))},
+					{Name: "[3 4 2] axis 1 keepdim", Op: ArgmaxOp(1, true), Inputs: inputs(f64(rng, 3, 4, 2))},
+				}
+			}),
+		entry("argmin", "argmin along an axis (keepdim or not): integer positions, not differentiable",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[3 4] axis 0", Op: ArgminOp(0, false), Inputs: inputs(f64(rng, 3, 4))},
+					{Name: "[5] keepdim", Op: ArgminOp(0, true), Inputs: inputs(f64(rng, 5))},
+				}
+			}),
+		entry("one_hot", "one_hot of integer labels (given or inferred number of classes), not differentiable",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[4] 5 classes", Op: OneHotOp(5), Inputs: inputs(labels(rng, 5, 4))},
+					{Name: "[2 3] inferred classes", Op: OneHotOp(-1), Inputs: inputs(labels(rng, 4, 2, 3))},
 				}
 			}),
 	}

@@ -60,8 +60,12 @@ func VerifyMulti[V any](space cr.Space[V], op cr.MultiOp[V], inputs []V, cfg Con
 // flags (for a multi-output op: chainrules.MultiForwardRule and
 // chainrules.MultiSecondOrderRule), to its Arity and DTypes, and fails an entry
 // without samples ("no samples") or a sample that sets neither or both of Op and
-// Multi. The samples are drawn from a generator seeded with cfg.Seed; cfg.Kink is
-// ignored.
+// Multi. An entry marked NoDerivative (chainrules.Entry) is not differentiated:
+// its samples get the primal, interfaces, masked and retain checks and the
+// no-derivative check, which requires every derivative through the op (its rule's
+// methods, a tape's Backward and ForwardTangents) to fail with an error wrapping
+// chainrules.ErrNoRule. The samples are drawn from a generator seeded with
+// cfg.Seed; cfg.Kink is ignored.
 func CheckRegistry[V any](t *testing.T, space cr.Space[V], reg *cr.Registry[V], cfg Config) {
 	t.Helper()
 	for _, e := range reg.Entries() {

@@ -27,6 +27,7 @@ const (
 	CheckMasked          = "masked"           // ApplyMasked agrees with Apply on the inputs it needs
 	CheckRetain          = "retain"           // Apply keeps neither the slice in nor the slice x
 	CheckAbsentOutputs   = "absent-outputs"   // a multi-output rule never reads an absent cotangent
+	CheckNoDerivative    = "no-derivative"    // a registry entry marked NoDerivative fails every derivative with ErrNoRule
 )
 
 // ErrCheckFailed is wrapped by every *Failure, so errors.Is(err, ErrCheckFailed)

@@ -230,6 +230,11 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 	c.sel = selection{on: slices.Clone(c.odiff)}
 	if entry != nil {
 		c.guard(CheckInterfaces, func() { c.checkInterfaces(rule, entry) })
+		if entry.NoDerivative {
+			// Not differentiable by design: the derivatives must all be a typed error.
+			c.guard(CheckNoDerivative, func() { c.checkNoDerivative(rule) })
+			return c.res
+		}
 	}
 	c.guard(CheckMasked, c.checkMasked)
 	c.guard(CheckRetain, c.checkRetain)

@@ -44,12 +44,29 @@
 // # Naming
 //
 // Op packages follow one scheme. An op without parameters is a variable named after
-// it with the suffix Op (elementwise.ExpOp); an op with parameters is a constructor
-// taking them (reduce.SumOp(axes, keepdims), einsum.Op(spec)); a function of the
-// same name without the suffix evaluates it without a tape (elementwise.Exp(x),
-// reduce.Sum(x, axes, keepdims)), through [Eval]. Each op package exports
-// Register(reg), which adds its families to a [Registry] with [RegisterEntries];
-// package ops assembles the default registry.
+// it with the suffix Op (elementwise.ExpOp, nn.MatmulOp); an op with parameters is a
+// constructor taking them (reduce.SumOp(axes, keepdims), einsum.Op(spec)); a
+// package of one op may call it Op (einsum.Op, the softplus.Op of
+// examples/customop). A function of the same name without the suffix evaluates it
+// without a tape (elementwise.Exp(x), reduce.Sum(x, axes, keepdims)), through [Eval]
+// or [EvalMulti].
+//
+// The one exception is package linalg, whose ops without parameters are also
+// constructors, XxxOp() (linalg.SolveOp(), linalg.DetOp(), linalg.EighOp()), each
+// call returning a new op, for two reasons. An op may hold per-instance state:
+// SolveOp's op carries a cache of the LU factors of A, shared by its forward pass
+// and the solves that its pullback records, so that the backward pass does not
+// factorise A again; a package variable would share that cache between every tape
+// and goroutine. And linalg's rules are recorded with linalg's ops, often the op
+// itself (the pullback of MatrixExpOp is a matrix exponential, that of SolveOp a
+// solve), which a package variable cannot refer to in its own initializer. The
+// other parameterless linalg ops are built with core's Define, DefineMulti,
+// Composite or CompositeMulti, whose ops hold no mutable state, and keep the
+// constructor form for uniformity: calling one once and keeping the op is the same
+// as calling it at every use.
+//
+// Each op package exports Register(reg), which adds its families to a [Registry]
+// with [RegisterEntries]; package ops assembles the default registry.
 //
 // The engine lives in package core, the tensor value type in package tensor, and the
 // rule checker in testing/ruletest.

@@ -39,7 +39,7 @@ func (gatherOp) Name() string { return "gather" }
 
 func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "gather"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	off, err := scatterOffsets(name, x[0].Shape(), o.axis, o.index, o.shape)
@@ -60,7 +60,7 @@ func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 // xShape for gather/scatter along axis, and returns for every index element (in
 // row-major order) the row-major offset of the element of x it names.
 func scatterOffsets(name string, xShape []int, axis int, index, shape []int) ([]int, error) {
-	a, err := normAxis(name, axis, len(xShape))
+	a, err := tensor.Axis(name, axis, len(xShape))
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +174,7 @@ func (scatterAddOp) Name() string { return "scatter_add" }
 
 func (o scatterAddOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "scatter_add"
-	if err := checkInputs(name, x, 2); err != nil {
+	if err := tensor.CheckInputs(name, x, 2); err != nil {
 		return nil, nil, err
 	}
 	if !slices.Equal(x[1].Shape(), o.shape) {
@@ -228,11 +228,11 @@ func (indexSelectOp) Name() string { return "index_select" }
 
 func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "index_select"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
-	a, err := normAxis(name, o.axis, len(shape))
+	a, err := tensor.Axis(name, o.axis, len(shape))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -244,7 +244,11 @@ func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, 
 	}
 	out := slices.Clone(shape)
 	out[a] = len(idx)
-	g := slabs{outer: prod(shape[:a]), n: shape[a], inner: prod(shape[a+1:]), idx: idx}
+	l, err := tensor.LanesOf(shape, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	g := slabs{Lanes: l, idx: idx}
 	r := newLinear(name, x, out)
 	r.fwd = func(xs []*tensor.Dense) *tensor.Dense {
 		y := tensor.New(r.outDT, out...)
@@ -269,18 +273,19 @@ func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, 
 	return r.run(in, x)
 }
 
-// slabs describes x viewed as [outer, n, inner] and the selected indices along n.
+// slabs is x viewed around the axis as [Outer, Len, Inner] (a tensor.Lanes) with
+// the indices selected along it; the output is the same view with Len = len(idx).
 type slabs struct {
-	outer, n, inner int
-	idx             []int
+	tensor.Lanes
+	idx []int
 }
 
 // takeSlabs copies the selected slabs of x into y, viewed as [outer, len(idx), inner].
 func takeSlabs[T tensor.Element](g slabs, y, x []T) {
-	m, in := len(g.idx), g.inner
-	for o := range g.outer {
+	out, in := tensor.Lanes{Outer: g.Outer, Len: len(g.idx), Inner: g.Inner}, g.Inner
+	for o := range g.Outer {
 		for j, i := range g.idx {
-			d, s := (o*m+j)*in, (o*g.n+i)*in
+			d, s := out.Offset(o, j, 0), g.Offset(o, i, 0)
 			copy(y[d:d+in], x[s:s+in])
 		}
 	}
@@ -289,10 +294,10 @@ func takeSlabs[T tensor.Element](g slabs, y, x []T) {
 // addSlabs is the adjoint of takeSlabs: it adds the slabs of y into the selected
 // slabs of x.
 func addSlabs[T tensor.Element](g slabs, x, y []T) {
-	m, in := len(g.idx), g.inner
-	for o := range g.outer {
+	out, in := tensor.Lanes{Outer: g.Outer, Len: len(g.idx), Inner: g.Inner}, g.Inner
+	for o := range g.Outer {
 		for j, i := range g.idx {
-			d, s := (o*g.n+i)*in, (o*m+j)*in
+			d, s := g.Offset(o, i, 0), out.Offset(o, j, 0)
 			dst, src := x[d:d+in], y[s:s+in]
 			for k := range dst {
 				dst[k] += src[k]

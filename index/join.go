@@ -31,11 +31,11 @@ func (concatOp) Name() string { return "concat" }
 
 func (o concatOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "concat"
-	if err := checkInputs(name, x, -1); err != nil {
+	if err := tensor.CheckInputs(name, x, -1); err != nil {
 		return nil, nil, err
 	}
 	first := x[0].Shape()
-	a, err := normAxis(name, o.axis, len(first))
+	a, err := tensor.Axis(name, o.axis, len(first))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -90,11 +90,11 @@ func (stackOp) Name() string { return "stack" }
 
 func (o stackOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "stack"
-	if err := checkInputs(name, x, -1); err != nil {
+	if err := tensor.CheckInputs(name, x, -1); err != nil {
 		return nil, nil, err
 	}
 	first := x[0].Shape()
-	a, err := normAxis(name, o.axis, len(first)+1)
+	a, err := tensor.Axis(name, o.axis, len(first)+1)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -80,18 +80,11 @@ func (r *linear) tangent(xdot []*tensor.Dense, ok []bool) (*tensor.Dense, error)
 			continue
 		}
 		if t == nil || !slices.Equal(t.Shape(), r.inShape[k]) || (t.DType() == tensor.Complex128 && r.outDT == tensor.Float64) {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, describe(t), r.inDT[k], r.inShape[k])
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, tensor.DescribeOf(t), r.inDT[k], r.inShape[k])
 		}
 		ts[k] = t
 	}
 	return r.fwd(promote(ts, r.outDT)), nil
-}
-
-func describe(t *tensor.Dense) string {
-	if t == nil {
-		return "<nil>"
-	}
-	return t.Describe()
 }
 
 // adjoint returns A_k^* ybar in input k's dtype.
@@ -110,36 +103,6 @@ func (r *linear) adjoint(k int, ybar *tensor.Dense) (*tensor.Dense, error) {
 		xbar = xbar.Real()
 	}
 	return xbar, nil
-}
-
-// checkInputs returns an error unless x holds want non-nil tensors (want < 0: at
-// least one).
-func checkInputs(name string, x []*tensor.Dense, want int) error {
-	if want >= 0 && len(x) != want {
-		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d inputs, want %d", name, len(x), want)
-	}
-	if want < 0 && len(x) == 0 {
-		return cr.Errorf(cr.ErrInvalidArgument, "%s: needs at least one input", name)
-	}
-	for k, v := range x {
-		if v == nil {
-			return cr.Errorf(cr.ErrInvalidArgument, "%s: input %d is nil", name, k)
-		}
-	}
-	return nil
-}
-
-// normAxis maps a possibly negative axis (Python style: -1 is the last) into
-// [0, rank), or returns an error naming the op.
-func normAxis(name string, axis, rank int) (int, error) {
-	a := axis
-	if a < 0 {
-		a += rank
-	}
-	if a < 0 || a >= rank {
-		return 0, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d out of range for rank %d", name, axis, rank)
-	}
-	return a, nil
 }
 
 // normIndex maps a possibly negative index (Python style) into [0, n), or returns

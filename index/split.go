@@ -83,7 +83,7 @@ func ApplyChunk(r cr.MultiRecorder[*tensor.Dense], x cr.NodeID, axis, chunks int
 	v, err := r.Value(x)
 	if err == nil {
 		var a int
-		if a, err = normAxis("split", axis, v.Rank()); err == nil {
+		if a, err = tensor.Axis("split", axis, v.Rank()); err == nil {
 			var sizes []int
 			if sizes, err = ChunkSizes(v.Shape()[a], chunks); err == nil {
 				return ApplySplit(r, x, axis, sizes...)
@@ -92,21 +92,8 @@ func ApplyChunk(r cr.MultiRecorder[*tensor.Dense], x cr.NodeID, axis, chunks int
 	}
 	// Let the recorder report a bad NodeID or its sticky error itself, and record
 	// any other error as the failure of a split.
-	r.Apply(failOp{name: "split", err: err}, x)
+	r.Apply(cr.FailOp[*tensor.Dense]("split", err), x)
 	return nil
-}
-
-// failOp is an op whose Apply fails with err: it puts a parameter error found
-// before recording onto the recorder's sticky error.
-type failOp struct {
-	name string
-	err  error
-}
-
-func (o failOp) Name() string { return o.name }
-
-func (o failOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return nil, nil, o.err
 }
 
 func (splitOp) Name() string      { return "split" }
@@ -115,14 +102,14 @@ func (o splitOp) NumOutputs() int { return len(o.sizes) }
 // ApplyMulti checks the sizes against x and returns the blocks of x as views.
 func (o splitOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
 	const name = "split"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	if len(in) != 1 {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 1 input", name, len(in))
 	}
 	shape := x[0].Shape()
-	a, err := normAxis(name, o.axis, len(shape))
+	a, err := tensor.Axis(name, o.axis, len(shape))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,44 +183,38 @@ func (r *splitRule) cotangent(v []*tensor.Dense, has []bool, what string) (*tens
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "split: %d %ss and %d flags for %d outputs", len(v), what, len(has), len(r.sizes))
 	}
 	out := tensor.New(r.dt, r.shape...)
-	// With x viewed as [outer, n, inner], block k is, for each outer index, the
-	// contiguous run [starts[k] inner, (starts[k] + sizes[k]) inner) of a row.
-	outer, inner := 1, 1
-	for i, d := range r.shape {
-		switch {
-		case i < r.axis:
-			outer *= d
-		case i > r.axis:
-			inner *= d
-		}
+	// With x viewed as [Outer, Len, Inner] around the axis, block k is, for each
+	// outer index, the contiguous run of sizes[k] rows from row starts[k].
+	l, err := tensor.LanesOf(r.shape, r.axis)
+	if err != nil {
+		return nil, err
 	}
-	n := r.shape[r.axis]
 	for k, ok := range has {
 		if !ok {
 			continue
 		}
 		y := v[k]
 		if y == nil || !slices.Equal(y.Shape(), r.blockShape(k)) || (y.DType() == tensor.Complex128 && r.dt == tensor.Float64) {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "split: %s of output %d is %s, the output is %s%v", what, k, describe(y), r.dt, r.blockShape(k))
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "split: %s of output %d is %s, the output is %s%v", what, k, tensor.DescribeOf(y), r.dt, r.blockShape(k))
 		}
 		if r.dt == tensor.Complex128 {
-			placeBlock(out.Complex128s(), y.AsComplex().Complex128s(), outer, n, inner, r.starts[k], r.sizes[k])
+			placeBlock(out.Complex128s(), y.AsComplex().Complex128s(), l, r.starts[k], r.sizes[k])
 		} else {
-			placeBlock(out.Float64s(), y.Float64s(), outer, n, inner, r.starts[k], r.sizes[k])
+			placeBlock(out.Float64s(), y.Float64s(), l, r.starts[k], r.sizes[k])
 		}
 	}
 	return out, nil
 }
 
-// placeBlock writes the row-major elements src of a block [start, start+size) along
-// the middle axis of a contiguous [outer, n, inner] dst.
-func placeBlock[T float64 | complex128](dst, src []T, outer, n, inner, start, size int) {
-	run := size * inner
+// placeBlock writes the row-major elements src of the block of rows [start,
+// start+size) along the axis of a contiguous dst with lanes l.
+func placeBlock[T tensor.Element](dst, src []T, l tensor.Lanes, start, size int) {
+	run := size * l.Inner
 	if run == 0 {
 		return
 	}
-	for o := range outer {
-		copy(dst[(o*n+start)*inner:][:run], src[o*run:][:run])
+	for o := range l.Outer {
+		copy(dst[l.Offset(o, start, 0):][:run], src[o*run:][:run])
 	}
 }
 
@@ -256,7 +237,7 @@ func (r *splitRule) ForwardTangentsMulti(tangentOf cr.TangentOf[*tensor.Dense], 
 		return cr.Errorf(cr.ErrInvalidArgument, "split: %d tangent slots and %d flags for %d outputs", len(ydot), len(has), len(r.sizes))
 	}
 	if t == nil || !slices.Equal(t.Shape(), r.shape) || (t.DType() == tensor.Complex128 && r.dt == tensor.Float64) {
-		return cr.Errorf(cr.ErrShapeMismatch, "split: tangent of the input is %s, the input is %s%v", describe(t), r.dt, r.shape)
+		return cr.Errorf(cr.ErrShapeMismatch, "split: tangent of the input is %s, the input is %s%v", tensor.DescribeOf(t), r.dt, r.shape)
 	}
 	if r.dt == tensor.Complex128 {
 		t = t.AsComplex()

@@ -71,7 +71,7 @@ func Slice(x *tensor.Dense, ranges ...Range) (*tensor.Dense, error) {
 func (sliceOp) Name() string { return "slice" }
 
 func (o sliceOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if err := checkInputs("slice", x, 1); err != nil {
+	if err := tensor.CheckInputs("slice", x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
@@ -122,11 +122,11 @@ func (narrowOp) Name() string { return "narrow" }
 
 func (o narrowOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "narrow"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
-	a, err := normAxis(name, o.axis, len(shape))
+	a, err := tensor.Axis(name, o.axis, len(shape))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,11 +169,11 @@ func (selectOp) Name() string { return "select" }
 
 func (o selectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "select"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
-	a, err := normAxis(name, o.axis, len(shape))
+	a, err := tensor.Axis(name, o.axis, len(shape))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -217,15 +217,15 @@ func (diagonalOp) Name() string { return "diagonal" }
 
 func (o diagonalOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "diagonal"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
-	a1, err := normAxis(name, o.axis1, len(shape))
+	a1, err := tensor.Axis(name, o.axis1, len(shape))
 	if err != nil {
 		return nil, nil, err
 	}
-	a2, err := normAxis(name, o.axis2, len(shape))
+	a2, err := tensor.Axis(name, o.axis2, len(shape))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -276,7 +276,7 @@ func (flipOp) Name() string { return "flip" }
 
 func (o flipOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "flip"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
@@ -284,7 +284,7 @@ func (o flipOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 	p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
 	seen := make([]bool, len(shape))
 	for _, ax := range o.axes {
-		a, err := normAxis(name, ax, len(shape))
+		a, err := tensor.Axis(name, ax, len(shape))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -325,7 +325,7 @@ func (rollOp) Name() string { return "roll" }
 
 func (o rollOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "roll"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	if len(o.shifts) != len(o.axes) {
@@ -334,7 +334,7 @@ func (o rollOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 	shape := x[0].Shape()
 	shift := make([]int, len(shape))
 	for k, ax := range o.axes {
-		a, err := normAxis(name, ax, len(shape))
+		a, err := tensor.Axis(name, ax, len(shape))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -387,7 +387,7 @@ func (padOp) Name() string { return "pad" }
 
 func (o padOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "pad"
-	if err := checkInputs(name, x, 1); err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()

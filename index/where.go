@@ -38,7 +38,7 @@ func (whereOp) Name() string { return "where" }
 
 func (o whereOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "where"
-	if err := checkInputs(name, x, 2); err != nil {
+	if err := tensor.CheckInputs(name, x, 2); err != nil {
 		return nil, nil, err
 	}
 	for _, d := range o.shape {

@@ -5,48 +5,40 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// lanes views a row-major tensor around one axis as [outer, n, inner]: element
-// (o, j, k) of the view, the j-th element of lane (o, k), is at index
-// (o n + j) inner + k. The scans, sorts and the class axis of the losses walk
-// tensors this way.
+// lanes is a tensor.Lanes under the short field names that the sorts, the argmax
+// family, softmax and the class axis of the losses use: outer, n and inner are
+// Outer, Len and Inner, and element (o, j, k), the j-th element of lane (o, k), is at
+// index (o n + j) inner + k. The scans use tensor.Lanes itself.
 type lanes struct{ outer, n, inner int }
 
 // lanesOf returns the lanes of shape along axis (already in [0, len(shape))).
 func lanesOf(shape []int, axis int) lanes {
-	l := lanes{outer: 1, n: shape[axis], inner: 1}
-	for i, d := range shape {
-		switch {
-		case i < axis:
-			l.outer *= d
-		case i > axis:
-			l.inner *= d
-		}
+	l := lanesAlong(shape, axis)
+	return lanes{outer: l.Outer, n: l.Len, inner: l.Inner}
+}
+
+// lanesAlong returns the tensor.Lanes of shape along axis (already in
+// [0, len(shape))).
+func lanesAlong(shape []int, axis int) tensor.Lanes {
+	l, err := tensor.LanesOf(shape, axis)
+	if err != nil {
+		// The callers normalise the axis of a tensor's shape first.
+		panic(err)
 	}
 	return l
 }
 
 // at returns the index of element j of lane (o, k).
-func (l lanes) at(o, j, k int) int { return (o*l.n+j)*l.inner + k }
+func (l lanes) at(o, j, k int) int {
+	return tensor.Lanes{Outer: l.outer, Len: l.n, Inner: l.inner}.Offset(o, j, k)
+}
 
 // describe returns t's dtype and shape, or "<nil>".
-func describe(t *tensor.Dense) string {
-	if t == nil {
-		return "<nil>"
-	}
-	return t.Describe()
-}
+func describe(t *tensor.Dense) string { return tensor.DescribeOf(t) }
 
 // checkInputs returns an error unless x holds want non-nil tensors.
 func checkInputs(name string, x []*tensor.Dense, want int) error {
-	if len(x) != want {
-		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d inputs, want %d", name, len(x), want)
-	}
-	for k, v := range x {
-		if v == nil {
-			return cr.Errorf(cr.ErrInvalidArgument, "%s: input %d is nil", name, k)
-		}
-	}
-	return nil
+	return tensor.CheckInputs(name, x, want)
 }
 
 // checkReal returns an error unless every tensor of x is float64: for the ops whose
@@ -63,16 +55,7 @@ func checkReal(name string, x ...*tensor.Dense) error {
 
 // normAxis maps a possibly negative axis (Python style: -1 is the last) into
 // [0, rank), or returns an error naming the op.
-func normAxis(name string, axis, rank int) (int, error) {
-	a := axis
-	if a < 0 {
-		a += rank
-	}
-	if a < 0 || a >= rank {
-		return 0, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d out of range for rank %d", name, axis, rank)
-	}
-	return a, nil
-}
+func normAxis(name string, axis, rank int) (int, error) { return tensor.Axis(name, axis, rank) }
 
 // float64s returns the row-major elements of a float64 tensor, aliasing its storage
 // when it is contiguous: for reading only.

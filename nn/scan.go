@@ -74,7 +74,7 @@ func scanOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 			if err != nil {
 				return nil, err
 			}
-			l := lanesOf(a.Shape(), ax)
+			l := lanesAlong(a.Shape(), ax)
 			if a.DType() == tensor.Complex128 || b.DType() == tensor.Complex128 {
 				h := b.AsComplex().Clone()
 				scan(h.Complex128s(), complex128s(a), l, reverse)
@@ -106,24 +106,24 @@ func scanOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 }
 
 // scan runs the recurrence on h in place (h holds b on entry): forward
-// h_j += a_j h_{j-1}, or reverse h_j += a_{j+1} h_{j+1}, one row of the inner axes
-// at a time.
-func scan[T float64 | complex128](h, a []T, l lanes, reverse bool) {
-	in := l.inner
-	for o := range l.outer {
+// h_k += a_k h_{k-1}, or reverse h_k += a_{k+1} h_{k+1}, one contiguous row
+// (i, k, 0..Inner-1) at a time.
+func scan[T tensor.Element](h, a []T, l tensor.Lanes, reverse bool) {
+	in := l.Inner
+	for i := range l.Outer {
 		if reverse {
-			for j := l.n - 2; j >= 0; j-- {
-				cur, next, an := h[l.at(o, j, 0):][:in], h[l.at(o, j+1, 0):][:in], a[l.at(o, j+1, 0):][:in]
-				for k := range cur {
-					cur[k] += an[k] * next[k]
+			for k := l.Len - 2; k >= 0; k-- {
+				cur, next, an := h[l.Offset(i, k, 0):][:in], h[l.Offset(i, k+1, 0):][:in], a[l.Offset(i, k+1, 0):][:in]
+				for j := range cur {
+					cur[j] += an[j] * next[j]
 				}
 			}
 			continue
 		}
-		for j := 1; j < l.n; j++ {
-			cur, prev, aj := h[l.at(o, j, 0):][:in], h[l.at(o, j-1, 0):][:in], a[l.at(o, j, 0):][:in]
-			for k := range cur {
-				cur[k] += aj[k] * prev[k]
+		for k := 1; k < l.Len; k++ {
+			cur, prev, ak := h[l.Offset(i, k, 0):][:in], h[l.Offset(i, k-1, 0):][:in], a[l.Offset(i, k, 0):][:in]
+			for j := range cur {
+				cur[j] += ak[j] * prev[j]
 			}
 		}
 	}
@@ -185,7 +185,7 @@ func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 			if err != nil {
 				return nil, err
 			}
-			l := lanesOf(x[0].Shape(), ax)
+			l := lanesAlong(x[0].Shape(), ax)
 			y := x[0].Clone()
 			if y.DType() == tensor.Complex128 {
 				cumsum(y.Complex128s(), l, reverse)
@@ -200,22 +200,22 @@ func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 }
 
 // cumsum sums y in place along its lanes, from the start or from the end.
-func cumsum[T float64 | complex128](y []T, l lanes, reverse bool) {
-	in := l.inner
-	for o := range l.outer {
+func cumsum[T tensor.Element](y []T, l tensor.Lanes, reverse bool) {
+	in := l.Inner
+	for i := range l.Outer {
 		if reverse {
-			for j := l.n - 2; j >= 0; j-- {
-				cur, next := y[l.at(o, j, 0):][:in], y[l.at(o, j+1, 0):][:in]
-				for k := range cur {
-					cur[k] += next[k]
+			for k := l.Len - 2; k >= 0; k-- {
+				cur, next := y[l.Offset(i, k, 0):][:in], y[l.Offset(i, k+1, 0):][:in]
+				for j := range cur {
+					cur[j] += next[j]
 				}
 			}
 			continue
 		}
-		for j := 1; j < l.n; j++ {
-			cur, prev := y[l.at(o, j, 0):][:in], y[l.at(o, j-1, 0):][:in]
-			for k := range cur {
-				cur[k] += prev[k]
+		for k := 1; k < l.Len; k++ {
+			cur, prev := y[l.Offset(i, k, 0):][:in], y[l.Offset(i, k-1, 0):][:in]
+			for j := range cur {
+				cur[j] += prev[j]
 			}
 		}
 	}
@@ -304,7 +304,7 @@ func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 				return nil, err
 			}
 			y := x[0].Clone()
-			logCumSumExp(y.Float64s(), lanesOf(y.Shape(), ax))
+			logCumSumExp(y.Float64s(), lanesAlong(y.Shape(), ax))
 			return y, nil
 		},
 		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
@@ -332,13 +332,13 @@ func LogCumSumExp(x *tensor.Dense, axis int) (*tensor.Dense, error) {
 }
 
 // logCumSumExp replaces y by its log-cumulative-sum-exp along the lanes.
-func logCumSumExp(y []float64, l lanes) {
-	in := l.inner
-	for o := range l.outer {
-		for j := 1; j < l.n; j++ {
-			cur, prev := y[l.at(o, j, 0):][:in], y[l.at(o, j-1, 0):][:in]
-			for k := range cur {
-				cur[k] = logAddExp(prev[k], cur[k])
+func logCumSumExp(y []float64, l tensor.Lanes) {
+	in := l.Inner
+	for i := range l.Outer {
+		for k := 1; k < l.Len; k++ {
+			cur, prev := y[l.Offset(i, k, 0):][:in], y[l.Offset(i, k-1, 0):][:in]
+			for j := range cur {
+				cur[j] = logAddExp(prev[j], cur[j])
 			}
 		}
 	}

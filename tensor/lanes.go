@@ -35,15 +35,32 @@ func LanesOf(shape []int, axis int) (Lanes, error) {
 	if err := checkDims(shape); err != nil {
 		return Lanes{}, err
 	}
-	a := axis
-	if a < 0 {
-		a += len(shape)
-	}
-	if a < 0 || a >= len(shape) {
-		return Lanes{}, cr.Errorf(cr.ErrInvalidArgument, "lanes: axis %d out of range for rank %d", axis, len(shape))
+	a, err := Axis("lanes", axis, len(shape))
+	if err != nil {
+		return Lanes{}, err
 	}
 	return Lanes{Outer: prod(shape[:a]), Len: shape[a], Inner: prod(shape[a+1:])}, nil
 }
+
+// Axis returns axis as an index into the dims of a shape of the given rank, a
+// negative axis counting from the end (Python's: -1 is the last): the one
+// normalisation of the axis parameter of the op packages. An axis outside
+// [-rank, rank) is an error wrapping cr.ErrInvalidArgument whose message starts
+// with op.
+func Axis(op string, axis, rank int) (int, error) {
+	a := axis
+	if a < 0 {
+		a += rank
+	}
+	if a < 0 || a >= rank {
+		return 0, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d out of range for rank %d", op, axis, rank)
+	}
+	return a, nil
+}
+
+// Offset returns the offset of element (i, k, j), (i*Len + k)*Inner + j: with j = 0,
+// the start of the contiguous row (i, k, 0..Inner-1).
+func (l Lanes) Offset(i, k, j int) int { return (i*l.Len+k)*l.Inner + j }
 
 // Count returns the number of lanes, Outer*Inner.
 func (l Lanes) Count() int { return l.Outer * l.Inner }

@@ -1,0 +1,30 @@
+package tensor
+
+import cr "github.com/chainrules-go/chainrules/chainrules"
+
+// CheckInputs returns an error wrapping cr.ErrInvalidArgument, whose message starts
+// with op, unless x holds want tensors (want < 0: at least one), none of them nil:
+// the check an op's Apply makes before it reads its inputs.
+func CheckInputs(op string, x []*Dense, want int) error {
+	if want >= 0 && len(x) != want {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d inputs, want %d", op, len(x), want)
+	}
+	if want < 0 && len(x) == 0 {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: needs at least one input", op)
+	}
+	for k, v := range x {
+		if v == nil {
+			return cr.Errorf(cr.ErrInvalidArgument, "%s: input %d is nil", op, k)
+		}
+	}
+	return nil
+}
+
+// DescribeOf returns t.Describe(), or "<nil>" for a nil t: for error messages about
+// values that may be missing.
+func DescribeOf(t *Dense) string {
+	if t == nil {
+		return "<nil>"
+	}
+	return t.Describe()
+}

@@ -277,10 +277,13 @@ const (
 // matrices spanned by the two axes (rows, cols) of x (PyTorch's default is -2, -1),
 // keeping them as size-1 dims when keepdim is set. It is a composite: "fro" is
 // VectorNormOp(2) over the two axes; "nuc", 2 and -2 are the sum, max and min of
-// SvdvalsOp (so float64 only, finite derivative at repeated singular values for
-// "nuc"); 1, -1, Inf and -Inf are max/min (reduce's amax/amin, which split the
-// cotangent evenly among ties, as PyTorch) of sums of |x| (float64 or complex128).
-// An unknown ord or bad axes are an error wrapping chainrules.ErrInvalidArgument.
+// SvdvalsOp (finite derivative at repeated singular values for "nuc"); 1, -1, Inf
+// and -Inf are max/min (reduce's amax/amin, which split the cotangent evenly among
+// ties, as PyTorch) of sums of |x|. Every ord takes float64 and complex128 x (the
+// result is real; for complex x the singular values are those of the complex SVD,
+// and the pullback of "nuc", e.g., is U Vh ybar). An unknown ord or bad axes are an
+// error wrapping chainrules.ErrInvalidArgument, and so is a NaN or infinite entry
+// for "nuc", 2 and -2 (whose singular values are not defined).
 func MatrixNormOp(ord MatrixOrd, rows, cols int, keepdim bool) cr.Op[*tensor.Dense] {
 	body := core.Composite("matrix_norm", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		r := rank(t, x[0])
@@ -334,8 +337,10 @@ func MatrixNormOp(ord MatrixOrd, rows, cols int, keepdim bool) cr.Op[*tensor.Den
 		if _, err := normAxes(op, []int{rows, cols}, r); err != nil {
 			return err
 		}
-		if (ord == OrdNuc || ord == Ord2 || ord == OrdNeg2) && x[0].DType() == tensor.Complex128 {
-			return errComplex(op)
+		if ord == OrdNuc || ord == Ord2 || ord == OrdNeg2 {
+			if err := checkFiniteSVD(op, "x", x[0]); err != nil {
+				return err
+			}
 		}
 		// The max/min reductions need a non-empty axis: the rows for Inf and -Inf
 		// (maxima of row sums), the columns for 1 and -1, both for 2 and -2.
@@ -374,7 +379,9 @@ func normAxis(a, r int) int {
 // matrix of a batch [..., m, n] in the given norm. For Ord2 (PyTorch's default) and
 // OrdNeg2 it is s_max / s_min and s_min / s_max from SvdvalsOp (any m, n);
 // for the other norms it is ||A|| ||A^-1|| (square matrices) with MatrixNormOp
-// and InvOp. A composite; float64 only for the singular-value norms.
+// and InvOp. A composite, for float64 and complex128 A (the result is real); for
+// Ord2 and OrdNeg2 a NaN or infinite entry is an error wrapping
+// chainrules.ErrInvalidArgument.
 func CondOp(ord MatrixOrd) cr.Op[*tensor.Dense] {
 	body := core.Composite("cond", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		if ord == Ord2 || ord == OrdNeg2 {
@@ -402,9 +409,6 @@ func CondOp(ord MatrixOrd) cr.Op[*tensor.Dense] {
 			if err != nil {
 				return err
 			}
-			if x[0].DType() == tensor.Complex128 {
-				return errComplex(op)
-			}
 			if min(m, n) == 0 {
 				return opErr(op, cr.ErrInvalidArgument, "the condition number of an empty matrix is not defined")
 			}
@@ -414,11 +418,11 @@ func CondOp(ord MatrixOrd) cr.Op[*tensor.Dense] {
 			} else if n == 0 {
 				return opErr(op, cr.ErrInvalidArgument, "the condition number of an empty matrix is not defined")
 			}
-			if ord == OrdNuc && x[0].DType() == tensor.Complex128 {
-				return errComplex(op)
-			}
 		default:
 			return opErr(op, cr.ErrInvalidArgument, "unknown ord %q", ord)
+		}
+		if ord == Ord2 || ord == OrdNeg2 {
+			return checkFiniteSVD(op, "A", x[0])
 		}
 		return nil
 	})

@@ -2,6 +2,7 @@ package linalg
 
 import (
 	"math"
+	"math/cmplx"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
@@ -27,19 +28,23 @@ type PinvOptions struct {
 }
 
 // PinvOp returns the op of PyTorch's linalg.pinv: the Moore-Penrose pseudo-inverse
-// of each matrix of a real batch A [..., m, n] (result [..., n, m]),
+// of each matrix of a float64 or complex128 batch A [..., m, n] (result [..., n, m]),
 //
-//	pinv(A) = V diag(1/s_i for s_i > tol, else 0) U^T,   A = U diag(s) V^T,
+//	pinv(A) = V diag(1/s_i for s_i > tol, else 0) U^H,   A = U diag(s) V^H,
 //
 // with tol = max(Atol, Rtol s_max) (PinvOptions). Where the rank is locally
 // constant pinv is differentiable with PyTorch's pullback (P = pinv(A), G = Pbar),
 // for m <= n,
 //
-//	Abar = -(P K)^T + K P^T - A P K P^T + P^T P (G^T - K A),   K = G^T P,
+//	Abar = -(P K)^H + K P^H - A P K P^H + P^H P (G^H - K A),   K = G^H P,
 //
-// and the transposed formula for m > n, recorded with einsum and elementwise ops of
-// A and P, so forward and second-order rules follow. Across a change of rank pinv is
-// discontinuous. float64 only.
+// and the transposed formula for m > n (X^H the conjugate transpose: X^T for real
+// X), recorded with einsum and elementwise ops of A and P, so forward and
+// second-order rules follow. Across a change of rank pinv is discontinuous. An
+// input with a NaN or infinite entry is an error wrapping
+// chainrules.ErrInvalidArgument (its singular values, hence the cut-off, are not
+// defined). Complex input always takes the SVD path (Hermitian only selects the
+// eigen-decomposition of real symmetric input).
 func PinvOp(opt PinvOptions) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "pinv", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return pinvValues(x[0], opt) },
@@ -79,8 +84,8 @@ func pinvValues(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a.DType() == tensor.Complex128 {
-		return nil, errComplex(op)
+	if err := checkFiniteSVD(op, "A", a); err != nil {
+		return nil, err
 	}
 	rtol := opt.Rtol
 	switch {
@@ -88,6 +93,9 @@ func pinvValues(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) {
 		rtol = 0
 	case rtol == 0 && opt.Atol == 0:
 		rtol = float64(max(m, n)) * 0x1p-52
+	}
+	if a.DType() == tensor.Complex128 {
+		return cpinvValues(a, batch, count, m, n, opt.Atol, rtol)
 	}
 	k := min(m, n)
 	ad := a.Contiguous().Float64s()
@@ -105,7 +113,7 @@ func pinvValues(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) {
 		if opt.Hermitian && m == n && isSymmetric(am, n) {
 			copy(work, am)
 			if !symEig(work, s, n, true) {
-				return nil, opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge (is the input finite?)")
+				return nil, opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge")
 			}
 			smax := 0.0
 			for _, w := range s {
@@ -128,7 +136,7 @@ func pinvValues(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) {
 		}
 		copy(work, am)
 		if !svdKernel(work, m, n, s, u, vt, true) {
-			return nil, opErr(op, cr.ErrInvalidArgument, "the SVD algorithm did not converge (is the input finite?)")
+			return nil, opErr(op, cr.ErrInvalidArgument, "the SVD algorithm did not converge")
 		}
 		tol := math.Max(opt.Atol, rtol*s[0])
 		// pinv = V diag(1/s) U^T over the kept singular values: (n×m).
@@ -151,6 +159,43 @@ func pinvValues(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) {
 	return newOf(out, shapeOf(batch, n, m)...), nil
 }
 
+// cpinvValues is pinvValues for complex A: V diag(1/s) U^H over the kept singular
+// values of csvdKernel's SVD (Hermitian or not).
+func cpinvValues(a *tensor.Dense, batch []int, count, m, n int, atol, rtol float64) (*tensor.Dense, error) {
+	k := min(m, n)
+	ad := a.Contiguous().Complex128s()
+	out := make([]complex128, count*n*m)
+	s := make([]float64, k)
+	u := make([]complex128, m*k)
+	vh := make([]complex128, k*n)
+	for b := range count {
+		if k == 0 {
+			break
+		}
+		if !csvdKernel(ad[b*m*n:(b+1)*m*n], m, n, s, u, vh) {
+			return nil, opErr("pinv", cr.ErrInvalidArgument, "the SVD algorithm did not converge")
+		}
+		pm := out[b*n*m : (b+1)*n*m]
+		tol := math.Max(atol, rtol*s[0])
+		for l, sv := range s {
+			if !(sv > tol) {
+				continue
+			}
+			for i := range n {
+				f := cmplx.Conj(vh[l*n+i]) / complex(sv, 0)
+				if f == 0 {
+					continue
+				}
+				row := pm[i*m : i*m+m]
+				for j := range m {
+					row[j] += f * cmplx.Conj(u[j*k+l])
+				}
+			}
+		}
+	}
+	return newOf(out, shapeOf(batch, n, m)...), nil
+}
+
 // isSymmetric reports whether the n×n matrix a equals its transpose exactly.
 func isSymmetric(a []float64, n int) bool {
 	for i := range n {
@@ -164,18 +209,19 @@ func isSymmetric(a []float64, n int) bool {
 }
 
 // LstsqOp returns the multi-output op of PyTorch's linalg.lstsq restricted to its
-// differentiable outputs: for a real batch A [..., m, n] and B [..., m, k] (batch
-// dims broadcast), the least-squares (minimum-norm) solution and the squared
-// residual norms,
+// differentiable outputs: for a float64 or complex128 batch A [..., m, n] and
+// B [..., m, k] of the same dtype (batch dims broadcast), the least-squares
+// (minimum-norm) solution and the squared residual norms,
 //
 //	X = pinv(A) B   [..., n, k],
-//	residuals_j = ||A x_j - b_j||^2   [..., k] when m > n, else an empty [..., 0]
+//	residuals_j = ||A x_j - b_j||^2   [..., k] (real) when m > n, else an empty [..., 0]
 //
 // (PyTorch returns residuals only for m > n, and also the rank and singular values,
 // which are not differentiable). The pseudo-inverse uses the default cut-off of
 // PinvOp, as PyTorch's gelsd driver uses rcond = max(m, n) eps. It is a composite of
 // PinvOp and einsum, so its rules (PyTorch's: Abar through pinv's pullback with
-// Pbar = Xbar B^T, Bbar = P^T Xbar) follow. float64 only.
+// Pbar = Xbar B^H, Bbar = P^H Xbar) follow. An A with a NaN or infinite entry is an
+// error wrapping chainrules.ErrInvalidArgument.
 func LstsqOp() cr.MultiOp[*tensor.Dense] {
 	body := core.CompositeMulti("lstsq", space, 2, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		a, b := x[0], x[1]
@@ -206,14 +252,13 @@ func LstsqOp() cr.MultiOp[*tensor.Dense] {
 		if err := sameDType(op, x[0], x[1]); err != nil {
 			return err
 		}
-		if x[0].DType() == tensor.Complex128 {
-			return errComplex(op)
-		}
 		if bm != m {
 			return opErr(op, cr.ErrShapeMismatch, "A is %v and B is %v: B needs %d rows", x[0].Shape(), x[1].Shape(), m)
 		}
-		_, err = broadcastBatch(op, ab, bb)
-		return err
+		if _, err = broadcastBatch(op, ab, bb); err != nil {
+			return err
+		}
+		return checkFiniteSVD(op, "A", x[0])
 	})
 }
 

@@ -59,11 +59,11 @@ func entries() []cr.Entry[*tensor.Dense] {
 	reg("slogdet", 1, both, "(sign, log|det A|); a real sign is piecewise constant, a complex one a differentiable phase", slogdetSamples)
 	reg("eigh", 1, real, "(w, V): eigenvalues (ascending) and eigenvectors of symmetric matrices", eighSamples)
 	reg("eigvalsh", 1, real, "the eigenvalues of symmetric matrices, ascending", eigvalshSamples)
-	reg("svd", 1, real, "(U, S, Vh): the thin singular value decomposition", svdSamples)
-	reg("svdvals", 1, real, "the singular values, descending", svdvalsSamples)
+	reg("svd", 1, both, "(U, S, Vh): the thin singular value decomposition (S real; U, Vh unitary up to phases)", svdSamples)
+	reg("svdvals", 1, both, "the singular values, real and descending", svdvalsSamples)
 	reg("qr", 1, both, "(Q, R): the reduced QR decomposition (LAPACK's signs, R's diagonal real)", qrSamples)
-	reg("pinv", 1, real, "the Moore-Penrose pseudo-inverse", pinvSamples)
-	reg("lstsq", 2, real, "(X, residuals): the least-squares solution of A X = B and its squared residuals", lstsqSamples)
+	reg("pinv", 1, both, "the Moore-Penrose pseudo-inverse", pinvSamples)
+	reg("lstsq", 2, both, "(X, residuals): the least-squares solution of A X = B and its squared residuals", lstsqSamples)
 	reg("matrix_exp", 1, both, "the matrix exponential (Padé 13, scaling and squaring)", matrixExpSamples)
 	reg("matrix_power", 1, both, "A^k for an integer k", matrixPowerSamples)
 	reg("vector_norm", 1, both, "the ord-norm over axes (p, 0, ±Inf)", vectorNormSamples)
@@ -324,13 +324,29 @@ func svdSamples(rng *rand.Rand) []sample {
 		{Name: "tall", Multi: SVDOp(), Inputs: in(rnd(rng, f64, 5, 3))},
 		{Name: "wide batched", Multi: SVDOp(), Inputs: in(rnd(rng, f64, 2, 2, 4))},
 		{Name: "60x52 Golub-Kahan solver, gauge-invariant loss", Op: svdInvariant(), Inputs: in(rnd(rng, f64, 60, 52))},
+		// Complex singular vectors are defined up to phases: phase-invariant losses only.
+		{Name: "square complex128, U diag(log S) Vh", Op: svdInvariant(), Inputs: in(rnd(rng, c128, 4, 4))},
+		{Name: "tall complex128, U diag(log S) Vh", Op: svdInvariant(), Inputs: in(rnd(rng, c128, 5, 3))},
+		{Name: "wide batched complex128, U diag(log S) Vh", Op: svdInvariant(), Inputs: in(rnd(rng, c128, 2, 2, 4))},
+		{Name: "tall complex128, |U|", Op: svdAbsInvariant(0), Inputs: in(rnd(rng, c128, 5, 3))},
+		{Name: "wide complex128, |Vh|", Op: svdAbsInvariant(2), Inputs: in(rnd(rng, c128, 3, 4))},
 	}
+}
+
+// svdAbsInvariant is the phase-invariant function A -> |U| (out 0) or |Vh|
+// (out 2) of svd's outputs, named "svd" for the family's samples.
+func svdAbsInvariant(out int) cr.Op[*tensor.Dense] {
+	return core.Composite("svd", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+		return t.Apply(elementwise.AbsOp, t.ApplyMulti(SVDOp(), x[0])[out])
+	})
 }
 
 func svdvalsSamples(rng *rand.Rand) []sample {
 	return []sample{
 		{Name: "tall", Op: SvdvalsOp(), Inputs: in(rnd(rng, f64, 5, 3))},
 		{Name: "wide batched", Op: SvdvalsOp(), Inputs: in(rnd(rng, f64, 2, 2, 4))},
+		{Name: "tall complex128", Op: SvdvalsOp(), Inputs: in(rnd(rng, c128, 5, 3))},
+		{Name: "wide batched complex128", Op: SvdvalsOp(), Inputs: in(rnd(rng, c128, 2, 2, 4))},
 	}
 }
 
@@ -352,6 +368,9 @@ func pinvSamples(rng *rand.Rand) []sample {
 		{Name: "tall batched", Op: PinvOp(PinvOptions{}), Inputs: in(rnd(rng, f64, 2, 4, 3))},
 		{Name: "hermitian", Op: PinvOp(PinvOptions{Hermitian: true}), Inputs: in(sym(rng, 4, 4))},
 		{Name: "atol", Op: PinvOp(PinvOptions{Atol: 1e-3}), Inputs: in(rnd(rng, f64, 3, 3))},
+		{Name: "wide complex128", Op: PinvOp(PinvOptions{}), Inputs: in(rnd(rng, c128, 3, 5))},
+		{Name: "tall batched complex128", Op: PinvOp(PinvOptions{}), Inputs: in(rnd(rng, c128, 2, 4, 3))},
+		{Name: "square complex128", Op: PinvOp(PinvOptions{Hermitian: true}), Inputs: in(rnd(rng, c128, 3, 3))},
 	}
 }
 
@@ -359,6 +378,8 @@ func lstsqSamples(rng *rand.Rand) []sample {
 	return []sample{
 		{Name: "overdetermined", Multi: LstsqOp(), Inputs: in(rnd(rng, f64, 5, 3), rnd(rng, f64, 5, 2))},
 		{Name: "underdetermined batched", Multi: LstsqOp(), Inputs: in(rnd(rng, f64, 2, 2, 4), rnd(rng, f64, 2, 2, 3))},
+		{Name: "overdetermined complex128", Multi: LstsqOp(), Inputs: in(rnd(rng, c128, 5, 3), rnd(rng, c128, 5, 2))},
+		{Name: "underdetermined complex128", Multi: LstsqOp(), Inputs: in(rnd(rng, c128, 2, 4), rnd(rng, c128, 2, 3))},
 	}
 }
 
@@ -402,6 +423,9 @@ func matrixNormSamples(rng *rand.Rand) []sample {
 		sample{Name: "nuc axes 0,-1 keepdim", Op: MatrixNormOp(OrdNuc, 0, -1, true), Inputs: in(rnd(rng, f64, 3, 2, 4))},
 		sample{Name: "fro complex128", Op: MatrixNormOp(OrdFro, -1, -2, false), Inputs: in(rnd(rng, c128, 3, 2))},
 		sample{Name: "inf complex128", Op: MatrixNormOp(OrdInf, -2, -1, true), Inputs: in(rnd(rng, c128, 3, 2))},
+		sample{Name: "nuc complex128", Op: MatrixNormOp(OrdNuc, -2, -1, false), Inputs: in(rnd(rng, c128, 2, 3, 4))},
+		sample{Name: "2 complex128", Op: MatrixNormOp(Ord2, -2, -1, false), Inputs: in(rnd(rng, c128, 4, 3))},
+		sample{Name: "-2 axes 0,-1 keepdim complex128", Op: MatrixNormOp(OrdNeg2, 0, -1, true), Inputs: in(rnd(rng, c128, 3, 2, 4))},
 	)
 	return out
 }
@@ -412,6 +436,9 @@ func condSamples(rng *rand.Rand) []sample {
 		{Name: "-2 rectangular", Op: CondOp(OrdNeg2), Inputs: in(rnd(rng, f64, 2, 3, 4))},
 		{Name: "fro", Op: CondOp(OrdFro), Inputs: in(wellConditioned(rng, f64, 3, 3))},
 		{Name: "1 complex128", Op: CondOp(Ord1), Inputs: in(wellConditioned(rng, c128, 3, 3))},
+		{Name: "2 complex128", Op: CondOp(Ord2), Inputs: in(wellConditioned(rng, c128, 3, 3))},
+		{Name: "-2 rectangular complex128", Op: CondOp(OrdNeg2), Inputs: in(rnd(rng, c128, 2, 3, 4))},
+		{Name: "nuc complex128", Op: CondOp(OrdNuc), Inputs: in(wellConditioned(rng, c128, 3, 3))},
 	}
 }
 

@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"math"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
@@ -9,28 +11,36 @@ import (
 
 // SVDOp returns the multi-output op of PyTorch's linalg.svd with
 // full_matrices=False: the thin singular value decomposition of each matrix of a
-// real batch A [..., m, n],
+// float64 or complex128 batch A [..., m, n],
 //
-//	A = U diag(S) Vh,   U [..., m, k], S [..., k] (descending), Vh [..., k, n],
+//	A = U diag(S) Vh,   U [..., m, k], S [..., k] (real, descending), Vh [..., k, n],
 //
-// with k = min(m, n), computed as LAPACK's xGESVD (k <= 48, and as the fallback)
-// or xGESVDX (Golub-Kahan inverse iteration) does: see the package documentation.
-// Each pair of singular vectors (u_i, v_i) is defined up to a common sign, so only
-// losses
-// invariant under (U, Vh) -> (U D, D Vh), D = diag(±1), have a derivative that does
-// not depend on LAPACK's choice: functions of S, of U Vh, of |U| and |Vh|
-// elementwise, of U diag(f(S)) Vh. The pullback (PyTorch's) is
+// with k = min(m, n), U with orthonormal columns and Vh with orthonormal rows
+// (unitary for complex A: U^H U = Vh Vh^H = I). Real A is computed as LAPACK's
+// xGESVD (k <= 48, and as the fallback) or xGESVDX (Golub-Kahan inverse iteration)
+// does: see the package documentation; complex A by the one-sided (Hestenes)
+// Jacobi method. Each pair of singular vectors (u_i, v_i) is defined up to a common
+// sign (real) or phase e^{i phi} (complex), so only losses invariant under
+// (U, Vh) -> (U D, D^H Vh), D diagonal unitary, have a derivative that does not
+// depend on the choice: functions of S, of U Vh, of |U| and |Vh| elementwise, of
+// U diag(f(S)) Vh. The pullback (PyTorch's svd_backward) is
 //
-//	Abar = U [ (J o F) S + S (K o F) + diag(Sbar) ] Vh
-//	       + (I - U U^T) Ubar S^-1 Vh   (m > k)
-//	       + U S^-1 Vhbar (I - V V^T)   (n > k),
-//	J = U^T Ubar - Ubar^T U,  K = V^T Vbar - Vbar^T V,  F_ij = 1/(S_j^2 - S_i^2)
+//	Abar = U [ (J o F) S + S (K o F) + diag(Sbar) + i diag(Im diag(U^H Ubar)) S^-1 ] Vh
+//	       + (I - U U^H) Ubar S^-1 Vh   (m > k)
+//	       + U S^-1 Vhbar (I - V V^H)   (n > k),
+//	J = U^H Ubar - Ubar^H U,  K = V^H Vbar - Vbar^H V,  F_ij = 1/(S_j^2 - S_i^2)
 //	(i != j),
 //
-// recorded with einsum and elementwise ops, so forward tangents and second-order
-// rules follow. Repeated singular values (and, for rectangular A, zero ones) make
-// the derivatives of U and Vh infinite, as in PyTorch; a loss of S alone has the
-// finite pullback U diag(Sbar) Vh, taken directly. float64 only.
+// where the term in Im diag(U^H Ubar) (zero for real A) is the complex case's phase
+// correction. As in PyTorch, a complex cotangent that is not gauge-invariant
+// (Im diag(U^H Ubar) != -Im diag(Vh Vhbar^H), checked with tolerances 1e-2) makes
+// the backward pass an error wrapping chainrules.ErrInvalidArgument: the loss
+// depends on the arbitrary phases. The pullback is recorded with einsum and
+// elementwise ops, so forward tangents and second-order rules follow. Repeated
+// singular values (and, for rectangular A, zero ones) make the derivatives of U and
+// Vh infinite, as in PyTorch; a loss of S alone has the finite pullback
+// U diag(Sbar) Vh, taken directly. An input with a NaN or infinite entry is an error
+// wrapping chainrules.ErrInvalidArgument.
 func SVDOp() cr.MultiOp[*tensor.Dense] {
 	def := core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "svd", Space: space, Arity: 1, Outputs: 3,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
@@ -42,7 +52,7 @@ func SVDOp() cr.MultiOp[*tensor.Dense] {
 		}})
 	return withFastPath(def, func(x, y, ybar []*tensor.Dense, has []bool) ([]*tensor.Dense, bool, error) {
 		if has[0] || has[2] {
-			return nil, false, nil
+			return nil, false, svdCheckGauge(y, ybar, has)
 		}
 		g, err := einsum.Eval("...ij,...j,...jk->...ik", y[0], ybar[1], y[2])
 		return []*tensor.Dense{g}, true, err
@@ -65,6 +75,12 @@ func svdPullback(t *Tape, u, s, vh, gu, gs, gvh cr.NodeID) cr.NodeID {
 	ret := div(t, add(t, mul(t, uhgu, unsq(t, s, -2)), mul(t, unsq(t, s, -1), vhgv)), gap)
 	ret = masked(t, ret, func(i, j int) float64 { return b2f(i != j) })
 	ret = add(t, ret, diagEmbed(t, gs))
+	if isComplex(t, u) {
+		// The phase term i Im(diag(U^H gU)) / S: the diagonal of the skew-Hermitian
+		// uhgu is 2i Im(diag(U^H gU)).
+		d := masked(t, uhgu, func(i, j int) float64 { return b2f(i == j) })
+		ret = add(t, ret, div(t, d, scale(t, unsq(t, s, -1), 2)))
+	}
 	switch {
 	case m > k:
 		gus := div(t, gu, unsq(t, s, -2))
@@ -88,12 +104,24 @@ func SVD(a *tensor.Dense) (u, s, vh *tensor.Dense, err error) {
 }
 
 // SvdvalsOp returns the op of PyTorch's linalg.svdvals: the singular values of each
-// matrix of a real batch [..., m, n], descending (shape [..., min(m, n)]). It is a
-// composite of SVDOp keeping S, so its pullback U diag(Sbar) Vh is finite at
-// repeated or zero singular values. float64 only.
+// matrix of a float64 or complex128 batch [..., m, n], real and descending (shape
+// [..., min(m, n)]). It is a composite of SVDOp keeping S, so its pullback
+// U diag(Sbar) Vh (complex for complex A) is finite at repeated or zero singular
+// values. An input with a NaN or infinite entry is an error wrapping
+// chainrules.ErrInvalidArgument.
 func SvdvalsOp() cr.Op[*tensor.Dense] {
-	return core.Composite("svdvals", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("svdvals", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		return t.ApplyMulti(SVDOp(), x[0])[1]
+	})
+	return checked(body, func(x []*tensor.Dense) error {
+		const op = "svdvals"
+		if err := checkInputs(op, x, 1); err != nil {
+			return err
+		}
+		if _, _, _, _, err := batchShape(op, "A", x[0]); err != nil {
+			return err
+		}
+		return checkFiniteSVD(op, "A", x[0])
 	})
 }
 
@@ -107,8 +135,11 @@ func svdValues(a *tensor.Dense, vectors bool) (u, s, vh *tensor.Dense, err error
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	if err := checkFiniteSVD(op, "A", a); err != nil {
+		return nil, nil, nil, err
+	}
 	if a.DType() == tensor.Complex128 {
-		return nil, nil, nil, errComplex(op)
+		return csvdValues(a, batch, count, m, n)
 	}
 	k := min(m, n)
 	ad := a.Contiguous().Float64s()
@@ -120,9 +151,89 @@ func svdValues(a *tensor.Dense, vectors bool) (u, s, vh *tensor.Dense, err error
 		for b := range count {
 			copy(work, ad[b*m*n:(b+1)*m*n])
 			if !svdKernel(work, m, n, sd[b*k:(b+1)*k], ud[b*m*k:(b+1)*m*k], vd[b*k*n:(b+1)*k*n], vectors) {
-				return nil, nil, nil, opErr(op, cr.ErrInvalidArgument, "the SVD algorithm did not converge (is the input finite?)")
+				return nil, nil, nil, opErr(op, cr.ErrInvalidArgument, "the SVD algorithm did not converge")
 			}
 		}
 	}
 	return newOf(ud, shapeOf(batch, m, k)...), newOf(sd, shapeOf(batch, k)...), newOf(vd, shapeOf(batch, k, n)...), nil
+}
+
+// csvdValues computes the thin SVDs of a complex batch with csvdKernel.
+func csvdValues(a *tensor.Dense, batch []int, count, m, n int) (u, s, vh *tensor.Dense, err error) {
+	k := min(m, n)
+	ad := a.Contiguous().Complex128s()
+	ud := make([]complex128, count*m*k)
+	sd := make([]float64, count*k)
+	vd := make([]complex128, count*k*n)
+	for b := range count {
+		if !csvdKernel(ad[b*m*n:(b+1)*m*n], m, n, sd[b*k:(b+1)*k], ud[b*m*k:(b+1)*m*k], vd[b*k*n:(b+1)*k*n]) {
+			return nil, nil, nil, opErr("svd", cr.ErrInvalidArgument, "the SVD algorithm did not converge")
+		}
+	}
+	return newOf(ud, shapeOf(batch, m, k)...), newOf(sd, shapeOf(batch, k)...), newOf(vd, shapeOf(batch, k, n)...), nil
+}
+
+// checkFiniteSVD returns an error wrapping chainrules.ErrInvalidArgument, naming op,
+// if x has a NaN or infinite entry: the SVD of such a matrix is not defined (and
+// LAPACK's iterations may return NaN, or no error, or a wrong zero).
+func checkFiniteSVD(op, what string, x *tensor.Dense) error {
+	bad := false
+	if x.DType() == tensor.Complex128 {
+		for _, z := range x.Contiguous().Complex128s() {
+			if math.IsNaN(real(z)) || math.IsNaN(imag(z)) || math.IsInf(real(z), 0) || math.IsInf(imag(z), 0) {
+				bad = true
+				break
+			}
+		}
+	} else {
+		for _, v := range x.Contiguous().Float64s() {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				bad = true
+				break
+			}
+		}
+	}
+	if bad {
+		return opErr(op, cr.ErrInvalidArgument, "%s has a NaN or infinite entry (the singular value decomposition is not defined)", what)
+	}
+	return nil
+}
+
+// svdCheckGauge returns PyTorch's error for a complex svd cotangent that depends on
+// the phases of the singular vectors: unless Im diag(U^H Ubar) is close to
+// -Im diag(Vh Vhbar^H) (rtol = atol = 1e-2, as PyTorch's allclose), the loss is
+// not a function of A.
+func svdCheckGauge(y, ybar []*tensor.Dense, has []bool) error {
+	if y[0].DType() != tensor.Complex128 {
+		return nil
+	}
+	var du, dv *tensor.Dense
+	var err error
+	if has[0] {
+		if du, err = einsum.Eval("...ij,...ij->...j", y[0].Conj(), ybar[0]); err != nil {
+			return err
+		}
+	}
+	if has[2] {
+		if dv, err = einsum.Eval("...ij,...ij->...i", y[2], ybar[2].Conj()); err != nil {
+			return err
+		}
+	}
+	im := func(d *tensor.Dense) []float64 {
+		out := make([]float64, y[1].Size())
+		if d != nil {
+			for i, z := range d.AsComplex().Complex128s() {
+				out[i] = imag(z)
+			}
+		}
+		return out
+	}
+	iu, iv := im(du), im(dv)
+	for i := range iu {
+		a, b := iu[i], -iv[i]
+		if math.Abs(a-b) > 1e-2+1e-2*math.Abs(b) || math.IsNaN(a-b) {
+			return opErr("svd", cr.ErrInvalidArgument, "the singular vectors of a complex matrix are defined up to a phase e^{i phi}, and the loss depends on it (it is not a function of A)")
+		}
+	}
+	return nil
 }

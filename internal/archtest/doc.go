@@ -1,13 +1,23 @@
-// Package archtest pins the import graph of the module: its test fails when a
+// Package archtest pins the architecture of the module. Its tests fail when a
 // package imports another that the layering does not allow, or when a package
-// appears that the layering does not place. The layers, from the bottom:
+// appears that the layering does not place (imports_test.go, whose allowed table is
+// the rule); when ARCHITECTURE.md at the module root no longer draws that table
+// (archdoc_test.go); when an op package leaves the naming scheme of the chainrules
+// package doc (naming_test.go); and when a Go snippet of a doc comment or of the
+// README is not compiled code (docs_test.go). The layers, from the bottom; a package
+// imports only packages on lower lines, and of those only the ones allowed lists:
 //
-//	chainrules, internal/vmath, internal/gemm   the protocol and the kernels
-//	tensor                                      the value type
-//	core                                        the engine (generic: never tensor)
-//	einsum elementwise index permute reduce     primitive ops: rules by hand
-//	nn linalg                                   ops built on core and the primitive ops
-//	ops                                         the default registry
-//	hvp, testing/ruletest, testing/oracle       transforms and checkers
-//	examples/...                                programs: anything
+//	chainrules   internal/vmath   internal/gemm   the protocol; vector and GEMM kernels
+//	tensor       core                             the value type; the engine (generic: never tensor)
+//	einsum elementwise index permute reduce       primitive ops: rules by hand on tensor (no core)
+//	nn                                            ops built on core and the primitive ops
+//	linalg                                        ops built on core, the primitive ops and nn
+//	ops                                           the registry of every built-in op family
+//	hvp                                           transforms (ops, and nn for Gauss-Newton)
+//	testing/ruletest   testing/oracle             checkers (chainrules, core; oracle: tensor)
+//	examples/...                                  programs: anything
+//
+// Only tensor imports internal/gemm: every matrix product goes through
+// tensor.GemmBatch. Only ops knows the list of op packages: it assembles the
+// registry from their Register functions.
 package archtest

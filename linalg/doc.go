@@ -46,20 +46,22 @@
 //	logdet           log det A           Abar = ybar A^-H
 //	slogdet          (sign, log|det A|)  Abar = (lbar - i Im(conj(sbar) sign)) A^-H
 //	                                     (a real sign is locally constant: lbar A^-T)
-//	eigh             A = V diag(w) V^T   Abar = V (diag(wbar) + F o skew(V^T Vbar)) V^T,
-//	                                     F_ij = 1/(w_j - w_i), skew(X) = (X - X^T)/2
-//	eigvalsh         w                   Abar = V diag(wbar) V^T
-//	svd              A = U diag(S) Vh    Abar = U [(J o F) S + S (K o F) + diag(Sbar)] Vh
-//	                                     + (I - U U^T) Ubar S^-1 Vh + U S^-1 Vhbar (I - V V^T),
-//	                                     J = U^T Ubar - Ubar^T U, K = V^T Vbar - Vbar^T V,
-//	                                     F_ij = 1/(S_j^2 - S_i^2)
+//	eigh             A = V diag(w) V^H   Abar = V (diag(wbar) + F o skew(V^H Vbar)) V^H,
+//	                                     F_ij = 1/(w_j - w_i), F_ii = 0,
+//	                                     skew(X) = (X - X^H)/2
+//	eigvalsh         w                   Abar = V diag(wbar) V^H
+//	svd              A = U diag(S) Vh    Abar = U [(J o F) S + S (K o F) + diag(Sbar)
+//	                                     + i Im(diag(U^H Ubar)) S^-1] Vh
+//	                                     + (I - U U^H) Ubar S^-1 Vh + U S^-1 Vhbar (I - V V^H),
+//	                                     J = U^H Ubar - Ubar^H U, K = V^H Vbar - Vbar^H V,
+//	                                     F_ij = 1/(S_j^2 - S_i^2) (the Im term: complex A)
 //	svdvals          S                   Abar = U diag(Sbar) Vh
 //	qr (m >= n)      A = Q R             Abar = (Qbar + Q copyltu(M)) R^-H,
 //	                                     M = R Rbar^H - Qbar^H Q, copyltu(M) =
 //	                                     tril(M, -1) + tril(M, -1)^H + Re diag(M)
 //	                                     (m < n: see QROp)
 //	pinv             P = A^+             PyTorch's pinv_backward (see PinvOp)
-//	lstsq            X = A^+ B           composite of pinv and einsum
+//	lstsq            X = A^+ B           composite of pinv and einsum (Bbar = P^H Xbar)
 //	matrix_exp       exp(A)              Abar = [exp([[A^H, Ybar], [0, A^H]])]_12
 //	matrix_power     A^k                 repeated squaring (composite)
 //	lu_factor        A = P L U           Abar = P L^-H [tril(L^H Lbar, -1) +
@@ -91,16 +93,30 @@
 // of largest magnitude of each eigenvector of the tridiagonal form is positive)
 // flips a vector's sign where two entries tie. Only losses
 // invariant under the sign changes have derivatives that do not depend on the
-// choice: for eigh, functions of w and of V diag(f(w)) V^T (of the eigenprojectors
-// v_i v_i^T) or of |V|; for svd, functions of S, U Vh, U diag(f(S)) Vh, |U|, |Vh|;
-// for qr, functions of Q diag(R) and of |Q|, |R|.
+// choice: for eigh, functions of w and of V diag(f(w)) V^H (of the eigenprojectors
+// v_i v_i^H) or of |V|; for svd, functions of S, U Vh, U diag(f(S)) Vh, |U|, |Vh|;
+// for qr, functions of Q diag(R) and of |Q|, |R|. The eigenvectors of a complex
+// Hermitian matrix are defined up to a phase e^{i phi} each: the same losses are
+// the phase-invariant ones, and eigh's backward pass refuses, as PyTorch's, a
+// cotangent that depends on the phases (Im diag(V^H Vbar) not zero: an error
+// wrapping chainrules.ErrInvalidArgument). Likewise each pair of singular vectors
+// (u_i, v_i) of a complex matrix is defined up to a common phase, (U, Vh) ->
+// (U D, D^H Vh) with D diagonal unitary; the losses above are the phase-invariant
+// ones, and svd's backward pass refuses, as PyTorch's, a cotangent that depends on
+// the phases (Im diag(U^H Ubar) != -Im diag(Vh Vhbar^H), tolerances 1e-2).
 //
 // Degenerate inputs behave as in PyTorch. Repeated eigenvalues (singular values)
 // make F infinite: derivatives through V (U, Vh) are infinite or NaN, while those of
 // functions of w (S) alone stay finite — eigvalsh, svdvals, matrix_norm "nuc" take
-// the direct pullback V diag(wbar) V^T. The second derivatives of eigenvalues do
-// not exist at a crossing and come out infinite. solve, inv and lu_factor of a
-// singular matrix, and cholesky of a matrix that is not positive-definite, are
+// the direct pullback V diag(wbar) V^H. The second derivatives of eigenvalues do
+// not exist at a crossing and come out infinite. A NaN or Inf entry of eigh's or
+// eigvalsh's input is an error wrapping chainrules.ErrInvalidArgument (the
+// eigenvalues of a matrix with one are not defined; an iterative solver would
+// return finite numbers without a warning); so is one of the input of svd,
+// svdvals, pinv, lstsq (of A), matrix_norm "nuc", 2, -2 and cond 2, -2, whose
+// singular values are not defined (LAPACK's iterations would return NaN, fail to
+// converge, or, through pinv's cut-off, silently give zeros). solve, inv and
+// lu_factor of a singular matrix, and cholesky of a matrix that is not positive-definite, are
 // errors; det is 0, with PyTorch's finite gradient there, the cofactor matrix
 // ybar adj(A)^H (see DetOp); logdet is -Inf (NaN for a negative real
 // determinant), slogdet (0, -Inf); a rank-deficient A gives infinite derivatives
@@ -119,17 +135,25 @@
 // # Data types
 //
 // float64 and complex128: solve, solve_triangular, cholesky, cholesky_solve, inv,
-// det, logdet, slogdet, qr, lu_factor, lu, lu_solve, matrix_exp, matrix_power,
-// vector_norm, matrix_norm ("fro", 1, -1, Inf, -Inf), cond (those norms), trace,
-// cross, vecdot, vander, tensorinv, tensorsolve, householder_product. The
-// complex kernels are the package's own unblocked ones (LU with LAPACK's pivot
-// choice, Cholesky, triangular solves, Padé, Householder QR with LAPACK's
-// zgeqr2/zung2r reflectors, so that R's diagonal is real); gonum's LAPACK is
-// real-only.
+// det, logdet, slogdet, eigh, eigvalsh, svd, svdvals, qr, pinv, lstsq, lu_factor,
+// lu, lu_solve, matrix_exp, matrix_power, vector_norm, matrix_norm (every ord),
+// cond (every norm), trace, cross, vecdot, vander, tensorinv, tensorsolve,
+// householder_product. The complex kernels are the package's own unblocked ones
+// (LU with LAPACK's pivot choice, Cholesky, triangular solves, Padé, Householder
+// QR with LAPACK's zgeqr2/zung2r reflectors, so that R's diagonal is real, and
+// the Jacobi SVD below); gonum's LAPACK is real-only.
 //
-// float64 only: eigh, eigvalsh, svd, svdvals, pinv, lstsq, and the norms built on
-// singular values (matrix_norm "nuc", 2, -2; cond 2, -2, "nuc"). Complex input to
-// them is an error wrapping chainrules.ErrInvalidArgument that says "float64-only".
+// Complex eigh and eigvalsh reduce the Hermitian matrix to a real tridiagonal one
+// with complex Householder reflections (zhetrd's algorithm, unblocked), after which
+// the real tridiagonal solvers of the float64 path take over (see Backends); w is
+// float64 and V complex, as in PyTorch.
+//
+// Complex svd and svdvals use the one-sided (Hestenes) Jacobi method: accurate
+// (to rounding, relative to the largest singular value), O(sweeps m n^2) and
+// unblocked, so slower than the float64 path for large matrices; S is float64 and
+// U, Vh complex, as in PyTorch. pinv, lstsq, matrix_norm "nuc", 2, -2 and cond 2,
+// -2, "nuc" of complex input are built on it (their results real where PyTorch's
+// are).
 //
 // # Backends
 //

@@ -683,11 +683,11 @@ func matchesBatch(got *tensor.Dense, ref oracle.Tensor, b, count int, tol oracle
 
 func cabs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
 
-// TestOracle replays every vendored family. Complex128 cases of the float64-only
-// ops (eigh, eigvalsh, svd, svdvals, qr, pinv, lstsq, slogdet, cond and the
-// singular-value matrix norms) are skipped with that reason, except the
-// expected-error ones (eigh and svd with a gauge-dependent loss of a complex
-// matrix), which pass because the op refuses complex input.
+// TestOracle replays every vendored family. Complex128 cases of an op that refuses
+// complex input as float64-only are skipped with that reason. eigh, eigvalsh, svd,
+// svdvals, pinv, lstsq, cond and the singular-value matrix norms take complex
+// input: the expected errors of eigh's and svd's gauge-dependent losses are their
+// backward passes refusing a cotangent that depends on the vectors' phases.
 func TestOracle(t *testing.T) {
 	total := oracle.Report{Skipped: map[string]int{}, Unchecked: map[string]int{}}
 	for _, f := range families() {

@@ -30,7 +30,9 @@ var (
 			return []cr.NodeID{t.Apply(scaleOp(3), t.Apply(mulOp, t.Apply(mulOp, x[0], x[0]), ybar))}
 		}})
 	// sincos: x -> (sin x, cos x); xbar = cos(x) sbar - sin(x) cbar, written with the
-	// outputs.
+	// outputs. It applies ops to both cotangents, so when one output is unused (its
+	// cotangent absent) the engine records it again with a zero there; sincosAbsent
+	// in define_absent_test.go leaves the absent term out instead.
 	sincosDef = core.DefineMulti(core.MultiDef[float64]{Name: "sincos", Space: f64, Arity: 1, Outputs: 2,
 		Primal: func(x []float64) ([]float64, error) {
 			s, c := math.Sincos(x[0])

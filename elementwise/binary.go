@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	"fmt"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -32,6 +33,13 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.
 	r := &binaryRule{op: o, in: [2]cr.NodeID{in[0], in[1]},
 		out: out, aShape: slices.Clone(a.Shape()), bShape: slices.Clone(b.Shape()),
 		aReal: a.DType() == tensor.Float64, bReal: b.DType() == tensor.Float64}
+	wide := tensor.Float64 // the dtype of the result and of the operands' copies
+	if o.realToComplex.F != nil || !r.aReal || !r.bReal {
+		wide = tensor.Complex128
+	}
+	if err := checkResult(o.name, wide, out); err != nil {
+		return nil, nil, err
+	}
 	r.lay = newLayout(out, r.aShape, r.bShape)
 	if o.realToComplex.F != nil {
 		if !r.aReal || !r.bReal {
@@ -392,4 +400,15 @@ func (l *layout) runs(fn func(o, ia, ib, n, sa, sb int)) {
 			return
 		}
 	}
+}
+
+// checkResult returns an error wrapping chainrules.ErrInvalidArgument if a result of
+// dtype dt and the given shape cannot be allocated: the inputs are copied
+// (Contiguous, AsComplex) and the result made by methods that cannot fail, and a
+// broadcast view can have any number of elements.
+func checkResult(name string, dt tensor.DType, shape []int) error {
+	if err := tensor.CheckAlloc(dt, shape...); err != nil {
+		return fmt.Errorf("%s: the result is too large: %w", name, err)
+	}
+	return nil
 }

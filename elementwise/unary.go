@@ -39,6 +39,13 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 	}
 	r := &unaryRule{op: o, in: [1]cr.NodeID{in[0]}, realIn: x.DType() == tensor.Float64}
 	shape := x.Shape()
+	wide := tensor.Float64 // the dtype of the widest copy: of x, or the result
+	if !r.realIn || s.Promote {
+		wide = tensor.Complex128
+	}
+	if err := checkResult(o.name, wide, shape); err != nil {
+		return nil, nil, err
+	}
 	var err error
 	switch {
 	case r.realIn && !s.Promote && s.Real.F != nil:

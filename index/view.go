@@ -407,6 +407,9 @@ func (o padOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rever
 	if _, ok := checkedProd(out); !ok {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: padded shape %v has too many elements", name, out)
 	}
+	if err := checkOut(name, x, out); err != nil {
+		return nil, nil, err
+	}
 	ro := rowMajor(out)
 	p := piece{shape: slices.Clone(shape), srcSt: rowMajor(shape), dstSt: ro}
 	if prod(shape) > 0 {

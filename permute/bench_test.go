@@ -39,7 +39,7 @@ func BenchmarkMaterialize(b *testing.B) {
 	b.Run("permute-3102", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_ = permute.Materialize(v)
+			_, _ = permute.Materialize(v)
 		}
 		report(b)
 	})

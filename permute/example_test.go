@@ -31,7 +31,8 @@ func ExamplePermute() {
 	x, _ := tensor.FromFloat64([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
 	y, _ := permute.Permute(x, 1, 0)
 	fmt.Println(y)
-	fmt.Println(permute.Materialize(y).IsContiguous())
+	z, _ := permute.Materialize(y)
+	fmt.Println(z.IsContiguous())
 	// Output:
 	// float64[3 2] [[1 4] [2 5] [3 6]]
 	// true

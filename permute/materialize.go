@@ -3,6 +3,7 @@ package permute
 import (
 	"fmt"
 
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -13,8 +14,18 @@ import (
 // destination's fastest axis of a permuted view (the result of Permute, Transpose or
 // MoveAxis), so that every cache line of either side is read or written once, and
 // a permuted view costs about as much as a plain copy. Unlike
-// tensor.Dense.Contiguous it never returns t itself.
-func Materialize(t *tensor.Dense) *tensor.Dense { return t.Clone() }
+// tensor.Dense.Contiguous it never returns t itself. A copy too large to allocate
+// (a broadcast view can have any number of elements) is an error wrapping
+// chainrules.ErrInvalidArgument, as is a nil t.
+func Materialize(t *tensor.Dense) (*tensor.Dense, error) {
+	if t == nil {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "materialize: nil tensor")
+	}
+	if err := tensor.CheckAlloc(t.DType(), t.Shape()...); err != nil {
+		return nil, fmt.Errorf("materialize: the copy is too large: %w", err)
+	}
+	return t.Clone(), nil
+}
 
 // MaterializeTo copies the elements of t into dst in row-major order: the
 // destination-first form of Materialize, for callers that reuse a buffer (it is

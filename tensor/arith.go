@@ -139,7 +139,9 @@ var binOpNames = [...]string{opAdd: "add", opSub: "sub", opMul: "mul", opDiv: "d
 
 // Add returns a + b elementwise, broadcasting a and b to BroadcastShapes(a, b) and
 // promoting to complex128 if either is complex. The result is fresh and contiguous.
-// It returns an error wrapping ErrShapeMismatch if the shapes do not broadcast.
+// It returns an error wrapping ErrShapeMismatch if the shapes do not broadcast, and
+// one wrapping ErrInvalidArgument if the result is too large to allocate (broadcast
+// views can have any number of elements).
 func Add(a, b *Dense) (*Dense, error) { return binary(opAdd, a, b) }
 
 // Sub returns a - b elementwise, broadcasting and promoting like Add.
@@ -172,10 +174,14 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 		shape = s
 	}
 	dt := ResultDType(a.dtype, b.dtype)
+	// The result is at least as large as either operand's copy (AsComplex of a view).
+	out, err := Alloc(dt, shape...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the result is too large: %w", binOpNames[op], err)
+	}
 	if dt == Complex128 {
 		a, b = a.AsComplex(), b.AsComplex()
 	}
-	out := New(dt, shape...)
 	n := out.Size()
 	if n == 0 {
 		return out, nil

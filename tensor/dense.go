@@ -188,16 +188,9 @@ func elemSize(dt DType) int {
 // Float64 and Complex128. Ops that allocate a shape computed from their inputs or
 // parameters use it.
 func Alloc(dt DType, shape ...int) (*Dense, error) {
-	n, err := ShapeSize(shape...)
+	n, err := allocSize(dt, shape)
 	if err != nil {
 		return nil, err
-	}
-	es := elemSize(dt)
-	if es == 0 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "invalid dtype %v", dt)
-	}
-	if b, ok := MulSize(n, es); !ok || uint64(b) > MaxAllocBytes {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "a %v tensor of shape %v (%d elements) is larger than memory can hold", dt, shape, n)
 	}
 	t := &Dense{dtype: dt}
 	t.shape, t.strides = contiguousLayout(shape)
@@ -207,6 +200,33 @@ func Alloc(dt DType, shape ...int) (*Dense, error) {
 		t.f64 = make([]float64, n)
 	}
 	return t, nil
+}
+
+// CheckAlloc returns the error Alloc(dt, shape...) would return, without allocating:
+// nil if the tensor can be allocated. An op whose result, or a copy it makes through
+// a method that cannot fail (Clone, Contiguous, Float64s, AsComplex of a broadcast
+// or strided view), may be too large checks it first, so that a huge view gives an
+// error wrapping chainrules.ErrInvalidArgument, not a panic.
+func CheckAlloc(dt DType, shape ...int) error {
+	_, err := allocSize(dt, shape)
+	return err
+}
+
+// allocSize returns the number of elements of a tensor of dtype dt and the given
+// shape, or the error of Alloc.
+func allocSize(dt DType, shape []int) (int, error) {
+	n, err := ShapeSize(shape...)
+	if err != nil {
+		return 0, err
+	}
+	es := elemSize(dt)
+	if es == 0 {
+		return 0, cr.Errorf(cr.ErrInvalidArgument, "invalid dtype %v", dt)
+	}
+	if b, ok := MulSize(n, es); !ok || uint64(b) > MaxAllocBytes {
+		return 0, cr.Errorf(cr.ErrInvalidArgument, "a %v tensor of shape %v (%d elements) is larger than memory can hold", dt, shape, n)
+	}
+	return n, nil
 }
 
 // cloneShape copies shape into a non-nil slice, so that scalars report an empty (not
@@ -478,7 +498,9 @@ func (t *Dense) Contiguous() *Dense {
 	return t.Clone()
 }
 
-// Clone returns a fresh contiguous row-major copy of t.
+// Clone returns a fresh contiguous row-major copy of t. Like New, it panics if the
+// copy is larger than memory can hold (a broadcast view can have any number of
+// elements): check CheckAlloc(t.DType(), t.Shape()...) first where that can happen.
 func (t *Dense) Clone() *Dense {
 	out := New(t.dtype, t.shape...)
 	if t.dtype == Complex128 {

@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"math"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
@@ -8,29 +10,37 @@ import (
 )
 
 // EighOp returns the multi-output op of PyTorch's linalg.eigh: the eigenvalues w
-// (ascending, shape [..., n]) and orthonormal eigenvectors V (columns, shape
-// [..., n, n]) of each matrix of a batch of real symmetric matrices A,
+// (real, ascending, float64 of shape [..., n]) and orthonormal eigenvectors V
+// (columns, shape [..., n, n], of A's dtype) of each matrix of a batch of real
+// symmetric or complex Hermitian matrices A,
 //
-//	A = V diag(w) V^T.
+//	A = V diag(w) V^H     (V^T for real A; V unitary for complex A).
 //
-// The op reads A through its symmetric part (A + A^T)/2, which is A itself for the
-// symmetric inputs PyTorch accepts (PyTorch reads one triangle). The eigenvectors
-// follow LAPACK's conventions (xSYEV's QR iterations for n <= 48, xSTEIN's inverse
-// iteration beyond: see the package documentation): each column is defined up to
-// its sign, so
-// only losses invariant under V -> V diag(±1) — functions of w, of V diag(f(w)) V^T,
-// of |V| elementwise, of the projectors v_i v_i^T — have a derivative that does not
-// depend on that choice. The pullback (PyTorch's) is
+// The op reads A through its Hermitian part herm(A) = (A + A^H)/2, which is A
+// itself for the inputs PyTorch accepts (PyTorch reads one triangle). The
+// eigenvectors follow LAPACK's conventions (xSYEV's QR iterations for n <= 48,
+// xSTEIN's inverse iteration beyond: see the package documentation; complex A is
+// reduced to a real tridiagonal matrix by complex Householder reflections, as
+// zhetrd, and takes the same tridiagonal solvers): each column is defined up to a
+// sign (real) or a phase e^{i phi} (complex), so only losses invariant under
+// V -> V diag(±1) or V -> V diag(e^{i phi}) — functions of w, of V diag(f(w)) V^H,
+// of |V| elementwise, of the projectors v_i v_i^H — have a derivative that does not
+// depend on that choice. The pullback (PyTorch's linalg_eigh_backward) is
 //
-//	Abar = V (diag(wbar) + F o skew(V^T Vbar)) V^T,
-//	F_ij = 1/(w_j - w_i) (i != j), F_ii = 0,  skew(X) = (X - X^T)/2,
+//	Abar = V (diag(wbar) + F o skew(V^H Vbar)) V^H,
+//	F_ij = 1/(w_j - w_i) (i != j), F_ii = 0,  skew(X) = (X - X^H)/2,
 //
 // recorded with einsum and elementwise ops, so forward tangents
-// (wdot = diag(V^T Adot V), Vdot = V (F o V^T Adot V)) and the second-order rule
-// follow. Repeated eigenvalues make F infinite: a loss that uses V then gets
-// infinite or NaN derivatives, as in PyTorch; a loss of w alone does not (its
-// pullback is V diag(wbar) V^T, taken directly). float64 only (complex input is an
-// error wrapping chainrules.ErrInvalidArgument).
+// (wdot = diag(V^H Adot V), Vdot = V (F o V^H Adot V)) and the second-order rule
+// follow. For complex A the diagonal of skew(V^H Vbar), i Im diag(V^H Vbar), is the
+// cotangent of the phases: it is zero for a phase-invariant loss and dropped by
+// F_ii = 0; as in PyTorch, a cotangent with Im (V^H Vbar)_ii larger than 1e-2 times
+// the largest |(V^H Vbar)_jk| of its matrix (a loss that depends on the phases) is an
+// error wrapping chainrules.ErrInvalidArgument. Repeated eigenvalues make F
+// infinite: a loss that uses V then gets infinite or NaN derivatives, as in
+// PyTorch; a loss of w alone does not (its pullback is V diag(wbar) V^H, taken
+// directly). float64 and complex128; a non-finite entry of A is an error wrapping
+// chainrules.ErrInvalidArgument.
 func EighOp() cr.MultiOp[*tensor.Dense] {
 	def := core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "eigh", Space: space, Arity: 1, Outputs: 2,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
@@ -44,6 +54,7 @@ func EighOp() cr.MultiOp[*tensor.Dense] {
 				n = sh[len(sh)-1]
 			}
 			k := mm(t, mH(t, v), vbar)
+			checkGauge(t, k)
 			skew := scale(t, sub(t, k, mH(t, k)), 0.5)
 			id := t.Constant(eye(tensor.Float64, n))
 			gap := add(t, sub(t, unsq(t, w, -2), unsq(t, w, -1)), id)
@@ -55,8 +66,8 @@ func EighOp() cr.MultiOp[*tensor.Dense] {
 		if has[1] {
 			return nil, false, nil
 		}
-		// Only w was used: Abar = V diag(wbar) V^T.
-		g, err := einsum.Eval("...ij,...j,...kj->...ik", y[1], ybar[0], y[1])
+		// Only w was used: Abar = V diag(wbar) V^H.
+		g, err := einsum.Eval("...ij,...j,...kj->...ik", y[1], ybar[0], y[1].Conj())
 		return []*tensor.Dense{g}, true, err
 	})
 }
@@ -71,11 +82,13 @@ func Eigh(a *tensor.Dense) (w, v *tensor.Dense, err error) {
 }
 
 // EigvalshOp returns the op of PyTorch's linalg.eigvalsh: the eigenvalues of each
-// matrix of a batch of real symmetric matrices, ascending (shape [..., n]). It is a
-// composite of EighOp keeping w, so its pullback Abar = V diag(wbar) V^T is finite
-// at repeated eigenvalues; its second-order rule goes through the eigenvectors'
-// derivative and is infinite there (the Hessian of an eigenvalue does not exist at
-// a crossing). float64 only.
+// matrix of a batch of real symmetric or complex Hermitian matrices (read through
+// their Hermitian part), real and ascending (float64, shape [..., n]). It is a
+// composite of EighOp keeping w, so its pullback Abar = V diag(wbar) V^H is finite
+// at repeated eigenvalues (and never depends on the eigenvectors' phases); its
+// second-order rule goes through the eigenvectors' derivative and is infinite
+// there (the Hessian of an eigenvalue does not exist at a crossing). float64 and
+// complex128; non-finite input is an error wrapping chainrules.ErrInvalidArgument.
 func EigvalshOp() cr.Op[*tensor.Dense] {
 	return core.Composite("eigvalsh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		return t.ApplyMulti(EighOp(), x[0])[0]
@@ -85,25 +98,90 @@ func EigvalshOp() cr.Op[*tensor.Dense] {
 // Eigvalsh is EigvalshOp without a tape.
 func Eigvalsh(a *tensor.Dense) (*tensor.Dense, error) { return eval(EigvalshOp(), a) }
 
-// eighValues computes the eigen-decompositions of the symmetric parts of a batch.
+// eighValues computes the eigen-decompositions of the Hermitian parts of a batch:
+// w is float64, V of a's dtype.
 func eighValues(a *tensor.Dense, vectors bool) (w, v *tensor.Dense, err error) {
 	const op = "eigh"
 	batch, count, n, err := square(op, "A", a)
 	if err != nil {
 		return nil, nil, err
 	}
+	if !allFinite(a) {
+		return nil, nil, opErr(op, cr.ErrInvalidArgument, "the input has non-finite entries (NaN or Inf)")
+	}
+	wd := make([]float64, count*n)
+	notConverged := func() error {
+		return opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge")
+	}
 	if a.DType() == tensor.Complex128 {
-		return nil, nil, errComplex(op)
+		ad := a.Contiguous().Complex128s()
+		vd := make([]complex128, count*n*n)
+		for b := range count {
+			s := vd[b*n*n : (b+1)*n*n]
+			hermPart(s, ad[b*n*n:(b+1)*n*n], n)
+			sigma := eigScale(s)
+			if !hermEig(s, wd[b*n:(b+1)*n], n) {
+				return nil, nil, notConverged()
+			}
+			unscale(wd[b*n:(b+1)*n], sigma)
+		}
+		return newOf(wd, shapeOf(batch, n)...), newOf(vd, shapeOf(batch, n, n)...), nil
 	}
 	ad := a.Contiguous().Float64s()
-	wd := make([]float64, count*n)
 	vd := make([]float64, count*n*n)
 	for b := range count {
 		s := vd[b*n*n : (b+1)*n*n]
 		hermPart(s, ad[b*n*n:(b+1)*n*n], n)
+		sigma := eigScale(s)
 		if !symEig(s, wd[b*n:(b+1)*n], n, vectors) {
-			return nil, nil, opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge (is the input finite?)")
+			return nil, nil, notConverged()
 		}
+		unscale(wd[b*n:(b+1)*n], sigma)
 	}
 	return newOf(wd, shapeOf(batch, n)...), newOf(vd, shapeOf(batch, n, n)...), nil
+}
+
+// eigScale scales the matrix a by a power of two sigma (returned) when its largest
+// modulus lies outside [2^-100, 2^100], as xSYEV and xHEEV scale theirs: the
+// tridiagonal solvers (Dsterf, inverse iteration) overflow or underflow beyond
+// that range. The eigenvalues of the scaled matrix are sigma w, its eigenvectors
+// V; the scaling is exact (up to entries below 2^-900 or so of the largest).
+func eigScale(a any) float64 {
+	big := 0.0
+	switch d := a.(type) {
+	case []float64:
+		for _, v := range d {
+			big = math.Max(big, math.Abs(v))
+		}
+	case []complex128:
+		for _, v := range d {
+			big = math.Max(big, math.Max(math.Abs(real(v)), math.Abs(imag(v))))
+		}
+	}
+	if big == 0 || (big >= 0x1p-100 && big <= 0x1p100) {
+		return 1
+	}
+	_, e := math.Frexp(big)
+	sigma := math.Ldexp(1, -e)
+	switch d := a.(type) {
+	case []float64:
+		for i := range d {
+			d[i] *= sigma
+		}
+	case []complex128:
+		for i := range d {
+			d[i] *= complex(sigma, 0)
+		}
+	}
+	return sigma
+}
+
+// unscale divides the eigenvalues w of a matrix scaled by sigma by sigma.
+func unscale(w []float64, sigma float64) {
+	if sigma == 1 {
+		return
+	}
+	for i := range w {
+		w[i] /= sigma
+	}
 }

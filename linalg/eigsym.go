@@ -30,6 +30,28 @@ func symEigTridiag(a, w []float64, n int, vectors bool) bool {
 	e := make([]float64, n-1)
 	tau := make([]float64, n-1)
 	sytrdLower(a, n, d, e, tau)
+	var z []float64
+	if vectors {
+		z = make([]float64, n*n)
+	}
+	if !tridiagEig(d, e, w, z) {
+		return false
+	}
+	if vectors {
+		// V = Q Z, applying the reflectors to Z.
+		applyQLower(a, n, tau, z)
+		copy(a, z)
+	}
+	return true
+}
+
+// tridiagEig computes the eigenvalues w (ascending) of the n×n symmetric
+// tridiagonal matrix with diagonal d and subdiagonal e (both clobbered) by Dsterf
+// on each unreduced block and, when z is not nil, its eigenvectors into the
+// columns of the n×n matrix z by inverse iteration (stein). It reports success.
+func tridiagEig(d, e, w, z []float64) bool {
+	n := len(d)
+	vectors := z != nil
 	blocks := splitTridiag(d, e)
 	type eig struct {
 		v     float64
@@ -54,7 +76,7 @@ func symEigTridiag(a, w []float64, n int, vectors bool) bool {
 		return true
 	}
 	// Z: the eigenvectors of T, column j for w[j].
-	z := make([]float64, n*n)
+	clear(z)
 	for bi, b := range blocks {
 		var vals []float64
 		var cols []int
@@ -68,9 +90,6 @@ func symEigTridiag(a, w []float64, n int, vectors bool) bool {
 			return false
 		}
 	}
-	// V = Q Z, applying the reflectors to Z.
-	applyQLower(a, n, tau, z)
-	copy(a, z)
 	return true
 }
 

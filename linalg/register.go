@@ -17,12 +17,12 @@ type sample = cr.Sample[*tensor.Dense]
 
 // Register adds the package's op families to reg, with sample inputs for
 // testing/ruletest: solve, solve_triangular, cholesky, cholesky_solve, inv, det,
-// logdet, slogdet, eigh, eigvalsh, svd, svdvals, qr, pinv, lstsq, matrix_exp,
-// matrix_power, vector_norm, matrix_norm, cond, trace, cross, vecdot, vander,
-// tensorinv, tensorsolve, householder_product, lu_factor, lu and lu_solve. It
-// returns an error wrapping chainrules.ErrInvalidArgument for a nil reg, or
-// chainrules.ErrDuplicate if a name is taken; registration stops there, and the
-// families added before it stay.
+// logdet, slogdet, eigh, eigvalsh, eig, eigvals, svd, svdvals, qr, pinv, lstsq,
+// matrix_exp, matrix_power, vector_norm, matrix_norm, cond, trace, cross, vecdot,
+// vander, tensorinv, tensorsolve, householder_product, lu_factor, lu and
+// lu_solve. It returns an error wrapping chainrules.ErrInvalidArgument for a nil
+// reg, or chainrules.ErrDuplicate if a name is taken; registration stops there,
+// and the families added before it stay.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
 	if reg == nil {
 		return cr.Errorf(cr.ErrInvalidArgument, "linalg.Register: nil registry")
@@ -57,10 +57,12 @@ func entries() []cr.Entry[*tensor.Dense] {
 	reg("det", 1, both, "the determinant of square matrices", detSamples)
 	reg("logdet", 1, both, "log det A (NaN for a negative real determinant)", logdetSamples)
 	reg("slogdet", 1, both, "(sign, log|det A|); a real sign is piecewise constant, a complex one a differentiable phase", slogdetSamples)
-	reg("eigh", 1, real, "(w, V): eigenvalues (ascending) and eigenvectors of symmetric matrices", eighSamples)
-	reg("eigvalsh", 1, real, "the eigenvalues of symmetric matrices, ascending", eigvalshSamples)
+	reg("eigh", 1, both, "(w, V): eigenvalues (real, ascending) and eigenvectors of symmetric or Hermitian matrices", eighSamples)
+	reg("eigvalsh", 1, both, "the eigenvalues of symmetric or Hermitian matrices, real and ascending", eigvalshSamples)
 	reg("svd", 1, both, "(U, S, Vh): the thin singular value decomposition (S real; U, Vh unitary up to phases)", svdSamples)
 	reg("svdvals", 1, both, "the singular values, real and descending", svdvalsSamples)
+	reg("eig", 1, real, "(L, V): eigenvalues and unit right eigenvectors of general real matrices (complex128)", eigSamples)
+	reg("eigvals", 1, real, "the eigenvalues of general real matrices (complex128, LAPACK's order)", eigvalsSamples)
 	reg("qr", 1, both, "(Q, R): the reduced QR decomposition (LAPACK's signs, R's diagonal real)", qrSamples)
 	reg("pinv", 1, both, "the Moore-Penrose pseudo-inverse", pinvSamples)
 	reg("lstsq", 2, both, "(X, residuals): the least-squares solution of A X = B and its squared residuals", lstsqSamples)
@@ -308,6 +310,10 @@ func eighSamples(rng *rand.Rand) []sample {
 		{Name: "batched", Multi: EighOp(), Inputs: in(sym(rng, 2, 3, 3))},
 		{Name: "non-symmetric input (symmetric part)", Multi: EighOp(), Inputs: in(rnd(rng, f64, 3, 3))},
 		{Name: "60x60 tridiagonal solver, gauge-invariant loss", Op: eighInvariant(), Inputs: in(sym(rng, 60, 60))},
+		// Complex eigenvectors are defined up to phases: phase-invariant losses only.
+		{Name: "4x4 complex128, phase-invariant loss", Op: eighInvariantH(), Inputs: in(hermSample(rng, 4, 4))},
+		{Name: "batched non-Hermitian complex128 (Hermitian part), phase-invariant loss", Op: eighInvariantH(), Inputs: in(rnd(rng, c128, 2, 3, 3))},
+		{Name: "60x60 complex128 tridiagonal solver, phase-invariant loss", Op: eighInvariantH(), Inputs: in(hermSample(rng, 60, 60))},
 	}
 }
 
@@ -315,6 +321,7 @@ func eigvalshSamples(rng *rand.Rand) []sample {
 	return []sample{
 		{Name: "4x4", Op: EigvalshOp(), Inputs: in(sym(rng, 4, 4))},
 		{Name: "batched", Op: EigvalshOp(), Inputs: in(sym(rng, 2, 3, 3))},
+		{Name: "batched complex128", Op: EigvalshOp(), Inputs: in(hermSample(rng, 2, 4, 4))},
 	}
 }
 
@@ -347,6 +354,40 @@ func svdvalsSamples(rng *rand.Rand) []sample {
 		{Name: "wide batched", Op: SvdvalsOp(), Inputs: in(rnd(rng, f64, 2, 2, 4))},
 		{Name: "tall complex128", Op: SvdvalsOp(), Inputs: in(rnd(rng, c128, 5, 3))},
 		{Name: "wide batched complex128", Op: SvdvalsOp(), Inputs: in(rnd(rng, c128, 2, 2, 4))},
+	}
+}
+
+// eigInvariant is the phase-invariant function A -> |V| + L (L along the rows) of
+// eig's outputs, named "eig" for the family's samples.
+func eigInvariant() cr.Op[*tensor.Dense] {
+	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+		ys := t.ApplyMulti(EigOp(), x[0])
+		return add(t, t.Apply(elementwise.AbsOp, ys[1]), unsq(t, ys[0], -2))
+	})
+}
+
+// eigSpectral is the phase-invariant function A -> V diag(sin L) V^-1 (sin of A).
+func eigSpectral() cr.Op[*tensor.Dense] {
+	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+		ys := t.ApplyMulti(EigOp(), x[0])
+		vs := mul(t, ys[1], unsq(t, t.Apply(elementwise.SinOp, ys[0]), -2))
+		return mT(t, t.Apply(SolveOp(), mT(t, ys[1]), mT(t, vs)))
+	})
+}
+
+// Eigenvectors are defined up to phases: phase-invariant losses only.
+func eigSamples(rng *rand.Rand) []sample {
+	return []sample{
+		{Name: "4x4, |V| + L", Op: eigInvariant(), Inputs: in(rnd(rng, f64, 4, 4))},
+		{Name: "batched, |V| + L", Op: eigInvariant(), Inputs: in(rnd(rng, f64, 2, 3, 3))},
+		{Name: "5x5, V diag(sin L) V^-1", Op: eigSpectral(), Inputs: in(rnd(rng, f64, 5, 5))},
+	}
+}
+
+func eigvalsSamples(rng *rand.Rand) []sample {
+	return []sample{
+		{Name: "4x4", Op: EigvalsOp(), Inputs: in(rnd(rng, f64, 4, 4))},
+		{Name: "batched", Op: EigvalsOp(), Inputs: in(rnd(rng, f64, 2, 3, 3))},
 	}
 }
 

@@ -25,11 +25,22 @@ func csvdKernel(a []complex128, m, n int, s []float64, u, vh []complex128) bool 
 	if k == 0 {
 		return true
 	}
-	// W is rows×cols with rows >= cols, stored column-major (one slice per column).
+	// W is rows×cols with rows >= cols, stored column-major (one slice per column),
+	// scaled by a power of two (exactly) so that its largest entry is about 1: the
+	// squared column norms neither overflow nor underflow.
 	rows, cols := m, n
 	tr := m < n
 	if tr {
 		rows, cols = n, m
+	}
+	amax := 0.0
+	for _, z := range a[:m*n] {
+		amax = math.Max(amax, math.Max(math.Abs(real(z)), math.Abs(imag(z))))
+	}
+	sc, unsc := complex(1, 0), 1.0
+	if amax > 0 {
+		_, e := math.Frexp(amax)
+		sc, unsc = complex(math.Ldexp(1, -e), 0), math.Ldexp(1, e)
 	}
 	w := make([][]complex128, cols)
 	v := make([][]complex128, cols)
@@ -39,9 +50,9 @@ func csvdKernel(a []complex128, m, n int, s []float64, u, vh []complex128) bool 
 		v[j][j] = 1
 		for i := range rows {
 			if tr {
-				w[j][i] = cmplx.Conj(a[j*n+i]) // (A^H)_ij = conj(A_ji)
+				w[j][i] = sc * cmplx.Conj(a[j*n+i]) // (A^H)_ij = conj(A_ji)
 			} else {
-				w[j][i] = a[i*n+j]
+				w[j][i] = sc * a[i*n+j]
 			}
 		}
 	}
@@ -110,7 +121,7 @@ func csvdKernel(a []complex128, m, n int, s []float64, u, vh []complex128) bool 
 	var weak []int
 	for r, j := range order {
 		sj := norms[j]
-		s[r] = sj
+		s[r] = sj * unsc
 		col := slices.Clone(w[j])
 		if sj > tol && sj > 0 {
 			for i := range col {

@@ -106,6 +106,17 @@ func TestComplexSVDKernel(t *testing.T) {
 		id.Set(complex(0, 2), i, i)
 	}
 	checkSVD(t, id, 1e-12)
+	// Huge and tiny entries: S scales exactly.
+	base := c(4, 3)
+	_, s0, _, err := linalg.SVD(base)
+	require.NoError(t, err)
+	for _, e := range []int{700, -700} {
+		_, se, _, err := linalg.SVD(tensor.Scale(base, complex(math.Ldexp(1, e), 0)))
+		require.NoError(t, err)
+		for i, v := range se.Float64s() {
+			require.InDelta(t, s0.Float64s()[i], math.Ldexp(v, -e), 1e-12, "2^%d S[%d]", e, i)
+		}
+	}
 	// Batched, against the matrices one by one.
 	batch := c(2, 3, 4, 3)
 	_, s, _, err := linalg.SVD(batch)

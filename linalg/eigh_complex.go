@@ -1,0 +1,250 @@
+package linalg
+
+import (
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/lapack"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The complex Hermitian eigensolver (LAPACK's zheev arranged as the real path):
+// A = Q T Q^H with T real symmetric tridiagonal by complex Householder reflections
+// (zhetd2, unblocked, lower), the eigen-decomposition T = Z diag(w) Z^T by the real
+// tridiagonal machinery of eigsym.go (Dsteqr's QR iterations for n <= eigSmall,
+// Dsterf and inverse iteration beyond, Dsteqr as the fallback), and V = Q Z.
+
+// hermEig computes the eigenvalues w (ascending) and the eigenvectors (into the
+// columns of a) of the Hermitian n×n matrix a (both triangles set, row-major). It
+// reports success.
+func hermEig(a []complex128, w []float64, n int) bool {
+	switch n {
+	case 0:
+		return true
+	case 1:
+		w[0] = real(a[0])
+		a[0] = 1
+		return true
+	}
+	d := make([]float64, n)
+	e := make([]float64, n-1)
+	tau := make([]complex128, n-1)
+	refl := hetrdLower(a, n, d, e, tau)
+	z := make([]float64, n*n)
+	ok := false
+	if n > eigSmall {
+		ok = tridiagEig(slices.Clone(d), slices.Clone(e), w, z)
+	}
+	if !ok {
+		if !lapackGonum.Dsteqr(lapack.EVTridiag, n, d, e, z, n, make([]float64, 2*n-2)) {
+			return false
+		}
+		copy(w, d)
+	}
+	// V = Q Z = H_0 (H_1 (... (H_{n-2} Z))).
+	for i, v := range z {
+		a[i] = complex(v, 0)
+	}
+	s := make([]complex128, n)
+	for i := n - 2; i >= 0; i-- {
+		applyReflector(a, n, i+1, refl[i], tau[i], s)
+	}
+	return true
+}
+
+// hetrdLower reduces the Hermitian n×n matrix a (both triangles set) to real
+// symmetric tridiagonal form T = Q^H A Q, as LAPACK's zhetd2 with uplo = Lower: d
+// and e receive T's diagonal and subdiagonal, and Q = H_0 H_1 ... H_{n-2} with
+// H_i = I - tau_i v_i v_i^H acting on rows i+1..n-1, v_i (v_i[0] = 1) returned.
+// The trailing matrix is kept whole (both triangles) by the rank-2 updates; a is
+// clobbered.
+func hetrdLower(a []complex128, n int, d, e []float64, tau []complex128) [][]complex128 {
+	refl := make([][]complex128, n-1)
+	x := make([]complex128, n)
+	for i := range n - 1 {
+		m := n - i - 1 // rows i+1..n-1
+		v := make([]complex128, m)
+		for r := range m {
+			v[r] = a[(i+1+r)*n+i]
+		}
+		beta, ti := zlarfg(v)
+		e[i], tau[i], refl[i] = beta, ti, v
+		d[i] = real(a[i*n+i])
+		if ti == 0 {
+			continue
+		}
+		// x = tau A22 v, w = x - tau/2 (x^H v) v, A22 -= v w^H + w v^H.
+		xs := x[:m]
+		for r := range m {
+			row := a[(i+1+r)*n+i+1 : (i+1+r)*n+n]
+			var s complex128
+			for c, vc := range v {
+				s += row[c] * vc
+			}
+			xs[r] = ti * s
+		}
+		var xv complex128
+		for r := range m {
+			xv += cmplx.Conj(xs[r]) * v[r]
+		}
+		alpha := -0.5 * ti * xv
+		for r := range m {
+			xs[r] += alpha * v[r]
+		}
+		for r := range m {
+			row := a[(i+1+r)*n+i+1 : (i+1+r)*n+n]
+			vr, wr := v[r], xs[r]
+			for c := range m {
+				row[c] -= vr*cmplx.Conj(xs[c]) + wr*cmplx.Conj(v[c])
+			}
+			row[r] = complex(real(row[r]), 0)
+		}
+	}
+	d[n-1] = real(a[n*n-1])
+	return refl
+}
+
+// zlarfg generates the elementary reflector H = I - tau v v^H with H^H x = beta e_1
+// for the vector x (overwritten with v, v[0] = 1), beta real, as LAPACK's zlarfg.
+func zlarfg(x []complex128) (beta float64, tau complex128) {
+	alpha := x[0]
+	x[0] = 1
+	xnorm := cnrm2(x[1:])
+	ar, ai := real(alpha), imag(alpha)
+	if xnorm == 0 && ai == 0 {
+		return ar, 0
+	}
+	beta = -math.Copysign(math.Hypot(math.Hypot(ar, ai), xnorm), ar)
+	tau = complex((beta-ar)/beta, -ai/beta)
+	s := 1 / (alpha - complex(beta, 0))
+	for k := 1; k < len(x); k++ {
+		x[k] *= s
+	}
+	return beta, tau
+}
+
+// cnrm2 is the Euclidean norm of x, scaled against overflow.
+func cnrm2(x []complex128) float64 {
+	scale := 0.0
+	for _, v := range x {
+		scale = math.Max(scale, math.Max(math.Abs(real(v)), math.Abs(imag(v))))
+	}
+	if scale == 0 {
+		return 0
+	}
+	ss := 0.0
+	for _, v := range x {
+		r, i := real(v)/scale, imag(v)/scale
+		ss += r*r + i*i
+	}
+	return scale * math.Sqrt(ss)
+}
+
+// applyReflector overwrites rows off..off+len(v)-1 of the n×n matrix m with
+// H m, H = I - tau v v^H; s is scratch of length n.
+func applyReflector(m []complex128, n, off int, v []complex128, tau complex128, s []complex128) {
+	if tau == 0 {
+		return
+	}
+	clear(s)
+	for r, vr := range v { // s = v^H M
+		c := cmplx.Conj(vr)
+		row := m[(off+r)*n : (off+r+1)*n]
+		for j, x := range row {
+			s[j] += c * x
+		}
+	}
+	for r, vr := range v { // M -= tau v s
+		f := tau * vr
+		row := m[(off+r)*n : (off+r+1)*n]
+		for j := range row {
+			row[j] -= f * s[j]
+		}
+	}
+}
+
+// checkGauge makes the recording of eigh's pullback fail, as PyTorch's
+// linalg_eigh_backward does, when the cotangent of the complex eigenvectors
+// depends on their phases: a loss invariant under V -> V diag(e^{i phi}) has
+// Im diag(V^H Vbar) = 0, and one that is not has no well-defined derivative. k is
+// the recorded V^H Vbar; a diagonal entry whose imaginary part exceeds 1e-2 times
+// the largest modulus of its matrix is the error (relative, so that the check does
+// not depend on the cotangent's scale, and far above the rounding of a gauge-
+// invariant loss).
+func checkGauge(t *Tape, k cr.NodeID) {
+	kv := val(t, k)
+	if kv == nil || kv.DType() != tensor.Complex128 {
+		return
+	}
+	sh := kv.Shape()
+	n := sh[len(sh)-1]
+	if n == 0 {
+		return
+	}
+	data := kv.Contiguous().Complex128s()
+	for b := 0; b+n*n <= len(data); b += n * n {
+		mat := data[b : b+n*n]
+		big := 0.0
+		for _, z := range mat {
+			big = math.Max(big, cmplx.Abs(z))
+		}
+		for i := range n {
+			if im := math.Abs(imag(mat[i*n+i])); im > 1e-2*big {
+				t.Apply(cr.FailOp[*tensor.Dense]("eigh_gauge_check", opErr("eigh", cr.ErrInvalidArgument,
+					"the eigenvectors of a complex matrix are defined up to a phase e^{i phi} each, and the loss depends on it, so its derivative is ill-defined (Im (V^H Vbar)_%d%d = %.3g)", i, i, imag(mat[i*n+i]))), k)
+				return
+			}
+		}
+	}
+}
+
+// allFinite reports whether every entry of a (float64 or complex128) is finite.
+func allFinite(a *tensor.Dense) bool {
+	if a.DType() == tensor.Complex128 {
+		for _, z := range a.Contiguous().Complex128s() {
+			if math.IsNaN(real(z)) || math.IsInf(real(z), 0) || math.IsNaN(imag(z)) || math.IsInf(imag(z), 0) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, v := range a.Contiguous().Float64s() {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// eighInvariantH is the phase-invariant function
+// A -> V diag(sin w) V^H + V o conj(V) of eigh's outputs (a function of the
+// eigenprojectors and of |V|^2), named "eigh" for the family's complex samples.
+func eighInvariantH() cr.Op[*tensor.Dense] {
+	return core.Composite("eigh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+		ys := t.ApplyMulti(EighOp(), x[0])
+		f := t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.SinOp, ys[0]), conj(t, ys[1]))
+		return add(t, f, mul(t, ys[1], conj(t, ys[1])))
+	})
+}
+
+// hermSample returns a batch of random complex Hermitian matrices (A + A^H)/2 with
+// distinct eigenvalues (almost surely).
+func hermSample(rng *rand.Rand, shape ...int) *tensor.Dense {
+	a := rnd(rng, tensor.Complex128, shape...)
+	ah, err := a.Transpose(len(shape)-2, len(shape)-1)
+	if err != nil {
+		panic(err)
+	}
+	s, err := tensor.Add(a, ah.Conj())
+	if err != nil {
+		panic(err)
+	}
+	return tensor.Scale(s, 0.5)
+}

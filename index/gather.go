@@ -228,11 +228,14 @@ func (indexSelectOp) Name() string { return "index_select" }
 
 func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "index_select"
-	a, err := tensor.CheckUnary(name, x, o.axis)
-	if err != nil {
+	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
+	a, err := tensor.Axis(name, o.axis, len(shape))
+	if err != nil {
+		return nil, nil, err
+	}
 	idx := make([]int, len(o.index))
 	for j, i := range o.index {
 		if idx[j], err = normIndex(name, o.axis, i, shape[a]); err != nil {

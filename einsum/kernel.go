@@ -11,20 +11,9 @@ import "github.com/chainrules-go/chainrules/tensor"
 func strided[T tensor.Element](dst []T, dstSt []int, src []T, srcSt []int, shape []int, acc bool) {
 	// Drop dims of size 1 and merge dims that are contiguous in both operands.
 	var shBuf, dBuf, sBuf [16]int
-	sh, ds, ss := shBuf[:0], dBuf[:0], sBuf[:0]
-	for k, n := range shape {
-		if n == 0 {
-			return
-		}
-		if n == 1 {
-			continue
-		}
-		if m := len(sh) - 1; m >= 0 && ds[m] == dstSt[k]*n && ss[m] == srcSt[k]*n {
-			sh[m] *= n
-			ds[m], ss[m] = dstSt[k], srcSt[k]
-			continue
-		}
-		sh, ds, ss = append(sh, n), append(ds, dstSt[k]), append(ss, srcSt[k])
+	sh, ds, ss, ok := tensor.MergeAxes2(shape, dstSt, srcSt, shBuf[:0], dBuf[:0], sBuf[:0])
+	if !ok {
+		return
 	}
 	if len(sh) == 0 {
 		if acc {
@@ -60,19 +49,7 @@ func strided[T tensor.Element](dst []T, dstSt []int, src []T, srcSt []int, shape
 	od, os := 0, 0
 	for {
 		block2(dst[od:], ds[r-1], ds[r], src[os:], ss[r-1], ss[r], sh[r-1], sh[r], acc)
-		k := outer - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			od += ds[k]
-			os += ss[k]
-			if idx[k] < sh[k] {
-				break
-			}
-			od -= ds[k] * sh[k]
-			os -= ss[k] * sh[k]
-			idx[k] = 0
-		}
-		if k < 0 {
+		if !tensor.Step2(idx, sh, ds, ss, &od, &os) {
 			return
 		}
 	}

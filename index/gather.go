@@ -228,14 +228,11 @@ func (indexSelectOp) Name() string { return "index_select" }
 
 func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "index_select"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	a, err := tensor.Axis(name, o.axis, len(shape))
+	a, err := tensor.CheckUnary(name, x, o.axis)
 	if err != nil {
 		return nil, nil, err
 	}
+	shape := x[0].Shape()
 	idx := make([]int, len(o.index))
 	for j, i := range o.index {
 		if idx[j], err = normIndex(name, o.axis, i, shape[a]); err != nil {

@@ -78,24 +78,9 @@ func copyBuf(dst buf, dOff int, dSt []int, src buf, sOff int, sSt []int, shape [
 // contiguous for both sides are merged first, so that a block of whole rows is a
 // single copy.
 func copyStrided[T tensor.Element](dst []T, dOff int, dSt []int, src []T, sOff int, sSt []int, shape []int) {
-	if prod(shape) == 0 {
+	sh, ds, ss, ok := tensor.MergeAxes2(shape, dSt, sSt, make([]int, 0, len(shape)), make([]int, 0, len(shape)), make([]int, 0, len(shape)))
+	if !ok {
 		return
-	}
-	sh := make([]int, 0, len(shape))
-	ds := make([]int, 0, len(shape))
-	ss := make([]int, 0, len(shape))
-	for k, d := range shape {
-		if d == 1 {
-			continue
-		}
-		if m := len(sh) - 1; m >= 0 && ds[m] == dSt[k]*d && ss[m] == sSt[k]*d {
-			sh[m] *= d
-			ds[m], ss[m] = dSt[k], sSt[k]
-			continue
-		}
-		sh = append(sh, d)
-		ds = append(ds, dSt[k])
-		ss = append(ss, sSt[k])
 	}
 	if len(sh) == 0 {
 		dst[dOff] = src[sOff]
@@ -103,7 +88,6 @@ func copyStrided[T tensor.Element](dst []T, dOff int, dSt []int, src []T, sOff i
 	}
 	last := len(sh) - 1
 	n, di, si := sh[last], ds[last], ss[last]
-	outer := sh[:last]
 	idx := make([]int, last)
 	d, s := dOff, sOff
 	for {
@@ -119,19 +103,7 @@ func copyStrided[T tensor.Element](dst []T, dOff int, dSt []int, src []T, sOff i
 			}
 		}
 		// Advance the odometer over the outer axes.
-		k := last - 1
-		for ; k >= 0; k-- {
-			idx[k]++
-			d += ds[k]
-			s += ss[k]
-			if idx[k] < outer[k] {
-				break
-			}
-			d -= ds[k] * outer[k]
-			s -= ss[k] * outer[k]
-			idx[k] = 0
-		}
-		if k < 0 {
+		if !tensor.Step2(idx, sh, ds, ss, &d, &s) {
 			return
 		}
 	}

@@ -102,11 +102,8 @@ func (o splitOp) NumOutputs() int { return len(o.sizes) }
 // ApplyMulti checks the sizes against x and returns the blocks of x as views.
 func (o splitOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
 	const name = "split"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
+	if err := tensor.CheckApply(name, in, x, 1); err != nil {
 		return nil, nil, err
-	}
-	if len(in) != 1 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 1 input", name, len(in))
 	}
 	shape := x[0].Shape()
 	a, err := tensor.Axis(name, o.axis, len(shape))

@@ -122,14 +122,11 @@ func (narrowOp) Name() string { return "narrow" }
 
 func (o narrowOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "narrow"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	a, err := tensor.Axis(name, o.axis, len(shape))
+	a, err := tensor.CheckUnary(name, x, o.axis)
 	if err != nil {
 		return nil, nil, err
 	}
+	shape := x[0].Shape()
 	n := shape[a]
 	start := o.start
 	if start < 0 {
@@ -169,14 +166,11 @@ func (selectOp) Name() string { return "select" }
 
 func (o selectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "select"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	a, err := tensor.Axis(name, o.axis, len(shape))
+	a, err := tensor.CheckUnary(name, x, o.axis)
 	if err != nil {
 		return nil, nil, err
 	}
+	shape := x[0].Shape()
 	i, err := normIndex(name, o.axis, o.index, shape[a])
 	if err != nil {
 		return nil, nil, err
@@ -217,14 +211,11 @@ func (diagonalOp) Name() string { return "diagonal" }
 
 func (o diagonalOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "diagonal"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	a1, err := tensor.Axis(name, o.axis1, len(shape))
+	a1, err := tensor.CheckUnary(name, x, o.axis1)
 	if err != nil {
 		return nil, nil, err
 	}
+	shape := x[0].Shape()
 	a2, err := tensor.Axis(name, o.axis2, len(shape))
 	if err != nil {
 		return nil, nil, err

@@ -30,9 +30,9 @@ var useLAPACK64 atomic.Bool
 // of OpenBLAS or MKL, say) computes them. By default they run on the package's own
 // kernels, which do their matrix products with tensor.Gemm (recursive Cholesky, LU
 // and triangular solves, blocked QR, and for eigh and svd of matrices larger than
-// 48 blocked reductions); only small eigh and svd, and the fallbacks of the larger
-// ones, call lapack64 then. The complex128 kernels are the package's own either
-// way. The setting is process-wide and safe for concurrent use; it returns nothing
+// 48 blocked reductions); only small eigh and svd, the fallbacks of the larger
+// ones, and eig and eigvals (Dgeev), call lapack64 then. The complex128 kernels
+// are the package's own either way. The setting is process-wide and safe for concurrent use; it returns nothing
 // and takes effect for the factorisations that start after it.
 func UseLAPACK64(on bool) { useLAPACK64.Store(on) }
 

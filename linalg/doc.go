@@ -50,6 +50,10 @@
 //	                                     F_ij = 1/(w_j - w_i), F_ii = 0,
 //	                                     skew(X) = (X - X^H)/2
 //	eigvalsh         w                   Abar = V diag(wbar) V^H
+//	eig (real A)     A V = V diag(L)     Abar = Re(V^-H G V^H), G_ii = Lbar_i,
+//	                                     G_ij = (V^H Vbar - V^H V diag(Re diag(V^H Vbar)))_ij
+//	                                     / (conj(L_j) - conj(L_i))
+//	eigvals          L                   Abar = Re(V^-H diag(Lbar) V^H)
 //	svd              A = U diag(S) Vh    Abar = U [(J o F) S + S (K o F) + diag(Sbar)
 //	                                     + i Im(diag(U^H Ubar)) S^-1] Vh
 //	                                     + (I - U U^H) Ubar S^-1 Vh + U S^-1 Vhbar (I - V V^H),
@@ -143,6 +147,15 @@
 // QR with LAPACK's zgeqr2/zung2r reflectors, so that R's diagonal is real, and
 // the Jacobi SVD below); gonum's LAPACK is real-only.
 //
+// float64 only: eig and eigvals, the eigen-decomposition of general real
+// matrices (L and V complex128, as in PyTorch), through gonum's Dgeev. Complex
+// input would need a complex Hessenberg-QR eigensolver (LAPACK's zgeev), which
+// gonum lacks; it is an error wrapping chainrules.ErrInvalidArgument that says
+// "float64-only". eig's eigenvectors (unit norm, largest component real, as
+// LAPACK's) are defined up to a phase each: the invariant losses are functions of
+// L, of |V| and of V diag(f(L)) V^-1, and the backward pass refuses, as PyTorch's,
+// a cotangent that depends on the phases.
+//
 // Complex eigh and eigvalsh reduce the Hermitian matrix to a real tridiagonal one
 // with complex Householder reflections (zhetrd's algorithm, unblocked), after which
 // the real tridiagonal solvers of the float64 path take over (see Backends); w is
@@ -173,7 +186,8 @@
 //     vectors from the Golub-Kahan tridiagonal matrix (as xGESVDX), verified
 //     (orthogonality, A V = U S) with gonum's Dgesvd as the fallback, which also
 //     takes matrices with zero or tiny singular values;
-//   - smaller eigh and svd: gonum's Dsyev and Dgesvd through lapack64.
+//   - smaller eigh and svd: gonum's Dsyev and Dgesvd through lapack64;
+//   - eig and eigvals: gonum's Dgeev through lapack64.
 //
 // They need no setup and change no global state. Two process-wide switches, both
 // off by default (the package never changes global state by itself, in an init

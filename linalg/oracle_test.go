@@ -310,6 +310,11 @@ func families() []family {
 		})))},
 		{op: "eigh", file: "gauge_ill_defined", resolve: one(multi(linalg.EighOp(), 1, 0, 1))},
 		{op: "eigvalsh", file: "identity", resolve: one(hermitianInput(linalg.EigvalshOp()))},
+		{op: "eig", file: "values_vectors_abs", keys: keys("values", "vectors"), resolve: one(observable("eig", 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+			ys := t.ApplyMulti(linalg.EigOp(), x[0])
+			return []cr.NodeID{ys[0], absOf(t, ys[1])}
+		}))},
+		{op: "eigvals", file: "identity", resolve: one(linalg.EigvalsOp())},
 		{op: "inv", file: "identity", resolve: one(linalg.InvOp())},
 		{op: "inv_ex", file: "identity", keys: keys("output_0"), resolve: one(flat(linalg.InvOp(), 1))},
 		{op: "householder_product", file: "identity", resolve: one(linalg.HouseholderProductOp())},
@@ -687,7 +692,9 @@ func cabs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
 // complex input as float64-only are skipped with that reason. eigh, eigvalsh, svd,
 // svdvals, pinv, lstsq, cond and the singular-value matrix norms take complex
 // input: the expected errors of eigh's and svd's gauge-dependent losses are their
-// backward passes refusing a cotangent that depends on the vectors' phases.
+// backward passes refusing a cotangent that depends on the vectors' phases. The
+// complex128 cases of eig and eigvals (real input only: gonum has no complex
+// eigensolver) are the skipped ones.
 func TestOracle(t *testing.T) {
 	total := oracle.Report{Skipped: map[string]int{}, Unchecked: map[string]int{}}
 	for _, f := range families() {

@@ -17,12 +17,12 @@ type sample = cr.Sample[*tensor.Dense]
 
 // Register adds the package's op families to reg, with sample inputs for
 // testing/ruletest: solve, solve_triangular, cholesky, cholesky_solve, inv, det,
-// logdet, slogdet, eigh, eigvalsh, svd, svdvals, qr, pinv, lstsq, matrix_exp,
-// matrix_power, vector_norm, matrix_norm, cond, trace, cross, vecdot, vander,
-// tensorinv, tensorsolve, householder_product, lu_factor, lu and lu_solve. It
-// returns an error wrapping chainrules.ErrInvalidArgument for a nil reg, or
-// chainrules.ErrDuplicate if a name is taken; registration stops there, and the
-// families added before it stay.
+// logdet, slogdet, eigh, eigvalsh, eig, eigvals, svd, svdvals, qr, pinv, lstsq,
+// matrix_exp, matrix_power, vector_norm, matrix_norm, cond, trace, cross, vecdot,
+// vander, tensorinv, tensorsolve, householder_product, lu_factor, lu and
+// lu_solve. It returns an error wrapping chainrules.ErrInvalidArgument for a nil
+// reg, or chainrules.ErrDuplicate if a name is taken; registration stops there,
+// and the families added before it stay.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
 	if reg == nil {
 		return cr.Errorf(cr.ErrInvalidArgument, "linalg.Register: nil registry")
@@ -43,6 +43,7 @@ const (
 // entries returns the registry entries of the package's op families.
 func entries() []cr.Entry[*tensor.Dense] {
 	both := []string{"float64", "complex128"}
+	real := []string{"float64"}
 	var out []cr.Entry[*tensor.Dense]
 	reg := func(name string, arity int, dtypes []string, doc string, samples func(rng *rand.Rand) []sample) {
 		out = append(out, cr.Entry[*tensor.Dense]{Name: name, Arity: arity, DTypes: dtypes,
@@ -60,6 +61,8 @@ func entries() []cr.Entry[*tensor.Dense] {
 	reg("eigvalsh", 1, both, "the eigenvalues of symmetric or Hermitian matrices, real and ascending", eigvalshSamples)
 	reg("svd", 1, both, "(U, S, Vh): the thin singular value decomposition (S real; U, Vh unitary up to phases)", svdSamples)
 	reg("svdvals", 1, both, "the singular values, real and descending", svdvalsSamples)
+	reg("eig", 1, real, "(L, V): eigenvalues and unit right eigenvectors of general real matrices (complex128)", eigSamples)
+	reg("eigvals", 1, real, "the eigenvalues of general real matrices (complex128, LAPACK's order)", eigvalsSamples)
 	reg("qr", 1, both, "(Q, R): the reduced QR decomposition (LAPACK's signs, R's diagonal real)", qrSamples)
 	reg("pinv", 1, both, "the Moore-Penrose pseudo-inverse", pinvSamples)
 	reg("lstsq", 2, both, "(X, residuals): the least-squares solution of A X = B and its squared residuals", lstsqSamples)
@@ -351,6 +354,40 @@ func svdvalsSamples(rng *rand.Rand) []sample {
 		{Name: "wide batched", Op: SvdvalsOp(), Inputs: in(rnd(rng, f64, 2, 2, 4))},
 		{Name: "tall complex128", Op: SvdvalsOp(), Inputs: in(rnd(rng, c128, 5, 3))},
 		{Name: "wide batched complex128", Op: SvdvalsOp(), Inputs: in(rnd(rng, c128, 2, 2, 4))},
+	}
+}
+
+// eigInvariant is the phase-invariant function A -> |V| + L (L along the rows) of
+// eig's outputs, named "eig" for the family's samples.
+func eigInvariant() cr.Op[*tensor.Dense] {
+	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+		ys := t.ApplyMulti(EigOp(), x[0])
+		return add(t, t.Apply(elementwise.AbsOp, ys[1]), unsq(t, ys[0], -2))
+	})
+}
+
+// eigSpectral is the phase-invariant function A -> V diag(sin L) V^-1 (sin of A).
+func eigSpectral() cr.Op[*tensor.Dense] {
+	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+		ys := t.ApplyMulti(EigOp(), x[0])
+		vs := mul(t, ys[1], unsq(t, t.Apply(elementwise.SinOp, ys[0]), -2))
+		return mT(t, t.Apply(SolveOp(), mT(t, ys[1]), mT(t, vs)))
+	})
+}
+
+// Eigenvectors are defined up to phases: phase-invariant losses only.
+func eigSamples(rng *rand.Rand) []sample {
+	return []sample{
+		{Name: "4x4, |V| + L", Op: eigInvariant(), Inputs: in(rnd(rng, f64, 4, 4))},
+		{Name: "batched, |V| + L", Op: eigInvariant(), Inputs: in(rnd(rng, f64, 2, 3, 3))},
+		{Name: "5x5, V diag(sin L) V^-1", Op: eigSpectral(), Inputs: in(rnd(rng, f64, 5, 5))},
+	}
+}
+
+func eigvalsSamples(rng *rand.Rand) []sample {
+	return []sample{
+		{Name: "4x4", Op: EigvalsOp(), Inputs: in(rnd(rng, f64, 4, 4))},
+		{Name: "batched", Op: EigvalsOp(), Inputs: in(rnd(rng, f64, 2, 3, 3))},
 	}
 }
 

@@ -71,16 +71,7 @@ func dataOf[T scalar](x *tensor.Dense) []T {
 
 // newOf returns a fresh tensor of dtype T with the given data (which it keeps).
 func newOf[T scalar](data []T, shape ...int) *tensor.Dense {
-	var (
-		t   *tensor.Dense
-		err error
-	)
-	switch d := any(data).(type) {
-	case []complex128:
-		t, err = tensor.FromComplex128(d, shape...)
-	case []float64:
-		t, err = tensor.FromFloat64(d, shape...)
-	}
+	t, err := tensor.FromSlice(data, shape...)
 	if err != nil {
 		// The callers size data from shape: a mismatch is a bug in this package.
 		panic(err)

@@ -178,10 +178,7 @@ func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 	const name = "cumsum"
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
-			if err := checkInputs(name, x, 1); err != nil {
-				return nil, err
-			}
-			ax, err := normAxis(name, axis, x[0].Rank())
+			ax, err := tensor.CheckUnary(name, x, axis)
 			if err != nil {
 				return nil, err
 			}

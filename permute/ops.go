@@ -27,11 +27,8 @@ func (o *op) Name() string { return o.name }
 
 // Apply computes y = L(x), a view of x when possible, and the rule of L.
 func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if len(x) != 1 || len(in) != 1 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d inputs, want 1", o.name, len(x))
-	}
-	if x[0] == nil {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
+	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
+		return nil, nil, err
 	}
 	l, err := o.plan(x[0].Shape())
 	if err != nil {
@@ -58,18 +55,6 @@ func named(name, phase string, f func(*tensor.Dense) (*tensor.Dense, error)) fun
 	}
 }
 
-// normAxis maps a possibly negative axis (Python style: -1 is the last) into
-// [0, rank), or reports it out of range.
-func normAxis(name string, axis, rank int) (int, error) {
-	if axis < -rank || axis >= rank {
-		return 0, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d out of range for rank %d", name, axis, rank)
-	}
-	if axis < 0 {
-		axis += rank
-	}
-	return axis, nil
-}
-
 // permutation builds the layout of Permute(perm) after checking perm.
 func permutation(name string, perm []int, rank int) (layout, error) {
 	if len(perm) != rank {
@@ -79,7 +64,7 @@ func permutation(name string, perm []int, rank int) (layout, error) {
 	inv := make([]int, rank)
 	seen := make([]bool, rank)
 	for k, a := range perm {
-		a, err := normAxis(name, a, rank)
+		a, err := tensor.Axis(name, a, rank)
 		if err != nil {
 			return layout{}, err
 		}
@@ -129,11 +114,11 @@ func Permute(x *tensor.Dense, axes ...int) (*tensor.Dense, error) {
 func TransposeOp(i, j int) cr.Op[*tensor.Dense] {
 	return &op{name: "transpose", plan: func(shape []int) (layout, error) {
 		r := len(shape)
-		a, err := normAxis("transpose", i, r)
+		a, err := tensor.Axis("transpose", i, r)
 		if err != nil {
 			return layout{}, err
 		}
-		b, err := normAxis("transpose", j, r)
+		b, err := tensor.Axis("transpose", j, r)
 		if err != nil {
 			return layout{}, err
 		}
@@ -168,11 +153,11 @@ func MoveAxisOp(src, dst []int) cr.Op[*tensor.Dense] {
 		}
 		moved := make([]bool, r)
 		for k := range src {
-			s, err := normAxis("moveaxis", src[k], r)
+			s, err := tensor.Axis("moveaxis", src[k], r)
 			if err != nil {
 				return layout{}, err
 			}
-			d, err := normAxis("moveaxis", dst[k], r)
+			d, err := tensor.Axis("moveaxis", dst[k], r)
 			if err != nil {
 				return layout{}, err
 			}
@@ -240,7 +225,7 @@ func SqueezeOp(axes ...int) cr.Op[*tensor.Dense] {
 			}
 		}
 		for _, a := range axes {
-			k, err := normAxis("squeeze", a, r)
+			k, err := tensor.Axis("squeeze", a, r)
 			if err != nil {
 				return layout{}, err
 			}
@@ -272,7 +257,7 @@ func Squeeze(x *tensor.Dense, axes ...int) (*tensor.Dense, error) {
 // appending). It is a reshape, and so are its rules.
 func UnsqueezeOp(axis int) cr.Op[*tensor.Dense] {
 	return &op{name: "unsqueeze", plan: func(from []int) (layout, error) {
-		k, err := normAxis("unsqueeze", axis, len(from)+1)
+		k, err := tensor.Axis("unsqueeze", axis, len(from)+1)
 		if err != nil {
 			return layout{}, err
 		}

@@ -212,29 +212,6 @@ func (r *momentRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (
 }
 
 func (r *momentRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	g, err := cotangent[float64](r.p, ct.Value)
-	if err != nil {
-		return dst, err
-	}
-	d := cr.Dual[*tensor.Dense]{Value: r.pullback(g, nil, nil)}
-	xdot, err := tangent[T](r.p, r.in[0], tangentOf)
-	if err != nil {
-		return dst, err
-	}
-	if ct.HasTangent || xdot != nil {
-		gd := make([]float64, len(g))
-		if ct.HasTangent {
-			if gd, err = cotangent[float64](r.p, ct.Tangent); err != nil {
-				return dst, err
-			}
-		}
-		if xdot != nil {
-			// xbardot = s d gd + [s (xdot - mean xdot) + sdot d] g.
-			d.Tangent = r.pullback(gd, g, xdot)
-		} else {
-			d.Tangent = r.pullback(gd, nil, nil)
-		}
-		d.HasTangent = true
-	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
+	// xbardot = s d gd + [s (xdot - mean xdot) + sdot d] g.
+	return secondOrder(r.p, r.in[0], r.pullback, ct, tangentOf, dst)
 }

@@ -29,11 +29,8 @@ func newOp(name string, axes []int, keep bool, k kind) *op {
 func (o *op) Name() string { return o.name }
 
 func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if len(x) != 1 || len(in) != 1 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d inputs, want 1", o.name, len(x))
-	}
-	if x[0] == nil {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
+	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
+		return nil, nil, err
 	}
 	if o.realOnly && x[0].DType() != tensor.Float64 {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %s input: defined for float64 only", o.name, x[0].Describe())
@@ -46,6 +43,39 @@ func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reverse
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: reduction over an empty axis of %s", o.name, x[0].Describe())
 	}
 	return o.kind.apply(p, in[0], x[0])
+}
+
+// secondOrder is the PullbackWithTangents of a reduction whose pullback, written
+// pull(h, g, xdot), is linear in the output cotangent h, with a second term when the
+// first-order cotangent g and the input tangent xdot are given: xbar = pull(g, nil,
+// nil) for the cotangent g of the output, and xbardot = pull(gdot, g, xdot), or
+// pull(gdot, nil, nil) without an input tangent, for the tangent gdot of the
+// cotangent (zero when absent). G is the cotangent's element type, T the input's.
+func secondOrder[G, T tensor.Element](p *plan, in cr.NodeID, pull func(h, g []G, xdot []T) *tensor.Dense, ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	g, err := cotangent[G](p, ct.Value)
+	if err != nil {
+		return dst, err
+	}
+	d := cr.Dual[*tensor.Dense]{Value: pull(g, nil, nil)}
+	xdot, err := tangent[T](p, in, tangentOf)
+	if err != nil {
+		return dst, err
+	}
+	if ct.HasTangent || xdot != nil {
+		gd := make([]G, len(g))
+		if ct.HasTangent {
+			if gd, err = cotangent[G](p, ct.Tangent); err != nil {
+				return dst, err
+			}
+		}
+		if xdot != nil {
+			d.Tangent = pull(gd, g, xdot)
+		} else {
+			d.Tangent = pull(gd, nil, nil)
+		}
+		d.HasTangent = true
+	}
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: in, Cotangent: d}), nil
 }
 
 // tangent fetches the tangent of the input in canonical layout with inputElems, or

@@ -199,14 +199,7 @@ func output[T tensor.Element](p *plan, buf []T) *tensor.Dense { return wrap(buf,
 
 // wrap makes a tensor that owns buf.
 func wrap[T tensor.Element](buf []T, shape []int) *tensor.Dense {
-	var t *tensor.Dense
-	var err error
-	switch b := any(buf).(type) {
-	case []float64:
-		t, err = tensor.FromFloat64(b, shape...)
-	case []complex128:
-		t, err = tensor.FromComplex128(b, shape...)
-	}
+	t, err := tensor.FromSlice(buf, shape...)
 	if err != nil {
 		panic(err) // sizes match by construction
 	}

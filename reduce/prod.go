@@ -137,28 +137,5 @@ func (r *prodRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*t
 }
 
 func (r *prodRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	g, err := cotangent[T](r.p, ct.Value)
-	if err != nil {
-		return dst, err
-	}
-	d := cr.Dual[*tensor.Dense]{Value: r.pullback(g, nil, nil)}
-	xdot, err := tangent[T](r.p, r.in[0], tangentOf)
-	if err != nil {
-		return dst, err
-	}
-	if ct.HasTangent || xdot != nil {
-		h := make([]T, len(g))
-		if ct.HasTangent {
-			if h, err = cotangent[T](r.p, ct.Tangent); err != nil {
-				return dst, err
-			}
-		}
-		if xdot != nil {
-			d.Tangent = r.pullback(h, g, xdot)
-		} else {
-			d.Tangent = r.pullback(h, nil, nil)
-		}
-		d.HasTangent = true
-	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
+	return secondOrder(r.p, r.in[0], r.pullback, ct, tangentOf, dst)
 }

@@ -20,6 +20,15 @@ func CheckInputs(op string, x []*Dense, want int) error {
 	return nil
 }
 
+// CheckApply is CheckInputs for an op's Apply(in, x): it also checks that in names
+// one node for each value of x.
+func CheckApply(op string, in []cr.NodeID, x []*Dense, want int) error {
+	if len(in) != len(x) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for %d inputs", op, len(in), len(x))
+	}
+	return CheckInputs(op, x, want)
+}
+
 // DescribeOf returns t.Describe(), or "<nil>" for a nil t: for error messages about
 // values that may be missing.
 func DescribeOf(t *Dense) string {
@@ -27,4 +36,14 @@ func DescribeOf(t *Dense) string {
 		return "<nil>"
 	}
 	return t.Describe()
+}
+
+// CheckUnary is the check of an op with one input and an axis parameter:
+// CheckInputs(op, x, 1), then Axis(op, axis, rank of x[0]). It returns the axis in
+// [0, rank).
+func CheckUnary(op string, x []*Dense, axis int) (int, error) {
+	if err := CheckInputs(op, x, 1); err != nil {
+		return 0, err
+	}
+	return Axis(op, axis, x[0].Rank())
 }

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"fmt"
+	"math"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -51,7 +53,14 @@ func (o concatOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 				return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d is %v, input 0 is %v: they differ on axis %d, not only on the concatenation axis %d", name, k, s, first, j, o.axis)
 			}
 		}
-		out[a] += s[a]
+		n, ok := addSize(out[a], s[a])
+		if !ok {
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: the result is too large: its concatenation axis %d has more elements than an int can count", name, o.axis)
+		}
+		out[a] = n
+	}
+	if err := checkOut(name, x, out); err != nil {
+		return nil, nil, err
 	}
 	ro := rowMajor(out)
 	ps := make([]piece, len(x))
@@ -104,6 +113,9 @@ func (o stackOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rev
 		}
 	}
 	out := slices.Insert(slices.Clone(first), a, len(x))
+	if err := checkOut(name, x, out); err != nil {
+		return nil, nil, err
+	}
 	ro := rowMajor(out)
 	dst := slices.Delete(slices.Clone(ro), a, a+1)
 	rs := rowMajor(first)
@@ -115,4 +127,29 @@ func (o stackOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rev
 		}
 	}
 	return newLinear(name, x, out).withPieces(ps).run(in, x)
+}
+
+// addSize returns a+b for sizes a, b >= 0, and false if the sum overflows int.
+func addSize(a, b int) (int, bool) {
+	if a > math.MaxInt-b {
+		return 0, false
+	}
+	return a + b, true
+}
+
+// checkOut returns an error wrapping chainrules.ErrInvalidArgument unless the result
+// of op name on inputs x, of shape out, can be allocated: its size must not overflow
+// (tensor.ShapeSize) and must fit in memory (inputs can be broadcast views of any
+// size).
+func checkOut(name string, x []*tensor.Dense, out []int) error {
+	dt := tensor.Float64
+	for _, v := range x {
+		if v.DType() == tensor.Complex128 {
+			dt = tensor.Complex128
+		}
+	}
+	if err := tensor.CheckAlloc(dt, out...); err != nil {
+		return fmt.Errorf("%s: the result is too large: %w", name, err)
+	}
+	return nil
 }

@@ -1,0 +1,62 @@
+package hvp_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/einsum"
+	ew "github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/permute"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// Error-returning paths whose result would be too large to allocate return an error
+// wrapping ErrInvalidArgument, as einsum does, and never panic. big is a valid
+// tensor: a broadcast view of 2^62 elements over one scalar. (The sweep of
+// TestOpsNeverPanicOnBadInput cannot take it: an op with a small result, such as a
+// sum, would run over its 2^62 elements.)
+func TestTooLargeResultsAreErrors(t *testing.T) {
+	big, err := tensor.Scalar(1).BroadcastTo(1<<31, 1<<31)
+	require.NoError(t, err)
+	bigC, err := tensor.ScalarComplex(1).BroadcastTo(1<<31, 1<<31)
+	require.NoError(t, err)
+	onTape := func(op cr.Op[*tensor.Dense], xs ...*tensor.Dense) func() error {
+		return func() error {
+			tp := core.NewTape[*tensor.Dense](tensor.Space{})
+			ids := make([]cr.NodeID, len(xs))
+			for i, x := range xs {
+				ids[i] = tp.Leaf(x)
+			}
+			tp.Apply(op, ids...)
+			return tp.Err()
+		}
+	}
+	cases := map[string]func() error{
+		"einsum":          func() error { _, err := einsum.Eval("ij->ij", big); return err },
+		"tensor.Add":      func() error { _, err := tensor.Add(big, big); return err },
+		"tensor.Mul cplx": func() error { _, err := tensor.Mul(big, bigC); return err },
+		"exp":             func() error { _, err := ew.Exp(big); return err },
+		"exp complex":     func() error { _, err := ew.Exp(bigC); return err },
+		"exp on a tape":   onTape(ew.ExpOp, big),
+		"abs complex":     onTape(ew.AbsOp, bigC),
+		"add on a tape":   onTape(ew.AddOp, big, tensor.Scalar(2)),
+		"materialize":     func() error { _, err := permute.Materialize(big); return err },
+		"pad":             func() error { _, err := index.Pad(tensor.New(tensor.Float64, 2), [2]int{0, 1 << 60}); return err },
+		"pad view":        onTape(index.PadOp([2]int{0, 1}, [2]int{0, 0}), big),
+		"concat":          onTape(index.ConcatOp(0), big, big),
+		"stack":           onTape(index.StackOp(0), big, big, big),
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			var err error
+			require.NotPanics(t, func() { err = f() })
+			assert.ErrorIs(t, err, cr.ErrInvalidArgument)
+			assert.ErrorContains(t, err, "too large")
+		})
+	}
+}

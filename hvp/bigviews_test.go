@@ -11,6 +11,7 @@ import (
 	"github.com/chainrules-go/chainrules/einsum"
 	ew "github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -50,6 +51,12 @@ func TestTooLargeResultsAreErrors(t *testing.T) {
 		"pad view":        onTape(index.PadOp([2]int{0, 1}, [2]int{0, 0}), big),
 		"concat":          onTape(index.ConcatOp(0), big, big),
 		"stack":           onTape(index.StackOp(0), big, big, big),
+		"one_hot": func() error {
+			labels, err := tensor.FromFloat64([]float64{1 << 52}, 1)
+			require.NoError(t, err)
+			_, err = nn.OneHot(labels, -1)
+			return err
+		},
 	}
 	for name, f := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -156,7 +157,10 @@ func (o oneHotOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 	if c > 0 && len(labels) > math.MaxInt/c {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d labels of %d classes overflow", name, len(labels), c)
 	}
-	y := tensor.New(tensor.Float64, append(slices.Clone(x[0].Shape()), c)...)
+	y, err := tensor.Alloc(tensor.Float64, append(slices.Clone(x[0].Shape()), c)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: the result is too large: %w", name, err)
+	}
 	d := y.Float64s()
 	for i, v := range labels {
 		if v < 0 || v >= c {

@@ -38,12 +38,7 @@ const (
 // stride is smaller than the row length or a slice is too short. If beta is
 // zero, C is not read before being overwritten.
 func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		Scale(m, n, beta, c, ldc)
+	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
 	run(kern, m, n, k,
@@ -100,6 +95,21 @@ func checkArgs(transA, transB bool, m, n, k, lenA, lda, lenB, ldb, lenC, ldc int
 	if lenC < (m-1)*ldc+n {
 		panic(shortC)
 	}
+}
+
+// trivial checks the arguments of Dgemm or Zgemm (checkArgs) and does the products
+// that multiply nothing: it reports true, after setting C = beta C when alpha or k
+// is zero, when that is all there is to do.
+func trivial[T element](transA, transB bool, m, n, k int, alpha T, lenA, lda, lenB, ldb int, beta T, c []T, ldc int) bool {
+	checkArgs(transA, transB, m, n, k, lenA, lda, lenB, ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return true
+	}
+	if alpha == 0 || k == 0 {
+		Scale(m, n, beta, c, ldc)
+		return true
+	}
+	return false
 }
 
 // element is the type set of tensor.Element (float64 | complex128), which this

@@ -8,37 +8,9 @@ type realA struct {
 	trans bool
 }
 
+// pack implements packerA: rows of op(A) are the panels' width.
 func (x *realA) pack(dst []float64, mr, i0, mb, p0, kb int) {
-	for ip := 0; ip < mb; ip += mr {
-		panel := dst[ip*kb : (ip+mr)*kb]
-		rows := min(mr, mb-ip)
-		if x.trans {
-			// op(A)[i, p0+p] for i in the panel is contiguous in a.
-			for p := 0; p < kb; p++ {
-				src := x.a[(p0+p)*x.lda+i0+ip:]
-				d := panel[p*mr : p*mr+mr]
-				copy(d, src[:rows])
-				clear(d[rows:])
-			}
-			continue
-		}
-		if rows == mr && mr%4 == 0 {
-			packGroups(panel, mr, x.a, (i0+ip)*x.lda+p0, x.lda, kb)
-			continue
-		}
-		for r := 0; r < rows; r++ {
-			src := x.a[(i0+ip+r)*x.lda+p0:]
-			src = src[:kb]
-			for p, v := range src {
-				panel[p*mr+r] = v
-			}
-		}
-		if rows < mr {
-			for p := 0; p < kb; p++ {
-				clear(panel[p*mr+rows : p*mr+mr])
-			}
-		}
-	}
+	packPanels(dst, mr, x.a, x.lda, x.trans, i0, mb, p0, kb)
 }
 
 // realB is a float64 right operand: op(B) = B (k x n, B[p*ldb+j]) or, if
@@ -49,33 +21,46 @@ type realB struct {
 	trans bool
 }
 
+// pack implements packerB: columns of op(B) are the panels' width; op(B)'s column
+// j is contiguous in b when B is stored transposed.
 func (x *realB) pack(dst []float64, nr, j0, nb, p0, kb int) {
-	for jp := 0; jp < nb; jp += nr {
-		panel := dst[jp*kb : (jp+nr)*kb]
-		cols := min(nr, nb-jp)
-		if !x.trans {
+	packPanels(dst, nr, x.b, x.ldb, !x.trans, j0, nb, p0, kb)
+}
+
+// packPanels packs the block [i0, i0+nb) x [p0, p0+kb) of an operand seen as nb
+// lines of kb values, value (i, p) at x[i*ld+p], or at x[p*ld+i] when across is
+// set (the lines run across the storage rows), into ceil(nb/w) micro-panels of w*kb
+// values stored k-major (dst[panel*w*kb + p*w + r]), zero-padding lines beyond nb.
+// It packs both operands: the rows of op(A) (w = MR) and the columns of op(B)
+// (w = NR).
+func packPanels(dst []float64, w int, x []float64, ld int, across bool, i0, nb, p0, kb int) {
+	for ip := 0; ip < nb; ip += w {
+		panel := dst[ip*kb : (ip+w)*kb]
+		rows := min(w, nb-ip)
+		if across {
+			// Value (i, p0+p) for the i of the panel is contiguous in x.
 			for p := 0; p < kb; p++ {
-				src := x.b[(p0+p)*x.ldb+j0+jp:]
-				d := panel[p*nr : p*nr+nr]
-				copy(d, src[:cols])
-				clear(d[cols:])
+				src := x[(p0+p)*ld+i0+ip:]
+				d := panel[p*w : p*w+w]
+				copy(d, src[:rows])
+				clear(d[rows:])
 			}
 			continue
 		}
-		if cols == nr && nr%4 == 0 {
-			packGroups(panel, nr, x.b, (j0+jp)*x.ldb+p0, x.ldb, kb)
+		if rows == w && w%4 == 0 {
+			packGroups(panel, w, x, (i0+ip)*ld+p0, ld, kb)
 			continue
 		}
-		for cc := 0; cc < cols; cc++ {
-			src := x.b[(j0+jp+cc)*x.ldb+p0:]
+		for r := 0; r < rows; r++ {
+			src := x[(i0+ip+r)*ld+p0:]
 			src = src[:kb]
 			for p, v := range src {
-				panel[p*nr+cc] = v
+				panel[p*w+r] = v
 			}
 		}
-		if cols < nr {
+		if rows < w {
 			for p := 0; p < kb; p++ {
-				clear(panel[p*nr+cols : p*nr+nr])
+				clear(panel[p*w+rows : p*w+w])
 			}
 		}
 	}

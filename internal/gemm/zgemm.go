@@ -11,12 +11,7 @@ import "unsafe"
 // and the packing routines expand op(A) and alpha*op(B) into real operands
 // whose real product is the complex product (see the package doc).
 func Zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, lda int, b []complex128, ldb int, beta complex128, c []complex128, ldc int) {
-	checkArgs(transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
-	if m == 0 || n == 0 {
-		return
-	}
-	if alpha == 0 || k == 0 {
-		Scale(m, n, beta, c, ldc)
+	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
 	rbeta := 1.0

@@ -196,11 +196,7 @@ func (r *momentRule[T]) pullback(g, h []float64, xdot []T) *tensor.Dense {
 }
 
 func (r *momentRule[T]) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	g, err := cotangent[float64](r.p, ybar)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.pullback(g, nil, nil)}), nil
+	return firstOrder(r.p, r.in[0], r.pullback, ybar, dst)
 }
 
 func (r *momentRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {

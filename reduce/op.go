@@ -45,6 +45,16 @@ func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reverse
 	return o.kind.apply(p, in[0], x[0])
 }
 
+// firstOrder is the Pullback of a reduction whose pullback is pull(h, g, xdot) (see
+// secondOrder): xbar = pull(g, nil, nil) for the output cotangent g.
+func firstOrder[G, T tensor.Element](p *plan, in cr.NodeID, pull func(h, g []G, xdot []T) *tensor.Dense, ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	g, err := cotangent[G](p, ybar)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: in, Value: pull(g, nil, nil)}), nil
+}
+
 // secondOrder is the PullbackWithTangents of a reduction whose pullback, written
 // pull(h, g, xdot), is linear in the output cotangent h, with a second term when the
 // first-order cotangent g and the input tangent xdot are given: xbar = pull(g, nil,

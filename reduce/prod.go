@@ -113,11 +113,7 @@ func (r *prodRule[T]) pullback(g, h, xdot []T) *tensor.Dense {
 }
 
 func (r *prodRule[T]) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	g, err := cotangent[T](r.p, ybar)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.pullback(g, nil, nil)}), nil
+	return firstOrder(r.p, r.in[0], r.pullback, ybar, dst)
 }
 
 func (r *prodRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {

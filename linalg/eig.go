@@ -41,8 +41,8 @@ import (
 // chainrules.ErrInvalidArgument. Repeated eigenvalues make E
 // zero and the derivatives through V infinite. Complex input needs a complex
 // Hessenberg-QR eigensolver (LAPACK's zgeev), which gonum lacks: it is an error
-// wrapping chainrules.ErrInvalidArgument ("float64-only"); so is a matrix for
-// which the QR algorithm does not converge.
+// wrapping chainrules.ErrInvalidArgument ("float64-only"); so are a NaN or Inf
+// entry and a matrix for which the QR algorithm does not converge.
 func EigOp() cr.MultiOp[*tensor.Dense] {
 	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "eig", Space: space, Arity: 1, Outputs: 2,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
@@ -152,6 +152,10 @@ func eigValues(op string, a *tensor.Dense, vectors bool) (l, v *tensor.Dense, er
 	}
 	if a.DType() == tensor.Complex128 {
 		return nil, nil, errComplex(op)
+	}
+	if !allFinite(a) {
+		// Dgeev's QR iterations do not terminate on NaN.
+		return nil, nil, opErr(op, cr.ErrInvalidArgument, "the input has non-finite entries (NaN or Inf)")
 	}
 	ad := a.Contiguous().Float64s()
 	ld := make([]complex128, count*n)

@@ -1,6 +1,7 @@
 package linalg_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -61,4 +62,27 @@ func TestEigGauge(t *testing.T) {
 	require.NoError(t, loss(func(t *linalg.Tape, l, v cr.NodeID) cr.NodeID {
 		return t.Apply(elementwise.AddOp, t.Apply(elementwise.AbsOp, v), t.Apply(elementwise.RealOp, t.Apply(permute.UnsqueezeOp(-2), l)))
 	}))
+}
+
+// TestEigErrors: complex input (no complex eigensolver) and non-finite entries
+// (on which the QR iterations would not terminate) are errors.
+func TestEigErrors(t *testing.T) {
+	c, err := tensor.FromComplex128([]complex128{1, 2i, 3, 4}, 2, 2)
+	require.NoError(t, err)
+	_, _, err = linalg.Eig(c)
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	require.ErrorContains(t, err, "float64-only")
+	_, err = linalg.Eigvals(c)
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	for _, v := range []float64{math.NaN(), math.Inf(-1)} {
+		a, err := tensor.FromFloat64([]float64{1, 2, v, 4}, 2, 2)
+		require.NoError(t, err)
+		_, _, err = linalg.Eig(a)
+		require.ErrorIs(t, err, cr.ErrInvalidArgument)
+		require.ErrorContains(t, err, "non-finite")
+		_, err = linalg.Eigvals(a)
+		require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	}
+	_, _, err = linalg.Eig(tensor.New(tensor.Float64, 2, 3))
+	require.ErrorIs(t, err, cr.ErrShapeMismatch)
 }

@@ -16,9 +16,9 @@ import (
 // by Householder reflections (float64: LAPACK's blocked xGEQRF and xORGQR on the
 // package's kernels; complex128: zgeqr2 and zung2r, whose reflectors, zlarfg's,
 // make R's diagonal real). As in LAPACK and PyTorch, the diagonal of R is not made
-// positive: R_ii = -sign(Re alpha) ||alpha||, alpha the pivot column at step i,
-// so the signs are locally constant while R has full rank and (Q, R) is a
-// differentiable function of A there. Write copyltu(M) = tril(M, -1) +
+// positive: R_ii = -sign(Re alpha_i) ||a_i||, where a_i is the column reduced at
+// step i and alpha_i its leading entry, so the signs are locally constant while R
+// has full rank and (Q, R) is a differentiable function of A there. Write copyltu(M) = tril(M, -1) +
 // tril(M, -1)^H + Re diag(M) (for complex A the real part of the diagonal: Q^H dQ
 // is skew-Hermitian, and the imaginary part of its diagonal is what keeps R's
 // diagonal real). The pullback (PyTorch's linalg_qr_backward) is, for m >= n,

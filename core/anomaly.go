@@ -24,18 +24,20 @@ type FiniteChecker[V any] interface {
 // value it records (leaves, constants, op outputs), every tangent of a forward sweep
 // and every cotangent of a reverse or second-order sweep (each pullback's
 // contributions, each node's accumulated cotangent and each hook's result) for NaN
-// and infinities, and remembers where each node was recorded: the file:line of the
-// call to Apply, Record, Leaf, Constant or Checkpoint.
+// and infinities, and remembers where each node was recorded: the dir/file:line of
+// the first caller outside this module, that is the program's call to Apply, Record,
+// Leaf, Constant or Checkpoint, or to the library helper that made it (einsum.Record,
+// index.ApplySplit, a composite op), as apply-time errors name their site.
 //
 // The first non-finite value fails the recording (a sticky error) or the sweep with
 // a *chainrules.OpError that wraps chainrules.ErrNonFinite and names the op, the node
 // and its recording site, e.g.
 //
 //	chainrules: log at node %3 (pullback): non-finite value: cotangent of input %1
-//	(float64[]) is not finite; log was recorded at /src/model.go:42
+//	(float64[]) is not finite; log was recorded at model/train.go:42
 //
-// Nodes recorded while anomaly mode was off have no site. Anomaly mode costs a call
-// to runtime.Callers per recorded node and a check per value; off, it costs nothing.
+// Nodes recorded while anomaly mode was off have no site. Anomaly mode costs a walk
+// of the stack per recorded node and a check per value; off, it costs nothing.
 //
 // It returns an error wrapping chainrules.ErrNoRule if the values cannot be checked:
 // the value type is not a float64, float32, complex128 or complex64 scalar and the
@@ -76,15 +78,40 @@ func finiteFunc[V any](space cr.Space[V]) func(V) bool {
 	return nil
 }
 
-// callerPC returns the program counter of the call to the exported Tape method that
-// called callerPC: the recording site that anomaly mode reports.
+// callerPC returns the recording site that anomaly mode reports: the program counter
+// of the first caller outside this module's packages (see userSite) of the exported
+// Tape method that called callerPC, so that a node recorded through a library helper
+// (einsum.Record, index.ApplySplit, a Composite's body) points at the program's line,
+// not into the library. If every caller is in the module, it is the Tape method's
+// caller. It walks the stack, which only anomaly mode pays for.
 func callerPC() uintptr {
-	var pc [1]uintptr
+	var pcs [64]uintptr
 	// Skip runtime.Callers, callerPC and the Tape method.
-	if runtime.Callers(3, pc[:]) == 0 {
+	n := runtime.Callers(3, pcs[:])
+	if n == 0 {
 		return 0
 	}
-	return pc[0]
+	for _, pc := range pcs[:n] {
+		if _, ok := userFrame(pc); ok {
+			return pc
+		}
+	}
+	return pcs[0]
+}
+
+// userFrame returns the first frame outside this module among the frames of the
+// return address pc (more than one where calls were inlined into its function).
+func userFrame(pc uintptr) (runtime.Frame, bool) {
+	frames := runtime.CallersFrames([]uintptr{pc})
+	for {
+		f, more := frames.Next()
+		if !inModule(f) && f.File != "" {
+			return f, true
+		}
+		if !more {
+			return f, false
+		}
+	}
 }
 
 // modulePrefix is the import path prefix of this module's packages.
@@ -103,18 +130,23 @@ func userSite() string {
 	for {
 		f, more := frames.Next()
 		if !inModule(f) && f.File != "" {
-			file := f.File
-			if i := strings.LastIndexByte(file, '/'); i > 0 {
-				if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
-					file = file[j+1:]
-				}
-			}
-			return fmt.Sprintf("%s:%d", file, f.Line)
+			return frameSite(f)
 		}
 		if !more {
 			return "an unknown site"
 		}
 	}
+}
+
+// frameSite formats f as dir/file:line.
+func frameSite(f runtime.Frame) string {
+	file := f.File
+	if i := strings.LastIndexByte(file, '/'); i > 0 {
+		if j := strings.LastIndexByte(file[:i], '/'); j >= 0 {
+			file = file[j+1:]
+		}
+	}
+	return fmt.Sprintf("%s:%d", file, f.Line)
 }
 
 // inModule reports whether f is code of this module's library packages.
@@ -138,12 +170,16 @@ func (t *Tape[V]) site(i int) string {
 	return "an unknown site (recorded with anomaly mode off)"
 }
 
+// formatPC formats a site of callerPC as dir/file:line, as userSite does.
 func formatPC(pc uintptr) string {
-	f, _ := runtime.CallersFrames([]uintptr{pc}).Next()
+	f, ok := userFrame(pc)
+	if !ok {
+		f, _ = runtime.CallersFrames([]uintptr{pc}).Next()
+	}
 	if f.File == "" {
 		return "an unknown site"
 	}
-	return fmt.Sprintf("%s:%d", f.File, f.Line)
+	return frameSite(f)
 }
 
 // checkValue is the anomaly check of a value about to be recorded as node i.

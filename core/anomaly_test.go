@@ -3,6 +3,7 @@ package core_test
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 	"runtime"
 	"testing"
 
@@ -13,10 +14,10 @@ import (
 	"github.com/chainrules-go/chainrules/core"
 )
 
-// here returns "file:line" of its caller.
+// here returns "dir/file:line" of its caller, as anomaly sites name it.
 func here() string {
 	_, file, line, _ := runtime.Caller(1)
-	return fmt.Sprintf("%s:%d", file, line)
+	return fmt.Sprintf("%s/%s:%d", filepath.Base(filepath.Dir(file)), filepath.Base(file), line)
 }
 
 func anomalyTape(t *testing.T) *core.Tape[float64] {

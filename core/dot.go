@@ -17,8 +17,9 @@ import (
 // edges. Leaves are filled, constants and detached nodes (recorded without
 // gradient) are dashed, and so are the input edges of detached nodes (no gradient
 // flows along them); nodes with hooks have a double border, and nodes recorded in
-// anomaly mode carry their recording site as a tooltip. It returns the writer's error, or an error wrapping
-// chainrules.ErrGraphFreed after Free.
+// anomaly mode carry their recording site as a tooltip (the dir/file:line of the
+// program's call, outside this module, as in anomaly reports). It returns the
+// writer's error, or an error wrapping chainrules.ErrGraphFreed after Free.
 func (t *Tape[V]) WriteDOT(w io.Writer) error {
 	if t.freed {
 		return cr.ErrGraphFreed

@@ -18,8 +18,8 @@ type MultiOp[V any] interface {
 }
 
 // PartialOutputs is implemented by a MultiOp some of whose outputs are not
-// differentiable: integer indices (topk, sort, LU pivots) or a piecewise-constant
-// sign (slogdet). A non-differentiable output is recorded like a constant: no
+// differentiable, such as integer indices (topk, sort, LU pivots). A
+// non-differentiable output is recorded like a constant: no
 // cotangent ever reaches it and it has no tangent, so the rule never sees a
 // cotangent or computes a tangent for it.
 type PartialOutputs interface {

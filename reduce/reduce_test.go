@@ -222,15 +222,21 @@ func TestTies(t *testing.T) {
 	for name, op := range map[string]cr.Op[*tensor.Dense]{"amax": reduce.MaxOp([]int{1}, false), "amin": reduce.MinOp([]int{1}, false)} {
 		t.Run(name, func(t *testing.T) {
 			w := weights[name]
+			pullback := func(ybar *tensor.Dense) ([]*tensor.Dense, error) {
+				out := make([]float64, 10)
+				for i := range out {
+					out[i] = w[i] * ybar.AtFloat64(i/5)
+				}
+				xb, err := tensor.FromFloat64(out, 2, 5)
+				return []*tensor.Dense{xb}, err
+			}
 			kink := &ruletest.Kink[*tensor.Dense]{
-				Reason: name + " with ties: the cotangent is split evenly",
-				Pullback: func(ybar *tensor.Dense) ([]*tensor.Dense, error) {
-					out := make([]float64, 10)
-					for i := range out {
-						out[i] = w[i] * ybar.AtFloat64(i/5)
-					}
-					xb, err := tensor.FromFloat64(out, 2, 5)
-					return []*tensor.Dense{xb}, err
+				Reason:   name + " with ties: the cotangent is split evenly",
+				Pullback: pullback,
+				// The second-order term is zero (MaxOp's doc), at ties too: the
+				// tangent of the cotangent is the split of ybardot alone.
+				SecondOrder: func(_, ybardot *tensor.Dense, _ []*tensor.Dense) ([]*tensor.Dense, error) {
+					return pullback(ybardot)
 				},
 				JVP: func(xdot []*tensor.Dense) (*tensor.Dense, error) {
 					out := make([]float64, 2)

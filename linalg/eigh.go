@@ -59,8 +59,10 @@ func EighOp() cr.MultiOp[*tensor.Dense] {
 			id := t.Constant(eye(tensor.Float64, n))
 			gap := add(t, sub(t, unsq(t, w, -2), unsq(t, w, -1)), id)
 			f := masked(t, div(t, skew, gap), func(i, j int) float64 { return b2f(i != j) })
-			inner := add(t, f, diagEmbed(t, wbar))
-			return []cr.NodeID{mm3(t, v, inner, mH(t, v))}
+			if wbar.Valid() { // w was used too
+				f = add(t, f, diagEmbed(t, wbar))
+			}
+			return []cr.NodeID{mm3(t, v, f, mH(t, v))}
 		}})
 	return withFastPath(def, func(x, y, ybar []*tensor.Dense, has []bool) ([]*tensor.Dense, bool, error) {
 		if has[1] {

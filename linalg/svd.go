@@ -66,27 +66,50 @@ func svdPullback(t *Tape, u, s, vh, gu, gs, gvh cr.NodeID) cr.NodeID {
 		return 0
 	}
 	m, k, n := ush[len(ush)-2], ush[len(ush)-1], vsh[len(vsh)-1]
-	v, gv := mH(t, vh), mH(t, gvh)
+	// An output nobody used has an absent (invalid) cotangent: its terms are left out.
+	hasU, hasVh := gu.Valid(), gvh.Valid()
+	v := mH(t, vh)
 	skew := func(x cr.NodeID) cr.NodeID { return sub(t, x, mH(t, x)) }
-	uhgu := skew(mm(t, mH(t, u), gu))
-	vhgv := skew(mm(t, mH(t, v), gv))
-	s2 := mul(t, s, s)
-	gap := add(t, sub(t, unsq(t, s2, -2), unsq(t, s2, -1)), t.Constant(eye(tensor.Float64, k)))
-	ret := div(t, add(t, mul(t, uhgu, unsq(t, s, -2)), mul(t, unsq(t, s, -1), vhgv)), gap)
-	ret = masked(t, ret, func(i, j int) float64 { return b2f(i != j) })
-	ret = add(t, ret, diagEmbed(t, gs))
-	if isComplex(t, u) {
+	var ret, uhgu cr.NodeID // the k x k core; the skew part of U^H gU
+	if hasU || hasVh {
+		var num cr.NodeID
+		if hasU {
+			uhgu = skew(mm(t, mH(t, u), gu))
+			num = mul(t, uhgu, unsq(t, s, -2))
+		}
+		if hasVh {
+			term := mul(t, unsq(t, s, -1), skew(mm(t, mH(t, v), mH(t, gvh))))
+			if num.Valid() {
+				term = add(t, num, term)
+			}
+			num = term
+		}
+		s2 := mul(t, s, s)
+		gap := add(t, sub(t, unsq(t, s2, -2), unsq(t, s2, -1)), t.Constant(eye(tensor.Float64, k)))
+		ret = masked(t, div(t, num, gap), func(i, j int) float64 { return b2f(i != j) })
+	}
+	if gs.Valid() {
+		if d := diagEmbed(t, gs); ret.Valid() {
+			ret = add(t, ret, d)
+		} else {
+			ret = d
+		}
+	}
+	if hasU && isComplex(t, u) {
 		// The phase term i Im(diag(U^H gU)) / S: the diagonal of the skew-Hermitian
 		// uhgu is 2i Im(diag(U^H gU)).
 		d := masked(t, uhgu, func(i, j int) float64 { return b2f(i == j) })
 		ret = add(t, ret, div(t, d, scale(t, unsq(t, s, -1), 2)))
 	}
+	if !ret.Valid() { // no cotangent at all
+		return 0
+	}
 	switch {
-	case m > k:
+	case m > k && hasU:
 		gus := div(t, gu, unsq(t, s, -2))
 		g := sub(t, add(t, mm(t, u, ret), gus), mm3(t, u, mH(t, u), gus))
 		return mm(t, g, vh)
-	case n > k:
+	case n > k && hasVh:
 		sgvh := div(t, gvh, unsq(t, s, -1))
 		g := sub(t, add(t, mm(t, ret, vh), sgvh), mm3(t, sgvh, v, vh))
 		return mm(t, u, g)

@@ -65,7 +65,8 @@ func VerifyMulti[V any](space cr.Space[V], op cr.MultiOp[V], inputs []V, cfg Con
 // no-derivative check, which requires every derivative through the op (its rule's
 // methods, a tape's Backward and ForwardTangents) to fail with an error wrapping
 // chainrules.ErrNoRule. The samples are drawn from a generator seeded with
-// cfg.Seed; cfg.Kink is ignored.
+// cfg.Seed; cfg.Kink is ignored (samples stay away from kinks by design: see the
+// package doc).
 func CheckRegistry[V any](t *testing.T, space cr.Space[V], reg *cr.Registry[V], cfg Config) {
 	t.Helper()
 	for _, e := range reg.Entries() {

@@ -31,6 +31,17 @@
 //   - kink: at a declared kink (Config.Kink), the documented one-sided or split rule
 //     for the pullback, the tangent and the second-order rule.
 //
+// Registry samples stay away from kinks by design: every check above but kink
+// compares the rules with finite differences, which need the primal smooth around
+// the sample, and a Kink states the expected derivatives at one known point, which a
+// sample generator drawing random inputs cannot. So CheckRegistry and
+// VerifyRegistry ignore Config.Kink, and the registering packages draw their samples
+// off the kinks (elementwise's sample domains keep away from 0, the integers and
+// ties; nn's samples stay away from kinks and ties); the kinks themselves — relu,
+// abs, hardtanh, elu, selu and celu, maximum and minimum ties, hypot and atan2 at the
+// origin, amax and amin ties — are checked with Check and a Kink, first and second
+// order, in the packages' own tests (elementwise's TestKinks, reduce's TestTies).
+//
 // Multi-output ops (chainrules.MultiOp) are checked by CheckMulti and VerifyMulti,
 // and by the registry sweeps for samples that set chainrules.Sample.Multi: every
 // check runs with each differentiable output's cotangent alone and with all of them

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -207,7 +208,7 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 // forward returns y = f(a, b) over the broadcast, keeping it in d.y.
 func (d *binaryData[T]) forward(lay *layout) []T {
 	fn := d.fn
-	d.y = make([]T, lay.size)
+	d.y = vmath.MakeNoZero[T](lay.size) // the runs cover the output: every element is written
 	lay.runs(func(o, ia, ib, n, sa, sb int) {
 		if fn.Run != nil {
 			fn.Run(d.y[o:o+n], d.a[ia:], sa, d.b[ib:], sb)
@@ -224,7 +225,7 @@ func (d *binaryData[T]) forward(lay *layout) []T {
 func (d *binaryData[T]) jvp(lay *layout, ad, bd []T) []T {
 	d1 := d.fn.D1
 	a, b, y := d.a, d.b, d.y
-	yd := make([]T, lay.size)
+	yd := vmath.MakeNoZero[T](lay.size)
 	lay.runs(func(o, ia, ib, n, sa, sb int) {
 		for range n {
 			fa, fb := d1(a[ia], b[ib], y[o])
@@ -250,7 +251,7 @@ func (d *binaryData[T]) pull(lay *layout, yb, ybd, ad, bd []T, second bool) (ga,
 	d1, d2 := d.fn.D1, d.fn.D2
 	a, b, y := d.a, d.b, d.y
 	n := lay.size
-	ga, gb = make([]T, n), make([]T, n)
+	ga, gb = vmath.MakeNoZero[T](n), vmath.MakeNoZero[T](n)
 	if !second {
 		lay.runs(func(o, ia, ib, m, sa, sb int) {
 			for range m {
@@ -262,7 +263,7 @@ func (d *binaryData[T]) pull(lay *layout, yb, ybd, ad, bd []T, second bool) (ga,
 		})
 		return ga, gb, nil, nil
 	}
-	gad, gbd = make([]T, n), make([]T, n)
+	gad, gbd = vmath.MakeNoZero[T](n), vmath.MakeNoZero[T](n)
 	lay.runs(func(o, ia, ib, m, sa, sb int) {
 		for range m {
 			x, z, v, w := a[ia], b[ib], y[o], yb[o]
@@ -295,7 +296,7 @@ func (d *binaryData[T]) pull(lay *layout, yb, ybd, ad, bd []T, second bool) (ga,
 // pullFast is the first-order pullback of yb through fn.PullRun.
 func (d *binaryData[T]) pullFast(lay *layout, yb []T) (ga, gb []T) {
 	n := lay.size
-	ga, gb = make([]T, n), make([]T, n)
+	ga, gb = vmath.MakeNoZero[T](n), vmath.MakeNoZero[T](n)
 	lay.runs(func(o, ia, ib, m, sa, sb int) {
 		d.fn.PullRun(ga[o:o+m], gb[o:o+m], yb[o:o+m], d.a[ia:], sa, d.b[ib:], sb)
 	})

@@ -239,7 +239,7 @@ func pullbackUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, ybar,
 
 // jvp1 returns ydot_i = f'(x_i) xdot_i.
 func jvp1[T tensor.Element](fn *Func1[T], x, y, xd []T) []T {
-	yd := make([]T, len(xd))
+	yd := vmath.MakeNoZero[T](len(xd))
 	x, y = x[:len(xd)], y[:len(xd)]
 	for i, v := range xd {
 		yd[i] = fn.D1(x[i], y[i]) * v
@@ -252,14 +252,14 @@ func jvp1[T tensor.Element](fn *Func1[T], x, y, xd []T) []T {
 // zero.
 func pull1[T tensor.Element](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (xb, xbd []T) {
 	n := len(yb)
-	x, y, xb = x[:n], y[:n], make([]T, n)
+	x, y, xb = x[:n], y[:n], vmath.MakeNoZero[T](n)
 	if !second {
 		for i, v := range yb {
 			xb[i] = conj(fn.D1(x[i], y[i])) * v
 		}
 		return xb, nil
 	}
-	xbd = make([]T, n)
+	xbd = vmath.MakeNoZero[T](n)
 	if ybd != nil {
 		ybd = ybd[:n]
 	}

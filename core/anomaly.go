@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -204,4 +205,14 @@ func (t *Tape[V]) checkSweep(i int, phase, what string, v V) error {
 	name := t.nameOf(i)
 	return t.opErr(i, phase, cr.Errorf(cr.ErrNonFinite, "%s (%s) is not finite; %s was recorded at %s",
 		what, t.space.Describe(v), name, t.site(i)))
+}
+
+// ruleErr is the error of node i's rule in a sweep. In anomaly mode, a non-finite
+// value found inside the rule (a composite's inner op, say, which names its own
+// site) also gets the site where node i was recorded.
+func (t *Tape[V]) ruleErr(i int, phase string, err error) error {
+	if t.isFinite != nil && errors.Is(err, cr.ErrNonFinite) {
+		err = fmt.Errorf("%w; %s was recorded at %s", err, t.nameOf(i), t.site(i))
+	}
+	return t.opErr(i, phase, err)
 }

@@ -32,11 +32,13 @@ func TestAnomalyInsideComposite(t *testing.T) {
 		require.ErrorAs(t, err, &oe)
 		assert.Equal(t, "sqrtcomp", oe.Op, "the outer error names the composite")
 		assert.Contains(t, err.Error(), "sqrt was recorded at "+site, "and the inner op, with its site")
+		assert.Contains(t, err.Error(), outer, "and where the composite was applied")
 
 		_, err = tp.ForwardTangents(map[cr.NodeID]float64{x: 1})
 		require.ErrorIs(t, err, cr.ErrNonFinite)
 		assert.Contains(t, err.Error(), "sqrtcomp")
 		assert.Contains(t, err.Error(), "sqrt was recorded at "+site)
+		assert.Contains(t, err.Error(), "sqrtcomp was recorded at "+outer)
 
 		// A NaN value: log at -1, named at recording.
 		logComp := core.Composite("logcomp", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {

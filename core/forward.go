@@ -79,7 +79,7 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 		}
 		v, ok, err := fr.ForwardTangents(tg.of)
 		if err != nil {
-			return nil, t.opErr(i, "forward", err)
+			return nil, t.ruleErr(i, "forward", err)
 		}
 		if !ok {
 			continue
@@ -119,7 +119,7 @@ func (t *Tape[V]) forwardMulti(i int, mr *multiRule[V], tg *Tangents[V]) error {
 	}
 	ydot, has := make([]V, mr.k), make([]bool, mr.k)
 	if err := fr.ForwardTangentsMulti(tg.of, ydot, has); err != nil {
-		return t.opErr(i, "forward", err)
+		return t.ruleErr(i, "forward", err)
 	}
 	lo := i - mr.k + 1
 	for m, ok := range has {

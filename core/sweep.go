@@ -91,7 +91,7 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool
 			// pullback is zero.
 			buf, err = rule.Pullback(acc.vals[i], buf[:0])
 			if err != nil {
-				return acc, dacc, t.opErr(i, "pullback", err)
+				return acc, dacc, t.ruleErr(i, "pullback", err)
 			}
 			ins := rule.Inputs()
 			for _, c := range buf {
@@ -119,7 +119,7 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool
 			ct := cr.Dual[V]{Value: acc.vals[i], Tangent: dacc.vals[i], HasTangent: dacc.state[i] != absent}
 			dbuf, err = sr.PullbackWithTangents(ct, tan.of, dbuf[:0])
 			if err != nil {
-				return acc, dacc, t.opErr(i, "second-order", err)
+				return acc, dacc, t.ruleErr(i, "second-order", err)
 			}
 			if err := t.addDualContributions(i, rule.Inputs(), dbuf, &acc, &dacc); err != nil {
 				return acc, dacc, err
@@ -238,7 +238,7 @@ func (t *Tape[V]) sweepMulti(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 	if !second || (!dpresent && !tan.anyInput(mr)) {
 		buf, err = mr.r.PullbackMulti(ybar, has, buf[:0])
 		if err != nil {
-			return buf, dbuf, t.opErr(i, "pullback", err)
+			return buf, dbuf, t.ruleErr(i, "pullback", err)
 		}
 		if err := t.addContributions(i, mr.Inputs(), buf, acc); err != nil {
 			return buf, dbuf, err
@@ -254,7 +254,7 @@ func (t *Tape[V]) sweepMulti(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		}
 		dbuf, err = sr.PullbackWithTangentsMulti(ct, has, tan.of, dbuf[:0])
 		if err != nil {
-			return buf, dbuf, t.opErr(i, "second-order", err)
+			return buf, dbuf, t.ruleErr(i, "second-order", err)
 		}
 		if err := t.addDualContributions(i, mr.Inputs(), dbuf, acc, dacc); err != nil {
 			return buf, dbuf, err

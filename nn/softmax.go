@@ -8,6 +8,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -81,6 +82,11 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.
 		r.p = y.Float64s()
 		return y, r, nil
 	}
+	if l.inner == 1 {
+		y := o.lastAxis(float64s(x[0]), l, r)
+		out, err := tensor.FromFloat64(y, shape...)
+		return out, r, err
+	}
 	m, err := reduce.Max(x[0], []int{ax}, false)
 	if err != nil {
 		return nil, nil, err
@@ -121,6 +127,36 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.
 		return zt, r, nil
 	}
 	return e, r, nil
+}
+
+// lastAxis is Apply along contiguous lanes (the last axis, or any axis with only
+// size-1 axes after it): per lane, the maximum m, e = exp(x - m) into the output,
+// s = sum(e), then e / s, or x - m - log(s) with p = e / s kept aside. It returns
+// the output and sets r.p.
+func (o *softmaxOp) lastAxis(xs []float64, l lanes, r *softmaxRule) []float64 {
+	p := vmath.MakeNoZero[float64](len(xs)) // every lane is written whole
+	y := p
+	if o.log {
+		y = vmath.MakeNoZero[float64](len(xs))
+	}
+	for k := range l.outer {
+		row, pr := xs[k*l.n:(k+1)*l.n], p[k*l.n:(k+1)*l.n]
+		m := vmath.Max(row)
+		vmath.ExpSubScale(pr, row, m, 1)
+		s := vmath.Sum(pr)
+		inv := 1 / s
+		for i := range pr {
+			pr[i] *= inv
+		}
+		if o.log {
+			ls, yr := math.Log(s), y[k*l.n:(k+1)*l.n]
+			for i, v := range row {
+				yr[i] = (v - m) - ls
+			}
+		}
+	}
+	r.p = p
+	return y
 }
 
 // segments calls f(i0, i1, r0, step) for each contiguous run [i0, i1) of the
@@ -223,7 +259,7 @@ func (r *softmaxRule) data(v *tensor.Dense, what string) ([]float64, error) {
 
 // pullback returns xbar for the cotangent g.
 func (r *softmaxRule) pullback(g []float64) []float64 {
-	out := make([]float64, len(g))
+	out := vmath.MakeNoZero[float64](len(g)) // the segments cover every element
 	p := r.p
 	if r.log {
 		s := r.l.sums(g)

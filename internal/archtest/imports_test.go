@@ -31,7 +31,7 @@ var allowed = map[string][]string{
 	"index":                          {"chainrules", "tensor"},
 	"permute":                        {"chainrules", "tensor"},
 	"reduce":                         {"chainrules", "tensor", "internal/vmath"},
-	"nn":                             append([]string{"chainrules", "core", "tensor"}, primitive...),
+	"nn":                             append([]string{"chainrules", "core", "tensor", "internal/vmath"}, primitive...),
 	"linalg":                         append([]string{"chainrules", "core", "tensor", "nn"}, primitive...),
 	"ops":                            append([]string{"chainrules", "tensor", "nn", "linalg"}, primitive...),
 	"hvp":                            {"chainrules", "core", "tensor", "ops", "nn"}, // nn: the losses of the Gauss-Newton products

@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""The project's benchmarks beside torch and numpy, in one run, as a ratio table.
+
+Run from the project root:
+
+    python3 bench/compare.py                 # ours only, when torch/numpy are missing
+    /usr/bin/python3 bench/compare.py        # Debian's python3 with python3-torch and python3-numpy
+    /usr/bin/python3 bench/compare.py --threads 2 --only mlp,einsum
+
+Our side is `go test -bench` with GOMAXPROCS=threads and -benchmem, -count N; each
+figure is the minimum of the N runs (the machine is shared, so the minimum is the
+least disturbed). The peers run in the same invocation through bench/peers.py with
+OPENBLAS_CORETYPE=SkylakeX (OpenBLAS's AVX-512 kernel, which this OpenBLAS does not
+pick by itself) when the CPU has AVX-512, and the same number of threads; their
+configuration is printed. ratio = ours / peer time (peer / ours for GFLOP/s), so a
+ratio above 1 means we are behind. The table is Markdown, for the README.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# workload, go package, -bench regexp, peer key, peer name, unit ("s" or "gflops")
+W = [
+    ("GEMM 1024 (GFLOP/s)", "./internal/gemm", "BenchmarkDgemm/1024/gemm", "gemm.1024", "numpy", "gflops"),
+    ("complex GEMM 512 (GFLOP/s)", "./internal/gemm", "BenchmarkZgemm/512/gemm", "zgemm.512", "numpy", "gflops"),
+    ("einsum ij,jk->ik 512", "./einsum", "BenchmarkEval/matmul512", "einsum.matmul512", "torch", "s"),
+    ("einsum bij,bjk->bik 64x128", "./einsum", "BenchmarkEval/bmm64x128", "einsum.bmm64x128", "torch", "s"),
+    ("einsum attention bhqd,bhkd->bhqk", "./einsum", "BenchmarkEval/attention", "einsum.attention", "torch", "s"),
+    ("einsum tensor network tn4 16", "./einsum", "BenchmarkEval/tn4_16", "einsum.tn4_16", "torch", "s"),
+    ("einsum gemv ij,j->i 2048", "./einsum", "BenchmarkEval/gemv_ij,j", "einsum.gemv2048", "numpy", "s"),
+    ("einsum outer i,j->ij 2048", "./einsum", "BenchmarkEval/outer_i,j", "einsum.outer2048", "numpy", "s"),
+    ("gradient of sum(einsum(ij,jk->ik)^2) 512", "./einsum", "BenchmarkGradient/forward\\+backward", "grad.einsum_sq512", "torch", "s"),
+    ("MLP 784-256-256-10 b256: forward", "./hvp", "BenchmarkMLP/forward", "mlp.forward", "torch (no grad)", "s"),
+    ("MLP: gradient", "./hvp", "BenchmarkMLP/gradient", "mlp.gradient", "torch", "s"),
+    ("MLP: HVP", "./hvp", "BenchmarkMLP/hvp", "mlp.hvp", "torch double backward", "s"),
+    ("max axis 0, 1024^2, fwd+bwd", "./reduce", "BenchmarkReduce/max/axis0/forward\\+backward", "reduce.max.axis0", "torch", "s"),
+    ("logsumexp axis 1, 1024^2, fwd+bwd", "./reduce", "BenchmarkReduce/logsumexp/axis1/forward\\+backward", "reduce.logsumexp.axis1", "torch", "s"),
+    ("exp of 1e6", "./elementwise", "BenchmarkExp/1000000/forward", "exp.1e6", "numpy", "s"),
+    ("tanh of 1e6", "./elementwise", "BenchmarkTanh/1000000/forward", "tanh.1e6", "numpy", "s"),
+    ("permute 64^4 to (3,1,0,2)", "./permute", "BenchmarkMaterialize/permute-3102", "permute.3102", "numpy", "s"),
+    ("cross_entropy gradient 256x1000", "./nn", "BenchmarkCrossEntropy/256x1000/fused/grad", "nn.cross_entropy", "torch", "s"),
+    ("softmax gradient 256x1000", "./nn", "BenchmarkSoftmax/256x1000/softmax/grad", "nn.softmax", "torch", "s"),
+    ("log_softmax gradient 256x1000", "./nn", "BenchmarkSoftmax/256x1000/log_softmax/grad", "nn.log_softmax", "torch", "s"),
+    ("cholesky 512", "./linalg", "BenchmarkOps/cholesky/forward", "linalg.cholesky", "torch", "s"),
+    ("cholesky 512 fwd+bwd", "./linalg", "BenchmarkOps/cholesky/backward", "linalg.cholesky.grad", "torch", "s"),
+    ("lu_factor 512", "./linalg", "BenchmarkOps/lu_factor/forward", "linalg.lu_factor", "torch", "s"),
+    ("solve 512, 512 right-hand sides", "./linalg", "BenchmarkOps/solve/forward", "linalg.solve", "torch", "s"),
+    ("eigvalsh 512", "./linalg", "BenchmarkOps/eigh/forward", "linalg.eigvalsh", "torch", "s"),
+    ("eigvalsh 512 fwd+bwd", "./linalg", "BenchmarkOps/eigh/backward", "linalg.eigvalsh.grad", "torch", "s"),
+    ("svdvals 512", "./linalg", "BenchmarkOps/svd/forward", "linalg.svdvals", "torch", "s"),
+    ("svdvals 512 fwd+bwd", "./linalg", "BenchmarkOps/svd/backward", "linalg.svdvals.grad", "torch", "s"),
+    ("scalar chain, 100,002 ops, record+backward", "./core", "BenchmarkScalarChain", "scalar.chain", "torch 0-d tensors", "s"),
+]
+
+
+def anchored(rx):
+    """-bench takes one regexp per level split at '/': anchor each level."""
+    return "/".join("^" + p + "$" for p in rx.split("/"))
+
+
+def go_bench(ws, threads, count, benchtime):
+    out = {}
+    by_pkg = {}
+    for w in ws:
+        by_pkg.setdefault(w[1], []).append(w)
+    for pkg, group in by_pkg.items():
+        for w in group:
+            cmd = ["go", "test", "-run", "^$", "-bench", anchored(w[2]), "-benchmem",
+                   "-count", str(count), "-benchtime", benchtime, pkg]
+            r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, GOMAXPROCS=str(threads)))
+            want = re.compile("^" + w[2].replace("\\+", "+").replace("+", "\\+") + r"(-\d+)?\s")
+            ns, gf, by = [], [], []
+            for line in r.stdout.splitlines():
+                if not want.search(line):
+                    continue
+                if m := re.search(r"([0-9.]+) ns/op", line):
+                    ns.append(float(m.group(1)))
+                if m := re.search(r"([0-9.]+) GFLOP/s", line):
+                    gf.append(float(m.group(1)))
+                if m := re.search(r"([0-9]+) B/op", line):
+                    by.append(int(m.group(1)))
+            if not ns:
+                print(f"# no result for {w[0]}: {' '.join(cmd)}\n{r.stdout[-400:]}{r.stderr[-400:]}", file=sys.stderr)
+                continue
+            out[w[0]] = {"s": min(ns) * 1e-9, "gflops": max(gf) if gf else None, "bytes": min(by) if by else None}
+            print(f"# ours: {w[0]}: {min(ns) * 1e-6:.4g} ms", file=sys.stderr, flush=True)
+    return out
+
+
+def have_avx512():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            return "avx512f" in fh.read()
+    except OSError:
+        return False
+
+
+def peers(ws, threads):
+    try:
+        import numpy  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        return None, {}
+    env = dict(os.environ)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    if have_avx512():
+        env["OPENBLAS_CORETYPE"] = "SkylakeX"
+    if threads > 1:
+        env["OMP_WAIT_POLICY"] = "PASSIVE"  # libgomp spinning beside OpenBLAS's threads stalls on 2 vCPUs
+    js = os.path.join(tempfile.mkdtemp(), "peers.json")
+    only = ",".join(w[3] for w in ws)
+    r = subprocess.run([sys.executable, os.path.join(HERE, "peers.py"), "--threads", str(threads), "--json", js,
+                        "--only", only], capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        print("# peers failed:\n" + r.stderr[-2000:], file=sys.stderr)
+        return None, {}
+    with open(js) as fh:
+        d = json.load(fh)
+    return d["config"], d["results"]
+
+
+def fmt_time(s):
+    return f"{s * 1e3:.3g} ms" if s < 1 else f"{s:.3g} s"
+
+
+def fmt_bytes(b):
+    if b is None:
+        return ""
+    for unit, k in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= k:
+            return f"{b / k:.3g} {unit}"
+    return f"{b} B"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--threads", type=int, default=1, help="GOMAXPROCS for ours, BLAS/torch threads for the peers")
+    ap.add_argument("--count", type=int, default=5, help="go test -count; the minimum is reported")
+    ap.add_argument("--benchtime", default="1s")
+    ap.add_argument("--only", default="", help="comma-separated substrings of workload names or peer keys")
+    ap.add_argument("--no-peers", action="store_true")
+    args = ap.parse_args()
+    keys = [k for k in args.only.split(",") if k]
+    ws = [w for w in W if not keys or any(k in w[0] or k in w[3] for k in keys)]
+    config, peer = (None, {}) if args.no_peers else peers(ws, args.threads)
+    ours = go_bench(ws, args.threads, args.count, args.benchtime)
+    goversion = subprocess.run(["go", "version"], capture_output=True, text=True).stdout.strip()
+    print(f"ours: {goversion}, GOMAXPROCS={args.threads}, minimum of {args.count} runs of -benchtime {args.benchtime}")
+    if config:
+        ob = config.get("openblas", {})
+        print(f"peers: torch {config['torch']}, numpy {config['numpy']}, OpenBLAS core {ob.get('core')} "
+              f"({ob.get('config', '').strip()}), {ob.get('threads')} BLAS thread(s), torch threads "
+              f"{config['torch_threads']}, OPENBLAS_CORETYPE={config['OPENBLAS_CORETYPE']}; minimum of the samples")
+    else:
+        print("peers: not run (needs a python3 with numpy and torch)")
+    print()
+    print("| workload | ours | bytes/op | peer | peer time | ratio |")
+    print("|---|---|---|---|---|---|")
+    ahead = total = 0
+    for name, _, _, key, pname, unit in ws:
+        o, p = ours.get(name), peer.get(key)
+        if o is None:
+            print(f"| {name} | (failed) | | {pname} | | |")
+            continue
+        if unit == "gflops":
+            ov = f"{o['gflops']:.1f}"
+            pv, ratio = "", None
+            if p:
+                fl = 8 * 512 ** 3 if key.startswith("zgemm") else 2 * 1024 ** 3
+                pg = fl / p["min_s"] / 1e9
+                pv, ratio = f"{pg:.1f}", pg / o["gflops"]
+        else:
+            ov = fmt_time(o["s"])
+            pv, ratio = (fmt_time(p["min_s"]), o["s"] / p["min_s"]) if p else ("", None)
+        rs = ""
+        if ratio is not None:
+            total += 1
+            ahead += ratio <= 1.0
+            rs = f"{ratio:.2f}" + (" **behind**" if ratio > 1.0 else "")
+        print(f"| {name} | {ov} | {fmt_bytes(o['bytes'])} | {pname} | {pv} | {rs} |")
+    if total:
+        print(f"\n{ahead} of {total} workloads at or ahead of the peer")
+
+
+if __name__ == "__main__":
+    main()

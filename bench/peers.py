@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""Peer timings for bench/compare.py: torch and numpy on the workloads of the project's
+Go benchmarks, float64, CPU. Run with Debian's python3 (python3-numpy, python3-torch).
+
+    python3 bench/peers.py --threads 1 --json out.json [--only PREFIX,...]
+
+--threads sets OPENBLAS_NUM_THREADS / OMP_NUM_THREADS before numpy and torch load,
+and torch.set_num_threads. The OpenBLAS kernel is whatever OPENBLAS_CORETYPE selects;
+compare.py sets SkylakeX (the AVX-512 kernel) on a CPU with AVX-512. The JSON holds
+the configuration (versions, OpenBLAS core name and threads) and, per workload, the
+minimum and median seconds of the samples.
+"""
+import argparse
+import ctypes
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--threads", type=int, default=1)
+ap.add_argument("--json", required=True)
+ap.add_argument("--only", default="")
+ap.add_argument("--target", type=float, default=0.5, help="seconds of samples per workload")
+args = ap.parse_args()
+for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = str(args.threads)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+torch.set_num_threads(args.threads)
+f64 = torch.float64
+rng = np.random.default_rng(0)
+torch.manual_seed(0)
+ONLY = [p for p in args.only.split(",") if p]
+RESULTS = {}
+
+
+def openblas():
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")
+    except OSError as e:
+        return {"error": str(e)}
+    lib.openblas_get_corename.restype = ctypes.c_char_p
+    lib.openblas_get_config.restype = ctypes.c_char_p
+    return {"core": lib.openblas_get_corename().decode(), "config": lib.openblas_get_config().decode(),
+            "threads": lib.openblas_get_num_threads()}
+
+
+def bench(name, fn):
+    """Minimum and median over samples of fn; calls under 2 ms are batched."""
+    if ONLY and not any(name.startswith(p) for p in ONLY):
+        return
+    for _ in range(2):
+        fn()
+    t = time.perf_counter()
+    fn()
+    t1 = max(time.perf_counter() - t, 1e-9)
+    inner = max(1, int(2e-3 / t1))
+    reps = int(min(41, max(7, args.target / (t1 * inner))))
+    s = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        for _ in range(inner):
+            fn()
+        s.append((time.perf_counter() - t) / inner)
+    RESULTS[name] = {"min_s": min(s), "median_s": statistics.median(s)}
+    print(f"{name:<32s} min {min(s):.4e} s  median {statistics.median(s):.4e} s", flush=True)
+
+
+def randn(*shape, grad=False):
+    return torch.randn(*shape, dtype=f64, requires_grad=grad)
+
+
+def gemm():
+    a, b = rng.standard_normal((1024, 1024)), rng.standard_normal((1024, 1024))
+    bench("gemm.1024", lambda: a @ b)
+    z = rng.standard_normal((512, 512)) + 1j * rng.standard_normal((512, 512))
+    bench("zgemm.512", lambda: z @ z)
+
+
+def einsum():
+    for name, spec, shapes, lib in [
+        ("matmul512", "ij,jk->ik", [(512, 512)] * 2, "torch"),
+        ("bmm64x128", "bij,bjk->bik", [(64, 128, 128)] * 2, "torch"),
+        ("attention", "bhqd,bhkd->bhqk", [(8, 8, 128, 64)] * 2, "torch"),
+        ("tn4_16", "abc,cde,efa,bdf->", [(16, 16, 16)] * 4, "torch"),
+        ("gemv2048", "ij,j->i", [(2048, 2048), (2048,)], "numpy"),
+        ("outer2048", "i,j->ij", [(2048,), (2048,)], "numpy"),
+    ]:
+        ops = [rng.standard_normal(s) for s in shapes]
+        if lib == "torch":
+            t = [torch.from_numpy(o) for o in ops]
+            bench("einsum." + name, lambda: torch.einsum(spec, *t))
+        else:
+            bench("einsum." + name, lambda: np.einsum(spec, *ops, optimize=True))
+
+
+def grad():
+    A, B = randn(512, 512, grad=True), randn(512, 512, grad=True)
+    bench("grad.einsum_sq512", lambda: torch.autograd.grad((torch.einsum("ij,jk->ik", A, B) ** 2).sum(), (A, B)))
+
+
+def mlp():
+    sizes = [784 * 256, 256, 256 * 256, 256, 256 * 10, 10]
+    X = randn(256, 784)
+    Y = torch.nn.functional.one_hot(torch.randint(0, 10, (256,)), 10).to(f64)
+
+    def unflat(th):
+        p = torch.split(th, sizes)
+        return p[0].view(784, 256), p[1], p[2].view(256, 256), p[3], p[4].view(256, 10), p[5]
+
+    def loss(W1, b1, W2, b2, W3, b3):
+        h = torch.tanh(torch.tanh(X @ W1 + b1) @ W2 + b2) @ W3 + b3
+        return (torch.logsumexp(h, 1) - (h * Y).sum(1)).mean()
+
+    theta = (torch.randn(sum(sizes), dtype=f64) * 0.05).requires_grad_(True)
+    Ws = [p.detach().clone().requires_grad_(True) for p in unflat(theta)]
+    v = torch.randn(sum(sizes), dtype=f64)
+
+    def fwd():
+        with torch.no_grad():
+            return loss(*Ws)
+
+    def hvp():
+        g = torch.autograd.grad(loss(*unflat(theta)), theta, create_graph=True)[0]
+        return torch.autograd.grad(g @ v, theta)[0]
+
+    bench("mlp.forward", fwd)
+    bench("mlp.gradient", lambda: torch.autograd.grad(loss(*Ws), Ws))
+    bench("mlp.hvp", hvp)
+
+
+def reduce():
+    X = torch.from_numpy(rng.standard_normal((1024, 1024))).requires_grad_(True)
+    g = torch.ones(1024, dtype=f64)
+    bench("reduce.max.axis0", lambda: torch.autograd.grad(X.max(0).values, X, g))
+    bench("reduce.logsumexp.axis1", lambda: torch.autograd.grad(torch.logsumexp(X, 1), X, g))
+
+
+def elementwise():
+    x = rng.standard_normal(1_000_000)
+    bench("exp.1e6", lambda: np.exp(x))
+    bench("tanh.1e6", lambda: np.tanh(x))
+
+
+def permute():
+    a = rng.standard_normal((64, 64, 64, 64))
+    bench("permute.3102", lambda: np.ascontiguousarray(a.transpose(3, 1, 0, 2)))
+    bench("copy.64^4", lambda: a.copy())
+
+
+def nn():
+    x = randn(256, 1000, grad=True)
+    y = torch.randint(0, 1000, (256,))
+    bench("nn.cross_entropy", lambda: torch.autograd.grad(torch.nn.functional.cross_entropy(x, y), x))
+    g = torch.randn(256, 1000, dtype=f64)
+    bench("nn.softmax", lambda: torch.autograd.grad(torch.softmax(x, 1), x, g))
+    bench("nn.log_softmax", lambda: torch.autograd.grad(torch.log_softmax(x, 1), x, g))
+
+
+def linalg():
+    n = 512
+    a = randn(n, n)
+    spd = a @ a.T + n * torch.eye(n, dtype=f64)
+    bench("linalg.cholesky", lambda: torch.linalg.cholesky(spd))
+    bench("linalg.lu_factor", lambda: torch.linalg.lu_factor(a))
+    bench("linalg.solve", lambda: torch.linalg.solve(a, a))
+    bench("linalg.eigvalsh", lambda: torch.linalg.eigvalsh(spd))
+    bench("linalg.svdvals", lambda: torch.linalg.svdvals(a))
+    s = spd.clone().requires_grad_(True)
+    ag = a.clone().requires_grad_(True)
+    bench("linalg.cholesky.grad", lambda: torch.autograd.grad(torch.linalg.cholesky(s).sum(), s))
+    bench("linalg.eigvalsh.grad", lambda: torch.autograd.grad(torch.linalg.eigvalsh(s).sum(), s))
+    bench("linalg.svdvals.grad", lambda: torch.autograd.grad(torch.linalg.svdvals(ag).sum(), ag))
+
+
+def scalar_chain():
+    if ONLY and not any("scalar".startswith(p) or p.startswith("scalar") for p in ONLY):
+        return
+    x0 = torch.tensor(0.5, dtype=f64, requires_grad=True)
+
+    def chain():
+        x = x0
+        for _ in range(33334):  # 3 ops a step: 100,002 recorded ops
+            x = torch.sin(x * 1.0001 + 0.0001)
+        return torch.autograd.grad(x, x0)
+
+    bench("scalar.chain", chain)
+
+
+config = {"python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
+          "torch_threads": torch.get_num_threads(), "openblas": openblas(),
+          "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
+print("# peers:", json.dumps(config), flush=True)
+for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, linalg, scalar_chain):
+    section()
+with open(args.json, "w") as fh:
+    json.dump({"config": config, "results": RESULTS}, fh, indent=1)

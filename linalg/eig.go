@@ -1,9 +1,6 @@
 package linalg
 
 import (
-	"math"
-	"math/cmplx"
-
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -98,7 +95,7 @@ func eigPullback(t *Tape, l, v, lbar, vbar cr.NodeID) cr.NodeID {
 	g := diagEmbed(t, lbar)
 	if vbar.Valid() {
 		vhgv := mm(t, vh, vbar)
-		checkEigGauge(t, vhgv)
+		checkGauge(t, vhgv, "eig")
 		re := t.Apply(elementwise.RealOp, t.Apply(einsum.Op("...ii->...i"), vhgv))
 		vhgv = sub(t, vhgv, mm(t, vh, mul(t, v, unsq(t, re, -2))))
 		lc := conj(t, l)
@@ -108,39 +105,6 @@ func eigPullback(t *Tape, l, v, lbar, vbar cr.NodeID) cr.NodeID {
 	}
 	abar := t.Apply(SolveOp(), vh, mm(t, g, vh))
 	return t.Apply(elementwise.RealOp, abar)
-}
-
-// checkEigGauge makes the recording of eig's pullback fail, as PyTorch's
-// linalg_eig_backward does, when the cotangent of the eigenvectors depends on
-// their phases: a loss invariant under V -> V diag(e^{i phi}) has
-// Im diag(V^H Vbar) = 0. k is the recorded V^H Vbar; a diagonal entry whose
-// imaginary part exceeds 1e-2 times the largest modulus of its matrix is the
-// error (eigh's rule, relative so as not to depend on the cotangent's scale).
-func checkEigGauge(t *Tape, k cr.NodeID) {
-	kv := val(t, k)
-	if kv == nil || kv.DType() != tensor.Complex128 {
-		return
-	}
-	sh := kv.Shape()
-	n := sh[len(sh)-1]
-	if n == 0 {
-		return
-	}
-	data := kv.Contiguous().Complex128s()
-	for b := 0; b+n*n <= len(data); b += n * n {
-		mat := data[b : b+n*n]
-		big := 0.0
-		for _, z := range mat {
-			big = math.Max(big, cmplx.Abs(z))
-		}
-		for i := range n {
-			if im := imag(mat[i*n+i]); math.Abs(im) > 1e-2*big {
-				t.Apply(cr.FailOp[*tensor.Dense]("eig_gauge_check", opErr("eig", cr.ErrInvalidArgument,
-					"the eigenvectors are defined up to a phase e^{i phi} each, and the loss depends on it, so its derivative is ill-defined (Im (V^H Vbar)_%d%d = %.3g)", i, i, im)), k)
-				return
-			}
-		}
-	}
 }
 
 // eigValues computes the eigenvalues (and, with vectors, the unit right

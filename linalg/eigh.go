@@ -54,7 +54,7 @@ func EighOp() cr.MultiOp[*tensor.Dense] {
 				n = sh[len(sh)-1]
 			}
 			k := mm(t, mH(t, v), vbar)
-			checkGauge(t, k)
+			checkGauge(t, k, "eigh")
 			skew := scale(t, sub(t, k, mH(t, k)), 0.5)
 			id := t.Constant(eye(tensor.Float64, n))
 			gap := add(t, sub(t, unsq(t, w, -2), unsq(t, w, -1)), id)

@@ -89,11 +89,21 @@ func Eigh(a *tensor.Dense) (w, v *tensor.Dense, err error) {
 // composite of EighOp keeping w, so its pullback Abar = V diag(wbar) V^H is finite
 // at repeated eigenvalues (and never depends on the eigenvectors' phases); its
 // second-order rule goes through the eigenvectors' derivative and is infinite
-// there (the Hessian of an eigenvalue does not exist at a crossing). float64 and
-// complex128; non-finite input is an error wrapping chainrules.ErrInvalidArgument.
+// there (the Hessian of an eigenvalue does not exist at a crossing). Applied where
+// no input needs a cotangent (recorded without gradient, or on a constant) it
+// computes the eigenvalues alone, as LAPACK's xSYEV with jobz = 'N' does. float64
+// and complex128; non-finite input is an error wrapping
+// chainrules.ErrInvalidArgument.
 func EigvalshOp() cr.Op[*tensor.Dense] {
-	return core.Composite("eigvalsh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("eigvalsh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		return t.ApplyMulti(EighOp(), x[0])[0]
+	})
+	return valuesOnly(body, func(x []*tensor.Dense) (*tensor.Dense, error) {
+		if len(x) != 1 || x[0] == nil {
+			return nil, opErr("eigvalsh", cr.ErrInvalidArgument, "takes 1 non-nil input")
+		}
+		w, _, err := eighValues(x[0], false)
+		return w, err
 	})
 }
 

@@ -1,6 +1,8 @@
 package linalg
 
 import (
+	"slices"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -69,4 +71,55 @@ func checkInputs(op string, x []*tensor.Dense, n int) error {
 		}
 	}
 	return nil
+}
+
+// valuesOnly returns op with a cheaper primal, values, for an application in which
+// no input needs a cotangent (recorded without gradient, or on constants): eigvalsh
+// and svdvals then skip the vectors that only their derivatives use, as LAPACK's
+// xSYEV and xGESVD with jobz = 'N' do. values must agree with op's output.
+func valuesOnly(op cr.Op[*tensor.Dense], values func(x []*tensor.Dense) (*tensor.Dense, error)) cr.Op[*tensor.Dense] {
+	return valuesOnlyOp{op: op, values: values}
+}
+
+type valuesOnlyOp struct {
+	op     cr.Op[*tensor.Dense]
+	values func(x []*tensor.Dense) (*tensor.Dense, error)
+}
+
+func (o valuesOnlyOp) Name() string { return o.op.Name() }
+
+func (o valuesOnlyOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return o.op.Apply(in, x)
+}
+
+func (o valuesOnlyOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	if !slices.Contains(need, true) {
+		y, err := o.values(x)
+		if err != nil {
+			return nil, nil, err
+		}
+		return y, noCotangentRule{in: slices.Clone(in)}, nil
+	}
+	if m, ok := o.op.(cr.MaskedOp[*tensor.Dense]); ok {
+		return m.ApplyMasked(in, x, need)
+	}
+	return o.op.Apply(in, x)
+}
+
+// noCotangentRule is the rule of an op none of whose inputs needs a cotangent: it
+// contributes nothing to any input, in every sweep (no input has a tangent either).
+type noCotangentRule struct{ in []cr.NodeID }
+
+func (r noCotangentRule) Inputs() []cr.NodeID { return r.in }
+
+func (r noCotangentRule) Pullback(_ *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	return dst, nil
+}
+
+func (r noCotangentRule) ForwardTangents(cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+	return nil, false, nil
+}
+
+func (r noCotangentRule) PullbackWithTangents(_ cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	return dst, nil
 }

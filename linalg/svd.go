@@ -130,11 +130,16 @@ func SVD(a *tensor.Dense) (u, s, vh *tensor.Dense, err error) {
 // matrix of a float64 or complex128 batch [..., m, n], real and descending (shape
 // [..., min(m, n)]). It is a composite of SVDOp keeping S, so its pullback
 // U diag(Sbar) Vh (complex for complex A) is finite at repeated or zero singular
-// values. An input with a NaN or infinite entry is an error wrapping
-// chainrules.ErrInvalidArgument.
+// values. Applied where no input needs a cotangent (recorded without gradient, or
+// on a constant) it computes the singular values alone. An input with a NaN or
+// infinite entry is an error wrapping chainrules.ErrInvalidArgument.
 func SvdvalsOp() cr.Op[*tensor.Dense] {
 	body := core.Composite("svdvals", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		return t.ApplyMulti(SVDOp(), x[0])[1]
+	})
+	body = valuesOnly(body, func(x []*tensor.Dense) (*tensor.Dense, error) {
+		_, s, _, err := svdValues(x[0], false)
+		return s, err
 	})
 	return checked(body, func(x []*tensor.Dense) error {
 		const op = "svdvals"

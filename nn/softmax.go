@@ -201,7 +201,7 @@ func (l lanes) dots(a, b []float64) []float64 {
 	l.segments(func(i0, i1, r, step int) {
 		bs := b[i0:i1]
 		if step == 0 {
-			out[r] += dot(a[i0:i1], bs)
+			out[r] += vmath.Dot(a[i0:i1], bs)
 			return
 		}
 		acc := out[r : r+i1-i0]

@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	kernels "github.com/chainrules-go/chainrules/internal/gemm"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // Element is the element type of the slice-level matrix products [Gemm] and
@@ -232,6 +233,16 @@ func scaled[T Element](alpha, x T) T {
 // in flight and x is read once per four rows.
 func gemv[T Element](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ldc int) {
 	x = x[:k]
+	if af, ok := any(a).([]float64); ok && k >= 256 {
+		// Long float64 rows: one vector dot product a row (vmath.Dot), which
+		// streams a at the memory's bandwidth.
+		xf, cf := any(x).([]float64), any(c).([]float64)
+		bf, alf := any(beta).(float64), any(alpha).(float64)
+		for i := range m {
+			storeF(&cf[i*ldc], alf, vmath.Dot(af[i*lda:i*lda+k], xf), bf)
+		}
+		return
+	}
 	i := 0
 	for ; i+4 <= m; i += 4 {
 		a0 := a[i*lda : i*lda+k]
@@ -253,6 +264,15 @@ func gemv[T Element](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ld
 	for ; i < m; i++ {
 		store(&c[i*ldc], alpha, dot(a[i*lda:i*lda+k], x), beta)
 	}
+}
+
+// storeF is store for float64.
+func storeF(dst *float64, alpha, s, beta float64) {
+	s *= alpha
+	if beta != 0 {
+		s += beta * *dst
+	}
+	*dst = s
 }
 
 // store sets *dst = alpha s + beta *dst, not reading *dst when beta is zero.

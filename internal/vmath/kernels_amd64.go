@@ -61,6 +61,29 @@ func maxIntoAVX2(acc, x *float64, n int)
 //go:noescape
 func minIntoAVX2(acc, x *float64, n int)
 
+//go:noescape
+func dotAVX512(x, y *float64, n int, s *[32]float64)
+
+//go:noescape
+func dotAVX2(x, y *float64, n int, s *[32]float64)
+
+// dotBlocks adds x[i] y[i] (fused) to s[i mod 32] for i < n = len(x) rounded down
+// to a multiple of 32 with the assembly kernel in use, and returns n (0 for pure
+// Go). s must be zero.
+func dotBlocks(x, y []float64, s *[32]float64) int {
+	n := len(x) &^ 31
+	switch {
+	case n == 0:
+	case impl == avx512:
+		dotAVX512(&x[0], &y[0], n, s)
+		return n
+	case impl == avx2:
+		dotAVX2(&x[0], &y[0], n, s)
+		return n
+	}
+	return 0
+}
+
 var (
 	avx512 = &kernels{name: "avx512", exp: expAVX512, expVec: expVecAVX512, addExp: addExpAVX512,
 		tanh: tanhAVX512, maxInto: maxIntoAVX512, minInto: minIntoAVX512}

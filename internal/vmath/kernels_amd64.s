@@ -651,3 +651,90 @@ TEXT ·minIntoAVX2(SB), NOSPLIT, $0-24
 	MOVQ x+8(FP), SI
 	MOVQ n+16(FP), CX
 	INTO256(MIN256)
+
+// func dotAVX512(x, y *float64, n int, s *[32]float64)
+//
+// n is a positive multiple of 32. Z0..Z3 hold partial sums 0-7, 8-15, 16-23 and
+// 24-31: element i is fused-multiply-added into partial sum i mod 32, as in the
+// other implementations.
+TEXT ·dotAVX512(SB), NOSPLIT, $0-32
+	MOVQ   x+0(FP), SI
+	MOVQ   y+8(FP), DX
+	MOVQ   n+16(FP), CX
+	MOVQ   s+24(FP), DI
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	SHRQ   $5, CX
+
+dotloop512:
+	VMOVUPD     (SI), Z4
+	VMOVUPD     64(SI), Z5
+	VMOVUPD     128(SI), Z6
+	VMOVUPD     192(SI), Z7
+	VFMADD231PD (DX), Z4, Z0
+	VFMADD231PD 64(DX), Z5, Z1
+	VFMADD231PD 128(DX), Z6, Z2
+	VFMADD231PD 192(DX), Z7, Z3
+	ADDQ        $256, SI
+	ADDQ        $256, DX
+	DECQ        CX
+	JNZ         dotloop512
+	VMOVUPD     Z0, (DI)
+	VMOVUPD     Z1, 64(DI)
+	VMOVUPD     Z2, 128(DI)
+	VMOVUPD     Z3, 192(DI)
+	VZEROUPPER
+	RET
+
+// func dotAVX2(x, y *float64, n int, s *[32]float64)
+//
+// n is a positive multiple of 32. Y0..Y7 hold partial sums 0-3, 4-7, ..., 28-31,
+// the layout of dotAVX512.
+TEXT ·dotAVX2(SB), NOSPLIT, $0-32
+	MOVQ  x+0(FP), SI
+	MOVQ  y+8(FP), DX
+	MOVQ  n+16(FP), CX
+	MOVQ  s+24(FP), DI
+	VPXOR Y0, Y0, Y0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	SHRQ  $5, CX
+
+dotloop256:
+	VMOVUPD     (SI), Y8
+	VMOVUPD     32(SI), Y9
+	VMOVUPD     64(SI), Y10
+	VMOVUPD     96(SI), Y11
+	VFMADD231PD (DX), Y8, Y0
+	VFMADD231PD 32(DX), Y9, Y1
+	VFMADD231PD 64(DX), Y10, Y2
+	VFMADD231PD 96(DX), Y11, Y3
+	VMOVUPD     128(SI), Y8
+	VMOVUPD     160(SI), Y9
+	VMOVUPD     192(SI), Y10
+	VMOVUPD     224(SI), Y11
+	VFMADD231PD 128(DX), Y8, Y4
+	VFMADD231PD 160(DX), Y9, Y5
+	VFMADD231PD 192(DX), Y10, Y6
+	VFMADD231PD 224(DX), Y11, Y7
+	ADDQ        $256, SI
+	ADDQ        $256, DX
+	DECQ        CX
+	JNZ         dotloop256
+	VMOVUPD     Y0, (DI)
+	VMOVUPD     Y1, 32(DI)
+	VMOVUPD     Y2, 64(DI)
+	VMOVUPD     Y3, 96(DI)
+	VMOVUPD     Y4, 128(DI)
+	VMOVUPD     Y5, 160(DI)
+	VMOVUPD     Y6, 192(DI)
+	VMOVUPD     Y7, 224(DI)
+	VZEROUPPER
+	RET

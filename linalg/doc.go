@@ -207,21 +207,23 @@
 // # Performance
 //
 // n = 512, float64, one thread (go test -bench Ops -cpu 1 on the project's
-// machine, best of three runs: the machine is shared, and under load the figures
-// grow by up to 2x); "forward" is the op alone,
+// machine, best of three runs: the machine is shared, and figures move by 20% or
+// more between runs); "forward" is the op alone, recorded without gradient,
 // "+ backward" records it and runs the backward pass of a sum of its output
-// (eigvalsh and svdvals for eigh and svd). PyTorch and gonum figures from the
-// project's issue (one thread):
+// (eigvalsh and svdvals for eigh and svd: without gradient they compute the
+// values alone, with it the vectors too). PyTorch 1.13 on OpenBLAS's AVX-512
+// kernel, one thread, from bench/compare.py (forward and, where measured,
+// forward + backward); gonum from the project's notes:
 //
-//	op                forward   + backward   PyTorch   gonum
-//	cholesky           3.4 ms      16 ms      3.4 ms     9.8 ms
-//	lu_factor          4.6 ms      47 ms      3.9 ms    18.6 ms
-//	solve (512 rhs)     12 ms      31 ms
-//	inv                 11 ms      25 ms
-//	logdet (LU)        4.6 ms      17 ms
-//	qr                  22 ms      56 ms
-//	eigh                65 ms      72 ms       26 ms     678 ms
-//	svd                145 ms     163 ms       57 ms     858 ms
+//	op                forward   + backward   PyTorch            gonum
+//	cholesky           3.5 ms      14 ms      3.3 / 16 ms        9.8 ms
+//	lu_factor          4.5 ms      58 ms      2.7 ms            18.6 ms
+//	solve (512 rhs)    8.9 ms      18 ms      10 ms
+//	inv                8.4 ms      17 ms
+//	logdet (LU)        3.3 ms      12 ms
+//	qr                  17 ms      50 ms
+//	eigvalsh            28 ms      69 ms      9.6 / 30 ms       678 ms (with vectors)
+//	svdvals             59 ms     144 ms       30 / 63 ms       858 ms (with vectors)
 //
 // (gonum's Dsyev and Dgesvd take 1.25 s and 1.35 s on this machine.)
 package linalg

@@ -1,8 +1,11 @@
 package einsum
 
-import "github.com/chainrules-go/chainrules/tensor"
+import (
+	"slices"
 
-import "slices"
+	"github.com/chainrules-go/chainrules/internal/vmath"
+	"github.com/chainrules-go/chainrules/tensor"
+)
 
 // block is an intermediate of a contraction: a contiguous row-major tensor whose
 // dims carry distinct labels. owned is false when data aliases a caller's operand,
@@ -78,10 +81,10 @@ func run[T tensor.Element](p *Plan, data [][]T) []T {
 		if x.exact {
 			return x.data
 		}
-		out = make([]T, len(x.data))
+		out = vmath.MakeNoZero[T](len(x.data))
 		copy(out, x.data)
 	} else {
-		out = make([]T, len(x.data))
+		out = vmath.MakeNoZero[T](len(x.data)) // permuteInto writes every element
 		permuteInto(out, x, p.b.out, size)
 	}
 	release(x)
@@ -290,7 +293,7 @@ func pair[T tensor.Element](x, y block[T], need lset, size *[maxLabels]int, want
 	exact := want != nil && slices.Equal(labels, want)
 	var out []T
 	if exact {
-		out = make([]T, nb*m*n)
+		out = vmath.MakeNoZero[T](nb * m * n) // the product writes all of it (beta = 0)
 	} else {
 		out = getBuf[T](nb * m * n)
 	}

@@ -37,8 +37,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -47,14 +45,13 @@ import (
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
 	ew "github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/examples/internal/plots"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/linalg"
@@ -347,7 +344,7 @@ func writePosterior(path string, x, y, theta []float64) error {
 	p.Legend.Add("posterior mean", meanLine)
 	p.Legend.Add("mean ± 2 sd", poly)
 	p.Legend.Top = true
-	return savePNG(path, 10*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) { p.Draw(dc) })
+	return plots.SavePNG(path, 10*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) { p.Draw(dc) })
 }
 
 // writeConvergence draws NLML - NLML* and |grad|_inf against the iteration for each
@@ -363,19 +360,19 @@ func writeConvergence(path string, n int, out []outcome) error {
 	legend.Top, legend.Left = true, true
 	legend.XOffs, legend.YOffs = vg.Inch/10, -vg.Inch/2
 	legend.ThumbnailWidth = vg.Inch / 2
-	byF := newLogPlot(fmt.Sprintf("GP, n = %d: NLML - NLML*", n), "iteration", "NLML - NLML*")
-	byG := newLogPlot(fmt.Sprintf("GP, n = %d: gradient", n), "iteration", "|grad|_inf")
+	byF := plots.NewLogPlot(fmt.Sprintf("GP, n = %d: NLML - NLML*", n), "iteration", "NLML - NLML*")
+	byG := plots.NewLogPlot(fmt.Sprintf("GP, n = %d: gradient", n), "iteration", "|grad|_inf")
 	for i, o := range out {
 		fs, gs := make(plotter.XYs, len(o.trace)), make(plotter.XYs, len(o.trace))
 		for k, tp := range o.trace {
 			fs[k] = plotter.XY{X: float64(k), Y: math.Max(tp.f-fstar, floor)}
 			gs[k] = plotter.XY{X: float64(k), Y: math.Max(tp.gnorm, 1e-300)}
 		}
-		lf, err := styledLine(fs, i)
+		lf, err := plots.StyledLine(fs, i)
 		if err != nil {
 			return err
 		}
-		lg, err := styledLine(gs, i)
+		lg, err := plots.StyledLine(gs, i)
 		if err != nil {
 			return err
 		}
@@ -384,70 +381,11 @@ func writeConvergence(path string, n int, out []outcome) error {
 		legend.Add(o.method, lf)
 	}
 	const width, legendWidth = 12 * vg.Inch, 1.6 * vg.Inch
-	return savePNG(path, width, 4.5*vg.Inch, func(dc draw.Canvas) {
+	return plots.SavePNG(path, width, 4.5*vg.Inch, func(dc draw.Canvas) {
 		tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 3, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
 		canvases := plot.Align([][]*plot.Plot{{byF, byG}}, tiles, draw.Crop(dc, 0, -legendWidth, 0, 0))
 		byF.Draw(canvases[0][0])
 		byG.Draw(canvases[0][1])
 		legend.Draw(draw.Crop(dc, width-legendWidth, 0, 0, 0))
 	})
-}
-
-// savePNG draws on a white w×h canvas and writes it to path as a PNG.
-func savePNG(path string, w, h vg.Length, drawOn func(draw.Canvas)) error {
-	img := vgimg.New(w, h)
-	dc := draw.New(img)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	drawOn(dc)
-	file, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(file); err != nil {
-		file.Close()
-		return err
-	}
-	return file.Close()
-}
-
-// styledLine is the curve of the i-th method.
-func styledLine(xys plotter.XYs, i int) (*plotter.Line, error) {
-	line, err := plotter.NewLine(xys)
-	if err != nil {
-		return nil, err
-	}
-	line.Color = plotutil.Color(i)
-	line.Dashes = plotutil.Dashes(i)
-	line.Width = vg.Points(1.5)
-	return line, nil
-}
-
-func newLogPlot(title, xlabel, ylabel string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = decadeTicks{}
-	p.Add(plotter.NewGrid())
-	return p
-}
-
-// decadeTicks labels powers of ten on a log axis, every k-th decade so that at most
-// about eight are labelled, with unlabelled ticks on the other decades.
-type decadeTicks struct{}
-
-func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
-	a, b := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
-	step := max(1, (b-a+7)/8)
-	var ticks []plot.Tick
-	for e := a; e <= b; e++ {
-		t := plot.Tick{Value: math.Pow10(e)}
-		if e%step == 0 {
-			t.Label = "1e" + strconv.Itoa(e)
-		}
-		ticks = append(ticks, t)
-	}
-	return slices.DeleteFunc(ticks, func(t plot.Tick) bool { return t.Value < lo/10 || t.Value > hi*10 })
 }

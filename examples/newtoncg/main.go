@@ -40,13 +40,11 @@ package main
 import (
 	"flag"
 	"fmt"
-	"image/color"
 	"io"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"text/tabwriter"
 	"time"
@@ -55,14 +53,13 @@ import (
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
 	ew "github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/examples/internal/plots"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/reduce"
@@ -359,11 +356,11 @@ func writePlot(path string, c *comparison) error {
 			iter[k] = plotter.XY{X: float64(k), Y: gap}
 			work[k] = plotter.XY{X: float64(tp.work), Y: gap}
 		}
-		li, err := styledLine(iter, i)
+		li, err := plots.StyledLine(iter, i)
 		if err != nil {
 			return err
 		}
-		lw, err := styledLine(work, i)
+		lw, err := plots.StyledLine(work, i)
 		if err != nil {
 			return err
 		}
@@ -374,46 +371,18 @@ func writePlot(path string, c *comparison) error {
 	// Two panels and, in a strip on the right, one legend for both (inside a panel it
 	// would hide some curve or other).
 	const legendWidth = 1.9 * vg.Inch
-	img := vgimg.New(14*vg.Inch, 5*vg.Inch)
-	dc := draw.New(img)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 3, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
-	canvases := plot.Align([][]*plot.Plot{{byIter, byWork}}, tiles, draw.Crop(dc, 0, -legendWidth, 0, 0))
-	byIter.Draw(canvases[0][0])
-	byWork.Draw(canvases[0][1])
-	legend.Draw(draw.Crop(dc, 14*vg.Inch-legendWidth, 0, 0, 0))
-
-	file, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(file); err != nil {
-		file.Close()
-		return err
-	}
-	return file.Close()
+	return plots.SavePNG(path, 14*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) {
+		tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 3, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
+		canvases := plot.Align([][]*plot.Plot{{byIter, byWork}}, tiles, draw.Crop(dc, 0, -legendWidth, 0, 0))
+		byIter.Draw(canvases[0][0])
+		byWork.Draw(canvases[0][1])
+		legend.Draw(draw.Crop(dc, 14*vg.Inch-legendWidth, 0, 0, 0))
+	})
 }
 
-// styledLine is the curve of the i-th method.
-func styledLine(xys plotter.XYs, i int) (*plotter.Line, error) {
-	line, err := plotter.NewLine(xys)
-	if err != nil {
-		return nil, err
-	}
-	line.Color = plotutil.Color(i)
-	line.Dashes = plotutil.Dashes(i)
-	line.Width = vg.Points(1.5)
-	return line, nil
-}
-
+// newLogPlot is plots.NewLogPlot with the x axis's numbers written in full.
 func newLogPlot(title, xlabel, ylabel string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xlabel
-	p.Y.Label.Text = ylabel
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = decadeTicks{}
+	p := plots.NewLogPlot(title, xlabel, ylabel)
 	p.X.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
 		ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 		for i := range ticks {
@@ -423,24 +392,5 @@ func newLogPlot(title, xlabel, ylabel string) *plot.Plot {
 		}
 		return ticks
 	})
-	p.Add(plotter.NewGrid())
 	return p
-}
-
-// decadeTicks labels powers of ten on a log axis, every k-th decade so that at most
-// about eight are labelled, with unlabelled ticks on the other decades.
-type decadeTicks struct{}
-
-func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
-	a, b := int(math.Floor(math.Log10(lo))), int(math.Ceil(math.Log10(hi)))
-	step := max(1, (b-a+7)/8)
-	var ticks []plot.Tick
-	for e := a; e <= b; e++ {
-		t := plot.Tick{Value: math.Pow10(e)}
-		if e%step == 0 {
-			t.Label = "1e" + strconv.Itoa(e)
-		}
-		ticks = append(ticks, t)
-	}
-	return slices.DeleteFunc(ticks, func(t plot.Tick) bool { return t.Value < lo/10 || t.Value > hi*10 })
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/optimize"
+
+	"github.com/chainrules-go/chainrules/examples/internal/plots"
 )
 
 // TestCompare runs the example at full size and checks every method's answer against
@@ -114,7 +116,7 @@ func TestDecadeTicks(t *testing.T) {
 		{"many decades: every fourth labelled", 3e-24, 2e4, 8}, // 1e-24, 1e-20, ..., 1e4
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ticks := decadeTicks{}.Ticks(tc.lo, tc.hi)
+			ticks := plots.DecadeTicks{}.Ticks(tc.lo, tc.hi)
 			labelled := 0
 			for _, tk := range ticks {
 				e := math.Log10(tk.Value)

@@ -13,6 +13,7 @@ import (
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/permute"
+	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -51,6 +52,7 @@ func TestTooLargeResultsAreErrors(t *testing.T) {
 		"pad view":        onTape(index.PadOp([2]int{0, 1}, [2]int{0, 0}), big),
 		"concat":          onTape(index.ConcatOp(0), big, big),
 		"stack":           onTape(index.StackOp(0), big, big, big),
+		"indices":         func() error { _, err := nn.Indices(big); return err },
 		"one_hot": func() error {
 			labels, err := tensor.FromFloat64([]float64{1 << 52}, 1)
 			require.NoError(t, err)
@@ -64,6 +66,31 @@ func TestTooLargeResultsAreErrors(t *testing.T) {
 			require.NotPanics(t, func() { err = f() })
 			assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 			assert.ErrorContains(t, err, "too large")
+		})
+	}
+}
+
+// An index op on a huge broadcast view: its kernels read the view through a copy,
+// and its input's cotangent is as large as the view, so recording it is an error
+// rather than a panic in an allocation; on a contiguous input of the same
+// (allocatable) size the op runs.
+func TestTooLargeViewsInIndexOpsAreErrors(t *testing.T) {
+	big, err := tensor.Scalar(1).BroadcastTo(1<<31, 1<<31)
+	require.NoError(t, err)
+	ops := map[string]cr.Op[*tensor.Dense]{
+		"select":       index.SelectOp(0, 3),
+		"narrow":       index.NarrowOp(1, 0, 2),
+		"index_select": index.IndexSelectOp(0, 1, 2),
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			require.NotPanics(t, func() {
+				tp := core.NewTape[*tensor.Dense](tensor.Space{})
+				x := tp.Leaf(big)
+				tp.Apply(reduce.SumOp(nil, false), tp.Apply(op, x))
+				assert.ErrorIs(t, tp.Err(), cr.ErrInvalidArgument)
+				assert.ErrorContains(t, tp.Err(), "too large")
+			})
 		})
 	}
 }

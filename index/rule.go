@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -53,22 +54,37 @@ func newLinear(name string, x []*tensor.Dense, out []int) *linear {
 
 // promote returns xs converted to dt (real tensors become complex when dt is
 // Complex128); the slice is fresh, the tensors are shared when no conversion is
-// needed.
-func promote(xs []*tensor.Dense, dt tensor.DType) []*tensor.Dense {
+// needed. A real view too large to copy as complex is an error.
+func promote(name string, xs []*tensor.Dense, dt tensor.DType) ([]*tensor.Dense, error) {
 	out := make([]*tensor.Dense, len(xs))
 	for k, v := range xs {
-		if dt == tensor.Complex128 {
+		if dt == tensor.Complex128 && v.DType() != tensor.Complex128 {
+			if err := tensor.CheckAlloc(dt, v.Shape()...); err != nil {
+				return nil, fmt.Errorf("%s: input %d is too large to promote to complex128: %w", name, k, err)
+			}
 			v = v.AsComplex()
 		}
 		out[k] = v
 	}
-	return out
+	return out, nil
 }
 
 // run returns the primal output A(x) and the rule of A, recorded against the input
 // NodeIDs in.
 func (r *linear) run(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return r.fwd(promote(x, r.outDT)), cr.LinearRule(in, nil, r.tangent, r.adjoint), nil
+	for k, v := range x {
+		// The kernels read a view through a contiguous copy of it.
+		if !v.IsContiguous() {
+			if err := tensor.CheckAlloc(v.DType(), v.Shape()...); err != nil {
+				return nil, nil, fmt.Errorf("%s: input %d is a view too large to copy: %w", r.name, k, err)
+			}
+		}
+	}
+	xs, err := promote(r.name, x, r.outDT)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.fwd(xs), cr.LinearRule(in, nil, r.tangent, r.adjoint), nil
 }
 
 // tangent returns A(xdot), the absent tangents (ok[k] false) counting as zero.
@@ -76,7 +92,11 @@ func (r *linear) tangent(xdot []*tensor.Dense, ok []bool) (*tensor.Dense, error)
 	ts := make([]*tensor.Dense, len(xdot))
 	for k, t := range xdot {
 		if !ok[k] {
-			ts[k] = tensor.New(r.outDT, r.inShape[k]...)
+			z, err := tensor.Alloc(r.outDT, r.inShape[k]...)
+			if err != nil {
+				return nil, fmt.Errorf("%s: the zero tangent of input %d is too large: %w", r.name, k, err)
+			}
+			ts[k] = z
 			continue
 		}
 		if t == nil || !slices.Equal(t.Shape(), r.inShape[k]) || (t.DType() == tensor.Complex128 && r.outDT == tensor.Float64) {
@@ -84,7 +104,11 @@ func (r *linear) tangent(xdot []*tensor.Dense, ok []bool) (*tensor.Dense, error)
 		}
 		ts[k] = t
 	}
-	return r.fwd(promote(ts, r.outDT)), nil
+	ps, err := promote(r.name, ts, r.outDT)
+	if err != nil {
+		return nil, err
+	}
+	return r.fwd(ps), nil
 }
 
 // adjoint returns A_k^* ybar in input k's dtype.
@@ -97,6 +121,11 @@ func (r *linear) adjoint(k int, ybar *tensor.Dense) (*tensor.Dense, error) {
 	}
 	if r.outDT == tensor.Complex128 {
 		ybar = ybar.AsComplex()
+	}
+	// The adjoint is as large as the input, which may be a broadcast view far
+	// larger than the output.
+	if err := tensor.CheckAlloc(r.outDT, r.inShape[k]...); err != nil {
+		return nil, fmt.Errorf("%s: the cotangent of input %d is too large: %w", r.name, k, err)
 	}
 	xbar := r.adj(k, ybar)
 	if r.inDT[k] == tensor.Float64 && xbar.DType() == tensor.Complex128 {

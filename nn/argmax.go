@@ -180,6 +180,9 @@ func Indices(t *tensor.Dense) ([]int, error) {
 	if t == nil || t.DType() != tensor.Float64 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "indices: %s is not a float64 tensor", describe(t))
 	}
+	if err := tensor.CheckAlloc(tensor.Float64, t.Shape()...); err != nil { // the []int is as large
+		return nil, fmt.Errorf("indices: the labels are too large to convert: %w", err)
+	}
 	xs := float64s(t)
 	out := make([]int, len(xs))
 	for i, v := range xs {

@@ -740,7 +740,8 @@ func (t *Dense) broadcastStrides(st, shape []int) bool {
 }
 
 // AsComplex returns t if it is complex128, and otherwise a fresh complex128 tensor
-// with elements complex(t_i, 0).
+// with elements complex(t_i, 0). Like Clone, it panics on a view too large to copy
+// (see CheckAlloc).
 func (t *Dense) AsComplex() *Dense {
 	if t.dtype == Complex128 {
 		return t
@@ -754,7 +755,7 @@ func (t *Dense) AsComplex() *Dense {
 }
 
 // Real returns a fresh float64 tensor of the real parts Re t_i (a copy of t if t is
-// float64).
+// float64). Like Clone, it panics on a view too large to copy (see CheckAlloc).
 func (t *Dense) Real() *Dense {
 	if t.dtype == Float64 {
 		return t.Clone()
@@ -768,7 +769,7 @@ func (t *Dense) Real() *Dense {
 }
 
 // Imag returns a fresh float64 tensor of the imaginary parts Im t_i (zeros if t is
-// float64).
+// float64). Like Clone, it panics on a view too large to copy (see CheckAlloc).
 func (t *Dense) Imag() *Dense {
 	out := New(Float64, t.shape...)
 	if t.dtype == Float64 {

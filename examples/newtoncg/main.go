@@ -370,7 +370,7 @@ func writePlot(path string, c *comparison) error {
 	}
 	// Two panels and, in a strip on the right, one legend for both (inside a panel it
 	// would hide some curve or other).
-	const legendWidth = 1.9 * vg.Inch
+	const legendWidth = 2.5 * vg.Inch
 	return plots.SavePNG(path, 14*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) {
 		tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 3, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
 		canvases := plot.Align([][]*plot.Plot{{byIter, byWork}}, tiles, draw.Crop(dc, 0, -legendWidth, 0, 0))

@@ -284,8 +284,8 @@ func Cumprod(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(
 // y = -Inf there, and no derivative). Complex input and an axis out of range are
 // errors wrapping chainrules.ErrInvalidArgument. The function is holomorphic, but
 // the op stays float64-only, like the PyTorch it is checked against: torch 1.13
-// refuses complex input ("logcumsumexp_out_cpu" not implemented for
-// 'ComplexDouble'), so there is no reference for a complex branch cut to follow.
+// has no complex kernel for it and raises on ComplexDouble input, so there is no
+// reference for a complex branch cut to follow.
 func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 	const name = "logcumsumexp"
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,

@@ -45,9 +45,9 @@ func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
 //
 // It is hand-written and fused, like LogSoftmaxOp.
 //
-// Both ops are float64-only, as in PyTorch: torch 1.13 refuses complex input to
-// softmax and log_softmax ("softmax_lastdim_kernel_impl" not implemented for
-// 'ComplexDouble'), so there is no reference to check a complex version against.
+// Both ops are float64-only, as in PyTorch: torch 1.13 has no complex kernel for
+// softmax or log_softmax and raises on ComplexDouble input, so there is no
+// reference to check a complex version against.
 func SoftmaxOp(axis int) cr.Op[*tensor.Dense] { return &softmaxOp{name: "softmax", axis: axis} }
 
 type softmaxOp struct {

@@ -58,22 +58,12 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 	case s.Wirtinger.F != nil:
 		r.mode = modeWirt
 		r.xv = x.Contiguous()
-		xc := r.xv.Complex128s()
-		yc := make([]complex128, len(xc))
-		for i, v := range xc {
-			yc[i] = s.Wirtinger.F(v)
-		}
-		r.yv, err = tensor.FromComplex128(yc, shape...)
+		r.yv, err = tensor.FromComplex128(mapComplex(r.xv.Complex128s(), s.Wirtinger.F), shape...)
 		return r.yv, r, err
 	case s.ComplexToReal.F != nil:
 		r.mode = modeToReal
 		r.xv = x.Contiguous()
-		xc := r.xv.Complex128s()
-		y := make([]float64, len(xc))
-		for i, v := range xc {
-			y[i] = s.ComplexToReal.F(v)
-		}
-		r.yv, err = tensor.FromFloat64(y, shape...)
+		r.yv, err = tensor.FromFloat64(mapComplex(r.xv.Complex128s(), s.ComplexToReal.F), shape...)
 		return r.yv, r, err
 	case s.Complex.F != nil:
 		r.mode = modeHolo
@@ -82,6 +72,16 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 		return r.yv, r, err
 	}
 	return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be real, got %s", o.name, x.Describe())
+}
+
+// mapComplex returns f(x_i) for each element of x: the forward pass of the
+// non-holomorphic and complex-to-real functions, which have no slice kernels.
+func mapComplex[T tensor.Element](x []complex128, f func(complex128) T) []T {
+	y := vmath.MakeNoZero[T](len(x))
+	for i, v := range x {
+		y[i] = f(v)
+	}
+	return y
 }
 
 // applyFunc1 returns f(x) elementwise, through the slice kernel if there is one, on

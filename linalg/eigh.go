@@ -121,36 +121,40 @@ func eighValues(a *tensor.Dense, vectors bool) (w, v *tensor.Dense, err error) {
 	if !allFinite(a) {
 		return nil, nil, opErr(op, cr.ErrInvalidArgument, "the input has non-finite entries (NaN or Inf)")
 	}
-	wd := make([]float64, count*n)
-	notConverged := func() error {
-		return opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge")
-	}
 	if a.DType() == tensor.Complex128 {
-		ad := a.Contiguous().Complex128s()
-		vd := make([]complex128, count*n*n)
-		for b := range count {
-			s := vd[b*n*n : (b+1)*n*n]
-			hermPart(s, ad[b*n*n:(b+1)*n*n], n)
-			sigma := eigScale(s)
-			if !hermEig(s, wd[b*n:(b+1)*n], n) {
-				return nil, nil, notConverged()
-			}
-			unscale(wd[b*n:(b+1)*n], sigma)
+		wd, vd, ok := eigBatch(a.Contiguous().Complex128s(), count, n, func(s []complex128, w []float64) bool {
+			return hermEig(s, w, n)
+		})
+		if !ok {
+			return nil, nil, opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge")
 		}
 		return newOf(wd, shapeOf(batch, n)...), newOf(vd, shapeOf(batch, n, n)...), nil
 	}
-	ad := a.Contiguous().Float64s()
-	vd := make([]float64, count*n*n)
-	for b := range count {
-		s := vd[b*n*n : (b+1)*n*n]
-		hermPart(s, ad[b*n*n:(b+1)*n*n], n)
-		sigma := eigScale(s)
-		if !symEig(s, wd[b*n:(b+1)*n], n, vectors) {
-			return nil, nil, notConverged()
-		}
-		unscale(wd[b*n:(b+1)*n], sigma)
+	wd, vd, ok := eigBatch(a.Contiguous().Float64s(), count, n, func(s, w []float64) bool {
+		return symEig(s, w, n, vectors)
+	})
+	if !ok {
+		return nil, nil, opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge")
 	}
 	return newOf(wd, shapeOf(batch, n)...), newOf(vd, shapeOf(batch, n, n)...), nil
+}
+
+// eigBatch runs kernel on the Hermitian part of each n×n matrix of the batch ad,
+// scaled into the solvers' safe range: kernel overwrites its matrix with the
+// eigenvectors and fills w. It returns the eigenvalues [count, n], the vectors
+// [count, n, n] and whether every kernel converged.
+func eigBatch[T scalar](ad []T, count, n int, kernel func(s []T, w []float64) bool) (wd []float64, vd []T, ok bool) {
+	wd, vd = make([]float64, count*n), make([]T, count*n*n)
+	for b := range count {
+		s, w := vd[b*n*n:(b+1)*n*n], wd[b*n:(b+1)*n]
+		hermPart(s, ad[b*n*n:(b+1)*n*n], n)
+		sigma := eigScale(s)
+		if !kernel(s, w) {
+			return nil, nil, false
+		}
+		unscale(w, sigma)
+	}
+	return wd, vd, true
 }
 
 // eigScale scales the matrix a by a power of two sigma (returned) when its largest

@@ -91,27 +91,25 @@ func qrValues(a *tensor.Dense) (q, r *tensor.Dense, err error) {
 	}
 	k := min(m, n)
 	if a.DType() == tensor.Complex128 {
-		ad := a.Contiguous().Complex128s()
-		qd := make([]complex128, count*m*k)
-		rd := make([]complex128, count*k*n)
-		if k > 0 {
-			work := make([]complex128, m*n)
-			for b := range count {
-				copy(work, ad[b*m*n:(b+1)*m*n])
-				qrKernelComplex(work, m, n, qd[b*m*k:(b+1)*m*k], rd[b*k*n:(b+1)*k*n])
-			}
-		}
+		qd, rd := qrBatch(a.Contiguous().Complex128s(), count, m, n, qrKernelComplex)
 		return newOf(qd, shapeOf(batch, m, k)...), newOf(rd, shapeOf(batch, k, n)...), nil
 	}
-	ad := a.Contiguous().Float64s()
-	qd := make([]float64, count*m*k)
-	rd := make([]float64, count*k*n)
-	if k > 0 {
-		work := make([]float64, m*n)
-		for b := range count {
-			copy(work, ad[b*m*n:(b+1)*m*n])
-			qrKernel(work, m, n, qd[b*m*k:(b+1)*m*k], rd[b*k*n:(b+1)*k*n])
-		}
-	}
+	qd, rd := qrBatch(a.Contiguous().Float64s(), count, m, n, qrKernel)
 	return newOf(qd, shapeOf(batch, m, k)...), newOf(rd, shapeOf(batch, k, n)...), nil
+}
+
+// qrBatch runs kernel on each m×n matrix of the batch ad (on a copy, which the
+// kernel overwrites) and returns the stacked Q [count, m, k] and R [count, k, n].
+func qrBatch[T scalar](ad []T, count, m, n int, kernel func(a []T, m, n int, q, r []T)) (qd, rd []T) {
+	k := min(m, n)
+	qd, rd = make([]T, count*m*k), make([]T, count*k*n)
+	if k == 0 {
+		return qd, rd
+	}
+	work := make([]T, m*n)
+	for b := range count {
+		copy(work, ad[b*m*n:(b+1)*m*n])
+		kernel(work, m, n, qd[b*m*k:(b+1)*m*k], rd[b*k*n:(b+1)*k*n])
+	}
+	return qd, rd
 }

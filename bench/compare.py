@@ -66,30 +66,26 @@ def anchored(rx):
 
 def go_bench(ws, threads, count, benchtime):
     out = {}
-    by_pkg = {}
     for w in ws:
-        by_pkg.setdefault(w[1], []).append(w)
-    for pkg, group in by_pkg.items():
-        for w in group:
-            cmd = ["go", "test", "-run", "^$", "-bench", anchored(w[2]), "-benchmem",
-                   "-count", str(count), "-benchtime", benchtime, pkg]
-            r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, GOMAXPROCS=str(threads)))
-            want = re.compile("^" + w[2].replace("\\+", "+").replace("+", "\\+") + r"(-\d+)?\s")
-            ns, gf, by = [], [], []
-            for line in r.stdout.splitlines():
-                if not want.search(line):
-                    continue
-                if m := re.search(r"([0-9.]+) ns/op", line):
-                    ns.append(float(m.group(1)))
-                if m := re.search(r"([0-9.]+) GFLOP/s", line):
-                    gf.append(float(m.group(1)))
-                if m := re.search(r"([0-9]+) B/op", line):
-                    by.append(int(m.group(1)))
-            if not ns:
-                print(f"# no result for {w[0]}: {' '.join(cmd)}\n{r.stdout[-400:]}{r.stderr[-400:]}", file=sys.stderr)
+        cmd = ["go", "test", "-run", "^$", "-bench", anchored(w[2]), "-benchmem",
+               "-count", str(count), "-benchtime", benchtime, w[1]]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ, GOMAXPROCS=str(threads)))
+        want = re.compile("^" + w[2].replace("\\+", "+").replace("+", "\\+") + r"(-\d+)?\s")
+        ns, gf, by = [], [], []
+        for line in r.stdout.splitlines():
+            if not want.search(line):
                 continue
-            out[w[0]] = {"s": min(ns) * 1e-9, "gflops": max(gf) if gf else None, "bytes": min(by) if by else None}
-            print(f"# ours: {w[0]}: {min(ns) * 1e-6:.4g} ms", file=sys.stderr, flush=True)
+            if m := re.search(r"([0-9.]+) ns/op", line):
+                ns.append(float(m.group(1)))
+            if m := re.search(r"([0-9.]+) GFLOP/s", line):
+                gf.append(float(m.group(1)))
+            if m := re.search(r"([0-9]+) B/op", line):
+                by.append(int(m.group(1)))
+        if not ns:
+            print(f"# no result for {w[0]}: {' '.join(cmd)}\n{r.stdout[-400:]}{r.stderr[-400:]}", file=sys.stderr)
+            continue
+        out[w[0]] = {"s": min(ns) * 1e-9, "gflops": max(gf) if gf else None, "bytes": min(by) if by else None}
+        print(f"# ours: {w[0]}: {min(ns) * 1e-6:.4g} ms", file=sys.stderr, flush=True)
     return out
 
 

@@ -80,25 +80,29 @@ func finiteFunc[V any](space cr.Space[V]) func(V) bool {
 }
 
 // callerPC returns the recording site that anomaly mode reports: the program counter
-// of the first caller outside this module's packages (see userSite) of the exported
-// Tape method that called callerPC, so that a node recorded through a library helper
-// (einsum.Record, index.ApplySplit, a Composite's body) points at the program's line,
-// not into the library. If every caller is in the module, it is the Tape method's
-// caller. It walks the stack, which only anomaly mode pays for.
+// of the first caller outside this module's packages (see userSite), so that a node
+// recorded through a library helper (einsum.Record, index.ApplySplit, a Composite's
+// body) points at the program's line, not into the library. If every caller is in
+// the module, it is the first caller outside the engine (this package). It walks the
+// stack, which only anomaly mode pays for.
 func callerPC() uintptr {
 	var pcs [64]uintptr
-	// Skip runtime.Callers, callerPC and the Tape method.
-	n := runtime.Callers(3, pcs[:])
-	if n == 0 {
-		return 0
-	}
+	n := runtime.Callers(2, pcs[:]) // skip runtime.Callers and callerPC
+	var outsideEngine uintptr
 	for _, pc := range pcs[:n] {
-		if _, ok := userFrame(pc); ok {
+		f, ok := userFrame(pc)
+		if ok {
 			return pc
 		}
+		if outsideEngine == 0 && !strings.HasPrefix(f.Function, enginePrefix) {
+			outsideEngine = pc
+		}
 	}
-	return pcs[0]
+	return outsideEngine
 }
+
+// enginePrefix begins the names of this package's functions and methods.
+const enginePrefix = modulePrefix + "core."
 
 // userFrame returns the first frame outside this module among the frames of the
 // return address pc (more than one where calls were inlined into its function).

@@ -58,10 +58,7 @@ func (t *Tape[V]) ApplyMulti(op cr.MultiOp[V], inputs ...cr.NodeID) []cr.NodeID 
 	if t.Err() != nil {
 		return out
 	}
-	var pc uintptr
-	if t.isFinite != nil {
-		pc = callerPC()
-	}
+	pc := t.recordingSite()
 	name := op.Name()
 	first := t.n // the index of the first output
 	fail := func(err error) []cr.NodeID {

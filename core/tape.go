@@ -90,9 +90,10 @@ type Tape[V any] struct {
 	// where they enter the engine rather than nil dereferences in a later sweep.
 	nilk uint8
 
-	// busy is set while a recording or a sweep runs; a call that finds it set fails
+	// busy is 1 while a recording or a sweep runs; a call that finds it set fails
 	// (see enter), and sets misuse, which makes the misuse the tape's error.
-	busy, misuse atomic.Bool
+	busy   uint32
+	misuse atomic.Bool
 }
 
 // arena hands out slices of fresh storage, carved from chunks so that an Apply
@@ -273,8 +274,16 @@ var errConcurrentUse = cr.Errorf(cr.ErrInvalidArgument,
 // free. A call that finds the tape busy — another goroutine is using it, or an op or
 // a hook re-entered it — must return errConcurrentUse at once without touching the
 // tape; the misuse then becomes the tape's sticky error.
+//
+// Of two calls that overlap, the compare-and-swap lets exactly one through. leave
+// clears the flag with a plain store: that costs nothing next to the locked
+// instruction an atomic store is on amd64 (one per recorded node, on the engine's
+// hottest path), and it is enough, because a call that begins after another ended
+// is only correct when the caller ordered the two (a channel, a mutex), and that
+// ordering covers the store. Unordered calls are a data race, which the race
+// detector then reports.
 func (t *Tape[V]) enter() bool {
-	if t.busy.CompareAndSwap(false, true) {
+	if atomic.CompareAndSwapUint32(&t.busy, 0, 1) {
 		return true
 	}
 	t.misuse.Store(true)
@@ -286,7 +295,7 @@ func (t *Tape[V]) leave() {
 	if t.misuse.Load() && t.err == nil {
 		t.err = errConcurrentUse
 	}
-	t.busy.Store(false)
+	t.busy = 0
 }
 
 func (t *Tape[V]) fail(err error) cr.NodeID {
@@ -326,7 +335,10 @@ func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8, pc
 	if !ok {
 		return t.fail(cr.Errorf(cr.ErrInvalidArgument, "a tape holds at most %d distinct op names", maxOpNames))
 	}
-	*t.at(i) = node[V]{value: v, rule: rule, name: ni, flags: flags}
+	// The slot is fresh (zero), so setting the fields one by one is the same as
+	// storing a node literal, without the bulk write barrier of a struct copy.
+	nd := t.at(i)
+	nd.value, nd.rule, nd.name, nd.flags = v, rule, ni, flags
 	t.n++
 	if t.isFinite != nil {
 		t.setSite(i, pc)
@@ -338,23 +350,16 @@ func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8, pc
 // the caller must not modify v while the tape is in use. A leaf recorded while
 // gradients are disabled (SetGradEnabled) is still a leaf.
 func (t *Tape[V]) Leaf(v V) cr.NodeID {
-	if !t.enter() {
-		return 0
-	}
-	defer t.leave()
-	if t.Err() != nil {
-		return 0
-	}
-	var pc uintptr
-	if t.isFinite != nil {
-		pc = callerPC()
-	}
-	t.nleaves++
-	return t.push(v, nil, LeafName, flagLeaf|flagRequires, pc)
+	return t.source(v, LeafName, flagLeaf|flagRequires)
 }
 
 // Constant records a value that never gets a gradient: data, labels, fixed weights.
 func (t *Tape[V]) Constant(v V) cr.NodeID {
+	return t.source(v, ConstantName, flagConst)
+}
+
+// source records a node without inputs: a leaf or a constant.
+func (t *Tape[V]) source(v V, name string, flags uint8) cr.NodeID {
 	if !t.enter() {
 		return 0
 	}
@@ -362,11 +367,20 @@ func (t *Tape[V]) Constant(v V) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
-	var pc uintptr
-	if t.isFinite != nil {
-		pc = callerPC()
+	if flags&flagLeaf != 0 {
+		t.nleaves++
 	}
-	return t.push(v, nil, ConstantName, flagConst, pc)
+	return t.push(v, nil, name, flags, t.recordingSite())
+}
+
+// recordingSite returns the recording site of the call in progress for anomaly reports: the
+// first caller outside this module. With anomaly mode off it is 0, and costs no
+// stack walk.
+func (t *Tape[V]) recordingSite() uintptr {
+	if t.isFinite == nil {
+		return 0
+	}
+	return callerPC()
 }
 
 // index returns the recording index of id, or an error wrapping ErrMissingNode (or
@@ -449,11 +463,7 @@ func (t *Tape[V]) Record(op string, value V, rule cr.ReverseRule[V]) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
-	var pc uintptr
-	if t.isFinite != nil {
-		pc = callerPC()
-	}
-	return t.record(op, value, rule, pc)
+	return t.record(op, value, rule, t.recordingSite())
 }
 
 // record is Record with the recording site pc (0 unless anomaly mode is on). While
@@ -492,10 +502,7 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
-	var pc uintptr
-	if t.isFinite != nil {
-		pc = callerPC()
-	}
+	pc := t.recordingSite()
 	if t.reg != nil {
 		op = t.reg.Resolve(op)
 	}

@@ -113,7 +113,7 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 		return nil, err
 	}
 	seeds := [1]seedAt[V]{{o, seed}}
-	acc, _, err := t.sweep(seeds[:], nil, t.groupEnd(o), cfg.allNodes, true, nil)
+	acc, _, err := t.sweep(seeds[:], nil, t.groupEnd(o), cfg.allNodes, true, true, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -124,6 +124,20 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 	return g, nil
 }
 
+// checkTarget validates the node and the value of one term of node i's pullback: the
+// node must be one of the rule's inputs, recorded before node i, and the value
+// non-nil. It returns the node's index.
+func (t *Tape[V]) checkTarget(i int, ins []cr.NodeID, node cr.NodeID, v V) (int, error) {
+	j := node.Index()
+	if node.Tape() != t.tag || j >= i || !slices.Contains(ins, node) {
+		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrMissingNode, "contribution to %v, which is not an input of the op", node))
+	}
+	if t.isNil(v) {
+		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrInvalidArgument, "contribution to input %v is nil", node))
+	}
+	return j, nil
+}
+
 func (t *Tape[V]) opErr(i int, phase string, err error) error {
 	return &cr.OpError{Op: t.nameOf(i), Node: cr.NewNodeID(t.tag, i), Phase: phase, Err: err}
 }
@@ -132,12 +146,9 @@ func (t *Tape[V]) opErr(i int, phase string, err error) error {
 // rule's inputs, recorded before node i, and be a non-nil value shaped like that
 // input's value.
 func (t *Tape[V]) checkContribution(i int, ins []cr.NodeID, node cr.NodeID, v V) (int, error) {
-	j := node.Index()
-	if node.Tape() != t.tag || j >= i || !slices.Contains(ins, node) {
-		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrMissingNode, "contribution to %v, which is not an input of the op", node))
-	}
-	if t.isNil(v) {
-		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrInvalidArgument, "contribution to input %v is nil", node))
+	j, err := t.checkTarget(i, ins, node, v)
+	if err != nil {
+		return 0, err
 	}
 	if !t.sameLayout(v, t.at(j).value) {
 		return 0, t.opErr(i, "pullback", cr.Errorf(cr.ErrShapeMismatch,

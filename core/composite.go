@@ -269,7 +269,7 @@ func (r *compositeRule[V]) PullbackMulti(ybar []V, has []bool, dst []cr.Contribu
 	if err != nil {
 		return dst, err
 	}
-	acc, _, err := sub.sweep(seeds, nil, top, false, true, nil)
+	acc, _, err := sub.sweep(seeds, nil, top, false, true, false, nil)
 	if err != nil {
 		return dst, err
 	}
@@ -356,7 +356,7 @@ func (r *compositeRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool
 	if err != nil {
 		return dst, err
 	}
-	acc, dacc, err := sub.sweep(seeds, dseeds, max(top, dtop), false, true, tan)
+	acc, dacc, err := sub.sweep(seeds, dseeds, max(top, dtop), false, true, false, tan)
 	if err != nil {
 		return dst, err
 	}

@@ -1,6 +1,9 @@
 package core
 
 import (
+	"fmt"
+	"sync"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
@@ -17,6 +20,15 @@ type accum[V any] struct {
 	space cr.Space[V]
 	vals  []V
 	state []uint8
+	// rows holds the row-sparse terms (RowPullbackRule) of the nodes that have
+	// some, not yet added into vals: nil until the first.
+	rows map[int]*rowTerms[V]
+}
+
+// rowTerms are the row-sparse terms of one node's cotangent.
+type rowTerms[V any] struct {
+	like  V // the node's value, which shapes the dense cotangent
+	terms []cr.RowContribution[V]
 }
 
 func newAccum[V any](space cr.Space[V], n int) accum[V] {
@@ -50,28 +62,133 @@ func (a *accum[V]) drop(j int) {
 	a.vals[j], a.state[j] = zero, absent
 }
 
+// addRows keeps the row-sparse term c of node j, whose value is like.
+func (a *accum[V]) addRows(j int, like V, c cr.RowContribution[V]) {
+	if a.rows == nil {
+		a.rows = make(map[int]*rowTerms[V])
+	}
+	r := a.rows[j]
+	if r == nil {
+		r = &rowTerms[V]{like: like}
+		a.rows[j] = r
+	}
+	r.terms = append(r.terms, c)
+}
+
+// present reports whether node j has a cotangent, dense or row-sparse.
+func (a *accum[V]) present(j int) bool {
+	return a.state[j] != absent || (len(a.rows) != 0 && a.rows[j] != nil)
+}
+
+// settle adds node j's row-sparse terms into its dense cotangent, which starts from
+// zero when it had none, and never in storage the engine does not own.
+func (a *accum[V]) settle(j int, rs cr.RowSpace[V]) error {
+	r := a.rows[j]
+	if r == nil {
+		return nil
+	}
+	delete(a.rows, j)
+	v := a.vals[j]
+	switch a.state[j] {
+	case absent:
+		v = a.space.Zero(r.like)
+	case borrowed:
+		v = a.space.Clone(v)
+	}
+	for _, c := range r.terms {
+		var err error
+		if v, err = rs.AddRows(v, c.Rows, c.Value); err != nil {
+			return err
+		}
+	}
+	a.vals[j], a.state[j] = v, owned
+	return nil
+}
+
 // Gradients holds the result of a reverse sweep: the cotangent of each leaf the output
 // depends on and, when the sweep ran with AllNodes, of every node it reached.
 //
 // The values may share storage with each other, with the seed and with values the
 // rules captured; treat them as read-only (Clone before modifying).
+//
+// A leaf reached only through row-sparse pullbacks (RowPullbackRule: lookups of a
+// few rows of a table) keeps its cotangent as the rows the lookups touched; Rows
+// returns that compact form, and Of makes it dense on first use. The methods are
+// safe for concurrent use.
 type Gradients[V any] struct {
 	tape *Tape[V]
 	acc  accum[V]
+	mu   sync.Mutex // guards acc while row-sparse terms are made dense
 }
 
 // Of returns the cotangent at id, and false if the sweep did not produce one (id is
 // not on the tape, the output does not depend on it, or it was not kept).
 func (g *Gradients[V]) Of(id cr.NodeID) (V, bool) {
 	var zero V
-	if id.Tape() != g.tape.tag || id.Index() >= len(g.acc.vals) || g.acc.state[id.Index()] == absent {
+	if id.Tape() != g.tape.tag || id.Index() >= len(g.acc.vals) {
 		return zero, false
 	}
-	return g.acc.vals[id.Index()], true
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i := id.Index()
+	g.settle(i)
+	if g.acc.state[i] == absent {
+		return zero, false
+	}
+	return g.acc.vals[i], true
+}
+
+// Rows returns the cotangent at id in row-sparse form: the distinct rows it is
+// nonzero in, in increasing order, and their values (shaped like the node's value
+// with a first axis of length len(rows)), so that
+//
+//	Of(id)[rows[k], ...] = v[k, ...]   and Of(id) is zero in every other row.
+//
+// ok is false unless the cotangent came only from row-sparse terms and Of has not
+// made it dense yet: a table of 10^6 rows read through a few lookups then costs
+// memory for the rows read, not for the table.
+func (g *Gradients[V]) Rows(id cr.NodeID) (rows []int, v V, ok bool) {
+	if id.Tape() != g.tape.tag || id.Index() >= len(g.acc.vals) {
+		return nil, v, false
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i := id.Index()
+	r := g.acc.rows[i]
+	if r == nil || g.acc.state[i] != absent {
+		return nil, v, false
+	}
+	rows, v, err := g.tape.rows.CoalesceRows(r.like, r.terms)
+	if err != nil {
+		return nil, v, false // the terms passed CheckRows when the sweep added them
+	}
+	return rows, v, true
+}
+
+// settle makes node i's cotangent dense if it has row-sparse terms. The terms passed
+// the Space's CheckRows when the sweep added them, so only a Space that breaks its
+// own contract makes AddRows fail.
+func (g *Gradients[V]) settle(i int) {
+	if len(g.acc.rows) == 0 {
+		return
+	}
+	if err := g.acc.settle(i, g.tape.rows); err != nil {
+		panic(fmt.Sprintf("core: the Space's AddRows failed on terms its CheckRows accepted: %v", err))
+	}
+}
+
+// settleAll makes every cotangent dense.
+func (g *Gradients[V]) settleAll() {
+	for i := range g.acc.rows {
+		g.settle(i)
+	}
 }
 
 // Map returns the present cotangents keyed by NodeID.
 func (g *Gradients[V]) Map() map[cr.NodeID]V {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.settleAll()
 	m := make(map[cr.NodeID]V)
 	for i, s := range g.acc.state {
 		if s != absent {
@@ -83,9 +200,11 @@ func (g *Gradients[V]) Map() map[cr.NodeID]V {
 
 // Len returns the number of present cotangents.
 func (g *Gradients[V]) Len() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	n := 0
-	for _, s := range g.acc.state {
-		if s != absent {
+	for i := range g.acc.state {
+		if g.acc.present(i) {
 			n++
 		}
 	}
@@ -97,6 +216,9 @@ func (g *Gradients[V]) Len() int {
 // the Space's zero shaped like the node's value (which needs the graph: an error
 // wrapping ErrGraphFreed after Free).
 func (g *Gradients[V]) Dense(zeroFill bool) ([]V, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.settleAll()
 	out := make([]V, len(g.acc.vals))
 	copy(out, g.acc.vals)
 	if !zeroFill {

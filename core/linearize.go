@@ -104,7 +104,7 @@ func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 		seeds[k] = seedAt[V]{i, w[k]}
 		top = max(top, t.groupEnd(i))
 	}
-	acc, _, err := t.sweep(seeds, nil, top, false, false, nil)
+	acc, _, err := t.sweep(seeds, nil, top, false, false, false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,10 @@
 package core
 
 import (
-	cr "github.com/chainrules-go/chainrules/chainrules"
+	"fmt"
 	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
 // seedAt is a cotangent seed at node i.
@@ -16,15 +18,24 @@ type seedAt[V any] struct {
 // sweep. With tan it carries cotangent pairs (ybar, ybardot) in acc and dacc, the
 // second-order sweep; dseeds are then the seeds' tangents.
 //
+// With rows set (a first-order sweep whose result goes to the caller as Gradients)
+// and a RowSpace, rules that have a RowPullback run it, and their row-sparse terms
+// stay apart until a node needs its dense cotangent; a leaf without hooks keeps them
+// (see Gradients.Rows).
+//
 // The sweep visits nodes in decreasing index order, a topological order, so a
 // node's cotangent is complete when the sweep reaches it. Hooks run only when hooks
 // is set: the transpose of a linear map (LinearMap) must not see them, since the
 // forward sweep it transposes does not. A node that no tangent reaches (no input
 // tangent and no cotangent tangent) runs its plain Pullback in a second-order
 // sweep, which is then exact.
-func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool, tan *Tangents[V]) (acc, dacc accum[V], err error) {
+func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, rows bool, tan *Tangents[V]) (acc, dacc accum[V], err error) {
 	acc = newAccum(t.space, top+1)
 	second := tan != nil
+	var rs cr.RowSpace[V] // non-nil when row-sparse terms may be kept
+	if rows && !second {
+		rs = t.rows
+	}
 	if second {
 		dacc = newAccum(t.space, top+1)
 	}
@@ -47,6 +58,7 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool
 		phase = "second-order"
 	}
 	buf := t.buf[:0]
+	var rbuf []cr.RowContribution[V]
 	defer func() {
 		clear(buf)
 		t.buf = buf[:0]
@@ -63,6 +75,14 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool
 				}
 			}
 			continue
+		}
+		if len(acc.rows) != 0 && acc.rows[i] != nil {
+			if nd.rule == nil && !(hooks && nd.flags&flagHook != 0) && t.isFinite == nil {
+				continue // a leaf keeps its row-sparse terms (Gradients.Rows)
+			}
+			if err := acc.settle(i, t.rows); err != nil {
+				return acc, dacc, t.opErr(i, phase, err)
+			}
 		}
 		if acc.state[i] == absent {
 			continue
@@ -89,11 +109,25 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks bool
 		if !second || (dacc.state[i] == absent && !tan.anyInput(rule)) {
 			// First order, or no tangent reaches this node: the derivative of its
 			// pullback is zero.
-			buf, err = rule.Pullback(acc.vals[i], buf[:0])
+			var rr cr.RowPullbackRule[V]
+			if rs != nil {
+				rr, _ = rule.(cr.RowPullbackRule[V])
+			}
+			if rr != nil {
+				buf, rbuf, err = rr.RowPullback(acc.vals[i], buf[:0], rbuf[:0])
+			} else {
+				buf, err = rule.Pullback(acc.vals[i], buf[:0])
+			}
 			if err != nil {
 				return acc, dacc, t.ruleErr(i, "pullback", err)
 			}
 			ins := rule.Inputs()
+			if rr != nil {
+				if err := t.addRowContributions(i, ins, rbuf, &acc); err != nil {
+					return acc, dacc, err
+				}
+				clear(rbuf)
+			}
 			for _, c := range buf {
 				if t.isFinite != nil {
 					if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
@@ -170,6 +204,30 @@ func (t *Tape[V]) addContributions(i int, ins []cr.NodeID, buf []cr.Contribution
 	return nil
 }
 
+// addRowContributions validates the row-sparse terms of node i's pullback and keeps
+// them for their nodes.
+func (t *Tape[V]) addRowContributions(i int, ins []cr.NodeID, rbuf []cr.RowContribution[V], acc *accum[V]) error {
+	for _, c := range rbuf {
+		j, err := t.checkTarget(i, ins, c.Node, c.Value)
+		if err != nil {
+			return err
+		}
+		like := t.at(j).value
+		if err := t.rows.CheckRows(like, c.Rows, c.Value); err != nil {
+			return t.opErr(i, "pullback", fmt.Errorf("row contribution to input %v: %w", c.Node, err))
+		}
+		if t.isFinite != nil {
+			if err := t.checkSweep(i, "pullback", "row cotangent of input "+c.Node.String(), c.Value); err != nil {
+				return err
+			}
+		}
+		if t.at(j).flags&flagRequires != 0 {
+			acc.addRows(j, like, c)
+		}
+	}
+	return nil
+}
+
 // addDualContributions validates the pairs of node i's second-order pullback and
 // adds them.
 func (t *Tape[V]) addDualContributions(i int, ins []cr.NodeID, dbuf []cr.DualContribution[V], acc, dacc *accum[V]) error {
@@ -201,6 +259,11 @@ func (t *Tape[V]) sweepMulti(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 	second := tan != nil
 	present, dpresent := false, false
 	for j := lo; j <= i; j++ {
+		if len(acc.rows) != 0 {
+			if err := acc.settle(j, t.rows); err != nil {
+				return buf, dbuf, t.opErr(j, "backward", err)
+			}
+		}
 		present = present || acc.state[j] != absent
 		dpresent = dpresent || (second && dacc.state[j] != absent)
 	}

@@ -46,6 +46,7 @@ var tapeTags atomic.Uint32
 type Tape[V any] struct {
 	space  cr.Space[V]
 	layout cr.LayoutSpace[V] // space's optional fast layout check, or nil
+	rows   cr.RowSpace[V]    // space's optional row-sparse cotangents, or nil
 	reg    *cr.Registry[V]
 	tag    uint32
 
@@ -235,6 +236,7 @@ func NewTape[V any](space cr.Space[V]) *Tape[V] {
 	}
 	t := &Tape[V]{space: space, tag: tag, nilk: nilKind[V]()}
 	t.layout, _ = space.(cr.LayoutSpace[V])
+	t.rows, _ = space.(cr.RowSpace[V])
 	return t
 }
 

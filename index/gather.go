@@ -215,6 +215,11 @@ type indexSelectOp struct {
 // Pullback: index_add of ybar into zeros shaped like x, xbar[..., index[j], ...] +=
 // ybar[..., j, ...], which accumulates repeated indices; tangent: the same selection
 // of xdot. An index out of range is an error wrapping ErrInvalidArgument.
+//
+// Along axis 0 (an embedding lookup) the rule also has the row-sparse form of that
+// pullback (chainrules.RowPullbackRule): a backward sweep keeps the rows it touched,
+// and a table read only through lookups gets its gradient as those rows
+// (core.Gradients.Rows), in memory proportional to them.
 func IndexSelectOp(axis int, index ...int) cr.Op[*tensor.Dense] {
 	return indexSelectOp{axis: axis, index: slices.Clone(index)}
 }
@@ -267,7 +272,11 @@ func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, 
 		}
 		return xbar
 	}
-	return r.run(in, x)
+	y, rule, err := r.run(in, x)
+	if err != nil || a != 0 {
+		return y, rule, err
+	}
+	return y, rowSelect(rule, idx, out, x[0].DType()), nil
 }
 
 // slabs is x viewed around the axis as [Outer, Len, Inner] (a tensor.Lanes) with

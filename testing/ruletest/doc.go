@@ -28,6 +28,8 @@
 //     needs, Apply's cotangents, tangents and second-order pairs;
 //   - retain: Apply keeps neither the slice in nor the slice x (the caller
 //     overwrites both after Apply; Inputs and the pullback must not change);
+//   - rows: for a chainrules.RowPullbackRule, the terms of RowPullback, with the
+//     row-sparse ones added into zeros by the Space's AddRows, equal Pullback's;
 //   - kink: at a declared kink (Config.Kink), the documented one-sided or split rule
 //     for the pullback, the tangent and the second-order rule.
 //

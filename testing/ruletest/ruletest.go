@@ -26,6 +26,7 @@ const (
 	CheckSamples         = "samples"          // a registry entry supplies sample inputs
 	CheckMasked          = "masked"           // ApplyMasked agrees with Apply on the inputs it needs
 	CheckRetain          = "retain"           // Apply keeps neither the slice in nor the slice x
+	CheckRows            = "rows"             // RowPullback's terms add up to Pullback's cotangent
 	CheckAbsentOutputs   = "absent-outputs"   // a multi-output rule never reads an absent cotangent
 	CheckNoDerivative    = "no-derivative"    // a registry entry marked NoDerivative fails every derivative with ErrNoRule
 )

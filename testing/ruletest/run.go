@@ -238,6 +238,9 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 	}
 	c.guard(CheckMasked, c.checkMasked)
 	c.guard(CheckRetain, c.checkRetain)
+	if !c.multi {
+		c.guard(CheckRows, c.checkRows)
+	}
 
 	kink, kinkOK := cfg.Kink.(*Kink[V])
 	noFD := cfg.Kink != nil || cfg.NoFiniteDifferences

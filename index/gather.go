@@ -25,7 +25,9 @@ type gatherOp struct {
 // scatter-add of ybar into zeros shaped like x, xbar[..., index[i], ...] += ybar[i],
 // which accumulates repeated indices; tangent: the same gather of xdot. A bad shape
 // or an index out of range is an error wrapping ErrInvalidArgument that names the
-// axis and the value.
+// axis and the value. Along axis 0 the pullback also has a row-sparse form
+// (chainrules.RowPullbackRule) holding only the rows the index names; see
+// IndexSelectOp.
 func GatherOp(axis int, index []int, shape ...int) cr.Op[*tensor.Dense] {
 	return gatherOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
 }
@@ -53,7 +55,14 @@ func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 		scatterAddAt(xbar, ybar, off)
 		return xbar
 	}
-	return r.run(in, x)
+	y, rule, err := r.run(in, x)
+	if err != nil {
+		return y, rule, err
+	}
+	if a, _ := tensor.Axis(name, o.axis, x[0].Rank()); a != 0 {
+		return y, rule, nil
+	}
+	return y, rowGather(rule, off, x[0].Shape(), o.shape, x[0].DType()), nil
 }
 
 // scatterOffsets validates an index of the given shape against a tensor of shape

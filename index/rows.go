@@ -45,3 +45,55 @@ func rowSelect(rule cr.ReverseRule[*tensor.Dense], idx, out []int, dt tensor.DTy
 	}
 	return &rowSelectRule{denseRule: d, idx: idx, shape: out, dt: dt}
 }
+
+// rowGatherRule is the rule of gather along the first axis: its pullback
+// scatter-adds ybar into a zero tensor shaped like x, which touches only the rows
+// the index names, so its row-sparse form holds those rows alone (compacted, in
+// increasing order) instead of a tensor shaped like x.
+type rowGatherRule struct {
+	denseRule
+	rows  []int // the distinct rows of x the index names, in increasing order
+	coff  []int // for each index element, its offset in the compacted rows
+	shape []int // the output's shape (the index's)
+	cmp   []int // the compacted rows' shape: [len(rows), the rest of x's shape]
+	dt    tensor.DType
+}
+
+// RowPullback appends the term (rows, the scatter-add of ybar into the compacted
+// rows) for x.
+func (r *rowGatherRule) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+	if ybar == nil || ybar.DType() != r.dt || !slices.Equal(ybar.Shape(), r.shape) {
+		return dst, rows, cr.Errorf(cr.ErrShapeMismatch, "gather: cotangent is %s, output is %s%v", tensor.DescribeOf(ybar), r.dt, r.shape)
+	}
+	v := tensor.New(r.dt, r.cmp...)
+	scatterAddAt(v, ybar, r.coff)
+	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.Inputs()[0], Rows: r.rows, Value: v}), nil
+}
+
+// rowGather gives the dense rule of gather along the first axis of a tensor of
+// shape xShape, at the element offsets off with output shape out, its row-sparse
+// pullback.
+func rowGather(rule cr.ReverseRule[*tensor.Dense], off, xShape, out []int, dt tensor.DType) cr.ReverseRule[*tensor.Dense] {
+	d, ok := rule.(denseRule)
+	if !ok || len(xShape) == 0 {
+		return rule
+	}
+	inner := prod(xShape[1:])
+	if inner == 0 {
+		return rule
+	}
+	rows := make([]int, len(off))
+	for e, o := range off {
+		rows[e] = o / inner
+	}
+	slices.Sort(rows)
+	rows = slices.Compact(rows)
+	coff := make([]int, len(off))
+	for e, o := range off {
+		k, _ := slices.BinarySearch(rows, o/inner)
+		coff[e] = k*inner + o%inner
+	}
+	cmp := slices.Clone(xShape)
+	cmp[0] = len(rows)
+	return &rowGatherRule{denseRule: d, rows: rows, coff: coff, shape: slices.Clone(out), cmp: cmp, dt: dt}
+}

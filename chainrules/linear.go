@@ -107,6 +107,16 @@ func (r *linearRule[V]) adj(k int, g V) (V, error) {
 
 // Pullback appends xbar_k = L_k^* ybar for every input k that needs a cotangent.
 func (r *linearRule[V]) Pullback(ybar V, dst []Contribution[V]) ([]Contribution[V], error) {
+	return appendNeeded(r, dst, func(k int, id NodeID) (Contribution[V], error) {
+		xbar, err := r.adj(k, ybar)
+		return Contribution[V]{Node: id, Value: xbar}, err
+	})
+}
+
+// appendNeeded appends to dst the contribution c(k, id) of every input k (NodeID id)
+// that needs a cotangent, in order. On r's construction error or the first error of c
+// it returns that error and dst as it was given.
+func appendNeeded[V, C any](r *linearRule[V], dst []C, c func(k int, id NodeID) (C, error)) ([]C, error) {
 	if r.err != nil {
 		return dst, r.err
 	}
@@ -115,11 +125,11 @@ func (r *linearRule[V]) Pullback(ybar V, dst []Contribution[V]) ([]Contribution[
 		if !r.needs(k) {
 			continue
 		}
-		xbar, err := r.adj(k, ybar)
+		ck, err := c(k, id)
 		if err != nil {
 			return dst[:n], err
 		}
-		dst = append(dst, Contribution[V]{Node: id, Value: xbar})
+		dst = append(dst, ck)
 	}
 	return dst, nil
 }
@@ -178,26 +188,18 @@ func (r *linearRule[V]) ForwardTangents(tangentOf TangentOf[V]) (V, bool, error)
 // needs a cotangent; the tangent part is absent when ybardot is. The input tangents
 // do not enter: L_k^* is constant in x.
 func (r *linearRule[V]) PullbackWithTangents(ct Dual[V], _ TangentOf[V], dst []DualContribution[V]) ([]DualContribution[V], error) {
-	if r.err != nil {
-		return dst, r.err
-	}
-	n := len(dst)
-	for k, id := range r.in {
-		if !r.needs(k) {
-			continue
-		}
+	return appendNeeded(r, dst, func(k int, id NodeID) (DualContribution[V], error) {
 		xbar, err := r.adj(k, ct.Value)
 		if err != nil {
-			return dst[:n], err
+			return DualContribution[V]{}, err
 		}
 		d := Dual[V]{Value: xbar}
 		if ct.HasTangent {
 			if d.Tangent, err = r.adj(k, ct.Tangent); err != nil {
-				return dst[:n], err
+				return DualContribution[V]{}, err
 			}
 			d.HasTangent = true
 		}
-		dst = append(dst, DualContribution[V]{Node: id, Cotangent: d})
-	}
-	return dst, nil
+		return DualContribution[V]{Node: id, Cotangent: d}, nil
+	})
 }

@@ -124,12 +124,7 @@ func (o compositeOp[V]) Apply(in []cr.NodeID, x []V) (V, cr.ReverseRule[V], erro
 }
 
 func (o compositeOp[V]) ApplyMasked(in []cr.NodeID, x []V, need []bool) (V, cr.ReverseRule[V], error) {
-	r, err := o.c.apply(in, x, need)
-	if err != nil {
-		var zero V
-		return zero, nil, err
-	}
-	return r.y[0], compositeRule1[V]{r}, nil
+	return singleOutput[V](o.c.apply(in, x, need))
 }
 
 type compositeMultiOp[V any] struct{ c *composite[V] }
@@ -138,11 +133,7 @@ func (o compositeMultiOp[V]) Name() string    { return o.c.name }
 func (o compositeMultiOp[V]) NumOutputs() int { return o.c.nout }
 
 func (o compositeMultiOp[V]) ApplyMulti(in []cr.NodeID, x []V) ([]V, cr.MultiRule[V], error) {
-	r, err := o.c.apply(in, x, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	return slices.Clone(r.y), r, nil
+	return multiOutput[V](o.c.apply(in, x, nil))
 }
 
 // apply records body once (kept, or without rules when recomputing) and returns
@@ -233,6 +224,8 @@ func (r *compositeRule[V]) tape() (*Tape[V], []cr.NodeID, []cr.NodeID, error) {
 }
 
 func (r *compositeRule[V]) Inputs() []cr.NodeID { return r.in }
+
+func (r *compositeRule[V]) outputs() []V { return r.y }
 
 // seeds returns the inner seeds at the outputs from the values v[m] with has[m].
 func (r *compositeRule[V]) seeds(sub *Tape[V], out []cr.NodeID, v []V, has []bool) ([]seedAt[V], int, error) {
@@ -374,21 +367,56 @@ func (r *compositeRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool
 	return dst, nil
 }
 
-// compositeRule1 is the single-output form of compositeRule.
-type compositeRule1[V any] struct{ *compositeRule[V] }
+// fullMultiRule is the rule of an applied composite or defined op: a MultiRule with
+// its forward and second-order rules, which also keeps the op's outputs.
+type fullMultiRule[V any] interface {
+	cr.MultiRule[V]
+	cr.MultiForwardRule[V]
+	cr.MultiSecondOrderRule[V]
+	outputs() []V
+}
 
-func (r compositeRule1[V]) Pullback(ybar V, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
+// singleOutput returns the results of Op.Apply for a one-output op that was applied
+// with rule r, or failed with err.
+func singleOutput[V any](r fullMultiRule[V], err error) (V, cr.ReverseRule[V], error) {
+	if err != nil {
+		var zero V
+		return zero, nil, err
+	}
+	return r.outputs()[0], singleOutputRule[V]{r}, nil
+}
+
+// multiOutput returns the results of MultiOp.ApplyMulti for an op that was applied
+// with rule r, or failed with err.
+func multiOutput[V any](r fullMultiRule[V], err error) ([]V, cr.MultiRule[V], error) {
+	if err != nil {
+		return nil, nil, err
+	}
+	return slices.Clone(r.outputs()), r, nil
+}
+
+// singleOutputRule is the form a fullMultiRule of a one-output op takes as the rule
+// of an Op: its ReverseRule, ForwardRule and SecondOrderRule run the multi-output
+// methods with one output.
+type singleOutputRule[V any] struct{ fullMultiRule[V] }
+
+var (
+	_ cr.ForwardRule[float64]     = singleOutputRule[float64]{}
+	_ cr.SecondOrderRule[float64] = singleOutputRule[float64]{}
+)
+
+func (r singleOutputRule[V]) Pullback(ybar V, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
 	return r.PullbackMulti([]V{ybar}, []bool{true}, dst)
 }
 
-func (r compositeRule1[V]) ForwardTangents(tangentOf cr.TangentOf[V]) (V, bool, error) {
+func (r singleOutputRule[V]) ForwardTangents(tangentOf cr.TangentOf[V]) (V, bool, error) {
 	var ydot [1]V
 	var has [1]bool
 	err := r.ForwardTangentsMulti(tangentOf, ydot[:], has[:])
 	return ydot[0], has[0], err
 }
 
-func (r compositeRule1[V]) PullbackWithTangents(ct cr.Dual[V], tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
+func (r singleOutputRule[V]) PullbackWithTangents(ct cr.Dual[V], tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
 	return r.PullbackWithTangentsMulti([]cr.Dual[V]{ct}, []bool{true}, tangentOf, dst)
 }
 

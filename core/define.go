@@ -140,12 +140,7 @@ func (o definedOp[V]) Name() string              { return o.d.name }
 func (o definedOp[V]) Differentiable(k int) bool { return o.d.Differentiable(k) }
 
 func (o definedOp[V]) Apply(in []cr.NodeID, x []V) (V, cr.ReverseRule[V], error) {
-	r, err := o.d.apply(in, x)
-	if err != nil {
-		var zero V
-		return zero, nil, err
-	}
-	return r.y[0], definedRule1[V]{r}, nil
+	return singleOutput[V](o.d.apply(in, x))
 }
 
 type definedMultiOp[V any] struct{ d *definition[V] }
@@ -156,11 +151,7 @@ func (o definedMultiOp[V]) Differentiable(k int) bool       { return o.d.Differe
 func (o definedMultiOp[V]) OutputDifferentiable(m int) bool { return o.d.OutputDifferentiable(m) }
 
 func (o definedMultiOp[V]) ApplyMulti(in []cr.NodeID, x []V) ([]V, cr.MultiRule[V], error) {
-	r, err := o.d.apply(in, x)
-	if err != nil {
-		return nil, nil, err
-	}
-	return slices.Clone(r.y), r, nil
+	return multiOutput[V](o.d.apply(in, x))
 }
 
 // definedRule differentiates a defined op by recording its pullback.
@@ -172,6 +163,8 @@ type definedRule[V any] struct {
 }
 
 func (r *definedRule[V]) Inputs() []cr.NodeID { return r.in }
+
+func (r *definedRule[V]) outputs() []V { return r.y }
 
 // recording is one recording of the pullback.
 type recording[V any] struct {
@@ -413,22 +406,4 @@ func (r *definedRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool, 
 		dst = append(dst, cr.DualContribution[V]{Node: id, Cotangent: c})
 	}
 	return dst, nil
-}
-
-// definedRule1 is the single-output form of definedRule.
-type definedRule1[V any] struct{ *definedRule[V] }
-
-func (r definedRule1[V]) Pullback(ybar V, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
-	return r.PullbackMulti([]V{ybar}, []bool{true}, dst)
-}
-
-func (r definedRule1[V]) ForwardTangents(tangentOf cr.TangentOf[V]) (V, bool, error) {
-	var ydot [1]V
-	var has [1]bool
-	err := r.ForwardTangentsMulti(tangentOf, ydot[:], has[:])
-	return ydot[0], has[0], err
-}
-
-func (r definedRule1[V]) PullbackWithTangents(ct cr.Dual[V], tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
-	return r.PullbackWithTangentsMulti([]cr.Dual[V]{ct}, []bool{true}, tangentOf, dst)
 }

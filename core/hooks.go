@@ -48,27 +48,32 @@ func (t *Tape[V]) AddDualHook(id cr.NodeID, h DualHook[V]) error {
 }
 
 func (t *Tape[V]) addHook(id cr.NodeID, h hook[V]) error {
-	if !t.enter() {
-		return errConcurrentUse
-	}
-	defer t.leave()
-	i, err := t.index(id)
-	if err != nil {
-		return err
-	}
-	if h.first == nil && h.dual == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "nil hook for node %v", id)
-	}
-	if t.hooks == nil {
-		t.hooks = make(map[int][]hook[V])
-	}
-	t.hooks[i] = append(t.hooks[i], h)
-	t.at(i).flags |= flagHook
-	return nil
+	return t.editHooks(id, func(i int) error {
+		if h.first == nil && h.dual == nil {
+			return cr.Errorf(cr.ErrInvalidArgument, "nil hook for node %v", id)
+		}
+		if t.hooks == nil {
+			t.hooks = make(map[int][]hook[V])
+		}
+		t.hooks[i] = append(t.hooks[i], h)
+		t.at(i).flags |= flagHook
+		return nil
+	})
 }
 
 // RemoveHooks removes every hook of node id.
 func (t *Tape[V]) RemoveHooks(id cr.NodeID) error {
+	return t.editHooks(id, func(i int) error {
+		delete(t.hooks, i)
+		t.at(i).flags &^= flagHook
+		return nil
+	})
+}
+
+// editHooks runs edit on the index of node id as one use of the tape, after the
+// checks that t is not in use already (errConcurrentUse) and that id is a node of t;
+// it returns the first error.
+func (t *Tape[V]) editHooks(id cr.NodeID, edit func(i int) error) error {
 	if !t.enter() {
 		return errConcurrentUse
 	}
@@ -77,9 +82,7 @@ func (t *Tape[V]) RemoveHooks(id cr.NodeID) error {
 	if err != nil {
 		return err
 	}
-	delete(t.hooks, i)
-	t.at(i).flags &^= flagHook
-	return nil
+	return edit(i)
 }
 
 // runHooks applies node i's hooks to its cotangent in acc (first-order sweep).

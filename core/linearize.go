@@ -75,14 +75,7 @@ func (l *LinearMap[V]) Apply(v ...V) ([]V, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := make([]V, len(l.out))
-	for k, id := range l.out {
-		var ok bool
-		if res[k], ok = tan.Of(id); !ok {
-			res[k] = t.space.Zero(t.at(id.Index()).value)
-		}
-	}
-	return res, nil
+	return t.valuesOrZeros(l.out, tan.Of), nil
 }
 
 func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
@@ -109,12 +102,18 @@ func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 		return nil, err
 	}
 	g := &Gradients[V]{tape: t, acc: acc}
-	res := make([]V, len(l.in))
-	for k, id := range l.in {
+	return t.valuesOrZeros(l.in, g.Of), nil
+}
+
+// valuesOrZeros returns of(id) for each node id of ids, and the Space's zero shaped
+// like id's value where of has none.
+func (t *Tape[V]) valuesOrZeros(ids []cr.NodeID, of func(cr.NodeID) (V, bool)) []V {
+	res := make([]V, len(ids))
+	for k, id := range ids {
 		var ok bool
-		if res[k], ok = g.Of(id); !ok {
+		if res[k], ok = of(id); !ok {
 			res[k] = t.space.Zero(t.at(id.Index()).value)
 		}
 	}
-	return res, nil
+	return res
 }

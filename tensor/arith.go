@@ -420,16 +420,7 @@ func Dot(a, b *Dense) (complex128, error) {
 		w := newWalker(a.shape, [maxOperands]int{a.offset, b.offset}, a.strides, b.strides)
 		var s float64
 		for w.next() {
-			i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
-			if si == 1 && sj == 1 {
-				s += dotContig(a.f64[i:i+w.n], b.f64[j:j+w.n])
-				continue
-			}
-			for range w.n {
-				s += a.f64[i] * b.f64[j]
-				i += si
-				j += sj
-			}
+			s = addDotRun(s, a.f64, b.f64, &w)
 		}
 		return complex(s, 0), nil
 	}

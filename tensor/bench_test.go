@@ -129,3 +129,49 @@ func BenchmarkContiguous(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReductions runs the two-operand reductions Dot, Space.Inner and
+// EqualApprox over n×n tensors (n = 100: in cache; n = 1000: from memory),
+// contiguous and with the first operand transposed (a strided walk).
+func BenchmarkReductions(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{100, 1000} {
+		for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
+			x := tensor.RandN(rng, dt, n, n)
+			y := tensor.RandN(rng, dt, n, n)
+			xt, err := x.Transpose(0, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, c := range []struct {
+				name string
+				a    *tensor.Dense
+			}{{"contiguous", x}, {"transposed", xt}} {
+				b.Run(fmt.Sprintf("Dot/%v/%s/%d", dt, c.name, n), func(b *testing.B) {
+					for b.Loop() {
+						if _, err := tensor.Dot(c.a, y); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+				b.Run(fmt.Sprintf("Inner/%v/%s/%d", dt, c.name, n), func(b *testing.B) {
+					for b.Loop() {
+						if _, err := (tensor.Space{}).Inner(c.a, y); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
+			// Every element differs by a rounding or two, so that each one is
+			// compared through its absolute value.
+			x2 := tensor.Scale(x, 1+1e-15)
+			b.Run(fmt.Sprintf("EqualApprox/%v/%d", dt, n), func(b *testing.B) {
+				for b.Loop() {
+					if !tensor.EqualApprox(x, x2, 1e-12, 1e-12) {
+						b.Fatal("a tensor differs from its rescaled copy")
+					}
+				}
+			})
+		}
+	}
+}

@@ -85,15 +85,13 @@ func fillRowMajor(st, shape []int) {
 // one allocation (tensors are made often; the pair is never appended to, and Shape
 // and Strides clip the capacities they hand out).
 func contiguousLayout(shape []int) (sh, st []int) {
-	r := len(shape)
-	buf := make([]int, 2*r)
-	sh, st = buf[:r:r], buf[r:]
-	copy(sh, shape)
+	sh, st = copyLayout(shape, nil)
 	fillRowMajor(st, sh)
 	return sh, st
 }
 
-// copyLayout returns copies of shape and strides in one allocation.
+// copyLayout returns copies of shape and strides in one allocation (zero strides
+// for nil strides).
 func copyLayout(shape, strides []int) (sh, st []int) {
 	r := len(shape)
 	buf := make([]int, 2*r)
@@ -257,36 +255,12 @@ func New(dt DType, shape ...int) *Dense {
 // ErrShapeMismatch if len(data) != prod(shape), or ErrInvalidArgument for a negative
 // dim or a shape whose size overflows int.
 func FromFloat64(data []float64, shape ...int) (*Dense, error) {
-	n, err := ShapeSize(shape...)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) != n {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
-	}
-	if data == nil {
-		data = []float64{}
-	}
-	t := &Dense{dtype: Float64, f64: data}
-	t.shape, t.strides = contiguousLayout(shape)
-	return t, nil
+	return FromSlice(data, shape...)
 }
 
 // FromComplex128 is FromFloat64 for complex128 data.
 func FromComplex128(data []complex128, shape ...int) (*Dense, error) {
-	n, err := ShapeSize(shape...)
-	if err != nil {
-		return nil, err
-	}
-	if len(data) != n {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%d elements do not fill shape %v (%d elements)", len(data), shape, n)
-	}
-	if data == nil {
-		data = []complex128{}
-	}
-	t := &Dense{dtype: Complex128, c128: data}
-	t.shape, t.strides = contiguousLayout(shape)
-	return t, nil
+	return FromSlice(data, shape...)
 }
 
 // Scalar returns the 0-d float64 tensor holding v.
@@ -391,16 +365,7 @@ func (t *Dense) Float64s() []float64 {
 	if t.dtype != Float64 {
 		return nil
 	}
-	n := t.Size()
-	if n == 0 {
-		return []float64{}
-	}
-	if t.IsContiguous() {
-		return t.f64[t.offset : t.offset+n : t.offset+n]
-	}
-	dst := make([]float64, n)
-	gather(dst, t.f64, t.shape, t.strides, t.offset)
-	return dst
+	return rowMajor(t, t.f64)
 }
 
 // Complex128s returns the elements of a complex128 tensor in row-major order,
@@ -410,15 +375,22 @@ func (t *Dense) Complex128s() []complex128 {
 	if t.dtype != Complex128 {
 		return nil
 	}
+	return rowMajor(t, t.c128)
+}
+
+// rowMajor returns the elements of t, whose backing slice is data, in row-major
+// order: a slice of data (capacity clipped) if t is contiguous, a fresh copy
+// otherwise, and an empty, non-nil slice for an empty t.
+func rowMajor[T element](t *Dense, data []T) []T {
 	n := t.Size()
 	if n == 0 {
-		return []complex128{}
+		return []T{}
 	}
 	if t.IsContiguous() {
-		return t.c128[t.offset : t.offset+n : t.offset+n]
+		return data[t.offset : t.offset+n : t.offset+n]
 	}
-	dst := make([]complex128, n)
-	gather(dst, t.c128, t.shape, t.strides, t.offset)
+	dst := make([]T, n)
+	gather(dst, data, t.shape, t.strides, t.offset)
 	return dst
 }
 

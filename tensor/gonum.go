@@ -45,15 +45,9 @@ var (
 // is m×k, op(B) is k×n and C is m×n, with leading dimensions lda, ldb and ldc. It
 // panics like gonum.Implementation.Dgemm on invalid arguments.
 func (impl BLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if !validGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
-		// gonum's method panics on exactly these arguments, with its own message.
-		impl.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+	if checkGonumGemm(impl.Implementation.Dgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		gemmNative(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
-	if m == 0 || n == 0 {
-		return
-	}
-	gemmNative(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // Zgemm computes C = alpha op(A) op(B) + beta C for row-major complex128 matrices,
@@ -63,11 +57,7 @@ func (impl BLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []fl
 // matrix (O(k(m+n)) work against the product's O(mnk)). It panics like
 // gonum.Implementation.Zgemm on invalid arguments.
 func (impl BLAS) Zgemm(tA, tB blas.Transpose, m, n, k int, alpha complex128, a []complex128, lda int, b []complex128, ldb int, beta complex128, c []complex128, ldc int) {
-	if !validGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
-		impl.Implementation.Zgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
-	}
-	if m == 0 || n == 0 {
+	if !checkGonumGemm(impl.Implementation.Zgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
 	if k > 0 && alpha != 0 {
@@ -79,6 +69,22 @@ func (impl BLAS) Zgemm(tA, tB blas.Transpose, m, n, k int, alpha complex128, a [
 		}
 	}
 	gemmNative(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// gemmFunc is the signature of gonum's general matrix product: Dgemm for T =
+// float64, Zgemm for T = complex128.
+type gemmFunc[T Element] func(tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int)
+
+// checkGonumGemm reports whether the product C = alpha op(A) op(B) + beta C, on
+// arguments that gonum's gemm accepts (validGemm), has elements to compute: m, n >
+// 0. Other arguments it passes to gonumGemm, gonum's own method, which panics on
+// exactly those with its own message.
+func checkGonumGemm[T Element](gonumGemm gemmFunc[T], tA, tB blas.Transpose, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) bool {
+	if !validGemm(tA, tB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc) {
+		gonumGemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return false
+	}
+	return m > 0 && n > 0
 }
 
 // conjCopy returns the elementwise conjugate of the rows×cols matrix x (leading

@@ -144,6 +144,23 @@ func sumStrided[T element](x []T, i, n, s int) T {
 	return s0 + s1
 }
 
+// addDotRun returns s + sum_k x_{i + k si} y_{j + k sj} over the current run of w,
+// whose operands 0 and 1 are x and y (offsets i, j and strides si, sj along the run):
+// through dotContig when both are contiguous, and otherwise adding the products to s
+// one by one.
+func addDotRun(s float64, x, y []float64, w *walker) float64 {
+	i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
+	if si == 1 && sj == 1 {
+		return s + dotContig(x[i:i+w.n], y[j:j+w.n])
+	}
+	for range w.n {
+		s += x[i] * y[j]
+		i += si
+		j += sj
+	}
+	return s
+}
+
 // dotContig returns sum_i x_i y_i for float64 slices of equal length.
 func dotContig(x, y []float64) float64 {
 	y = y[:len(x)]

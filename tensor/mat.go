@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/blas/cblas128"
 	"gonum.org/v1/gonum/mat"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -9,38 +11,46 @@ import (
 // FromMat returns a fresh float64 tensor of shape [r c] holding the elements of the
 // r×c matrix m.
 func FromMat(m mat.Matrix) *Dense {
-	r, c := m.Dims()
-	t := New(Float64, r, c)
+	var raw blas64.General
 	if rm, ok := m.(mat.RawMatrixer); ok {
-		raw := rm.RawMatrix()
-		for i := range r {
-			copy(t.f64[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
-		}
-		return t
+		raw = rm.RawMatrix()
 	}
-	for i := range r {
-		for j := range c {
-			t.f64[i*c+j] = m.At(i, j)
-		}
-	}
-	return t
+	return fromMatrix(m, raw.Data, raw.Stride)
 }
 
 // FromCMat returns a fresh complex128 tensor of shape [r c] holding the elements of
 // the r×c complex matrix m.
 func FromCMat(m mat.CMatrix) *Dense {
-	r, c := m.Dims()
-	t := New(Complex128, r, c)
+	var raw cblas128.General
 	if rm, ok := m.(mat.RawCMatrixer); ok {
-		raw := rm.RawCMatrix()
+		raw = rm.RawCMatrix()
+	}
+	return fromMatrix(m, raw.Data, raw.Stride)
+}
+
+// matrix is the part of a gonum matrix that fromMatrix reads: mat.Matrix has it for
+// float64 elements, mat.CMatrix for complex128 ones.
+type matrix[T Element] interface {
+	Dims() (r, c int)
+	At(i, j int) T
+}
+
+// fromMatrix returns a fresh tensor of shape [r c] holding the elements of the r×c
+// matrix m: copied row by row from raw, m's row-major storage with row stride
+// stride, when m has it (raw != nil), and read one by one through At otherwise.
+func fromMatrix[T Element](m matrix[T], raw []T, stride int) *Dense {
+	r, c := m.Dims()
+	t := New(dtypeOf[T](), r, c)
+	dst := storage[T](t)
+	if raw != nil {
 		for i := range r {
-			copy(t.c128[i*c:(i+1)*c], raw.Data[i*raw.Stride:i*raw.Stride+c])
+			copy(dst[i*c:(i+1)*c], raw[i*stride:i*stride+c])
 		}
 		return t
 	}
 	for i := range r {
 		for j := range c {
-			t.c128[i*c+j] = m.At(i, j)
+			dst[i*c+j] = m.At(i, j)
 		}
 	}
 	return t

@@ -139,19 +139,26 @@ func (Space) Inner(a, b *Dense) (float64, error) {
 	var s float64
 	w := newWalker(a.shape, [maxOperands]int{a.offset, b.offset}, a.strides, b.strides)
 	for w.next() {
-		i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
-		if si == 1 && sj == 1 {
-			s += realInnerContig(a.c128[i:i+w.n], b.c128[j:j+w.n])
-			continue
-		}
-		for range w.n {
-			u, v := a.c128[i], b.c128[j]
-			s += real(u)*real(v) + imag(u)*imag(v)
-			i += si
-			j += sj
-		}
+		s = addRealInnerRun(s, a.c128, b.c128, &w)
 	}
 	return s, nil
+}
+
+// addRealInnerRun returns s + Re sum_k conj(x_{i + k si}) y_{j + k sj} over the
+// current run of w, whose operands 0 and 1 are x and y: through realInnerContig when
+// both are contiguous, and otherwise adding the terms to s one by one.
+func addRealInnerRun(s float64, x, y []complex128, w *walker) float64 {
+	i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
+	if si == 1 && sj == 1 {
+		return s + realInnerContig(x[i:i+w.n], y[j:j+w.n])
+	}
+	for range w.n {
+		u, v := x[i], y[j]
+		s += real(u)*real(v) + imag(u)*imag(v)
+		i += si
+		j += sj
+	}
+	return s
 }
 
 // realInnerContig returns Re sum_i conj(x_i) y_i for slices of equal length, with

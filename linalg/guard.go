@@ -60,7 +60,7 @@ func (o checkedMultiOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor
 	return o.op.ApplyMulti(in, x)
 }
 
-// checkArity returns an error unless there are n inputs, none nil.
+// checkInputs returns an error unless there are n inputs, none nil.
 func checkInputs(op string, x []*tensor.Dense, n int) error {
 	if len(x) != n {
 		return opErr(op, cr.ErrInvalidArgument, "takes %d inputs, got %d", n, len(x))
@@ -69,6 +69,18 @@ func checkInputs(op string, x []*tensor.Dense, n int) error {
 		if v == nil {
 			return opErr(op, cr.ErrInvalidArgument, "input %d is nil", k)
 		}
+	}
+	return nil
+}
+
+// checkApply is checkInputs for an op's Apply(in, x): it also checks that in names
+// one node for each of the n inputs.
+func checkApply(op string, in []cr.NodeID, x []*tensor.Dense, n int) error {
+	if err := checkInputs(op, x, n); err != nil {
+		return err
+	}
+	if len(in) != n {
+		return opErr(op, cr.ErrInvalidArgument, "%d NodeIDs for %d inputs", len(in), n)
 	}
 	return nil
 }

@@ -75,6 +75,23 @@ func broadcastBatch(op string, a, b []int) ([]int, error) {
 	return s, nil
 }
 
+// expandBatches broadcasts the batch dims of the batches of matrices a and b (of
+// rank >= 2) and returns the broadcast batch shape with a and b expanded to it as
+// contiguous tensors (their matrices unchanged).
+func expandBatches(op string, a, b *tensor.Dense) (batch []int, ae, be *tensor.Dense, err error) {
+	as, bs := a.Shape(), b.Shape()
+	if batch, err = broadcastBatch(op, as[:len(as)-2], bs[:len(bs)-2]); err != nil {
+		return nil, nil, nil, err
+	}
+	if ae, err = expand(a, shapeOf(batch, as[len(as)-2:]...)); err != nil {
+		return nil, nil, nil, err
+	}
+	if be, err = expand(b, shapeOf(batch, bs[len(bs)-2:]...)); err != nil {
+		return nil, nil, nil, err
+	}
+	return batch, ae, be, nil
+}
+
 // expand returns x broadcast to shape as a contiguous tensor (x itself when it is
 // already contiguous with that shape).
 func expand(x *tensor.Dense, shape []int) (*tensor.Dense, error) {

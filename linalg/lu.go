@@ -312,7 +312,7 @@ func luSolveValues(lu, piv, b *tensor.Dense, left, adjoint bool) (*tensor.Dense,
 	if err != nil {
 		return nil, err
 	}
-	bb, _, br, bc, err := batchShape(op, "B", b)
+	_, _, br, bc, err := batchShape(op, "B", b)
 	if err != nil {
 		return nil, err
 	}
@@ -322,15 +322,7 @@ func luSolveValues(lu, piv, b *tensor.Dense, left, adjoint bool) (*tensor.Dense,
 	if (left && br != n) || (!left && bc != n) {
 		return nil, opErr(op, cr.ErrShapeMismatch, "LU is %v and B is %v (left = %v)", lu.Shape(), b.Shape(), left)
 	}
-	out, err := broadcastBatch(op, lb, bb)
-	if err != nil {
-		return nil, err
-	}
-	le, err := expand(lu, shapeOf(out, n, n))
-	if err != nil {
-		return nil, err
-	}
-	be, err := expand(b, shapeOf(out, br, bc))
+	out, le, be, err := expandBatches(op, lu, b)
 	if err != nil {
 		return nil, err
 	}

@@ -123,7 +123,7 @@ func Solve(a, b *tensor.Dense) (*tensor.Dense, error) { return eval(SolveOp(), a
 // from c.
 func solveValuesWith(c *luCache, a, b *tensor.Dense, adjoint bool) (*tensor.Dense, error) {
 	const op = "solve"
-	abatch, _, n, err := square(op, "A", a)
+	_, _, n, err := square(op, "A", a)
 	if err != nil {
 		return nil, err
 	}
@@ -140,22 +140,14 @@ func solveValuesWith(c *luCache, a, b *tensor.Dense, adjoint bool) (*tensor.Dens
 			return nil, err
 		}
 	}
-	bbatch, _, bn, k, err := batchShape(op, "B", bm)
+	_, _, bn, k, err := batchShape(op, "B", bm)
 	if err != nil {
 		return nil, err
 	}
 	if bn != n {
 		return nil, opErr(op, cr.ErrShapeMismatch, "A is %v and B is %v: B needs %d rows", a.Shape(), b.Shape(), n)
 	}
-	out, err := broadcastBatch(op, abatch, bbatch)
-	if err != nil {
-		return nil, err
-	}
-	ae, err := expand(a, shapeOf(out, n, n))
-	if err != nil {
-		return nil, err
-	}
-	be, err := expand(bm, shapeOf(out, n, k))
+	out, ae, be, err := expandBatches(op, a, bm)
 	if err != nil {
 		return nil, err
 	}

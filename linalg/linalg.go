@@ -116,6 +116,50 @@ func evalMulti(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) ([]*tensor.Dens
 	return cr.EvalMulti(op, x...)
 }
 
+// eval2 is evalMulti for an op with two outputs, returned apart.
+func eval2(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.Dense, error) {
+	ys, err := evalMulti(op, x...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ys[0], ys[1], nil
+}
+
+// eval3 is evalMulti for an op with three outputs, returned apart.
+func eval3(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.Dense, *tensor.Dense, error) {
+	ys, err := evalMulti(op, x...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ys[0], ys[1], ys[2], nil
+}
+
+// decomposition returns the multi-output op name of one input (a matrix
+// decomposition) with the given number of outputs: primal computes them from the
+// input's value, and pullback records the input's cotangent from the input a, the
+// outputs y and their cotangents ybar (invalid for an output nobody used). The
+// outputs listed in nondiff are not differentiable.
+func decomposition(name string, outputs int, primal func(a *tensor.Dense) ([]*tensor.Dense, error),
+	pullback func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID, nondiff ...int) cr.MultiOp[*tensor.Dense] {
+	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: name, Space: space, Arity: 1, Outputs: outputs,
+		NonDifferentiableOutputs: nondiff,
+		Primal:                   func(x []*tensor.Dense) ([]*tensor.Dense, error) { return primal(x[0]) },
+		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{pullback(t, x[0], y, ybar)}
+		}})
+}
+
+// pair returns the two values (and the error) of a decomposition's primal as its
+// outputs.
+func pair(y0, y1 *tensor.Dense, err error) ([]*tensor.Dense, error) {
+	return []*tensor.Dense{y0, y1}, err
+}
+
+// triple is pair for three outputs.
+func triple(y0, y1, y2 *tensor.Dense, err error) ([]*tensor.Dense, error) {
+	return []*tensor.Dense{y0, y1, y2}, err
+}
+
 // Recording helpers for pullbacks and composite bodies. They read values with
 // t.Value, which cannot fail for nodes the tape itself returned; after an earlier
 // recording error the tape's sticky error is reported by the caller.

@@ -28,26 +28,21 @@ import (
 // and the corresponding formulas for wide and tall A; it is recorded with einsum,
 // masks, narrow, concat and SolveTriangularOp, so forward and second-order rules
 // follow.
-func LUFactorOp() cr.MultiOp[*tensor.Dense] {
-	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "lu_factor", Space: space, Arity: 1, Outputs: 2,
-		NonDifferentiableOutputs: []int{1},
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			lu, piv, err := luFactorValues(x[0], true)
-			return []*tensor.Dense{lu, piv}, err
-		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{luPullback(t, y[0], val(t, y[1]), ybar[0])}
-		}})
+func LUFactorOp() cr.MultiOp[*tensor.Dense] { return luFactorOp(true) }
+
+// luFactorOp is LUFactorOp; with check unset a singular matrix is no error (for
+// LUOp: a singular matrix has an LU factorisation, PyTorch's linalg.lu returns it).
+func luFactorOp(check bool) cr.MultiOp[*tensor.Dense] {
+	const pivots = 1 // the non-differentiable output
+	return decomposition("lu_factor", 2,
+		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(luFactorValues(a, check)) },
+		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+			return luPullback(t, y[0], val(t, y[pivots]), ybar[0])
+		}, pivots)
 }
 
 // LUFactor is LUFactorOp without a tape: it returns the packed factors and pivots.
-func LUFactor(a *tensor.Dense) (lu, pivots *tensor.Dense, err error) {
-	ys, err := evalMulti(LUFactorOp(), a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ys[0], ys[1], nil
-}
+func LUFactor(a *tensor.Dense) (lu, pivots *tensor.Dense, err error) { return eval2(LUFactorOp(), a) }
 
 // luFactorValues factors a batch; with check, a zero pivot of a square matrix is an
 // error.
@@ -196,7 +191,7 @@ func luPullback(t *Tape, lu cr.NodeID, piv *tensor.Dense, glu cr.NodeID) cr.Node
 // lu_factor's); P is a constant (zero derivative).
 func LUOp() cr.MultiOp[*tensor.Dense] {
 	body := core.CompositeMulti("lu", space, 1, 3, func(t *Tape, x []cr.NodeID) []cr.NodeID {
-		ys := t.ApplyMulti(lufNoCheck(), x[0])
+		ys := t.ApplyMulti(luFactorOp(false), x[0])
 		sh := shape(t, x[0])
 		m, n := sh[len(sh)-2], sh[len(sh)-1]
 		l, u := luParts(t, ys[0], m, n)
@@ -221,28 +216,8 @@ func LUOp() cr.MultiOp[*tensor.Dense] {
 	})
 }
 
-// lufNoCheck is LUFactorOp without the singularity error (for LUOp: a singular
-// matrix has an LU factorisation, PyTorch's linalg.lu returns it).
-func lufNoCheck() cr.MultiOp[*tensor.Dense] {
-	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "lu_factor", Space: space, Arity: 1, Outputs: 2,
-		NonDifferentiableOutputs: []int{1},
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			lu, piv, err := luFactorValues(x[0], false)
-			return []*tensor.Dense{lu, piv}, err
-		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{luPullback(t, y[0], val(t, y[1]), ybar[0])}
-		}})
-}
-
 // LU is LUOp without a tape: it returns P, L and U.
-func LU(a *tensor.Dense) (p, l, u *tensor.Dense, err error) {
-	ys, err := evalMulti(LUOp(), a)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return ys[0], ys[1], ys[2], nil
-}
+func LU(a *tensor.Dense) (p, l, u *tensor.Dense, err error) { return eval3(LUOp(), a) }
 
 // LUSolveOp returns the op of PyTorch's linalg.lu_solve: with A = P L U given by the
 // packed factors LU [..., n, n] and pivots [..., n] of LUFactorOp, it solves

@@ -263,10 +263,4 @@ func LstsqOp() cr.MultiOp[*tensor.Dense] {
 }
 
 // Lstsq is LstsqOp without a tape: it returns the solution and the residuals.
-func Lstsq(a, b *tensor.Dense) (x, residuals *tensor.Dense, err error) {
-	ys, err := evalMulti(LstsqOp(), a, b)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ys[0], ys[1], nil
-}
+func Lstsq(a, b *tensor.Dense) (x, residuals *tensor.Dense, err error) { return eval2(LstsqOp(), a, b) }

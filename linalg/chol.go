@@ -215,16 +215,12 @@ func (r *cholRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.
 		if err != nil {
 			return dst, err
 		}
-		if m == nil {
-			m = lt
-		} else if m, err = tensor.Add(m, lt); err != nil {
+		if m, err = accAdd(m, lt); err != nil {
 			return dst, err
 		}
 	}
 	pdot := phi(m)
-	if inner == nil {
-		inner = pdot
-	} else if inner, err = tensor.Add(inner, pdot); err != nil {
+	if inner, err = accAdd(inner, pdot); err != nil {
 		return dst, err
 	}
 	dg, err := r.sandwichHerm(inner)

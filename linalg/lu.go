@@ -273,12 +273,12 @@ func LUSolve(lu, pivots, b *tensor.Dense, left, adjoint bool) (*tensor.Dense, er
 
 func luSolveValues(lu, piv, b *tensor.Dense, left, adjoint bool) (*tensor.Dense, error) {
 	const op = "lu_solve"
-	lb, _, n, err := square(op, "LU", lu)
-	if err != nil {
-		return nil, err
-	}
 	if piv == nil || b == nil {
 		return nil, opErr(op, cr.ErrInvalidArgument, "nil input")
+	}
+	lb, n, br, bc, err := sidedOperands(op, "LU", lu, b, left)
+	if err != nil {
+		return nil, err
 	}
 	if ps := piv.Shape(); len(ps) != len(lb)+1 || !slices.Equal(ps[:len(lb)], lb) || ps[len(lb)] != n {
 		return nil, opErr(op, cr.ErrShapeMismatch, "pivots %v do not fit LU %v", piv.Shape(), lu.Shape())
@@ -286,16 +286,6 @@ func luSolveValues(lu, piv, b *tensor.Dense, left, adjoint bool) (*tensor.Dense,
 	pv, err := pivotsOf(op, piv, n)
 	if err != nil {
 		return nil, err
-	}
-	_, _, br, bc, err := batchShape(op, "B", b)
-	if err != nil {
-		return nil, err
-	}
-	if err := sameDType(op, lu, b); err != nil {
-		return nil, err
-	}
-	if (left && br != n) || (!left && bc != n) {
-		return nil, opErr(op, cr.ErrShapeMismatch, "LU is %v and B is %v (left = %v)", lu.Shape(), b.Shape(), left)
 	}
 	out, le, be, err := expandBatches(op, lu, b)
 	if err != nil {

@@ -60,19 +60,9 @@ func (o triSolveOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.
 // dims of A and B broadcast.
 func (o triSolveOp) solve(a, b *tensor.Dense, tr transKind) (*tensor.Dense, error) {
 	const op = "solve_triangular"
-	_, _, n, err := square(op, "A", a)
+	_, n, br, bc, err := sidedOperands(op, "A", a, b, o.left)
 	if err != nil {
 		return nil, err
-	}
-	_, _, br, bc, err := batchShape(op, "B", b)
-	if err != nil {
-		return nil, err
-	}
-	if err := sameDType(op, a, b); err != nil {
-		return nil, err
-	}
-	if (o.left && br != n) || (!o.left && bc != n) {
-		return nil, opErr(op, cr.ErrShapeMismatch, "A is %v and B is %v (left = %v)", a.Shape(), b.Shape(), o.left)
 	}
 	_, ae, be, err := expandBatches(op, a, b)
 	if err != nil {
@@ -201,6 +191,22 @@ func (r *triSolveRule) bbar(xbar *tensor.Dense) (*tensor.Dense, error) {
 	return r.o.solve(r.a, xbar, conjTrans)
 }
 
+// accAdd returns the sum acc + x, or x when acc is nil (no term yet).
+func accAdd(acc, x *tensor.Dense) (*tensor.Dense, error) {
+	if acc == nil {
+		return x, nil
+	}
+	return tensor.Add(acc, x)
+}
+
+// accSub returns the difference acc - x, or -x when acc is nil (no term yet).
+func accSub(acc, x *tensor.Dense) (*tensor.Dense, error) {
+	if acc == nil {
+		return tensor.Scale(x, -1), nil
+	}
+	return tensor.Sub(acc, x)
+}
+
 // cotangents returns, for the cotangent xbar, Bbar (as bbar does), Abar = P(-Bbar
 // X^H) (left; right: P(-X^H Bbar)) summed to A's shape, and Bbar summed to B's
 // shape.
@@ -232,9 +238,7 @@ func (r *triSolveRule) abarOf(terms ...[2]*tensor.Dense) (*tensor.Dense, error) 
 		if err != nil {
 			return nil, err
 		}
-		if acc == nil {
-			acc = p
-		} else if acc, err = tensor.Add(acc, p); err != nil {
+		if acc, err = accAdd(acc, p); err != nil {
 			return nil, err
 		}
 	}
@@ -278,9 +282,7 @@ func (r *triSolveRule) xdot(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dens
 		if err != nil {
 			return nil, false, err
 		}
-		if rhs == nil {
-			rhs = tensor.Scale(ta, -1)
-		} else if rhs, err = tensor.Sub(rhs, ta); err != nil {
+		if rhs, err = accSub(rhs, ta); err != nil {
 			return nil, false, err
 		}
 	}
@@ -321,9 +323,7 @@ func (r *triSolveRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf
 		if err != nil {
 			return dst, err
 		}
-		if rhs == nil {
-			rhs = tensor.Scale(tb, -1)
-		} else if rhs, err = tensor.Sub(rhs, tb); err != nil {
+		if rhs, err = accSub(rhs, tb); err != nil {
 			return dst, err
 		}
 	}

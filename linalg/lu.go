@@ -207,13 +207,7 @@ func LUOp() cr.MultiOp[*tensor.Dense] {
 		}
 		return []cr.NodeID{t.Constant(p), l, u}
 	})
-	return checkedMulti(body, func(x []*tensor.Dense) error {
-		if err := checkInputs("lu", x, 1); err != nil {
-			return err
-		}
-		_, _, _, _, err := batchShape("lu", "A", x[0])
-		return err
-	})
+	return checkedMulti(body, 1, matrices("lu"))
 }
 
 // LU is LUOp without a tape: it returns P, L and U.

@@ -236,11 +236,8 @@ func LstsqOp() cr.MultiOp[*tensor.Dense] {
 		flat := t.Apply(permute.ReshapeOp(-1), sol)
 		return []cr.NodeID{sol, narrow(t, flat, 0, 0, 0)}
 	})
-	return checkedMulti(body, func(x []*tensor.Dense) error {
+	return checkedMulti(body, 2, func(x []*tensor.Dense) error {
 		const op = "lstsq"
-		if err := checkInputs(op, x, 2); err != nil {
-			return err
-		}
 		ab, _, m, _, err := batchShape(op, "A", x[0])
 		if err != nil {
 			return err

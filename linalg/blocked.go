@@ -272,16 +272,7 @@ func luRec(a []float64, lda, m, w int, piv []int, off int) {
 		gemm(false, false, m-w1, w2, w1, -1, a[w1*lda:], lda, right, lda, 1, a[w1*lda+w1:], lda)
 		luRec(a[w1*lda+w1:], lda, m-w1, w2, piv[w1:], off+w1)
 		// The swaps of the lower right factorisation apply to the left columns too.
-		lower := a[w1*lda:]
-		for j := range w2 {
-			p := piv[w1+j] - off - w1
-			if p != j {
-				rj, rp := lower[j*lda:j*lda+w1], lower[p*lda:p*lda+w1]
-				for c := range rj {
-					rj[c], rp[c] = rp[c], rj[c]
-				}
-			}
-		}
+		swapRows(a[w1*lda:], lda, w1, piv[w1:], off+w1, w2)
 	}
 }
 
@@ -290,10 +281,7 @@ func luRec(a []float64, lda, m, w int, piv []int, off int) {
 func swapRows(a []float64, lda, cols int, piv []int, off, count int) {
 	for j := range count {
 		if p := piv[j] - off; p != j {
-			rj, rp := a[j*lda:j*lda+cols], a[p*lda:p*lda+cols]
-			for c := range rj {
-				rj[c], rp[c] = rp[c], rj[c]
-			}
+			swapSlices(a[j*lda:j*lda+cols], a[p*lda:p*lda+cols])
 		}
 	}
 }
@@ -311,10 +299,7 @@ func luPanel(a []float64, lda, m, w int, piv []int, off int) {
 		}
 		piv[j] = p + off
 		if p != j {
-			rj, rp := a[j*lda:j*lda+w], a[p*lda:p*lda+w]
-			for c := range rj {
-				rj[c], rp[c] = rp[c], rj[c]
-			}
+			swapSlices(a[j*lda:j*lda+w], a[p*lda:p*lda+w])
 		}
 		d := a[j*lda+j]
 		if d == 0 {

@@ -37,11 +37,8 @@ type cholOp struct{ upper bool }
 func (o cholOp) Name() string { return "cholesky" }
 
 func (o cholOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if err := checkInputs("cholesky", x, 1); err != nil {
+	if err := checkApply("cholesky", in, x, 1); err != nil {
 		return nil, nil, err
-	}
-	if len(in) != 1 {
-		return nil, nil, opErr("cholesky", cr.ErrInvalidArgument, "%d NodeIDs for 1 input", len(in))
 	}
 	y, err := choleskyValues(x[0], o.upper)
 	if err != nil {
@@ -218,16 +215,12 @@ func (r *cholRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.
 		if err != nil {
 			return dst, err
 		}
-		if m == nil {
-			m = lt
-		} else if m, err = tensor.Add(m, lt); err != nil {
+		if m, err = accAdd(m, lt); err != nil {
 			return dst, err
 		}
 	}
 	pdot := phi(m)
-	if inner == nil {
-		inner = pdot
-	} else if inner, err = tensor.Add(inner, pdot); err != nil {
+	if inner, err = accAdd(inner, pdot); err != nil {
 		return dst, err
 	}
 	dg, err := r.sandwichHerm(inner)

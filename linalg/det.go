@@ -75,16 +75,9 @@ func scalarPerMatrix(t *Tape, s, m cr.NodeID) cr.NodeID {
 // (see detAdjugatePullback): finite, as PyTorch's, and exact to every order.
 func DetOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "det", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
-			batch, count, n, err := square("det", "A", x[0])
-			if err != nil {
-				return nil, err
-			}
-			if x[0].DType() == tensor.Complex128 {
-				return detValues(dets[complex128](x[0], count, n), batch, func(d luDet[complex128]) complex128 { return d.det }), nil
-			}
-			return detValues(dets[float64](x[0], count, n), batch, func(d luDet[float64]) float64 { return d.det }), nil
-		},
+		Primal: detPrimal("det",
+			func(d luDet[float64]) float64 { return d.det },
+			func(d luDet[complex128]) complex128 { return d.det }),
 		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
 			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 && slices.Contains(yv.Float64s(), 0) {
 				return []cr.NodeID{detCofactorPullback(t, x[0], ybar)}
@@ -187,6 +180,23 @@ func detAdjugatePullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
 // Det is DetOp without a tape.
 func Det(a *tensor.Dense) (*tensor.Dense, error) { return eval(DetOp(), a) }
 
+// detPrimal returns the primal of the op named op of one batch of square matrices
+// A [..., n, n] whose value [...] is ofReal(d) for the LU determinant d of each
+// matrix of float64 A, ofComplex(d) of complex128 A.
+func detPrimal(op string, ofReal func(luDet[float64]) float64, ofComplex func(luDet[complex128]) complex128) func(x []*tensor.Dense) (*tensor.Dense, error) {
+	return func(x []*tensor.Dense) (*tensor.Dense, error) {
+		batch, count, n, err := square(op, "A", x[0])
+		if err != nil {
+			return nil, err
+		}
+		if x[0].DType() == tensor.Complex128 {
+			return detValues(dets[complex128](x[0], count, n), batch, ofComplex), nil
+		}
+		return detValues(dets[float64](x[0], count, n), batch, ofReal), nil
+	}
+}
+
+// detValues returns f(d) for each of the determinants ds, with the batch's shape.
 func detValues[T, R scalar](ds []luDet[T], batch []int, f func(luDet[T]) R) *tensor.Dense {
 	out := make([]R, len(ds))
 	for i, d := range ds {
@@ -206,26 +216,19 @@ func detValues[T, R scalar](ds []luDet[T], batch []int, f func(luDet[T]) R) *ten
 // branch), recorded with the inverse and elementwise ops.
 func LogdetOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "logdet", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
-			batch, count, n, err := square("logdet", "A", x[0])
-			if err != nil {
-				return nil, err
-			}
-			if x[0].DType() == tensor.Complex128 {
-				return detValues(dets[complex128](x[0], count, n), batch, func(d luDet[complex128]) complex128 {
-					if d.sign == 0 {
-						return complex(math.Inf(-1), 0)
-					}
-					return complex(d.logabs, cmplx.Phase(d.sign))
-				}), nil
-			}
-			return detValues(dets[float64](x[0], count, n), batch, func(d luDet[float64]) float64 {
+		Primal: detPrimal("logdet",
+			func(d luDet[float64]) float64 {
 				if d.sign < 0 {
 					return math.NaN()
 				}
 				return d.logabs
-			}), nil
-		},
+			},
+			func(d luDet[complex128]) complex128 {
+				if d.sign == 0 {
+					return complex(math.Inf(-1), 0)
+				}
+				return complex(d.logabs, cmplx.Phase(d.sign))
+			}),
 		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
 			g := ybar
 			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 {
@@ -263,28 +266,28 @@ func Logdet(a *tensor.Dense) (*tensor.Dense, error) { return eval(LogdetOp(), a)
 // rules follow. For float64 the sign is piecewise constant, its derivative 0:
 // signbar contributes nothing and Abar = logabsdetbar A^-T.
 func SlogdetOp() cr.MultiOp[*tensor.Dense] {
-	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "slogdet", Space: space, Arity: 1, Outputs: 2,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			batch, count, n, err := square("slogdet", "A", x[0])
+	return decomposition("slogdet", 2,
+		func(a *tensor.Dense) ([]*tensor.Dense, error) {
+			batch, count, n, err := square("slogdet", "A", a)
 			if err != nil {
 				return nil, err
 			}
-			if x[0].DType() == tensor.Complex128 {
-				ds := dets[complex128](x[0], count, n)
+			if a.DType() == tensor.Complex128 {
+				ds := dets[complex128](a, count, n)
 				return []*tensor.Dense{
 					detValues(ds, batch, func(d luDet[complex128]) complex128 { return d.sign }),
 					detValues(ds, batch, func(d luDet[complex128]) float64 { return d.logabs }),
 				}, nil
 			}
-			ds := dets[float64](x[0], count, n)
+			ds := dets[float64](a, count, n)
 			return []*tensor.Dense{
 				detValues(ds, batch, func(d luDet[float64]) float64 { return d.sign }),
 				detValues(ds, batch, func(d luDet[float64]) float64 { return d.logabs }),
 			}, nil
 		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+		func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			var g cr.NodeID
-			if isComplex(t, x[0]) {
+			if isComplex(t, a) {
 				// g = logabsdetbar - i Im(conj(signbar) sign), as a complex tensor.
 				im := t.Apply(elementwise.ImagOp, mul(t, conj(t, ybar[0]), y[0]))
 				g = t.Apply(elementwise.ComplexOp, ybar[1], neg(t, im))
@@ -293,15 +296,11 @@ func SlogdetOp() cr.MultiOp[*tensor.Dense] {
 				// its derivative, 0.
 				g = add(t, ybar[1], scale(t, ybar[0], 0))
 			}
-			return []cr.NodeID{scalarPerMatrix(t, g, mH(t, t.Apply(invOp(false), x[0])))}
-		}})
+			return scalarPerMatrix(t, g, mH(t, t.Apply(invOp(false), a)))
+		})
 }
 
 // Slogdet is SlogdetOp without a tape: it returns (sign, logabsdet).
 func Slogdet(a *tensor.Dense) (sign, logabsdet *tensor.Dense, err error) {
-	ys, err := evalMulti(SlogdetOp(), a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ys[0], ys[1], nil
+	return eval2(SlogdetOp(), a)
 }

@@ -41,24 +41,15 @@ import (
 // wrapping chainrules.ErrInvalidArgument ("float64-only"); so are a NaN or Inf
 // entry and a matrix for which the QR algorithm does not converge.
 func EigOp() cr.MultiOp[*tensor.Dense] {
-	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "eig", Space: space, Arity: 1, Outputs: 2,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			l, v, err := eigValues("eig", x[0], true)
-			return []*tensor.Dense{l, v}, err
-		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{eigPullback(t, y[0], y[1], ybar[0], ybar[1])}
-		}})
+	return decomposition("eig", 2,
+		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(eigValues("eig", a, true)) },
+		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+			return eigPullback(t, y[0], y[1], ybar[0], ybar[1])
+		})
 }
 
 // Eig is EigOp without a tape: it returns (L, V).
-func Eig(a *tensor.Dense) (l, v *tensor.Dense, err error) {
-	ys, err := evalMulti(EigOp(), a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ys[0], ys[1], nil
-}
+func Eig(a *tensor.Dense) (l, v *tensor.Dense, err error) { return eval2(EigOp(), a) }
 
 // EigvalsOp returns the op of PyTorch's linalg.eigvals: the eigenvalues L
 // [..., n] (complex128, LAPACK's order, as EigOp's) of each matrix of a real batch

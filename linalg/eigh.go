@@ -42,12 +42,9 @@ import (
 // directly). float64 and complex128; a non-finite entry of A is an error wrapping
 // chainrules.ErrInvalidArgument.
 func EighOp() cr.MultiOp[*tensor.Dense] {
-	def := core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "eigh", Space: space, Arity: 1, Outputs: 2,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			w, v, err := eighValues(x[0], true)
-			return []*tensor.Dense{w, v}, err
-		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+	def := decomposition("eigh", 2,
+		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(eighValues(a, true)) },
+		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			w, v, wbar, vbar := y[0], y[1], ybar[0], ybar[1]
 			n := 0
 			if sh := shape(t, w); len(sh) > 0 {
@@ -62,8 +59,8 @@ func EighOp() cr.MultiOp[*tensor.Dense] {
 			if wbar.Valid() { // w was used too
 				f = add(t, f, diagEmbed(t, wbar))
 			}
-			return []cr.NodeID{mm3(t, v, f, mH(t, v))}
-		}})
+			return mm3(t, v, f, mH(t, v))
+		})
 	return withFastPath(def, func(x, y, ybar []*tensor.Dense, has []bool) ([]*tensor.Dense, bool, error) {
 		if has[1] {
 			return nil, false, nil
@@ -75,13 +72,7 @@ func EighOp() cr.MultiOp[*tensor.Dense] {
 }
 
 // Eigh is EighOp without a tape.
-func Eigh(a *tensor.Dense) (w, v *tensor.Dense, err error) {
-	ys, err := evalMulti(EighOp(), a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ys[0], ys[1], nil
-}
+func Eigh(a *tensor.Dense) (w, v *tensor.Dense, err error) { return eval2(EighOp(), a) }
 
 // EigvalshOp returns the op of PyTorch's linalg.eigvalsh: the eigenvalues of each
 // matrix of a batch of real symmetric or complex Hermitian matrices (read through

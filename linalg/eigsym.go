@@ -38,8 +38,9 @@ func symEigTridiag(a, w []float64, n int, vectors bool) bool {
 		return false
 	}
 	if vectors {
-		// V = Q Z, applying the reflectors to Z.
-		applyQLower(a, n, tau, z)
+		// V = Q Z, applying the reflectors to Z: Q = H_0 H_1 ... H_{n-2} holds the
+		// reflectors of sytrdLower (v_i[i+1] = 1, v_i[i+2:] in column i of a).
+		applyReflectors(z, n, n, n, a, n, n-1, 1, tau, true, false)
 		copy(a, z)
 	}
 	return true
@@ -91,67 +92,6 @@ func tridiagEig(d, e, w, z []float64) bool {
 		}
 	}
 	return true
-}
-
-// applyQLower overwrites the n×n matrix z with Q z, where Q = H_0 H_1 ... H_{n-2}
-// holds the reflectors of sytrdLower (v_i[i+1] = 1, v_i[i+2:] in column i of a).
-// Blocks of nb reflectors are applied in the compact WY form I - V T V^T
-// (LAPACK's xLARFT and xLARFB): two matrix products per block.
-func applyQLower(a []float64, n int, tau, z []float64) {
-	const nb = 32
-	nr := n - 1 // number of reflectors
-	vb := make([]float64, n*nb)
-	tb := make([]float64, nb*nb)
-	wb := make([]float64, nb*n)
-	w2 := make([]float64, nb*n)
-	// Q z = H_0 (H_1 (... (H_{n-2} z))): the last block first.
-	for j0 := ((nr - 1) / nb) * nb; j0 >= 0; j0 -= nb {
-		k := min(nb, nr-j0)
-		m := n - j0 - 1 // rows j0+1..n-1
-		v := vb[:m*k]
-		for r := range m {
-			g := j0 + 1 + r
-			for c := range k {
-				j := j0 + c
-				switch {
-				case g < j+1:
-					v[r*k+c] = 0
-				case g == j+1:
-					v[r*k+c] = 1
-				default:
-					v[r*k+c] = a[g*n+j]
-				}
-			}
-		}
-		// T upper triangular with H_j0 ... H_j0+k-1 = I - V T V^T:
-		// T[c, c] = tau_c, T[:c, c] = -tau_c T[:c, :c] (V[:, :c]^T v_c).
-		t := tb[:k*k]
-		clear(t)
-		for c := range k {
-			tc := tau[j0+c]
-			t[c*k+c] = tc
-			if c == 0 || tc == 0 {
-				continue
-			}
-			col := make([]float64, c)
-			for r := range m {
-				if vc := v[r*k+c]; vc != 0 {
-					level1.Daxpy(c, vc, v[r*k:r*k+c], 1, col, 1)
-				}
-			}
-			for i := range c {
-				s := 0.0
-				for l := i; l < c; l++ {
-					s += t[i*k+l] * col[l]
-				}
-				t[i*k+c] = -tc * s
-			}
-		}
-		zs := z[(j0+1)*n:]
-		gemm(true, false, k, n, m, 1, v, k, zs, n, 0, wb[:k*n], n)        // W = V^T Z
-		gemm(false, false, k, n, k, 1, t, k, wb[:k*n], n, 0, w2[:k*n], n) // T W
-		gemm(false, false, m, n, k, -1, v, k, w2[:k*n], n, 1, zs, n)      // Z -= V T W
-	}
 }
 
 // splitTridiag returns the unreduced blocks [start, end) of the tridiagonal matrix

@@ -7,16 +7,38 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// checked returns op with check run on the input values before it is applied, so
-// that a composite body can assume valid shapes and an invalid input is an error
-// naming the op rather than an error of an inner op.
-func checked(op cr.Op[*tensor.Dense], check func(x []*tensor.Dense) error) cr.Op[*tensor.Dense] {
-	return checkedOp{op: op, check: check}
+// checked returns op with its input values checked before it is applied: arity
+// values, none nil, which check then accepts. A composite body can then assume
+// valid shapes, and an invalid input is an error naming the op rather than an
+// error of an inner op.
+func checked(op cr.Op[*tensor.Dense], arity int, check func(x []*tensor.Dense) error) cr.Op[*tensor.Dense] {
+	return checkedOp{op: op, guard: guard{name: op.Name(), arity: arity, check: check}}
+}
+
+// checkedMulti is checked for a multi-output op.
+func checkedMulti(op cr.MultiOp[*tensor.Dense], arity int, check func(x []*tensor.Dense) error) cr.MultiOp[*tensor.Dense] {
+	return checkedMultiOp{op: op, guard: guard{name: op.Name(), arity: arity, check: check}}
+}
+
+// guard is the input check of a checked op named name.
+type guard struct {
+	name  string
+	arity int
+	check func(x []*tensor.Dense) error
+}
+
+// validate returns an error unless x holds arity values, none nil, that check
+// accepts.
+func (g guard) validate(x []*tensor.Dense) error {
+	if err := checkInputs(g.name, x, g.arity); err != nil {
+		return err
+	}
+	return g.check(x)
 }
 
 type checkedOp struct {
-	op    cr.Op[*tensor.Dense]
-	check func(x []*tensor.Dense) error
+	op cr.Op[*tensor.Dense]
+	guard
 }
 
 func (o checkedOp) Name() string { return o.op.Name() }
@@ -28,7 +50,7 @@ func (o checkedOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.R
 }
 
 func (o checkedOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if err := o.check(x); err != nil {
+	if err := o.validate(x); err != nil {
 		return nil, nil, err
 	}
 	if m, ok := o.op.(cr.MaskedOp[*tensor.Dense]); ok && need != nil {
@@ -37,14 +59,9 @@ func (o checkedOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (
 	return o.op.Apply(in, x)
 }
 
-// checkedMulti is checked for a multi-output op.
-func checkedMulti(op cr.MultiOp[*tensor.Dense], check func(x []*tensor.Dense) error) cr.MultiOp[*tensor.Dense] {
-	return checkedMultiOp{op: op, check: check}
-}
-
 type checkedMultiOp struct {
-	op    cr.MultiOp[*tensor.Dense]
-	check func(x []*tensor.Dense) error
+	op cr.MultiOp[*tensor.Dense]
+	guard
 }
 
 func (o checkedMultiOp) Name() string    { return o.op.Name() }
@@ -54,13 +71,29 @@ func (o checkedMultiOp) OutputDifferentiable(m int) bool {
 }
 
 func (o checkedMultiOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
-	if err := o.check(x); err != nil {
+	if err := o.validate(x); err != nil {
 		return nil, nil, err
 	}
 	return o.op.ApplyMulti(in, x)
 }
 
-// checkArity returns an error unless there are n inputs, none nil.
+// matrices is the check of an op whose input is a batch of matrices.
+func matrices(op string) func(x []*tensor.Dense) error {
+	return func(x []*tensor.Dense) error {
+		_, _, _, _, err := batchShape(op, "A", x[0])
+		return err
+	}
+}
+
+// squareMatrices is the check of an op whose input is a batch of square matrices.
+func squareMatrices(op string) func(x []*tensor.Dense) error {
+	return func(x []*tensor.Dense) error {
+		_, _, _, err := square(op, "A", x[0])
+		return err
+	}
+}
+
+// checkInputs returns an error unless there are n inputs, none nil.
 func checkInputs(op string, x []*tensor.Dense, n int) error {
 	if len(x) != n {
 		return opErr(op, cr.ErrInvalidArgument, "takes %d inputs, got %d", n, len(x))
@@ -69,6 +102,18 @@ func checkInputs(op string, x []*tensor.Dense, n int) error {
 		if v == nil {
 			return opErr(op, cr.ErrInvalidArgument, "input %d is nil", k)
 		}
+	}
+	return nil
+}
+
+// checkApply is checkInputs for an op's Apply(in, x): it also checks that in names
+// one node for each of the n inputs.
+func checkApply(op string, in []cr.NodeID, x []*tensor.Dense, n int) error {
+	if err := checkInputs(op, x, n); err != nil {
+		return err
+	}
+	if len(in) != n {
+		return opErr(op, cr.ErrInvalidArgument, "%d NodeIDs for %d inputs", len(in), n)
 	}
 	return nil
 }

@@ -37,10 +37,7 @@ func getrf[T scalar](a []T, m, n int, piv []int) int {
 		}
 		piv[j] = p
 		if p != j {
-			rj, rp := a[j*n:j*n+n], a[p*n:p*n+n]
-			for k := range rj {
-				rj[k], rp[k] = rp[k], rj[k]
-			}
+			swapSlices(a[j*n:j*n+n], a[p*n:p*n+n])
 		}
 		d := a[j*n+j]
 		if d == 0 {
@@ -75,15 +72,20 @@ func abs1[T scalar](x T) float64 {
 	return abs(x)
 }
 
+// swapSlices exchanges the elements of x and y (of equal length), as BLAS's
+// xSWAP: a row interchange of the LU factorisations.
+func swapSlices[T any](x, y []T) {
+	for i := range x {
+		x[i], y[i] = y[i], x[i]
+	}
+}
+
 // laswp applies the row interchanges piv (from getrf, zero-based) to the rows×cols
 // matrix b: forward (k = 0, 1, ...) or backward.
 func laswp[T scalar](b []T, cols int, piv []int, forward bool) {
 	swap := func(k int) {
 		if p := piv[k]; p != k {
-			rk, rp := b[k*cols:k*cols+cols], b[p*cols:p*cols+cols]
-			for j := range rk {
-				rk[j], rp[j] = rp[j], rk[j]
-			}
+			swapSlices(b[k*cols:k*cols+cols], b[p*cols:p*cols+cols])
 		}
 	}
 	if forward {

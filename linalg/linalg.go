@@ -75,6 +75,23 @@ func broadcastBatch(op string, a, b []int) ([]int, error) {
 	return s, nil
 }
 
+// expandBatches broadcasts the batch dims of the batches of matrices a and b (of
+// rank >= 2) and returns the broadcast batch shape with a and b expanded to it as
+// contiguous tensors (their matrices unchanged).
+func expandBatches(op string, a, b *tensor.Dense) (batch []int, ae, be *tensor.Dense, err error) {
+	as, bs := a.Shape(), b.Shape()
+	if batch, err = broadcastBatch(op, as[:len(as)-2], bs[:len(bs)-2]); err != nil {
+		return nil, nil, nil, err
+	}
+	if ae, err = expand(a, shapeOf(batch, as[len(as)-2:]...)); err != nil {
+		return nil, nil, nil, err
+	}
+	if be, err = expand(b, shapeOf(batch, bs[len(bs)-2:]...)); err != nil {
+		return nil, nil, nil, err
+	}
+	return batch, ae, be, nil
+}
+
 // expand returns x broadcast to shape as a contiguous tensor (x itself when it is
 // already contiguous with that shape).
 func expand(x *tensor.Dense, shape []int) (*tensor.Dense, error) {
@@ -97,6 +114,50 @@ func eval(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, error) {
 // tape.
 func evalMulti(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) ([]*tensor.Dense, error) {
 	return cr.EvalMulti(op, x...)
+}
+
+// eval2 is evalMulti for an op with two outputs, returned apart.
+func eval2(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.Dense, error) {
+	ys, err := evalMulti(op, x...)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ys[0], ys[1], nil
+}
+
+// eval3 is evalMulti for an op with three outputs, returned apart.
+func eval3(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.Dense, *tensor.Dense, error) {
+	ys, err := evalMulti(op, x...)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return ys[0], ys[1], ys[2], nil
+}
+
+// decomposition returns the multi-output op name of one input (a matrix
+// decomposition) with the given number of outputs: primal computes them from the
+// input's value, and pullback records the input's cotangent from the input a, the
+// outputs y and their cotangents ybar (invalid for an output nobody used). The
+// outputs listed in nondiff are not differentiable.
+func decomposition(name string, outputs int, primal func(a *tensor.Dense) ([]*tensor.Dense, error),
+	pullback func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID, nondiff ...int) cr.MultiOp[*tensor.Dense] {
+	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: name, Space: space, Arity: 1, Outputs: outputs,
+		NonDifferentiableOutputs: nondiff,
+		Primal:                   func(x []*tensor.Dense) ([]*tensor.Dense, error) { return primal(x[0]) },
+		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{pullback(t, x[0], y, ybar)}
+		}})
+}
+
+// pair returns the two values (and the error) of a decomposition's primal as its
+// outputs.
+func pair(y0, y1 *tensor.Dense, err error) ([]*tensor.Dense, error) {
+	return []*tensor.Dense{y0, y1}, err
+}
+
+// triple is pair for three outputs.
+func triple(y0, y1, y2 *tensor.Dense, err error) ([]*tensor.Dense, error) {
+	return []*tensor.Dense{y0, y1, y2}, err
 }
 
 // Recording helpers for pullbacks and composite bodies. They read values with

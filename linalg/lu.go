@@ -28,26 +28,21 @@ import (
 // and the corresponding formulas for wide and tall A; it is recorded with einsum,
 // masks, narrow, concat and SolveTriangularOp, so forward and second-order rules
 // follow.
-func LUFactorOp() cr.MultiOp[*tensor.Dense] {
-	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "lu_factor", Space: space, Arity: 1, Outputs: 2,
-		NonDifferentiableOutputs: []int{1},
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			lu, piv, err := luFactorValues(x[0], true)
-			return []*tensor.Dense{lu, piv}, err
-		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{luPullback(t, y[0], val(t, y[1]), ybar[0])}
-		}})
+func LUFactorOp() cr.MultiOp[*tensor.Dense] { return luFactorOp(true) }
+
+// luFactorOp is LUFactorOp; with check unset a singular matrix is no error (for
+// LUOp: a singular matrix has an LU factorisation, PyTorch's linalg.lu returns it).
+func luFactorOp(check bool) cr.MultiOp[*tensor.Dense] {
+	const pivots = 1 // the non-differentiable output
+	return decomposition("lu_factor", 2,
+		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(luFactorValues(a, check)) },
+		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+			return luPullback(t, y[0], val(t, y[pivots]), ybar[0])
+		}, pivots)
 }
 
 // LUFactor is LUFactorOp without a tape: it returns the packed factors and pivots.
-func LUFactor(a *tensor.Dense) (lu, pivots *tensor.Dense, err error) {
-	ys, err := evalMulti(LUFactorOp(), a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ys[0], ys[1], nil
-}
+func LUFactor(a *tensor.Dense) (lu, pivots *tensor.Dense, err error) { return eval2(LUFactorOp(), a) }
 
 // luFactorValues factors a batch; with check, a zero pivot of a square matrix is an
 // error.
@@ -196,7 +191,7 @@ func luPullback(t *Tape, lu cr.NodeID, piv *tensor.Dense, glu cr.NodeID) cr.Node
 // lu_factor's); P is a constant (zero derivative).
 func LUOp() cr.MultiOp[*tensor.Dense] {
 	body := core.CompositeMulti("lu", space, 1, 3, func(t *Tape, x []cr.NodeID) []cr.NodeID {
-		ys := t.ApplyMulti(lufNoCheck(), x[0])
+		ys := t.ApplyMulti(luFactorOp(false), x[0])
 		sh := shape(t, x[0])
 		m, n := sh[len(sh)-2], sh[len(sh)-1]
 		l, u := luParts(t, ys[0], m, n)
@@ -212,37 +207,11 @@ func LUOp() cr.MultiOp[*tensor.Dense] {
 		}
 		return []cr.NodeID{t.Constant(p), l, u}
 	})
-	return checkedMulti(body, func(x []*tensor.Dense) error {
-		if err := checkInputs("lu", x, 1); err != nil {
-			return err
-		}
-		_, _, _, _, err := batchShape("lu", "A", x[0])
-		return err
-	})
-}
-
-// lufNoCheck is LUFactorOp without the singularity error (for LUOp: a singular
-// matrix has an LU factorisation, PyTorch's linalg.lu returns it).
-func lufNoCheck() cr.MultiOp[*tensor.Dense] {
-	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "lu_factor", Space: space, Arity: 1, Outputs: 2,
-		NonDifferentiableOutputs: []int{1},
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			lu, piv, err := luFactorValues(x[0], false)
-			return []*tensor.Dense{lu, piv}, err
-		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{luPullback(t, y[0], val(t, y[1]), ybar[0])}
-		}})
+	return checkedMulti(body, 1, matrices("lu"))
 }
 
 // LU is LUOp without a tape: it returns P, L and U.
-func LU(a *tensor.Dense) (p, l, u *tensor.Dense, err error) {
-	ys, err := evalMulti(LUOp(), a)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return ys[0], ys[1], ys[2], nil
-}
+func LU(a *tensor.Dense) (p, l, u *tensor.Dense, err error) { return eval3(LUOp(), a) }
 
 // LUSolveOp returns the op of PyTorch's linalg.lu_solve: with A = P L U given by the
 // packed factors LU [..., n, n] and pivots [..., n] of LUFactorOp, it solves
@@ -298,12 +267,12 @@ func LUSolve(lu, pivots, b *tensor.Dense, left, adjoint bool) (*tensor.Dense, er
 
 func luSolveValues(lu, piv, b *tensor.Dense, left, adjoint bool) (*tensor.Dense, error) {
 	const op = "lu_solve"
-	lb, _, n, err := square(op, "LU", lu)
-	if err != nil {
-		return nil, err
-	}
 	if piv == nil || b == nil {
 		return nil, opErr(op, cr.ErrInvalidArgument, "nil input")
+	}
+	lb, n, br, bc, err := sidedOperands(op, "LU", lu, b, left)
+	if err != nil {
+		return nil, err
 	}
 	if ps := piv.Shape(); len(ps) != len(lb)+1 || !slices.Equal(ps[:len(lb)], lb) || ps[len(lb)] != n {
 		return nil, opErr(op, cr.ErrShapeMismatch, "pivots %v do not fit LU %v", piv.Shape(), lu.Shape())
@@ -312,25 +281,7 @@ func luSolveValues(lu, piv, b *tensor.Dense, left, adjoint bool) (*tensor.Dense,
 	if err != nil {
 		return nil, err
 	}
-	bb, _, br, bc, err := batchShape(op, "B", b)
-	if err != nil {
-		return nil, err
-	}
-	if err := sameDType(op, lu, b); err != nil {
-		return nil, err
-	}
-	if (left && br != n) || (!left && bc != n) {
-		return nil, opErr(op, cr.ErrShapeMismatch, "LU is %v and B is %v (left = %v)", lu.Shape(), b.Shape(), left)
-	}
-	out, err := broadcastBatch(op, lb, bb)
-	if err != nil {
-		return nil, err
-	}
-	le, err := expand(lu, shapeOf(out, n, n))
-	if err != nil {
-		return nil, err
-	}
-	be, err := expand(b, shapeOf(out, br, bc))
+	out, le, be, err := expandBatches(op, lu, b)
 	if err != nil {
 		return nil, err
 	}

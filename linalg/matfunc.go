@@ -184,13 +184,7 @@ func MatrixPowerOp(k int) cr.Op[*tensor.Dense] {
 		}
 		return acc
 	})
-	return checked(body, func(x []*tensor.Dense) error {
-		if err := checkInputs("matrix_power", x, 1); err != nil {
-			return err
-		}
-		_, _, _, err := square("matrix_power", "A", x[0])
-		return err
-	})
+	return checked(body, 1, squareMatrices("matrix_power"))
 }
 
 // MatrixPower is MatrixPowerOp without a tape.

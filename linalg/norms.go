@@ -320,11 +320,8 @@ func MatrixNormOp(ord MatrixOrd, rows, cols int, keepdim bool) cr.Op[*tensor.Den
 		}
 		return y
 	})
-	return checked(body, func(x []*tensor.Dense) error {
+	return checked(body, 1, func(x []*tensor.Dense) error {
 		const op = "matrix_norm"
-		if err := checkInputs(op, x, 1); err != nil {
-			return err
-		}
 		switch ord {
 		case OrdFro, OrdNuc, Ord1, OrdNeg1, Ord2, OrdNeg2, OrdInf, OrdNegInf:
 		default:
@@ -398,11 +395,8 @@ func CondOp(ord MatrixOrd) cr.Op[*tensor.Dense] {
 		ni := t.Apply(MatrixNormOp(ord, -2, -1, false), t.Apply(InvOp(), x[0]))
 		return mul(t, na, ni)
 	})
-	return checked(body, func(x []*tensor.Dense) error {
+	return checked(body, 1, func(x []*tensor.Dense) error {
 		const op = "cond"
-		if err := checkInputs(op, x, 1); err != nil {
-			return err
-		}
 		switch ord {
 		case Ord2, OrdNeg2:
 			_, _, m, n, err := batchShape(op, "A", x[0])

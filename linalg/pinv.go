@@ -236,11 +236,8 @@ func LstsqOp() cr.MultiOp[*tensor.Dense] {
 		flat := t.Apply(permute.ReshapeOp(-1), sol)
 		return []cr.NodeID{sol, narrow(t, flat, 0, 0, 0)}
 	})
-	return checkedMulti(body, func(x []*tensor.Dense) error {
+	return checkedMulti(body, 2, func(x []*tensor.Dense) error {
 		const op = "lstsq"
-		if err := checkInputs(op, x, 2); err != nil {
-			return err
-		}
 		ab, _, m, _, err := batchShape(op, "A", x[0])
 		if err != nil {
 			return err
@@ -263,10 +260,4 @@ func LstsqOp() cr.MultiOp[*tensor.Dense] {
 }
 
 // Lstsq is LstsqOp without a tape: it returns the solution and the residuals.
-func Lstsq(a, b *tensor.Dense) (x, residuals *tensor.Dense, err error) {
-	ys, err := evalMulti(LstsqOp(), a, b)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ys[0], ys[1], nil
-}
+func Lstsq(a, b *tensor.Dense) (x, residuals *tensor.Dense, err error) { return eval2(LstsqOp(), a, b) }

@@ -2,7 +2,6 @@ package linalg
 
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -34,28 +33,25 @@ import (
 // rules follow. A rank-deficient A (a zero on R's diagonal) gives infinite
 // derivatives, as in PyTorch.
 func QROp() cr.MultiOp[*tensor.Dense] {
-	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "qr", Space: space, Arity: 1, Outputs: 2,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			q, r, err := qrValues(x[0])
-			return []*tensor.Dense{q, r}, err
-		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+	return decomposition("qr", 2,
+		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(qrValues(a)) },
+		func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			q, r, qbar, rbar := y[0], y[1], ybar[0], ybar[1]
-			sh := shape(t, x[0])
+			sh := shape(t, a)
 			if sh == nil {
-				return []cr.NodeID{0}
+				return 0
 			}
 			m, n := sh[len(sh)-2], sh[len(sh)-1]
 			if m >= n {
-				return []cr.NodeID{qrPullbackTall(t, q, r, qbar, rbar)}
+				return qrPullbackTall(t, q, r, qbar, rbar)
 			}
 			u := narrow(t, r, -1, 0, m)
 			ubar, vbar := narrow(t, rbar, -1, 0, m), narrow(t, rbar, -1, m, n-m)
-			yy := narrow(t, x[0], -1, m, n-m)
+			yy := narrow(t, a, -1, m, n-m)
 			qbar2 := add(t, qbar, mm(t, yy, mH(t, vbar)))
 			xbar := qrPullbackTall(t, q, u, qbar2, ubar)
-			return []cr.NodeID{concat(t, -1, xbar, mm(t, q, vbar))}
-		}})
+			return concat(t, -1, xbar, mm(t, q, vbar))
+		})
 }
 
 // qrPullbackTall records (Qbar + Q copyltu(M)) R^-H, M = R Rbar^H - Qbar^H Q, for a
@@ -75,13 +71,7 @@ func qrPullbackTall(t *Tape, q, r, qbar, rbar cr.NodeID) cr.NodeID {
 }
 
 // QR is QROp without a tape.
-func QR(a *tensor.Dense) (q, r *tensor.Dense, err error) {
-	ys, err := evalMulti(QROp(), a)
-	if err != nil {
-		return nil, nil, err
-	}
-	return ys[0], ys[1], nil
-}
+func QR(a *tensor.Dense) (q, r *tensor.Dense, err error) { return eval2(QROp(), a) }
 
 func qrValues(a *tensor.Dense) (q, r *tensor.Dense, err error) {
 	const op = "qr"

@@ -18,6 +18,26 @@ func sameDType(op string, a, b *tensor.Dense) error {
 	return nil
 }
 
+// sidedOperands checks the operands of a solve with the batch of square matrices a
+// (named what) on the left (B [..., n, k]) or on the right (B [..., k, n]) of the
+// batch of right-hand sides b, of a's dtype, and returns a's batch dims, n and B's
+// matrix size br×bc.
+func sidedOperands(op, what string, a, b *tensor.Dense, left bool) (batch []int, n, br, bc int, err error) {
+	if batch, _, n, err = square(op, what, a); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	if _, _, br, bc, err = batchShape(op, "B", b); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	if err := sameDType(op, a, b); err != nil {
+		return nil, 0, 0, 0, err
+	}
+	if (left && br != n) || (!left && bc != n) {
+		return nil, 0, 0, 0, opErr(op, cr.ErrShapeMismatch, "%s is %v and B is %v (left = %v)", what, a.Shape(), b.Shape(), left)
+	}
+	return batch, n, br, bc, nil
+}
+
 // isVectorRHS reports whether b is a vector (or a batch of vectors) right-hand side
 // for the batch of square matrices a, by PyTorch's rule for linalg.solve: b has one
 // dim, or b's shape is a's without the last dim.
@@ -123,7 +143,7 @@ func Solve(a, b *tensor.Dense) (*tensor.Dense, error) { return eval(SolveOp(), a
 // from c.
 func solveValuesWith(c *luCache, a, b *tensor.Dense, adjoint bool) (*tensor.Dense, error) {
 	const op = "solve"
-	abatch, _, n, err := square(op, "A", a)
+	_, _, n, err := square(op, "A", a)
 	if err != nil {
 		return nil, err
 	}
@@ -140,22 +160,14 @@ func solveValuesWith(c *luCache, a, b *tensor.Dense, adjoint bool) (*tensor.Dens
 			return nil, err
 		}
 	}
-	bbatch, _, bn, k, err := batchShape(op, "B", bm)
+	_, _, bn, k, err := batchShape(op, "B", bm)
 	if err != nil {
 		return nil, err
 	}
 	if bn != n {
 		return nil, opErr(op, cr.ErrShapeMismatch, "A is %v and B is %v: B needs %d rows", a.Shape(), b.Shape(), n)
 	}
-	out, err := broadcastBatch(op, abatch, bbatch)
-	if err != nil {
-		return nil, err
-	}
-	ae, err := expand(a, shapeOf(out, n, n))
-	if err != nil {
-		return nil, err
-	}
-	be, err := expand(bm, shapeOf(out, n, k))
+	out, ae, be, err := expandBatches(op, a, bm)
 	if err != nil {
 		return nil, err
 	}

@@ -42,14 +42,11 @@ import (
 // U diag(Sbar) Vh, taken directly. An input with a NaN or infinite entry is an error
 // wrapping chainrules.ErrInvalidArgument.
 func SVDOp() cr.MultiOp[*tensor.Dense] {
-	def := core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: "svd", Space: space, Arity: 1, Outputs: 3,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			u, s, vh, err := svdValues(x[0], true)
-			return []*tensor.Dense{u, s, vh}, err
-		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{svdPullback(t, y[0], y[1], y[2], ybar[0], ybar[1], ybar[2])}
-		}})
+	def := decomposition("svd", 3,
+		func(a *tensor.Dense) ([]*tensor.Dense, error) { return triple(svdValues(a, true)) },
+		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+			return svdPullback(t, y[0], y[1], y[2], ybar[0], ybar[1], ybar[2])
+		})
 	return withFastPath(def, func(x, y, ybar []*tensor.Dense, has []bool) ([]*tensor.Dense, bool, error) {
 		if has[0] || has[2] {
 			return nil, false, svdCheckGauge(y, ybar, has)
@@ -118,13 +115,7 @@ func svdPullback(t *Tape, u, s, vh, gu, gs, gvh cr.NodeID) cr.NodeID {
 }
 
 // SVD is SVDOp without a tape.
-func SVD(a *tensor.Dense) (u, s, vh *tensor.Dense, err error) {
-	ys, err := evalMulti(SVDOp(), a)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return ys[0], ys[1], ys[2], nil
-}
+func SVD(a *tensor.Dense) (u, s, vh *tensor.Dense, err error) { return eval3(SVDOp(), a) }
 
 // SvdvalsOp returns the op of PyTorch's linalg.svdvals: the singular values of each
 // matrix of a float64 or complex128 batch [..., m, n], real and descending (shape
@@ -141,11 +132,8 @@ func SvdvalsOp() cr.Op[*tensor.Dense] {
 		_, s, _, err := svdValues(x[0], false)
 		return s, err
 	})
-	return checked(body, func(x []*tensor.Dense) error {
+	return checked(body, 1, func(x []*tensor.Dense) error {
 		const op = "svdvals"
-		if err := checkInputs(op, x, 1); err != nil {
-			return err
-		}
 		if _, _, _, _, err := batchShape(op, "A", x[0]); err != nil {
 			return err
 		}

@@ -46,11 +46,8 @@ type triSolveOp struct{ upper, left, unit bool }
 func (o triSolveOp) Name() string { return "solve_triangular" }
 
 func (o triSolveOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if err := checkInputs("solve_triangular", x, 2); err != nil {
+	if err := checkApply("solve_triangular", in, x, 2); err != nil {
 		return nil, nil, err
-	}
-	if len(in) != 2 {
-		return nil, nil, opErr("solve_triangular", cr.ErrInvalidArgument, "%d NodeIDs for 2 inputs", len(in))
 	}
 	y, err := o.solve(x[0], x[1], noTrans)
 	if err != nil {
@@ -63,29 +60,11 @@ func (o triSolveOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.
 // dims of A and B broadcast.
 func (o triSolveOp) solve(a, b *tensor.Dense, tr transKind) (*tensor.Dense, error) {
 	const op = "solve_triangular"
-	abatch, _, n, err := square(op, "A", a)
+	_, n, br, bc, err := sidedOperands(op, "A", a, b, o.left)
 	if err != nil {
 		return nil, err
 	}
-	bbatch, _, br, bc, err := batchShape(op, "B", b)
-	if err != nil {
-		return nil, err
-	}
-	if err := sameDType(op, a, b); err != nil {
-		return nil, err
-	}
-	if (o.left && br != n) || (!o.left && bc != n) {
-		return nil, opErr(op, cr.ErrShapeMismatch, "A is %v and B is %v (left = %v)", a.Shape(), b.Shape(), o.left)
-	}
-	out, err := broadcastBatch(op, abatch, bbatch)
-	if err != nil {
-		return nil, err
-	}
-	ae, err := expand(a, shapeOf(out, n, n))
-	if err != nil {
-		return nil, err
-	}
-	be, err := expand(b, shapeOf(out, br, bc))
+	_, ae, be, err := expandBatches(op, a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -206,12 +185,45 @@ func prod(a, b *tensor.Dense, ha, hb bool) (*tensor.Dense, error) {
 	return einsum.Eval(sa+","+sb+"->...ik", a, b)
 }
 
-// cotangents returns Bbar and Abar (unprojected, unsummed) for the cotangent xbar.
+// bbar returns Bbar = op(T)^-H Xbar (left; right: Xbar op(T)^-H), not summed over
+// B's broadcast dims, for the cotangent xbar.
 func (r *triSolveRule) bbar(xbar *tensor.Dense) (*tensor.Dense, error) {
 	return r.o.solve(r.a, xbar, conjTrans)
 }
 
-// abar returns P(-Bbar X^H) (left) or P(-X^H Bbar) (right), summed to A's shape,
+// accAdd returns the sum acc + x, or x when acc is nil (no term yet).
+func accAdd(acc, x *tensor.Dense) (*tensor.Dense, error) {
+	if acc == nil {
+		return x, nil
+	}
+	return tensor.Add(acc, x)
+}
+
+// accSub returns the difference acc - x, or -x when acc is nil (no term yet).
+func accSub(acc, x *tensor.Dense) (*tensor.Dense, error) {
+	if acc == nil {
+		return tensor.Scale(x, -1), nil
+	}
+	return tensor.Sub(acc, x)
+}
+
+// cotangents returns, for the cotangent xbar, Bbar (as bbar does), Abar = P(-Bbar
+// X^H) (left; right: P(-X^H Bbar)) summed to A's shape, and Bbar summed to B's
+// shape.
+func (r *triSolveRule) cotangents(xbar *tensor.Dense) (bbar, abar, bsum *tensor.Dense, err error) {
+	if bbar, err = r.bbar(xbar); err != nil {
+		return nil, nil, nil, err
+	}
+	if abar, err = r.abarOf([2]*tensor.Dense{bbar, r.x}); err != nil {
+		return nil, nil, nil, err
+	}
+	if bsum, err = tensor.SumTo(bbar, r.bShape); err != nil {
+		return nil, nil, nil, err
+	}
+	return bbar, abar, bsum, nil
+}
+
+// abarOf returns P(-Bbar X^H) (left) or P(-X^H Bbar) (right), summed to A's shape,
 // for the product terms (bbar, x) given.
 func (r *triSolveRule) abarOf(terms ...[2]*tensor.Dense) (*tensor.Dense, error) {
 	var acc *tensor.Dense
@@ -226,9 +238,7 @@ func (r *triSolveRule) abarOf(terms ...[2]*tensor.Dense) (*tensor.Dense, error) 
 		if err != nil {
 			return nil, err
 		}
-		if acc == nil {
-			acc = p
-		} else if acc, err = tensor.Add(acc, p); err != nil {
+		if acc, err = accAdd(acc, p); err != nil {
 			return nil, err
 		}
 	}
@@ -240,15 +250,7 @@ func (r *triSolveRule) abarOf(terms ...[2]*tensor.Dense) (*tensor.Dense, error) 
 }
 
 func (r *triSolveRule) Pullback(xbar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	bbar, err := r.bbar(xbar)
-	if err != nil {
-		return dst, err
-	}
-	abar, err := r.abarOf([2]*tensor.Dense{bbar, r.x})
-	if err != nil {
-		return dst, err
-	}
-	bsum, err := tensor.SumTo(bbar, r.bShape)
+	_, abar, bsum, err := r.cotangents(xbar)
 	if err != nil {
 		return dst, err
 	}
@@ -280,9 +282,7 @@ func (r *triSolveRule) xdot(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dens
 		if err != nil {
 			return nil, false, err
 		}
-		if rhs == nil {
-			rhs = tensor.Scale(ta, -1)
-		} else if rhs, err = tensor.Sub(rhs, ta); err != nil {
+		if rhs, err = accSub(rhs, ta); err != nil {
 			return nil, false, err
 		}
 	}
@@ -304,15 +304,7 @@ func (r *triSolveRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*
 }
 
 func (r *triSolveRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	bbar, err := r.bbar(ct.Value)
-	if err != nil {
-		return dst, err
-	}
-	abar, err := r.abarOf([2]*tensor.Dense{bbar, r.x})
-	if err != nil {
-		return dst, err
-	}
-	bsum, err := tensor.SumTo(bbar, r.bShape)
+	bbar, abar, bsum, err := r.cotangents(ct.Value)
 	if err != nil {
 		return dst, err
 	}
@@ -331,9 +323,7 @@ func (r *triSolveRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf
 		if err != nil {
 			return dst, err
 		}
-		if rhs == nil {
-			rhs = tensor.Scale(tb, -1)
-		} else if rhs, err = tensor.Sub(rhs, tb); err != nil {
+		if rhs, err = accSub(rhs, tb); err != nil {
 			return dst, err
 		}
 	}

@@ -20,13 +20,7 @@ func TraceOp() cr.Op[*tensor.Dense] {
 	body := core.Composite("trace", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		return t.Apply(einsum.Op("...ii->..."), x[0])
 	})
-	return checked(body, func(x []*tensor.Dense) error {
-		if err := checkInputs("trace", x, 1); err != nil {
-			return err
-		}
-		_, _, _, err := square("trace", "A", x[0])
-		return err
-	})
+	return checked(body, 1, squareMatrices("trace"))
 }
 
 // Trace is TraceOp without a tape.
@@ -70,11 +64,8 @@ func CrossOp(axis int) cr.Op[*tensor.Dense] {
 		}
 		return concat(t, ax, c[0], c[1], c[2])
 	})
-	return checked(body, func(x []*tensor.Dense) error {
+	return checked(body, 2, func(x []*tensor.Dense) error {
 		const op = "cross"
-		if err := checkInputs(op, x, 2); err != nil {
-			return err
-		}
 		bs, ax, err := broadcastAxis(op, x[0], x[1], axis)
 		if err != nil {
 			return err
@@ -102,10 +93,7 @@ func VecdotOp(axis int) cr.Op[*tensor.Dense] {
 		ax := normAxis(axis, len(bs))
 		return t.Apply(reduce.SumOp([]int{ax}, false), mul(t, conj(t, x[0]), x[1]))
 	})
-	return checked(body, func(x []*tensor.Dense) error {
-		if err := checkInputs("vecdot", x, 2); err != nil {
-			return err
-		}
+	return checked(body, 2, func(x []*tensor.Dense) error {
 		_, _, err := broadcastAxis("vecdot", x[0], x[1], axis)
 		return err
 	})
@@ -141,10 +129,7 @@ func VanderOp(n int) cr.Op[*tensor.Dense] {
 		}
 		return t.Apply(index.StackOp(-1), pw...)
 	})
-	return checked(body, func(x []*tensor.Dense) error {
-		if err := checkInputs("vander", x, 1); err != nil {
-			return err
-		}
+	return checked(body, 1, func(x []*tensor.Dense) error {
 		if n <= 0 && x[0].Rank() > 0 && x[0].Shape()[x[0].Rank()-1] == 0 {
 			return opErr("vander", cr.ErrInvalidArgument, "the number of columns is 0")
 		}
@@ -175,11 +160,8 @@ func TensorinvOp(ind int) cr.Op[*tensor.Dense] {
 		m := t.Apply(permute.ReshapeOp(prodOf(rows), prodOf(cols)), x[0])
 		return t.Apply(permute.ReshapeOp(append(slices.Clone(cols), rows...)...), t.Apply(InvOp(), m))
 	})
-	return checked(body, func(x []*tensor.Dense) error {
+	return checked(body, 1, func(x []*tensor.Dense) error {
 		const op = "tensorinv"
-		if err := checkInputs(op, x, 1); err != nil {
-			return err
-		}
 		sh := x[0].Shape()
 		if ind <= 0 || ind > len(sh) {
 			return opErr(op, cr.ErrInvalidArgument, "ind %d out of range for shape %v", ind, sh)
@@ -218,11 +200,8 @@ func TensorsolveOp(dims []int) cr.Op[*tensor.Dense] {
 		sol := t.Apply(SolveOp(), m, t.Apply(permute.ReshapeOp(prodOf(bs)), x[1]))
 		return t.Apply(permute.ReshapeOp(slices.Clone(xs)...), sol)
 	})
-	return checked(body, func(x []*tensor.Dense) error {
+	return checked(body, 2, func(x []*tensor.Dense) error {
 		const op = "tensorsolve"
-		if err := checkInputs(op, x, 2); err != nil {
-			return err
-		}
 		sh := x[0].Shape()
 		if len(dims) > 0 {
 			if _, err := normAxes(op, dims, len(sh)); err != nil {
@@ -300,11 +279,8 @@ func HouseholderProductOp() cr.Op[*tensor.Dense] {
 		}
 		return scale(t, q, 1)
 	})
-	return checked(body, func(x []*tensor.Dense) error {
+	return checked(body, 2, func(x []*tensor.Dense) error {
 		const op = "householder_product"
-		if err := checkInputs(op, x, 2); err != nil {
-			return err
-		}
 		ab, _, m, n, err := batchShape(op, "A", x[0])
 		if err != nil {
 			return err

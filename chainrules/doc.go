@@ -41,6 +41,10 @@
 // of all outputs at once (absent ones marked, never materialised), with the optional
 // [MultiForwardRule] and [MultiSecondOrderRule].
 //
+// A pullback that touches a few rows of a large input (an embedding lookup) can
+// also give its terms row by row ([RowPullbackRule], with a [RowSpace]): the engine
+// keeps those rows apart and builds a dense cotangent only where one is needed.
+//
 // # Naming
 //
 // Op packages follow one scheme. An op without parameters is a variable named after

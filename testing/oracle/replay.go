@@ -236,6 +236,24 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 	}
 	var errs []error
 	first, second := *c.Comparison.FirstOrder, c.Comparison.SecondOrder
+	// compareInputs compares the per-input values got (zero for an input it leaves
+	// out) with the references of the inputs refs has.
+	compareInputs := func(what string, got *core.Gradients[*tensor.Dense], refs Tensors, tol Tolerance) {
+		for k, in := range c.Inputs {
+			ref, ok := refs.Get(in.Name)
+			if !ok {
+				continue
+			}
+			v, has := got.Of(ids[k])
+			if !has {
+				x, _ := tape.Value(ids[k])
+				v = tensor.Space{}.Zero(x)
+			}
+			if err := compare(what+" "+in.Name, v, ref, tol); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, err))
+			}
+		}
+	}
 
 	// J v by a forward sweep.
 	tan, ferr := tape.ForwardTangents(seeds)
@@ -261,20 +279,7 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 	if err != nil {
 		errs = append(errs, fmt.Errorf("%s: vjp: %w", where, err))
 	} else {
-		for k, in := range c.Inputs {
-			ref, ok := p.PyTorch.VJP.Get(in.Name)
-			if !ok {
-				continue
-			}
-			g, has := grads.Of(ids[k])
-			if !has {
-				x, _ := tape.Value(ids[k])
-				g = tensor.Space{}.Zero(x)
-			}
-			if err := compare("vjp "+in.Name, g, ref, first); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", where, err))
-			}
-		}
+		compareInputs("vjp", grads, p.PyTorch.VJP, first)
 	}
 
 	// H_phi v with phi(x) = Re<ybar, f(x)>: second-order sweep seeded with (ybar, 0).
@@ -292,20 +297,7 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 		case err != nil:
 			errs = append(errs, fmt.Errorf("%s: hvp: %w", where, err))
 		default:
-			for k, in := range c.Inputs {
-				ref, ok := p.PyTorch.HVP.Get(in.Name)
-				if !ok {
-					continue
-				}
-				h, has := gt.Of(ids[k])
-				if !has {
-					x, _ := tape.Value(ids[k])
-					h = tensor.Space{}.Zero(x)
-				}
-				if err := compare("hvp "+in.Name, h, ref, *second); err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", where, err))
-				}
-			}
+			compareInputs("hvp", gt, p.PyTorch.HVP, *second)
 		}
 	}
 	return errors.Join(errs...)

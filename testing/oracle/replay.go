@@ -255,14 +255,23 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 		}
 	}
 
+	// failed reports whether the sweep what failed with err, and records why: as
+	// unchecked (what: reason) if err wraps unsupported, as an error otherwise.
+	failed := func(what string, err, unsupported error, reason string) bool {
+		switch {
+		case err == nil:
+			return false
+		case unsupported != nil && errors.Is(err, unsupported):
+			rep.Unchecked[what+": "+reason]++
+		default:
+			errs = append(errs, fmt.Errorf("%s: %s: %w", where, what, err))
+		}
+		return true
+	}
+
 	// J v by a forward sweep.
 	tan, ferr := tape.ForwardTangents(seeds)
-	switch {
-	case ferr != nil && errors.Is(ferr, cr.ErrNoRule):
-		rep.Unchecked["jvp: no forward rule"]++
-	case ferr != nil:
-		errs = append(errs, fmt.Errorf("%s: jvp: %w", where, ferr))
-	default:
+	if !failed("jvp", ferr, cr.ErrNoRule, "no forward rule") {
 		if ref, ok := p.PyTorch.JVP.Get("value"); ok {
 			ydot, has := tan.Of(out)
 			if !has {
@@ -275,10 +284,7 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 	}
 
 	// J* ybar by a backward sweep.
-	grads, err := tape.BackwardSeed(out, ybar)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("%s: vjp: %w", where, err))
-	} else {
+	if grads, err := tape.BackwardSeed(out, ybar); !failed("vjp", err, nil, "") {
 		compareInputs("vjp", grads, p.PyTorch.VJP, first)
 	}
 
@@ -291,12 +297,7 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 		rep.Unchecked["hvp: no forward tangents"]++
 	default:
 		_, gt, err := tape.BackwardWithTangentsSeed(out, cr.Dual[*tensor.Dense]{Value: ybar}, tan)
-		switch {
-		case err != nil && errors.Is(err, cr.ErrHVPNotSupported):
-			rep.Unchecked["hvp: second-order rule not supported"]++
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s: hvp: %w", where, err))
-		default:
+		if !failed("hvp", err, cr.ErrHVPNotSupported, "second-order rule not supported") {
 			compareInputs("hvp", gt, p.PyTorch.HVP, *second)
 		}
 	}

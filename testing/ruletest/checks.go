@@ -375,12 +375,9 @@ func (c *checker[V]) checkRepeat() {
 		c.fail(CheckRepeat, "", pbName+" failed", err)
 		return
 	}
-	for k := range c.inputs {
-		if f := c.compareVec(again[k], first[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Input, f.Detail = c.label(k), pbName+" gave a different cotangent on a later call with the same ybar: "+f.Detail
-			c.add(CheckRepeat, "", f)
-			return
-		}
+	if f := c.compareInputs(again, first, pbName+" gave a different cotangent on a later call with the same ybar: "); f != nil {
+		c.add(CheckRepeat, "", f)
+		return
 	}
 	dirs, present := c.joint()
 	other, _ := c.joint()
@@ -417,12 +414,9 @@ func (c *checker[V]) checkRepeat() {
 			c.fail(CheckRepeat, "", soName+" failed", err)
 			return
 		}
-		for k := range c.inputs {
-			if f := c.compareVec(b[k], a[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-				f.Input, f.Detail = c.label(k), soName+" gave a different tangent on a later call with the same arguments: "+f.Detail
-				c.add(CheckRepeat, "", f)
-				return
-			}
+		if f := c.compareInputs(b, a, soName+" gave a different tangent on a later call with the same arguments: "); f != nil {
+			c.add(CheckRepeat, "", f)
+			return
 		}
 	}
 	c.pass(CheckRepeat, "")

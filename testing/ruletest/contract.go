@@ -52,14 +52,11 @@ func (c *checker[V]) checkAbsent() {
 		c.fail(CheckAbsentOutputs, "", pbName+" failed", err)
 		return
 	}
-	for k := range c.inputs {
-		if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Input = c.label(k)
-			f.Detail = fmt.Sprintf("%s read the cotangent of %v, which has[m] marks absent: its result changed when those slots held garbage instead of zero; %s",
-				pbName, names, f.Detail)
-			c.add(CheckAbsentOutputs, "", f)
-			return
-		}
+	what := fmt.Sprintf("%s read the cotangent of %v, which has[m] marks absent: its result changed when those slots held garbage instead of zero; ",
+		pbName, names)
+	if f := c.compareInputs(got, want, what); f != nil {
+		c.add(CheckAbsentOutputs, "", f)
+		return
 	}
 	if sr, ok := r.second(); ok {
 		dirs, present := c.joint()
@@ -86,14 +83,11 @@ func (c *checker[V]) checkAbsent() {
 			c.fail(CheckAbsentOutputs, "", soName+" failed", err)
 			return
 		}
-		for k := range c.inputs {
-			if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-				f.Input = c.label(k)
-				f.Detail = fmt.Sprintf("%s read the cotangent pair of %v, which has[m] marks absent: its tangent changed when those slots held garbage instead of zero; %s",
-					soName, names, f.Detail)
-				c.add(CheckAbsentOutputs, "", f)
-				return
-			}
+		what := fmt.Sprintf("%s read the cotangent pair of %v, which has[m] marks absent: its tangent changed when those slots held garbage instead of zero; ",
+			soName, names)
+		if f := c.compareInputs(got, want, what); f != nil {
+			c.add(CheckAbsentOutputs, "", f)
+			return
 		}
 	}
 	c.pass(CheckAbsentOutputs, "")
@@ -324,13 +318,10 @@ func (c *checker[V]) checkRetain() {
 		c.fail(CheckRetain, "", pbName+" failed after the caller overwrote the slices it passed to Apply", err)
 		return
 	}
-	detail := "%s differs from a fresh rule's after the caller overwrote the elements of the slice x it passed to Apply: the rule keeps the slice x instead of its elements; %s"
-	for k := range c.inputs {
-		if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Input, f.Detail = c.label(k), fmt.Sprintf(detail, pbName, f.Detail)
-			c.add(CheckRetain, "", f)
-			return
-		}
+	const differs = " differs from a fresh rule's after the caller overwrote the elements of the slice x it passed to Apply: the rule keeps the slice x instead of its elements; "
+	if f := c.compareInputs(got, want, pbName+differs); f != nil {
+		c.add(CheckRetain, "", f)
+		return
 	}
 	if _, ok := r.second(); ok {
 		dirs, present := c.joint()
@@ -345,12 +336,9 @@ func (c *checker[V]) checkRetain() {
 			c.fail(CheckRetain, "", soName+" failed after the caller overwrote the slices it passed to Apply", err)
 			return
 		}
-		for k := range c.inputs {
-			if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-				f.Input, f.Detail = c.label(k), fmt.Sprintf(detail, soName, f.Detail)
-				c.add(CheckRetain, "", f)
-				return
-			}
+		if f := c.compareInputs(got, want, soName+differs); f != nil {
+			c.add(CheckRetain, "", f)
+			return
 		}
 	}
 	c.pass(CheckRetain, "")

@@ -863,6 +863,19 @@ func (c *checker[V]) jointI(dirs []V, present []bool) ([]V, bool) {
 	return out, any
 }
 
+// compareInputs compares got[k] with want[k] for every input k at the exact
+// tolerance, as compareVec does, and returns the first difference, labelled with its
+// input and its Detail prefixed with what; nil if they agree.
+func (c *checker[V]) compareInputs(got, want []V, what string) *Failure {
+	for k := range c.inputs {
+		if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+			f.Input, f.Detail = c.label(k), what+f.Detail
+			return f
+		}
+	}
+	return nil
+}
+
 // compareVec compares the rule's value got with the reference want:
 // |got_i - want_i| <= atol + rtol * max(||got||_inf, ||want||_inf, floor), naming
 // the worst element. floor is a known bound on the size of the terms want was

@@ -126,12 +126,10 @@ func (c *checker[V]) checkStructure(r anyRule[V]) {
 	}
 	ybar := c.unitOut()
 	var xbar []V
-	var cs []cr.Contribution[V]
-	if err := protect(func() error {
-		var e error
-		cs, e = r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
-		return e
-	}); err != nil {
+	cs, err := protected(func() ([]cr.Contribution[V], error) {
+		return r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
+	})
+	if err != nil {
 		bad(pbName+" failed", err)
 	} else {
 		nodes, vals := make([]cr.NodeID, len(cs)), make([][]V, len(cs))
@@ -164,12 +162,10 @@ func (c *checker[V]) checkStructure(r anyRule[V]) {
 	}
 	if sr, ok := r.second(); ok {
 		ct := c.dualOut(c.cloneOut(ybar), c.unitOut())
-		var dcs []cr.DualContribution[V]
-		if err := protect(func() error {
-			var e error
-			dcs, e = sr(ct, c.sel.has(), c.tangentOf(dirs, present), nil)
-			return e
-		}); err != nil {
+		dcs, err := protected(func() ([]cr.DualContribution[V], error) {
+			return sr(ct, c.sel.has(), c.tangentOf(dirs, present), nil)
+		})
+		if err != nil {
 			bad(soName+" failed", err)
 		} else {
 			nodes, vals := make([]cr.NodeID, len(dcs)), make([][]V, len(dcs))
@@ -256,11 +252,9 @@ func (c *checker[V]) checkMutation() {
 	for k, x := range c.inputs {
 		xs[k] = keep(fmt.Sprintf("input x%d", k), c.space.Clone(x))
 	}
-	var r anyRule[V]
-	err := protect(func() error {
-		var e error
-		_, r, e = c.sub.apply(slices.Clone(c.ids), xs)
-		return e
+	r, err := protected(func() (anyRule[V], error) {
+		_, r, e := c.sub.apply(slices.Clone(c.ids), xs)
+		return r, e
 	})
 	if err != nil {
 		c.fail(CheckMutation, "", "Apply failed", err)

@@ -70,10 +70,8 @@ func (c *checker[V]) checkAbsent() {
 				bad[m] = cr.Dual[V]{Value: vals[m], Tangent: tans[m], HasTangent: true}
 			}
 			var dcs []cr.DualContribution[V]
-			err = protect(func() error {
-				var e error
-				dcs, e = sr(bad, c.sel.has(), c.tangentOf(dirs, present), nil)
-				return e
+			dcs, err = protected(func() ([]cr.DualContribution[V], error) {
+				return sr(bad, c.sel.has(), c.tangentOf(dirs, present), nil)
 			})
 			if err == nil {
 				_, got, err = c.collectDual(dcs)
@@ -96,11 +94,8 @@ func (c *checker[V]) checkAbsent() {
 // callPullback runs r's pullback on exactly the slice ybar (absent slots included)
 // with the round's has.
 func (c *checker[V]) callPullback(r anyRule[V], ybar []V) ([]V, error) {
-	var cs []cr.Contribution[V]
-	err := protect(func() error {
-		var e error
-		cs, e = r.pullback(ybar, c.sel.has(), nil)
-		return e
+	cs, err := protected(func() ([]cr.Contribution[V], error) {
+		return r.pullback(ybar, c.sel.has(), nil)
 	})
 	if err != nil {
 		return nil, err
@@ -196,12 +191,10 @@ func (c *checker[V]) maskedOne(mop cr.MaskedOp[V], need []bool) *Failure {
 	if err != nil {
 		return &Failure{Detail: "Pullback of Apply's rule failed", Err: err}
 	}
-	var cs []cr.Contribution[V]
-	if err := protect(func() error {
-		var e error
-		cs, e = sr.Pullback(c.space.Clone(ybar[0]), nil)
-		return e
-	}); err != nil {
+	cs, err := protected(func() ([]cr.Contribution[V], error) {
+		return sr.Pullback(c.space.Clone(ybar[0]), nil)
+	})
+	if err != nil {
 		return &Failure{Detail: what + ": Pullback failed", Err: err}
 	}
 	count := make([]int, len(c.inputs))
@@ -273,12 +266,11 @@ func (c *checker[V]) checkRetain() {
 	for k, x := range c.inputs {
 		xs[k] = c.space.Clone(x)
 	}
-	var r anyRule[V]
-	if err := protect(func() error {
-		var e error
-		_, r, e = c.sub.apply(in, xs)
-		return e
-	}); err != nil {
+	r, err := protected(func() (anyRule[V], error) {
+		_, r, e := c.sub.apply(in, xs)
+		return r, e
+	})
+	if err != nil {
 		c.fail(CheckRetain, "", "Apply failed", err)
 		return
 	}
@@ -368,12 +360,10 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 		if k.Pullback == nil {
 			return nil, false, nil
 		}
-		var want []V
-		if err := protect(func() error {
-			var e error
-			want, e = k.Pullback(c.space.Clone(ybar))
-			return e
-		}); err != nil {
+		want, err := protected(func() ([]V, error) {
+			return k.Pullback(c.space.Clone(ybar))
+		})
+		if err != nil {
 			return nil, false, &Failure{Detail: "Kink.Pullback failed", Err: err}
 		}
 		return want, true, nil
@@ -422,12 +412,10 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 				if err != nil {
 					return &Failure{Detail: "ForwardTangents failed", Err: err}
 				}
-				var want V
-				if err := protect(func() error {
-					var e error
-					want, e = k.JVP(slices.Clone(full))
-					return e
-				}); err != nil {
+				want, err := protected(func() (V, error) {
+					return k.JVP(slices.Clone(full))
+				})
+				if err != nil {
 					return &Failure{Detail: "Kink.JVP failed", Err: err}
 				}
 				if f := c.compareVec(got[0], want, c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
@@ -460,12 +448,10 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 				if err != nil {
 					return &Failure{Detail: "PullbackWithTangents failed", Err: err}
 				}
-				var want []V
-				if err := protect(func() error {
-					var e error
-					want, e = k.SecondOrder(c.space.Clone(ybar[0]), c.space.Clone(ybardot[0]), slices.Clone(full))
-					return e
-				}); err != nil {
+				want, err := protected(func() ([]V, error) {
+					return k.SecondOrder(c.space.Clone(ybar[0]), c.space.Clone(ybardot[0]), slices.Clone(full))
+				})
+				if err != nil {
 					return &Failure{Detail: "Kink.SecondOrder failed", Err: err}
 				}
 				if f := compare(got, want, fmt.Sprintf("PullbackWithTangents tangent (got) vs documented Kink.SecondOrder (want), direction %d,", d)); f != nil {

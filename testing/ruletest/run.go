@@ -156,6 +156,17 @@ func protect(f func() error) (err error) {
 	return f()
 }
 
+// protected is protect for a function with a result: f's result and error, or the
+// zero T and the panic as an error.
+func protected[T any](f func() (T, error)) (v T, err error) {
+	err = protect(func() error {
+		var e error
+		v, e = f()
+		return e
+	})
+	return v, err
+}
+
 // checker holds the state of one run: the op, its inputs and the resolved settings.
 type checker[V any] struct {
 	space  cr.Space[V]
@@ -557,11 +568,8 @@ func (c *checker[V]) pullback(ybar []V) ([]V, error) {
 }
 
 func (c *checker[V]) pullbackOf(r anyRule[V], ybar []V) ([]V, error) {
-	var cs []cr.Contribution[V]
-	err := protect(func() error {
-		var e error
-		cs, e = r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
-		return e
+	cs, err := protected(func() ([]cr.Contribution[V], error) {
+		return r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
 	})
 	if err != nil {
 		return nil, err
@@ -638,11 +646,8 @@ func (c *checker[V]) secondOf(r anyRule[V], ct []cr.Dual[V], dirs []V, present [
 			cp[m].Tangent = c.space.Clone(d.Tangent)
 		}
 	}
-	var dcs []cr.DualContribution[V]
-	err = protect(func() error {
-		var e error
-		dcs, e = sr(cp, c.sel.has(), c.tangentOf(dirs, present), nil)
-		return e
+	dcs, err := protected(func() ([]cr.DualContribution[V], error) {
+		return sr(cp, c.sel.has(), c.tangentOf(dirs, present), nil)
 	})
 	if err != nil {
 		return nil, nil, err

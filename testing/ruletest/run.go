@@ -287,10 +287,30 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 			c.guard(CheckAdjointFD, c.checkAdjointFD)
 			c.guard(CheckJacobian, c.checkJacobian)
 		}
-		c.guard(CheckForwardFD, func() { c.checkForward(rule, noFD) })
-		c.guard(CheckSecondOrderFD, func() { c.checkSecondOrder(rule, noFD) })
+		fIface, sIface := c.sub.interfaceNames()
+		if _, ok := rule.forward(); !c.skipUnimplemented(ok, fIface, noFD, CheckForwardFD, CheckForwardAdjoint) {
+			c.guard(CheckForwardFD, func() { c.checkForward(rule, noFD) })
+		}
+		if _, ok := rule.second(); !c.skipUnimplemented(ok, sIface, noFD, CheckSecondOrderFD, CheckHessianSymmetry) {
+			c.guard(CheckSecondOrderFD, func() { c.checkSecondOrder(rule, noFD) })
+		}
 	}
 	return c.res
+}
+
+// skipUnimplemented skips the checks of an optional rule method that the rule does
+// not implement (interface iface), fd, its finite-difference check, unless noFD
+// (then fd does not run at all), and other, and reports whether it did.
+func (c *checker[V]) skipUnimplemented(implemented bool, iface string, noFD bool, fd, other string) bool {
+	if implemented {
+		return false
+	}
+	why := "the rule does not implement " + iface
+	if !noFD {
+		c.skip(fd, "", why)
+	}
+	c.skip(other, "", why)
+	return true
 }
 
 // guard runs one check, turning a panic of the checker itself (on a value of the
@@ -879,6 +899,16 @@ func (c *checker[V]) compareInputs(got, want []V, what string) *Failure {
 		}
 	}
 	return nil
+}
+
+// resultFailure is the failure of a call of method that returned the per-input
+// values got or err: "method failed" with err, or else compareInputs(got, want,
+// what). It is nil if the call succeeded and got agrees with want.
+func (c *checker[V]) resultFailure(method string, got, want []V, err error, what string) *Failure {
+	if err != nil {
+		return &Failure{Detail: method + " failed", Err: err}
+	}
+	return c.compareInputs(got, want, what)
 }
 
 // compareVec compares the rule's value got with the reference want:

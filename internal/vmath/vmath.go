@@ -151,12 +151,7 @@ func Tanh1(x float64) float64 {
 // Exp sets dst[i] = e^x[i] for i < len(dst); x must be at least as long.
 func Exp(dst, x []float64) {
 	x = x[:len(dst)]
-	n := 0
-	if k := impl.exp; k != nil && len(dst) >= 8 {
-		n = len(dst) &^ 7
-		k(&dst[0], &x[0], n, 0, 1)
-	}
-	for i := n; i < len(dst); i++ {
+	for i := expBlocks(impl.exp, dst, x, 0, 1); i < len(dst); i++ {
 		dst[i] = Exp1(x[i])
 	}
 }
@@ -165,12 +160,7 @@ func Exp(dst, x []float64) {
 // on their own.
 func ExpSubScale(dst, x []float64, m, c float64) {
 	x = x[:len(dst)]
-	n := 0
-	if k := impl.exp; k != nil && len(dst) >= 8 {
-		n = len(dst) &^ 7
-		k(&dst[0], &x[0], n, m, c)
-	}
-	for i := n; i < len(dst); i++ {
+	for i := expBlocks(impl.exp, dst, x, m, c); i < len(dst); i++ {
 		dst[i] = Exp1(x[i]-m) * c
 	}
 }
@@ -215,12 +205,7 @@ func SumExpSub(x []float64, m float64) float64 {
 // Tanh sets dst[i] = tanh x[i].
 func Tanh(dst, x []float64) {
 	x = x[:len(dst)]
-	n := 0
-	if k := impl.tanh; k != nil && len(dst) >= 8 {
-		n = len(dst) &^ 7
-		k(&dst[0], &x[0], n)
-	}
-	for i := n; i < len(dst); i++ {
+	for i := pairBlocks(impl.tanh, dst, x); i < len(dst); i++ {
 		dst[i] = Tanh1(x[i])
 	}
 }
@@ -313,12 +298,7 @@ func minInto4(m, x []float64) {
 // MaxInto sets acc[i] = max(acc[i], x[i]) (Go's built-in max).
 func MaxInto(acc, x []float64) {
 	x = x[:len(acc)]
-	n := 0
-	if k := impl.maxInto; k != nil && len(acc) >= 8 {
-		n = len(acc) &^ 7
-		k(&acc[0], &x[0], n)
-	}
-	for i := n; i < len(acc); i++ {
+	for i := pairBlocks(impl.maxInto, acc, x); i < len(acc); i++ {
 		if !(x[i] < acc[i]) { // see maxInto4
 			acc[i] = max(acc[i], x[i])
 		}
@@ -328,16 +308,36 @@ func MaxInto(acc, x []float64) {
 // MinInto sets acc[i] = min(acc[i], x[i]) (Go's built-in min).
 func MinInto(acc, x []float64) {
 	x = x[:len(acc)]
-	n := 0
-	if k := impl.minInto; k != nil && len(acc) >= 8 {
-		n = len(acc) &^ 7
-		k(&acc[0], &x[0], n)
-	}
-	for i := n; i < len(acc); i++ {
+	for i := pairBlocks(impl.minInto, acc, x); i < len(acc); i++ {
 		if !(x[i] > acc[i]) {
 			acc[i] = min(acc[i], x[i])
 		}
 	}
+}
+
+// expBlocks sets dst[i] = e^(x[i] - m) c with the exp kernel k of the
+// implementation in use for i < n = len(dst) rounded down to a multiple of 8, and
+// returns n (0 when k is nil, pure Go, or for fewer than 8 elements). x must be at
+// least as long as dst.
+func expBlocks(k func(dst, x *float64, n int, m, c float64), dst, x []float64, m, c float64) int {
+	if k == nil || len(dst) < 8 {
+		return 0
+	}
+	n := len(dst) &^ 7
+	k(&dst[0], &x[0], n, m, c)
+	return n
+}
+
+// pairBlocks runs the block kernel k of the implementation in use on dst[:n] and
+// x[:n], n = len(dst) rounded down to a multiple of 8, and returns n (0 when k is
+// nil, pure Go, or for fewer than 8 elements). x must be at least as long as dst.
+func pairBlocks(k func(dst, x *float64, n int), dst, x []float64) int {
+	if k == nil || len(dst) < 8 {
+		return 0
+	}
+	n := len(dst) &^ 7
+	k(&dst[0], &x[0], n)
+	return n
 }
 
 // kernels is one implementation: block kernels over n elements, n a positive

@@ -68,7 +68,7 @@ func (o viewOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 		return nil, nil, err
 	}
 	if prod(p.shape) == 0 {
-		p.srcOff = 0
+		p.srcOff = 0 // an empty view reads nothing: its offset may lie past x
 	}
 	p.dstSt = rowMajor(p.shape)
 	return newLinear(o.name, x, p.shape).withPieces([]piece{p}).run(in, x)

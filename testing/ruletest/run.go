@@ -298,9 +298,9 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 	return c.res
 }
 
-// skipUnimplemented skips the checks of an optional rule method that the rule does
-// not implement (interface iface), fd, its finite-difference check, unless noFD
-// (then fd does not run at all), and other, and reports whether it did.
+// skipUnimplemented reports whether the rule lacks an optional method (implemented
+// is false; iface names the method's interface) and if so skips the method's checks:
+// other, and fd, its finite-difference check, unless noFD (then fd does not run).
 func (c *checker[V]) skipUnimplemented(implemented bool, iface string, noFD bool, fd, other string) bool {
 	if implemented {
 		return false

@@ -7,12 +7,21 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// gatherOp is the "gather" family.
-type gatherOp struct {
+// axisIndex is the parameter of gather and scatter_add: an integer index tensor,
+// given by its row-major elements and its shape, along axis.
+type axisIndex struct {
 	axis  int
 	index []int
 	shape []int
 }
+
+// newAxisIndex returns the axisIndex of copies of index and shape.
+func newAxisIndex(axis int, index, shape []int) axisIndex {
+	return axisIndex{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
+}
+
+// gatherOp is the "gather" family.
+type gatherOp struct{ axisIndex }
 
 // GatherOp returns PyTorch's gather along axis with the integer index tensor given
 // by its row-major elements and its shape: the output has the index's shape and
@@ -29,7 +38,7 @@ type gatherOp struct {
 // (chainrules.RowPullbackRule) holding only the rows the index names; see
 // IndexSelectOp.
 func GatherOp(axis int, index []int, shape ...int) cr.Op[*tensor.Dense] {
-	return gatherOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
+	return gatherOp{newAxisIndex(axis, index, shape)}
 }
 
 // Gather gathers x along axis at the index of the given shape (see GatherOp).
@@ -44,7 +53,7 @@ func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
-	off, err := scatterOffsets(name, x[0].Shape(), o.axis, o.index, o.shape)
+	off, err := o.offsets(name, x[0].Shape())
 	if err != nil {
 		return nil, nil, err
 	}
@@ -65,49 +74,49 @@ func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 	return y, rowGather(rule, off, x[0].Shape(), o.shape, x[0].DType()), nil
 }
 
-// scatterOffsets validates an index of the given shape against a tensor of shape
-// xShape for gather/scatter along axis, and returns for every index element (in
-// row-major order) the row-major offset of the element of x it names.
-func scatterOffsets(name string, xShape []int, axis int, index, shape []int) ([]int, error) {
-	a, err := tensor.Axis(name, axis, len(xShape))
+// offsets validates the index against a tensor of shape xShape for op name, and
+// returns for every index element (in row-major order) the row-major offset of the
+// element of x it names.
+func (ix axisIndex) offsets(name string, xShape []int) ([]int, error) {
+	a, err := tensor.Axis(name, ix.axis, len(xShape))
 	if err != nil {
 		return nil, err
 	}
-	if len(shape) != len(xShape) {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: index of shape %v for a tensor of rank %d: ranks must match", name, shape, len(xShape))
+	if len(ix.shape) != len(xShape) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: index of shape %v for a tensor of rank %d: ranks must match", name, ix.shape, len(xShape))
 	}
-	for d, s := range shape {
+	for d, s := range ix.shape {
 		if s < 0 || (d != a && s > xShape[d]) {
-			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: index shape %v does not fit tensor shape %v on axis %d", name, shape, xShape, d)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: index shape %v does not fit tensor shape %v on axis %d", name, ix.shape, xShape, d)
 		}
 	}
-	if n, ok := checkedProd(shape); !ok || len(index) != n {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d indices do not fill index shape %v", name, len(index), shape)
+	if n, ok := checkedProd(ix.shape); !ok || len(ix.index) != n {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d indices do not fill index shape %v", name, len(ix.index), ix.shape)
 	}
 	rs := rowMajor(xShape)
-	off := make([]int, len(index))
-	if len(index) == 0 {
+	off := make([]int, len(ix.index))
+	if len(ix.index) == 0 {
 		return off, nil
 	}
 	n := xShape[a]
-	p := make([]int, len(shape))
+	p := make([]int, len(ix.shape))
 	base := 0 // sum over d != a of p_d * rs_d
-	for e, i := range index {
-		j, err := normIndex(name, axis, i, n)
+	for e, i := range ix.index {
+		j, err := normIndex(name, ix.axis, i, n)
 		if err != nil {
 			return nil, err
 		}
 		off[e] = base + j*rs[a]
-		for d := len(shape) - 1; d >= 0; d-- {
+		for d := len(ix.shape) - 1; d >= 0; d-- {
 			p[d]++
 			if d != a {
 				base += rs[d]
 			}
-			if p[d] < shape[d] {
+			if p[d] < ix.shape[d] {
 				break
 			}
 			if d != a {
-				base -= rs[d] * shape[d]
+				base -= rs[d] * ix.shape[d]
 			}
 			p[d] = 0
 		}
@@ -153,11 +162,7 @@ func scatterKernel[T tensor.Element](dst, src []T, off []int) {
 }
 
 // scatterAddOp is the "scatter_add" family.
-type scatterAddOp struct {
-	axis  int
-	index []int
-	shape []int
-}
+type scatterAddOp struct{ axisIndex }
 
 // ScatterAddOp returns PyTorch's scatter_add along axis with the integer index of
 // the given shape. Its inputs are base and src, src shaped like the index; the index
@@ -171,7 +176,7 @@ type scatterAddOp struct {
 // Mixed dtypes promote to complex128. Bad shapes or an index out of range is an error
 // wrapping ErrInvalidArgument or ErrShapeMismatch.
 func ScatterAddOp(axis int, index []int, shape ...int) cr.Op[*tensor.Dense] {
-	return scatterAddOp{axis: axis, index: slices.Clone(index), shape: slices.Clone(shape)}
+	return scatterAddOp{newAxisIndex(axis, index, shape)}
 }
 
 // ScatterAdd returns base with src added at the index (see ScatterAddOp).
@@ -189,7 +194,7 @@ func (o scatterAddOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, c
 	if !slices.Equal(x[1].Shape(), o.shape) {
 		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: src is %v, index is %v: they must match", name, x[1].Shape(), o.shape)
 	}
-	off, err := scatterOffsets(name, x[0].Shape(), o.axis, o.index, o.shape)
+	off, err := o.offsets(name, x[0].Shape())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,8 +9,12 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// concatOp is the "concat" family.
-type concatOp struct{ axis int }
+// joinOp is the "concat" family, or with stack set the "stack" family: a stack is
+// the concatenation of its inputs, each seen with a new axis of size 1 at axis.
+type joinOp struct {
+	axis  int
+	stack bool
+}
 
 // ConcatOp returns the op joining its inputs x_1, ..., x_n end to end along axis
 // (a negative axis counts from the end): every input has the same rank and the same
@@ -22,62 +26,12 @@ type concatOp struct{ axis int }
 // (its real part for a real input); tangent: the concatenation of the xdot_k.
 // No input, different ranks or mismatched dims is an error wrapping
 // ErrInvalidArgument or ErrShapeMismatch.
-func ConcatOp(axis int) cr.Op[*tensor.Dense] { return concatOp{axis: axis} }
+func ConcatOp(axis int) cr.Op[*tensor.Dense] { return joinOp{axis: axis} }
 
 // Concat joins xs along axis (see ConcatOp).
 func Concat(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) {
 	return cr.Eval(ConcatOp(axis), xs...)
 }
-
-func (concatOp) Name() string { return "concat" }
-
-func (o concatOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	const name = "concat"
-	if err := tensor.CheckInputs(name, x, -1); err != nil {
-		return nil, nil, err
-	}
-	first := x[0].Shape()
-	a, err := tensor.Axis(name, o.axis, len(first))
-	if err != nil {
-		return nil, nil, err
-	}
-	out := slices.Clone(first)
-	out[a] = 0
-	for k, v := range x {
-		s := v.Shape()
-		if len(s) != len(first) {
-			return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d has rank %d, input 0 has rank %d", name, k, len(s), len(first))
-		}
-		for j, d := range s {
-			if j != a && d != first[j] {
-				return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d is %v, input 0 is %v: they differ on axis %d, not only on the concatenation axis %d", name, k, s, first, j, o.axis)
-			}
-		}
-		n, ok := addSize(out[a], s[a])
-		if !ok {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: the result is too large: its concatenation axis %d has more elements than an int can count", name, o.axis)
-		}
-		out[a] = n
-	}
-	if err := checkOut(name, x, out); err != nil {
-		return nil, nil, err
-	}
-	ro := rowMajor(out)
-	ps := make([]piece, len(x))
-	at := 0
-	for k, v := range x {
-		s := v.Shape()
-		ps[k] = piece{input: k, shape: slices.Clone(s), srcSt: rowMajor(s), dstSt: ro}
-		if prod(s) > 0 {
-			ps[k].dstOff = at * ro[a]
-		}
-		at += s[a]
-	}
-	return newLinear(name, x, out).withPieces(ps).run(in, x)
-}
-
-// stackOp is the "stack" family.
-type stackOp struct{ axis int }
 
 // StackOp returns the op stacking its n inputs, all of the same shape, along a new
 // axis of size n inserted at position axis (0 <= axis <= rank; negative counts from
@@ -88,45 +42,103 @@ type stackOp struct{ axis int }
 // Mixed dtypes promote to complex128. Pullback: xbar_k = ybar[..., k, ...] (its real
 // part for a real input); tangent: the stack of the xdot_k. No input or different
 // shapes is an error wrapping ErrInvalidArgument or ErrShapeMismatch.
-func StackOp(axis int) cr.Op[*tensor.Dense] { return stackOp{axis: axis} }
+func StackOp(axis int) cr.Op[*tensor.Dense] { return joinOp{axis: axis, stack: true} }
 
 // Stack stacks xs along a new axis (see StackOp).
 func Stack(axis int, xs ...*tensor.Dense) (*tensor.Dense, error) {
 	return cr.Eval(StackOp(axis), xs...)
 }
 
-func (stackOp) Name() string { return "stack" }
+func (o joinOp) Name() string {
+	if o.stack {
+		return "stack"
+	}
+	return "concat"
+}
 
-func (o stackOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	const name = "stack"
+func (o joinOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	name := o.Name()
 	if err := tensor.CheckInputs(name, x, -1); err != nil {
 		return nil, nil, err
 	}
-	first := x[0].Shape()
-	a, err := tensor.Axis(name, o.axis, len(first)+1)
+	rank := x[0].Rank()
+	if o.stack {
+		rank++ // the new axis
+	}
+	a, err := tensor.Axis(name, o.axis, rank)
 	if err != nil {
 		return nil, nil, err
 	}
+	var shapes [][]int
+	var out []int
+	if o.stack {
+		shapes, out, err = stackShapes(name, x, a)
+	} else {
+		shapes, out, err = concatShapes(name, x, a, o.axis)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkOut(name, x, out); err != nil {
+		return nil, nil, err
+	}
+	ro := rowMajor(out)
+	ps := make([]piece, len(x))
+	at := 0
+	for k, s := range shapes {
+		ps[k] = piece{input: k, shape: slices.Clone(s), srcSt: rowMajor(s), dstSt: ro}
+		if prod(s) > 0 {
+			ps[k].dstOff = at * ro[a]
+		}
+		at += s[a]
+	}
+	return newLinear(name, x, out).withPieces(ps).run(in, x)
+}
+
+// concatShapes checks that the inputs of a concatenation along axis a (axis as the
+// caller gave it) have the same rank and the same dims off a, and returns their
+// shapes and the output's.
+func concatShapes(name string, x []*tensor.Dense, a, axis int) (shapes [][]int, out []int, err error) {
+	first := x[0].Shape()
+	out = slices.Clone(first)
+	out[a] = 0
+	shapes = make([][]int, len(x))
+	for k, v := range x {
+		s := v.Shape()
+		if len(s) != len(first) {
+			return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d has rank %d, input 0 has rank %d", name, k, len(s), len(first))
+		}
+		for j, d := range s {
+			if j != a && d != first[j] {
+				return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d is %v, input 0 is %v: they differ on axis %d, not only on the concatenation axis %d", name, k, s, first, j, axis)
+			}
+		}
+		n, ok := addSize(out[a], s[a])
+		if !ok {
+			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: the result is too large: its concatenation axis %d has more elements than an int can count", name, axis)
+		}
+		out[a] = n
+		shapes[k] = s
+	}
+	return shapes, out, nil
+}
+
+// stackShapes checks that the inputs of a stack along the new axis a have the same
+// shape, and returns that shape with a size-1 axis inserted at a, once per input
+// (their shapes as blocks of the output), and the output's shape.
+func stackShapes(name string, x []*tensor.Dense, a int) (shapes [][]int, out []int, err error) {
+	first := x[0].Shape()
 	for k, v := range x {
 		if !slices.Equal(v.Shape(), first) {
 			return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %d is %v, input 0 is %v", name, k, v.Shape(), first)
 		}
 	}
-	out := slices.Insert(slices.Clone(first), a, len(x))
-	if err := checkOut(name, x, out); err != nil {
-		return nil, nil, err
+	block := slices.Insert(slices.Clone(first), a, 1)
+	shapes = make([][]int, len(x))
+	for k := range shapes {
+		shapes[k] = block
 	}
-	ro := rowMajor(out)
-	dst := slices.Delete(slices.Clone(ro), a, a+1)
-	rs := rowMajor(first)
-	ps := make([]piece, len(x))
-	for k := range x {
-		ps[k] = piece{input: k, shape: slices.Clone(first), srcSt: rs, dstSt: dst}
-		if prod(first) > 0 {
-			ps[k].dstOff = k * ro[a]
-		}
-	}
-	return newLinear(name, x, out).withPieces(ps).run(in, x)
+	return shapes, slices.Insert(slices.Clone(first), a, len(x)), nil
 }
 
 // addSize returns a+b for sizes a, b >= 0, and false if the sum overflows int.

@@ -48,8 +48,31 @@ func (r Range) resolve(name string, axis, n int) (start, step, count int, err er
 	return start, step, count, nil
 }
 
-// sliceOp is the "slice" family.
-type sliceOp struct{ ranges []Range }
+// viewOp is an op whose output is a strided view of its one input, made
+// contiguous: the "slice", "narrow", "select", "diagonal" and "flip" families. view
+// returns that view of an input of the given shape, or an error if the op's
+// parameters do not fit the shape.
+type viewOp struct {
+	name string
+	view func(shape []int) (piece, error)
+}
+
+func (o viewOp) Name() string { return o.name }
+
+func (o viewOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	if err := tensor.CheckInputs(o.name, x, 1); err != nil {
+		return nil, nil, err
+	}
+	p, err := o.view(x[0].Shape())
+	if err != nil {
+		return nil, nil, err
+	}
+	if prod(p.shape) == 0 {
+		p.srcOff = 0 // an empty view reads nothing: its offset may lie past x
+	}
+	p.dstSt = rowMajor(p.shape)
+	return newLinear(o.name, x, p.shape).withPieces([]piece{p}).run(in, x)
+}
 
 // SliceOp returns the op x[r_0, r_1, ...]: ranges[k] applies to axis k and the axes
 // after the last range are kept whole. With start s_k, step t_k and count m_k per
@@ -61,48 +84,31 @@ type sliceOp struct{ ranges []Range }
 // ybar into a zero tensor shaped like x (xbar = S^T ybar), the tangent is the same
 // slice of xdot, and the second-order term vanishes. More ranges than axes or a
 // negative step is an error wrapping ErrInvalidArgument.
-func SliceOp(ranges ...Range) cr.Op[*tensor.Dense] { return sliceOp{ranges: slices.Clone(ranges)} }
+func SliceOp(ranges ...Range) cr.Op[*tensor.Dense] {
+	ranges = slices.Clone(ranges)
+	return viewOp{name: "slice", view: func(shape []int) (piece, error) {
+		if len(ranges) > len(shape) {
+			return piece{}, cr.Errorf(cr.ErrInvalidArgument, "slice: %d ranges for a tensor of rank %d", len(ranges), len(shape))
+		}
+		rs := rowMajor(shape)
+		p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
+		for k, r := range ranges {
+			start, step, count, err := r.resolve("slice", k, shape[k])
+			if err != nil {
+				return piece{}, err
+			}
+			p.shape[k] = count
+			p.srcOff += start * rs[k]
+			p.srcSt[k] = step * rs[k]
+		}
+		return p, nil
+	}}
+}
 
 // Slice returns x[ranges...] as a fresh tensor (see SliceOp).
 func Slice(x *tensor.Dense, ranges ...Range) (*tensor.Dense, error) {
 	return cr.Eval(SliceOp(ranges...), x)
 }
-
-func (sliceOp) Name() string { return "slice" }
-
-func (o sliceOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if err := tensor.CheckInputs("slice", x, 1); err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	if len(o.ranges) > len(shape) {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "slice: %d ranges for a tensor of rank %d", len(o.ranges), len(shape))
-	}
-	rs := rowMajor(shape)
-	p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
-	for k, r := range o.ranges {
-		start, step, count, err := r.resolve("slice", k, shape[k])
-		if err != nil {
-			return nil, nil, err
-		}
-		p.shape[k] = count
-		p.srcOff += start * rs[k]
-		p.srcSt[k] = step * rs[k]
-	}
-	return viewRule("slice", x[0], p).run(in, x)
-}
-
-// viewRule returns the rule of y = the strided view p of x, y contiguous.
-func viewRule(name string, x *tensor.Dense, p piece) *linear {
-	if prod(p.shape) == 0 {
-		p.srcOff = 0
-	}
-	p.dstSt = rowMajor(p.shape)
-	return newLinear(name, []*tensor.Dense{x}, p.shape).withPieces([]piece{p})
-}
-
-// narrowOp is the "narrow" family.
-type narrowOp struct{ axis, start, length int }
 
 // NarrowOp returns the op y = x[..., start:start+length, ...] along axis (PyTorch's
 // narrow): y keeps x's rank. A negative axis or start counts from the end. It is
@@ -110,32 +116,25 @@ type narrowOp struct{ axis, start, length int }
 // out of range, a negative length or start+length beyond the axis is an error
 // wrapping ErrInvalidArgument.
 func NarrowOp(axis, start, length int) cr.Op[*tensor.Dense] {
-	return narrowOp{axis: axis, start: start, length: length}
+	return viewOp{name: "narrow", view: func(shape []int) (piece, error) {
+		a, err := tensor.Axis("narrow", axis, len(shape))
+		if err != nil {
+			return piece{}, err
+		}
+		n, s := shape[a], start
+		if s < 0 {
+			s += n
+		}
+		if s < 0 || s > n || length < 0 || length > n-s {
+			return piece{}, cr.Errorf(cr.ErrInvalidArgument, "narrow: axis %d: start %d, length %d out of range for size %d", axis, start, length, n)
+		}
+		return axisRange(shape, a, s, length), nil
+	}}
 }
 
 // Narrow returns x narrowed to [start, start+length) along axis (see NarrowOp).
 func Narrow(x *tensor.Dense, axis, start, length int) (*tensor.Dense, error) {
 	return cr.Eval(NarrowOp(axis, start, length), x)
-}
-
-func (narrowOp) Name() string { return "narrow" }
-
-func (o narrowOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	const name = "narrow"
-	a, err := tensor.CheckUnary(name, x, o.axis)
-	if err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	n := shape[a]
-	start := o.start
-	if start < 0 {
-		start += n
-	}
-	if start < 0 || start > n || o.length < 0 || o.length > n-start {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: start %d, length %d out of range for size %d", name, o.axis, o.start, o.length, n)
-	}
-	return viewRule(name, x[0], axisRange(shape, a, start, o.length)).run(in, x)
 }
 
 // axisRange is the piece that reads [start, start+length) along axis a of a
@@ -147,45 +146,34 @@ func axisRange(shape []int, a, start, length int) piece {
 	return p
 }
 
-// selectOp is the "select" family.
-type selectOp struct{ axis, index int }
-
 // SelectOp returns the op y = x[..., index, ...] that drops axis at index (PyTorch's
 // select; NumPy's x[:, i]): y has rank r-1. A negative axis or index counts from the
 // end. Pullback: ybar placed in the slab index of a zero tensor shaped like x;
 // tangent: the same slab of xdot. An index out of range is an error wrapping
 // ErrInvalidArgument.
-func SelectOp(axis, index int) cr.Op[*tensor.Dense] { return selectOp{axis: axis, index: index} }
+func SelectOp(axis, index int) cr.Op[*tensor.Dense] {
+	return viewOp{name: "select", view: func(shape []int) (piece, error) {
+		a, err := tensor.Axis("select", axis, len(shape))
+		if err != nil {
+			return piece{}, err
+		}
+		i, err := normIndex("select", axis, index, shape[a])
+		if err != nil {
+			return piece{}, err
+		}
+		rs := rowMajor(shape)
+		return piece{
+			shape:  slices.Delete(slices.Clone(shape), a, a+1),
+			srcSt:  slices.Delete(slices.Clone(rs), a, a+1),
+			srcOff: i * rs[a],
+		}, nil
+	}}
+}
 
 // Select returns x with axis dropped at index (see SelectOp).
 func Select(x *tensor.Dense, axis, index int) (*tensor.Dense, error) {
 	return cr.Eval(SelectOp(axis, index), x)
 }
-
-func (selectOp) Name() string { return "select" }
-
-func (o selectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	const name = "select"
-	a, err := tensor.CheckUnary(name, x, o.axis)
-	if err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	i, err := normIndex(name, o.axis, o.index, shape[a])
-	if err != nil {
-		return nil, nil, err
-	}
-	rs := rowMajor(shape)
-	p := piece{
-		shape:  slices.Delete(slices.Clone(shape), a, a+1),
-		srcSt:  slices.Delete(slices.Clone(rs), a, a+1),
-		srcOff: i * rs[a],
-	}
-	return viewRule(name, x[0], p).run(in, x)
-}
-
-// diagonalOp is the "diagonal" family.
-type diagonalOp struct{ offset, axis1, axis2 int }
 
 // DiagonalOp returns the op taking the diagonal of x over axes axis1 and axis2, with
 // PyTorch's conventions: those two axes are removed and the diagonal becomes the
@@ -199,7 +187,47 @@ type diagonalOp struct{ offset, axis1, axis2 int }
 // diag_embed); tangent: the diagonal of xdot. Equal axes or an axis out of range is
 // an error wrapping ErrInvalidArgument; negative axes count from the end.
 func DiagonalOp(offset, axis1, axis2 int) cr.Op[*tensor.Dense] {
-	return diagonalOp{offset: offset, axis1: axis1, axis2: axis2}
+	const name = "diagonal"
+	return viewOp{name: name, view: func(shape []int) (piece, error) {
+		a1, err := tensor.Axis(name, axis1, len(shape))
+		if err != nil {
+			return piece{}, err
+		}
+		a2, err := tensor.Axis(name, axis2, len(shape))
+		if err != nil {
+			return piece{}, err
+		}
+		if a1 == a2 {
+			return piece{}, cr.Errorf(cr.ErrInvalidArgument, "%s: axis1 %d and axis2 %d are the same axis", name, axis1, axis2)
+		}
+		rs := rowMajor(shape)
+		// The diagonal starts at (r1, r2) on (axis1, axis2); an offset past the
+		// corner (compared without negating it, which could overflow) leaves it
+		// empty.
+		n1, n2 := shape[a1], shape[a2]
+		r1, r2, length := 0, 0, 0
+		switch {
+		case offset >= 0 && offset < n2:
+			r2 = offset
+			length = min(n1, n2-r2)
+		case offset < 0 && offset > -n1:
+			r1 = -offset
+			length = min(n1-r1, n2)
+		}
+		var p piece
+		for k, d := range shape {
+			if k != a1 && k != a2 {
+				p.shape = append(p.shape, d)
+				p.srcSt = append(p.srcSt, rs[k])
+			}
+		}
+		p.shape = append(p.shape, length)
+		p.srcSt = append(p.srcSt, rs[a1]+rs[a2])
+		if length > 0 {
+			p.srcOff = r1*rs[a1] + r2*rs[a2]
+		}
+		return p, nil
+	}}
 }
 
 // Diagonal returns the diagonal of x over axis1 and axis2 (see DiagonalOp).
@@ -207,89 +235,36 @@ func Diagonal(x *tensor.Dense, offset, axis1, axis2 int) (*tensor.Dense, error) 
 	return cr.Eval(DiagonalOp(offset, axis1, axis2), x)
 }
 
-func (diagonalOp) Name() string { return "diagonal" }
-
-func (o diagonalOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	const name = "diagonal"
-	a1, err := tensor.CheckUnary(name, x, o.axis1)
-	if err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	a2, err := tensor.Axis(name, o.axis2, len(shape))
-	if err != nil {
-		return nil, nil, err
-	}
-	if a1 == a2 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis1 %d and axis2 %d are the same axis", name, o.axis1, o.axis2)
-	}
-	rs := rowMajor(shape)
-	// The diagonal starts at (r1, r2) on (axis1, axis2); an offset past the corner
-	// (compared without negating it, which could overflow) leaves it empty.
-	n1, n2 := shape[a1], shape[a2]
-	r1, r2, length := 0, 0, 0
-	switch {
-	case o.offset >= 0 && o.offset < n2:
-		r2 = o.offset
-		length = min(n1, n2-r2)
-	case o.offset < 0 && o.offset > -n1:
-		r1 = -o.offset
-		length = min(n1-r1, n2)
-	}
-	var p piece
-	for k, d := range shape {
-		if k != a1 && k != a2 {
-			p.shape = append(p.shape, d)
-			p.srcSt = append(p.srcSt, rs[k])
-		}
-	}
-	p.shape = append(p.shape, length)
-	p.srcSt = append(p.srcSt, rs[a1]+rs[a2])
-	if length > 0 {
-		p.srcOff = r1*rs[a1] + r2*rs[a2]
-	}
-	return viewRule(name, x[0], p).run(in, x)
-}
-
-// flipOp is the "flip" family.
-type flipOp struct{ axes []int }
-
 // FlipOp returns the op reversing x along each of axes (negative axes count from the
 // end): y[..., i, ...] = x[..., n-1-i, ...]. A flip is its own adjoint: pullback
 // flips ybar, the tangent flips xdot. A repeated axis or an axis out of range is an
 // error wrapping ErrInvalidArgument.
-func FlipOp(axes ...int) cr.Op[*tensor.Dense] { return flipOp{axes: slices.Clone(axes)} }
+func FlipOp(axes ...int) cr.Op[*tensor.Dense] {
+	axes = slices.Clone(axes)
+	return viewOp{name: "flip", view: func(shape []int) (piece, error) {
+		rs := rowMajor(shape)
+		p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
+		seen := make([]bool, len(shape))
+		for _, ax := range axes {
+			a, err := tensor.Axis("flip", ax, len(shape))
+			if err != nil {
+				return piece{}, err
+			}
+			if seen[a] {
+				return piece{}, cr.Errorf(cr.ErrInvalidArgument, "flip: axis %d appears twice in %v", ax, axes)
+			}
+			seen[a] = true
+			p.srcSt[a] = -rs[a]
+			if shape[a] > 0 {
+				p.srcOff += (shape[a] - 1) * rs[a]
+			}
+		}
+		return p, nil
+	}}
+}
 
 // Flip returns x reversed along axes (see FlipOp).
 func Flip(x *tensor.Dense, axes ...int) (*tensor.Dense, error) { return cr.Eval(FlipOp(axes...), x) }
-
-func (flipOp) Name() string { return "flip" }
-
-func (o flipOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	const name = "flip"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	shape := x[0].Shape()
-	rs := rowMajor(shape)
-	p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
-	seen := make([]bool, len(shape))
-	for _, ax := range o.axes {
-		a, err := tensor.Axis(name, ax, len(shape))
-		if err != nil {
-			return nil, nil, err
-		}
-		if seen[a] {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d appears twice in %v", name, ax, o.axes)
-		}
-		seen[a] = true
-		p.srcSt[a] = -rs[a]
-		if shape[a] > 0 {
-			p.srcOff += (shape[a] - 1) * rs[a]
-		}
-	}
-	return viewRule(name, x[0], p).run(in, x)
-}
 
 // rollOp is the "roll" family.
 type rollOp struct{ shifts, axes []int }

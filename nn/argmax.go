@@ -64,10 +64,7 @@ type argOp struct {
 func (o *argOp) Name() string { return o.name }
 
 func (o *argOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if err := checkInputs(o.name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	if err := checkReal(o.name, x[0]); err != nil {
+	if err := checkRealInputs(o.name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()
@@ -135,10 +132,7 @@ func (oneHotOp) Name() string { return "one_hot" }
 
 func (o oneHotOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "one_hot"
-	if err := checkInputs(name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	if err := checkReal(name, x[0]); err != nil {
+	if err := checkRealInputs(name, x, 1); err != nil {
 		return nil, nil, err
 	}
 	labels, err := Indices(x[0])

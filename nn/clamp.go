@@ -82,13 +82,7 @@ func (o clampOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rev
 // out the inputs whose need is false.
 func (clampOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
 	const name = "clamp_tensor"
-	if err := checkInputs(name, x, 3); err != nil {
-		return nil, nil, err
-	}
-	if len(in) != 3 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 3 inputs", name, len(in))
-	}
-	if err := checkReal(name, x...); err != nil {
+	if err := checkRealApply(name, in, x, 3); err != nil {
 		return nil, nil, err
 	}
 	shape, err := tensor.BroadcastShapes(x[0].Shape(), x[1].Shape(), x[2].Shape())

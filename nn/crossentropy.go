@@ -153,11 +153,8 @@ type ceRule struct {
 
 func (o *ceOp) prepare(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ceRule, error) {
 	name := o.name
-	if err := checkInputs(name, x, o.arity()); err != nil {
+	if err := tensor.CheckApply(name, in, x, o.arity()); err != nil {
 		return nil, err
-	}
-	if len(in) != len(x) {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for %d inputs", name, len(in), len(x))
 	}
 	if err := o.cfg.check(name, o.allowed); err != nil {
 		return nil, err

@@ -53,6 +53,24 @@ func checkReal(name string, x ...*tensor.Dense) error {
 	return nil
 }
 
+// checkRealInputs returns an error unless x holds want non-nil float64 tensors:
+// checkInputs, then checkReal.
+func checkRealInputs(name string, x []*tensor.Dense, want int) error {
+	if err := checkInputs(name, x, want); err != nil {
+		return err
+	}
+	return checkReal(name, x...)
+}
+
+// checkRealApply is tensor.CheckApply for an op defined on float64 only: it returns
+// an error unless in and x name want inputs, x's all non-nil and float64.
+func checkRealApply(name string, in []cr.NodeID, x []*tensor.Dense, want int) error {
+	if err := tensor.CheckApply(name, in, x, want); err != nil {
+		return err
+	}
+	return checkReal(name, x...)
+}
+
 // normAxis maps a possibly negative axis (Python style: -1 is the last) into
 // [0, rank), or returns an error naming the op.
 func normAxis(name string, axis, rank int) (int, error) { return tensor.Axis(name, axis, rank) }

@@ -182,7 +182,7 @@ func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 			err = cr.Errorf(cr.ErrShapeMismatch, "%s: input is %s, target is %s; they have the same shape", name, xv.Describe(), yv.Describe())
 		}
 		if err != nil {
-			return t.Apply(failOp{name: name, err: err}, in...)
+			return t.Apply(cr.FailOp[*tensor.Dense](name, err), in...)
 		}
 		return reduceTerms(t, terms(t, in[0], in[1], xv), c.reduction)
 	})
@@ -237,7 +237,7 @@ func HuberLossOp(delta float64, opts ...LossOption) cr.Op[*tensor.Dense] {
 	}})
 	return lossComposite(name, c, optReduction, false, func(t *Tape, x, y cr.NodeID, _ *tensor.Dense) cr.NodeID {
 		if !(delta > 0) || math.IsInf(delta, 1) {
-			return t.Apply(failOp{name: name, err: cr.Errorf(cr.ErrInvalidArgument, "delta %v is not a positive number", delta)}, x)
+			return t.Apply(cr.FailOp[*tensor.Dense](name, cr.Errorf(cr.ErrInvalidArgument, "delta %v is not a positive number", delta)), x)
 		}
 		return t.Apply(huber, t.Apply(elementwise.SubOp, x, y))
 	})
@@ -264,13 +264,13 @@ func BCEWithLogitsOp(opts ...LossOption) cr.Op[*tensor.Dense] {
 	c := newLossConfig(opts)
 	return lossComposite(name, c, optReduction|optWeight|optPosWeight, true, func(t *Tape, x, y cr.NodeID, xv *tensor.Dense) cr.NodeID {
 		if err := checkReal(name, xv); err != nil {
-			return t.Apply(failOp{name: name, err: err}, x)
+			return t.Apply(cr.FailOp[*tensor.Dense](name, err), x)
 		}
 		l := t.Apply(bceOp, x, y)
 		if c.posWeight != nil {
 			pm1, err := tensor.Sub(c.posWeight, tensor.Scalar(1))
 			if err != nil {
-				return t.Apply(failOp{name: name, err: err}, x)
+				return t.Apply(cr.FailOp[*tensor.Dense](name, err), x)
 			}
 			l = t.Apply(elementwise.AddOp, l, t.Apply(elementwise.MulOp, t.Constant(pm1), t.Apply(bcePosOp, x, y)))
 		}
@@ -278,8 +278,8 @@ func BCEWithLogitsOp(opts ...LossOption) cr.Op[*tensor.Dense] {
 			l = t.Apply(elementwise.MulOp, l, t.Constant(c.weight))
 		}
 		if v, err := t.Value(l); err == nil && !slices.Equal(v.Shape(), xv.Shape()) {
-			return t.Apply(failOp{name: name, err: cr.Errorf(cr.ErrShapeMismatch,
-				"weights broadcast the input %s to %s", xv.Describe(), v.Describe())}, x)
+			return t.Apply(cr.FailOp[*tensor.Dense](name, cr.Errorf(cr.ErrShapeMismatch,
+				"weights broadcast the input %s to %s", xv.Describe(), v.Describe())), x)
 		}
 		return l
 	})

@@ -247,7 +247,7 @@ func CumprodOp(axis int) cr.Op[*tensor.Dense] {
 			}
 		}
 		if err != nil {
-			return t.Apply(failOp{name: name, err: err}, x[0])
+			return t.Apply(cr.FailOp[*tensor.Dense](name, err), x[0])
 		}
 		// e_0: one at the start of the axis, zero elsewhere, broadcast over the others.
 		shape := make([]int, v.Rank())
@@ -290,10 +290,7 @@ func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 	const name = "logcumsumexp"
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
 		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
-			if err := checkInputs(name, x, 1); err != nil {
-				return nil, err
-			}
-			if err := checkReal(name, x[0]); err != nil {
+			if err := checkRealInputs(name, x, 1); err != nil {
 				return nil, err
 			}
 			ax, err := normAxis(name, axis, x[0].Rank())
@@ -355,19 +352,6 @@ func logAddExp(a, b float64) float64 {
 		return hi
 	}
 	return hi + math.Log1p(math.Exp(lo-hi))
-}
-
-// failOp is an op whose Apply fails with err: it puts an error found while building
-// a composite's body onto the inner tape.
-type failOp struct {
-	name string
-	err  error
-}
-
-func (o failOp) Name() string { return o.name }
-
-func (o failOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return nil, nil, o.err
 }
 
 // ReverseCumsum evaluates ReverseCumsumOp(axis) at x without a tape.

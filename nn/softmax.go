@@ -61,13 +61,7 @@ func (o *softmaxOp) Name() string { return o.name }
 // Apply computes z = x - max(x), e = exp(z) and s = sum(e) along the axis, and the
 // output e / s or z - log(s); the rule keeps p = e / s.
 func (o *softmaxOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if err := checkInputs(o.name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	if len(in) != 1 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 1 input", o.name, len(in))
-	}
-	if err := checkReal(o.name, x[0]); err != nil {
+	if err := checkRealApply(o.name, in, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()

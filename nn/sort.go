@@ -84,13 +84,7 @@ func (o *sortOp) OutputDifferentiable(m int) bool { return m == 0 }
 
 // ApplyMulti sorts every lane and returns the values, the indices and the rule.
 func (o *sortOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
-	if err := checkInputs(o.name, x, 1); err != nil {
-		return nil, nil, err
-	}
-	if len(in) != 1 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for 1 input", o.name, len(in))
-	}
-	if err := checkReal(o.name, x[0]); err != nil {
+	if err := checkRealApply(o.name, in, x, 1); err != nil {
 		return nil, nil, err
 	}
 	shape := x[0].Shape()

@@ -356,36 +356,18 @@ func writeConvergence(path string, n int, out []outcome) error {
 		fstar = math.Min(fstar, o.res.F)
 	}
 	floor := 4 * math.Abs(fstar) * 0x1p-52
-	legend := plot.NewLegend()
-	legend.Top, legend.Left = true, true
-	legend.XOffs, legend.YOffs = vg.Inch/10, -vg.Inch/2
-	legend.ThumbnailWidth = vg.Inch / 2
-	byF := plots.NewLogPlot(fmt.Sprintf("GP, n = %d: NLML - NLML*", n), "iteration", "NLML - NLML*")
-	byG := plots.NewLogPlot(fmt.Sprintf("GP, n = %d: gradient", n), "iteration", "|grad|_inf")
+	pair := plots.NewPair(
+		plots.NewLogPlot(fmt.Sprintf("GP, n = %d: NLML - NLML*", n), "iteration", "NLML - NLML*"),
+		plots.NewLogPlot(fmt.Sprintf("GP, n = %d: gradient", n), "iteration", "|grad|_inf"))
 	for i, o := range out {
 		fs, gs := make(plotter.XYs, len(o.trace)), make(plotter.XYs, len(o.trace))
 		for k, tp := range o.trace {
 			fs[k] = plotter.XY{X: float64(k), Y: math.Max(tp.f-fstar, floor)}
 			gs[k] = plotter.XY{X: float64(k), Y: math.Max(tp.gnorm, 1e-300)}
 		}
-		lf, err := plots.StyledLine(fs, i)
-		if err != nil {
+		if err := pair.Add(o.method, i, fs, gs); err != nil {
 			return err
 		}
-		lg, err := plots.StyledLine(gs, i)
-		if err != nil {
-			return err
-		}
-		byF.Add(lf)
-		byG.Add(lg)
-		legend.Add(o.method, lf)
 	}
-	const width, legendWidth = 12 * vg.Inch, 1.6 * vg.Inch
-	return plots.SavePNG(path, width, 4.5*vg.Inch, func(dc draw.Canvas) {
-		tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 3, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
-		canvases := plot.Align([][]*plot.Plot{{byF, byG}}, tiles, draw.Crop(dc, 0, -legendWidth, 0, 0))
-		byF.Draw(canvases[0][0])
-		byG.Draw(canvases[0][1])
-		legend.Draw(draw.Crop(dc, width-legendWidth, 0, 0, 0))
-	})
+	return pair.SavePNG(path, 12*vg.Inch, 4.5*vg.Inch, 1.6*vg.Inch)
 }

@@ -54,7 +54,6 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
@@ -343,12 +342,9 @@ func writePlot(path string, c *comparison) error {
 	if floor == 0 {
 		floor = 1e-30
 	}
-	legend := plot.NewLegend()
-	legend.Top, legend.Left = true, true
-	legend.XOffs, legend.YOffs = vg.Inch/10, -vg.Inch/2
-	legend.ThumbnailWidth = vg.Inch / 2
-	byIter := newLogPlot(c.problem.short+": by iteration", "iteration", "f - f*")
-	byWork := newLogPlot(c.problem.short+": by work", "gradients + Hessian-vector products", "f - f*")
+	pair := plots.NewPair(
+		newLogPlot(c.problem.short+": by iteration", "iteration", "f - f*"),
+		newLogPlot(c.problem.short+": by work", "gradients + Hessian-vector products", "f - f*"))
 	for i, o := range c.outcomes {
 		iter, work := make(plotter.XYs, len(o.trace)), make(plotter.XYs, len(o.trace))
 		for k, tp := range o.trace {
@@ -356,28 +352,11 @@ func writePlot(path string, c *comparison) error {
 			iter[k] = plotter.XY{X: float64(k), Y: gap}
 			work[k] = plotter.XY{X: float64(tp.work), Y: gap}
 		}
-		li, err := plots.StyledLine(iter, i)
-		if err != nil {
+		if err := pair.Add(o.method, i, iter, work); err != nil {
 			return err
 		}
-		lw, err := plots.StyledLine(work, i)
-		if err != nil {
-			return err
-		}
-		byIter.Add(li)
-		byWork.Add(lw)
-		legend.Add(o.method, li)
 	}
-	// Two panels and, in a strip on the right, one legend for both (inside a panel it
-	// would hide some curve or other).
-	const legendWidth = 2.5 * vg.Inch
-	return plots.SavePNG(path, 14*vg.Inch, 5*vg.Inch, func(dc draw.Canvas) {
-		tiles := draw.Tiles{Rows: 1, Cols: 2, PadX: vg.Inch / 3, PadTop: vg.Inch / 8, PadBottom: vg.Inch / 8, PadLeft: vg.Inch / 8, PadRight: vg.Inch / 8}
-		canvases := plot.Align([][]*plot.Plot{{byIter, byWork}}, tiles, draw.Crop(dc, 0, -legendWidth, 0, 0))
-		byIter.Draw(canvases[0][0])
-		byWork.Draw(canvases[0][1])
-		legend.Draw(draw.Crop(dc, 14*vg.Inch-legendWidth, 0, 0, 0))
-	})
+	return pair.SavePNG(path, 14*vg.Inch, 5*vg.Inch, 2.5*vg.Inch)
 }
 
 // newLogPlot is plots.NewLogPlot with the x axis's numbers written in full.

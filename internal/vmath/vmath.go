@@ -86,19 +86,13 @@ func init() {
 	}
 }
 
-// Exp1 returns e^x, bit-identical to the vector kernels: within 0.6 ulp in the normal
-// range, +Inf above 709.78, 0 below -745.13, NaN for NaN.
-//
-// Each operation is one IEEE operation of the assembly kernels, in the same order
-// (the body of expTail is written out twice: the inliner's budget does not cover it).
-func Exp1(x float64) float64 {
-	if x > expHi {
-		x = expHi
-	}
-	if x < expLo {
-		x = expLo
-	}
-	t := math.FMA(x, invLn2N, shift)
+// expReduce is the argument reduction and polynomial shared by Exp1 and Tanh1, as the
+// vector kernels compute them: t = x 16/ln2 + shift, whose low bits hold the integer
+// k nearest to 16x/ln2, and q ≈ e^r - 1 for r = x - k ln2/16 (|r| <= ln2/32), a
+// degree-7 polynomial. Its inlining cost is 78, just under the inliner's budget of
+// 80: Exp1 and Tanh1 rely on it being inlined.
+func expReduce(x float64) (t, q float64) {
+	t = math.FMA(x, invLn2N, shift)
 	kf := t - shift
 	r := math.FMA(-kf, ln2HiN, x)
 	r = math.FMA(-kf, ln2LoN, r)
@@ -107,7 +101,21 @@ func Exp1(x float64) float64 {
 	p = math.FMA(p, r, c4)
 	p = math.FMA(p, r, c3)
 	p = math.FMA(p, r, c2)
-	q := math.FMA(p, r*r, r)
+	return t, math.FMA(p, r*r, r)
+}
+
+// Exp1 returns e^x, bit-identical to the vector kernels: within 0.6 ulp in the normal
+// range, +Inf above 709.78, 0 below -745.13, NaN for NaN.
+//
+// Each operation is one IEEE operation of the assembly kernels, in the same order.
+func Exp1(x float64) float64 {
+	if x > expHi {
+		x = expHi
+	}
+	if x < expLo {
+		x = expLo
+	}
+	t, q := expReduce(x)
 	k := int64(math.Float64bits(t) - math.Float64bits(shift))
 	hi, lo := tab[k&15], tab[16+k&15]
 	v := hi + math.FMA(hi, q, math.FMA(lo, q, lo))
@@ -130,16 +138,7 @@ func Tanh1(x float64) float64 {
 	if w > tanhHi {
 		w = tanhHi
 	}
-	t := math.FMA(w, invLn2N, shift)
-	kf := t - shift
-	r := math.FMA(-kf, ln2HiN, w)
-	r = math.FMA(-kf, ln2LoN, r)
-	p := math.FMA(c7, r, c6)
-	p = math.FMA(p, r, c5)
-	p = math.FMA(p, r, c4)
-	p = math.FMA(p, r, c3)
-	p = math.FMA(p, r, c2)
-	q := math.FMA(p, r*r, r)
+	t, q := expReduce(w)
 	k := math.Float64bits(t) & (1<<20 - 1) // w >= 0, so k >= 0
 	hi, lo := tab[k&15], tab[16+k&15]
 	m := k >> 4
@@ -152,12 +151,7 @@ func Tanh1(x float64) float64 {
 // Exp sets dst[i] = e^x[i] for i < len(dst); x must be at least as long.
 func Exp(dst, x []float64) {
 	x = x[:len(dst)]
-	n := 0
-	if k := impl.exp; k != nil && len(dst) >= 8 {
-		n = len(dst) &^ 7
-		k(&dst[0], &x[0], n, 0, 1)
-	}
-	for i := n; i < len(dst); i++ {
+	for i := expBlocks(impl.exp, dst, x, 0, 1); i < len(dst); i++ {
 		dst[i] = Exp1(x[i])
 	}
 }
@@ -166,12 +160,7 @@ func Exp(dst, x []float64) {
 // on their own.
 func ExpSubScale(dst, x []float64, m, c float64) {
 	x = x[:len(dst)]
-	n := 0
-	if k := impl.exp; k != nil && len(dst) >= 8 {
-		n = len(dst) &^ 7
-		k(&dst[0], &x[0], n, m, c)
-	}
-	for i := n; i < len(dst); i++ {
+	for i := expBlocks(impl.exp, dst, x, m, c); i < len(dst); i++ {
 		dst[i] = Exp1(x[i]-m) * c
 	}
 }
@@ -216,12 +205,7 @@ func SumExpSub(x []float64, m float64) float64 {
 // Tanh sets dst[i] = tanh x[i].
 func Tanh(dst, x []float64) {
 	x = x[:len(dst)]
-	n := 0
-	if k := impl.tanh; k != nil && len(dst) >= 8 {
-		n = len(dst) &^ 7
-		k(&dst[0], &x[0], n)
-	}
-	for i := n; i < len(dst); i++ {
+	for i := pairBlocks(impl.tanh, dst, x); i < len(dst); i++ {
 		dst[i] = Tanh1(x[i])
 	}
 }
@@ -314,12 +298,7 @@ func minInto4(m, x []float64) {
 // MaxInto sets acc[i] = max(acc[i], x[i]) (Go's built-in max).
 func MaxInto(acc, x []float64) {
 	x = x[:len(acc)]
-	n := 0
-	if k := impl.maxInto; k != nil && len(acc) >= 8 {
-		n = len(acc) &^ 7
-		k(&acc[0], &x[0], n)
-	}
-	for i := n; i < len(acc); i++ {
+	for i := pairBlocks(impl.maxInto, acc, x); i < len(acc); i++ {
 		if !(x[i] < acc[i]) { // see maxInto4
 			acc[i] = max(acc[i], x[i])
 		}
@@ -329,16 +308,36 @@ func MaxInto(acc, x []float64) {
 // MinInto sets acc[i] = min(acc[i], x[i]) (Go's built-in min).
 func MinInto(acc, x []float64) {
 	x = x[:len(acc)]
-	n := 0
-	if k := impl.minInto; k != nil && len(acc) >= 8 {
-		n = len(acc) &^ 7
-		k(&acc[0], &x[0], n)
-	}
-	for i := n; i < len(acc); i++ {
+	for i := pairBlocks(impl.minInto, acc, x); i < len(acc); i++ {
 		if !(x[i] > acc[i]) {
 			acc[i] = min(acc[i], x[i])
 		}
 	}
+}
+
+// expBlocks sets dst[i] = e^(x[i] - m) c with the exp kernel k of the
+// implementation in use for i < n = len(dst) rounded down to a multiple of 8, and
+// returns n (0 when k is nil, pure Go, or for fewer than 8 elements). x must be at
+// least as long as dst.
+func expBlocks(k func(dst, x *float64, n int, m, c float64), dst, x []float64, m, c float64) int {
+	if k == nil || len(dst) < 8 {
+		return 0
+	}
+	n := len(dst) &^ 7
+	k(&dst[0], &x[0], n, m, c)
+	return n
+}
+
+// pairBlocks runs the block kernel k of the implementation in use on dst[:n] and
+// x[:n], n = len(dst) rounded down to a multiple of 8, and returns n (0 when k is
+// nil, pure Go, or for fewer than 8 elements). x must be at least as long as dst.
+func pairBlocks(k func(dst, x *float64, n int), dst, x []float64) int {
+	if k == nil || len(dst) < 8 {
+		return 0
+	}
+	n := len(dst) &^ 7
+	k(&dst[0], &x[0], n)
+	return n
 }
 
 // kernels is one implementation: block kernels over n elements, n a positive

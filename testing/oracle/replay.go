@@ -236,15 +236,42 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 	}
 	var errs []error
 	first, second := *c.Comparison.FirstOrder, c.Comparison.SecondOrder
+	// compareInputs compares the per-input values got (zero for an input it leaves
+	// out) with the references of the inputs refs has.
+	compareInputs := func(what string, got *core.Gradients[*tensor.Dense], refs Tensors, tol Tolerance) {
+		for k, in := range c.Inputs {
+			ref, ok := refs.Get(in.Name)
+			if !ok {
+				continue
+			}
+			v, has := got.Of(ids[k])
+			if !has {
+				x, _ := tape.Value(ids[k])
+				v = tensor.Space{}.Zero(x)
+			}
+			if err := compare(what+" "+in.Name, v, ref, tol); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", where, err))
+			}
+		}
+	}
+
+	// failed reports whether the sweep what failed with err, and records why: as
+	// unchecked (what: reason) if err wraps unsupported, as an error otherwise.
+	failed := func(what string, err, unsupported error, reason string) bool {
+		switch {
+		case err == nil:
+			return false
+		case unsupported != nil && errors.Is(err, unsupported):
+			rep.Unchecked[what+": "+reason]++
+		default:
+			errs = append(errs, fmt.Errorf("%s: %s: %w", where, what, err))
+		}
+		return true
+	}
 
 	// J v by a forward sweep.
 	tan, ferr := tape.ForwardTangents(seeds)
-	switch {
-	case ferr != nil && errors.Is(ferr, cr.ErrNoRule):
-		rep.Unchecked["jvp: no forward rule"]++
-	case ferr != nil:
-		errs = append(errs, fmt.Errorf("%s: jvp: %w", where, ferr))
-	default:
+	if !failed("jvp", ferr, cr.ErrNoRule, "no forward rule") {
 		if ref, ok := p.PyTorch.JVP.Get("value"); ok {
 			ydot, has := tan.Of(out)
 			if !has {
@@ -257,24 +284,8 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 	}
 
 	// J* ybar by a backward sweep.
-	grads, err := tape.BackwardSeed(out, ybar)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("%s: vjp: %w", where, err))
-	} else {
-		for k, in := range c.Inputs {
-			ref, ok := p.PyTorch.VJP.Get(in.Name)
-			if !ok {
-				continue
-			}
-			g, has := grads.Of(ids[k])
-			if !has {
-				x, _ := tape.Value(ids[k])
-				g = tensor.Space{}.Zero(x)
-			}
-			if err := compare("vjp "+in.Name, g, ref, first); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", where, err))
-			}
-		}
+	if grads, err := tape.BackwardSeed(out, ybar); !failed("vjp", err, nil, "") {
+		compareInputs("vjp", grads, p.PyTorch.VJP, first)
 	}
 
 	// H_phi v with phi(x) = Re<ybar, f(x)>: second-order sweep seeded with (ybar, 0).
@@ -286,26 +297,8 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 		rep.Unchecked["hvp: no forward tangents"]++
 	default:
 		_, gt, err := tape.BackwardWithTangentsSeed(out, cr.Dual[*tensor.Dense]{Value: ybar}, tan)
-		switch {
-		case err != nil && errors.Is(err, cr.ErrHVPNotSupported):
-			rep.Unchecked["hvp: second-order rule not supported"]++
-		case err != nil:
-			errs = append(errs, fmt.Errorf("%s: hvp: %w", where, err))
-		default:
-			for k, in := range c.Inputs {
-				ref, ok := p.PyTorch.HVP.Get(in.Name)
-				if !ok {
-					continue
-				}
-				h, has := gt.Of(ids[k])
-				if !has {
-					x, _ := tape.Value(ids[k])
-					h = tensor.Space{}.Zero(x)
-				}
-				if err := compare("hvp "+in.Name, h, ref, *second); err != nil {
-					errs = append(errs, fmt.Errorf("%s: %w", where, err))
-				}
-			}
+		if !failed("hvp", err, cr.ErrHVPNotSupported, "second-order rule not supported") {
+			compareInputs("hvp", gt, p.PyTorch.HVP, *second)
 		}
 	}
 	return errors.Join(errs...)

@@ -126,12 +126,10 @@ func (c *checker[V]) checkStructure(r anyRule[V]) {
 	}
 	ybar := c.unitOut()
 	var xbar []V
-	var cs []cr.Contribution[V]
-	if err := protect(func() error {
-		var e error
-		cs, e = r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
-		return e
-	}); err != nil {
+	cs, err := protected(func() ([]cr.Contribution[V], error) {
+		return r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
+	})
+	if err != nil {
 		bad(pbName+" failed", err)
 	} else {
 		nodes, vals := make([]cr.NodeID, len(cs)), make([][]V, len(cs))
@@ -164,12 +162,10 @@ func (c *checker[V]) checkStructure(r anyRule[V]) {
 	}
 	if sr, ok := r.second(); ok {
 		ct := c.dualOut(c.cloneOut(ybar), c.unitOut())
-		var dcs []cr.DualContribution[V]
-		if err := protect(func() error {
-			var e error
-			dcs, e = sr(ct, c.sel.has(), c.tangentOf(dirs, present), nil)
-			return e
-		}); err != nil {
+		dcs, err := protected(func() ([]cr.DualContribution[V], error) {
+			return sr(ct, c.sel.has(), c.tangentOf(dirs, present), nil)
+		})
+		if err != nil {
 			bad(soName+" failed", err)
 		} else {
 			nodes, vals := make([]cr.NodeID, len(dcs)), make([][]V, len(dcs))
@@ -256,11 +252,9 @@ func (c *checker[V]) checkMutation() {
 	for k, x := range c.inputs {
 		xs[k] = keep(fmt.Sprintf("input x%d", k), c.space.Clone(x))
 	}
-	var r anyRule[V]
-	err := protect(func() error {
-		var e error
-		_, r, e = c.sub.apply(slices.Clone(c.ids), xs)
-		return e
+	r, err := protected(func() (anyRule[V], error) {
+		_, r, e := c.sub.apply(slices.Clone(c.ids), xs)
+		return r, e
 	})
 	if err != nil {
 		c.fail(CheckMutation, "", "Apply failed", err)
@@ -363,36 +357,15 @@ func (c *checker[V]) checkRepeat() {
 		return
 	}
 	y1, y2 := c.unitOut(), c.unitOut()
-	first, err := c.pullbackOf(r, y1)
-	if err == nil {
-		_, err = c.pullbackOf(r, y2)
-	}
-	var again []V
-	if err == nil {
-		again, err = c.pullbackOf(r, y1)
-	}
-	if err != nil {
-		c.fail(CheckRepeat, "", pbName+" failed", err)
+	first, again, err := callABA(func(y []V) ([]V, error) { return c.pullbackOf(r, y) }, y1, y2)
+	if f := c.resultFailure(pbName, again, first, err, pbName+" gave a different cotangent on a later call with the same ybar: "); f != nil {
+		c.add(CheckRepeat, "", f)
 		return
-	}
-	for k := range c.inputs {
-		if f := c.compareVec(again[k], first[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Input, f.Detail = c.label(k), pbName+" gave a different cotangent on a later call with the same ybar: "+f.Detail
-			c.add(CheckRepeat, "", f)
-			return
-		}
 	}
 	dirs, present := c.joint()
 	other, _ := c.joint()
 	if _, ok := r.forward(); ok {
-		a, err := c.forwardOf(r, dirs, present)
-		if err == nil {
-			_, err = c.forwardOf(r, other, present)
-		}
-		var b []V
-		if err == nil {
-			b, err = c.forwardOf(r, dirs, present)
-		}
+		a, b, err := callABA(func(d []V) ([]V, error) { return c.forwardOf(r, d, present) }, dirs, other)
 		if err != nil {
 			c.fail(CheckRepeat, "", fwName+" failed", err)
 			return
@@ -404,28 +377,34 @@ func (c *checker[V]) checkRepeat() {
 		}
 	}
 	if _, ok := r.second(); ok {
-		ct := c.dualOut(y1, y2)
-		_, a, err := c.secondOf(r, ct, dirs, present)
-		if err == nil {
-			_, _, err = c.secondOf(r, c.dualOut(y2, nil), other, present)
+		type args struct {
+			ct   []cr.Dual[V]
+			dirs []V
 		}
-		var b []V
-		if err == nil {
-			_, b, err = c.secondOf(r, ct, dirs, present)
+		second := func(x args) ([]V, error) {
+			_, xbardot, err := c.secondOf(r, x.ct, x.dirs, present)
+			return xbardot, err
 		}
-		if err != nil {
-			c.fail(CheckRepeat, "", soName+" failed", err)
+		a, b, err := callABA(second, args{c.dualOut(y1, y2), dirs}, args{c.dualOut(y2, nil), other})
+		if f := c.resultFailure(soName, b, a, err, soName+" gave a different tangent on a later call with the same arguments: "); f != nil {
+			c.add(CheckRepeat, "", f)
 			return
-		}
-		for k := range c.inputs {
-			if f := c.compareVec(b[k], a[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-				f.Input, f.Detail = c.label(k), soName+" gave a different tangent on a later call with the same arguments: "+f.Detail
-				c.add(CheckRepeat, "", f)
-				return
-			}
 		}
 	}
 	c.pass(CheckRepeat, "")
+}
+
+// callABA calls call(a), call(b), then call(a) again, and returns the results of the
+// two calls with a, or the first error.
+func callABA[A, T any](call func(A) (T, error), a, b A) (first, again T, err error) {
+	if first, err = call(a); err != nil {
+		return first, again, err
+	}
+	if _, err = call(b); err != nil {
+		return first, again, err
+	}
+	again, err = call(a)
+	return first, again, err
 }
 
 // checkLinearity checks Pullback(a y1 + b y2) == a Pullback(y1) + b Pullback(y2)
@@ -730,19 +709,12 @@ func (c *checker[V]) checkJacobian() {
 	}
 }
 
-// checkForward checks the forward rule against finite differences (unless noFD),
-// output by output, and against the pullback through <ybar, J v> == <J^* ybar, v>,
-// for a direction on each differentiable input alone and on all of them together.
+// checkForward checks r's forward rule (r has one) against finite differences
+// (unless noFD), output by output, and against the pullback through
+// <ybar, J v> == <J^* ybar, v>, for a direction on each differentiable input alone
+// and on all of them together.
 func (c *checker[V]) checkForward(r anyRule[V], noFD bool) {
 	_, fwName, _ := c.methodNames()
-	fIface, _ := c.sub.interfaceNames()
-	if _, ok := r.forward(); !ok {
-		if !noFD {
-			c.skip(CheckForwardFD, "", "the rule does not implement "+fIface)
-		}
-		c.skip(CheckForwardAdjoint, "", "the rule does not implement "+fIface)
-		return
-	}
 	type job struct {
 		in      string
 		label   string
@@ -846,20 +818,12 @@ func (c *checker[V]) renormalize(dirs []V, present []bool) []V {
 	return out
 }
 
-// checkSecondOrder checks the second-order rule against the finite difference of the
-// pullback along the input tangents and the cotangent tangents (unless noFD), and
-// the symmetry <u, H v> == <v, H u> of the Hessian of phi(x) = Re sum_m <ybar_m,
-// f_m(x)> over the outputs of the round.
+// checkSecondOrder checks r's second-order rule (r has one) against the finite
+// difference of the pullback along the input tangents and the cotangent tangents
+// (unless noFD), and the symmetry <u, H v> == <v, H u> of the Hessian of
+// phi(x) = Re sum_m <ybar_m, f_m(x)> over the outputs of the round.
 func (c *checker[V]) checkSecondOrder(r anyRule[V], noFD bool) {
 	_, _, soName := c.methodNames()
-	_, sIface := c.sub.interfaceNames()
-	if _, ok := r.second(); !ok {
-		if !noFD {
-			c.skip(CheckSecondOrderFD, "", "the rule does not implement "+sIface)
-		}
-		c.skip(CheckHessianSymmetry, "", "the rule does not implement "+sIface)
-		return
-	}
 	if !noFD {
 		fails := make([]*Failure, len(c.inputs))
 		for d := range c.cfg.Directions {

@@ -48,18 +48,11 @@ func (c *checker[V]) checkAbsent() {
 	if err == nil {
 		got, err = c.callPullback(r, poison(ybar))
 	}
-	if err != nil {
-		c.fail(CheckAbsentOutputs, "", pbName+" failed", err)
+	what := fmt.Sprintf("%s read the cotangent of %v, which has[m] marks absent: its result changed when those slots held garbage instead of zero; ",
+		pbName, names)
+	if f := c.resultFailure(pbName, got, want, err, what); f != nil {
+		c.add(CheckAbsentOutputs, "", f)
 		return
-	}
-	for k := range c.inputs {
-		if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Input = c.label(k)
-			f.Detail = fmt.Sprintf("%s read the cotangent of %v, which has[m] marks absent: its result changed when those slots held garbage instead of zero; %s",
-				pbName, names, f.Detail)
-			c.add(CheckAbsentOutputs, "", f)
-			return
-		}
 	}
 	if sr, ok := r.second(); ok {
 		dirs, present := c.joint()
@@ -73,27 +66,18 @@ func (c *checker[V]) checkAbsent() {
 				bad[m] = cr.Dual[V]{Value: vals[m], Tangent: tans[m], HasTangent: true}
 			}
 			var dcs []cr.DualContribution[V]
-			err = protect(func() error {
-				var e error
-				dcs, e = sr(bad, c.sel.has(), c.tangentOf(dirs, present), nil)
-				return e
+			dcs, err = protected(func() ([]cr.DualContribution[V], error) {
+				return sr(bad, c.sel.has(), c.tangentOf(dirs, present), nil)
 			})
 			if err == nil {
 				_, got, err = c.collectDual(dcs)
 			}
 		}
-		if err != nil {
-			c.fail(CheckAbsentOutputs, "", soName+" failed", err)
+		what := fmt.Sprintf("%s read the cotangent pair of %v, which has[m] marks absent: its tangent changed when those slots held garbage instead of zero; ",
+			soName, names)
+		if f := c.resultFailure(soName, got, want, err, what); f != nil {
+			c.add(CheckAbsentOutputs, "", f)
 			return
-		}
-		for k := range c.inputs {
-			if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-				f.Input = c.label(k)
-				f.Detail = fmt.Sprintf("%s read the cotangent pair of %v, which has[m] marks absent: its tangent changed when those slots held garbage instead of zero; %s",
-					soName, names, f.Detail)
-				c.add(CheckAbsentOutputs, "", f)
-				return
-			}
 		}
 	}
 	c.pass(CheckAbsentOutputs, "")
@@ -102,11 +86,8 @@ func (c *checker[V]) checkAbsent() {
 // callPullback runs r's pullback on exactly the slice ybar (absent slots included)
 // with the round's has.
 func (c *checker[V]) callPullback(r anyRule[V], ybar []V) ([]V, error) {
-	var cs []cr.Contribution[V]
-	err := protect(func() error {
-		var e error
-		cs, e = r.pullback(ybar, c.sel.has(), nil)
-		return e
+	cs, err := protected(func() ([]cr.Contribution[V], error) {
+		return r.pullback(ybar, c.sel.has(), nil)
 	})
 	if err != nil {
 		return nil, err
@@ -202,12 +183,10 @@ func (c *checker[V]) maskedOne(mop cr.MaskedOp[V], need []bool) *Failure {
 	if err != nil {
 		return &Failure{Detail: "Pullback of Apply's rule failed", Err: err}
 	}
-	var cs []cr.Contribution[V]
-	if err := protect(func() error {
-		var e error
-		cs, e = sr.Pullback(c.space.Clone(ybar[0]), nil)
-		return e
-	}); err != nil {
+	cs, err := protected(func() ([]cr.Contribution[V], error) {
+		return sr.Pullback(c.space.Clone(ybar[0]), nil)
+	})
+	if err != nil {
 		return &Failure{Detail: what + ": Pullback failed", Err: err}
 	}
 	count := make([]int, len(c.inputs))
@@ -279,12 +258,11 @@ func (c *checker[V]) checkRetain() {
 	for k, x := range c.inputs {
 		xs[k] = c.space.Clone(x)
 	}
-	var r anyRule[V]
-	if err := protect(func() error {
-		var e error
-		_, r, e = c.sub.apply(in, xs)
-		return e
-	}); err != nil {
+	r, err := protected(func() (anyRule[V], error) {
+		_, r, e := c.sub.apply(in, xs)
+		return r, e
+	})
+	if err != nil {
 		c.fail(CheckRetain, "", "Apply failed", err)
 		return
 	}
@@ -324,13 +302,10 @@ func (c *checker[V]) checkRetain() {
 		c.fail(CheckRetain, "", pbName+" failed after the caller overwrote the slices it passed to Apply", err)
 		return
 	}
-	detail := "%s differs from a fresh rule's after the caller overwrote the elements of the slice x it passed to Apply: the rule keeps the slice x instead of its elements; %s"
-	for k := range c.inputs {
-		if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Input, f.Detail = c.label(k), fmt.Sprintf(detail, pbName, f.Detail)
-			c.add(CheckRetain, "", f)
-			return
-		}
+	const differs = " differs from a fresh rule's after the caller overwrote the elements of the slice x it passed to Apply: the rule keeps the slice x instead of its elements; "
+	if f := c.compareInputs(got, want, pbName+differs); f != nil {
+		c.add(CheckRetain, "", f)
+		return
 	}
 	if _, ok := r.second(); ok {
 		dirs, present := c.joint()
@@ -345,12 +320,9 @@ func (c *checker[V]) checkRetain() {
 			c.fail(CheckRetain, "", soName+" failed after the caller overwrote the slices it passed to Apply", err)
 			return
 		}
-		for k := range c.inputs {
-			if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-				f.Input, f.Detail = c.label(k), fmt.Sprintf(detail, soName, f.Detail)
-				c.add(CheckRetain, "", f)
-				return
-			}
+		if f := c.compareInputs(got, want, soName+differs); f != nil {
+			c.add(CheckRetain, "", f)
+			return
 		}
 	}
 	c.pass(CheckRetain, "")
@@ -380,12 +352,10 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 		if k.Pullback == nil {
 			return nil, false, nil
 		}
-		var want []V
-		if err := protect(func() error {
-			var e error
-			want, e = k.Pullback(c.space.Clone(ybar))
-			return e
-		}); err != nil {
+		want, err := protected(func() ([]V, error) {
+			return k.Pullback(c.space.Clone(ybar))
+		})
+		if err != nil {
 			return nil, false, &Failure{Detail: "Kink.Pullback failed", Err: err}
 		}
 		return want, true, nil
@@ -434,12 +404,10 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 				if err != nil {
 					return &Failure{Detail: "ForwardTangents failed", Err: err}
 				}
-				var want V
-				if err := protect(func() error {
-					var e error
-					want, e = k.JVP(slices.Clone(full))
-					return e
-				}); err != nil {
+				want, err := protected(func() (V, error) {
+					return k.JVP(slices.Clone(full))
+				})
+				if err != nil {
 					return &Failure{Detail: "Kink.JVP failed", Err: err}
 				}
 				if f := c.compareVec(got[0], want, c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
@@ -472,12 +440,10 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 				if err != nil {
 					return &Failure{Detail: "PullbackWithTangents failed", Err: err}
 				}
-				var want []V
-				if err := protect(func() error {
-					var e error
-					want, e = k.SecondOrder(c.space.Clone(ybar[0]), c.space.Clone(ybardot[0]), slices.Clone(full))
-					return e
-				}); err != nil {
+				want, err := protected(func() ([]V, error) {
+					return k.SecondOrder(c.space.Clone(ybar[0]), c.space.Clone(ybardot[0]), slices.Clone(full))
+				})
+				if err != nil {
 					return &Failure{Detail: "Kink.SecondOrder failed", Err: err}
 				}
 				if f := compare(got, want, fmt.Sprintf("PullbackWithTangents tangent (got) vs documented Kink.SecondOrder (want), direction %d,", d)); f != nil {

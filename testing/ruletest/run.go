@@ -156,6 +156,17 @@ func protect(f func() error) (err error) {
 	return f()
 }
 
+// protected is protect for a function with a result: f's result and error, or the
+// zero T and the panic as an error.
+func protected[T any](f func() (T, error)) (v T, err error) {
+	err = protect(func() error {
+		var e error
+		v, e = f()
+		return e
+	})
+	return v, err
+}
+
 // checker holds the state of one run: the op, its inputs and the resolved settings.
 type checker[V any] struct {
 	space  cr.Space[V]
@@ -279,10 +290,30 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 			c.guard(CheckAdjointFD, c.checkAdjointFD)
 			c.guard(CheckJacobian, c.checkJacobian)
 		}
-		c.guard(CheckForwardFD, func() { c.checkForward(rule, noFD) })
-		c.guard(CheckSecondOrderFD, func() { c.checkSecondOrder(rule, noFD) })
+		fIface, sIface := c.sub.interfaceNames()
+		if _, ok := rule.forward(); !c.skipUnimplemented(ok, fIface, noFD, CheckForwardFD, CheckForwardAdjoint) {
+			c.guard(CheckForwardFD, func() { c.checkForward(rule, noFD) })
+		}
+		if _, ok := rule.second(); !c.skipUnimplemented(ok, sIface, noFD, CheckSecondOrderFD, CheckHessianSymmetry) {
+			c.guard(CheckSecondOrderFD, func() { c.checkSecondOrder(rule, noFD) })
+		}
 	}
 	return c.res
+}
+
+// skipUnimplemented reports whether the rule lacks an optional method (implemented
+// is false; iface names the method's interface) and if so skips the method's checks:
+// other, and fd, its finite-difference check, unless noFD (then fd does not run).
+func (c *checker[V]) skipUnimplemented(implemented bool, iface string, noFD bool, fd, other string) bool {
+	if implemented {
+		return false
+	}
+	why := "the rule does not implement " + iface
+	if !noFD {
+		c.skip(fd, "", why)
+	}
+	c.skip(other, "", why)
+	return true
 }
 
 // guard runs one check, turning a panic of the checker itself (on a value of the
@@ -560,11 +591,8 @@ func (c *checker[V]) pullback(ybar []V) ([]V, error) {
 }
 
 func (c *checker[V]) pullbackOf(r anyRule[V], ybar []V) ([]V, error) {
-	var cs []cr.Contribution[V]
-	err := protect(func() error {
-		var e error
-		cs, e = r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
-		return e
+	cs, err := protected(func() ([]cr.Contribution[V], error) {
+		return r.pullback(c.cloneOut(ybar), c.sel.has(), nil)
 	})
 	if err != nil {
 		return nil, err
@@ -641,11 +669,8 @@ func (c *checker[V]) secondOf(r anyRule[V], ct []cr.Dual[V], dirs []V, present [
 			cp[m].Tangent = c.space.Clone(d.Tangent)
 		}
 	}
-	var dcs []cr.DualContribution[V]
-	err = protect(func() error {
-		var e error
-		dcs, e = sr(cp, c.sel.has(), c.tangentOf(dirs, present), nil)
-		return e
+	dcs, err := protected(func() ([]cr.DualContribution[V], error) {
+		return sr(cp, c.sel.has(), c.tangentOf(dirs, present), nil)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -864,6 +889,29 @@ func (c *checker[V]) jointI(dirs []V, present []bool) ([]V, bool) {
 		}
 	}
 	return out, any
+}
+
+// compareInputs compares got[k] with want[k] for every input k at the exact
+// tolerance, as compareVec does, and returns the first difference, labelled with its
+// input and its Detail prefixed with what; nil if they agree.
+func (c *checker[V]) compareInputs(got, want []V, what string) *Failure {
+	for k := range c.inputs {
+		if f := c.compareVec(got[k], want[k], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+			f.Input, f.Detail = c.label(k), what+f.Detail
+			return f
+		}
+	}
+	return nil
+}
+
+// resultFailure is the failure of a call of method that returned the per-input
+// values got or err: "method failed" with err, or else compareInputs(got, want,
+// what). It is nil if the call succeeded and got agrees with want.
+func (c *checker[V]) resultFailure(method string, got, want []V, err error, what string) *Failure {
+	if err != nil {
+		return &Failure{Detail: method + " failed", Err: err}
+	}
+	return c.compareInputs(got, want, what)
 }
 
 // compareVec compares the rule's value got with the reference want:

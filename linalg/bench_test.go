@@ -68,6 +68,7 @@ func BenchmarkOps(b *testing.B) {
 	const n = 512
 	for _, bo := range benchOps(n, rand.New(rand.NewPCG(1, 2))) {
 		b.Run(bo.name+"/forward", func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				t := core.NewTape[*tensor.Dense](tensor.Space{})
 				t.SetGradEnabled(false)
@@ -82,6 +83,7 @@ func BenchmarkOps(b *testing.B) {
 			}
 		})
 		b.Run(bo.name+"/backward", func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				t := core.NewTape[*tensor.Dense](tensor.Space{})
 				ids := make([]cr.NodeID, len(bo.x))

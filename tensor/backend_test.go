@@ -45,6 +45,7 @@ func BenchmarkMatMulBackends(b *testing.B) {
 				name = "gonum"
 			}
 			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+				b.ReportAllocs()
 				tensor.UseBLAS64(gonum)
 				for b.Loop() {
 					if _, err := tensor.MatMul(x, y); err != nil {

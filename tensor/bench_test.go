@@ -148,6 +148,7 @@ func BenchmarkReductions(b *testing.B) {
 				a    *tensor.Dense
 			}{{"contiguous", x}, {"transposed", xt}} {
 				b.Run(fmt.Sprintf("Dot/%v/%s/%d", dt, c.name, n), func(b *testing.B) {
+					b.ReportAllocs()
 					for b.Loop() {
 						if _, err := tensor.Dot(c.a, y); err != nil {
 							b.Fatal(err)
@@ -155,6 +156,7 @@ func BenchmarkReductions(b *testing.B) {
 					}
 				})
 				b.Run(fmt.Sprintf("Inner/%v/%s/%d", dt, c.name, n), func(b *testing.B) {
+					b.ReportAllocs()
 					for b.Loop() {
 						if _, err := (tensor.Space{}).Inner(c.a, y); err != nil {
 							b.Fatal(err)
@@ -166,6 +168,7 @@ func BenchmarkReductions(b *testing.B) {
 			// compared through its absolute value.
 			x2 := tensor.Scale(x, 1+1e-15)
 			b.Run(fmt.Sprintf("EqualApprox/%v/%d", dt, n), func(b *testing.B) {
+				b.ReportAllocs()
 				for b.Loop() {
 					if !tensor.EqualApprox(x, x2, 1e-12, 1e-12) {
 						b.Fatal("a tensor differs from its rescaled copy")

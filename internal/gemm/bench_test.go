@@ -23,6 +23,7 @@ func BenchmarkDgemm(b *testing.B) {
 		x, y, z := randSlice(rng, n*n), randSlice(rng, n*n), randSlice(rng, n*n)
 		flops := 2 * float64(n) * float64(n) * float64(n)
 		b.Run(fmt.Sprintf("%d/gemm", n), func(b *testing.B) {
+			b.ReportAllocs()
 			if n > 1024 && testing.Short() {
 				b.Skip("n > 1024 in -short mode")
 			}
@@ -32,6 +33,7 @@ func BenchmarkDgemm(b *testing.B) {
 			reportGFLOPs(b, flops)
 		})
 		b.Run(fmt.Sprintf("%d/gonum", n), func(b *testing.B) {
+			b.ReportAllocs()
 			if n > 1024 && testing.Short() {
 				b.Skip("n > 1024 in -short mode")
 			}
@@ -52,6 +54,7 @@ func BenchmarkDgemmKernel(b *testing.B) {
 		flops := 2 * float64(n) * float64(n) * float64(n)
 		for _, kn := range kernels() {
 			b.Run(fmt.Sprintf("%d/%s", n, kn.name), func(b *testing.B) {
+				b.ReportAllocs()
 				saved := kern
 				defer func() { kern = saved }()
 				kern = kn
@@ -62,6 +65,7 @@ func BenchmarkDgemmKernel(b *testing.B) {
 			})
 		}
 		b.Run(fmt.Sprintf("%d/TT", n), func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				Dgemm(true, true, n, n, n, 1, x, n, y, n, 0, z, n)
 			}
@@ -77,12 +81,14 @@ func BenchmarkZgemm(b *testing.B) {
 		x, y, z := randCSlice(rng, n*n), randCSlice(rng, n*n), randCSlice(rng, n*n)
 		flops := 8 * float64(n) * float64(n) * float64(n)
 		b.Run(fmt.Sprintf("%d/gemm", n), func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				Zgemm(false, false, n, n, n, 1, x, n, y, n, 0, z, n)
 			}
 			reportGFLOPs(b, flops)
 		})
 		b.Run(fmt.Sprintf("%d/gonum", n), func(b *testing.B) {
+			b.ReportAllocs()
 			for b.Loop() {
 				gonum.Implementation{}.Zgemm(blas.NoTrans, blas.NoTrans, n, n, n, 1, x, n, y, n, 0, z, n)
 			}

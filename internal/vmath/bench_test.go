@@ -13,7 +13,10 @@ func benchImpls(b *testing.B, f func(b *testing.B)) {
 	defer func() { impl = saved }()
 	for _, k := range available() {
 		impl = k
-		b.Run(k.name, f)
+		b.Run(k.name, func(b *testing.B) {
+			b.ReportAllocs()
+			f(b)
+		})
 	}
 }
 
@@ -39,6 +42,7 @@ func BenchmarkExp(b *testing.B) {
 				perElem(b, n)
 			})
 			b.Run("math.Exp", func(b *testing.B) {
+				b.ReportAllocs()
 				b.SetBytes(16 * int64(n))
 				for b.Loop() {
 					for i, v := range x {

@@ -64,12 +64,14 @@ func BenchmarkDot(b *testing.B) {
 		x[i], y[i] = float64(i), 1/float64(i+1)
 	}
 	b.Run("vmath", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			Dot(x, y)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
 	})
 	b.Run("go-loop", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			var s float64
 			for i, v := range x {

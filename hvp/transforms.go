@@ -31,7 +31,8 @@ type Func func(t *Tape, x []cr.NodeID) cr.NodeID
 // The zero Transforms records on tapes without a registry: ops are applied as
 // given, with no overrides. A Transforms is a small value, safe for concurrent use.
 type Transforms struct {
-	reg *cr.Registry[*tensor.Dense]
+	reg     *cr.Registry[*tensor.Dense]
+	workers int // the Workers of the Operators it makes; see WithWorkers
 }
 
 // WithRegistry returns the transforms whose recordings resolve ops through reg. A
@@ -228,8 +229,16 @@ func (tr Transforms) HVPSeed(f Func, x, v []*tensor.Dense, ybar *tensor.Dense) (
 // Operator applies the Hessian of a scalar function at a fixed point to any number of
 // vectors. It records f once; each Apply runs only the two sweeps. An Operator made
 // by NewModelOperator also applies the Gauss-Newton matrix (GaussNewton). It is not
-// safe for concurrent use.
+// safe for concurrent use: its methods run one at a time, and ApplyBatch spreads a
+// batch of products over goroutines, each with a recording of its own.
 type Operator struct {
+	// Workers bounds the goroutines of ApplyBatch and ApplyBatchFlat (and of
+	// Hessian): a batch of k products runs on min(k, Workers) of them, or on
+	// min(k, GOMAXPROCS) when Workers <= 0 (the default of the package-level
+	// constructors; Transforms.WithWorkers sets another). Workers = 1 runs a batch
+	// on the calling goroutine and the Operator's tape only.
+	Workers int
+
 	tr    Transforms
 	tape  *Tape
 	ids   []cr.NodeID
@@ -248,6 +257,11 @@ type Operator struct {
 	y      cr.NodeID
 	loss   Loss
 	lossOp *Operator
+
+	// remake records f at x again, for a batch worker; helpers[j] is the recording
+	// of worker j+1, made at its first batch.
+	remake  func() (*Operator, error)
+	helpers []*Operator
 }
 
 // NewOperator records f at x. A non-scalar or complex output is an error wrapping
@@ -267,7 +281,9 @@ func (tr Transforms) NewOperator(f Func, x []*tensor.Dense) (*Operator, error) {
 	if err := checkScalar(value); err != nil {
 		return nil, err
 	}
-	return &Operator{tr: tr, tape: t, ids: ids, x: x, out: out, value: value}, nil
+	op := &Operator{Workers: tr.workers, tr: tr, tape: t, ids: ids, x: x, out: out, value: value}
+	op.remake = func() (*Operator, error) { return tr.NewOperator(f, x) }
+	return op, nil
 }
 
 func checkScalar(value *tensor.Dense) error {
@@ -368,9 +384,13 @@ func (o *Operator) flat(dst, v []float64, apply func([]*tensor.Dense) ([]*tensor
 // Hessian returns the dense Hessian of a scalar function of a float64 parameter set,
 // in the flat view of its Layout: H_ij = d^2 f / (dz_i dz_j) for z the elements of x
 // in row-major order, one tensor after another. It costs one recording and n
-// Hessian-vector products for n = LayoutOf(x).Dim(); the result is symmetrised,
-// (H + H^T)/2, which changes it only by rounding. Complex inputs are an error. It
-// records with the default registry; see Transforms.Hessian.
+// Hessian-vector products H e_j, one per column, for n = LayoutOf(x).Dim(); the result
+// is symmetrised, (H + H^T)/2, which changes it only by rounding. The columns are a
+// batch (Operator.ApplyBatchFlat): they run on up to min(n, GOMAXPROCS) goroutines,
+// each extra one with a recording of f of its own, so f must be safe to call from
+// several goroutines at once; the result is bit-identical to the sequential loop,
+// which WithWorkers(1).Hessian runs. Complex inputs are an error. It records with the
+// default registry; see Transforms.Hessian.
 func Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 	return defaults().Hessian(f, x)
 }
@@ -390,14 +410,22 @@ func (tr Transforms) Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 		return nil, err
 	}
 	cols := make([][]float64, n)
-	e := make([]float64, n)
-	for j := range n {
-		e[j] = 1
+	for j := range cols {
 		cols[j] = make([]float64, n)
-		if err := op.ApplyFlat(cols[j], e); err != nil {
-			return nil, err
+	}
+	units := make([][]float64, op.workerCount(n)) // each worker's e_j
+	err = op.spread(n, func(wop *Operator, w, j int) error {
+		if units[w] == nil {
+			units[w] = make([]float64, n)
 		}
+		e := units[w]
+		e[j] = 1
+		err := op.flatOn(wop, cols[j], e)
 		e[j] = 0
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hvp.Hessian: %w", err)
 	}
 	return symmetrise(cols), nil
 }

@@ -84,20 +84,15 @@ func (o *Operator) ApplyBatchFlat(dst, v [][]float64) error {
 	if len(dst) != len(v) {
 		return cr.Errorf(cr.ErrShapeMismatch, "hvp: %d destinations for %d directions", len(dst), len(v))
 	}
-	if _, err := o.Layout(); err != nil {
+	l, err := o.Layout()
+	if err != nil {
 		return err
 	}
-	err := o.spread(len(v), func(op *Operator, _, i int) error { return o.flatOn(op, dst[i], v[i]) })
+	err = o.spread(len(v), func(op *Operator, _, i int) error { return flatApply(l, dst[i], v[i], op.Apply) })
 	if err != nil {
 		return fmt.Errorf("hvp: %w", err)
 	}
 	return nil
-}
-
-// flatOn is ApplyFlat on worker op, with o's layout (op records the same inputs, so
-// op's layout is o's; o's is computed once, before the workers start).
-func (o *Operator) flatOn(op *Operator, dst, v []float64) error {
-	return o.flat(dst, v, op.Apply)
 }
 
 // workerCount returns the number of goroutines for a batch of k products.

@@ -367,6 +367,11 @@ func (o *Operator) flat(dst, v []float64, apply func([]*tensor.Dense) ([]*tensor
 	if err != nil {
 		return err
 	}
+	return flatApply(l, dst, v, apply)
+}
+
+// flatApply stores apply(v) in dst, with v and dst in the flat view of layout l.
+func flatApply(l Layout, dst, v []float64, apply func([]*tensor.Dense) ([]*tensor.Dense, error)) error {
 	if len(dst) != l.Dim() {
 		return cr.Errorf(cr.ErrShapeMismatch, "hvp: destination of length %d for a set of %d elements", len(dst), l.Dim())
 	}
@@ -397,14 +402,11 @@ func Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 
 // Hessian is the package-level Hessian, recording with tr's registry.
 func (tr Transforms) Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
-	l, err := LayoutOf(x)
+	l, err := nonEmptyLayout("hvp.Hessian", x)
 	if err != nil {
-		return nil, fmt.Errorf("hvp.Hessian: %w", err)
+		return nil, err
 	}
 	n := l.Dim()
-	if n == 0 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian of an empty parameter set (layout %v)", l)
-	}
 	op, err := tr.NewOperator(f, x)
 	if err != nil {
 		return nil, err
@@ -420,7 +422,7 @@ func (tr Transforms) Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 		}
 		e := units[w]
 		e[j] = 1
-		err := op.flatOn(wop, cols[j], e)
+		err := flatApply(l, cols[j], e, wop.Apply)
 		e[j] = 0
 		return err
 	})
@@ -428,6 +430,20 @@ func (tr Transforms) Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 		return nil, fmt.Errorf("hvp.Hessian: %w", err)
 	}
 	return symmetrise(cols), nil
+}
+
+// nonEmptyLayout returns the layout of the float64 parameter set x, the rows and
+// columns of the dense matrices of Hessian and Jacobian (the function named what):
+// a complex or nil tensor, or a set with no elements, is an error.
+func nonEmptyLayout(what string, x []*tensor.Dense) (Layout, error) {
+	l, err := LayoutOf(x)
+	if err != nil {
+		return Layout{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if l.Dim() == 0 {
+		return Layout{}, cr.Errorf(cr.ErrInvalidArgument, "%s of an empty parameter set (layout %v)", what, l)
+	}
+	return l, nil
 }
 
 // symmetrise returns (C + C^T)/2 for the matrix whose columns are cols.
@@ -453,9 +469,9 @@ func Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 
 // Jacobian is the package-level Jacobian, recording with tr's registry.
 func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
-	l, err := LayoutOf(x)
+	l, err := nonEmptyLayout("hvp.Jacobian", x)
 	if err != nil {
-		return nil, fmt.Errorf("hvp.Jacobian: %w", err)
+		return nil, err
 	}
 	t, ids, out, err := tr.record(f, x)
 	if err != nil {
@@ -466,8 +482,8 @@ func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a float64 output, got %v", y.DType())
 	}
 	m, n := y.Size(), l.Dim()
-	if m == 0 || n == 0 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian of an empty tensor (%d outputs, %d inputs)", m, n)
+	if m == 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian of a function with an empty output (%s)", y.Describe())
 	}
 	jac := mat.NewDense(m, n, nil)
 	if n <= m {

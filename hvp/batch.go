@@ -53,15 +53,16 @@ func (tr Transforms) WithWorkers(n int) Transforms {
 // Go runs goroutines on at most GOMAXPROCS threads, so GOMAXPROCS (runtime.GOMAXPROCS
 // or the GOMAXPROCS environment variable) bounds the parallelism of a batch, and
 // Workers (or Transforms.WithWorkers) caps the workers below it; Workers = 1 is the
-// sequential loop. The matrix products inside each sweep are parallel on their own:
-// package tensor's GEMM (internal/gemm) splits a product of m*n*k >= 2^21
-// multiply-adds over runtime.GOMAXPROCS(0) goroutines, and has no separate thread
-// setting. Within a batch those goroutines share the same GOMAXPROCS threads with
-// the workers instead of adding threads, so nothing is oversubscribed at the OS
-// level, but each split product packs its shared operand once per slab. Products
-// routed to gonum's BLAS by tensor.UseBLAS64 use that BLAS's threads (for OpenBLAS,
-// OPENBLAS_NUM_THREADS), which are outside GOMAXPROCS: set them to 1 when a batch
-// already uses every core.
+// sequential loop. The kernels inside each sweep are parallel on their own, with no
+// setting but GOMAXPROCS: package tensor's GEMM (internal/gemm) splits a product of
+// m*n*k >= 2^21 multiply-adds over runtime.GOMAXPROCS(0) goroutines, and package
+// elementwise splits a kernel over tensors of at least 2^17 elements into pieces of
+// at least 2^16. Within a batch those goroutines share the same GOMAXPROCS threads
+// with the workers instead of adding threads, so nothing is oversubscribed at the OS
+// level, but each split product packs its shared operand once per slab for nothing
+// when the workers already fill every core. Products routed to gonum's BLAS by
+// tensor.UseBLAS64 use that BLAS's own threads (for OpenBLAS, OPENBLAS_NUM_THREADS),
+// which GOMAXPROCS does not bound: set them to 1 when a batch already uses every core.
 func (o *Operator) ApplyBatch(vs [][]*tensor.Dense) ([][]*tensor.Dense, error) {
 	out := make([][]*tensor.Dense, len(vs))
 	err := o.spread(len(vs), func(op *Operator, _, i int) error {

@@ -26,7 +26,11 @@
 // PullbackWithTangents. No finite differences and no second tape are involved; an op
 // without a second-order rule makes HVP fail with an error wrapping
 // chainrules.ErrHVPNotSupported that names the op. An [Operator] records f once and
-// applies the Hessian to many vectors, as Krylov solvers do.
+// applies the Hessian to many vectors, as Krylov solvers do; [Operator.ApplyBatch]
+// spreads a batch of independent products (the columns of [Hessian], k directions)
+// over up to GOMAXPROCS goroutines, each with a recording of f of its own, with
+// results bit-identical to the sequential loop ([Operator.Workers] and [WithWorkers]
+// set the number of goroutines).
 //
 // # Parameter sets
 //

@@ -93,6 +93,7 @@ func (tr Transforms) NewModelOperator(model Func, loss Loss, x []*tensor.Dense) 
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.NewModelOperator: the model's output is %s; Gauss-Newton needs a float64 one", yv.Describe())
 	}
 	op.split, op.y, op.loss = true, y, loss
+	op.remake = func() (*Operator, error) { return tr.NewModelOperator(model, loss, x) }
 	return op, nil
 }
 

@@ -71,10 +71,7 @@ type LineSearchNewtonCG struct {
 	// iterations and Rejected the line-search trial points that were not taken.
 	HVPs, CGIterations, Rejected int
 
-	status optimize.Status
-	err    error
-	dim    int
-	last   Iteration
+	newtonMethod
 }
 
 var (
@@ -84,39 +81,16 @@ var (
 
 // Init implements optimize.Method. LineSearchNewtonCG is sequential.
 func (m *LineSearchNewtonCG) Init(dim, tasks int) int {
-	m.dim = dim
-	m.status, m.err = optimize.NotTerminated, nil
 	m.HVPs, m.CGIterations, m.Rejected = 0, 0, 0
-	m.last = Iteration{Iter: -1}
-	return 1
+	return m.reset(dim)
 }
 
-// Uses implements optimize.Method: the method needs gradients (and HessVec).
-func (m *LineSearchNewtonCG) Uses(has optimize.Available) (optimize.Available, error) {
-	if !has.Grad {
-		return optimize.Available{}, optimize.ErrMissingGrad
-	}
-	return optimize.Available{Grad: true}, nil
-}
-
-// Status implements optimize.Statuser.
-func (m *LineSearchNewtonCG) Status() (optimize.Status, error) { return m.status, m.err }
-
-// LastIteration implements Reporter.
-func (m *LineSearchNewtonCG) LastIteration() Iteration { return m.last }
-
-func (m *LineSearchNewtonCG) wire(obj *Objective) {
-	if m.HessVec == nil {
-		m.HessVec = m.Curvature.productOf(obj)
-	}
-	if m.Err == nil {
-		m.Err = obj.Err
-	}
-}
+// wire sets HessVec and Err from obj where they are nil.
+func (m *LineSearchNewtonCG) wire(obj *Objective) { wireProducts(obj, m.Curvature, &m.HessVec, &m.Err) }
 
 // Run implements optimize.Method.
 func (m *LineSearchNewtonCG) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
-	finish(operation, result, &m.status, &m.err, func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
+	m.finish(operation, result, func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
 }
 
 func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task) (optimize.Status, error) {
@@ -283,14 +257,7 @@ const maxLineSearchTrials = 200
 // ||g||_1 on the residual's 1-norm (scipy's test) or at non-positive curvature; it
 // returns the iterations and products used.
 func (s *steihaug) newtonDirection(p, x, g []float64, maxIter int, hv HessVecFunc) (iters, hvps int, err error) {
-	clear(p)
-	copy(s.r, g) // r = H p + g
-	for i := range s.d {
-		s.d[i] = -g[i]
-	}
-	gnorm := floats.Norm(g, 1)
-	tol := math.Min(0.5, math.Sqrt(gnorm)) * gnorm
-	rr := floats.Dot(s.r, s.r)
+	rr, _, tol := s.start(p, g, 1)
 	for iters < maxIter {
 		if floats.Norm(s.r, 1) <= tol {
 			break
@@ -319,11 +286,7 @@ func (s *steihaug) newtonDirection(p, x, g []float64, maxIter int, hv HessVecFun
 		floats.AddScaled(p, alpha, s.d)
 		floats.AddScaled(s.r, alpha, s.hd)
 		rrNew := floats.Dot(s.r, s.r)
-		beta := rrNew / rr
-		rr = rrNew
-		for i := range s.d {
-			s.d[i] = -s.r[i] + beta*s.d[i]
-		}
+		rr = s.nextDirection(rrNew, rr)
 	}
 	if iters == 0 {
 		copy(p, s.d) // no inner iteration allowed: steepest descent

@@ -1,7 +1,6 @@
 package hvp
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -108,10 +107,7 @@ type NewtonCG struct {
 	// iterations; Rejected the rejected steps.
 	HVPs, CGIterations, Rejected int
 
-	status optimize.Status
-	err    error
-	dim    int
-	last   Iteration
+	newtonMethod
 }
 
 var (
@@ -121,61 +117,16 @@ var (
 
 // Init implements optimize.Method. NewtonCG is sequential.
 func (m *NewtonCG) Init(dim, tasks int) int {
-	m.dim = dim
-	m.status, m.err = optimize.NotTerminated, nil
 	m.HVPs, m.CGIterations, m.Rejected = 0, 0, 0
-	m.last = Iteration{Iter: -1}
-	return 1
+	return m.reset(dim)
 }
-
-// Uses implements optimize.Method: NewtonCG needs gradients (and HessVec).
-func (m *NewtonCG) Uses(has optimize.Available) (optimize.Available, error) {
-	if !has.Grad {
-		return optimize.Available{}, optimize.ErrMissingGrad
-	}
-	return optimize.Available{Grad: true}, nil
-}
-
-// Status implements optimize.Statuser.
-func (m *NewtonCG) Status() (optimize.Status, error) { return m.status, m.err }
-
-// LastIteration implements Reporter: the method's figures for its last major
-// iteration.
-func (m *NewtonCG) LastIteration() Iteration { return m.last }
 
 // wire sets HessVec and Err from obj where they are nil.
-func (m *NewtonCG) wire(obj *Objective) {
-	if m.HessVec == nil {
-		m.HessVec = m.Curvature.productOf(obj)
-	}
-	if m.Err == nil {
-		m.Err = obj.Err
-	}
-}
-
-// errStopped says gonum asked the method to stop.
-var errStopped = errors.New("stopped by the caller")
+func (m *NewtonCG) wire(obj *Objective) { wireProducts(obj, m.Curvature, &m.HessVec, &m.Err) }
 
 // Run implements optimize.Method.
 func (m *NewtonCG) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
-	finish(operation, result, &m.status, &m.err, func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
-}
-
-// finish runs a method's loop and ends the conversation with gonum: unless gonum
-// stopped it, it records the status, tells gonum the method is done and waits for its
-// PostIteration; then it drains result and closes operation.
-func finish(operation chan<- optimize.Task, result <-chan optimize.Task, status *optimize.Status, errp *error, run func() (optimize.Status, error)) {
-	s, err := run()
-	if !errors.Is(err, errStopped) {
-		*status, *errp = s, err
-		if err == nil && s == optimize.NotTerminated {
-			*status = optimize.MethodConverge
-		}
-		operation <- optimize.Task{Op: optimize.MethodDone}
-	}
-	for range result { // read until gonum closes result, then close operation
-	}
-	close(operation)
+	m.finish(operation, result, func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
 }
 
 // eval sends one task and waits for its result; errStopped if gonum wants to stop.
@@ -369,6 +320,30 @@ func newSteihaug(n int) *steihaug {
 	return &steihaug{r: make([]float64, n), d: make([]float64, n), hd: make([]float64, n), hp: make([]float64, n)}
 }
 
+// start sets up conjugate gradients on H p = -g from p = 0: the residual r = H p + g
+// = g and the first direction d = -g. It returns r^T r, the q-norm of g and the
+// forcing tolerance min(1/2, sqrt(|g|_q)) |g|_q on the residual's q-norm (q = 1 is
+// scipy's test, q = 2 Steihaug's).
+func (s *steihaug) start(p, g []float64, q float64) (rr, gnorm, tol float64) {
+	clear(p)
+	copy(s.r, g)
+	for i := range s.d {
+		s.d[i] = -g[i]
+	}
+	gnorm = floats.Norm(g, q)
+	return floats.Dot(s.r, s.r), gnorm, math.Min(0.5, math.Sqrt(gnorm)) * gnorm
+}
+
+// nextDirection sets the direction to d = -r + beta d, with beta = rrNew / rr the
+// ratio of the new residual's r^T r to the old, and returns rrNew.
+func (s *steihaug) nextDirection(rrNew, rr float64) float64 {
+	beta := rrNew / rr
+	for i := range s.d {
+		s.d[i] = -s.r[i] + beta*s.d[i]
+	}
+	return rrNew
+}
+
 // product applies hv to d into s.hd and checks the result.
 func (s *steihaug) product(dst, x, d []float64, hv HessVecFunc) error {
 	if err := hv(dst, x, d); err != nil {
@@ -381,16 +356,8 @@ func (s *steihaug) product(dst, x, d []float64, hv HessVecFunc) error {
 // radius and returns the predicted reduction m(0) - m(p) > 0, the iterations and the
 // HVPs used.
 func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv HessVecFunc) (pred float64, iters, hvps int, err error) {
-	for i := range p {
-		p[i], s.hp[i] = 0, 0
-	}
-	copy(s.r, g) // r = H p + g
-	for i := range s.d {
-		s.d[i] = -g[i]
-	}
-	gnorm := floats.Norm(g, 2)
-	tol := math.Min(0.5, math.Sqrt(gnorm)) * gnorm
-	rr := floats.Dot(s.r, s.r)
+	rr, gnorm, tol := s.start(p, g, 2)
+	clear(s.hp) // H p
 	for iters < maxIter {
 		iters++
 		hvps++
@@ -416,11 +383,7 @@ func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv Hess
 		if math.Sqrt(rrNew) <= tol {
 			break
 		}
-		beta := rrNew / rr
-		rr = rrNew
-		for i := range s.d {
-			s.d[i] = -s.r[i] + beta*s.d[i]
-		}
+		rr = s.nextDirection(rrNew, rr)
 	}
 	if iters == 0 || floats.Norm(p, 2) == 0 {
 		// No inner step (maxIter 0, or a zero gradient): take the Cauchy step along -g.

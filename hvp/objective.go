@@ -282,15 +282,24 @@ func (o *Objective) eval(p *point, withGrad bool) error {
 func (o *Objective) Func(x []float64) float64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	p, err := o.at(x)
-	if err == nil && !p.hasF {
-		err = o.eval(p, false)
-	}
+	p, err := o.evaluated(x, false)
 	if err != nil {
-		o.fail(err)
 		return math.NaN()
 	}
 	return p.f
+}
+
+// evaluated returns the point x with its value, and its gradient if withGrad,
+// evaluated if they were not yet; an error is kept for Err.
+func (o *Objective) evaluated(x []float64, withGrad bool) (*point, error) {
+	p, err := o.at(x)
+	if err == nil && (!p.hasF || withGrad && !p.hasG) {
+		err = o.eval(p, withGrad)
+	}
+	if err != nil {
+		o.fail(err)
+	}
+	return p, err
 }
 
 // Grad stores the gradient of f at x in grad, or NaNs on error. Like gonum's own
@@ -301,12 +310,8 @@ func (o *Objective) Grad(grad, x []float64) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	p, err := o.at(x)
-	if err == nil && !p.hasG {
-		err = o.eval(p, true)
-	}
+	p, err := o.evaluated(x, true)
 	if err != nil {
-		o.fail(err)
 		fillNaN(grad)
 		return
 	}

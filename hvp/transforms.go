@@ -31,7 +31,8 @@ type Func func(t *Tape, x []cr.NodeID) cr.NodeID
 // The zero Transforms records on tapes without a registry: ops are applied as
 // given, with no overrides. A Transforms is a small value, safe for concurrent use.
 type Transforms struct {
-	reg *cr.Registry[*tensor.Dense]
+	reg     *cr.Registry[*tensor.Dense]
+	workers int // the Workers of the Operators it makes; see WithWorkers
 }
 
 // WithRegistry returns the transforms whose recordings resolve ops through reg. A
@@ -228,8 +229,16 @@ func (tr Transforms) HVPSeed(f Func, x, v []*tensor.Dense, ybar *tensor.Dense) (
 // Operator applies the Hessian of a scalar function at a fixed point to any number of
 // vectors. It records f once; each Apply runs only the two sweeps. An Operator made
 // by NewModelOperator also applies the Gauss-Newton matrix (GaussNewton). It is not
-// safe for concurrent use.
+// safe for concurrent use: its methods run one at a time, and ApplyBatch spreads a
+// batch of products over goroutines, each with a recording of its own.
 type Operator struct {
+	// Workers bounds the goroutines of ApplyBatch and ApplyBatchFlat (and of
+	// Hessian): a batch of k products runs on min(k, Workers) of them, or on
+	// min(k, GOMAXPROCS) when Workers <= 0 (the default of the package-level
+	// constructors; Transforms.WithWorkers sets another). Workers = 1 runs a batch
+	// on the calling goroutine and the Operator's tape only.
+	Workers int
+
 	tr    Transforms
 	tape  *Tape
 	ids   []cr.NodeID
@@ -248,6 +257,11 @@ type Operator struct {
 	y      cr.NodeID
 	loss   Loss
 	lossOp *Operator
+
+	// remake records f at x again, for a batch worker; helpers[j] is the recording
+	// of worker j+1, made at its first batch.
+	remake  func() (*Operator, error)
+	helpers []*Operator
 }
 
 // NewOperator records f at x. A non-scalar or complex output is an error wrapping
@@ -267,7 +281,9 @@ func (tr Transforms) NewOperator(f Func, x []*tensor.Dense) (*Operator, error) {
 	if err := checkScalar(value); err != nil {
 		return nil, err
 	}
-	return &Operator{tr: tr, tape: t, ids: ids, x: x, out: out, value: value}, nil
+	op := &Operator{Workers: tr.workers, tr: tr, tape: t, ids: ids, x: x, out: out, value: value}
+	op.remake = func() (*Operator, error) { return tr.NewOperator(f, x) }
+	return op, nil
 }
 
 func checkScalar(value *tensor.Dense) error {
@@ -351,6 +367,11 @@ func (o *Operator) flat(dst, v []float64, apply func([]*tensor.Dense) ([]*tensor
 	if err != nil {
 		return err
 	}
+	return flatApply(l, dst, v, apply)
+}
+
+// flatApply stores apply(v) in dst, with v and dst in the flat view of layout l.
+func flatApply(l Layout, dst, v []float64, apply func([]*tensor.Dense) ([]*tensor.Dense, error)) error {
 	if len(dst) != l.Dim() {
 		return cr.Errorf(cr.ErrShapeMismatch, "hvp: destination of length %d for a set of %d elements", len(dst), l.Dim())
 	}
@@ -368,38 +389,61 @@ func (o *Operator) flat(dst, v []float64, apply func([]*tensor.Dense) ([]*tensor
 // Hessian returns the dense Hessian of a scalar function of a float64 parameter set,
 // in the flat view of its Layout: H_ij = d^2 f / (dz_i dz_j) for z the elements of x
 // in row-major order, one tensor after another. It costs one recording and n
-// Hessian-vector products for n = LayoutOf(x).Dim(); the result is symmetrised,
-// (H + H^T)/2, which changes it only by rounding. Complex inputs are an error. It
-// records with the default registry; see Transforms.Hessian.
+// Hessian-vector products H e_j, one per column, for n = LayoutOf(x).Dim(); the result
+// is symmetrised, (H + H^T)/2, which changes it only by rounding. The columns are a
+// batch (Operator.ApplyBatchFlat): they run on up to min(n, GOMAXPROCS) goroutines,
+// each extra one with a recording of f of its own, so f must be safe to call from
+// several goroutines at once; the result is bit-identical to the sequential loop,
+// which WithWorkers(1).Hessian runs. Complex inputs are an error. It records with the
+// default registry; see Transforms.Hessian.
 func Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 	return defaults().Hessian(f, x)
 }
 
 // Hessian is the package-level Hessian, recording with tr's registry.
 func (tr Transforms) Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
-	l, err := LayoutOf(x)
+	l, err := nonEmptyLayout("hvp.Hessian", x)
 	if err != nil {
-		return nil, fmt.Errorf("hvp.Hessian: %w", err)
+		return nil, err
 	}
 	n := l.Dim()
-	if n == 0 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Hessian of an empty parameter set (layout %v)", l)
-	}
 	op, err := tr.NewOperator(f, x)
 	if err != nil {
 		return nil, err
 	}
 	cols := make([][]float64, n)
-	e := make([]float64, n)
-	for j := range n {
-		e[j] = 1
+	for j := range cols {
 		cols[j] = make([]float64, n)
-		if err := op.ApplyFlat(cols[j], e); err != nil {
-			return nil, err
+	}
+	units := make([][]float64, op.workerCount(n)) // each worker's e_j
+	err = op.spread(n, func(wop *Operator, w, j int) error {
+		if units[w] == nil {
+			units[w] = make([]float64, n)
 		}
+		e := units[w]
+		e[j] = 1
+		err := flatApply(l, cols[j], e, wop.Apply)
 		e[j] = 0
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hvp.Hessian: %w", err)
 	}
 	return symmetrise(cols), nil
+}
+
+// nonEmptyLayout returns the layout of the float64 parameter set x, the rows and
+// columns of the dense matrices of Hessian and Jacobian (the function named what):
+// a complex or nil tensor, or a set with no elements, is an error.
+func nonEmptyLayout(what string, x []*tensor.Dense) (Layout, error) {
+	l, err := LayoutOf(x)
+	if err != nil {
+		return Layout{}, fmt.Errorf("%s: %w", what, err)
+	}
+	if l.Dim() == 0 {
+		return Layout{}, cr.Errorf(cr.ErrInvalidArgument, "%s of an empty parameter set (layout %v)", what, l)
+	}
+	return l, nil
 }
 
 // symmetrise returns (C + C^T)/2 for the matrix whose columns are cols.
@@ -425,9 +469,9 @@ func Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 
 // Jacobian is the package-level Jacobian, recording with tr's registry.
 func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
-	l, err := LayoutOf(x)
+	l, err := nonEmptyLayout("hvp.Jacobian", x)
 	if err != nil {
-		return nil, fmt.Errorf("hvp.Jacobian: %w", err)
+		return nil, err
 	}
 	t, ids, out, err := tr.record(f, x)
 	if err != nil {
@@ -438,8 +482,8 @@ func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a float64 output, got %v", y.DType())
 	}
 	m, n := y.Size(), l.Dim()
-	if m == 0 || n == 0 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian of an empty tensor (%d outputs, %d inputs)", m, n)
+	if m == 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian of a function with an empty output (%s)", y.Describe())
 	}
 	jac := mat.NewDense(m, n, nil)
 	if n <= m {

@@ -1,0 +1,72 @@
+package hvp
+
+import (
+	"errors"
+
+	"gonum.org/v1/gonum/optimize"
+)
+
+// newtonMethod is what NewtonCG and LineSearchNewtonCG share besides their options
+// and counters: the outcome and figures of the last run, and the plumbing of an
+// optimize.Method (Uses, Status, LastIteration, and the end of Run).
+type newtonMethod struct {
+	status optimize.Status
+	err    error
+	dim    int
+	last   Iteration
+}
+
+// reset starts a run over dim variables and returns the number of tasks, 1: the
+// Newton methods are sequential.
+func (b *newtonMethod) reset(dim int) int {
+	b.dim = dim
+	b.status, b.err = optimize.NotTerminated, nil
+	b.last = Iteration{Iter: -1}
+	return 1
+}
+
+// Uses implements optimize.Method: the method needs gradients (and HessVec).
+func (b *newtonMethod) Uses(has optimize.Available) (optimize.Available, error) {
+	if !has.Grad {
+		return optimize.Available{}, optimize.ErrMissingGrad
+	}
+	return optimize.Available{Grad: true}, nil
+}
+
+// Status implements optimize.Statuser.
+func (b *newtonMethod) Status() (optimize.Status, error) { return b.status, b.err }
+
+// LastIteration implements Reporter: the method's figures for its last major
+// iteration.
+func (b *newtonMethod) LastIteration() Iteration { return b.last }
+
+// errStopped says gonum asked the method to stop.
+var errStopped = errors.New("stopped by the caller")
+
+// finish runs a method's loop and ends the conversation with gonum: unless gonum
+// stopped it, it records the status, tells gonum the method is done and waits for its
+// PostIteration; then it drains result and closes operation.
+func (b *newtonMethod) finish(operation chan<- optimize.Task, result <-chan optimize.Task, run func() (optimize.Status, error)) {
+	s, err := run()
+	if !errors.Is(err, errStopped) {
+		b.status, b.err = s, err
+		if err == nil && s == optimize.NotTerminated {
+			b.status = optimize.MethodConverge
+		}
+		operation <- optimize.Task{Op: optimize.MethodDone}
+	}
+	for range result { // read until gonum closes result, then close operation
+	}
+	close(operation)
+}
+
+// wireProducts sets a Newton method's HessVec, if nil, to obj's product of curvature
+// c, and its Err, if nil, to obj.Err.
+func wireProducts(obj *Objective, c Curvature, hessVec *HessVecFunc, errFunc *func() error) {
+	if *hessVec == nil {
+		*hessVec = c.productOf(obj)
+	}
+	if *errFunc == nil {
+		*errFunc = obj.Err
+	}
+}

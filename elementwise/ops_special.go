@@ -119,7 +119,7 @@ func PolygammaOp(n int) cr.Op[*tensor.Dense] {
 		name = "digamma"
 	}
 	if n < 0 || n > 168 {
-		return errOp{name: name, err: cr.Errorf(cr.ErrInvalidArgument, "polygamma: n must be in [0, 168], got %d", n)}
+		return cr.FailOp[*tensor.Dense](name, cr.Errorf(cr.ErrInvalidArgument, "polygamma: n must be in [0, 168], got %d", n))
 	}
 	return Unary(name, UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 { return polygamma(n, x) }, D1: polygammaD(n + 1), D2: polygammaD(n + 2)}})
@@ -135,7 +135,7 @@ func Polygamma(x *tensor.Dense, n int) (*tensor.Dense, error) { return cr.Eval(P
 // reports ErrInvalidArgument otherwise). The op name is "mvlgamma".
 func MvlgammaOp(p int) cr.Op[*tensor.Dense] {
 	if p < 1 {
-		return errOp{name: "mvlgamma", err: cr.Errorf(cr.ErrInvalidArgument, "mvlgamma: p must be >= 1, got %d", p)}
+		return cr.FailOp[*tensor.Dense]("mvlgamma", cr.Errorf(cr.ErrInvalidArgument, "mvlgamma: p must be >= 1, got %d", p))
 	}
 	return Unary("mvlgamma", UnarySpec{Real: Func1[float64]{
 		F:  func(x float64) float64 { return mvlgamma(p, x) },

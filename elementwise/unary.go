@@ -386,6 +386,15 @@ func conj[T tensor.Element](v T) T {
 	return v
 }
 
+// realPart returns the real part of v, and v itself for float64, decided when the
+// function is instantiated (as in conj).
+func realPart[T tensor.Element](v T) float64 {
+	if unsafe.Sizeof(v) == unsafe.Sizeof(complex128(0)) {
+		return real(*(*complex128)(unsafe.Pointer(&v)))
+	}
+	return *(*float64)(unsafe.Pointer(&v))
+}
+
 // result returns v as a tensor of shape, taking the real parts of complex v when
 // realOut is set (the cotangent of a float64 input promoted to complex128).
 func result[T tensor.Element](v []T, shape []int, realOut bool) (*tensor.Dense, error) {

@@ -237,25 +237,35 @@ func hypotD2(a, b, h float64) (float64, float64, float64) {
 }
 
 // xlogy(a, b) = a log b, and 0 where a = 0 unless b is NaN (PyTorch's definition).
-func xlogy(a, b float64) float64 {
-	if a == 0 && b == b {
-		return 0
-	}
-	return a * math.Log(b)
-}
+func xlogy(a, b float64) float64 { return xlog(math.Log, a, b) }
 
 // f_a = log b, taken as 0 where a = 0 and b <= 0 (PyTorch's mask, which keeps the
 // gradient finite at b = 0); f_b = a/b.
-func xlogyD1(a, b, _ float64) (float64, float64) {
-	var fa float64
-	if a != 0 || b > 0 || b != b {
-		fa = math.Log(b)
-	}
-	return fa, a / b
-}
+func xlogyD1(a, b, _ float64) (float64, float64) { return xlogD1(math.Log, a, b, b) }
 
 // f_aa = 0, f_ab = 1/b, f_bb = -a/b².
-func xlogyD2(a, b, _ float64) (float64, float64, float64) { return 0, 1 / b, -a / (b * b) }
+func xlogyD2(a, b, _ float64) (float64, float64, float64) { return xlogD2(a, b) }
+
+// xlog, xlogD1 and xlogD2 are y = a log u and its partials for u = b (xlogy) or
+// u = 1 + b (xlog1py), where log(b) computes log u: y = 0 where a = 0 unless b is NaN;
+// f_a = log u, taken as 0 where a = 0 and u <= 0; f_b = a/u; f_aa = 0, f_ab = 1/u,
+// f_bb = -a/u².
+func xlog(log func(float64) float64, a, b float64) float64 {
+	if a == 0 && b == b {
+		return 0
+	}
+	return a * log(b)
+}
+
+func xlogD1(log func(float64) float64, a, b, u float64) (float64, float64) {
+	var fa float64
+	if a != 0 || u > 0 || b != b {
+		fa = log(b)
+	}
+	return fa, a / u
+}
+
+func xlogD2(a, u float64) (float64, float64, float64) { return 0, 1 / u, -a / (u * u) }
 
 // The specs of the binary ops (ops_binary.go).
 var (

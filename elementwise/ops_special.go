@@ -223,22 +223,8 @@ func entr(x float64) float64 {
 	return x
 }
 
-// xlog1py(a, b) = a log1p(b), and 0 where a = 0 unless b is NaN.
-func xlog1py(a, b float64) float64 {
-	if a == 0 && b == b {
-		return 0
-	}
-	return a * math.Log1p(b)
-}
-
-func xlog1pyD1(a, b, _ float64) (float64, float64) {
-	var fa float64
-	if a != 0 || b > -1 || b != b {
-		fa = math.Log1p(b)
-	}
-	return fa, a / (1 + b)
-}
-
-func xlog1pyD2(a, b, _ float64) (float64, float64, float64) {
-	return 0, 1 / (1 + b), -a / ((1 + b) * (1 + b))
-}
+// xlog1py(a, b) = a log1p(b), and 0 where a = 0 unless b is NaN; its partials are
+// those of xlog with u = 1 + b (b > -1 exactly where 1 + b > 0).
+func xlog1py(a, b float64) float64                          { return xlog(math.Log1p, a, b) }
+func xlog1pyD1(a, b, _ float64) (float64, float64)          { return xlogD1(math.Log1p, a, b, 1+b) }
+func xlog1pyD2(a, b, _ float64) (float64, float64, float64) { return xlogD2(a, 1+b) }

@@ -139,17 +139,24 @@ func (r *binaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*te
 }
 
 func forwardBinary[T tensor.Element](r *binaryRule, d *binaryData[T], adot, bdot *tensor.Dense) (*tensor.Dense, bool, error) {
-	name := r.op.name
-	ad, err := optData[T](name, "tangent of input 0", adot, r.aShape)
-	if err != nil {
-		return nil, false, err
-	}
-	bd, err := optData[T](name, "tangent of input 1", bdot, r.bShape)
+	ad, bd, err := operandTangents[T](r, adot, bdot)
 	if err != nil {
 		return nil, false, err
 	}
 	y, err := result(d.jvp(&r.lay, ad, bd), r.out, false)
 	return y, true, err
+}
+
+// operandTangents returns the elements of the optional tangents of a and b (nil
+// stays nil), checked against the operands' shapes.
+func operandTangents[T tensor.Element](r *binaryRule, adot, bdot *tensor.Dense) (ad, bd []T, err error) {
+	if ad, err = optData[T](r.op.name, "tangent of input 0", adot, r.aShape); err != nil {
+		return nil, nil, err
+	}
+	if bd, err = optData[T](r.op.name, "tangent of input 1", bdot, r.bShape); err != nil {
+		return nil, nil, err
+	}
+	return ad, bd, nil
 }
 
 // pullback returns the cotangents of a and b and, when any of ybardot, adot, bdot is
@@ -162,20 +169,11 @@ func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, 
 }
 
 func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
-	name := r.op.name
-	yb, err := data[T](name, "cotangent", ybar, r.out)
+	yb, ybd, err := cotangents[T](r.op.name, r.out, ybar, ybardot)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
-	ybd, err := optData[T](name, "cotangent tangent", ybardot, r.out)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	ad, err := optData[T](name, "tangent of input 0", adot, r.aShape)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	bd, err := optData[T](name, "tangent of input 1", bdot, r.bShape)
+	ad, bd, err := operandTangents[T](r, adot, bdot)
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}

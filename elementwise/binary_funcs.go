@@ -138,60 +138,38 @@ func mulD2[T tensor.Element](_, _, _ T) (T, T, T)  { return 0, 1, 0 }
 func divD2[T tensor.Element](_, b, y T) (T, T, T) { return 0, -1 / (b * b), 2 * y / (b * b) }
 
 // pow: f_a = b a^(b-1), f_b = y log a; PyTorch's masks make f_a = 0 where b = 0 and
-// f_b = 0 where a = 0 and b >= 0 (Re b >= 0 for complex), so that 0 * inf never
-// appears at those points.
-func powD1(a, b, y float64) (float64, float64) {
-	var fa, fb float64
-	if b != 0 {
-		fa = b * math.Pow(a, b-1)
+// f_b = 0 where a = 0 and Re b >= 0, so that 0 * inf never appears at those points.
+// pow and log are those of the element type (math's, or cmplx's principal branches).
+func powD1[T tensor.Element](pow func(a, b T) T, log func(T) T) func(a, b, y T) (T, T) {
+	return func(a, b, y T) (T, T) {
+		var fa, fb T
+		if b != 0 {
+			fa = b * pow(a, b-1)
+		}
+		if a != 0 || realPart(b) < 0 {
+			fb = y * log(a)
+		}
+		return fa, fb
 	}
-	if a != 0 || b < 0 {
-		fb = y * math.Log(a)
-	}
-	return fa, fb
 }
 
 // f_aa = b(b-1) a^(b-2), f_ab = a^(b-1)(1 + b log a), f_bb = y log² a, with the same
 // masks as powD1.
-func powD2(a, b, y float64) (float64, float64, float64) {
-	var faa, fab, fbb float64
-	if b != 0 && b != 1 {
-		faa = b * (b - 1) * math.Pow(a, b-2)
+func powD2[T tensor.Element](pow func(a, b T) T, log func(T) T) func(a, b, y T) (T, T, T) {
+	return func(a, b, y T) (T, T, T) {
+		var faa, fab, fbb T
+		if b != 0 && b != 1 {
+			faa = b * (b - 1) * pow(a, b-2)
+		}
+		if a != 0 || realPart(b) < 0 {
+			l := log(a)
+			fab = pow(a, b-1) * (1 + b*l)
+			fbb = y * l * l
+		} else if b == 1 {
+			fab = 1 // d/db (b a^(b-1)) at a = 0, b = 1
+		}
+		return faa, fab, fbb
 	}
-	if a != 0 || b < 0 {
-		l := math.Log(a)
-		fab = math.Pow(a, b-1) * (1 + b*l)
-		fbb = y * l * l
-	} else if b == 1 {
-		fab = 1 // d/db (b a^(b-1)) at a = 0, b = 1
-	}
-	return faa, fab, fbb
-}
-
-func cpowD1(a, b, y complex128) (complex128, complex128) {
-	var fa, fb complex128
-	if b != 0 {
-		fa = b * cmplx.Pow(a, b-1)
-	}
-	if a != 0 || real(b) < 0 {
-		fb = y * cmplx.Log(a)
-	}
-	return fa, fb
-}
-
-func cpowD2(a, b, y complex128) (complex128, complex128, complex128) {
-	var faa, fab, fbb complex128
-	if b != 0 && b != 1 {
-		faa = b * (b - 1) * cmplx.Pow(a, b-2)
-	}
-	if a != 0 || real(b) < 0 {
-		l := cmplx.Log(a)
-		fab = cmplx.Pow(a, b-1) * (1 + b*l)
-		fbb = y * l * l
-	} else if b == 1 {
-		fab = 1
-	}
-	return faa, fab, fbb
 }
 
 // maximum: the larger argument gets the whole cotangent; a tie splits it evenly,
@@ -259,25 +237,35 @@ func hypotD2(a, b, h float64) (float64, float64, float64) {
 }
 
 // xlogy(a, b) = a log b, and 0 where a = 0 unless b is NaN (PyTorch's definition).
-func xlogy(a, b float64) float64 {
-	if a == 0 && b == b {
-		return 0
-	}
-	return a * math.Log(b)
-}
+func xlogy(a, b float64) float64 { return xlog(math.Log, a, b) }
 
 // f_a = log b, taken as 0 where a = 0 and b <= 0 (PyTorch's mask, which keeps the
 // gradient finite at b = 0); f_b = a/b.
-func xlogyD1(a, b, _ float64) (float64, float64) {
-	var fa float64
-	if a != 0 || b > 0 || b != b {
-		fa = math.Log(b)
-	}
-	return fa, a / b
-}
+func xlogyD1(a, b, _ float64) (float64, float64) { return xlogD1(math.Log, a, b, b) }
 
 // f_aa = 0, f_ab = 1/b, f_bb = -a/b².
-func xlogyD2(a, b, _ float64) (float64, float64, float64) { return 0, 1 / b, -a / (b * b) }
+func xlogyD2(a, b, _ float64) (float64, float64, float64) { return xlogD2(a, b) }
+
+// xlog, xlogD1 and xlogD2 are y = a log u and its partials for u = b (xlogy) or
+// u = 1 + b (xlog1py), where log(b) computes log u: y = 0 where a = 0 unless b is NaN;
+// f_a = log u, taken as 0 where a = 0 and u <= 0; f_b = a/u; f_aa = 0, f_ab = 1/u,
+// f_bb = -a/u².
+func xlog(log func(float64) float64, a, b float64) float64 {
+	if a == 0 && b == b {
+		return 0
+	}
+	return a * log(b)
+}
+
+func xlogD1(log func(float64) float64, a, b, u float64) (float64, float64) {
+	var fa float64
+	if a != 0 || u > 0 || b != b {
+		fa = log(b)
+	}
+	return fa, a / u
+}
+
+func xlogD2(a, u float64) (float64, float64, float64) { return 0, 1 / u, -a / (u * u) }
 
 // The specs of the binary ops (ops_binary.go).
 var (
@@ -294,8 +282,8 @@ var (
 		Real:    Func2[float64]{F: divF[float64], Run: divRun[float64], D1: divD1[float64], D2: divD2[float64]},
 		Complex: Func2[complex128]{F: divF[complex128], Run: divRun[complex128], D1: divD1[complex128], D2: divD2[complex128]}}
 	powSpec = BinarySpec{
-		Real:    Func2[float64]{F: math.Pow, D1: powD1, D2: powD2},
-		Complex: Func2[complex128]{F: cmplx.Pow, D1: cpowD1, D2: cpowD2}}
+		Real:    Func2[float64]{F: math.Pow, D1: powD1(math.Pow, math.Log), D2: powD2(math.Pow, math.Log)},
+		Complex: Func2[complex128]{F: cmplx.Pow, D1: powD1(cmplx.Pow, cmplx.Log), D2: powD2(cmplx.Pow, cmplx.Log)}}
 	maximumSpec = BinarySpec{Real: Func2[float64]{F: math.Max, D1: maximumD1, D2: zeroD2[float64]}}
 	minimumSpec = BinarySpec{Real: Func2[float64]{F: math.Min, D1: minimumD1, D2: zeroD2[float64]}}
 	atan2Spec   = BinarySpec{Real: Func2[float64]{F: math.Atan2, D1: atan2D1, D2: atan2D2}}

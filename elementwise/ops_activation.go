@@ -130,7 +130,7 @@ func EluAlphaOp(alpha float64) cr.Op[*tensor.Dense] { return Unary("elu", eluSpe
 // otherwise). The op name is "celu".
 func CeluAlphaOp(alpha float64) cr.Op[*tensor.Dense] {
 	if alpha == 0 || alpha != alpha {
-		return errOp{name: "celu", err: cr.Errorf(cr.ErrInvalidArgument, "celu: alpha must be nonzero, got %v", alpha)}
+		return cr.FailOp[*tensor.Dense]("celu", cr.Errorf(cr.ErrInvalidArgument, "celu: alpha must be nonzero, got %v", alpha))
 	}
 	return Unary("celu", eluSpec(alpha, 1, 1/alpha))
 }
@@ -181,7 +181,7 @@ func HardshrinkLambdaOp(lambd float64) cr.Op[*tensor.Dense] {
 // ErrInvalidArgument otherwise, as PyTorch does). The op name is "softshrink".
 func SoftshrinkLambdaOp(lambd float64) cr.Op[*tensor.Dense] {
 	if lambd < 0 || lambd != lambd {
-		return errOp{name: "softshrink", err: cr.Errorf(cr.ErrInvalidArgument, "softshrink: lambda must be >= 0, got %v", lambd)}
+		return cr.FailOp[*tensor.Dense]("softshrink", cr.Errorf(cr.ErrInvalidArgument, "softshrink: lambda must be >= 0, got %v", lambd))
 	}
 	return Unary("softshrink", UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 {

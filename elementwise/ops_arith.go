@@ -60,30 +60,27 @@ func SubAlpha(a, b *tensor.Dense, alpha complex128) (*tensor.Dense, error) {
 // as a + (-alpha) b, which PyTorch's sub also gives: negation is exact).
 func axpbySpec(s float64, alpha complex128) BinarySpec {
 	cb := complex(s, 0) * alpha
-	spec := BinarySpec{Complex: Func2[complex128]{
-		F: func(a, b complex128) complex128 {
+	spec := BinarySpec{Complex: axpby(s, alpha, cb)}
+	if imag(alpha) == 0 {
+		spec.Real = axpby(s, real(alpha), real(cb))
+	}
+	return spec
+}
+
+// axpby is y = a + s alpha b on the element type of alpha, with f_b = cb = s alpha.
+func axpby[T tensor.Element](s float64, alpha, cb T) Func2[T] {
+	return Func2[T]{
+		F: func(a, b T) T {
 			if s < 0 {
 				return a - alpha*b
 			}
 			return a + alpha*b
 		},
-		D1:     func(_, _, _ complex128) (complex128, complex128) { return 1, cb },
-		D2:     zeroD2[complex128],
-		Linear: true}}
-	if imag(alpha) == 0 {
-		ra, rb := real(alpha), real(cb)
-		spec.Real = Func2[float64]{
-			F: func(a, b float64) float64 {
-				if s < 0 {
-					return a - ra*b
-				}
-				return a + ra*b
-			},
-			D1:     func(_, _, _ float64) (float64, float64) { return 1, rb },
-			D2:     zeroD2[float64],
-			Linear: true}
-	}
-	return spec
+		D1: func(_, _, _ T) (T, T) { return 1, cb },
+		// A literal rather than zeroD2[T], which generic code would call through a
+		// wrapper.
+		D2:     func(_, _, _ T) (T, T, T) { return 0, 0, 0 },
+		Linear: true}
 }
 
 // remainder is PyTorch's: math.Mod (C's fmod, the sign of a) moved into the sign of b.

@@ -62,24 +62,19 @@ func copysignD1(a, _, y float64) (float64, float64) {
 	return y / a, 0
 }
 
-func fmax(a, b float64) float64 {
-	switch {
-	case a != a:
-		return b
-	case b != b:
-		return a
-	}
-	return math.Max(a, b)
-}
+func fmax(a, b float64) float64 { return ignoringNaN(math.Max, a, b) }
+func fmin(a, b float64) float64 { return ignoringNaN(math.Min, a, b) }
 
-func fmin(a, b float64) float64 {
+// ignoringNaN returns f(a, b), or the argument that is not NaN if the other is (NaN
+// if both are).
+func ignoringNaN(f func(a, b float64) float64, a, b float64) float64 {
 	switch {
 	case a != a:
 		return b
 	case b != b:
 		return a
 	}
-	return math.Min(a, b)
+	return f(a, b)
 }
 
 // indicator returns (1, 0) if toA and (0, 1) otherwise.

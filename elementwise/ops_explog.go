@@ -90,7 +90,17 @@ func FloatPower(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(Floa
 // float64 only; the op name is "logit".
 func LogitEpsOp(eps float64) cr.Op[*tensor.Dense] {
 	clamp := eps >= 0
-	out := func(x float64) bool { return clamp && (x < eps || x > 1-eps) }
+	// outside returns the value of both derivatives where x was clamped (0) or is
+	// outside [0, 1] (NaN), and whether x is there.
+	outside := func(x float64) (float64, bool) {
+		switch {
+		case clamp && (x < eps || x > 1-eps):
+			return 0, true
+		case x < 0 || x > 1:
+			return math.NaN(), true
+		}
+		return 0, false
+	}
 	return Unary("logit", UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 {
 			if clamp {
@@ -99,20 +109,14 @@ func LogitEpsOp(eps float64) cr.Op[*tensor.Dense] {
 			return math.Log(x / (1 - x))
 		},
 		D1: func(x, _ float64) float64 {
-			switch {
-			case out(x):
-				return 0
-			case x < 0 || x > 1:
-				return math.NaN()
+			if v, ok := outside(x); ok {
+				return v
 			}
 			return 1 / (x * (1 - x))
 		},
 		D2: func(x, _ float64) float64 {
-			switch {
-			case out(x):
-				return 0
-			case x < 0 || x > 1:
-				return math.NaN()
+			if v, ok := outside(x); ok {
+				return v
 			}
 			d := x * (1 - x)
 			return (2*x - 1) / (d * d)

@@ -119,7 +119,7 @@ func PolygammaOp(n int) cr.Op[*tensor.Dense] {
 		name = "digamma"
 	}
 	if n < 0 || n > 168 {
-		return errOp{name: name, err: cr.Errorf(cr.ErrInvalidArgument, "polygamma: n must be in [0, 168], got %d", n)}
+		return cr.FailOp[*tensor.Dense](name, cr.Errorf(cr.ErrInvalidArgument, "polygamma: n must be in [0, 168], got %d", n))
 	}
 	return Unary(name, UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 { return polygamma(n, x) }, D1: polygammaD(n + 1), D2: polygammaD(n + 2)}})
@@ -135,7 +135,7 @@ func Polygamma(x *tensor.Dense, n int) (*tensor.Dense, error) { return cr.Eval(P
 // reports ErrInvalidArgument otherwise). The op name is "mvlgamma".
 func MvlgammaOp(p int) cr.Op[*tensor.Dense] {
 	if p < 1 {
-		return errOp{name: "mvlgamma", err: cr.Errorf(cr.ErrInvalidArgument, "mvlgamma: p must be >= 1, got %d", p)}
+		return cr.FailOp[*tensor.Dense]("mvlgamma", cr.Errorf(cr.ErrInvalidArgument, "mvlgamma: p must be >= 1, got %d", p))
 	}
 	return Unary("mvlgamma", UnarySpec{Real: Func1[float64]{
 		F:  func(x float64) float64 { return mvlgamma(p, x) },
@@ -223,22 +223,8 @@ func entr(x float64) float64 {
 	return x
 }
 
-// xlog1py(a, b) = a log1p(b), and 0 where a = 0 unless b is NaN.
-func xlog1py(a, b float64) float64 {
-	if a == 0 && b == b {
-		return 0
-	}
-	return a * math.Log1p(b)
-}
-
-func xlog1pyD1(a, b, _ float64) (float64, float64) {
-	var fa float64
-	if a != 0 || b > -1 || b != b {
-		fa = math.Log1p(b)
-	}
-	return fa, a / (1 + b)
-}
-
-func xlog1pyD2(a, b, _ float64) (float64, float64, float64) {
-	return 0, 1 / (1 + b), -a / ((1 + b) * (1 + b))
-}
+// xlog1py(a, b) = a log1p(b), and 0 where a = 0 unless b is NaN; its partials are
+// those of xlog with u = 1 + b (b > -1 exactly where 1 + b > 0).
+func xlog1py(a, b float64) float64                          { return xlog(math.Log1p, a, b) }
+func xlog1pyD1(a, b, _ float64) (float64, float64)          { return xlogD1(math.Log1p, a, b, 1+b) }
+func xlog1pyD2(a, b, _ float64) (float64, float64, float64) { return xlogD2(a, 1+b) }

@@ -190,7 +190,7 @@ func Softplus(x *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(SoftplusO
 // float64 only; the op name is "softplus".
 func SoftplusBetaOp(beta, threshold float64) cr.Op[*tensor.Dense] {
 	if beta == 0 || beta != beta {
-		return errOp{name: "softplus", err: cr.Errorf(cr.ErrInvalidArgument, "softplus: beta must be nonzero, got %v", beta)}
+		return cr.FailOp[*tensor.Dense]("softplus", cr.Errorf(cr.ErrInvalidArgument, "softplus: beta must be nonzero, got %v", beta))
 	}
 	return Unary("softplus", softplusSpec(beta, threshold))
 }

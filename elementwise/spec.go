@@ -107,30 +107,42 @@ type UnarySpec struct {
 // wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
 func Unary(name string, spec UnarySpec) cr.Op[*tensor.Dense] {
 	if err := spec.check(name); err != nil {
-		return errOp{name: name, err: err}
+		return cr.FailOp[*tensor.Dense](name, err)
 	}
 	return &unaryOp{name: name, spec: spec}
 }
 
 func (s *UnarySpec) check(name string) error {
-	bad := func(what string) error {
-		return cr.Errorf(cr.ErrInvalidArgument, "elementwise.Unary(%q): %s", name, what)
+	complexDefs := btoi(s.Complex.F != nil) + btoi(s.ComplexToReal.F != nil) + btoi(s.Wirtinger.F != nil)
+	return checkSpec("elementwise.Unary", name,
+		specProblem{s.Real.incomplete(), "Real.F without Real.D1 and Real.D2"},
+		specProblem{s.Complex.incomplete(), "Complex.F without Complex.D1 and Complex.D2"},
+		specProblem{s.ComplexToReal.F != nil && (s.ComplexToReal.Grad == nil || s.ComplexToReal.Hess == nil), "ComplexToReal.F without Grad and Hess"},
+		specProblem{s.Wirtinger.F != nil && (s.Wirtinger.D1 == nil || s.Wirtinger.D2 == nil), "Wirtinger.F without D1 and D2"},
+		specProblem{complexDefs > 1, "more than one of Complex, ComplexToReal and Wirtinger is set"},
+		specProblem{s.Promote && s.Complex.F == nil, "Promote without Complex"})
+}
+
+// incomplete reports whether f has F without both derivatives.
+func (f *Func1[T]) incomplete() bool { return f.F != nil && (f.D1 == nil || f.D2 == nil) }
+
+// specProblem is a condition that makes a spec invalid, and what it is.
+type specProblem struct {
+	holds bool
+	what  string
+}
+
+// checkSpec returns an error wrapping chainrules.ErrInvalidArgument, reported by
+// constructor for the op name, if name is empty or any of problems holds (the first
+// that holds); nil if the spec is valid.
+func checkSpec(constructor, name string, problems ...specProblem) error {
+	if name == "" {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s(%q): empty name", constructor, name)
 	}
-	switch {
-	case name == "":
-		return bad("empty name")
-	case s.Real.F != nil && (s.Real.D1 == nil || s.Real.D2 == nil):
-		return bad("Real.F without Real.D1 and Real.D2")
-	case s.Complex.F != nil && (s.Complex.D1 == nil || s.Complex.D2 == nil):
-		return bad("Complex.F without Complex.D1 and Complex.D2")
-	case s.ComplexToReal.F != nil && (s.ComplexToReal.Grad == nil || s.ComplexToReal.Hess == nil):
-		return bad("ComplexToReal.F without Grad and Hess")
-	case s.Wirtinger.F != nil && (s.Wirtinger.D1 == nil || s.Wirtinger.D2 == nil):
-		return bad("Wirtinger.F without D1 and D2")
-	case btoi(s.Complex.F != nil)+btoi(s.ComplexToReal.F != nil)+btoi(s.Wirtinger.F != nil) > 1:
-		return bad("more than one of Complex, ComplexToReal and Wirtinger is set")
-	case s.Promote && s.Complex.F == nil:
-		return bad("Promote without Complex")
+	for _, p := range problems {
+		if p.holds {
+			return cr.Errorf(cr.ErrInvalidArgument, "%s(%q): %s", constructor, name, p.what)
+		}
 	}
 	return nil
 }
@@ -216,20 +228,8 @@ type BinarySpec struct {
 // Input of a dtype spec does not define, and an incomplete spec, make Apply return an
 // error wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
 func Binary(name string, spec BinarySpec) cr.Op[*tensor.Dense] {
-	bad := func(what string) cr.Op[*tensor.Dense] {
-		return errOp{name: name, err: cr.Errorf(cr.ErrInvalidArgument, "elementwise.Binary(%q): %s", name, what)}
-	}
-	switch {
-	case name == "":
-		return bad("empty name")
-	case spec.Real.F != nil && (spec.Real.D1 == nil || spec.Real.D2 == nil):
-		return bad("Real.F without Real.D1 and Real.D2")
-	case spec.Complex.F != nil && (spec.Complex.D1 == nil || spec.Complex.D2 == nil):
-		return bad("Complex.F without Complex.D1 and Complex.D2")
-	case spec.RealToComplex.F != nil && (spec.RealToComplex.D1 == nil || spec.RealToComplex.D2 == nil):
-		return bad("RealToComplex.F without RealToComplex.D1 and RealToComplex.D2")
-	case spec.RealToComplex.F != nil && (spec.Real.F != nil || spec.Complex.F != nil):
-		return bad("RealToComplex together with Real or Complex")
+	if err := spec.check(name); err != nil {
+		return cr.FailOp[*tensor.Dense](name, err)
 	}
 	o := &binaryOp{name: name, spec: spec}
 	if rc := spec.RealToComplex; rc.F != nil {
@@ -247,15 +247,13 @@ func Binary(name string, spec BinarySpec) cr.Op[*tensor.Dense] {
 	return o
 }
 
-// errOp is an op whose definition or parameters were invalid: Apply reports the
-// error, so that a tape's sticky error catches it.
-type errOp struct {
-	name string
-	err  error
+func (s *BinarySpec) check(name string) error {
+	return checkSpec("elementwise.Binary", name,
+		specProblem{s.Real.incomplete(), "Real.F without Real.D1 and Real.D2"},
+		specProblem{s.Complex.incomplete(), "Complex.F without Complex.D1 and Complex.D2"},
+		specProblem{s.RealToComplex.F != nil && (s.RealToComplex.D1 == nil || s.RealToComplex.D2 == nil), "RealToComplex.F without RealToComplex.D1 and RealToComplex.D2"},
+		specProblem{s.RealToComplex.F != nil && (s.Real.F != nil || s.Complex.F != nil), "RealToComplex together with Real or Complex"})
 }
 
-func (o errOp) Name() string { return o.name }
-
-func (o errOp) Apply([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return nil, nil, o.err
-}
+// incomplete reports whether f has F without both derivatives.
+func (f *Func2[T]) incomplete() bool { return f.F != nil && (f.D1 == nil || f.D2 == nil) }

@@ -156,24 +156,13 @@ func (r *unaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 	if !ok {
 		return nil, false, nil
 	}
-	name := r.op.name
 	switch r.mode {
 	case modeReal:
-		xd, err := data[float64](name, "input tangent", xdot, r.shape())
-		if err != nil {
-			return nil, false, err
-		}
-		y, err := tensor.FromFloat64(jvp1(&r.op.spec.Real, r.xv.Float64s(), r.yv.Float64s(), xd), r.shape()...)
-		return y, true, err
+		return forwardUnary(r, &r.op.spec.Real, r.xv.Float64s(), r.yv.Float64s(), xdot)
 	case modeHolo:
-		xd, err := data[complex128](name, "input tangent", xdot, r.shape())
-		if err != nil {
-			return nil, false, err
-		}
-		y, err := tensor.FromComplex128(jvp1(&r.op.spec.Complex, r.xv.Complex128s(), r.yv.Complex128s(), xd), r.shape()...)
-		return y, true, err
+		return forwardUnary(r, &r.op.spec.Complex, r.xv.Complex128s(), r.yv.Complex128s(), xdot)
 	}
-	xd, err := data[complex128](name, "input tangent", xdot, r.shape())
+	xd, err := data[complex128](r.op.name, "input tangent", xdot, r.shape())
 	if err != nil {
 		return nil, false, err
 	}
@@ -199,6 +188,16 @@ func (r *unaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 	return y, true, err
 }
 
+// forwardUnary is ForwardTangents for a holomorphic (or real) f with elements x, y.
+func forwardUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, xdot *tensor.Dense) (*tensor.Dense, bool, error) {
+	xd, err := data[T](r.op.name, "input tangent", xdot, r.shape())
+	if err != nil {
+		return nil, false, err
+	}
+	yd, err := result(jvp1(fn, x, y, xd), r.shape(), false)
+	return yd, true, err
+}
+
 // pullback returns xbar and, when ybardot or xdot is given (nil means zero), xbardot;
 // xbardot is nil when both are (the formulas are Unary's).
 func (r *unaryRule) pullback(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
@@ -215,21 +214,43 @@ func (r *unaryRule) pullback(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *
 
 // pullbackUnary is the pullback of a holomorphic (or real) f with elements x, y.
 func pullbackUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
-	name := r.op.name
-	yb, err := data[T](name, "cotangent", ybar, r.shape())
-	if err != nil {
-		return nil, nil, err
-	}
-	ybd, err := optData[T](name, "cotangent tangent", ybardot, r.shape())
-	if err != nil {
-		return nil, nil, err
-	}
-	xd, err := optData[T](name, "input tangent", xdot, r.shape())
+	yb, ybd, xd, err := pullArgs[T, T](r, ybar, ybardot, xdot)
 	if err != nil {
 		return nil, nil, err
 	}
 	second := ybardot != nil || xdot != nil
 	xb, xbd := pull1(fn, x, y, yb, ybd, xd, second)
+	return pullResults(r, xb, xbd, second)
+}
+
+// pullArgs returns the elements of the cotangent ybar and of the optional ybardot
+// and xdot (nil stays nil), checked against the rule's shape: Y is the element type
+// of the output, X that of the input.
+func pullArgs[Y, X tensor.Element](r *unaryRule, ybar, ybardot, xdot *tensor.Dense) (yb, ybd []Y, xd []X, err error) {
+	if yb, ybd, err = cotangents[Y](r.op.name, r.shape(), ybar, ybardot); err != nil {
+		return nil, nil, nil, err
+	}
+	if xd, err = optData[X](r.op.name, "input tangent", xdot, r.shape()); err != nil {
+		return nil, nil, nil, err
+	}
+	return yb, ybd, xd, nil
+}
+
+// cotangents returns the elements of the cotangent ybar and of its optional tangent
+// ybardot (nil stays nil), both of the output's shape.
+func cotangents[T tensor.Element](op string, shape []int, ybar, ybardot *tensor.Dense) (yb, ybd []T, err error) {
+	if yb, err = data[T](op, "cotangent", ybar, shape); err != nil {
+		return nil, nil, err
+	}
+	if ybd, err = optData[T](op, "cotangent tangent", ybardot, shape); err != nil {
+		return nil, nil, err
+	}
+	return yb, ybd, nil
+}
+
+// pullResults returns xbar from xb and, if second, xbardot from xbd, as tensors of
+// the rule's shape (the real parts for a promoted float64 input).
+func pullResults[T tensor.Element](r *unaryRule, xb, xbd []T, second bool) (xbar, xbardot *tensor.Dense, err error) {
 	if xbar, err = result(xb, r.shape(), r.realIn); err != nil || !second {
 		return xbar, nil, err
 	}
@@ -284,17 +305,8 @@ func pull1[T tensor.Element](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (
 // pullbackWirtinger is the pullback of a non-holomorphic f (the formulas are
 // Unary's).
 func (r *unaryRule) pullbackWirtinger(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
-	name := r.op.name
 	w := &r.op.spec.Wirtinger
-	yb, err := data[complex128](name, "cotangent", ybar, r.shape())
-	if err != nil {
-		return nil, nil, err
-	}
-	ybd, err := optData[complex128](name, "cotangent tangent", ybardot, r.shape())
-	if err != nil {
-		return nil, nil, err
-	}
-	xd, err := optData[complex128](name, "input tangent", xdot, r.shape())
+	yb, ybd, xd, err := pullArgs[complex128, complex128](r, ybar, ybardot, xdot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -323,28 +335,15 @@ func (r *unaryRule) pullbackWirtinger(ybar, ybardot, xdot *tensor.Dense) (xbar, 
 		}
 		xbd[i] = s
 	}
-	if xbar, err = tensor.FromComplex128(xb, r.shape()...); err != nil || !second {
-		return xbar, nil, err
-	}
-	xbardot, err = tensor.FromComplex128(xbd, r.shape()...)
-	return xbar, xbardot, err
+	return pullResults(r, xb, xbd, second)
 }
 
 // pullbackToReal is the pullback of a real-valued g(a, b) of z = a + ib:
 // xbar = ybar (g_a + i g_b) and
 // xbardot = ybardot (g_a + i g_b) + ybar ((g_aa adot + g_ab bdot) + i (g_ab adot + g_bb bdot)).
 func (r *unaryRule) pullbackToReal(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
-	name := r.op.name
 	g := &r.op.spec.ComplexToReal
-	yb, err := data[float64](name, "cotangent", ybar, r.shape())
-	if err != nil {
-		return nil, nil, err
-	}
-	ybd, err := optData[float64](name, "cotangent tangent", ybardot, r.shape())
-	if err != nil {
-		return nil, nil, err
-	}
-	xd, err := optData[complex128](name, "input tangent", xdot, r.shape())
+	yb, ybd, xd, err := pullArgs[float64, complex128](r, ybar, ybardot, xdot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -354,8 +353,9 @@ func (r *unaryRule) pullbackToReal(ybar, ybardot, xdot *tensor.Dense) (xbar, xba
 		ga, gb := g.Grad(xc[i])
 		xb[i] = complex(v*ga, v*gb)
 	}
-	if xbar, err = tensor.FromComplex128(xb, r.shape()...); err != nil || (ybardot == nil && xdot == nil) {
-		return xbar, nil, err
+	second := ybardot != nil || xdot != nil
+	if !second {
+		return pullResults(r, xb, nil, false)
 	}
 	xbd := make([]complex128, len(yb))
 	for i := range xbd {
@@ -371,8 +371,7 @@ func (r *unaryRule) pullbackToReal(ybar, ybardot, xdot *tensor.Dense) (xbar, xba
 		}
 		xbd[i] = s
 	}
-	xbardot, err = tensor.FromComplex128(xbd, r.shape()...)
-	return xbar, xbardot, err
+	return pullResults(r, xb, xbd, true)
 }
 
 // conj returns the complex conjugate of v, and v itself for float64. The test on
@@ -385,6 +384,15 @@ func conj[T tensor.Element](v T) T {
 		return *(*T)(unsafe.Pointer(&c))
 	}
 	return v
+}
+
+// realPart returns the real part of v, and v itself for float64, decided when the
+// function is instantiated (as in conj).
+func realPart[T tensor.Element](v T) float64 {
+	if unsafe.Sizeof(v) == unsafe.Sizeof(complex128(0)) {
+		return real(*(*complex128)(unsafe.Pointer(&v)))
+	}
+	return *(*float64)(unsafe.Pointer(&v))
 }
 
 // result returns v as a tensor of shape, taking the real parts of complex v when

@@ -352,35 +352,24 @@ func shiftSpec(b complex128) UnarySpec {
 // never multiplies a zero (PyTorch does the same for p = 0). It is computed in
 // complex128 for complex p.
 func powScalarSpec(p complex128) UnarySpec {
-	pr := real(p)
-	return UnarySpec{
-		Real: Func1[float64]{
-			F: func(x float64) float64 { return math.Pow(x, pr) },
-			D1: func(x, _ float64) float64 {
-				if pr == 0 {
-					return 0
-				}
-				return pr * math.Pow(x, pr-1)
-			},
-			D2: func(x, _ float64) float64 {
-				if pr == 0 || pr == 1 {
-					return 0
-				}
-				return pr * (pr - 1) * math.Pow(x, pr-2)
-			}},
-		Complex: Func1[complex128]{
-			F: func(z complex128) complex128 { return cmplx.Pow(z, p) },
-			D1: func(z, _ complex128) complex128 {
-				if p == 0 {
-					return 0
-				}
-				return p * cmplx.Pow(z, p-1)
-			},
-			D2: func(z, _ complex128) complex128 {
-				if p == 0 || p == 1 {
-					return 0
-				}
-				return p * (p - 1) * cmplx.Pow(z, p-2)
-			}},
-		Promote: imag(p) != 0}
+	return UnarySpec{Real: powScalar(real(p), math.Pow), Complex: powScalar(p, cmplx.Pow), Promote: imag(p) != 0}
+}
+
+// powScalar is y = x^p on one element type, with its pow (math's, or cmplx's
+// principal branch).
+func powScalar[T tensor.Element](p T, pow func(x, p T) T) Func1[T] {
+	return Func1[T]{
+		F: func(x T) T { return pow(x, p) },
+		D1: func(x, _ T) T {
+			if p == 0 {
+				return 0
+			}
+			return p * pow(x, p-1)
+		},
+		D2: func(x, _ T) T {
+			if p == 0 || p == 1 {
+				return 0
+			}
+			return p * (p - 1) * pow(x, p-2)
+		}}
 }

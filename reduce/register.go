@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"math/rand/v2"
+	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -33,24 +34,22 @@ func entries() []cr.Entry[*tensor.Dense] {
 	}
 	both, real := []string{"float64", "complex128"}, []string{"float64"}
 	in := func(x *tensor.Dense) []*tensor.Dense { return []*tensor.Dense{x} }
-	// axisSamples covers one axis, two non-adjacent axes (the copying path), all axes
-	// with keepdims, a negative axis, a size-0 input and a scalar.
-	axisSamples := func(mk func([]int, bool) cr.Op[*tensor.Dense], f, c maker, complexOK, emptyOK bool) []sample {
+	// axisSamples covers one axis, two non-adjacent axes (the copying path, on complex
+	// input when the family takes it), all axes with keepdims, a negative axis, a
+	// scalar and a size-0 input.
+	axisSamples := func(mk func([]int, bool) cr.Op[*tensor.Dense], f, c maker, complexOK bool) []sample {
 		x3 := f(2, 3, 4)
 		if complexOK {
 			x3 = c(2, 3, 4)
 		}
-		s := []sample{
+		return []sample{
 			{Name: "axis 1", Op: mk([]int{1}, false), Inputs: in(f(3, 4))},
 			{Name: "axes 0,2 keepdims", Op: mk([]int{0, 2}, true), Inputs: in(x3)},
 			{Name: "axis -2 of 3-d", Op: mk([]int{-2}, false), Inputs: in(x3)},
 			{Name: "all keepdims", Op: mk(nil, true), Inputs: in(f(3, 1, 2))},
 			{Name: "scalar", Op: mk(nil, false), Inputs: in(f())},
+			{Name: "size 0 kept", Op: mk([]int{1}, false), Inputs: in(f(0, 3))},
 		}
-		if emptyOK {
-			s = append(s, sample{Name: "size 0 kept", Op: mk([]int{1}, false), Inputs: in(f(0, 3))})
-		}
-		return s
 	}
 	withZeros := func(x *tensor.Dense, idx ...[]int) *tensor.Dense {
 		for _, i := range idx {
@@ -58,36 +57,41 @@ func entries() []cr.Entry[*tensor.Dense] {
 		}
 		return x
 	}
-	reg("sum", "sum over axes", both, func(f, c maker) []sample {
-		return append(axisSamples(SumOp, f, c, true, true),
-			sample{Name: "empty reduced", Op: SumOp([]int{0}, false), Inputs: in(f(0, 3))})
-	})
-	reg("mean", "mean over axes", both, func(f, c maker) []sample {
-		return axisSamples(MeanOp, f, c, true, true)
-	})
-	reg("nansum", "sum over axes, NaN counted as zero", real, func(f, c maker) []sample {
-		return axisSamples(NanSumOp, f, c, false, true)
-	})
-	reg("nanmean", "mean over axes of the elements that are not NaN", real, func(f, c maker) []sample {
-		return axisSamples(NanMeanOp, f, c, false, true)
-	})
-	reg("prod", "product over axes (zeros handled without division)", both, func(f, c maker) []sample {
-		return append(axisSamples(ProdOp, f, c, true, true),
-			sample{Name: "one zero", Op: ProdOp([]int{1}, false), Inputs: in(withZeros(f(3, 4), []int{1, 2}))},
-			sample{Name: "two zeros", Op: ProdOp([]int{1}, false), Inputs: in(withZeros(f(3, 4), []int{1, 0}, []int{1, 3}))},
-			sample{Name: "complex zeros", Op: ProdOp(nil, false), Inputs: in(withZeros(c(2, 3), []int{0, 1}, []int{1, 1}))},
-			sample{Name: "empty reduced", Op: ProdOp([]int{0}, true), Inputs: in(f(0, 3))})
-	})
-	reg("amax", "maximum over axes (ties split the gradient evenly)", real, func(f, c maker) []sample {
-		return axisSamples(MaxOp, f, c, false, true)
-	})
-	reg("amin", "minimum over axes (ties split the gradient evenly)", real, func(f, c maker) []sample {
-		return axisSamples(MinOp, f, c, false, true)
-	})
-	reg("logsumexp", "log of the sum of exponentials over axes, stable for large inputs", real, func(f, c maker) []sample {
-		return append(axisSamples(LogSumExpOp, f, c, false, true),
-			sample{Name: "spread", Op: LogSumExpOp([]int{0}, false), Inputs: in(tensor.Scale(f(5, 2), 4))})
-	})
+	// The families over axes: axisSamples, and the samples of extra if it is set.
+	for _, fam := range []struct {
+		name, doc string
+		dtypes    []string
+		op        func([]int, bool) cr.Op[*tensor.Dense]
+		extra     func(f, c maker) []sample
+	}{
+		{"sum", "sum over axes", both, SumOp, func(f, _ maker) []sample {
+			return []sample{{Name: "empty reduced", Op: SumOp([]int{0}, false), Inputs: in(f(0, 3))}}
+		}},
+		{"mean", "mean over axes", both, MeanOp, nil},
+		{"nansum", "sum over axes, NaN counted as zero", real, NanSumOp, nil},
+		{"nanmean", "mean over axes of the elements that are not NaN", real, NanMeanOp, nil},
+		{"prod", "product over axes (zeros handled without division)", both, ProdOp, func(f, c maker) []sample {
+			return []sample{
+				{Name: "one zero", Op: ProdOp([]int{1}, false), Inputs: in(withZeros(f(3, 4), []int{1, 2}))},
+				{Name: "two zeros", Op: ProdOp([]int{1}, false), Inputs: in(withZeros(f(3, 4), []int{1, 0}, []int{1, 3}))},
+				{Name: "complex zeros", Op: ProdOp(nil, false), Inputs: in(withZeros(c(2, 3), []int{0, 1}, []int{1, 1}))},
+				{Name: "empty reduced", Op: ProdOp([]int{0}, true), Inputs: in(f(0, 3))},
+			}
+		}},
+		{"amax", "maximum over axes (ties split the gradient evenly)", real, MaxOp, nil},
+		{"amin", "minimum over axes (ties split the gradient evenly)", real, MinOp, nil},
+		{"logsumexp", "log of the sum of exponentials over axes, stable for large inputs", real, LogSumExpOp, func(f, _ maker) []sample {
+			return []sample{{Name: "spread", Op: LogSumExpOp([]int{0}, false), Inputs: in(tensor.Scale(f(5, 2), 4))}}
+		}},
+	} {
+		reg(fam.name, fam.doc, fam.dtypes, func(f, c maker) []sample {
+			s := axisSamples(fam.op, f, c, slices.Contains(fam.dtypes, "complex128"))
+			if fam.extra != nil {
+				s = append(s, fam.extra(f, c)...)
+			}
+			return s
+		})
+	}
 	moments := func(mk func([]int, float64, bool) cr.Op[*tensor.Dense]) func(f, c maker) []sample {
 		return func(f, c maker) []sample {
 			return []sample{

@@ -177,6 +177,9 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 	if err != nil {
 		return nil, nil, nil, nil, err
 	}
+	if r.op.spec.sum {
+		return r.passThrough(ybar, ybardot)
+	}
 	second := ybardot != nil || adot != nil || bdot != nil
 	var ga, gb, gad, gbd []T
 	switch {
@@ -200,6 +203,41 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 		return
 	}
 	bbd, err = sumTo(gbd, r.out, r.bShape, r.complex && r.bReal)
+	return
+}
+
+// passThrough is the pullback of a + b: abar = SumTo(ybar, shape(a)) and bbar =
+// SumTo(ybar, shape(b)), and the same of ybardot (the second partials are zero). An
+// operand that was not broadcast gets ybar itself, shared rather than copied (the
+// engine never writes into a cotangent it did not make), so the bias add of a dense
+// layer passes the layer's cotangent on at no cost.
+func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
+	to := func(g *tensor.Dense, shape []int, realOut bool) (*tensor.Dense, error) {
+		if g == nil {
+			return nil, nil
+		}
+		if !slices.Equal(r.out, shape) {
+			var err error
+			if g, err = tensor.SumTo(g, shape); err != nil {
+				return nil, err
+			}
+		}
+		if realOut {
+			g = g.Real()
+		}
+		return g, nil
+	}
+	aReal, bReal := r.complex && r.aReal, r.complex && r.bReal
+	if ab, err = to(ybar, r.aShape, aReal); err != nil {
+		return
+	}
+	if bb, err = to(ybar, r.bShape, bReal); err != nil {
+		return
+	}
+	if abd, err = to(ybardot, r.aShape, aReal); err != nil {
+		return
+	}
+	bbd, err = to(ybardot, r.bShape, bReal)
 	return
 }
 

@@ -271,7 +271,8 @@ func xlogD2(a, u float64) (float64, float64, float64) { return 0, 1 / u, -a / (u
 var (
 	addSpec = BinarySpec{
 		Real:    Func2[float64]{F: addF[float64], Run: addRun[float64], PullRun: addPull[float64], Linear: true, D1: addD1[float64], D2: zeroD2[float64]},
-		Complex: Func2[complex128]{F: addF[complex128], Run: addRun[complex128], PullRun: addPull[complex128], Linear: true, D1: addD1[complex128], D2: zeroD2[complex128]}}
+		Complex: Func2[complex128]{F: addF[complex128], Run: addRun[complex128], PullRun: addPull[complex128], Linear: true, D1: addD1[complex128], D2: zeroD2[complex128]},
+		sum:     true}
 	subSpec = BinarySpec{
 		Real:    Func2[float64]{F: subF[float64], Run: subRun[float64], PullRun: subPull[float64], Linear: true, D1: subD1[float64], D2: zeroD2[float64]},
 		Complex: Func2[complex128]{F: subF[complex128], Run: subRun[complex128], PullRun: subPull[complex128], Linear: true, D1: subD1[complex128], D2: zeroD2[complex128]}}

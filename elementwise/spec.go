@@ -205,6 +205,10 @@ type BinarySpec struct {
 	// complex-valued function: the output is complex128, and complex128 operands are
 	// an error. It excludes Real and Complex.
 	RealToComplex RealToComplex
+
+	// sum marks add, f(a, b) = a + b, whose pullback passes ybar on to both
+	// operands (see passThrough).
+	sum bool
 }
 
 // Binary returns the elementwise op y = f(a, b) named name (its registry key),

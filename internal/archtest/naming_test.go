@@ -88,15 +88,15 @@ func TestOpNaming(t *testing.T) {
 				continue
 			}
 			if !evaluates(plain, name) {
-				t.Errorf("linalg.%s does not evaluate %s(...) with eval or evalMulti", plain.Name.Name, name)
+				t.Errorf("linalg.%s does not evaluate %s(...) with eval, evalMulti, eval2 or eval3", plain.Name.Name, name)
 			}
 		}
 	}
 }
 
 // evaluates reports whether fn evaluates op: its body is the one statement
-// return eval(op(...), ...), or (a multi-output op, whose outputs fn returns one by
-// one) starts with ys, err := evalMulti(op(...), ...).
+// return eval(op(...), ...) (or eval2, eval3: a multi-output op whose outputs fn
+// returns one by one), or starts with ys, err := evalMulti(op(...), ...).
 func evaluates(fn *ast.FuncDecl, op string) bool {
 	if fn.Body == nil || len(fn.Body.List) == 0 {
 		return false
@@ -115,7 +115,9 @@ func evaluates(fn *ast.FuncDecl, op string) bool {
 	if call == nil || len(call.Args) == 0 {
 		return false
 	}
-	if f := typeString(call.Fun); f != "eval" && f != "evalMulti" {
+	switch typeString(call.Fun) {
+	case "eval", "evalMulti", "eval2", "eval3":
+	default:
 		return false
 	}
 	inner, ok := call.Args[0].(*ast.CallExpr)

@@ -1,6 +1,10 @@
 package tensor
 
 import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/cblas128"
 
@@ -133,25 +137,64 @@ func fits(length, batch, stride, rows, ld, cols int) bool {
 }
 
 // gemmBatch is GemmBatch on valid arguments, with the backend chosen by useBLAS.
+//
+// With the project's kernels and several cores, a batch of products each smaller
+// than batchSplitMax multiply-adds (attention heads, the matrices of a batched
+// matmul) runs its products in parallel, each on one goroutine: splitting every
+// small product over the cores instead would re-pack its shared operand on each
+// core and synchronise per product. Larger products split themselves.
 func gemmBatch[T Element](useBLAS, transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	for p := range batch {
+	workers := runtime.GOMAXPROCS(0)
+	one := func(p, workers int) {
 		cp := c[p*strideC:]
 		if k == 0 || alpha == 0 {
 			// A and B are not read (and may be empty); only C = beta C remains.
 			kernels.Scale(m, n, beta, cp, ldc)
-			continue
+			return
 		}
 		ap, bp := a[p*strideA:], b[p*strideB:]
 		if useBLAS {
 			gemmBLAS(transA, transB, m, n, k, alpha, ap, lda, bp, ldb, beta, cp, ldc)
 		} else {
-			gemmNative(transA, transB, m, n, k, alpha, ap, lda, bp, ldb, beta, cp, ldc)
+			gemmNative(workers, transA, transB, m, n, k, alpha, ap, lda, bp, ldb, beta, cp, ldc)
 		}
 	}
+	work := float64(m) * float64(n) * float64(k)
+	if useBLAS || batch < 2 || workers < 2 || work >= batchSplitMax || work*float64(batch) < batchParallelMin {
+		for p := range batch {
+			one(p, workers)
+		}
+		return
+	}
+	var next atomic.Int64
+	run := func() {
+		for p := int(next.Add(1)) - 1; p < batch; p = int(next.Add(1)) - 1 {
+			one(p, 1)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, batch) - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run()
+		}()
+	}
+	run()
+	wg.Wait()
 }
+
+// A batch of products runs them in parallel when each is below batchSplitMax
+// multiply-adds (256^3: larger products split well by themselves) and the batch
+// has at least batchParallelMin of them in all (what one product needs to be
+// split, see internal/gemm).
+const (
+	batchSplitMax    = 1 << 24
+	batchParallelMin = 1 << 21
+)
 
 // gemmBLAS runs one product on gonum's blas64 / cblas128 implementation.
 func gemmBLAS[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
@@ -171,7 +214,7 @@ func gemmBLAS[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 // own code: plain loops for the memory-bound shapes (a matrix times a vector, a
 // vector times a matrix, an outer product) when their vectors are contiguous, and
 // the packed kernels of internal/gemm for the rest.
-func gemmNative[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmNative[T Element](workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if k == 0 || alpha == 0 {
 		kernels.Scale(m, n, beta, c, ldc)
 		return
@@ -213,9 +256,9 @@ func gemmNative[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda
 	}
 	switch cc := any(c).(type) {
 	case []float64:
-		kernels.Dgemm(transA, transB, m, n, k, any(alpha).(float64), any(a).([]float64), lda, any(b).([]float64), ldb, any(beta).(float64), cc, ldc)
+		kernels.DgemmOn(workers, transA, transB, m, n, k, any(alpha).(float64), any(a).([]float64), lda, any(b).([]float64), ldb, any(beta).(float64), cc, ldc)
 	case []complex128:
-		kernels.Zgemm(transA, transB, m, n, k, any(alpha).(complex128), any(a).([]complex128), lda, any(b).([]complex128), ldb, any(beta).(complex128), cc, ldc)
+		kernels.ZgemmOn(workers, transA, transB, m, n, k, any(alpha).(complex128), any(a).([]complex128), lda, any(b).([]complex128), ldb, any(beta).(complex128), cc, ldc)
 	}
 }
 

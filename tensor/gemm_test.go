@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -232,6 +233,30 @@ func TestGemmBatch(t *testing.T) {
 		}
 		assertGemm(t, want, got, k)
 	})
+}
+
+// A batch of products large enough to run in parallel, one product per goroutine
+// (GOMAXPROCS >= 2), gives exactly the products computed one by one, for both
+// dtypes and with a shared B (stride 0). Run with -race.
+func TestGemmBatchParallel(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	const m, n, k, batch = 64, 48, 96, 12 // 12 x 294,912 multiply-adds: above 2^21 in all
+	t.Run("float64", func(t *testing.T) { testGemmBatchParallel[float64](t, m, n, k, batch) })
+	t.Run("complex128", func(t *testing.T) { testGemmBatchParallel[complex128](t, m, n, k, batch) })
+}
+
+func testGemmBatchParallel[T tensor.Element](t *testing.T, m, n, k, batch int) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for _, strideB := range []int{k * n, 0} {
+		a, b := randElems[T](rng, batch*m*k), randElems[T](rng, max(batch*strideB, k*n))
+		got := make([]T, batch*m*n)
+		require.NoError(t, tensor.GemmBatch(true, false, m, n, k, 1, a, m, m*k, b, n, strideB, 0, got, n, m*n, batch))
+		want := make([]T, batch*m*n)
+		for p := range batch {
+			require.NoError(t, tensor.Gemm(true, false, m, n, k, 1, a[p*m*k:], m, b[p*strideB:], n, 0, want[p*m*n:], n))
+		}
+		assert.Equal(t, want, got, "stride of B %d", strideB)
+	}
 }
 
 func TestGemmBatchErrors(t *testing.T) {

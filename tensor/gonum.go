@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"math/cmplx"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/gonum"
@@ -46,7 +47,7 @@ var (
 // panics like gonum.Implementation.Dgemm on invalid arguments.
 func (impl BLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if checkGonumGemm(impl.Implementation.Dgemm, tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
-		gemmNative(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		gemmNative(runtime.GOMAXPROCS(0), tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
 }
 
@@ -68,7 +69,7 @@ func (impl BLAS) Zgemm(tA, tB blas.Transpose, m, n, k int, alpha complex128, a [
 			b, ldb = conjCopy(n, k, b, ldb)
 		}
 	}
-	gemmNative(tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	gemmNative(runtime.GOMAXPROCS(0), tA != blas.NoTrans, tB != blas.NoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // gemmFunc is the signature of gonum's general matrix product: Dgemm for T =

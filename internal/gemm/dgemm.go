@@ -37,11 +37,21 @@ const (
 // Dgemm panics, like gonum's Implementation.Dgemm, if a size is negative, a
 // stride is smaller than the row length or a slice is too short. If beta is
 // zero, C is not read before being overwritten.
+//
+// A product of at least parallelMin multiply-adds is split over GOMAXPROCS
+// goroutines; DgemmOn sets that number.
 func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	DgemmOn(runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// DgemmOn is Dgemm split over at most workers goroutines; with workers <= 1 it runs
+// on the calling goroutine alone (for a caller that runs independent products in
+// parallel itself).
+func DgemmOn(workers int, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
-	run(kern, m, n, k,
+	run(kern, workers, m, n, k,
 		&realA{a: a, lda: lda, trans: transA},
 		&realB{b: b, ldb: ldb, trans: transB},
 		alpha, beta, c, ldc)
@@ -170,10 +180,9 @@ func aligned(buf []float64, n int) []float64 {
 	return s[off : off+n : off+n]
 }
 
-// run computes C = alpha*A*B + beta*C for C m x n, splitting the work over
-// goroutines when the product is large enough.
-func run(kn *kernel, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
-	workers := runtime.GOMAXPROCS(0)
+// run computes C = alpha*A*B + beta*C for C m x n, splitting the work over at most
+// workers goroutines when the product is large enough.
+func run(kn *kernel, workers, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
 	if m*n*k < parallelMin || workers < 2 {
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return

@@ -1,6 +1,9 @@
 package gemm
 
-import "unsafe"
+import (
+	"runtime"
+	"unsafe"
+)
 
 // Zgemm computes C = alpha*op(A)*op(B) + beta*C for complex128 matrices,
 // where op(X) is X if the corresponding trans flag is false and the plain
@@ -11,6 +14,11 @@ import "unsafe"
 // and the packing routines expand op(A) and alpha*op(B) into real operands
 // whose real product is the complex product (see the package doc).
 func Zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, lda int, b []complex128, ldb int, beta complex128, c []complex128, ldc int) {
+	ZgemmOn(runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// ZgemmOn is Zgemm split over at most workers goroutines, as DgemmOn is Dgemm.
+func ZgemmOn(workers int, transA, transB bool, m, n, k int, alpha complex128, a []complex128, lda int, b []complex128, ldb int, beta complex128, c []complex128, ldc int) {
 	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
@@ -23,7 +31,7 @@ func Zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, l
 		Scale(m, n, beta, c, ldc)
 	}
 	cf := unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(c))), 2*len(c))
-	run(kern, m, 2*n, 2*k,
+	run(kern, workers, m, 2*n, 2*k,
 		&cplxA{a: a, lda: lda, trans: transA},
 		&cplxB{b: b, ldb: ldb, trans: transB, alpha: alpha},
 		1, rbeta, cf, 2*ldc)

@@ -16,12 +16,14 @@ func BenchmarkExpKernel(b *testing.B) {
 	}
 	dst := make([]float64, len(x))
 	b.Run("fastExp", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			expSlice(dst, x)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
 	})
 	b.Run("math.Exp", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			for i, v := range x {
 				dst[i] = math.Exp(v)
@@ -30,12 +32,14 @@ func BenchmarkExpKernel(b *testing.B) {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
 	})
 	b.Run("fastTanh", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			tanhSlice(dst, x)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
 	})
 	b.Run("math.Tanh", func(b *testing.B) {
+		b.ReportAllocs()
 		for b.Loop() {
 			for i, v := range x {
 				dst[i] = math.Tanh(v)

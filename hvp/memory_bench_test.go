@@ -37,6 +37,7 @@ func BenchmarkChainMemory(b *testing.B) {
 		return m.HeapAlloc
 	}
 	b.Run("record", func(b *testing.B) {
+		b.ReportAllocs()
 		var live uint64
 		for b.Loop() {
 			before := heap()

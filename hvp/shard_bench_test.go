@@ -25,6 +25,7 @@ func BenchmarkShardedLogistic(b *testing.B) {
 		// One value and gradient at a new point, then the Hessian-vector product
 		// there: the work of an iteration of Newton-CG with one inner step.
 		b.Run(fmt.Sprintf("shards=%d/grad+hvp", k), func(b *testing.B) {
+			b.ReportAllocs()
 			obj := hvp.NewShardedObjective(l, logisticShards(xs, negY, n, d, k, lambda)...)
 			x, g, hv, v := make([]float64, d), make([]float64, d), make([]float64, d), make([]float64, d)
 			for i := range v {
@@ -41,6 +42,7 @@ func BenchmarkShardedLogistic(b *testing.B) {
 		})
 		// A whole minimisation by trust-region Newton-CG from w = 0.
 		b.Run(fmt.Sprintf("shards=%d/newton-cg", k), func(b *testing.B) {
+			b.ReportAllocs()
 			var iters int
 			for b.Loop() {
 				obj := hvp.NewShardedObjective(l, logisticShards(xs, negY, n, d, k, lambda)...)

@@ -44,6 +44,7 @@ func BenchmarkExp(b *testing.B) {
 		xs[i] = -float64(i) / 512
 	}
 	b.Run("ours", func(b *testing.B) {
+		b.ReportAllocs()
 		s := 0.0
 		for b.Loop() {
 			for _, x := range xs {
@@ -53,6 +54,7 @@ func BenchmarkExp(b *testing.B) {
 		b.ReportMetric(b.Elapsed().Seconds()*1e9/float64(b.N*len(xs)), "ns/exp")
 	})
 	b.Run("math", func(b *testing.B) {
+		b.ReportAllocs()
 		s := 0.0
 		for b.Loop() {
 			for _, x := range xs {

@@ -2,8 +2,6 @@ package tensor
 
 import (
 	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/cblas128"
@@ -169,22 +167,7 @@ func gemmBatch[T Element](useBLAS, transA, transB bool, m, n, k int, alpha T, a 
 		}
 		return
 	}
-	var next atomic.Int64
-	run := func() {
-		for p := int(next.Add(1)) - 1; p < batch; p = int(next.Add(1)) - 1 {
-			one(p, 1)
-		}
-	}
-	var wg sync.WaitGroup
-	for range min(workers, batch) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run()
-		}()
-	}
-	run()
-	wg.Wait()
+	kernels.ForEach(batch, workers, func(p int) { one(p, 1) })
 }
 
 // A batch of products runs them in parallel when each is below batchSplitMax

@@ -201,25 +201,29 @@ func run(kn *kernel, workers, m, n, k int, pa packerA, pb packerB, alpha, beta f
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return
 	}
-	workers = min(workers, slabs)
+	ForEach(slabs, workers, func(s int) {
+		lo := tiles * s / slabs * unit
+		hi := min(size, tiles*(s+1)/slabs*unit)
+		if m > n {
+			serial(kn, lo, hi, 0, n, k, pa, pb, alpha, beta, c, ldc)
+		} else {
+			serial(kn, 0, m, lo, hi, k, pa, pb, alpha, beta, c, ldc)
+		}
+	})
+}
+
+// ForEach calls f(i) for every i < n, on at most workers goroutines, the calling one
+// among them; the indices go out in increasing order to whichever goroutine is free,
+// so that one slowed down by a busy core holds up the others less.
+func ForEach(n, workers int, f func(i int)) {
 	var next atomic.Int64
 	work := func() {
-		for {
-			s := int(next.Add(1)) - 1
-			if s >= slabs {
-				return
-			}
-			lo := tiles * s / slabs * unit
-			hi := min(size, tiles*(s+1)/slabs*unit)
-			if m > n {
-				serial(kn, lo, hi, 0, n, k, pa, pb, alpha, beta, c, ldc)
-			} else {
-				serial(kn, 0, m, lo, hi, k, pa, pb, alpha, beta, c, ldc)
-			}
+		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+			f(i)
 		}
 	}
 	var wg sync.WaitGroup
-	for range workers - 1 {
+	for range min(workers, n) - 1 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

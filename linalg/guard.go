@@ -113,7 +113,7 @@ func checkApply(op string, in []cr.NodeID, x []*tensor.Dense, n int) error {
 		return err
 	}
 	if len(in) != n {
-		return opErr(op, cr.ErrInvalidArgument, "%d NodeIDs for %d inputs", len(in), n)
+		return opErr(op, cr.ErrInvalidArgument, "got %d NodeIDs, want %d (one per input)", len(in), n)
 	}
 	return nil
 }

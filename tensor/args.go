@@ -24,7 +24,7 @@ func CheckInputs(op string, x []*Dense, want int) error {
 // one node for each value of x.
 func CheckApply(op string, in []cr.NodeID, x []*Dense, want int) error {
 	if len(in) != len(x) {
-		return cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for %d inputs", op, len(in), len(x))
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d NodeIDs, want %d (one per input)", op, len(in), len(x))
 	}
 	return CheckInputs(op, x, want)
 }

@@ -235,7 +235,7 @@ func getrfF64(a []float64, m, n int, piv []int) int {
 		}
 		return -1
 	}
-	luRec(a, n, m, min(m, n), piv, 0)
+	luRec(a, n, m, min(m, n), piv, 0, make([]float64, m*min(luBase, n)))
 	// A panel narrower than the matrix leaves its right part (columns k..n-1 of a
 	// wide matrix) to be finished: the recursion covers columns 0..k-1 only.
 	if k := min(m, n); n > k {
@@ -256,21 +256,22 @@ func getrfF64(a []float64, m, n int, piv []int) int {
 // (Toledo's recursive LU): factor the left half, apply its swaps to the right half,
 // U12 = L11^-1 A12, A22 -= A21 U12 (one GEMM), factor A22, apply its swaps to the
 // left half. piv[j] receives the zero-based row (relative to the panel) swapped
-// with row j; off is added to the recorded pivots.
-func luRec(a []float64, lda, m, w int, piv []int, off int) {
+// with row j; off is added to the recorded pivots. buf is luPanel's scratch (m *
+// min(luBase, w) values).
+func luRec(a []float64, lda, m, w int, piv []int, off int, buf []float64) {
 	if w <= luBase {
-		luPanel(a, lda, m, w, piv, off)
+		luPanel(a, lda, m, w, piv, off, buf)
 		return
 	}
 	w1 := w / 2
 	w2 := w - w1
-	luRec(a, lda, m, w1, piv, off)
+	luRec(a, lda, m, w1, piv, off, buf)
 	right := a[w1:]
 	swapRows(right, lda, w2, piv, off, w1)
 	trsmRec(false, false, true, w1, w2, a, lda, right, lda)
 	if m > w1 {
 		gemm(false, false, m-w1, w2, w1, -1, a[w1*lda:], lda, right, lda, 1, a[w1*lda+w1:], lda)
-		luRec(a[w1*lda+w1:], lda, m-w1, w2, piv[w1:], off+w1)
+		luRec(a[w1*lda+w1:], lda, m-w1, w2, piv[w1:], off+w1, buf)
 		// The swaps of the lower right factorisation apply to the left columns too.
 		swapRows(a[w1*lda:], lda, w1, piv[w1:], off+w1, w2)
 	}
@@ -287,32 +288,41 @@ func swapRows(a []float64, lda, cols int, piv []int, off, count int) {
 }
 
 // luPanel is the unblocked LU factorisation with partial pivoting of an m×w panel
-// (LAPACK's Dgetf2, row-major): pivot search down the column, swap within the
-// panel, scale, rank-one update of the panel's remaining columns.
-func luPanel(a []float64, lda, m, w int, piv []int, off int) {
-	for j := range min(m, w) {
-		p, best := j, -1.0
-		for i := j; i < m; i++ {
-			if v := math.Abs(a[i*lda+j]); v > best {
-				p, best = i, v
-			}
+// (LAPACK's Dgetf2): pivot search down the column, swap, scale, rank-one update of
+// the panel's remaining columns. The panel (w <= luBase columns, each a strided
+// column of a row-major matrix) is factored in a column-major copy, where the pivot
+// search and the updates run down contiguous columns of length m, and then copied
+// back; buf holds the copy (at least m*w values).
+func luPanel(a []float64, lda, m, w int, piv []int, off int, buf []float64) {
+	buf = buf[:m*w]
+	for i := range m {
+		for c, v := range a[i*lda : i*lda+w] {
+			buf[c*m+i] = v
 		}
+	}
+	for j := range min(m, w) {
+		col := buf[j*m : (j+1)*m]
+		p := j + level1.Idamax(m-j, col[j:], 1)
 		piv[j] = p + off
 		if p != j {
-			swapSlices(a[j*lda:j*lda+w], a[p*lda:p*lda+w])
+			level1.Dswap(w, buf[j:], m, buf[p:], m)
 		}
-		d := a[j*lda+j]
+		d := col[j]
 		if d == 0 {
 			continue
 		}
-		inv := 1 / d
-		uj := a[j*lda+j+1 : j*lda+w]
-		for i := j + 1; i < m; i++ {
-			l := a[i*lda+j] * inv
-			a[i*lda+j] = l
-			if l != 0 && len(uj) > 0 {
-				level1.Daxpy(len(uj), -l, uj, 1, a[i*lda+j+1:i*lda+w], 1)
+		level1.Dscal(m-j-1, 1/d, col[j+1:], 1)
+		for c := j + 1; c < w; c++ {
+			cc := buf[c*m : (c+1)*m]
+			if u := cc[j]; u != 0 {
+				level1.Daxpy(m-j-1, -u, col[j+1:], 1, cc[j+1:], 1)
 			}
+		}
+	}
+	for i := range m {
+		row := a[i*lda : i*lda+w]
+		for c := range row {
+			row[c] = buf[c*m+i]
 		}
 	}
 }

@@ -136,12 +136,11 @@ func (o *softmaxOp) lastAxis(xs []float64, l lanes, r *softmaxRule) []float64 {
 	for k := range l.outer {
 		row, pr := xs[k*l.n:(k+1)*l.n], p[k*l.n:(k+1)*l.n]
 		m := vmath.Max(row)
-		vmath.ExpSubScale(pr, row, m, 1)
-		s := vmath.Sum(pr)
-		inv := 1 / s
-		for i := range pr {
-			pr[i] *= inv
-		}
+		// The sum of the exponentials first, then the exponentials scaled by its
+		// inverse: two vector passes, where a pass storing them, a sum and a
+		// scalar scaling pass would be three.
+		s := vmath.SumExpSub(row, m)
+		vmath.ExpSubScale(pr, row, m, 1/s)
 		if o.log {
 			ls, yr := math.Log(s), y[k*l.n:(k+1)*l.n]
 			for i, v := range row {

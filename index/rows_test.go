@@ -215,3 +215,68 @@ func Example_embeddingGradient() {
 	fmt.Println(ok, rows, vals.Float64s())
 	// Output: true [2 7] [1 1 2 2]
 }
+
+// A table read both through a lookup and densely (L = sum(sin(T[rows])) + sum(T*T))
+// gets the dense part and the rows added up; Rows reports no sparse form. The same
+// holds with anomaly mode on, and after ReleaseGraph freed the tape.
+func TestRowTermsMeetDenseTerms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const n, d = 30, 2
+	rows := []int{7, 7, 29}
+	table := tensor.RandN(rng, tensor.Float64, n, d)
+	loss := func(t *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		a := t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SinOp, t.Apply(index.IndexSelectOp(0, rows...), p[0])))
+		b := t.Apply(reduce.SumOp(nil, false), t.Apply(ew.MulOp, p[0], p[0]))
+		return t.Apply(ew.AddOp, a, b)
+	}
+	lossDense := func(t *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		s := t.Constant(oneHot(rows, n))
+		a := t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SinOp, t.Apply(einsum.Op("kn,nd->kd"), s, p[0])))
+		b := t.Apply(reduce.SumOp(nil, false), t.Apply(ew.MulOp, p[0], p[0]))
+		return t.Apply(ew.AddOp, a, b)
+	}
+	_, want, err := hvp.Grad(lossDense, []*tensor.Dense{table})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		name    string
+		anomaly bool
+		opts    []core.BackwardOption
+	}{{"plain", false, nil}, {"anomaly", true, nil}, {"release", false, []core.BackwardOption{core.ReleaseGraph()}}} {
+		t.Run(c.name, func(t *testing.T) {
+			tp := core.NewTape[*tensor.Dense](tensor.Space{})
+			require.NoError(t, tp.DetectAnomaly(c.anomaly))
+			w := tp.Leaf(table)
+			y := loss(tp, []cr.NodeID{w})
+			ybar := tensor.Scalar(1)
+			g, err := tp.BackwardSeed(y, ybar, c.opts...)
+			require.NoError(t, err)
+			_, _, ok := g.Rows(w)
+			assert.False(t, ok, "a dense term is present")
+			got, ok := g.Of(w)
+			require.True(t, ok)
+			assertClose(t, want[0], got, 1e-13)
+			assert.Equal(t, 1, g.Len())
+		})
+	}
+}
+
+// The dense term may be a value the engine does not own (sum's pullback is a
+// broadcast view of the seed): the rows are added into a copy, and the seed is left
+// alone.
+func TestRowTermsIntoBorrowedDenseTerm(t *testing.T) {
+	const n, d = 6, 3
+	rows := []int{1, 1, 4}
+	table := tensor.New(tensor.Float64, n, d)
+	tp := core.NewTape[*tensor.Dense](tensor.Space{})
+	w := tp.Leaf(table)
+	a := tp.Apply(reduce.SumOp(nil, false), tp.Apply(index.IndexSelectOp(0, rows...), w))
+	y := tp.Apply(ew.AddOp, a, tp.Apply(reduce.SumOp(nil, false), w))
+	seed := tensor.Scalar(2)
+	g, err := tp.BackwardSeed(y, seed)
+	require.NoError(t, err)
+	got, ok := g.Of(w)
+	require.True(t, ok)
+	want := []float64{2, 2, 2, 6, 6, 6, 2, 2, 2, 2, 2, 2, 4, 4, 4, 2, 2, 2}
+	assert.Equal(t, want, got.Float64s())
+	assert.Equal(t, 2.0, seed.AtFloat64(), "the seed is unchanged")
+}

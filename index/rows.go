@@ -49,14 +49,14 @@ func rowSelect(rule cr.ReverseRule[*tensor.Dense], idx, out []int, dt tensor.DTy
 // rowGatherRule is the rule of gather along the first axis: its pullback
 // scatter-adds ybar into a zero tensor shaped like x, which touches only the rows
 // the index names, so its row-sparse form holds those rows alone (compacted, in
-// increasing order) instead of a tensor shaped like x.
+// increasing order) instead of a tensor shaped like x. The compaction is worked out
+// in RowPullback, so that a gather no backward sweep reaches pays nothing for it.
 type rowGatherRule struct {
 	denseRule
-	rows  []int // the distinct rows of x the index names, in increasing order
-	coff  []int // for each index element, its offset in the compacted rows
-	shape []int // the output's shape (the index's)
-	cmp   []int // the compacted rows' shape: [len(rows), the rest of x's shape]
-	dt    tensor.DType
+	off    []int // for each index element, its row-major offset in x
+	xShape []int
+	shape  []int // the output's shape (the index's)
+	dt     tensor.DType
 }
 
 // RowPullback appends the term (rows, the scatter-add of ybar into the compacted
@@ -65,9 +65,23 @@ func (r *rowGatherRule) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*t
 	if ybar == nil || ybar.DType() != r.dt || !slices.Equal(ybar.Shape(), r.shape) {
 		return dst, rows, cr.Errorf(cr.ErrShapeMismatch, "gather: cotangent is %s, output is %s%v", tensor.DescribeOf(ybar), r.dt, r.shape)
 	}
-	v := tensor.New(r.dt, r.cmp...)
-	scatterAddAt(v, ybar, r.coff)
-	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.Inputs()[0], Rows: r.rows, Value: v}), nil
+	inner := prod(r.xShape[1:])
+	touched := make([]int, len(r.off))
+	for e, o := range r.off {
+		touched[e] = o / inner
+	}
+	slices.Sort(touched)
+	touched = slices.Compact(touched)
+	coff := make([]int, len(r.off)) // each element's offset in the compacted rows
+	for e, o := range r.off {
+		k, _ := slices.BinarySearch(touched, o/inner)
+		coff[e] = k*inner + o%inner
+	}
+	cmp := slices.Clone(r.xShape)
+	cmp[0] = len(touched)
+	v := tensor.New(r.dt, cmp...)
+	scatterAddAt(v, ybar, coff)
+	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.Inputs()[0], Rows: touched, Value: v}), nil
 }
 
 // rowGather gives the dense rule of gather along the first axis of a tensor of
@@ -75,25 +89,8 @@ func (r *rowGatherRule) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*t
 // pullback.
 func rowGather(rule cr.ReverseRule[*tensor.Dense], off, xShape, out []int, dt tensor.DType) cr.ReverseRule[*tensor.Dense] {
 	d, ok := rule.(denseRule)
-	if !ok || len(xShape) == 0 {
+	if !ok || len(xShape) == 0 || prod(xShape[1:]) == 0 {
 		return rule
 	}
-	inner := prod(xShape[1:])
-	if inner == 0 {
-		return rule
-	}
-	rows := make([]int, len(off))
-	for e, o := range off {
-		rows[e] = o / inner
-	}
-	slices.Sort(rows)
-	rows = slices.Compact(rows)
-	coff := make([]int, len(off))
-	for e, o := range off {
-		k, _ := slices.BinarySearch(rows, o/inner)
-		coff[e] = k*inner + o%inner
-	}
-	cmp := slices.Clone(xShape)
-	cmp[0] = len(rows)
-	return &rowGatherRule{denseRule: d, rows: rows, coff: coff, shape: slices.Clone(out), cmp: cmp, dt: dt}
+	return &rowGatherRule{denseRule: d, off: off, xShape: slices.Clone(xShape), shape: slices.Clone(out), dt: dt}
 }

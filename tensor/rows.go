@@ -68,10 +68,6 @@ func (s Space) CoalesceRows(like *Dense, parts []cr.RowContribution[*Dense]) ([]
 	}
 	slices.Sort(rows)
 	rows = slices.Compact(rows)
-	pos := make(map[int]int, len(rows))
-	for k, r := range rows {
-		pos[r] = k
-	}
 	shape := slices.Clone(like.shape)
 	shape[0] = len(rows)
 	out, err := Alloc(like.dtype, shape...)
@@ -80,9 +76,9 @@ func (s Space) CoalesceRows(like *Dense, parts []cr.RowContribution[*Dense]) ([]
 	}
 	inner := rowLen(like)
 	for _, p := range parts {
-		at := make([]int, len(p.Rows))
+		at := make([]int, len(p.Rows)) // the positions of the part's rows in rows
 		for k, r := range p.Rows {
-			at[k] = pos[r]
+			at[k], _ = slices.BinarySearch(rows, r)
 		}
 		if like.dtype == Complex128 {
 			addRows(out.c128, inner, at, p.Value.Complex128s())

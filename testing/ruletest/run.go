@@ -250,7 +250,7 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 	c.guard(CheckMasked, c.checkMasked)
 	c.guard(CheckRetain, c.checkRetain)
 	if !c.multi {
-		c.guard(CheckRows, c.checkRows)
+		c.guard(CheckRows, func() { c.checkRows(rule) })
 	}
 
 	kink, kinkOK := cfg.Kink.(*Kink[V])

@@ -123,9 +123,6 @@ func (o *Operator) spread(k int, fn func(op *Operator, w, i int) error) error {
 		}
 		return nil
 	}
-	if o.remake == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "the operator cannot be re-recorded for a batch: make it with NewOperator or NewModelOperator")
-	}
 	for len(o.helpers) < nw-1 {
 		o.helpers = append(o.helpers, nil)
 	}
@@ -172,7 +169,15 @@ func (o *Operator) spread(k int, fn func(op *Operator, w, i int) error) error {
 			work(w, op)
 		}()
 	}
-	work(0, o)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				panics[0] = p
+				stop.Store(true)
+			}
+		}()
+		work(0, o)
+	}()
 	wg.Wait()
 	for _, p := range panics {
 		if p != nil {

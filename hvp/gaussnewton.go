@@ -4,6 +4,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/tensor"
+	"slices"
 )
 
 // Loss is the outer stage of an objective written as loss(model(x)): it records a
@@ -93,7 +94,8 @@ func (tr Transforms) NewModelOperator(model Func, loss Loss, x []*tensor.Dense) 
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.NewModelOperator: the model's output is %s; Gauss-Newton needs a float64 one", yv.Describe())
 	}
 	op.split, op.y, op.loss = true, y, loss
-	op.remake = func() (*Operator, error) { return tr.NewModelOperator(model, loss, x) }
+	xs := slices.Clone(x) // the point of this recording, whatever the caller does with x
+	op.remake = func() (*Operator, error) { return tr.NewModelOperator(model, loss, xs) }
 	return op, nil
 }
 

@@ -93,12 +93,16 @@ func (m *LineSearchNewtonCG) Run(operation chan<- optimize.Task, result <-chan o
 	m.finish(operation, result, func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
 }
 
+// armijo is the sufficient-decrease constant of the line searches: MINPACK's and
+// scipy's 1e-4.
+const armijo = 1e-4
+
 func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task) (optimize.Status, error) {
 	n := m.dim
 	gradTol := orDefault(m.GradStopThreshold, 1e-10)
 	ls := m.Linesearcher
 	if ls == nil {
-		ls = &optimize.MoreThuente{DecreaseFactor: 1e-4, CurvatureFactor: 0.9}
+		ls = &optimize.MoreThuente{DecreaseFactor: armijo, CurvatureFactor: 0.9}
 	}
 	evalErr := func() error { return callErr(m.Err) }
 
@@ -214,7 +218,7 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 				// The search would go back where f or its gradient is not finite
 				// (typically a minimum at the edge of the domain): backtrack
 				// instead, taking this point if it decreases f enough (Armijo).
-				if ft <= f+1e-4*step*slope {
+				if ft <= f+armijo*step*slope {
 					fBest, stepBest = ft, step
 					copy(best, trial)
 					copy(gBest, t.Gradient)
@@ -241,7 +245,7 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 		copy(x, best)
 		copy(g, gBest)
 		f = fBest
-		m.last = Iteration{Iter: m.last.Iter + 1, Step: step * floats.Norm(p, 2), Radius: math.NaN(), StepSize: step,
+		m.last = Iteration{Iter: m.last.Iter + 1, Step: step * pnorm, Radius: math.NaN(), StepSize: step,
 			CGIterations: iters, HVPs: hvps, Rejected: rejected}
 		if err := major(operation, result, x, f, g); err != nil {
 			return optimize.NotTerminated, err

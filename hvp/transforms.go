@@ -2,6 +2,7 @@ package hvp
 
 import (
 	"fmt"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -282,7 +283,8 @@ func (tr Transforms) NewOperator(f Func, x []*tensor.Dense) (*Operator, error) {
 		return nil, err
 	}
 	op := &Operator{Workers: tr.workers, tr: tr, tape: t, ids: ids, x: x, out: out, value: value}
-	op.remake = func() (*Operator, error) { return tr.NewOperator(f, x) }
+	xs := slices.Clone(x) // the point of this recording, whatever the caller does with x
+	op.remake = func() (*Operator, error) { return tr.NewOperator(f, xs) }
 	return op, nil
 }
 
@@ -411,9 +413,9 @@ func (tr Transforms) Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 	if err != nil {
 		return nil, err
 	}
-	cols := make([][]float64, n)
+	cols, all := make([][]float64, n), make([]float64, n*n)
 	for j := range cols {
-		cols[j] = make([]float64, n)
+		cols[j] = all[j*n : (j+1)*n : (j+1)*n]
 	}
 	units := make([][]float64, op.workerCount(n)) // each worker's e_j
 	err = op.spread(n, func(wop *Operator, w, j int) error {

@@ -19,9 +19,10 @@ var opPackages = []string{"einsum", "elementwise", "index", "linalg", "nn", "per
 // cr.Op[*tensor.Dense] or cr.MultiOp[*tensor.Dense], and takes parameters, except in
 // package linalg, whose parameterless ops are constructors too (the documented
 // exception); an exported variable named XxxOp is not in linalg; and in linalg a
-// plain function Xxx next to a constructor XxxOp evaluates it with eval or evalMulti
-// (linalg's names for cr.Eval and cr.EvalMulti; see evaluates). elementwise/naming_test.go checks the
-// variables and plain functions of package elementwise in more detail.
+// plain function Xxx next to a constructor XxxOp evaluates it with eval, evalMulti,
+// eval2 or eval3 (linalg's names for cr.Eval and cr.EvalMulti; see evaluates).
+// elementwise/naming_test.go checks the variables and plain functions of package
+// elementwise in more detail.
 func TestOpNaming(t *testing.T) {
 	root, err := filepath.Abs("../..")
 	if err != nil {

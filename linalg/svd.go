@@ -49,7 +49,7 @@ func SVDOp() cr.MultiOp[*tensor.Dense] {
 		})
 	return withFastPath(def, func(x, y, ybar []*tensor.Dense, has []bool) ([]*tensor.Dense, bool, error) {
 		if has[0] || has[2] {
-			return nil, false, svdCheckGauge(y, ybar, has)
+			return nil, false, nil // the recorded pullback, which checks the gauge
 		}
 		g, err := einsum.Eval("...ij,...j,...jk->...ik", y[0], ybar[1], y[2])
 		return []*tensor.Dense{g}, true, err
@@ -65,6 +65,14 @@ func svdPullback(t *Tape, u, s, vh, gu, gs, gvh cr.NodeID) cr.NodeID {
 	m, k, n := ush[len(ush)-2], ush[len(ush)-1], vsh[len(vsh)-1]
 	// An output nobody used has an absent (invalid) cotangent: its terms are left out.
 	hasU, hasVh := gu.Valid(), gvh.Valid()
+	// Checked here, in the recorded pullback, so that every sweep (gradients, and
+	// the forward-tangent and second-order sweeps of HVPs) refuses a loss that
+	// depends on the singular vectors' phases.
+	if err := svdCheckGauge([]*tensor.Dense{val(t, u), val(t, s), val(t, vh)},
+		[]*tensor.Dense{val(t, gu), nil, val(t, gvh)}, []bool{hasU, false, hasVh}); err != nil {
+		t.Apply(cr.FailOp[*tensor.Dense]("svd_gauge_check", err), u)
+		return 0
+	}
 	v := mH(t, vh)
 	skew := func(x cr.NodeID) cr.NodeID { return sub(t, x, mH(t, x)) }
 	var ret, uhgu cr.NodeID // the k x k core; the skew part of U^H gU

@@ -185,6 +185,12 @@ func TestComplexSVDGauge(t *testing.T) {
 	_, err := tape.Backward(loss)
 	require.ErrorIs(t, err, cr.ErrInvalidArgument)
 	require.Contains(t, err.Error(), "phase")
+	// The second-order sweep of a Hessian-vector product refuses it too.
+	tan, err := tape.ForwardTangents(map[cr.NodeID]*tensor.Dense{x: tensor.RandN(rng, tensor.Complex128, 4, 3)})
+	require.NoError(t, err)
+	_, _, err = tape.BackwardWithTangents(loss, tan)
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	require.Contains(t, err.Error(), "phase")
 
 	// f(A) = sum Re(W o (U Vh)) + sum S^2 (phase-invariant).
 	w := tensor.RandN(rng, tensor.Complex128, 4, 3)

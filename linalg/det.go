@@ -293,8 +293,15 @@ func SlogdetOp() cr.MultiOp[*tensor.Dense] {
 				g = t.Apply(elementwise.ComplexOp, ybar[1], neg(t, im))
 			} else {
 				// The real sign is locally constant: its cotangent is multiplied by
-				// its derivative, 0.
-				g = add(t, ybar[1], scale(t, ybar[0], 0))
+				// its derivative, 0. An absent cotangent contributes no term.
+				switch {
+				case !ybar[0].Valid():
+					g = ybar[1]
+				case !ybar[1].Valid():
+					g = scale(t, ybar[0], 0)
+				default:
+					g = add(t, ybar[1], scale(t, ybar[0], 0))
+				}
 			}
 			return scalarPerMatrix(t, g, mH(t, t.Apply(invOp(false), a)))
 		})

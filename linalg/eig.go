@@ -83,7 +83,11 @@ func eigPullback(t *Tape, l, v, lbar, vbar cr.NodeID) cr.NodeID {
 	}
 	n := sh[len(sh)-1]
 	vh := mH(t, v)
-	g := diagEmbed(t, lbar)
+	// An absent cotangent (an output nobody used) contributes no term.
+	var g cr.NodeID
+	if lbar.Valid() {
+		g = diagEmbed(t, lbar)
+	}
 	if vbar.Valid() {
 		vhgv := mm(t, vh, vbar)
 		checkGauge(t, vhgv, "eig")
@@ -92,7 +96,10 @@ func eigPullback(t *Tape, l, v, lbar, vbar cr.NodeID) cr.NodeID {
 		lc := conj(t, l)
 		e := add(t, sub(t, unsq(t, lc, -2), unsq(t, lc, -1)), t.Constant(eye(tensor.Float64, n)))
 		off := masked(t, div(t, vhgv, e), func(i, j int) float64 { return b2f(i != j) })
-		g = add(t, g, off)
+		if g.Valid() {
+			off = add(t, g, off)
+		}
+		g = off
 	}
 	abar := t.Apply(SolveOp(), vh, mm(t, g, vh))
 	return t.Apply(elementwise.RealOp, abar)

@@ -115,7 +115,7 @@ func eigValues(op string, a *tensor.Dense, vectors bool) (l, v *tensor.Dense, er
 	if a.DType() == tensor.Complex128 {
 		return nil, nil, errComplex(op)
 	}
-	if !allFinite(a) {
+	if !space.IsFinite(a) {
 		// Dgeev's QR iterations do not terminate on NaN.
 		return nil, nil, opErr(op, cr.ErrInvalidArgument, "the input has non-finite entries (NaN or Inf)")
 	}

@@ -82,8 +82,8 @@ func Eigh(a *tensor.Dense) (w, v *tensor.Dense, err error) { return eval2(EighOp
 // second-order rule goes through the eigenvectors' derivative and is infinite
 // there (the Hessian of an eigenvalue does not exist at a crossing). Applied where
 // no input needs a cotangent (recorded without gradient, or on a constant) it
-// computes the eigenvalues alone, as LAPACK's xSYEV with jobz = 'N' does. float64
-// and complex128; non-finite input is an error wrapping
+// computes the eigenvalues alone, as LAPACK's xSYEV with jobz = 'N' does, for
+// float64 input (complex input still computes the vectors). float64 and complex128; non-finite input is an error wrapping
 // chainrules.ErrInvalidArgument.
 func EigvalshOp() cr.Op[*tensor.Dense] {
 	body := core.Composite("eigvalsh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
@@ -109,7 +109,7 @@ func eighValues(a *tensor.Dense, vectors bool) (w, v *tensor.Dense, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if !allFinite(a) {
+	if !space.IsFinite(a) {
 		return nil, nil, opErr(op, cr.ErrInvalidArgument, "the input has non-finite entries (NaN or Inf)")
 	}
 	if a.DType() == tensor.Complex128 {

@@ -204,24 +204,6 @@ func checkGauge(t *Tape, k cr.NodeID, op string) {
 	}
 }
 
-// allFinite reports whether every entry of a (float64 or complex128) is finite.
-func allFinite(a *tensor.Dense) bool {
-	if a.DType() == tensor.Complex128 {
-		for _, z := range a.Contiguous().Complex128s() {
-			if math.IsNaN(real(z)) || math.IsInf(real(z), 0) || math.IsNaN(imag(z)) || math.IsInf(imag(z), 0) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, v := range a.Contiguous().Float64s() {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // eighInvariantH is the phase-invariant function
 // A -> V diag(sin w) V^H + V o conj(V) of eigh's outputs (a function of the
 // eigenprojectors and of |V|^2), named "eigh" for the family's complex samples.

@@ -121,7 +121,8 @@ func checkApply(op string, in []cr.NodeID, x []*tensor.Dense, n int) error {
 // valuesOnly returns op with a cheaper primal, values, for an application in which
 // no input needs a cotangent (recorded without gradient, or on constants): eigvalsh
 // and svdvals then skip the vectors that only their derivatives use, as LAPACK's
-// xSYEV and xGESVD with jobz = 'N' do. values must agree with op's output.
+// xSYEV and xGESVD with jobz = 'N' do (where values does: their float64 kernels).
+// values must agree with op's output.
 func valuesOnly(op cr.Op[*tensor.Dense], values func(x []*tensor.Dense) (*tensor.Dense, error)) cr.Op[*tensor.Dense] {
 	return valuesOnlyOp{op: op, values: values}
 }
@@ -138,7 +139,7 @@ func (o valuesOnlyOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, c
 }
 
 func (o valuesOnlyOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	if !slices.Contains(need, true) {
+	if need != nil && !slices.Contains(need, true) { // nil need: every input
 		y, err := o.values(x)
 		if err != nil {
 			return nil, nil, err

@@ -130,7 +130,8 @@ func SVD(a *tensor.Dense) (u, s, vh *tensor.Dense, err error) { return eval3(SVD
 // [..., min(m, n)]). It is a composite of SVDOp keeping S, so its pullback
 // U diag(Sbar) Vh (complex for complex A) is finite at repeated or zero singular
 // values. Applied where no input needs a cotangent (recorded without gradient, or
-// on a constant) it computes the singular values alone. An input with a NaN or
+// on a constant) it computes the singular values alone for float64 input (complex
+// input still computes the vectors). An input with a NaN or
 // infinite entry is an error wrapping chainrules.ErrInvalidArgument.
 func SvdvalsOp() cr.Op[*tensor.Dense] {
 	body := core.Composite("svdvals", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
@@ -201,23 +202,7 @@ func csvdValues(a *tensor.Dense, batch []int, count, m, n int) (u, s, vh *tensor
 // if x has a NaN or infinite entry: the SVD of such a matrix is not defined (and
 // LAPACK's iterations may return NaN, or no error, or a wrong zero).
 func checkFiniteSVD(op, what string, x *tensor.Dense) error {
-	bad := false
-	if x.DType() == tensor.Complex128 {
-		for _, z := range x.Contiguous().Complex128s() {
-			if math.IsNaN(real(z)) || math.IsNaN(imag(z)) || math.IsInf(real(z), 0) || math.IsInf(imag(z), 0) {
-				bad = true
-				break
-			}
-		}
-	} else {
-		for _, v := range x.Contiguous().Float64s() {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				bad = true
-				break
-			}
-		}
-	}
-	if bad {
+	if !space.IsFinite(x) {
 		return opErr(op, cr.ErrInvalidArgument, "%s has a NaN or infinite entry (the singular value decomposition is not defined)", what)
 	}
 	return nil

@@ -169,6 +169,26 @@ func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, 
 }
 
 func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
+	if r.op.spec.sum {
+		// The checks of cotangents and operandTangents (nil tangents are zero),
+		// without their copies of strided or promoted values, which passThrough
+		// does not read.
+		if err := checkData[T](r.op.name, "cotangent", ybar, r.out); err != nil {
+			return nil, nil, nil, nil, err
+		}
+		for _, c := range [...]struct {
+			what  string
+			t     *tensor.Dense
+			shape []int
+		}{{"cotangent tangent", ybardot, r.out}, {"tangent of input 0", adot, r.aShape}, {"tangent of input 1", bdot, r.bShape}} {
+			if c.t != nil {
+				if err := checkData[T](r.op.name, c.what, c.t, c.shape); err != nil {
+					return nil, nil, nil, nil, err
+				}
+			}
+		}
+		return r.passThrough(ybar, ybardot)
+	}
 	yb, ybd, err := cotangents[T](r.op.name, r.out, ybar, ybardot)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -176,9 +196,6 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 	ad, bd, err := operandTangents[T](r, adot, bdot)
 	if err != nil {
 		return nil, nil, nil, nil, err
-	}
-	if r.op.spec.sum {
-		return r.passThrough(ybar, ybardot)
 	}
 	second := ybardot != nil || adot != nil || bdot != nil
 	var ga, gb, gad, gbd []T

@@ -418,20 +418,32 @@ func result[T tensor.Element](v []T, shape []int, realOut bool) (*tensor.Dense, 
 // for T = float64, and any value widened to complex128 for T = complex128 (such as
 // the float64 tangent of a promoted input).
 func data[T tensor.Element](op, what string, t *tensor.Dense, shape []int) ([]T, error) {
+	if err := checkData[T](op, what, t, shape); err != nil {
+		return nil, err
+	}
+	var zero T
+	if _, isReal := any(zero).(float64); isReal {
+		return any(t.Float64s()).([]T), nil
+	}
+	return any(t.AsComplex().Complex128s()).([]T), nil
+}
+
+// checkData returns data's error for t, if any, without reading the elements.
+func checkData[T tensor.Element](op, what string, t *tensor.Dense, shape []int) error {
 	if t == nil {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil %s", op, what)
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: nil %s", op, what)
 	}
 	var zero T
 	if _, isReal := any(zero).(float64); isReal {
 		if !slices.Equal(t.Shape(), shape) || t.DType() != tensor.Float64 {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want float64%v", op, what, t.Describe(), shape)
+			return cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want float64%v", op, what, t.Describe(), shape)
 		}
-		return any(t.Float64s()).([]T), nil
+		return nil
 	}
 	if !slices.Equal(t.Shape(), shape) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want shape %v", op, what, t.Describe(), shape)
+		return cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want shape %v", op, what, t.Describe(), shape)
 	}
-	return any(t.AsComplex().Complex128s()).([]T), nil
+	return nil
 }
 
 // optData is data for an optional value: nil stays nil (a zero tangent).

@@ -71,7 +71,7 @@ func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 	if a, _ := tensor.Axis(name, o.axis, x[0].Rank()); a != 0 {
 		return y, rule, nil
 	}
-	return y, rowGather(rule, off, x[0].Shape(), o.shape, x[0].DType()), nil
+	return y, rowGather(rule, off, r.inShape[0], r.outShape, r.outDT), nil
 }
 
 // offsets validates the index against a tensor of shape xShape for op name, and

@@ -78,7 +78,8 @@ func copyBuf(dst buf, dOff int, dSt []int, src buf, sOff int, sSt []int, shape [
 // contiguous for both sides are merged first, so that a block of whole rows is a
 // single copy.
 func copyStrided[T tensor.Element](dst []T, dOff int, dSt []int, src []T, sOff int, sSt []int, shape []int) {
-	sh, ds, ss, ok := tensor.MergeAxes2(shape, dSt, sSt, make([]int, 0, len(shape)), make([]int, 0, len(shape)), make([]int, 0, len(shape)))
+	var shB, dB, sB [16]int // stack space for the merged axes (append grows past 16)
+	sh, ds, ss, ok := tensor.MergeAxes2(shape, dSt, sSt, shB[:0], dB[:0], sB[:0])
 	if !ok {
 		return
 	}

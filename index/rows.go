@@ -86,11 +86,11 @@ func (r *rowGatherRule) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*t
 
 // rowGather gives the dense rule of gather along the first axis of a tensor of
 // shape xShape, at the element offsets off with output shape out, its row-sparse
-// pullback.
+// pullback. It keeps the slices, which the caller does not modify.
 func rowGather(rule cr.ReverseRule[*tensor.Dense], off, xShape, out []int, dt tensor.DType) cr.ReverseRule[*tensor.Dense] {
 	d, ok := rule.(denseRule)
 	if !ok || len(xShape) == 0 || prod(xShape[1:]) == 0 {
 		return rule
 	}
-	return &rowGatherRule{denseRule: d, off: off, xShape: slices.Clone(xShape), shape: slices.Clone(out), dt: dt}
+	return &rowGatherRule{denseRule: d, off: off, xShape: xShape, shape: out, dt: dt}
 }

@@ -177,7 +177,7 @@ func (l lanes) sums(v []float64) []float64 {
 	out := make([]float64, l.outer*l.inner)
 	l.segments(func(i0, i1, r, step int) {
 		if step == 0 {
-			out[r] += dot(v[i0:i1], nil)
+			out[r] += sum(v[i0:i1])
 			return
 		}
 		acc := out[r : r+i1-i0]
@@ -205,26 +205,16 @@ func (l lanes) dots(a, b []float64) []float64 {
 	return out
 }
 
-// dot returns sum(a b), or sum(a) for a nil b, with four partial sums (a single
-// running sum is bound by the latency of the additions).
-func dot(a, b []float64) float64 {
+// sum returns sum(a) with four partial sums (a single running sum is bound by the
+// latency of the additions).
+func sum(a []float64) float64 {
 	var s0, s1, s2, s3 float64
 	n := len(a) &^ 3
-	if b == nil {
-		for i := 0; i < n; i += 4 {
-			s0, s1, s2, s3 = s0+a[i], s1+a[i+1], s2+a[i+2], s3+a[i+3]
-		}
-		for i := n; i < len(a); i++ {
-			s0 += a[i]
-		}
-		return (s0 + s1) + (s2 + s3)
-	}
-	b = b[:len(a)]
 	for i := 0; i < n; i += 4 {
-		s0, s1, s2, s3 = s0+a[i]*b[i], s1+a[i+1]*b[i+1], s2+a[i+2]*b[i+2], s3+a[i+3]*b[i+3]
+		s0, s1, s2, s3 = s0+a[i], s1+a[i+1], s2+a[i+2], s3+a[i+3]
 	}
 	for i := n; i < len(a); i++ {
-		s0 += a[i] * b[i]
+		s0 += a[i]
 	}
 	return (s0 + s1) + (s2 + s3)
 }

@@ -72,11 +72,13 @@ func secondOrder[G, T tensor.Element](p *plan, in cr.NodeID, pull func(h, g []G,
 		return dst, err
 	}
 	if ct.HasTangent || xdot != nil {
-		gd := make([]G, len(g))
+		var gd []G
 		if ct.HasTangent {
 			if gd, err = cotangent[G](p, ct.Tangent); err != nil {
 				return dst, err
 			}
+		} else {
+			gd = make([]G, len(g))
 		}
 		if xdot != nil {
 			d.Tangent = pull(gd, g, xdot)
@@ -103,7 +105,7 @@ func tangent[T tensor.Element](p *plan, in cr.NodeID, tangentOf cr.TangentOf[*te
 // is not shaped like the input.
 func inputElems[T tensor.Element](p *plan, t *tensor.Dense) ([]T, error) {
 	if t == nil || !slices.Equal(t.Shape(), p.shape) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent %s for input shape %v", p.name, describe(t), p.shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent %s for input shape %v", p.name, tensor.DescribeOf(t), p.shape)
 	}
 	if !isComplex[T]() && t.DType() == tensor.Complex128 {
 		t = t.Real()
@@ -116,7 +118,7 @@ func inputElems[T tensor.Element](p *plan, t *tensor.Dense) ([]T, error) {
 // output's size.
 func cotangent[T tensor.Element](p *plan, g *tensor.Dense) ([]T, error) {
 	if g == nil || g.Size() != p.Count() {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, describe(g), p.outShape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, tensor.DescribeOf(g), p.outShape)
 	}
 	if !isComplex[T]() && g.DType() == tensor.Complex128 {
 		g = g.Real()

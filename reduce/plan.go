@@ -223,14 +223,6 @@ func isComplex[T tensor.Element]() bool {
 	return ok
 }
 
-// describe formats t for an error message.
-func describe(t *tensor.Dense) string {
-	if t == nil {
-		return "<nil>"
-	}
-	return t.Describe()
-}
-
 // conj is the complex conjugate (the identity on float64).
 func conj[T tensor.Element](v T) T {
 	if c, ok := any(v).(complex128); ok {

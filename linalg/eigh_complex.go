@@ -3,15 +3,11 @@ package linalg
 import (
 	"math"
 	"math/cmplx"
-	"math/rand/v2"
 	"slices"
 
 	"gonum.org/v1/gonum/lapack"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/core"
-	"github.com/chainrules-go/chainrules/einsum"
-	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -202,30 +198,4 @@ func checkGauge(t *Tape, k cr.NodeID, op string) {
 			}
 		}
 	}
-}
-
-// eighInvariantH is the phase-invariant function
-// A -> V diag(sin w) V^H + V o conj(V) of eigh's outputs (a function of the
-// eigenprojectors and of |V|^2), named "eigh" for the family's complex samples.
-func eighInvariantH() cr.Op[*tensor.Dense] {
-	return core.Composite("eigh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
-		ys := t.ApplyMulti(EighOp(), x[0])
-		f := t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.SinOp, ys[0]), conj(t, ys[1]))
-		return add(t, f, mul(t, ys[1], conj(t, ys[1])))
-	})
-}
-
-// hermSample returns a batch of random complex Hermitian matrices (A + A^H)/2 with
-// distinct eigenvalues (almost surely).
-func hermSample(rng *rand.Rand, shape ...int) *tensor.Dense {
-	a := rnd(rng, tensor.Complex128, shape...)
-	ah, err := a.Transpose(len(shape)-2, len(shape)-1)
-	if err != nil {
-		panic(err)
-	}
-	s, err := tensor.Add(a, ah.Conj())
-	if err != nil {
-		panic(err)
-	}
-	return tensor.Scale(s, 0.5)
 }

@@ -133,13 +133,22 @@ func hpd(rng *rand.Rand, dt tensor.DType, shape ...int) *tensor.Dense {
 
 // sym returns a batch of random real symmetric matrices (A + A^T)/2 with distinct
 // eigenvalues (almost surely).
-func sym(rng *rand.Rand, shape ...int) *tensor.Dense {
-	a := rnd(rng, f64, shape...)
-	at, err := a.Transpose(len(shape)-2, len(shape)-1)
+func sym(rng *rand.Rand, shape ...int) *tensor.Dense { return hermitian(rng, f64, shape...) }
+
+// hermSample returns a batch of random complex Hermitian matrices (A + A^H)/2 with
+// distinct eigenvalues (almost surely).
+func hermSample(rng *rand.Rand, shape ...int) *tensor.Dense {
+	return hermitian(rng, c128, shape...)
+}
+
+// hermitian returns (A + A^H)/2 for a random batch A of dtype dt.
+func hermitian(rng *rand.Rand, dt tensor.DType, shape ...int) *tensor.Dense {
+	a := rnd(rng, dt, shape...)
+	ah, err := a.Transpose(len(shape)-2, len(shape)-1)
 	if err != nil {
 		panic(err)
 	}
-	s, err := tensor.Add(a, at)
+	s, err := tensor.Add(a, ah.Conj())
 	if err != nil {
 		panic(err)
 	}
@@ -285,13 +294,14 @@ func slogdetSamples(rng *rand.Rand) []sample {
 // the rules through gauge-invariant losses (composites named like the family):
 // V diag(sin w) V^T + V o V for eigh and U diag(log S) Vh for svd.
 
-// eighInvariant is the sign-invariant function A -> V diag(sin w) V^T + V o V of
-// eigh's outputs, named "eigh" for the family's samples.
+// eighInvariant is the sign- and phase-invariant function
+// A -> V diag(sin w) V^H + V o conj(V) of eigh's outputs (V^T and V o V for real A),
+// named "eigh" for the family's samples.
 func eighInvariant() cr.Op[*tensor.Dense] {
 	return core.Composite("eigh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
 		ys := t.ApplyMulti(EighOp(), x[0])
-		f := t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.SinOp, ys[0]), ys[1])
-		return add(t, f, mul(t, ys[1], ys[1]))
+		f := t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.SinOp, ys[0]), conj(t, ys[1]))
+		return add(t, f, mul(t, ys[1], conj(t, ys[1])))
 	})
 }
 
@@ -311,9 +321,9 @@ func eighSamples(rng *rand.Rand) []sample {
 		{Name: "non-symmetric input (symmetric part)", Multi: EighOp(), Inputs: in(rnd(rng, f64, 3, 3))},
 		{Name: "60x60 tridiagonal solver, gauge-invariant loss", Op: eighInvariant(), Inputs: in(sym(rng, 60, 60))},
 		// Complex eigenvectors are defined up to phases: phase-invariant losses only.
-		{Name: "4x4 complex128, phase-invariant loss", Op: eighInvariantH(), Inputs: in(hermSample(rng, 4, 4))},
-		{Name: "batched non-Hermitian complex128 (Hermitian part), phase-invariant loss", Op: eighInvariantH(), Inputs: in(rnd(rng, c128, 2, 3, 3))},
-		{Name: "60x60 complex128 tridiagonal solver, phase-invariant loss", Op: eighInvariantH(), Inputs: in(hermSample(rng, 60, 60))},
+		{Name: "4x4 complex128, phase-invariant loss", Op: eighInvariant(), Inputs: in(hermSample(rng, 4, 4))},
+		{Name: "batched non-Hermitian complex128 (Hermitian part), phase-invariant loss", Op: eighInvariant(), Inputs: in(rnd(rng, c128, 2, 3, 3))},
+		{Name: "60x60 complex128 tridiagonal solver, phase-invariant loss", Op: eighInvariant(), Inputs: in(hermSample(rng, 60, 60))},
 	}
 }
 

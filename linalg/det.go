@@ -148,10 +148,7 @@ func detAdjugatePullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
 	ad := av.AsComplex().Contiguous().Complex128s()
 	radius := make([]float64, count)
 	for b := range radius {
-		var f float64
-		for _, v := range ad[b*n*n : (b+1)*n*n] {
-			f = math.Hypot(f, cmplx.Abs(v))
-		}
+		f := cnrm2(ad[b*n*n:], n*n, 1)
 		radius[b] = 2 * f
 		if f == 0 {
 			radius[b] = 1

@@ -1,7 +1,6 @@
 package linalg
 
 import (
-	"math"
 	"math/cmplx"
 )
 
@@ -16,7 +15,10 @@ func qrKernelComplex(a []complex128, m, n int, q, r []complex128) {
 	k := min(m, n)
 	tau := make([]complex128, k)
 	for i := range k {
-		tau[i] = qrLarfg(a, m, n, i)
+		// The reflector of the column (alpha, x) = a[i:m, i]: a[i, i] = beta and
+		// a[i+1:m, i] = v[1:] (v[0] = 1), H^H (alpha, x) = (beta, 0).
+		beta, ti := zlarfg(a[i*n+i:], m-i, n)
+		a[i*n+i], tau[i] = complex(beta, 0), ti
 		if i+1 < n {
 			// A(i:m, i+1:n) = H_i^H A(i:m, i+1:n), H_i^H = I - conj(tau_i) v v^H.
 			qrLarfLeft(a, n, i, m, i+1, n, cmplx.Conj(tau[i]), a, n, i)
@@ -51,30 +53,6 @@ func qrKernelComplex(a []complex128, m, n int, q, r []complex128) {
 			q[l*k+i] = 0
 		}
 	}
-}
-
-// qrLarfg generates the elementary reflector of LAPACK's zlarfg for the column
-// (alpha, x) = a[i:m, i] (leading dimension lda): on return a[i, i] = beta (real)
-// and a[i+1:m, i] = v[1:] (v[0] = 1), and it returns tau, with
-// H^H (alpha, x) = (beta, 0), H = I - tau v v^H.
-func qrLarfg(a []complex128, m, lda, i int) complex128 {
-	alpha := a[i*lda+i]
-	var xnorm float64
-	for l := i + 1; l < m; l++ {
-		xnorm = math.Hypot(xnorm, cmplx.Abs(a[l*lda+i]))
-	}
-	alphr, alphi := real(alpha), imag(alpha)
-	if xnorm == 0 && alphi == 0 {
-		return 0
-	}
-	beta := -math.Copysign(math.Hypot(math.Hypot(alphr, alphi), xnorm), alphr)
-	tau := complex((beta-alphr)/beta, -alphi/beta)
-	s := 1 / (alpha - complex(beta, 0))
-	for l := i + 1; l < m; l++ {
-		a[l*lda+i] *= s
-	}
-	a[i*lda+i] = complex(beta, 0)
-	return tau
 }
 
 // qrLarfLeft applies I - tau v v^H from the left to the block rows r0:r1, columns

@@ -104,11 +104,7 @@ func csvdKernel(a []complex128, m, n int, s []float64, u, vh []complex128) bool 
 	}
 	norms := make([]float64, cols)
 	for j := range cols {
-		var acc float64
-		for _, x := range w[j] {
-			acc = math.Hypot(acc, cmplx.Abs(x))
-		}
-		norms[j] = acc
+		norms[j] = cnrm2(w[j], len(w[j]), 1)
 	}
 	order := make([]int, cols)
 	for j := range order {
@@ -185,10 +181,7 @@ func svdCompleteColumn(cols [][]complex128, rows int) []complex128 {
 				}
 			}
 		}
-		var nrm float64
-		for _, z := range x {
-			nrm = math.Hypot(nrm, cmplx.Abs(z))
-		}
+		nrm := cnrm2(x, len(x), 1)
 		if nrm > best && nrm > 0 {
 			best, out = nrm, x
 			for l := range out {

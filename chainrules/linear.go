@@ -11,7 +11,7 @@ import "slices"
 // but not on the x_k). The Jacobian of such an op is J_k = L_k everywhere, so all
 // three rules follow from the maps and their adjoints:
 //
-//	ydot      = sum_k L_k xdot_k          (ForwardTangents)
+//	ydot      = sum_k L_k xdot_k          (Forward)
 //	xbar_k    = L_k^* ybar                (Pullback)
 //	xbardot_k = L_k^* ybardot             (PullbackWithTangents)
 //
@@ -29,8 +29,8 @@ import "slices"
 // ok[k] false means that xdot_k is zero (its tangent is absent, or need[k] is
 // false), and xdot[k] then holds the zero V. A tangent that is present is passed as
 // it is, even if it is the zero V (a nil *tensor.Dense), for apply to reject. apply
-// is called only when some ok[k] is true: when none is, ForwardTangents returns
-// ok == false without calling apply or allocating.
+// is called only when some ok[k] is true: when none is, Forward leaves the tangent
+// absent without calling apply or allocating.
 //
 // adjoint(k, ybar) computes L_k^* ybar, the adjoint under the real inner product
 // Re<a, b>, for an input k whose need is true.
@@ -41,11 +41,11 @@ import "slices"
 // unchanged, so they should wrap a sentinel of this package (the engine adds the op
 // name, the node and the phase).
 //
-// The rule implements ReverseRule, ForwardRule and SecondOrderRule. A need slice
+// The rule (of one output) implements Rule, ForwardRule and SecondOrderRule. A need slice
 // whose length is not len(in) makes every method return an error wrapping
 // ErrInvalidArgument; a nil apply or adjoint makes the methods that need it return
 // one wrapping ErrNoRule.
-func LinearRule[V any](in []NodeID, need []bool, apply func(xdot []V, ok []bool) (V, error), adjoint func(k int, ybar V) (V, error)) ReverseRule[V] {
+func LinearRule[V any](in []NodeID, need []bool, apply func(xdot []V, ok []bool) (V, error), adjoint func(k int, ybar V) (V, error)) Rule[V] {
 	r := &linearRule[V]{in: slices.Clone(in), apply: apply, adjoint: adjoint}
 	if need != nil {
 		if len(need) != len(in) {
@@ -58,9 +58,9 @@ func LinearRule[V any](in []NodeID, need []bool, apply func(xdot []V, ok []bool)
 
 // UnaryLinearRule returns the rule of an op y = L x of one input: LinearRule with
 // apply(xdot) = L xdot and adjoint(ybar) = L^* ybar, without the slice and the input
-// number. ForwardTangents calls apply only when the tangent of x is present. The
+// number. Forward calls apply only when the tangent of x is present. The
 // rule allocates nothing beyond itself and what apply and adjoint allocate.
-func UnaryLinearRule[V any](in NodeID, apply, adjoint func(V) (V, error)) ReverseRule[V] {
+func UnaryLinearRule[V any](in NodeID, apply, adjoint func(V) (V, error)) Rule[V] {
 	r := &linearRule[V]{apply1: apply, adjoint1: adjoint}
 	r.one[0] = in
 	r.in = r.one[:]
@@ -106,9 +106,9 @@ func (r *linearRule[V]) adj(k int, g V) (V, error) {
 }
 
 // Pullback appends xbar_k = L_k^* ybar for every input k that needs a cotangent.
-func (r *linearRule[V]) Pullback(ybar V, dst []Contribution[V]) ([]Contribution[V], error) {
+func (r *linearRule[V]) Pullback(ybar []V, _ []bool, dst []Contribution[V]) ([]Contribution[V], error) {
 	return appendNeeded(r, dst, func(k int, id NodeID) (Contribution[V], error) {
-		xbar, err := r.adj(k, ybar)
+		xbar, err := r.adj(k, ybar[0])
 		return Contribution[V]{Node: id, Value: xbar}, err
 	})
 }
@@ -134,23 +134,23 @@ func appendNeeded[V, C any](r *linearRule[V], dst []C, c func(k int, id NodeID) 
 	return dst, nil
 }
 
-// ForwardTangents returns ydot = sum_k L_k xdot_k, or ok == false without
-// allocating when no input that needs a cotangent has a tangent.
-func (r *linearRule[V]) ForwardTangents(tangentOf TangentOf[V]) (V, bool, error) {
-	var zero V
+// Forward sets ydot = sum_k L_k xdot_k, or leaves it absent without allocating
+// when no input that needs a cotangent has a tangent.
+func (r *linearRule[V]) Forward(tangentOf TangentOf[V], ydot []V, has []bool) error {
 	if r.err != nil {
-		return zero, false, r.err
+		return r.err
 	}
 	if r.apply1 != nil {
 		t, ok := tangentOf(r.in[0])
 		if !ok {
-			return zero, false, nil
+			return nil
 		}
 		y, err := r.apply1(t)
 		if err != nil {
-			return zero, false, err
+			return err
 		}
-		return y, true, nil
+		ydot[0], has[0] = y, true
+		return nil
 	}
 	// Find the first present tangent before allocating anything.
 	first := -1
@@ -165,10 +165,10 @@ func (r *linearRule[V]) ForwardTangents(tangentOf TangentOf[V]) (V, bool, error)
 		}
 	}
 	if first < 0 {
-		return zero, false, nil
+		return nil
 	}
 	if r.apply == nil {
-		return zero, false, Errorf(ErrNoRule, "linear rule: no forward map")
+		return Errorf(ErrNoRule, "linear rule: no forward map")
 	}
 	ts, oks := make([]V, len(r.in)), make([]bool, len(r.in))
 	ts[first], oks[first] = t0, true
@@ -179,15 +179,17 @@ func (r *linearRule[V]) ForwardTangents(tangentOf TangentOf[V]) (V, bool, error)
 	}
 	y, err := r.apply(ts, oks)
 	if err != nil {
-		return zero, false, err
+		return err
 	}
-	return y, true, nil
+	ydot[0], has[0] = y, true
+	return nil
 }
 
 // PullbackWithTangents appends (L_k^* ybar, L_k^* ybardot) for every input k that
 // needs a cotangent; the tangent part is absent when ybardot is. The input tangents
 // do not enter: L_k^* is constant in x.
-func (r *linearRule[V]) PullbackWithTangents(ct Dual[V], _ TangentOf[V], dst []DualContribution[V]) ([]DualContribution[V], error) {
+func (r *linearRule[V]) PullbackWithTangents(a SecondOrderArgs[V], dst []DualContribution[V]) ([]DualContribution[V], error) {
+	ct := a.Cotangents[0]
 	return appendNeeded(r, dst, func(k int, id NodeID) (DualContribution[V], error) {
 		xbar, err := r.adj(k, ct.Value)
 		if err != nil {

@@ -11,16 +11,12 @@ import (
 const Variadic = -1
 
 // Sample is one point at which a checker exercises an op: the op with its parameters
-// and the input values. Exactly one of Op and Multi is set: Multi holds the op of a
-// family whose ops have several outputs (split, eigh), recorded with
-// MultiRecorder.ApplyMulti.
+// (of one output or several: split, eigh) and the input values.
 type Sample[V any] struct {
 	// Name describes the case in test names and messages ("trace ii->", "axis 0").
 	Name   string
 	Op     Op[V]
 	Inputs []V
-	// Multi is the multi-output op of the sample, when Op is nil.
-	Multi MultiOp[V]
 }
 
 // Entry describes an op family in a Registry.

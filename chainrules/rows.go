@@ -14,7 +14,7 @@ type RowContribution[V any] struct {
 	Value V
 }
 
-// RowPullbackRule is an optional interface of a ReverseRule whose pullback touches
+// RowPullbackRule is an optional interface of a Rule whose pullback touches
 // few rows of an input: index_select along the first axis, embedding lookups.
 // RowPullback appends the same terms as Pullback, with the terms that are row-sparse
 // given as RowContributions and the others as Contributions. The engine calls it,
@@ -24,8 +24,8 @@ type RowContribution[V any] struct {
 // with Of). Other consumers of rules (the checker, Define, LinearMap) call Pullback,
 // which stays the reference: ruletest checks that the two agree.
 type RowPullbackRule[V any] interface {
-	ReverseRule[V]
-	RowPullback(ybar V, dst []Contribution[V], rows []RowContribution[V]) ([]Contribution[V], []RowContribution[V], error)
+	Rule[V]
+	RowPullback(ybar []V, has []bool, dst []Contribution[V], rows []RowContribution[V]) ([]Contribution[V], []RowContribution[V], error)
 }
 
 // RowSpace is an optional interface of a Space whose values have rows (a first

@@ -10,12 +10,18 @@ import (
 // CheckpointName is the op name of the nodes that Checkpoint records.
 const CheckpointName = "checkpoint"
 
-// CompositeOption configures Composite and CompositeMulti.
+// CompositeOption configures Composite.
 type CompositeOption func(*compositeConfig)
 
 type compositeConfig struct {
 	recompute bool
+	nout      int
 }
+
+// Outputs makes a composite op have n outputs (1 by default): its body returns n
+// nodes, and the op is recorded with Tape.ApplyMulti. Its pullback sweeps the inner
+// tape from the cotangents of the outputs that were used.
+func Outputs(n int) CompositeOption { return func(c *compositeConfig) { c.nout = n } }
 
 // Recompute makes a composite op keep only its inputs and outputs and record its
 // body again in every sweep that reaches it (gradient checkpointing: memory for
@@ -27,7 +33,8 @@ func Recompute() CompositeOption { return func(c *compositeConfig) { c.recompute
 // number for chainrules.Variadic; another count is an error wrapping
 // chainrules.ErrInvalidArgument, so body may index its inputs freely). body receives a fresh inner tape on
 // which the op's inputs are recorded (as leaves, or as constants for inputs whose
-// cotangent nobody needs) and returns the output node. The op's three rules come from
+// cotangent nobody needs) and returns the output nodes: one, or n with the option
+// Outputs(n). The op's three rules come from
 // that recording:
 //
 //	pullback:      xbar = J^* ybar          the inner reverse sweep from ybar
@@ -49,32 +56,19 @@ func Recompute() CompositeOption { return func(c *compositeConfig) { c.recompute
 // be deterministic. The op is a chainrules.MaskedOp and can be registered and checked
 // by testing/ruletest like any other op.
 //
-//	softmax := core.Composite("softmax", tensor.Space{}, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
+//	softmax := core.Composite("softmax", tensor.Space{}, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 //		lse := t.Apply(reduce.LogSumExpOp([]int{-1}, true), x[0])
-//		return t.Apply(elementwise.ExpOp, t.Apply(elementwise.SubOp, x[0], lse))
+//		return []cr.NodeID{t.Apply(elementwise.ExpOp, t.Apply(elementwise.SubOp, x[0], lse))}
 //	})
-func Composite[V any](name string, space cr.Space[V], arity int, body func(t *Tape[V], in []cr.NodeID) cr.NodeID, opts ...CompositeOption) cr.Op[V] {
-	return compositeOp[V]{newComposite(name, space, arity, 1, func(t *Tape[V], in []cr.NodeID) []cr.NodeID {
-		return []cr.NodeID{body(t, in)}
-	}, opts)}
-}
-
-// CompositeMulti is Composite for a body with several outputs: body returns nout
-// nodes, and the op is recorded with Tape.ApplyMulti. Its pullback sweeps the inner
-// tape from the cotangents of the outputs that were used.
-func CompositeMulti[V any](name string, space cr.Space[V], arity, nout int, body func(t *Tape[V], in []cr.NodeID) []cr.NodeID, opts ...CompositeOption) cr.MultiOp[V] {
-	return compositeMultiOp[V]{newComposite(name, space, arity, nout, body, opts)}
-}
-
-func newComposite[V any](name string, space cr.Space[V], arity, nout int, body func(*Tape[V], []cr.NodeID) []cr.NodeID, opts []CompositeOption) *composite[V] {
-	var cfg compositeConfig
+func Composite[V any](name string, space cr.Space[V], arity int, body func(t *Tape[V], in []cr.NodeID) []cr.NodeID, opts ...CompositeOption) cr.Op[V] {
+	cfg := compositeConfig{nout: 1}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	return &composite[V]{name: name, space: space, arity: arity, nout: nout, body: body, recompute: cfg.recompute}
+	return compositeOp[V]{&composite[V]{name: name, space: space, arity: arity, nout: cfg.nout, body: body, recompute: cfg.recompute}}
 }
 
-// composite is the definition shared by the single- and multi-output forms.
+// composite is the definition of a composite op.
 type composite[V any] struct {
 	name      string
 	space     cr.Space[V]
@@ -100,14 +94,6 @@ func (t *Tape[V]) forInner(op cr.Op[V]) cr.Op[V] {
 	return op
 }
 
-// forInnerMulti is forInner for a multi-output op.
-func (t *Tape[V]) forInnerMulti(op cr.MultiOp[V]) cr.MultiOp[V] {
-	if o, ok := op.(compositeMultiOp[V]); ok {
-		return compositeMultiOp[V]{o.c.withOuter(t)}
-	}
-	return op
-}
-
 // withOuter returns a copy of c whose inner tapes take t's registry and anomaly check.
 func (c *composite[V]) withOuter(t *Tape[V]) *composite[V] {
 	cc := *c
@@ -117,23 +103,20 @@ func (c *composite[V]) withOuter(t *Tape[V]) *composite[V] {
 
 type compositeOp[V any] struct{ c *composite[V] }
 
-func (o compositeOp[V]) Name() string { return o.c.name }
+func (o compositeOp[V]) Name() string    { return o.c.name }
+func (o compositeOp[V]) NumOutputs() int { return o.c.nout }
 
-func (o compositeOp[V]) Apply(in []cr.NodeID, x []V) (V, cr.ReverseRule[V], error) {
-	return o.ApplyMasked(in, x, nil)
+func (o compositeOp[V]) Apply(in []cr.NodeID, x, y []V) (cr.Rule[V], error) {
+	return o.ApplyMasked(in, x, y, nil)
 }
 
-func (o compositeOp[V]) ApplyMasked(in []cr.NodeID, x []V, need []bool) (V, cr.ReverseRule[V], error) {
-	return singleOutput[V](o.c.apply(in, x, need))
-}
-
-type compositeMultiOp[V any] struct{ c *composite[V] }
-
-func (o compositeMultiOp[V]) Name() string    { return o.c.name }
-func (o compositeMultiOp[V]) NumOutputs() int { return o.c.nout }
-
-func (o compositeMultiOp[V]) ApplyMulti(in []cr.NodeID, x []V) ([]V, cr.MultiRule[V], error) {
-	return multiOutput[V](o.c.apply(in, x, nil))
+func (o compositeOp[V]) ApplyMasked(in []cr.NodeID, x, y []V, need []bool) (cr.Rule[V], error) {
+	r, err := o.c.apply(in, x, need)
+	if err != nil {
+		return nil, err
+	}
+	copy(y, r.y)
+	return r, nil
 }
 
 // apply records body once (kept, or without rules when recomputing) and returns
@@ -225,8 +208,6 @@ func (r *compositeRule[V]) tape() (*Tape[V], []cr.NodeID, []cr.NodeID, error) {
 
 func (r *compositeRule[V]) Inputs() []cr.NodeID { return r.in }
 
-func (r *compositeRule[V]) outputs() []V { return r.y }
-
 // seeds returns the inner seeds at the outputs from the values v[m] with has[m].
 func (r *compositeRule[V]) seeds(sub *Tape[V], out []cr.NodeID, v []V, has []bool) ([]seedAt[V], int, error) {
 	var seeds []seedAt[V]
@@ -253,7 +234,7 @@ func (r *compositeRule[V]) cotangent(acc *accum[V], ids []cr.NodeID, k int) (V, 
 	return r.c.space.Zero(r.x[k]), false
 }
 
-func (r *compositeRule[V]) PullbackMulti(ybar []V, has []bool, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
+func (r *compositeRule[V]) Pullback(ybar []V, has []bool, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
 	sub, ids, out, err := r.tape()
 	if err != nil {
 		return dst, err
@@ -305,7 +286,7 @@ func (r *compositeRule[V]) anyTangent(tangentOf cr.TangentOf[V]) bool {
 	return false
 }
 
-func (r *compositeRule[V]) ForwardTangentsMulti(tangentOf cr.TangentOf[V], ydot []V, has []bool) error {
+func (r *compositeRule[V]) Forward(tangentOf cr.TangentOf[V], ydot []V, has []bool) error {
 	if !r.anyTangent(tangentOf) {
 		return nil
 	}
@@ -323,7 +304,8 @@ func (r *compositeRule[V]) ForwardTangentsMulti(tangentOf cr.TangentOf[V], ydot 
 	return nil
 }
 
-func (r *compositeRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool, tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
+func (r *compositeRule[V]) PullbackWithTangents(a cr.SecondOrderArgs[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
+	ct, has, tangentOf := a.Cotangents, a.Has, a.TangentOf
 	sub, ids, out, err := r.tape()
 	if err != nil {
 		return dst, err
@@ -367,59 +349,6 @@ func (r *compositeRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool
 	return dst, nil
 }
 
-// fullMultiRule is the rule of an applied composite or defined op: a MultiRule with
-// its forward and second-order rules, which also keeps the op's outputs.
-type fullMultiRule[V any] interface {
-	cr.MultiRule[V]
-	cr.MultiForwardRule[V]
-	cr.MultiSecondOrderRule[V]
-	outputs() []V
-}
-
-// singleOutput returns the results of Op.Apply for a one-output op that was applied
-// with rule r, or failed with err.
-func singleOutput[V any](r fullMultiRule[V], err error) (V, cr.ReverseRule[V], error) {
-	if err != nil {
-		var zero V
-		return zero, nil, err
-	}
-	return r.outputs()[0], singleOutputRule[V]{r}, nil
-}
-
-// multiOutput returns the results of MultiOp.ApplyMulti for an op that was applied
-// with rule r, or failed with err.
-func multiOutput[V any](r fullMultiRule[V], err error) ([]V, cr.MultiRule[V], error) {
-	if err != nil {
-		return nil, nil, err
-	}
-	return slices.Clone(r.outputs()), r, nil
-}
-
-// singleOutputRule is the form a fullMultiRule of a one-output op takes as the rule
-// of an Op: its ReverseRule, ForwardRule and SecondOrderRule run the multi-output
-// methods with one output.
-type singleOutputRule[V any] struct{ fullMultiRule[V] }
-
-var (
-	_ cr.ForwardRule[float64]     = singleOutputRule[float64]{}
-	_ cr.SecondOrderRule[float64] = singleOutputRule[float64]{}
-)
-
-func (r singleOutputRule[V]) Pullback(ybar V, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
-	return r.PullbackMulti([]V{ybar}, []bool{true}, dst)
-}
-
-func (r singleOutputRule[V]) ForwardTangents(tangentOf cr.TangentOf[V]) (V, bool, error) {
-	var ydot [1]V
-	var has [1]bool
-	err := r.ForwardTangentsMulti(tangentOf, ydot[:], has[:])
-	return ydot[0], has[0], err
-}
-
-func (r singleOutputRule[V]) PullbackWithTangents(ct cr.Dual[V], tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
-	return r.PullbackWithTangentsMulti([]cr.Dual[V]{ct}, []bool{true}, tangentOf, dst)
-}
-
 // Checkpoint records y = f(inputs) as a single node without keeping f's
 // intermediate values (gradient checkpointing, PyTorch's
 // torch.utils.checkpoint): memory for time. It is the composite op of f with the
@@ -449,10 +378,10 @@ func (r singleOutputRule[V]) PullbackWithTangents(ct cr.Dual[V], tangentOf cr.Ta
 // become the tape's sticky error. The inner tape shares the outer tape's registry
 // and anomaly mode; nested checkpoints work.
 func (t *Tape[V]) Checkpoint(f func(sub *Tape[V], in []cr.NodeID) cr.NodeID, inputs ...cr.NodeID) cr.NodeID {
-	c := newComposite(CheckpointName, t.space, cr.Variadic, 1, func(sub *Tape[V], in []cr.NodeID) []cr.NodeID {
+	op := Composite(CheckpointName, t.space, cr.Variadic, func(sub *Tape[V], in []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{f(sub, in)}
-	}, []CompositeOption{Recompute()})
-	id := t.Apply(compositeOp[V]{c}, inputs...) // Apply gives c t's registry and anomaly mode
+	}, Recompute())
+	id := t.Apply(op, inputs...) // Apply gives c t's registry and anomaly mode
 	if t.isFinite != nil && id.Valid() {
 		t.setSite(id.Index(), callerPC()) // the caller of Checkpoint, not Checkpoint
 	}

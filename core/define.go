@@ -12,17 +12,33 @@ import (
 // and its second-order rule, so the op gets exact JVPs and forward-over-reverse
 // Hessian-vector products.
 //
-// Primal computes y = f(x) from the input values by any means (a LAPACK call, a
-// loop). Pullback records, on the tape it is given, the cotangents of the inputs
+// Primal computes the outputs y = f(x) from the input values by any means (a LAPACK
+// call, a loop): one value, or Outputs values for an op with several (eigh -> (w, V),
+// qr -> (Q, R)). Pullback records, on the tape it is given, the cotangents of the
+// inputs
 //
-//	xbar_k = J_k(x)^* ybar
+//	xbar_k = sum_m J_mk(x)^* ybar_m
 //
-// from the nodes x (the inputs), y (the output) and ybar (the output's cotangent),
+// from the nodes x (the inputs), y (the outputs) and ybar (the outputs' cotangents),
 // using registered ops only, and returns one node per input: a cotangent shaped like
 // that input, or the zero NodeID for an input whose cotangent is zero (or that is
 // listed in NonDifferentiable). It must be linear in ybar; testing/ruletest checks
 // this, with everything else. Pullback must not record leaves; it may read any node
 // it is given as a value that carries derivatives (y depends on x).
+//
+// An output that nobody used has an absent cotangent, which is never materialised:
+// its ybar[m] is the zero NodeID, so that the pullback leaves its term out,
+//
+//	if ybar[1].Valid() { ... add J_1k^* ybar[1] ... }
+//
+// and a pullback whose only term for an input is an absent cotangent returns that
+// zero NodeID, which means a zero cotangent. A single-output op always has its
+// cotangent. The cotangent of an output listed in NonDifferentiableOutputs is always
+// absent. A pullback that applies an op to an absent cotangent anyway still works:
+// the engine then records it a second time with a zero constant in place of each
+// absent cotangent (it pays that recording, and the zeros, for the simpler
+// pullback). Using a differentiable output and then ignoring its cotangent in
+// Pullback is an error wrapping chainrules.ErrInvalidArgument.
 //
 // From the recorded pullback the engine derives
 //
@@ -32,10 +48,12 @@ import (
 //	                                 a forward sweep through the recorded pullback,
 //
 // where P is the pullback as a function of all its arguments, so the op's second
-// derivatives are those of the ops the pullback uses. JAX's custom_vjp gives no
-// forward mode; this does. Unlike a composite op (Composite), the primal need not be
-// written with ops: a numerically stable primal, a straight-through or clipped
-// gradient, or an implicit-function pullback (a fixed point, a linear solve) all fit.
+// derivatives are those of the ops the pullback uses. The second-order rule takes
+// ydot from the forward sweep (chainrules.SecondOrderArgs) rather than transposing
+// the pullback again. JAX's custom_vjp gives no forward mode; this does. Unlike a
+// composite op (Composite), the primal need not be written with ops: a numerically
+// stable primal, a straight-through or clipped gradient, or an implicit-function
+// pullback (a fixed point, a linear solve) all fit.
 type Def[V any] struct {
 	Name  string
 	Space cr.Space[V]
@@ -43,79 +61,37 @@ type Def[V any] struct {
 	// error wrapping chainrules.ErrInvalidArgument, so Primal and Pullback may
 	// index their inputs freely.
 	Arity int
-	// Primal computes the output from the input values. It must not modify them.
-	Primal func(x []V) (V, error)
+	// Outputs is the number of outputs; 0 means 1.
+	Outputs int
+	// Primal computes the outputs from the input values. It must not modify them.
+	Primal func(x []V) ([]V, error)
 	// Pullback records xbar = J^* ybar and returns one node per input.
-	Pullback func(t *Tape[V], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID
-	// NonDifferentiable lists the inputs that get no cotangent (indices, masks).
-	NonDifferentiable []int
-}
-
-// MultiDef is Def for an op with several outputs (eigh -> (w, V), qr -> (Q, R)).
-// Pullback receives the outputs y and their cotangents ybar, one node each, and
-// returns xbar_k = sum_m J_mk^* ybar_m for each input.
-//
-// An output that nobody used has an absent cotangent, which is never materialised:
-// its ybar[m] is the zero NodeID, so that the pullback leaves its term out,
-//
-//	if ybar[1].Valid() { ... add J_1k^* ybar[1] ... }
-//
-// and a pullback whose only term for an input is an absent cotangent returns that
-// zero NodeID, which means a zero cotangent. The cotangent of an output listed in
-// NonDifferentiableOutputs is always absent. A pullback that applies an op to an
-// absent cotangent anyway still works: the engine then records it a second time with
-// a zero constant in place of each absent cotangent (it pays that recording, and the
-// zeros, for the simpler pullback). The forward and second-order rules need the
-// tangent of every output, which they get by transposing the recorded pullback, so
-// they record it with a cotangent node, zero where absent, for every differentiable
-// output.
-//
-// Using a differentiable output and then ignoring its cotangent in Pullback is an
-// error wrapping chainrules.ErrInvalidArgument.
-type MultiDef[V any] struct {
-	Name                     string
-	Space                    cr.Space[V]
-	Arity                    int
-	Outputs                  int
-	Primal                   func(x []V) ([]V, error)
-	Pullback                 func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID
-	NonDifferentiable        []int
-	NonDifferentiableOutputs []int
+	Pullback func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID
+	// NonDifferentiable lists the inputs that get no cotangent (indices, masks);
+	// NonDifferentiableOutputs the outputs that carry no derivative.
+	NonDifferentiable, NonDifferentiableOutputs []int
 }
 
 // Define returns the op that d defines (see Def). It implements chainrules.Op with
 // all three rules and chainrules.PartialOp.
 func Define[V any](d Def[V]) cr.Op[V] {
 	return definedOp[V]{&definition[V]{
-		name: d.Name, space: d.Space, arity: d.Arity, nout: 1, nondiff: slices.Clone(d.NonDifferentiable),
-		primal: func(x []V) ([]V, error) {
-			y, err := d.Primal(x)
-			return []V{y}, err
+		name: d.Name, space: d.Space, arity: d.Arity, nout: max(d.Outputs, 1), primal: d.Primal, pullback: d.Pullback,
+		Differentiability: cr.Differentiability{
+			NonDifferentiable:        slices.Clone(d.NonDifferentiable),
+			NonDifferentiableOutputs: slices.Clone(d.NonDifferentiableOutputs),
 		},
-		pullback: func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID { return d.Pullback(t, x, y[0], ybar[0]) },
-	}}
-}
-
-// DefineMulti returns the multi-output op that d defines (see MultiDef), to record
-// with Tape.ApplyMulti.
-func DefineMulti[V any](d MultiDef[V]) cr.MultiOp[V] {
-	return definedMultiOp[V]{&definition[V]{
-		name: d.Name, space: d.Space, arity: d.Arity, nout: d.Outputs, primal: d.Primal, pullback: d.Pullback,
-		nondiff: slices.Clone(d.NonDifferentiable), nondiffOut: slices.Clone(d.NonDifferentiableOutputs),
 	}}
 }
 
 type definition[V any] struct {
-	name                string
-	space               cr.Space[V]
-	arity, nout         int
-	primal              func(x []V) ([]V, error)
-	pullback            func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID
-	nondiff, nondiffOut []int
+	name        string
+	space       cr.Space[V]
+	arity, nout int
+	primal      func(x []V) ([]V, error)
+	pullback    func(t *Tape[V], x, y, ybar []cr.NodeID) []cr.NodeID
+	cr.Differentiability
 }
-
-func (d *definition[V]) Differentiable(k int) bool       { return !slices.Contains(d.nondiff, k) }
-func (d *definition[V]) OutputDifferentiable(m int) bool { return !slices.Contains(d.nondiffOut, m) }
 
 func (d *definition[V]) apply(in []cr.NodeID, x []V) (*definedRule[V], error) {
 	if d.primal == nil || d.pullback == nil || d.space == nil {
@@ -134,24 +110,18 @@ func (d *definition[V]) apply(in []cr.NodeID, x []V) (*definedRule[V], error) {
 	return &definedRule[V]{d: d, in: slices.Clone(in), x: slices.Clone(x), y: y}, nil
 }
 
-type definedOp[V any] struct{ d *definition[V] }
+type definedOp[V any] struct{ *definition[V] }
 
-func (o definedOp[V]) Name() string              { return o.d.name }
-func (o definedOp[V]) Differentiable(k int) bool { return o.d.Differentiable(k) }
+func (o definedOp[V]) Name() string    { return o.name }
+func (o definedOp[V]) NumOutputs() int { return o.nout }
 
-func (o definedOp[V]) Apply(in []cr.NodeID, x []V) (V, cr.ReverseRule[V], error) {
-	return singleOutput[V](o.d.apply(in, x))
-}
-
-type definedMultiOp[V any] struct{ d *definition[V] }
-
-func (o definedMultiOp[V]) Name() string                    { return o.d.name }
-func (o definedMultiOp[V]) NumOutputs() int                 { return o.d.nout }
-func (o definedMultiOp[V]) Differentiable(k int) bool       { return o.d.Differentiable(k) }
-func (o definedMultiOp[V]) OutputDifferentiable(m int) bool { return o.d.OutputDifferentiable(m) }
-
-func (o definedMultiOp[V]) ApplyMulti(in []cr.NodeID, x []V) ([]V, cr.MultiRule[V], error) {
-	return multiOutput[V](o.d.apply(in, x))
+func (o definedOp[V]) Apply(in []cr.NodeID, x, y []V) (cr.Rule[V], error) {
+	r, err := o.apply(in, x)
+	if err != nil {
+		return nil, err
+	}
+	copy(y, r.y)
+	return r, nil
 }
 
 // definedRule differentiates a defined op by recording its pullback.
@@ -163,8 +133,6 @@ type definedRule[V any] struct {
 }
 
 func (r *definedRule[V]) Inputs() []cr.NodeID { return r.in }
-
-func (r *definedRule[V]) outputs() []V { return r.y }
 
 // recording is one recording of the pullback.
 type recording[V any] struct {
@@ -289,7 +257,7 @@ func (r *definedRule[V]) xbar(rec *recording[V], k int) V {
 	return r.d.space.Zero(r.x[k])
 }
 
-func (r *definedRule[V]) PullbackMulti(ybar []V, has []bool, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
+func (r *definedRule[V]) Pullback(ybar []V, has []bool, dst []cr.Contribution[V]) ([]cr.Contribution[V], error) {
 	rec, err := r.record(ybar, has, false, false)
 	if err != nil {
 		return dst, err
@@ -338,7 +306,7 @@ func (r *definedRule[V]) jvp(rec *recording[V], tangentOf cr.TangentOf[V]) ([]V,
 	return ydot, has, true, nil
 }
 
-func (r *definedRule[V]) ForwardTangentsMulti(tangentOf cr.TangentOf[V], ydot []V, has []bool) error {
+func (r *definedRule[V]) Forward(tangentOf cr.TangentOf[V], ydot []V, has []bool) error {
 	any := false
 	for k, id := range r.in {
 		if _, ok := tangentOf(id); ok && r.d.Differentiable(k) {
@@ -361,7 +329,8 @@ func (r *definedRule[V]) ForwardTangentsMulti(tangentOf cr.TangentOf[V], ydot []
 	return nil
 }
 
-func (r *definedRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool, tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
+func (r *definedRule[V]) PullbackWithTangents(a cr.SecondOrderArgs[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
+	ct, has, tangentOf := a.Cotangents, a.Has, a.TangentOf
 	ybar := make([]V, len(ct))
 	for m, c := range ct {
 		ybar[m] = c.Value
@@ -373,10 +342,9 @@ func (r *definedRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool, 
 	if err := r.checkUsed(rec, has); err != nil {
 		return dst, err
 	}
-	ydot, yhas, _, err := r.jvp(rec, tangentOf)
-	if err != nil {
-		return dst, err
-	}
+	// The forward sweep through P(x, y, ybar) is seeded with the tangents of its
+	// arguments: xdot from the inputs, ydot as the forward sweep computed it (with
+	// this rule's Forward), and ybardot.
 	seeds := make(map[cr.NodeID]V)
 	for k, id := range r.in {
 		if v, ok := tangentOf(id); ok && r.d.Differentiable(k) {
@@ -384,8 +352,8 @@ func (r *definedRule[V]) PullbackWithTangentsMulti(ct []cr.Dual[V], has []bool, 
 		}
 	}
 	for m := range r.y {
-		if yhas[m] {
-			seeds[rec.y[m]] = ydot[m]
+		if o := a.Outputs[m]; o.HasTangent && r.d.OutputDifferentiable(m) {
+			seeds[rec.y[m]] = o.Tangent
 		}
 		if has[m] && ct[m].HasTangent {
 			seeds[rec.ybar[m]] = ct[m].Tangent

@@ -31,9 +31,9 @@ func (t *Tape[V]) WriteDOT(w io.Writer) error {
 		nd := t.at(i)
 		name := t.opNames[nd.name]
 		rule := t.ruleOf(i)
-		if nd.flags&(flagMulti|flagSibling) != 0 {
-			k := rule.(*multiRule[V]).k
-			name = fmt.Sprintf("%s[%d of %d]", name, k-1-(t.groupEnd(i)-i), k)
+		if end := t.groupEnd(i); t.groupLen(end) > 1 {
+			k := t.groupLen(end)
+			name = fmt.Sprintf("%s[%d of %d]", name, k-1-(end-i), k)
 		}
 		label := fmt.Sprintf("%%%d %s\n%s", i, name, t.space.Describe(nd.value))
 		var attrs []string

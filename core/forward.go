@@ -1,6 +1,8 @@
 package core
 
 import (
+	"fmt"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
@@ -29,7 +31,7 @@ func (tg *Tangents[V]) Of(id cr.NodeID) (V, bool) {
 //
 //	ydot = sum over leaves x of (dy/dx) xdot
 //
-// by calling each op's ForwardTangents in recording order. An op that a tangent
+// by calling each op's Forward rule in recording order. An op that a tangent
 // reaches but that has no forward rule is an error wrapping ErrNoRule that names it.
 // Seeds must be keyed by leaves and shaped like them.
 func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
@@ -61,47 +63,27 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 		}
 		tg.vals[i], tg.has[i] = v, true
 	}
+	// The output tangents handed to a rule: one slot per output, reused by every op
+	// of the sweep (rules must not retain them).
+	ydot, has := make([]V, 1), make([]bool, 1)
 	for i := range n {
 		nd := t.at(i)
 		rule := nd.rule
 		if rule == nil || !tg.anyInput(rule) {
 			continue
 		}
-		if nd.flags&flagMulti != 0 {
-			if err := t.forwardMulti(i, rule.(*multiRule[V]), tg); err != nil {
-				return nil, err
-			}
-			continue
+		k := t.groupLen(i)
+		if len(ydot) < k {
+			ydot, has = make([]V, k), make([]bool, k)
 		}
-		fr, ok := rule.(cr.ForwardRule[V])
-		if !ok {
-			return nil, t.opErr(i, "forward", cr.Errorf(cr.ErrNoRule, "op has no forward rule (ForwardTangents)"))
+		if err := t.forward(i, k, rule, tg, ydot[:k], has[:k]); err != nil {
+			return nil, err
 		}
-		v, ok, err := fr.ForwardTangents(tg.of)
-		if err != nil {
-			return nil, t.ruleErr(i, "forward", err)
-		}
-		if !ok {
-			continue
-		}
-		if t.isNil(v) {
-			return nil, t.opErr(i, "forward", cr.Errorf(cr.ErrInvalidArgument, "the tangent is nil"))
-		}
-		if !t.sameLayout(v, t.at(i).value) {
-			return nil, t.opErr(i, "forward", cr.Errorf(cr.ErrShapeMismatch,
-				"tangent is %s, the value is %s", t.space.Describe(v), t.space.Describe(t.at(i).value)))
-		}
-		if t.isFinite != nil {
-			if err := t.checkSweep(i, "forward", "tangent", v); err != nil {
-				return nil, err
-			}
-		}
-		tg.vals[i], tg.has[i] = v, true
 	}
 	return tg, nil
 }
 
-func (tg *Tangents[V]) anyInput(rule cr.ReverseRule[V]) bool {
+func (tg *Tangents[V]) anyInput(rule cr.Rule[V]) bool {
 	for _, in := range rule.Inputs() {
 		if j := in.Index(); j < len(tg.has) && tg.has[j] {
 			return true
@@ -110,29 +92,34 @@ func (tg *Tangents[V]) anyInput(rule cr.ReverseRule[V]) bool {
 	return false
 }
 
-// forwardMulti computes the tangents of all outputs of the multi-output op whose
-// last output is node i.
-func (t *Tape[V]) forwardMulti(i int, mr *multiRule[V], tg *Tangents[V]) error {
-	fr, ok := mr.r.(cr.MultiForwardRule[V])
+// forward computes the tangents of the k outputs of the op whose last output is
+// node i, with rule, in the slots ydot and has.
+func (t *Tape[V]) forward(i, k int, rule cr.Rule[V], tg *Tangents[V], ydot []V, has []bool) error {
+	fr, ok := rule.(cr.ForwardRule[V])
 	if !ok {
-		return t.opErr(i, "forward", cr.Errorf(cr.ErrNoRule, "op has no forward rule (ForwardTangentsMulti)"))
+		return t.opErr(i, "forward", cr.Errorf(cr.ErrNoRule, "op has no forward rule (Forward)"))
 	}
-	ydot, has := make([]V, mr.k), make([]bool, mr.k)
-	if err := fr.ForwardTangentsMulti(tg.of, ydot, has); err != nil {
+	clear(ydot)
+	clear(has)
+	if err := fr.Forward(tg.of, ydot, has); err != nil {
 		return t.ruleErr(i, "forward", err)
 	}
-	lo := i - mr.k + 1
+	lo := i - k + 1
 	for m, ok := range has {
 		j := lo + m
 		if !ok || t.at(j).flags&flagRequires == 0 {
 			continue
 		}
+		what := "tangent"
+		if k > 1 {
+			what = fmt.Sprintf("tangent of output %d", m)
+		}
 		if t.isNil(ydot[m]) {
-			return t.opErr(i, "forward", cr.Errorf(cr.ErrInvalidArgument, "the tangent of output %d is nil", m))
+			return t.opErr(i, "forward", cr.Errorf(cr.ErrInvalidArgument, "the %s is nil", what))
 		}
 		if !t.sameLayout(ydot[m], t.at(j).value) {
 			return t.opErr(i, "forward", cr.Errorf(cr.ErrShapeMismatch,
-				"tangent of output %d is %s, the value is %s", m, t.space.Describe(ydot[m]), t.space.Describe(t.at(j).value)))
+				"%s is %s, the value is %s", what, t.space.Describe(ydot[m]), t.space.Describe(t.at(j).value)))
 		}
 		if t.isFinite != nil {
 			if err := t.checkSweep(j, "forward", "tangent", ydot[m]); err != nil {

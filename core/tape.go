@@ -16,8 +16,7 @@ const (
 	flagConst                      // a value that never gets one
 	flagRequires                   // some leaf influences this node
 	flagHook                       // hooks are registered on this node
-	flagMulti                      // the last output of a multi-output op: it carries the group's rule
-	flagSibling                    // an output of a multi-output op other than the last
+	flagSibling                    // an output of a multi-output op other than the last (which carries the rule)
 )
 
 // Names recorded for nodes that are not op applications.
@@ -172,11 +171,12 @@ const (
 // node is one recorded value.
 type node[V any] struct {
 	value V
-	rule  cr.ReverseRule[V] // nil for leaves and constants
-	name  uint16            // index into Tape.opNames: a string per node would cost
-	flags uint8             // the garbage collector a pointer per node to scan
+	rule  cr.Rule[V] // at the last output of an op; nil for leaves, constants and siblings
+	name  uint16     // index into Tape.opNames: a string per node would cost
+	flags uint8      // the garbage collector a pointer per node to scan
 	// grp is, for a flagSibling node, the distance to the last output of its op,
-	// which carries the rule (it fits in the padding after flags).
+	// which carries the rule, and for that last output the number of outputs less
+	// one (0 for a single-output op). It fits in the padding after flags.
 	grp uint32
 }
 
@@ -307,7 +307,7 @@ func (t *Tape[V]) fail(err error) cr.NodeID {
 	return 0
 }
 
-func (t *Tape[V]) push(v V, rule cr.ReverseRule[V], name string, flags uint8, pc uintptr) cr.NodeID {
+func (t *Tape[V]) push(v V, rule cr.Rule[V], name string, flags uint8, pc uintptr) cr.NodeID {
 	i := t.n
 	if t.isNil(v) {
 		return t.fail(t.applyErr(name, i, cr.Errorf(cr.ErrInvalidArgument, "nil value")))
@@ -457,7 +457,7 @@ func (t *Tape[V]) RequiresGrad(id cr.NodeID) bool {
 // must already be on this tape. It is the low-level form of Apply, for programs that
 // compute values themselves; a nil rule is an error (record data with Constant).
 // While gradients are disabled (SetGradEnabled) the rule is dropped after the check.
-func (t *Tape[V]) Record(op string, value V, rule cr.ReverseRule[V]) cr.NodeID {
+func (t *Tape[V]) Record(op string, value V, rule cr.Rule[V]) cr.NodeID {
 	if !t.enter() {
 		return 0
 	}
@@ -470,7 +470,7 @@ func (t *Tape[V]) Record(op string, value V, rule cr.ReverseRule[V]) cr.NodeID {
 
 // record is Record with the recording site pc (0 unless anomaly mode is on). While
 // gradients are disabled it keeps the value and drops the rule.
-func (t *Tape[V]) record(op string, value V, rule cr.ReverseRule[V], pc uintptr) cr.NodeID {
+func (t *Tape[V]) record(op string, value V, rule cr.Rule[V], pc uintptr) cr.NodeID {
 	if rule == nil {
 		return t.fail(t.applyErr(op, t.n, cr.Errorf(cr.ErrNoRule, "nil rule")))
 	}
@@ -492,10 +492,11 @@ func (t *Tape[V]) record(op string, value V, rule cr.ReverseRule[V], pc uintptr)
 	return t.push(value, rule, op, flags, pc)
 }
 
-// Apply computes op on the values at inputs, records the output with its rule (only
-// the output while gradients are disabled, see SetGradEnabled) and returns its
-// NodeID. After an error (now or earlier) it returns the zero NodeID and
-// Err reports the first error.
+// Apply computes a single-output op on the values at inputs, records the output
+// with its rule (only the output while gradients are disabled, see SetGradEnabled)
+// and returns its NodeID. An op with several outputs is an error (record it with
+// ApplyMulti). After an error (now or earlier) it returns the zero NodeID and Err
+// reports the first error.
 func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if !t.enter() {
 		return 0
@@ -504,9 +505,63 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
-	pc := t.recordingSite()
+	if k := op.NumOutputs(); k != 1 {
+		return t.fail(t.applyErr(op.Name(), t.n, cr.Errorf(cr.ErrInvalidArgument,
+			"the op has %d outputs: record it with ApplyMulti", k)))
+	}
+	if !t.apply(op, 1, inputs, t.recordingSite()) {
+		return 0
+	}
+	return cr.NewNodeID(t.tag, t.n-1)
+}
+
+// ApplyMulti computes op on the values at inputs and records its outputs as
+// op.NumOutputs() consecutive nodes, whose NodeIDs it returns in order. The op's
+// rule runs once per sweep, with the cotangents (or tangents) of all outputs: an
+// output nobody uses has an absent cotangent, which is never materialised. Outputs
+// that the op declares non-differentiable (chainrules.PartialOp) are recorded like
+// constants. ApplyMulti of a single-output op is Apply, with its NodeID in a slice.
+//
+// After an error (now or earlier) it returns op.NumOutputs() zero NodeIDs and Err
+// reports the first error, as Apply does. While gradients are disabled the outputs
+// are recorded without the rule.
+func (t *Tape[V]) ApplyMulti(op cr.Op[V], inputs ...cr.NodeID) []cr.NodeID {
+	k := op.NumOutputs()
+	out := make([]cr.NodeID, max(k, 0))
+	if !t.enter() {
+		return out
+	}
+	defer t.leave()
+	if t.Err() != nil {
+		return out
+	}
+	if !t.apply(op, k, inputs, t.recordingSite()) {
+		return out
+	}
+	for m := range out {
+		out[m] = cr.NewNodeID(t.tag, t.n-k+m)
+	}
+	return out
+}
+
+// apply records op, which reports k outputs, on inputs as nodes t.n .. t.n+k-1 and
+// reports whether it succeeded (the tape's error says why not). pc is the
+// recording site.
+func (t *Tape[V]) apply(op cr.Op[V], k int, inputs []cr.NodeID, pc uintptr) bool {
+	name := op.Name()
+	first := t.n // the index of the first output
+	fail := func(err error) bool {
+		t.fail(t.applyErr(name, first, err))
+		return false
+	}
+	if k < 1 {
+		return fail(cr.Errorf(cr.ErrInvalidArgument, "op reports %d outputs", k))
+	}
 	if t.reg != nil {
 		op = t.reg.Resolve(op)
+		if n := op.NumOutputs(); n != k {
+			return fail(cr.Errorf(cr.ErrInvalidArgument, "the registry's override of the op has %d outputs, the op %d", n, k))
+		}
 	}
 	if t.reg != nil || t.isFinite != nil {
 		op = t.forInner(op) // composite.go
@@ -514,21 +569,20 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	// The op gets slices of its own (copying the inputs also keeps the variadic
 	// slice on the caller's stack).
 	n := len(inputs)
-	ids, vals := t.ids.take(n), t.vals.take(n)
+	ids, vals, ys := t.ids.take(n), t.vals.take(n), t.vals.take(k)
 	copy(ids, inputs)
 	allNeed := !t.noGrad
-	for k, in := range ids {
-		j, err := t.index(in)
+	for j, in := range ids {
+		i, err := t.index(in)
 		if err != nil {
-			return t.fail(t.applyErr(op.Name(), t.n, fmt.Errorf("input %d: %w", k, err)))
+			return fail(fmt.Errorf("input %d: %w", j, err))
 		}
-		nd := t.at(j)
-		vals[k] = nd.value
+		nd := t.at(i)
+		vals[j] = nd.value
 		allNeed = allNeed && nd.flags&flagRequires != 0
 	}
 	var (
-		y    V
-		rule cr.ReverseRule[V]
+		rule cr.Rule[V]
 		err  error
 	)
 	// With every input needing a cotangent, ApplyMasked is Apply by contract: the
@@ -539,17 +593,61 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	}
 	if mop != nil {
 		need := t.need.take(n)
-		for k, in := range ids {
-			need[k] = !t.noGrad && t.at(in.Index()).flags&flagRequires != 0
+		for j, in := range ids {
+			need[j] = !t.noGrad && t.at(in.Index()).flags&flagRequires != 0
 		}
-		y, rule, err = mop.ApplyMasked(ids, vals, need)
+		rule, err = mop.ApplyMasked(ids, vals, ys, need)
 	} else {
-		y, rule, err = op.Apply(ids, vals)
+		rule, err = op.Apply(ids, vals, ys)
 	}
 	if err != nil {
-		return t.fail(t.applyErr(op.Name(), t.n, err))
+		return fail(err)
 	}
-	return t.record(op.Name(), y, rule, pc)
+	if k == 1 {
+		return t.record(name, ys[0], rule, pc).Valid()
+	}
+	if rule == nil {
+		return fail(cr.Errorf(cr.ErrNoRule, "nil rule"))
+	}
+	var flags uint8
+	for _, id := range rule.Inputs() {
+		i, err := t.index(id)
+		if err != nil {
+			return fail(fmt.Errorf("the rule's input: %w", err))
+		}
+		flags |= t.at(i).flags & flagRequires
+	}
+	partial, _ := op.(cr.PartialOp)
+	for m, y := range ys {
+		var (
+			f uint8
+			r cr.Rule[V]
+		)
+		switch {
+		case t.noGrad:
+			f = flagConst
+		case m < k-1:
+			f = flagSibling
+		default:
+			r = rule
+		}
+		if !t.noGrad && (partial == nil || partial.OutputDifferentiable(m)) {
+			f |= flags
+		}
+		id := t.push(y, r, name, f, pc)
+		if t.err != nil {
+			return false
+		}
+		if !t.noGrad {
+			t.at(id.Index()).grp = uint32(k - 1 - m) // a sibling's distance to the last; the last's k-1
+			if m == k-1 {
+				t.at(id.Index()).grp = uint32(k - 1)
+			}
+		} else {
+			t.detach(id.Index(), rule.Inputs())
+		}
+	}
+	return true
 }
 
 // applyErr is the error of recording op as node i: it names the node and the call

@@ -15,7 +15,7 @@ import (
 // peakRule wraps a rule and, at each pullback call, records the number of the
 // tracker's rules alive: the engine's memory for intermediates at that moment.
 type peakRule struct {
-	cr.ReverseRule[float64]
+	cr.Rule[float64]
 	tr   *tracker
 	peak *int
 }
@@ -35,7 +35,7 @@ type chainModel struct {
 
 func (m *chainModel) block(tp *core.Tape[float64], u, w cr.NodeID, n int) cr.NodeID {
 	op := m.tr.op()
-	probe := cr.OpFunc[float64]{OpName: "tsin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	probe := cr.OpFunc[float64]{OpName: "tsin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		y, r, err := op.Apply(in, x)
 		return y, peakRule{ReverseRule: r, tr: &m.tr, peak: &m.peak}, err
 	}}

@@ -83,7 +83,7 @@ func TestRegistryOverrideInsideComposite(t *testing.T) {
 	reg := cr.NewRegistry[float64]()
 	require.NoError(t, reg.Register(cr.Entry[float64]{Name: "sin", Arity: 1}))
 	require.NoError(t, reg.SetOverride("sin", func(op cr.Op[float64]) cr.Op[float64] {
-		return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+		return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 			y, _, err := op.Apply(in, x)
 			return y, &unaryRule{in: [1]cr.NodeID{in[0]}, d1: 2 * math.Cos(x[0])}, err
 		}}

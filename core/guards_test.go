@@ -25,7 +25,7 @@ type nilOp struct{ value, contribution, tangent bool }
 
 func (nilOp) Name() string { return "nil_op" }
 
-func (o nilOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o nilOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	if o.value {
 		return nil, &nilRule{in: in[0], o: o}, nil
 	}
@@ -137,7 +137,7 @@ func (r *keepRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.
 		cr.Contribution[float64]{Node: r.in[1], Value: ybar * r.x[0]}), nil
 }
 
-var keepMul = cr.OpFunc[float64]{OpName: "keep_mul", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+var keepMul = cr.OpFunc[float64]{OpName: "keep_mul", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 	return x[0] * x[1], &keepRule{in: in, x: x}, nil
 }}
 
@@ -233,7 +233,7 @@ type blockingOp struct{ entered, release chan struct{} }
 
 func (blockingOp) Name() string { return "blocking" }
 
-func (o blockingOp) Apply(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+func (o blockingOp) Apply(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 	close(o.entered)
 	<-o.release
 	return sinOp.Apply(in, x)
@@ -293,7 +293,7 @@ func TestConcurrentUseIsAnError(t *testing.T) {
 }
 
 // failOp fails in Apply.
-var failOp = cr.OpFunc[float64]{OpName: "fail", F: func([]cr.NodeID, []float64) (float64, cr.ReverseRule[float64], error) {
+var failOp = cr.OpFunc[float64]{OpName: "fail", F: func([]cr.NodeID, []float64) (float64, cr.Rule[float64], error) {
 	return 0, nil, cr.Errorf(cr.ErrInvalidArgument, "bad input")
 }}
 

@@ -15,7 +15,7 @@ type maskRecorder struct {
 	got *[][]bool
 }
 
-func (m maskRecorder) ApplyMasked(in []cr.NodeID, x []float64, need []bool) (float64, cr.ReverseRule[float64], error) {
+func (m maskRecorder) ApplyMasked(in []cr.NodeID, x []float64, need []bool) (float64, cr.Rule[float64], error) {
 	*m.got = append(*m.got, append([]bool(nil), need...))
 	return m.Apply(in, x)
 }

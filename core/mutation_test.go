@@ -73,7 +73,7 @@ func (r *linRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf
 // linOp is the op of linRule. With one input and c = 1 its value is its input
 // itself: a view.
 func linOp(c ...float64) cr.Op[*tensor.Dense] {
-	return cr.OpFunc[*tensor.Dense]{OpName: fmt.Sprintf("lin%v", c), F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return cr.OpFunc[*tensor.Dense]{OpName: fmt.Sprintf("lin%v", c), F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		y := scaled(x[0], c[0])
 		for k := 1; k < len(x); k++ {
 			var err error

@@ -19,18 +19,20 @@ type unaryRule struct {
 
 func (r *unaryRule) Inputs() []cr.NodeID { return r.in[:] }
 
-func (r *unaryRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.d1 * ybar}), nil
+func (r *unaryRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.d1 * ybar[0]}), nil
 }
 
-func (r *unaryRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r *unaryRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	xd, ok := tan(r.in[0])
-	return r.d1 * xd, ok, nil
+	ydot[0], has[0] = r.d1*xd, ok
+	return nil
 }
 
 // xbar = f'(x) ybar, so xbardot = f'(x) ybardot + f”(x) xdot ybar.
-func (r *unaryRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
-	xd, _ := tan(r.in[0]) // absent means zero
+func (r *unaryRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct := a.Cotangents[0]
+	xd, _ := a.TangentOf(r.in[0]) // absent means zero
 	yd := 0.0
 	if ct.HasTangent {
 		yd = ct.Tangent
@@ -41,7 +43,7 @@ func (r *unaryRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[f
 
 // unary builds a unary op from a function returning f(x), f'(x) and f”(x).
 func unary(name string, f func(float64) (y, d1, d2 float64)) cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: name, F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: name, F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		y, d1, d2 := f(x[0])
 		return y, &unaryRule{in: [1]cr.NodeID{in[0]}, d1: d1, d2: d2}, nil
 	}}
@@ -70,21 +72,23 @@ type mulRule struct {
 
 func (r *mulRule) Inputs() []cr.NodeID { return r.in[:] }
 
-func (r *mulRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.b * ybar},
-		cr.Contribution[float64]{Node: r.in[1], Value: r.a * ybar}), nil
+func (r *mulRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.b * ybar[0]},
+		cr.Contribution[float64]{Node: r.in[1], Value: r.a * ybar[0]}), nil
 }
 
-func (r *mulRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r *mulRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	ad, okA := tan(r.in[0])
 	bd, okB := tan(r.in[1])
-	return ad*r.b + r.a*bd, okA || okB, nil
+	ydot[0], has[0] = ad*r.b+r.a*bd, okA || okB
+	return nil
 }
 
 // abar = b ybar: abardot = bdot ybar + b ybardot; likewise for b.
-func (r *mulRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
-	ad, _ := tan(r.in[0])
-	bd, _ := tan(r.in[1])
+func (r *mulRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct := a.Cotangents[0]
+	ad, _ := a.TangentOf(r.in[0])
+	bd, _ := a.TangentOf(r.in[1])
 	yd := 0.0
 	if ct.HasTangent {
 		yd = ct.Tangent
@@ -95,16 +99,17 @@ func (r *mulRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[flo
 	), nil
 }
 
-var mulOp = cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+var mulOp = cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 	return x[0] * x[1], &mulRule{in: [2]cr.NodeID{in[0], in[1]}, a: x[0], b: x[1]}, nil
 }}
 
 // firstOrderOnly wraps a rule and hides its optional methods.
-type firstOrderOnly struct{ cr.ReverseRule[float64] }
+type firstOrderOnly struct{ cr.Rule[float64] }
 
-var sinNoTangents = cr.OpFunc[float64]{OpName: "sin1", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
-	y, r, err := sinOp.Apply(in, x)
-	return y, firstOrderOnly{r}, err
+var sinNoTangents = cr.OpFunc[float64]{OpName: "sin1", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
+	y := make([]float64, 1)
+	r, err := sinOp.Apply(in, x, y)
+	return y[0], firstOrderOnly{r}, err
 }}
 
 var (
@@ -127,7 +132,7 @@ type tracker struct {
 
 // op returns sin, instrumented.
 func (tr *tracker) op() cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: "tsin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "tsin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		tr.applies++
 		s, c := math.Sincos(x[0])
 		r := &unaryRule{in: [1]cr.NodeID{in[0]}, d1: c, d2: -s}
@@ -150,6 +155,6 @@ func (tr *tracker) live() int {
 }
 
 func sinOf(x float64) float64 {
-	y, _, _ := sinOp.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []float64{x})
+	y, _ := cr.Eval(sinOp, x)
 	return y
 }

@@ -296,4 +296,3 @@ func (t *Tape[V]) addDualContributions(i int, ins []cr.NodeID, dbuf []cr.DualCon
 	}
 	return nil
 }
-

@@ -191,7 +191,7 @@ func TestErrors(t *testing.T) {
 		tp := newTape()
 		x := tp.Leaf(1)
 		boom := errors.New("boom")
-		bad := cr.OpFunc[float64]{OpName: "bad", F: func([]cr.NodeID, []float64) (float64, cr.ReverseRule[float64], error) {
+		bad := cr.OpFunc[float64]{OpName: "bad", F: func([]cr.NodeID, []float64) (float64, cr.Rule[float64], error) {
 			return 0, nil, boom
 		}}
 		y := tp.Apply(bad, x)
@@ -321,7 +321,7 @@ func TestRegistryOverride(t *testing.T) {
 	require.NoError(t, reg.Register(cr.Entry[float64]{Name: "sin", Arity: 1}))
 	// A custom gradient: same primal, pullback scaled by 2.
 	require.NoError(t, reg.SetOverride("sin", func(op cr.Op[float64]) cr.Op[float64] {
-		return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+		return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 			y, _, err := op.Apply(in, x)
 			return y, &unaryRule{in: [1]cr.NodeID{in[0]}, d1: 2 * math.Cos(x[0])}, err
 		}}

@@ -28,7 +28,7 @@ func (r *identityRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tenso
 }
 
 func identity(name string, wrong bool) cr.Op[*tensor.Dense] {
-	return cr.OpFunc[*tensor.Dense]{OpName: name, F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return cr.OpFunc[*tensor.Dense]{OpName: name, F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		return x[0], &identityRule{in: [1]cr.NodeID{in[0]}, wrong: wrong}, nil
 	}}
 }

@@ -10,6 +10,26 @@ import (
 // with one subtest per check and input ("adjoint-fd/x0", "structure"). Checks that do
 // not apply (no ForwardRule, no SecondOrderRule, no finite differences) are
 // reported as skipped subtests.
+//
+// An op with several outputs y_m = f_m(x), m < op.NumOutputs(), is checked once per
+// round of output cotangents: each differentiable output alone (the others'
+// cotangents absent, has[m] false) and all differentiable outputs together with
+// random cotangents on each. A round checks the map x -> (y_m) over its outputs m,
+// so that for instance adjoint-fd compares
+//
+//	sum_m <ybar_m, J_mk v>_fd   with   <Pullback(ybar, has)_k, v>,
+//
+// forward-fd compares each output's tangent ydot_m with its finite difference, and
+// second-order-fd differentiates Pullback along x and the cotangents. Subtests are
+// named check/round/input ("adjoint-fd/y1/x0", "structure/all") and failures name
+// the outputs in Failure.Output. The primal check compares every output.
+//
+// Outputs the op declares non-differentiable (chainrules.PartialOp) never receive a
+// cotangent and their tangents are ignored. One more check for several outputs,
+// absent-outputs, requires that Pullback and PullbackWithTangents do not read the
+// cotangent of an output whose has[m] is false: their results must not change when
+// those slots hold garbage instead of zero. Config.Kink does not apply to ops with
+// several outputs (setting it fails the kink check).
 func Check[V any](t testing.TB, space cr.Space[V], op cr.Op[V], inputs []V, cfg Config) {
 	t.Helper()
 	report(t, run(space, subject[V]{op: op}, "", inputs, cfg, nil))
@@ -22,45 +42,11 @@ func Verify[V any](space cr.Space[V], op cr.Op[V], inputs []V, cfg Config) error
 	return joinResults(run(space, subject[V]{op: op}, "", inputs, cfg, nil))
 }
 
-// CheckMulti is Check for a multi-output op y_m = f_m(x), m < op.NumOutputs(). Every
-// check runs once per round of output cotangents: each differentiable output alone
-// (the others' cotangents absent, has[m] false) and, when there are several, all
-// differentiable outputs together with random cotangents on each. A round checks
-// the map x -> (y_m) over its outputs m, so that for instance adjoint-fd compares
-//
-//	sum_m <ybar_m, J_mk v>_fd   with   <PullbackMulti(ybar, has)_k, v>,
-//
-// forward-fd compares each output's tangent ydot_m with its finite difference, and
-// second-order-fd differentiates PullbackMulti along x and the cotangents. Subtests
-// are named check/round/input ("adjoint-fd/y1/x0", "structure/all") and failures name
-// the outputs in Failure.Output. The primal check compares every output.
-//
-// Outputs the op declares non-differentiable (chainrules.PartialOutputs) never
-// receive a cotangent and their tangents are ignored. One more check,
-// absent-outputs, requires that PullbackMulti and PullbackWithTangentsMulti do not
-// read the cotangent of an output whose has[m] is false: their results must not
-// change when those slots hold garbage instead of zero. Config.Kink does not apply
-// to multi-output ops (setting it fails the kink check).
-func CheckMulti[V any](t testing.TB, space cr.Space[V], op cr.MultiOp[V], inputs []V, cfg Config) {
-	t.Helper()
-	report(t, run(space, subject[V]{multi: op}, "", inputs, cfg, nil))
-}
-
-// VerifyMulti runs the checks of CheckMulti and returns their failures joined with
-// errors.Join; each is a *Failure wrapping ErrCheckFailed. It returns nil when the
-// rules pass.
-func VerifyMulti[V any](space cr.Space[V], op cr.MultiOp[V], inputs []V, cfg Config) error {
-	return joinResults(run(space, subject[V]{multi: op}, "", inputs, cfg, nil))
-}
-
 // CheckRegistry checks every entry of reg at each of its samples, with one subtest
-// per entry and sample (named "entry/sample") and the subtests of Check below them
-// (of CheckMulti for a sample whose op is a chainrules.MultiOp, set in
-// chainrules.Sample.Multi). It also holds each entry to its Forward and SecondOrder
-// flags (for a multi-output op: chainrules.MultiForwardRule and
-// chainrules.MultiSecondOrderRule), to its Arity and DTypes, and fails an entry
-// without samples ("no samples") or a sample that sets neither or both of Op and
-// Multi. An entry marked NoDerivative (chainrules.Entry) is not differentiated:
+// per entry and sample (named "entry/sample") and the subtests of Check below them.
+// It also holds each entry to its Forward and SecondOrder flags, to its Arity and
+// DTypes, and fails an entry without samples ("no samples") or a sample without an
+// Op. An entry marked NoDerivative (chainrules.Entry) is not differentiated:
 // its samples get the primal, interfaces, masked and retain checks and the
 // no-derivative check, which requires every derivative through the op (its rule's
 // methods, a tape's Backward and ForwardTangents) to fail with an error wrapping

@@ -137,11 +137,11 @@ func (c *checker[V]) maskedOne(mop cr.MaskedOp[V], need []bool) *Failure {
 	for k, x := range c.inputs {
 		xs[k] = c.space.Clone(x)
 	}
-	var y V
-	var sr cr.ReverseRule[V]
+	ys := make([]V, 1)
+	var sr cr.Rule[V]
 	if err := protect(func() error {
 		var e error
-		y, sr, e = mop.ApplyMasked(slices.Clone(c.ids), xs, slices.Clone(need))
+		sr, e = mop.ApplyMasked(slices.Clone(c.ids), xs, ys, slices.Clone(need))
 		if e == nil && sr == nil {
 			e = cr.Errorf(cr.ErrNoRule, "ApplyMasked returned a nil rule")
 		}
@@ -149,11 +149,11 @@ func (c *checker[V]) maskedOne(mop cr.MaskedOp[V], need []bool) *Failure {
 	}); err != nil {
 		return &Failure{Detail: what + " failed", Err: err}
 	}
-	if f := c.compareVec(y, c.ys[0], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
+	if f := c.compareVec(ys[0], c.ys[0], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
 		f.Detail = fmt.Sprintf("%s: output (got) differs from Apply's (want): %s", what, f.Detail)
 		return f
 	}
-	mr := anyRule[V]{single: sr}
+	mr := anyRule[V]{r: sr, ys: ys}
 	ref, err := c.fresh()
 	if err != nil {
 		return &Failure{Detail: "Apply failed", Err: err}
@@ -184,7 +184,7 @@ func (c *checker[V]) maskedOne(mop cr.MaskedOp[V], need []bool) *Failure {
 		return &Failure{Detail: "Pullback of Apply's rule failed", Err: err}
 	}
 	cs, err := protected(func() ([]cr.Contribution[V], error) {
-		return sr.Pullback(c.space.Clone(ybar[0]), nil)
+		return sr.Pullback([]V{c.space.Clone(ybar[0])}, []bool{true}, nil)
 	})
 	if err != nil {
 		return &Failure{Detail: what + ": Pullback failed", Err: err}

@@ -7,7 +7,7 @@ import cr "github.com/chainrules-go/chainrules/chainrules"
 // Space's CheckRows and added into zeros with AddRows) must equal Pullback's
 // cotangents, input by input.
 func (c *checker[V]) checkRows(r anyRule[V]) {
-	rr, ok := r.single.(cr.RowPullbackRule[V])
+	rr, ok := r.r.(cr.RowPullbackRule[V])
 	if !ok {
 		c.skip(CheckRows, "", "the rule does not implement chainrules.RowPullbackRule")
 		return
@@ -30,7 +30,7 @@ func (c *checker[V]) checkRows(r anyRule[V]) {
 	)
 	err = protect(func() error {
 		var e error
-		cs, rows, e = rr.RowPullback(c.space.Clone(ybar[0]), nil, nil)
+		cs, rows, e = rr.RowPullback([]V{c.space.Clone(ybar[0])}, []bool{true}, nil, nil)
 		return e
 	})
 	if err != nil {

@@ -110,14 +110,9 @@ func registrySamples[V any](space cr.Space[V], e cr.Entry[V], cfg Config) []samp
 		fail := func(detail string) {
 			pre = append(pre, result{check: CheckInterfaces, fail: &Failure{Rule: rule, Check: CheckInterfaces, Detail: detail, Seed: rcfg.Seed}})
 		}
-		sub := subject[V]{op: s.Op, multi: s.Multi}
-		switch {
-		case s.Op == nil && s.Multi == nil:
-			fail("sample has neither an Op nor a Multi op")
-			out = append(out, sampleResults{name: name, results: pre})
-			continue
-		case s.Op != nil && s.Multi != nil:
-			fail(fmt.Sprintf("sample sets both Op (%q) and Multi (%q); exactly one is allowed", s.Op.Name(), s.Multi.Name()))
+		sub := subject[V]{op: s.Op}
+		if s.Op == nil {
+			fail("sample has no Op")
 			out = append(out, sampleResults{name: name, results: pre})
 			continue
 		}

@@ -26,23 +26,9 @@ func forward1(rule cr.Rule[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense]
 	return ydot[0], has[0], err
 }
 
-// secondOrder1 calls rule's PullbackWithTangents, which must exist, for the one
-// output y with the cotangent pair ct and the input tangents tangentOf. As the
-// engine does, it gives the rule y's tangent from the rule's own Forward (zero if the
-// rule has none or it fails).
+// secondOrder1 calls rule's PullbackWithTangents for the one output y with the
+// cotangent pair ct and the input tangents tangentOf, giving it y's tangent from the
+// rule's own Forward, as the engine does.
 func secondOrder1(rule cr.Rule[*tensor.Dense], y *tensor.Dense, ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	so := rule.(cr.SecondOrderRule[*tensor.Dense])
-	out := cr.Dual[*tensor.Dense]{Value: y}
-	if fr, ok := rule.(cr.ForwardRule[*tensor.Dense]); ok {
-		ydot, has := make([]*tensor.Dense, 1), make([]bool, 1)
-		if fr.Forward(tangentOf, ydot, has) == nil {
-			out.Tangent, out.HasTangent = ydot[0], has[0]
-		}
-	}
-	return so.PullbackWithTangents(cr.SecondOrderArgs[*tensor.Dense]{
-		Cotangents: []cr.Dual[*tensor.Dense]{ct},
-		Has:        []bool{true},
-		Outputs:    []cr.Dual[*tensor.Dense]{out},
-		TangentOf:  tangentOf,
-	}, dst)
+	return cr.PullbackWithTangentsOf(rule, []*tensor.Dense{y}, []cr.Dual[*tensor.Dense]{ct}, []bool{true}, tangentOf, dst)
 }

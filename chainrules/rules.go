@@ -304,3 +304,20 @@ func PullbackWithTangentsOf[V any](rule Rule[V], y []V, ct []Dual[V], has []bool
 	}
 	return sr.PullbackWithTangents(SecondOrderArgs[V]{Cotangents: ct, Has: has, Outputs: outs, TangentOf: tangentOf}, dst)
 }
+
+// ApplyOne applies a single-output op to the values x with the NodeIDs in, without
+// a tape, and returns its output and its rule: for a rule built from another op's
+// rule, and for tests that call rules directly. An op with several outputs is an
+// error wrapping ErrInvalidArgument.
+func ApplyOne[V any](op Op[V], in []NodeID, x []V) (V, Rule[V], error) {
+	var zero V
+	if k := op.NumOutputs(); k != 1 {
+		return zero, nil, Errorf(ErrInvalidArgument, "%s has %d outputs, not one", op.Name(), k)
+	}
+	y := make([]V, 1)
+	r, err := op.Apply(in, x, y)
+	if err != nil {
+		return zero, nil, err
+	}
+	return y[0], r, nil
+}

@@ -248,9 +248,11 @@ type firstOrderOp struct{}
 
 func (firstOrderOp) Name() string { return "first_order_double_well" }
 
+// NumOutputs returns 1.
+func (firstOrderOp) NumOutputs() int { return 1 }
+
 func (firstOrderOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	y, r, err := doubleWellOp{}.Apply(in, x)
-	out[0] = y
+	r, err := doubleWellOp{}.Apply(in, x, out)
 	return struct{ cr.Rule[*tensor.Dense] }{r}, err
 }
 

@@ -89,12 +89,7 @@ func FuzzRegistryGraphs(f *testing.F) {
 			var loss cr.NodeID
 			for _, p := range parts {
 				in := x[p.first : p.first+len(p.s.Inputs)]
-				var ys []cr.NodeID
-				if p.s.Multi != nil {
-					ys = tp.ApplyMulti(p.s.Multi, in...)
-				} else {
-					ys = []cr.NodeID{tp.Apply(p.s.Op, in...)}
-				}
+				ys := tp.ApplyMulti(p.s.Op, in...)
 				for _, y := range ys {
 					for range steps {
 						switch r.IntN(3) {

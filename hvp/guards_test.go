@@ -115,7 +115,7 @@ func TestObjectiveFailuresReachTheCaller(t *testing.T) {
 	// An op without a forward rule fails the Hessian: gonum's Newton must not
 	// report convergence from NaN Hessians.
 	noForward := cr.OpFunc[*tensor.Dense]{OpName: "no_forward", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
-		y, r, err := ew.SinOp.Apply(in, x)
+		y, r, err := cr.ApplyOne(ew.SinOp, in, x)
 		return y, struct{ cr.Rule[*tensor.Dense] }{r}, err
 	}}
 	for _, method := range []optimize.Method{&optimize.Newton{}, &hvp.NewtonCG{}} {

@@ -16,6 +16,9 @@ type doubleWellOp struct{}
 
 func (doubleWellOp) Name() string { return "double_well" }
 
+// NumOutputs returns 1.
+func (doubleWellOp) NumOutputs() int { return 1 }
+
 func (doubleWellOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	v := x[0].Contiguous().Float64s()
 	if len(v) != 2 {
@@ -48,7 +51,7 @@ func (r *doubleWellRule) Forward(tan cr.TangentOf[*tensor.Dense], ydot []*tensor
 		return nil
 	}
 	g := r.grad(1)
-	ydot[0], has[0] = tensor.Scalar(g.AtFloat64(0)*xd.AtFloat64(0) + g.AtFloat64(1)*xd.AtFloat64(1)), true
+	ydot[0], has[0] = tensor.Scalar(g.AtFloat64(0)*xd.AtFloat64(0)+g.AtFloat64(1)*xd.AtFloat64(1)), true
 	return nil
 }
 

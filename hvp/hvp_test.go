@@ -287,7 +287,7 @@ func TestErrors(t *testing.T) {
 
 	// An op without second-order rules: the error names it.
 	firstOnly := cr.OpFunc[*tensor.Dense]{OpName: "first_order_sin", F: func(in []cr.NodeID, v []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
-		y, rule, err := ew.SinOp.Apply(in, v)
+		y, rule, err := cr.ApplyOne(ew.SinOp, in, v)
 		return y, struct{ cr.Rule[*tensor.Dense] }{rule}, err
 	}}
 	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {

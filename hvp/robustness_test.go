@@ -52,19 +52,15 @@ func TestOpsNeverPanicOnBadInput(t *testing.T) {
 					}
 				}
 				var y cr.NodeID
-				if s.Multi != nil {
-					ys := tp.ApplyMulti(s.Multi, ids...)
-					if tp.Err() != nil {
-						return
+				ys := tp.ApplyMulti(s.Op, ids...)
+				if tp.Err() != nil {
+					return
+				}
+				for m, id := range ys { // the first differentiable output
+					if cr.IsOutputDifferentiable(s.Op, m) {
+						y = id
+						break
 					}
-					for m, id := range ys { // the first differentiable output
-						if cr.IsOutputDifferentiable(s.Multi, m) {
-							y = id
-							break
-						}
-					}
-				} else {
-					y = tp.Apply(s.Op, ids...)
 				}
 				if tp.Err() != nil {
 					return // an error is the right answer for most variants

@@ -181,16 +181,16 @@ func Det(a *tensor.Dense) (*tensor.Dense, error) { return eval(DetOp(), a) }
 // detPrimal returns the primal of the op named op of one batch of square matrices
 // A [..., n, n] whose value [...] is ofReal(d) for the LU determinant d of each
 // matrix of float64 A, ofComplex(d) of complex128 A.
-func detPrimal(op string, ofReal func(luDet[float64]) float64, ofComplex func(luDet[complex128]) complex128) func(x []*tensor.Dense) (*tensor.Dense, error) {
-	return func(x []*tensor.Dense) (*tensor.Dense, error) {
+func detPrimal(op string, ofReal func(luDet[float64]) float64, ofComplex func(luDet[complex128]) complex128) func(x []*tensor.Dense) ([]*tensor.Dense, error) {
+	return func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 		batch, count, n, err := square(op, "A", x[0])
 		if err != nil {
 			return nil, err
 		}
 		if x[0].DType() == tensor.Complex128 {
-			return detValues(dets[complex128](x[0], count, n), batch, ofComplex), nil
+			return []*tensor.Dense{detValues(dets[complex128](x[0], count, n), batch, ofComplex)}, nil
 		}
-		return detValues(dets[float64](x[0], count, n), batch, ofReal), nil
+		return []*tensor.Dense{detValues(dets[float64](x[0], count, n), batch, ofReal)}, nil
 	}
 }
 

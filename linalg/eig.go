@@ -65,10 +65,9 @@ func EigvalsOp() cr.Op[*tensor.Dense] {
 			l, _, err := eigValues("eigvals", x[0], false)
 			return []*tensor.Dense{l}, err
 		},
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
-			y, ybar := ys[0], ybars[0]
+		Pullback: func(t *Tape, x, _, ybar []cr.NodeID) []cr.NodeID {
 			ys := t.ApplyMulti(EigOp(), x[0])
-			return []cr.NodeID{eigPullback(t, ys[0], ys[1], ybar, 0)}
+			return []cr.NodeID{eigPullback(t, ys[0], ys[1], ybar[0], 0)}
 		}})
 }
 

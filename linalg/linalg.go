@@ -149,6 +149,12 @@ func decomposition(name string, outputs int, primal func(a *tensor.Dense) ([]*te
 		}})
 }
 
+// single returns the value (and the error) of a single-output primal as its
+// outputs.
+func single(y *tensor.Dense, err error) ([]*tensor.Dense, error) {
+	return []*tensor.Dense{y}, err
+}
+
 // pair returns the two values (and the error) of a decomposition's primal as its
 // outputs.
 func pair(y0, y1 *tensor.Dense, err error) ([]*tensor.Dense, error) {

@@ -230,7 +230,7 @@ func LU(a *tensor.Dense) (p, l, u *tensor.Dense, err error) { return eval3(LUOp(
 func LUSolveOp(left, adjoint bool) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "lu_solve", Space: space, Arity: 3, NonDifferentiable: []int{1},
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			return luSolveValues(x[0], x[1], x[2], left, adjoint)
+			return single(luSolveValues(x[0], x[1], x[2], left, adjoint))
 		},
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]

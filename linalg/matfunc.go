@@ -21,9 +21,9 @@ import (
 // second-order rules follow (through a 4n×4n exponential).
 func MatrixExpOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "matrix_exp", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return matrixExpValues(x[0]) },
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(matrixExpValues(x[0])) },
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
-			y, ybar := ys[0], ybars[0]
+			ybar := ybars[0]
 			xv := val(t, x[0])
 			if xv == nil {
 				return []cr.NodeID{0}

@@ -73,7 +73,9 @@ func normAxes(op string, axes []int, r int) ([]int, error) {
 func VectorNormOp(ord float64, axes []int, keepdim bool) cr.Op[*tensor.Dense] {
 	axes = slices.Clone(axes)
 	return core.Define(core.Def[*tensor.Dense]{Name: "vector_norm", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return vectorNormValues(x[0], ord, axes, keepdim) },
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
+			return single(vectorNormValues(x[0], ord, axes, keepdim))
+		},
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			xv := val(t, x[0])

@@ -47,7 +47,7 @@ type PinvOptions struct {
 // eigen-decomposition of real symmetric input).
 func PinvOp(opt PinvOptions) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "pinv", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return pinvValues(x[0], opt) },
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(pinvValues(x[0], opt)) },
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			return []cr.NodeID{pinvPullback(t, x[0], y, ybar)}

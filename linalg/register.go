@@ -276,11 +276,11 @@ func slogdetSamples(rng *rand.Rand) []sample {
 	neg := wellConditioned(rng, f64, 3, 3)
 	neg.Set(-neg.At(0, 0), 0, 0) // a negative determinant, almost surely
 	return []sample{
-		{Name: "4x4", Multi: SlogdetOp(), Inputs: in(wellConditioned(rng, f64, 4, 4))},
-		{Name: "batched", Multi: SlogdetOp(), Inputs: in(rnd(rng, f64, 2, 3, 3))},
-		{Name: "sign flipped", Multi: SlogdetOp(), Inputs: in(neg)},
-		{Name: "complex128", Multi: SlogdetOp(), Inputs: in(wellConditioned(rng, c128, 3, 3))},
-		{Name: "complex128 batched", Multi: SlogdetOp(), Inputs: in(rnd(rng, c128, 2, 3, 3))},
+		{Name: "4x4", Op: SlogdetOp(), Inputs: in(wellConditioned(rng, f64, 4, 4))},
+		{Name: "batched", Op: SlogdetOp(), Inputs: in(rnd(rng, f64, 2, 3, 3))},
+		{Name: "sign flipped", Op: SlogdetOp(), Inputs: in(neg)},
+		{Name: "complex128", Op: SlogdetOp(), Inputs: in(wellConditioned(rng, c128, 3, 3))},
+		{Name: "complex128 batched", Op: SlogdetOp(), Inputs: in(rnd(rng, c128, 2, 3, 3))},
 	}
 }
 
@@ -316,9 +316,9 @@ func svdInvariant() cr.Op[*tensor.Dense] {
 
 func eighSamples(rng *rand.Rand) []sample {
 	return []sample{
-		{Name: "4x4", Multi: EighOp(), Inputs: in(sym(rng, 4, 4))},
-		{Name: "batched", Multi: EighOp(), Inputs: in(sym(rng, 2, 3, 3))},
-		{Name: "non-symmetric input (symmetric part)", Multi: EighOp(), Inputs: in(rnd(rng, f64, 3, 3))},
+		{Name: "4x4", Op: EighOp(), Inputs: in(sym(rng, 4, 4))},
+		{Name: "batched", Op: EighOp(), Inputs: in(sym(rng, 2, 3, 3))},
+		{Name: "non-symmetric input (symmetric part)", Op: EighOp(), Inputs: in(rnd(rng, f64, 3, 3))},
 		{Name: "60x60 tridiagonal solver, gauge-invariant loss", Op: eighInvariant(), Inputs: in(sym(rng, 60, 60))},
 		// Complex eigenvectors are defined up to phases: phase-invariant losses only.
 		{Name: "4x4 complex128, phase-invariant loss", Op: eighInvariant(), Inputs: in(hermSample(rng, 4, 4))},
@@ -337,9 +337,9 @@ func eigvalshSamples(rng *rand.Rand) []sample {
 
 func svdSamples(rng *rand.Rand) []sample {
 	return []sample{
-		{Name: "square", Multi: SVDOp(), Inputs: in(rnd(rng, f64, 4, 4))},
-		{Name: "tall", Multi: SVDOp(), Inputs: in(rnd(rng, f64, 5, 3))},
-		{Name: "wide batched", Multi: SVDOp(), Inputs: in(rnd(rng, f64, 2, 2, 4))},
+		{Name: "square", Op: SVDOp(), Inputs: in(rnd(rng, f64, 4, 4))},
+		{Name: "tall", Op: SVDOp(), Inputs: in(rnd(rng, f64, 5, 3))},
+		{Name: "wide batched", Op: SVDOp(), Inputs: in(rnd(rng, f64, 2, 2, 4))},
 		{Name: "60x52 Golub-Kahan solver, gauge-invariant loss", Op: svdInvariant(), Inputs: in(rnd(rng, f64, 60, 52))},
 		// Complex singular vectors are defined up to phases: phase-invariant losses only.
 		{Name: "square complex128, U diag(log S) Vh", Op: svdInvariant(), Inputs: in(rnd(rng, c128, 4, 4))},
@@ -403,13 +403,13 @@ func eigvalsSamples(rng *rand.Rand) []sample {
 
 func qrSamples(rng *rand.Rand) []sample {
 	return []sample{
-		{Name: "square", Multi: QROp(), Inputs: in(rnd(rng, f64, 4, 4))},
-		{Name: "tall", Multi: QROp(), Inputs: in(rnd(rng, f64, 5, 3))},
-		{Name: "wide batched", Multi: QROp(), Inputs: in(rnd(rng, f64, 2, 3, 5))},
-		{Name: "70x40 (blocked)", Multi: QROp(), Inputs: in(rnd(rng, f64, 70, 40))},
-		{Name: "complex128 square", Multi: QROp(), Inputs: in(rnd(rng, c128, 4, 4))},
-		{Name: "complex128 tall", Multi: QROp(), Inputs: in(rnd(rng, c128, 5, 3))},
-		{Name: "complex128 wide batched", Multi: QROp(), Inputs: in(rnd(rng, c128, 2, 3, 5))},
+		{Name: "square", Op: QROp(), Inputs: in(rnd(rng, f64, 4, 4))},
+		{Name: "tall", Op: QROp(), Inputs: in(rnd(rng, f64, 5, 3))},
+		{Name: "wide batched", Op: QROp(), Inputs: in(rnd(rng, f64, 2, 3, 5))},
+		{Name: "70x40 (blocked)", Op: QROp(), Inputs: in(rnd(rng, f64, 70, 40))},
+		{Name: "complex128 square", Op: QROp(), Inputs: in(rnd(rng, c128, 4, 4))},
+		{Name: "complex128 tall", Op: QROp(), Inputs: in(rnd(rng, c128, 5, 3))},
+		{Name: "complex128 wide batched", Op: QROp(), Inputs: in(rnd(rng, c128, 2, 3, 5))},
 	}
 }
 
@@ -427,10 +427,10 @@ func pinvSamples(rng *rand.Rand) []sample {
 
 func lstsqSamples(rng *rand.Rand) []sample {
 	return []sample{
-		{Name: "overdetermined", Multi: LstsqOp(), Inputs: in(rnd(rng, f64, 5, 3), rnd(rng, f64, 5, 2))},
-		{Name: "underdetermined batched", Multi: LstsqOp(), Inputs: in(rnd(rng, f64, 2, 2, 4), rnd(rng, f64, 2, 2, 3))},
-		{Name: "overdetermined complex128", Multi: LstsqOp(), Inputs: in(rnd(rng, c128, 5, 3), rnd(rng, c128, 5, 2))},
-		{Name: "underdetermined complex128", Multi: LstsqOp(), Inputs: in(rnd(rng, c128, 2, 4), rnd(rng, c128, 2, 3))},
+		{Name: "overdetermined", Op: LstsqOp(), Inputs: in(rnd(rng, f64, 5, 3), rnd(rng, f64, 5, 2))},
+		{Name: "underdetermined batched", Op: LstsqOp(), Inputs: in(rnd(rng, f64, 2, 2, 4), rnd(rng, f64, 2, 2, 3))},
+		{Name: "overdetermined complex128", Op: LstsqOp(), Inputs: in(rnd(rng, c128, 5, 3), rnd(rng, c128, 5, 2))},
+		{Name: "underdetermined complex128", Op: LstsqOp(), Inputs: in(rnd(rng, c128, 2, 4), rnd(rng, c128, 2, 3))},
 	}
 }
 
@@ -556,18 +556,18 @@ func householderSamples(rng *rand.Rand) []sample {
 
 func luFactorSamples(rng *rand.Rand) []sample {
 	return []sample{
-		{Name: "square", Multi: LUFactorOp(), Inputs: in(rnd(rng, f64, 4, 4))},
-		{Name: "40x40 (recursive)", Multi: LUFactorOp(), Inputs: in(rnd(rng, f64, 40, 40))},
-		{Name: "wide", Multi: LUFactorOp(), Inputs: in(rnd(rng, f64, 3, 5))},
-		{Name: "tall batched complex128", Multi: LUFactorOp(), Inputs: in(rnd(rng, c128, 2, 5, 3))},
+		{Name: "square", Op: LUFactorOp(), Inputs: in(rnd(rng, f64, 4, 4))},
+		{Name: "40x40 (recursive)", Op: LUFactorOp(), Inputs: in(rnd(rng, f64, 40, 40))},
+		{Name: "wide", Op: LUFactorOp(), Inputs: in(rnd(rng, f64, 3, 5))},
+		{Name: "tall batched complex128", Op: LUFactorOp(), Inputs: in(rnd(rng, c128, 2, 5, 3))},
 	}
 }
 
 func luSamples(rng *rand.Rand) []sample {
 	return []sample{
-		{Name: "square", Multi: LUOp(), Inputs: in(rnd(rng, f64, 4, 4))},
-		{Name: "wide complex128", Multi: LUOp(), Inputs: in(rnd(rng, c128, 3, 5))},
-		{Name: "tall batched", Multi: LUOp(), Inputs: in(rnd(rng, f64, 2, 5, 3))},
+		{Name: "square", Op: LUOp(), Inputs: in(rnd(rng, f64, 4, 4))},
+		{Name: "wide complex128", Op: LUOp(), Inputs: in(rnd(rng, c128, 3, 5))},
+		{Name: "tall batched", Op: LUOp(), Inputs: in(rnd(rng, f64, 2, 5, 3))},
 	}
 }
 

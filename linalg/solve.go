@@ -76,7 +76,9 @@ func solveOpWith(c *luCache, adjoint bool) cr.Op[*tensor.Dense] {
 		name = "solve_adjoint"
 	}
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 2,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return solveValuesWith(c, x[0], x[1], adjoint) },
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
+			return single(solveValuesWith(c, x[0], x[1], adjoint))
+		},
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			a, b := val(t, x[0]), val(t, x[1])
@@ -317,7 +319,7 @@ func Inv(a *tensor.Dense) (*tensor.Dense, error) { return eval(InvOp(), a) }
 // PyTorch's LU solve does the same).
 func invOp(check bool) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "inv", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return invValues(x[0], check) },
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(invValues(x[0], check)) },
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			yh := mH(t, y)

@@ -305,11 +305,13 @@ func (r *triSolveRule) xdot(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dens
 }
 
 func (r *triSolveRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	return r.xdot(tangentOf)
+	y, ok, err := r.xdot(tangentOf)
+	ydot[0], has[0] = y, ok
+	return err
 }
 
-func (r *triSolveRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	ct, tangentOf := a.Cotangents[0], a.TangentOf
+func (r *triSolveRule) PullbackWithTangents(args cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := args.Cotangents[0], args.TangentOf
 	bbar, abar, bsum, err := r.cotangents(ct.Value)
 	if err != nil {
 		return dst, err

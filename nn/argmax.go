@@ -84,7 +84,7 @@ func (o *argOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.D
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d is empty", o.name, o.axis)
 	}
 	xs := float64s(x[0])
-	out := make([]float64, l.outer*l.inner)
+	idx := make([]float64, l.outer*l.inner)
 	for a := range l.outer {
 		for b := range l.inner {
 			best, at := xs[l.at(a, 0, b)], 0
@@ -93,7 +93,7 @@ func (o *argOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.D
 					best, at = v, j
 				}
 			}
-			out[a*l.inner+b] = float64(at)
+			idx[a*l.inner+b] = float64(at)
 		}
 	}
 	oshape := slices.Clone(lshape)
@@ -105,7 +105,7 @@ func (o *argOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.D
 	if len(shape) == 0 {
 		oshape = []int{}
 	}
-	y, err := tensor.FromFloat64(out, oshape...)
+	y, err := tensor.FromFloat64(idx, oshape...)
 	if err != nil {
 		return nil, err
 	}

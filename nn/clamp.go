@@ -123,11 +123,11 @@ func (clampOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) 
 			r.sel[i] = none
 		}
 	}
-	out, err := tensor.FromFloat64(y, shape...)
+	yv, err := tensor.FromFloat64(y, shape...)
 	if err != nil {
 		return nil, err
 	}
-	out[0] = out
+	out[0] = yv
 	return r, nil
 }
 

@@ -169,15 +169,15 @@ func catalogueEntries() []cr.Entry[*tensor.Dense] {
 		entry("sort", 1, realOnly, "stable sort along an axis: (values, indices), the indices not differentiable",
 			func(rng *rand.Rand) samples {
 				return samples{
-					{Name: "[3 5] last axis", Multi: SortOp(-1, false), Inputs: inputs(separated(rng, 3, 5))},
-					{Name: "[4 3] axis 0 descending", Multi: SortOp(0, true), Inputs: inputs(separated(rng, 4, 3))},
+					{Name: "[3 5] last axis", Op: SortOp(-1, false), Inputs: inputs(separated(rng, 3, 5))},
+					{Name: "[4 3] axis 0 descending", Op: SortOp(0, true), Inputs: inputs(separated(rng, 4, 3))},
 				}
 			}),
 		entry("topk", 1, realOnly, "the k largest or smallest along an axis: (values, indices), the indices not differentiable",
 			func(rng *rand.Rand) samples {
 				return samples{
-					{Name: "[3 5] k 2 largest", Multi: TopKOp(2, -1, true), Inputs: inputs(separated(rng, 3, 5))},
-					{Name: "[4 3] k 3 smallest axis 0", Multi: TopKOp(3, 0, false), Inputs: inputs(separated(rng, 4, 3))},
+					{Name: "[3 5] k 2 largest", Op: TopKOp(2, -1, true), Inputs: inputs(separated(rng, 3, 5))},
+					{Name: "[4 3] k 3 smallest axis 0", Op: TopKOp(3, 0, false), Inputs: inputs(separated(rng, 4, 3))},
 				}
 			}),
 	}

@@ -82,8 +82,8 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	}
 	if l.inner == 1 {
 		y := o.lastAxis(float64s(x[0]), l, r)
-		out, err := tensor.FromFloat64(y, shape...)
-		out[0] = out
+		yv, err := tensor.FromFloat64(y, shape...)
+		out[0] = yv
 		return r, err
 	}
 	m, err := reduce.Max(x[0], []int{ax}, false)

@@ -56,7 +56,8 @@ func FixedPointOp() cr.Op[*tensor.Dense] {
 				}
 				y, next = next, y
 				if step <= 1e-15 {
-					return tensor.FromFloat64(y, n, 1)
+					v, err := tensor.FromFloat64(y, n, 1)
+					return []*tensor.Dense{v}, err
 				}
 			}
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "tanh_fixed_point: the iteration did not converge (is W's norm below 1?)")

@@ -36,7 +36,8 @@ func (r *expRule) d() dense {
 	return r.y.Conj()
 }
 
-func (r *expRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
+func (r *expRule) Pullback(ybars []dense, _ []bool, dst []contrib) ([]contrib, error) {
+	ybar := ybars[0]
 	g, err := tensor.Mul(r.d(), ybar)
 	return append(dst, contrib{Node: r.in[0], Value: g}), err
 }
@@ -51,7 +52,8 @@ func (r *expRule) Forward(tan cr.TangentOf[dense], ydot []dense, has []bool) err
 	return err
 }
 
-func (r *expRule) PullbackWithTangents(ct dual, tan cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
+func (r *expRule) PullbackWithTangents(a cr.SecondOrderArgs[dense], dst []dcontr) ([]dcontr, error) {
+	ct, tan := a.Cotangents[0], a.TangentOf
 	xbar, err := tensor.Mul(r.d(), ct.Value)
 	if err != nil {
 		return dst, err
@@ -115,7 +117,8 @@ func partial(other, ybar, like dense) (dense, error) {
 	return tensor.SumTo(g, like.Shape())
 }
 
-func (r *mulRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
+func (r *mulRule) Pullback(ybars []dense, _ []bool, dst []contrib) ([]contrib, error) {
+	ybar := ybars[0]
 	ga, err := partial(r.b, ybar, r.a)
 	if err != nil {
 		return dst, err
@@ -160,7 +163,8 @@ func (r *mulRule) Forward(tan cr.TangentOf[dense], ydot []dense, has []bool) err
 	return nil
 }
 
-func (r *mulRule) PullbackWithTangents(ct dual, tan cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
+func (r *mulRule) PullbackWithTangents(a cr.SecondOrderArgs[dense], dst []dcontr) ([]dcontr, error) {
+	ct, tan := a.Cotangents[0], a.TangentOf
 	one := func(self, other dense, otherID cr.NodeID) (dual, error) {
 		v, err := partial(other, ct.Value, self)
 		if err != nil {
@@ -229,7 +233,8 @@ func (r *sumRule) spread(ybar dense) (dense, error) {
 	return b.Clone(), nil
 }
 
-func (r *sumRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
+func (r *sumRule) Pullback(ybars []dense, _ []bool, dst []contrib) ([]contrib, error) {
+	ybar := ybars[0]
 	g, err := r.spread(ybar)
 	return append(dst, contrib{Node: r.in[0], Value: g}), err
 }

@@ -100,8 +100,9 @@ func TestSkips(t *testing.T) {
 
 	// A rule without second order leaves the HVP unchecked, not failed.
 	firstOnly := cr.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
-		y, r, err := expOp(false).Apply(in, x)
-		return y, struct {
+		y := make([]*tensor.Dense, 1)
+		r, err := expOp(false).Apply(in, x, y)
+		return y[0], struct {
 			cr.Rule[*tensor.Dense]
 		}{r}, err
 	}}
@@ -211,7 +212,7 @@ func TestReductionAxes(t *testing.T) {
 		require.NoError(t, err, c.ID)
 		x, err := c.DenseInputs()
 		require.NoError(t, err)
-		y, _, err := sumOp(axes, keepdim).Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, x)
+		y, _, err := cr.ApplyOne(sumOp(axes, keepdim), []cr.NodeID{cr.NewNodeID(1, 0)}, x)
 		require.NoError(t, err)
 		out, ok := c.Probes[0].Cotangent.Get("value")
 		require.True(t, ok)

@@ -38,6 +38,6 @@ func TestPoints(t *testing.T) {
 
 func TestRejectsComplex(t *testing.T) {
 	z := tensor.New(tensor.Complex128, 2)
-	_, _, err := softplus.Op.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z})
+	_, err := cr.Eval(softplus.Op, z)
 	require.ErrorIs(t, err, cr.ErrInvalidArgument)
 }

@@ -2,20 +2,31 @@
 // rules that know calculus and the engine that knows graphs.
 //
 // A value recorded on a tape is named by a [NodeID]. An operation is an [Op]: given
-// its input values it computes the primal output y = f(x_1, ..., x_n) and returns a
-// [ReverseRule] that differentiates f at those inputs. The rule's Pullback maps an
-// output cotangent ybar to one [Contribution] per differentiable input,
+// its input values it computes its outputs (y_0, ..., y_{m-1}) = f(x_1, ..., x_n)
+// and returns a [Rule] that differentiates f at those inputs. There is one kind of
+// op: most have one output (m = 1), and eigh -> (w, V), qr -> (Q, R), split or
+// topk -> (values, indices) have several, with the same interfaces. The rule's
+// Pullback maps the output cotangents ybar_j (those that are present: an output
+// nobody used has none, and it is never materialised) to one [Contribution] per
+// differentiable input,
 //
-//	xbar_k = J_k^* ybar,
+//	xbar_k = sum_j J_jk^* ybar_j,
 //
-// where J_k = df/dx_k and ^* is the adjoint under the real inner product of [Space]:
+// where J_jk = df_j/dx_k and ^* is the adjoint under the real inner product of
+// [Space]:
 //
 //	<a, b> = Re sum_i conj(a_i) b_i.
 //
 // Two optional interfaces, found by type assertion as io.WriterTo is, give second
-// order: [ForwardRule] computes the output tangent ydot = sum_k J_k xdot_k (a JVP), and
-// [SecondOrderRule] computes the derivative of the pullback along the input
-// tangents, which is what forward-over-reverse Hessian-vector products run.
+// order: [ForwardRule] computes the output tangents ydot_j = sum_k J_jk xdot_k (a
+// JVP), and [SecondOrderRule] computes the derivative of the pullback along the
+// input tangents, which is what forward-over-reverse Hessian-vector products run; it
+// also receives the outputs with their forward tangents ([SecondOrderArgs]).
+//
+// The engine hands a rule slices with one slot per output, which it reuses from op
+// to op: a single-output rule reads ybar[0] and costs no allocation. [OneOutput]
+// gives a single-output op its NumOutputs, [OpFunc] turns a function into one, and
+// [Eval] evaluates one without a tape ([EvalMulti]: all outputs of any op).
 //
 // An op that is linear in its inputs, y = sum_k L_k x_k (a transpose, a slice, a
 // concatenation, a sum), needs no rule code of its own: [LinearRule] and
@@ -24,10 +35,10 @@
 //
 // # Contract for rule authors
 //
-//   - Pullbacks never mutate their arguments nor the values they captured, and may be
-//     called any number of times (a persistent graph and the checker in
-//     testing/ruletest do so). The same holds for ForwardTangents and
-//     PullbackWithTangents.
+//   - Pullbacks never mutate their arguments nor the values they captured, never
+//     retain the slices they are given, and may be called any number of times (a
+//     persistent graph and the checker in testing/ruletest do so). The same holds
+//     for Forward and PullbackWithTangents.
 //   - A pullback returns exactly one contribution per differentiable input, shaped
 //     like that input. An input used twice (y = x*x) may be named twice; the engine
 //     adds the contributions.
@@ -36,10 +47,8 @@
 //     xbar = conj(f'(x)) ybar.
 //   - A rule that cannot do something returns an error wrapping one of the sentinel
 //     errors of this package; it never returns zeros in place of an answer.
-//
-// An op with several outputs is a [MultiOp]; its [MultiRule] receives the cotangents
-// of all outputs at once (absent ones marked, never materialised), with the optional
-// [MultiForwardRule] and [MultiSecondOrderRule].
+//   - Inputs and outputs that carry no derivative (indices, masks, pivots) are
+//     declared with [PartialOp].
 //
 // A pullback that touches a few rows of a large input (an embedding lookup) can
 // also give its terms row by row ([RowPullbackRule], with a [RowSpace]): the engine
@@ -64,8 +73,8 @@
 // and goroutine. And linalg's rules are recorded with linalg's ops, often the op
 // itself (the pullback of MatrixExpOp is a matrix exponential, that of SolveOp a
 // solve), which a package variable cannot refer to in its own initializer. The
-// other parameterless linalg ops are built with core's Define, DefineMulti,
-// Composite or CompositeMulti, whose ops hold no mutable state, and keep the
+// other parameterless linalg ops are built with core's Define or Composite, whose
+// ops hold no mutable state, and keep the
 // constructor form for uniformity: calling one once and keeping the op is the same
 // as calling it at every use.
 //

@@ -277,3 +277,30 @@ func EvalMulti[V any](op Op[V], x ...V) ([]V, error) {
 	}
 	return y, nil
 }
+
+// PullbackWithTangentsOf runs rule's second-order method for a rule that another
+// rule calls (a rule built from other ops' rules): it computes the outputs' tangents
+// ydot_j with the rule's own Forward, as the engine's forward sweep does, and passes
+// them with the outputs y, the cotangent pairs ct (has[j] false: absent) and
+// tangentOf. A rule without SecondOrderRule is an error wrapping
+// ErrHVPNotSupported; one without ForwardRule gets zero output tangents.
+func PullbackWithTangentsOf[V any](rule Rule[V], y []V, ct []Dual[V], has []bool, tangentOf TangentOf[V], dst []DualContribution[V]) ([]DualContribution[V], error) {
+	sr, ok := rule.(SecondOrderRule[V])
+	if !ok {
+		return dst, ErrHVPNotSupported
+	}
+	outs := make([]Dual[V], len(y))
+	for j, v := range y {
+		outs[j].Value = v
+	}
+	if fr, ok := rule.(ForwardRule[V]); ok {
+		ydot, yhas := make([]V, len(y)), make([]bool, len(y))
+		if err := fr.Forward(tangentOf, ydot, yhas); err != nil {
+			return dst, err
+		}
+		for j := range outs {
+			outs[j].Tangent, outs[j].HasTangent = ydot[j], yhas[j]
+		}
+	}
+	return sr.PullbackWithTangents(SecondOrderArgs[V]{Cotangents: ct, Has: has, Outputs: outs, TangentOf: tangentOf}, dst)
+}

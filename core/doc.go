@@ -41,17 +41,20 @@
 //   - Anomaly mode: [Tape.DetectAnomaly] checks every value, tangent and cotangent
 //     for NaN and infinities and names the op, the node and the file:line where it
 //     was recorded.
-//   - Multi-output ops: [Tape.ApplyMulti] records an op with several outputs
-//     (chainrules.MultiOp: eigh, qr, split, topk) as one NodeID per output. The
-//     op's rule runs once per sweep, at its last output, with the cotangents of
-//     all outputs; an output nobody used has an absent cotangent that is never
-//     materialised, and non-differentiable outputs (indices) are constants.
-//   - Composite ops: [Composite] and [CompositeMulti] define an op by a function
-//     that records other ops; its three rules come from that recording, kept or
-//     recomputed ([Recompute]), and the op shows as one node.
-//   - Ops from a primal and a pullback written with ops: [Define] and
-//     [DefineMulti]. The forward tangent comes from transposing the recorded
-//     pullback, the second-order rule from a forward sweep through it.
+//   - Ops with several outputs: [Tape.ApplyMulti] records any op (eigh, qr, split,
+//     topk; a single-output op too) as one NodeID per output; [Tape.Apply] records
+//     a single-output op. The sweeps see one kind of op: its rule runs once per
+//     sweep, at its last output, with the cotangents of all outputs (one slot for
+//     a single-output op, in a buffer reused from op to op); an output nobody used
+//     has an absent cotangent that is never materialised, and non-differentiable
+//     outputs (indices) are constants.
+//   - Composite ops: [Composite] defines an op by a function that records other
+//     ops (one output, or several with [Outputs]); its three rules come from that
+//     recording, kept or recomputed ([Recompute]), and the op shows as one node.
+//   - Ops from a primal and a pullback written with ops: [Define]. The forward
+//     tangent comes from transposing the recorded pullback, the second-order rule
+//     from a forward sweep through it, seeded with the output tangents of the
+//     forward sweep.
 //   - Checkpointing: [Tape.Checkpoint] records a sub-function as one node and
 //     recomputes its intermediates in each sweep, to first and second order (it is
 //     the recomputing composite).

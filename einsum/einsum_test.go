@@ -201,7 +201,7 @@ func TestErrors(t *testing.T) {
 			}
 			// The op reports the same error from Apply.
 			ids := make([]cr.NodeID, len(c.ops))
-			_, _, err2 := Op(c.spec).Apply(ids, c.ops)
+			_, err2 := Op(c.spec).Apply(ids, c.ops, make([]*tensor.Dense, 1))
 			assert.True(t, errors.Is(err2, c.sentinel), "%v", err2)
 		})
 	}

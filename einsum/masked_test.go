@@ -42,10 +42,10 @@ func TestMaskedSkipsConstants(t *testing.T) {
 		// Count the contributions the recorded product's rule returns.
 		yv, _ := tp.Value(y)
 		xv, _ := tp.Value(x)
-		_, rule, err := einsum.Op("ij,jk->ik").(cr.MaskedOp[*tensor.Dense]).ApplyMasked(
-			[]cr.NodeID{x, w}, []*tensor.Dense{xv, W}, []bool{!constX, true})
+		rule, err := einsum.Op("ij,jk->ik").(cr.MaskedOp[*tensor.Dense]).ApplyMasked(
+			[]cr.NodeID{x, w}, []*tensor.Dense{xv, W}, make([]*tensor.Dense, 1), []bool{!constX, true})
 		require.NoError(t, err)
-		c, err := rule.Pullback(yv, nil)
+		c, err := rule.Pullback([]*tensor.Dense{yv}, []bool{true}, nil)
 		require.NoError(t, err)
 		return gw, hw, len(c)
 	}

@@ -46,34 +46,38 @@ type op struct{ spec string }
 // Name returns "einsum".
 func (o *op) Name() string { return Name }
 
+// NumOutputs returns 1.
+func (o *op) NumOutputs() int { return 1 }
+
 // String returns the op with its spec, e.g. einsum("ij,jk->ik").
 func (o *op) String() string { return Name + "(" + `"` + o.spec + `"` + ")" }
 
-// Apply evaluates the einsum and captures the operands for the rules.
-func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+// Apply evaluates the einsum into y[0] and captures the operands for the rules.
+func (o *op) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(in) != len(x) {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
 	}
 	for k, v := range x {
 		if v == nil {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: operand %d is nil", o.spec, k)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: operand %d is nil", o.spec, k)
 		}
 	}
 	p, err := cachedPlan(o.spec, x)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	y := p.eval(x)
-	return y, &rule{p: p, in: slices.Clone(in), x: slices.Clone(x), ydt: y.DType()}, nil
+	y0 := p.eval(x)
+	y[0] = y0
+	return &rule{p: p, in: slices.Clone(in), x: slices.Clone(x), ydt: y0.DType()}, nil
 }
 
 // ApplyMasked is Apply for a tape that knows which operands need cotangents: the
 // rule skips the pullback contractions of the others (for y = X W with constant data
 // X, the pullback computes only Wbar = X^T ybar).
-func (o *op) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	y, r, err := o.Apply(in, x)
+func (o *op) ApplyMasked(in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	r, err := o.Apply(in, x, y)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if slices.Contains(need, false) {
 		rr := r.(*rule)
@@ -82,7 +86,7 @@ func (o *op) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tenso
 			rr.skip[k] = !n
 		}
 	}
-	return y, r, nil
+	return r, nil
 }
 
 // rule differentiates one recorded einsum.
@@ -98,7 +102,8 @@ func (r *rule) skipped(k int) bool { return r.skip != nil && r.skip[k] }
 
 func (r *rule) Inputs() []cr.NodeID { return r.in }
 
-func (r *rule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *rule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	ybar := ybars[0]
 	if err := r.checkCotangent(ybar); err != nil {
 		return dst, err
 	}
@@ -207,7 +212,7 @@ func (r *rule) pullback(k int, ybar *tensor.Dense, vals []*tensor.Dense) *tensor
 	return t
 }
 
-func (r *rule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydots []*tensor.Dense, has []bool) error {
 	var ydot *tensor.Dense
 	vals := slices.Clone(r.x)
 	for k := range r.x {
@@ -216,7 +221,7 @@ func (r *rule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.D
 			continue
 		}
 		if !slices.Equal(xd.Shape(), r.p.b.shapes[k]) {
-			return nil, false, cr.Errorf(cr.ErrShapeMismatch, "einsum %q: tangent of operand %d is %s, the operand is %v", r.p.spec, k, xd.Describe(), r.p.b.shapes[k])
+			return cr.Errorf(cr.ErrShapeMismatch, "einsum %q: tangent of operand %d is %s, the operand is %v", r.p.spec, k, xd.Describe(), r.p.b.shapes[k])
 		}
 		vals[k] = xd
 		term := r.p.eval(vals)
@@ -227,19 +232,21 @@ func (r *rule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.D
 		}
 		var err error
 		if ydot, err = tensor.Add(ydot, term); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
 	if ydot == nil {
-		return nil, false, nil
+		return nil
 	}
 	if r.ydt == tensor.Complex128 {
 		ydot = ydot.AsComplex()
 	}
-	return ydot, true, nil
+	ydots[0], has[0] = ydot, true
+	return nil
 }
 
-func (r *rule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := a.Cotangents[0], a.TangentOf
 	if err := r.checkCotangent(ct.Value); err != nil {
 		return dst, err
 	}

@@ -23,16 +23,19 @@ func benchOp(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	for _, x := range in {
 		inBytes += 8 * x.Size()
 	}
-	y, _, err := op.Apply(ids, in)
+	y, _, err := apply1(op, ids, in)
 	if err != nil {
 		b.Fatal(err)
 	}
 	outBytes := 8 * y.Size()
-	ybar := tensor.Ones(tensor.Float64, y.Shape()...)
+	ybar := []*tensor.Dense{tensor.Ones(tensor.Float64, y.Shape()...)}
+	has := []bool{true}
+	ys := make([]*tensor.Dense, 1) // one output slot, cleared before each Apply
 	b.Run("forward", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, _, err := op.Apply(ids, in); err != nil {
+			ys[0] = nil
+			if _, err := op.Apply(ids, in, ys); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -42,11 +45,12 @@ func benchOp(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 		b.ReportAllocs()
 		var dst []cr.Contribution[*tensor.Dense]
 		for b.Loop() {
-			_, rule, err := op.Apply(ids, in)
+			ys[0] = nil
+			rule, err := op.Apply(ids, in, ys)
 			if err != nil {
 				b.Fatal(err)
 			}
-			if dst, err = rule.Pullback(ybar, dst[:0]); err != nil {
+			if dst, err = rule.Pullback(ybar, has, dst[:0]); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -86,17 +90,27 @@ func benchSecond(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	for k := range ids {
 		ids[k] = cr.NewNodeID(1, k)
 	}
-	y, rule, err := op.Apply(ids, in)
+	y, rule, err := apply1(op, ids, in)
 	if err != nil {
 		b.Fatal(err)
 	}
 	so := rule.(cr.SecondOrderRule[*tensor.Dense])
 	ct := cr.Dual[*tensor.Dense]{Value: tensor.Ones(y.DType(), y.Shape()...), Tangent: tensor.Ones(y.DType(), y.Shape()...), HasTangent: true}
 	tangentOf := func(id cr.NodeID) (*tensor.Dense, bool) { return in[id.Index()], true }
+	ydot, ok, err := forward1(rule, tangentOf)
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := cr.SecondOrderArgs[*tensor.Dense]{
+		Cotangents: []cr.Dual[*tensor.Dense]{ct},
+		Has:        []bool{true},
+		Outputs:    []cr.Dual[*tensor.Dense]{{Value: y, Tangent: ydot, HasTangent: ok}},
+		TangentOf:  tangentOf,
+	}
 	b.ReportAllocs()
 	var dst []cr.DualContribution[*tensor.Dense]
 	for b.Loop() {
-		if dst, err = so.PullbackWithTangents(ct, tangentOf, dst[:0]); err != nil {
+		if dst, err = so.PullbackWithTangents(args, dst[:0]); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -19,17 +19,19 @@ type binaryOp struct {
 
 func (o *binaryOp) Name() string { return o.name }
 
-func (o *binaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o *binaryOp) NumOutputs() int { return 1 }
+
+func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != 2 || len(in) != 2 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 2 inputs, got %d", o.name, len(xs))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 2 inputs, got %d", o.name, len(xs))
 	}
 	a, b := xs[0], xs[1]
 	if a == nil || b == nil {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
 	out, err := tensor.BroadcastShapes(a.Shape(), b.Shape())
 	if err != nil {
-		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: shapes %v and %v do not broadcast", o.name, a.Shape(), b.Shape())
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: shapes %v and %v do not broadcast", o.name, a.Shape(), b.Shape())
 	}
 	r := &binaryRule{op: o, in: [2]cr.NodeID{in[0], in[1]},
 		out: out, aShape: slices.Clone(a.Shape()), bShape: slices.Clone(b.Shape()),
@@ -39,35 +41,45 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.
 		wide = tensor.Complex128
 	}
 	if err := checkResult(o.name, wide, out); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r.lay = newLayout(out, r.aShape, r.bShape)
 	if o.realToComplex.F != nil {
 		if !r.aReal || !r.bReal {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be float64, got %s and %s", o.name, a.Describe(), b.Describe())
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be float64, got %s and %s", o.name, a.Describe(), b.Describe())
 		}
 		r.complex = true
 		r.cx = binaryData[complex128]{fn: &o.realToComplex,
 			a: a.AsComplex().Contiguous().Complex128s(), b: b.AsComplex().Contiguous().Complex128s()}
 		y, err := tensor.FromComplex128(r.cx.forward(&r.lay), out...)
-		return y, r, err
+		return setOutput(ys, y, r, err)
 	}
 	if r.aReal && r.bReal {
 		if o.spec.Real.F == nil {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be complex128, got %s and %s", o.name, a.Describe(), b.Describe())
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be complex128, got %s and %s", o.name, a.Describe(), b.Describe())
 		}
 		r.re = binaryData[float64]{fn: &o.spec.Real, a: a.Contiguous().Float64s(), b: b.Contiguous().Float64s()}
 		y, err := tensor.FromFloat64(r.re.forward(&r.lay), out...)
-		return y, r, err
+		return setOutput(ys, y, r, err)
 	}
 	if o.spec.Complex.F == nil {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be real, got %s and %s", o.name, a.Describe(), b.Describe())
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be real, got %s and %s", o.name, a.Describe(), b.Describe())
 	}
 	r.complex = true
 	r.cx = binaryData[complex128]{fn: &o.spec.Complex,
 		a: a.AsComplex().Contiguous().Complex128s(), b: b.AsComplex().Contiguous().Complex128s()}
 	y, err := tensor.FromComplex128(r.cx.forward(&r.lay), out...)
-	return y, r, err
+	return setOutput(ys, y, r, err)
+}
+
+// setOutput stores y as the one output in ys and returns the rule r, or returns err
+// alone when it is set.
+func setOutput(ys []*tensor.Dense, y *tensor.Dense, r cr.Rule[*tensor.Dense], err error) (cr.Rule[*tensor.Dense], error) {
+	if err != nil {
+		return nil, err
+	}
+	ys[0] = y
+	return r, nil
 }
 
 // binaryRule differentiates a binary op at the recorded point.
@@ -90,8 +102,8 @@ type binaryData[T tensor.Element] struct {
 
 func (r *binaryRule) Inputs() []cr.NodeID { return r.in[:] }
 
-func (r *binaryRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	ab, bb, _, _, err := r.pullback(ybar, nil, nil, nil)
+func (r *binaryRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	ab, bb, _, _, err := r.pullback(ybar[0], nil, nil, nil)
 	if err != nil {
 		return dst, err
 	}
@@ -99,7 +111,8 @@ func (r *binaryRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.
 		cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: bb}), nil
 }
 
-func (r *binaryRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *binaryRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := a.Cotangents[0], a.TangentOf
 	var ybardot, adot, bdot *tensor.Dense
 	if ct.HasTangent {
 		ybardot = ct.Tangent
@@ -119,12 +132,12 @@ func (r *binaryRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf c
 		cr.DualContribution[*tensor.Dense]{Node: r.in[1], Cotangent: cr.Dual[*tensor.Dense]{Value: bb, Tangent: bbd, HasTangent: bbd != nil}}), nil
 }
 
-// ForwardTangents returns ydot = f_a adot + f_b bdot, each tangent broadcast.
-func (r *binaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+// Forward sets ydot = f_a adot + f_b bdot, each tangent broadcast.
+func (r *binaryRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	adot, okA := tangentOf(r.in[0])
 	bdot, okB := tangentOf(r.in[1])
 	if !okA && !okB {
-		return nil, false, nil
+		return nil
 	}
 	if !okA {
 		adot = nil
@@ -132,19 +145,29 @@ func (r *binaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*te
 	if !okB {
 		bdot = nil
 	}
+	var (
+		y   *tensor.Dense
+		err error
+	)
 	if r.complex {
-		return forwardBinary(r, &r.cx, adot, bdot)
+		y, err = forwardBinary(r, &r.cx, adot, bdot)
+	} else {
+		y, err = forwardBinary(r, &r.re, adot, bdot)
 	}
-	return forwardBinary(r, &r.re, adot, bdot)
+	if err != nil {
+		return err
+	}
+	ydot[0], has[0] = y, true
+	return nil
 }
 
-func forwardBinary[T tensor.Element](r *binaryRule, d *binaryData[T], adot, bdot *tensor.Dense) (*tensor.Dense, bool, error) {
+// forwardBinary returns Forward's ydot computed with d.
+func forwardBinary[T tensor.Element](r *binaryRule, d *binaryData[T], adot, bdot *tensor.Dense) (*tensor.Dense, error) {
 	ad, bd, err := operandTangents[T](r, adot, bdot)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	y, err := result(d.jvp(&r.lay, ad, bd), r.out, false)
-	return y, true, err
+	return result(d.jvp(&r.lay, ad, bd), r.out, false)
 }
 
 // operandTangents returns the elements of the optional tangents of a and b (nil

@@ -20,9 +20,9 @@ func pullback(t *testing.T, op cr.Op[*tensor.Dense], ybar *tensor.Dense, xs ...*
 	for k := range ids {
 		ids[k] = cr.NewNodeID(1, k)
 	}
-	y, rule, err := op.Apply(ids, xs)
+	y, rule, err := apply1(op, ids, xs)
 	require.NoError(t, err)
-	cs, err := rule.Pullback(ybar, nil)
+	cs, err := pullback1(rule, ybar, nil)
 	require.NoError(t, err)
 	require.Len(t, cs, len(xs))
 	g := make([]*tensor.Dense, len(xs))

@@ -34,8 +34,8 @@ func Example() {
 // conj(f'(z)) ybar.
 func ExampleSquare() {
 	z := tensor.ScalarComplex(1 + 2i)
-	_, rule, _ := elementwise.SquareOp.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z})
-	cs, _ := rule.Pullback(tensor.ScalarComplex(1), nil)
+	rule, _ := elementwise.SquareOp.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z}, make([]*tensor.Dense, 1))
+	cs, _ := rule.Pullback([]*tensor.Dense{tensor.ScalarComplex(1)}, []bool{true}, nil)
 	fmt.Println(cs[0].Value.At()) // 2 conj(z)
 	// Output:
 	// (2-4i)
@@ -46,8 +46,8 @@ func ExampleMaximum() {
 	a, _ := tensor.FromFloat64([]float64{1, 3, 2}, 3)
 	b, _ := tensor.FromFloat64([]float64{1, 0, 5}, 3)
 	y, _ := elementwise.Maximum(a, b)
-	_, rule, _ := elementwise.MaximumOp.Apply([]cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, b})
-	cs, _ := rule.Pullback(tensor.Ones(tensor.Float64, 3), nil)
+	rule, _ := elementwise.MaximumOp.Apply([]cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, b}, make([]*tensor.Dense, 1))
+	cs, _ := rule.Pullback([]*tensor.Dense{tensor.Ones(tensor.Float64, 3)}, []bool{true}, nil)
 	fmt.Println(y.Float64s(), cs[0].Value.Float64s(), cs[1].Value.Float64s())
 	// Output:
 	// [1 3 5] [0.5 1 0] [0.5 0 1]
@@ -74,8 +74,8 @@ func ExampleUnary() {
 		Complex: elementwise.Func1[complex128]{F: cube[complex128], D1: cubeD1[complex128], D2: cubeD2[complex128]},
 	})
 	z := tensor.ScalarComplex(1 + 1i)
-	_, rule, _ := op.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z})
-	cs, _ := rule.Pullback(tensor.ScalarComplex(1), nil)
+	rule, _ := op.Apply([]cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z}, make([]*tensor.Dense, 1))
+	cs, _ := rule.Pullback([]*tensor.Dense{tensor.ScalarComplex(1)}, []bool{true}, nil)
 	fmt.Println(cs[0].Value.At()) // conj(3 z²) ybar = conj(6i)
 
 	x, _ := tensor.FromFloat64([]float64{-1, 0.5, 2}, 3)

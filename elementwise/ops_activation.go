@@ -367,9 +367,11 @@ type preluOp struct{}
 
 func (preluOp) Name() string { return "prelu" }
 
-func (preluOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (preluOp) NumOutputs() int { return 1 }
+
+func (preluOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != 2 || len(in) != 2 || xs[0] == nil || xs[1] == nil {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "prelu: want 2 inputs")
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "prelu: want 2 inputs")
 	}
 	a, w := xs[0], xs[1]
 	var view []int // w's shape as the core sees it
@@ -383,17 +385,17 @@ func (preluOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.Reve
 		}
 		view[0] = w.Shape()[0]
 	default:
-		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "prelu: weight %s is neither one element nor one per channel (dim 1) of input %s", w.Describe(), a.Describe())
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "prelu: weight %s is neither one element nor one per channel (dim 1) of input %s", w.Describe(), a.Describe())
 	}
 	wv, err := w.Reshape(view...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	y, rule, err := preluCore.Apply(in, []*tensor.Dense{a, wv})
+	rule, err := preluCore.Apply(in, []*tensor.Dense{a, wv}, ys)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return y, &preluRule{inner: rule.(*binaryRule), wShape: slices.Clone(w.Shape()), view: view}, nil
+	return &preluRule{inner: rule.(*binaryRule), wShape: slices.Clone(w.Shape()), view: view}, nil
 }
 
 type preluRule struct {
@@ -426,9 +428,9 @@ func (r *preluRule) back(t *tensor.Dense) (*tensor.Dense, error) {
 	return t.Reshape(r.wShape...)
 }
 
-func (r *preluRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *preluRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	n := len(dst)
-	dst, err := r.inner.Pullback(ybar, dst)
+	dst, err := r.inner.Pullback(ybar, has, dst)
 	if err != nil {
 		return dst, err
 	}
@@ -436,13 +438,14 @@ func (r *preluRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.D
 	return dst, err
 }
 
-func (r *preluRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	return r.inner.ForwardTangents(r.toView(tangentOf))
+func (r *preluRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	return r.inner.Forward(r.toView(tangentOf), ydot, has)
 }
 
-func (r *preluRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *preluRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	n := len(dst)
-	dst, err := r.inner.PullbackWithTangents(ct, r.toView(tangentOf), dst)
+	a.TangentOf = r.toView(a.TangentOf)
+	dst, err := r.inner.PullbackWithTangents(a, dst)
 	if err != nil {
 		return dst, err
 	}

@@ -74,11 +74,13 @@ type reflected struct{ op cr.Op[*tensor.Dense] }
 
 func (r reflected) Name() string { return "reflected " + r.op.Name() }
 
-func (r reflected) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (r reflected) NumOutputs() int { return r.op.NumOutputs() }
+
+func (r reflected) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(in) != 2 || len(x) != 2 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 2 inputs, got %d", r.Name(), len(x))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 2 inputs, got %d", r.Name(), len(x))
 	}
-	return r.op.Apply([]cr.NodeID{in[1], in[0]}, []*tensor.Dense{x[1], x[0]})
+	return r.op.Apply([]cr.NodeID{in[1], in[0]}, []*tensor.Dense{x[1], x[0]}, y)
 }
 
 // alphaOp resolves PyTorch's add and sub (and rsub, reflected) with their keyword

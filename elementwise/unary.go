@@ -28,14 +28,16 @@ type unaryOp struct {
 
 func (o *unaryOp) Name() string { return o.name }
 
-func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o *unaryOp) NumOutputs() int { return 1 }
+
+func (o *unaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	s := &o.spec
 	if len(xs) != 1 || len(in) != 1 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 1 input, got %d", o.name, len(xs))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 1 input, got %d", o.name, len(xs))
 	}
 	x := xs[0]
 	if x == nil {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
 	r := &unaryRule{op: o, in: [1]cr.NodeID{in[0]}, realIn: x.DType() == tensor.Float64}
 	shape := x.Shape()
@@ -44,7 +46,7 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 		wide = tensor.Complex128
 	}
 	if err := checkResult(o.name, wide, shape); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var err error
 	switch {
@@ -52,26 +54,24 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs []*tensor.Dense) (*tensor.Dense, cr.R
 		r.mode = modeReal
 		r.xv = x.Contiguous()
 		r.yv, err = tensor.FromFloat64(applyFunc1(&s.Real, r.xv.Float64s()), shape...)
-		return r.yv, r, err
 	case r.realIn && !s.Promote:
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be complex128, got %s", o.name, x.Describe())
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be complex128, got %s", o.name, x.Describe())
 	case s.Wirtinger.F != nil:
 		r.mode = modeWirt
 		r.xv = x.Contiguous()
 		r.yv, err = tensor.FromComplex128(mapComplex(r.xv.Complex128s(), s.Wirtinger.F), shape...)
-		return r.yv, r, err
 	case s.ComplexToReal.F != nil:
 		r.mode = modeToReal
 		r.xv = x.Contiguous()
 		r.yv, err = tensor.FromFloat64(mapComplex(r.xv.Complex128s(), s.ComplexToReal.F), shape...)
-		return r.yv, r, err
 	case s.Complex.F != nil:
 		r.mode = modeHolo
 		r.xv = x.AsComplex().Contiguous()
 		r.yv, err = tensor.FromComplex128(applyFunc1(&s.Complex, r.xv.Complex128s()), shape...)
-		return r.yv, r, err
+	default:
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be real, got %s", o.name, x.Describe())
 	}
-	return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be real, got %s", o.name, x.Describe())
+	return setOutput(ys, r.yv, r, err)
 }
 
 // mapComplex returns f(x_i) for each element of x: the forward pass of the
@@ -126,15 +126,16 @@ func (r *unaryRule) shape() []int { return r.yv.Shape() }
 
 func (r *unaryRule) Inputs() []cr.NodeID { return r.in[:] }
 
-func (r *unaryRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	xbar, _, err := r.pullback(ybar, nil, nil)
+func (r *unaryRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	xbar, _, err := r.pullback(ybar[0], nil, nil)
 	if err != nil {
 		return dst, err
 	}
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: xbar}), nil
 }
 
-func (r *unaryRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *unaryRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := a.Cotangents[0], a.TangentOf
 	var ybardot, xdot *tensor.Dense
 	if ct.HasTangent {
 		ybardot = ct.Tangent
@@ -150,21 +151,36 @@ func (r *unaryRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr
 	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
 }
 
-// ForwardTangents returns ydot = f'(x) xdot (modes: see Unary).
-func (r *unaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+// Forward sets ydot = f'(x) xdot (modes: see Unary).
+func (r *unaryRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	xdot, ok := tangentOf(r.in[0])
 	if !ok {
-		return nil, false, nil
+		return nil
 	}
+	var (
+		y   *tensor.Dense
+		err error
+	)
 	switch r.mode {
 	case modeReal:
-		return forwardUnary(r, &r.op.spec.Real, r.xv.Float64s(), r.yv.Float64s(), xdot)
+		y, err = forwardUnary(r, &r.op.spec.Real, r.xv.Float64s(), r.yv.Float64s(), xdot)
 	case modeHolo:
-		return forwardUnary(r, &r.op.spec.Complex, r.xv.Complex128s(), r.yv.Complex128s(), xdot)
+		y, err = forwardUnary(r, &r.op.spec.Complex, r.xv.Complex128s(), r.yv.Complex128s(), xdot)
+	default:
+		y, err = r.forwardNonHolo(xdot)
 	}
+	if err != nil {
+		return err
+	}
+	ydot[0], has[0] = y, true
+	return nil
+}
+
+// forwardNonHolo returns ydot for the non-holomorphic and complex-to-real modes.
+func (r *unaryRule) forwardNonHolo(xdot *tensor.Dense) (*tensor.Dense, error) {
 	xd, err := data[complex128](r.op.name, "input tangent", xdot, r.shape())
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if r.mode == modeWirt {
 		yd := make([]complex128, len(xd))
@@ -174,8 +190,7 @@ func (r *unaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 			fz, fzbar := d1(xc[i], yc[i])
 			yd[i] = fz*v + fzbar*cmplx.Conj(v)
 		}
-		y, err := tensor.FromComplex128(yd, r.shape()...)
-		return y, true, err
+		return tensor.FromComplex128(yd, r.shape()...)
 	}
 	yd := make([]float64, len(xd))
 	grad := r.op.spec.ComplexToReal.Grad
@@ -184,18 +199,16 @@ func (r *unaryRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 		ga, gb := grad(xc[i])
 		yd[i] = ga*real(v) + gb*imag(v)
 	}
-	y, err := tensor.FromFloat64(yd, r.shape()...)
-	return y, true, err
+	return tensor.FromFloat64(yd, r.shape()...)
 }
 
-// forwardUnary is ForwardTangents for a holomorphic (or real) f with elements x, y.
-func forwardUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, xdot *tensor.Dense) (*tensor.Dense, bool, error) {
+// forwardUnary returns Forward's ydot for a holomorphic (or real) f with elements x, y.
+func forwardUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, xdot *tensor.Dense) (*tensor.Dense, error) {
 	xd, err := data[T](r.op.name, "input tangent", xdot, r.shape())
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	yd, err := result(jvp1(fn, x, y, xd), r.shape(), false)
-	return yd, true, err
+	return result(jvp1(fn, x, y, xd), r.shape(), false)
 }
 
 // pullback returns xbar and, when ybardot or xdot is given (nil means zero), xbardot;

@@ -248,9 +248,10 @@ type firstOrderOp struct{}
 
 func (firstOrderOp) Name() string { return "first_order_double_well" }
 
-func (firstOrderOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (firstOrderOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	y, r, err := doubleWellOp{}.Apply(in, x)
-	return y, struct{ cr.ReverseRule[*tensor.Dense] }{r}, err
+	out[0] = y
+	return struct{ cr.Rule[*tensor.Dense] }{r}, err
 }
 
 var einsumBI = einsum.Op("bi,ij->bj")

@@ -92,7 +92,7 @@ func TestNilDirectionIsZero(t *testing.T) {
 // Evaluation errors reach the caller of gonum's Minimize: the objective's Status
 // stops gonum with the objective's error, not gonum's "function value is NaN".
 func TestObjectiveFailuresReachTheCaller(t *testing.T) {
-	fails := cr.OpFunc[*tensor.Dense]{OpName: "fails", F: func([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	fails := cr.OpFunc[*tensor.Dense]{OpName: "fails", F: func([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "cannot evaluate")
 	}}
 	for _, method := range []optimize.Method{nil, &optimize.BFGS{}, &optimize.Newton{}, &hvp.NewtonCG{}} {
@@ -114,9 +114,9 @@ func TestObjectiveFailuresReachTheCaller(t *testing.T) {
 
 	// An op without a forward rule fails the Hessian: gonum's Newton must not
 	// report convergence from NaN Hessians.
-	noForward := cr.OpFunc[*tensor.Dense]{OpName: "no_forward", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	noForward := cr.OpFunc[*tensor.Dense]{OpName: "no_forward", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		y, r, err := ew.SinOp.Apply(in, x)
-		return y, struct{ cr.ReverseRule[*tensor.Dense] }{r}, err
+		return y, struct{ cr.Rule[*tensor.Dense] }{r}, err
 	}}
 	for _, method := range []optimize.Method{&optimize.Newton{}, &hvp.NewtonCG{}} {
 		obj := hvp.NewObjective(sumOf(noForward), 2)

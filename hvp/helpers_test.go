@@ -16,13 +16,14 @@ type doubleWellOp struct{}
 
 func (doubleWellOp) Name() string { return "double_well" }
 
-func (doubleWellOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (doubleWellOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	v := x[0].Contiguous().Float64s()
 	if len(v) != 2 {
-		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "double_well needs 2 elements")
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "double_well needs 2 elements")
 	}
 	a, b := v[0], v[1]
-	return tensor.Scalar(a*a*a*a/4 - a*a/2 + b*b), &doubleWellRule{in: [1]cr.NodeID{in[0]}, a: a, b: b}, nil
+	out[0] = tensor.Scalar(a*a*a*a/4 - a*a/2 + b*b)
+	return &doubleWellRule{in: [1]cr.NodeID{in[0]}, a: a, b: b}, nil
 }
 
 type doubleWellRule struct {
@@ -36,20 +37,23 @@ func (r *doubleWellRule) grad(s float64) *tensor.Dense {
 	return vec(s*(r.a*r.a*r.a-r.a), s*2*r.b)
 }
 
-func (r *doubleWellRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *doubleWellRule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	ybar := ybars[0]
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.grad(ybar.AtFloat64())}), nil
 }
 
-func (r *doubleWellRule) ForwardTangents(tan cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *doubleWellRule) Forward(tan cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	xd, ok := tan(r.in[0])
 	if !ok {
-		return nil, false, nil
+		return nil
 	}
 	g := r.grad(1)
-	return tensor.Scalar(g.AtFloat64(0)*xd.AtFloat64(0) + g.AtFloat64(1)*xd.AtFloat64(1)), true, nil
+	ydot[0], has[0] = tensor.Scalar(g.AtFloat64(0)*xd.AtFloat64(0) + g.AtFloat64(1)*xd.AtFloat64(1)), true
+	return nil
 }
 
-func (r *doubleWellRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tan cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *doubleWellRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tan := a.Cotangents[0], a.TangentOf
 	s := ct.Value.AtFloat64()
 	sd := 0.0
 	if ct.HasTangent {

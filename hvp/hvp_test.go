@@ -286,9 +286,9 @@ func TestErrors(t *testing.T) {
 	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 
 	// An op without second-order rules: the error names it.
-	firstOnly := cr.OpFunc[*tensor.Dense]{OpName: "first_order_sin", F: func(in []cr.NodeID, v []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	firstOnly := cr.OpFunc[*tensor.Dense]{OpName: "first_order_sin", F: func(in []cr.NodeID, v []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		y, rule, err := ew.SinOp.Apply(in, v)
-		return y, struct{ cr.ReverseRule[*tensor.Dense] }{rule}, err
+		return y, struct{ cr.Rule[*tensor.Dense] }{rule}, err
 	}}
 	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
 		return t.Apply(reduce.SumOp(nil, false), t.Apply(firstOnly, x[0]))

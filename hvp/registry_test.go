@@ -141,7 +141,7 @@ func TestEveryFamilyHVPMatchesFiniteDifferences(t *testing.T) {
 
 // multiDifferentiable reports whether input k of a multi-output op is
 // differentiable (chainrules.PartialOp).
-func multiDifferentiable(op cr.MultiOp[*tensor.Dense], k int) bool {
+func multiDifferentiable(op cr.Op[*tensor.Dense], k int) bool {
 	if p, ok := op.(cr.PartialOp); ok {
 		return p.Differentiable(k)
 	}

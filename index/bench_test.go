@@ -15,10 +15,12 @@ import (
 // cotangent read plus the input cotangents written (pullback).
 func benchOp(b *testing.B, op cr.Op[*tensor.Dense], inputs ...*tensor.Dense) {
 	in := ids(len(inputs))
-	y, rule, err := op.Apply(in, inputs)
+	ys := make([]*tensor.Dense, 1)
+	rule, err := op.Apply(in, inputs, ys)
 	if err != nil {
 		b.Fatal(err)
 	}
+	y := ys[0]
 	bytes := 8 * y.Size()
 	for _, x := range inputs {
 		bytes += 8 * x.Size()
@@ -26,18 +28,19 @@ func benchOp(b *testing.B, op cr.Op[*tensor.Dense], inputs ...*tensor.Dense) {
 	b.Run("forward", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, _, err := op.Apply(in, inputs); err != nil {
+			if _, err := op.Apply(in, inputs, ys); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.ReportMetric(float64(bytes)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
 	})
 	ybar := tensor.RandN(rand.New(rand.NewPCG(1, 1)), y.DType(), y.Shape()...)
+	ybars, has := []*tensor.Dense{ybar}, []bool{true}
 	b.Run("pullback", func(b *testing.B) {
 		b.ReportAllocs()
 		var dst []cr.Contribution[*tensor.Dense]
 		for b.Loop() {
-			if dst, err = rule.Pullback(ybar, dst[:0]); err != nil {
+			if dst, err = rule.Pullback(ybars, has, dst[:0]); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -6,7 +6,7 @@
 //     and Diagonal take views;
 //   - Gather, IndexSelect and ScatterAdd index with fixed integer indices;
 //   - Concat and Stack join; Split cuts, as one multi-output op whose outputs are
-//     views of x (ApplySplit and ApplyChunk record it on a MultiRecorder);
+//     views of x (ApplySplit and ApplyChunk record it on a Recorder);
 //   - Pad, Flip and Roll move elements; Where chooses by a fixed boolean mask.
 //
 // Every op is linear in its differentiable inputs: indices, masks, ranges and

@@ -68,7 +68,7 @@ func TestErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var y *tensor.Dense
 			var err error
-			require.NotPanics(t, func() { y, _, err = c.op.Apply(ids(len(c.inputs)), c.inputs) })
+			require.NotPanics(t, func() { y, _, err = apply(c.op, ids(len(c.inputs)), c.inputs) })
 			require.Error(t, err)
 			assert.Nil(t, y)
 			assert.True(t, errors.Is(err, c.is), "%v does not wrap %v", err, c.is)

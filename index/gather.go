@@ -46,16 +46,17 @@ func Gather(x *tensor.Dense, axis int, index []int, shape ...int) (*tensor.Dense
 	return cr.Eval(GatherOp(axis, index, shape...), x)
 }
 
-func (gatherOp) Name() string { return "gather" }
+func (gatherOp) Name() string    { return "gather" }
+func (gatherOp) NumOutputs() int { return 1 }
 
-func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o gatherOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	const name = "gather"
 	if err := tensor.CheckInputs(name, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	off, err := o.offsets(name, x[0].Shape())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r := newLinear(name, x, o.shape)
 	r.fwd = func(xs []*tensor.Dense) *tensor.Dense { return gatherAt(r.outDT, o.shape, xs[0], off) }
@@ -64,14 +65,14 @@ func (o gatherOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Re
 		scatterAddAt(xbar, ybar, off)
 		return xbar
 	}
-	y, rule, err := r.run(in, x)
+	rule, err := r.run(in, x, y)
 	if err != nil {
-		return y, rule, err
+		return rule, err
 	}
 	if a, _ := tensor.Axis(name, o.axis, x[0].Rank()); a != 0 {
-		return y, rule, nil
+		return rule, nil
 	}
-	return y, rowGather(rule, off, r.inShape[0], r.outShape, r.outDT), nil
+	return rowGather(rule, off, r.inShape[0], r.outShape, r.outDT), nil
 }
 
 // offsets validates the index against a tensor of shape xShape for op name, and
@@ -184,19 +185,20 @@ func ScatterAdd(base *tensor.Dense, axis int, index []int, shape []int, src *ten
 	return cr.Eval(ScatterAddOp(axis, index, shape...), base, src)
 }
 
-func (scatterAddOp) Name() string { return "scatter_add" }
+func (scatterAddOp) Name() string    { return "scatter_add" }
+func (scatterAddOp) NumOutputs() int { return 1 }
 
-func (o scatterAddOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o scatterAddOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	const name = "scatter_add"
 	if err := tensor.CheckInputs(name, x, 2); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if !slices.Equal(x[1].Shape(), o.shape) {
-		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: src is %v, index is %v: they must match", name, x[1].Shape(), o.shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: src is %v, index is %v: they must match", name, x[1].Shape(), o.shape)
 	}
 	off, err := o.offsets(name, x[0].Shape())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r := newLinear(name, x, x[0].Shape())
 	r.fwd = func(xs []*tensor.Dense) *tensor.Dense {
@@ -210,7 +212,7 @@ func (o scatterAddOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, c
 		}
 		return gatherAt(r.outDT, o.shape, ybar, off)
 	}
-	return r.run(in, x)
+	return r.run(in, x, y)
 }
 
 // indexSelectOp is the "index_select" family.
@@ -243,26 +245,27 @@ func IndexSelect(x *tensor.Dense, axis int, index ...int) (*tensor.Dense, error)
 	return cr.Eval(IndexSelectOp(axis, index...), x)
 }
 
-func (indexSelectOp) Name() string { return "index_select" }
+func (indexSelectOp) Name() string    { return "index_select" }
+func (indexSelectOp) NumOutputs() int { return 1 }
 
-func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o indexSelectOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	const name = "index_select"
 	a, err := tensor.CheckUnary(name, x, o.axis)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	shape := x[0].Shape()
 	idx := make([]int, len(o.index))
 	for j, i := range o.index {
 		if idx[j], err = normIndex(name, o.axis, i, shape[a]); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	out := slices.Clone(shape)
 	out[a] = len(idx)
 	l, err := tensor.LanesOf(shape, a)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	g := slabs{Lanes: l, idx: idx}
 	r := newLinear(name, x, out)
@@ -286,11 +289,11 @@ func (o indexSelectOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, 
 		}
 		return xbar
 	}
-	y, rule, err := r.run(in, x)
+	rule, err := r.run(in, x, y)
 	if err != nil || a != 0 {
-		return y, rule, err
+		return rule, err
 	}
-	return y, rowSelect(rule, idx, out, x[0].DType()), nil
+	return rowSelect(rule, idx, out, x[0].DType()), nil
 }
 
 // slabs is x viewed around the axis as [Outer, Len, Inner] (a tensor.Lanes) with

@@ -56,10 +56,12 @@ func (o joinOp) Name() string {
 	return "concat"
 }
 
-func (o joinOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (joinOp) NumOutputs() int { return 1 }
+
+func (o joinOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	name := o.Name()
 	if err := tensor.CheckInputs(name, x, -1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rank := x[0].Rank()
 	if o.stack {
@@ -67,7 +69,7 @@ func (o joinOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 	}
 	a, err := tensor.Axis(name, o.axis, rank)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var shapes [][]int
 	var out []int
@@ -77,10 +79,10 @@ func (o joinOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 		shapes, out, err = concatShapes(name, x, a, o.axis)
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := checkOut(name, x, out); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ro := rowMajor(out)
 	ps := make([]piece, len(x))
@@ -92,7 +94,7 @@ func (o joinOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 		}
 		at += s[a]
 	}
-	return newLinear(name, x, out).withPieces(ps).run(in, x)
+	return newLinear(name, x, out).withPieces(ps).run(in, x, y)
 }
 
 // concatShapes checks that the inputs of a concatenation along axis a (axis as the

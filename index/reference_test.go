@@ -223,17 +223,17 @@ func TestRepeatedIndicesAccumulate(t *testing.T) {
 	want, err := tensor.FromFloat64([]float64{0, 3, 0, 0, 1}, 5)
 	require.NoError(t, err)
 	for _, op := range []cr.Op[*tensor.Dense]{index.IndexSelectOp(0, 1, 1, -4, 4), index.GatherOp(0, []int{1, -4, 1, 4}, 4)} {
-		_, rule, err := op.Apply(ids(1), []*tensor.Dense{x})
+		_, rule, err := apply(op, ids(1), []*tensor.Dense{x})
 		require.NoError(t, err)
-		cs, err := rule.Pullback(ones, nil)
+		cs, err := rule.Pullback([]*tensor.Dense{ones}, []bool{true}, nil)
 		requireEqual(t, want, cs[0].Value, err)
 	}
 	// scatter_add's src cotangent is the gather of ybar, read once per index.
-	_, rule, err := index.ScatterAddOp(0, []int{1, 1, 4}, 3).Apply(ids(2), []*tensor.Dense{x, tensor.New(tensor.Float64, 3)})
+	_, rule, err := apply(index.ScatterAddOp(0, []int{1, 1, 4}, 3), ids(2), []*tensor.Dense{x, tensor.New(tensor.Float64, 3)})
 	require.NoError(t, err)
 	ybar, err := tensor.FromFloat64([]float64{10, 11, 12, 13, 14}, 5)
 	require.NoError(t, err)
-	cs, err := rule.Pullback(ybar, nil)
+	cs, err := rule.Pullback([]*tensor.Dense{ybar}, []bool{true}, nil)
 	requireEqual(t, ybar, cs[0].Value, err)
 	wantSrc, err := tensor.FromFloat64([]float64{11, 11, 14}, 3)
 	requireEqual(t, wantSrc, cs[1].Value, err)

@@ -135,10 +135,10 @@ func stackSamples(rng *rand.Rand) []sample {
 
 func splitSamples(rng *rand.Rand) []sample {
 	return []sample{
-		{Name: "sizes 2,3 float64", Multi: SplitOp(0, []int{2, 3}), Inputs: []*tensor.Dense{rnd(rng, f64, 5, 2)}},
-		{Name: "axis -1 with an empty block complex128", Multi: SplitOp(-1, []int{1, 0, 3}), Inputs: []*tensor.Dense{rnd(rng, c128, 2, 4)}},
-		{Name: "middle axis 3-d", Multi: SplitOp(1, []int{2, 1, 1}), Inputs: []*tensor.Dense{rnd(rng, f64, 2, 4, 3)}},
-		{Name: "one block", Multi: SplitOp(0, []int{3}), Inputs: []*tensor.Dense{rnd(rng, c128, 3)}},
+		{Name: "sizes 2,3 float64", Op: SplitOp(0, []int{2, 3}), Inputs: []*tensor.Dense{rnd(rng, f64, 5, 2)}},
+		{Name: "axis -1 with an empty block complex128", Op: SplitOp(-1, []int{1, 0, 3}), Inputs: []*tensor.Dense{rnd(rng, c128, 2, 4)}},
+		{Name: "middle axis 3-d", Op: SplitOp(1, []int{2, 1, 1}), Inputs: []*tensor.Dense{rnd(rng, f64, 2, 4, 3)}},
+		{Name: "one block", Op: SplitOp(0, []int{3}), Inputs: []*tensor.Dense{rnd(rng, c128, 3)}},
 	}
 }
 

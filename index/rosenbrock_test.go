@@ -54,8 +54,8 @@ type testRule struct {
 
 func (r *testRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *testRule) Pullback(ybar *D, dst []cr.Contribution[*D]) ([]cr.Contribution[*D], error) {
-	for k, v := range r.vjp(ybar) {
+func (r *testRule) Pullback(ybar []*D, _ []bool, dst []cr.Contribution[*D]) ([]cr.Contribution[*D], error) {
+	for k, v := range r.vjp(ybar[0]) {
 		dst = append(dst, cr.Contribution[*D]{Node: r.in[k], Value: v})
 	}
 	return dst, nil
@@ -73,15 +73,17 @@ func (r *testRule) tangents(of cr.TangentOf[*D]) ([]*D, bool) {
 	return ts, any
 }
 
-func (r *testRule) ForwardTangents(of cr.TangentOf[*D]) (*D, bool, error) {
+func (r *testRule) Forward(of cr.TangentOf[*D], ydot []*D, has []bool) error {
 	ts, any := r.tangents(of)
 	if !any {
-		return nil, false, nil
+		return nil
 	}
-	return r.jvp(ts), true, nil
+	ydot[0], has[0] = r.jvp(ts), true
+	return nil
 }
 
-func (r *testRule) PullbackWithTangents(ct cr.Dual[*D], of cr.TangentOf[*D], dst []cr.DualContribution[*D]) ([]cr.DualContribution[*D], error) {
+func (r *testRule) PullbackWithTangents(a cr.SecondOrderArgs[*D], dst []cr.DualContribution[*D]) ([]cr.DualContribution[*D], error) {
+	ct, of := a.Cotangents[0], a.TangentOf
 	xbar := r.vjp(ct.Value)
 	dots := make([]*D, len(xbar))
 	for k := range dots {
@@ -103,7 +105,7 @@ func (r *testRule) PullbackWithTangents(ct cr.Dual[*D], of cr.TangentOf[*D], dst
 }
 
 func testOp(name string, f func(x []*D) (*D, *testRule)) cr.Op[*D] {
-	return cr.OpFunc[*D]{OpName: name, F: func(in []cr.NodeID, x []*D) (*D, cr.ReverseRule[*D], error) {
+	return cr.OpFunc[*D]{OpName: name, F: func(in []cr.NodeID, x []*D) (*D, cr.Rule[*D], error) {
 		y, r := f(x)
 		r.in = append([]cr.NodeID(nil), in...)
 		for _, v := range x {

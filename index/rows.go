@@ -10,7 +10,7 @@ import (
 // denseRule is the rule of a linear op: its pullback, forward tangent and
 // second-order pullback (chainrules.LinearRule gives all three).
 type denseRule interface {
-	cr.ReverseRule[*tensor.Dense]
+	cr.Rule[*tensor.Dense]
 	cr.ForwardRule[*tensor.Dense]
 	cr.SecondOrderRule[*tensor.Dense]
 }
@@ -29,7 +29,8 @@ type rowSelectRule struct {
 }
 
 // RowPullback appends the term (rows idx, value ybar) for x.
-func (r *rowSelectRule) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+func (r *rowSelectRule) RowPullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+	ybar := ybars[0]
 	if ybar == nil || ybar.DType() != r.dt || !slices.Equal(ybar.Shape(), r.shape) {
 		return dst, rows, cr.Errorf(cr.ErrShapeMismatch, "index_select: cotangent is %s, output is %s%v", tensor.DescribeOf(ybar), r.dt, r.shape)
 	}
@@ -38,7 +39,7 @@ func (r *rowSelectRule) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*t
 
 // rowSelect gives the dense rule of index_select along the first axis of x, at the
 // normalized indices idx with output shape out, its row-sparse pullback.
-func rowSelect(rule cr.ReverseRule[*tensor.Dense], idx, out []int, dt tensor.DType) cr.ReverseRule[*tensor.Dense] {
+func rowSelect(rule cr.Rule[*tensor.Dense], idx, out []int, dt tensor.DType) cr.Rule[*tensor.Dense] {
 	d, ok := rule.(denseRule)
 	if !ok {
 		return rule
@@ -61,7 +62,8 @@ type rowGatherRule struct {
 
 // RowPullback appends the term (rows, the scatter-add of ybar into the compacted
 // rows) for x.
-func (r *rowGatherRule) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+func (r *rowGatherRule) RowPullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+	ybar := ybars[0]
 	if ybar == nil || ybar.DType() != r.dt || !slices.Equal(ybar.Shape(), r.shape) {
 		return dst, rows, cr.Errorf(cr.ErrShapeMismatch, "gather: cotangent is %s, output is %s%v", tensor.DescribeOf(ybar), r.dt, r.shape)
 	}
@@ -87,7 +89,7 @@ func (r *rowGatherRule) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*t
 // rowGather gives the dense rule of gather along the first axis of a tensor of
 // shape xShape, at the element offsets off with output shape out, its row-sparse
 // pullback. It keeps the slices, which the caller does not modify.
-func rowGather(rule cr.ReverseRule[*tensor.Dense], off, xShape, out []int, dt tensor.DType) cr.ReverseRule[*tensor.Dense] {
+func rowGather(rule cr.Rule[*tensor.Dense], off, xShape, out []int, dt tensor.DType) cr.Rule[*tensor.Dense] {
 	d, ok := rule.(denseRule)
 	if !ok || len(xShape) == 0 || prod(xShape[1:]) == 0 {
 		return rule

@@ -177,17 +177,17 @@ func BenchmarkLookupBackward(b *testing.B) {
 
 // outOfRange is index_select's rule with a RowPullback that names a row past the
 // table's end.
-type outOfRange struct{ cr.ReverseRule[*tensor.Dense] }
+type outOfRange struct{ cr.Rule[*tensor.Dense] }
 
-func (r outOfRange) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
-	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.Inputs()[0], Rows: []int{99}, Value: ybar}), nil
+func (r outOfRange) RowPullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.Inputs()[0], Rows: []int{99}, Value: ybar[0]}), nil
 }
 
 // A row-sparse term that does not fit its input is an error of the sweep that names
 // the op, never a panic or a write out of bounds.
 func TestBadRowTermIsAnError(t *testing.T) {
-	op := cr.OpFunc[*tensor.Dense]{OpName: "bad_rows", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-		y, r, err := index.IndexSelectOp(0, 1).Apply(in, x)
+	op := cr.OpFunc[*tensor.Dense]{OpName: "bad_rows", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
+		y, r, err := apply(index.IndexSelectOp(0, 1), in, x)
 		return y, outOfRange{r}, err
 	}}
 	tp := core.NewTape[*tensor.Dense](tensor.Space{})

@@ -69,24 +69,25 @@ func promote(name string, xs []*tensor.Dense, dt tensor.DType) ([]*tensor.Dense,
 	return out, nil
 }
 
-// run returns the primal output A(x) and the rule of A, recorded against the input
-// NodeIDs in.
-func (r *linear) run(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+// run writes the primal output A(x) into y[0] and returns the rule of A, recorded
+// against the input NodeIDs in.
+func (r *linear) run(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	for k, v := range x {
 		// The kernels read a view through a contiguous copy of it, and the
 		// adjoint of input k is as large: a view too large to copy is an error
 		// here, once, rather than a panic in a sweep.
 		if !v.IsContiguous() {
 			if err := tensor.CheckAlloc(v.DType(), v.Shape()...); err != nil {
-				return nil, nil, fmt.Errorf("%s: input %d is a view too large to copy: %w", r.name, k, err)
+				return nil, fmt.Errorf("%s: input %d is a view too large to copy: %w", r.name, k, err)
 			}
 		}
 	}
 	xs, err := promote(r.name, x, r.outDT)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return r.fwd(xs), cr.LinearRule(in, nil, r.tangent, r.adjoint), nil
+	y[0] = r.fwd(xs)
+	return cr.LinearRule(in, nil, r.tangent, r.adjoint), nil
 }
 
 // tangent returns A(xdot), the absent tangents (ok[k] false) counting as zero.

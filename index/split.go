@@ -19,7 +19,8 @@ type splitOp struct {
 //	y_k = x[..., o_k : o_k + sizes[k], ...],   o_k = sizes[0] + ... + sizes[k-1],
 //
 // a view of x that shares its storage (no copy), so NumOutputs is len(sizes); record
-// it with a chainrules.MultiRecorder (ApplySplit, ApplyChunk, core.Tape.ApplyMulti).
+// it with ApplySplit, ApplyChunk or a chainrules.Recorder's ApplyMulti
+// (core.Tape.ApplyMulti).
 // With S_k the selection of block k, the op is linear and its rules are
 //
 //	pullback:  xbar    = sum_k S_k^T ybar_k      one zero tensor shaped like x, each
@@ -32,17 +33,20 @@ type splitOp struct {
 //
 // The coefficients are 0 and 1: no conjugation for complex values. A negative axis
 // counts from the end. No sizes, a negative size, sizes that do not add up to the
-// axis or an axis out of range is an error from ApplyMulti wrapping
+// axis or an axis out of range is an error from Apply wrapping
 // chainrules.ErrInvalidArgument.
-func SplitOp(axis int, sizes []int) cr.MultiOp[*tensor.Dense] {
+func SplitOp(axis int, sizes []int) cr.Op[*tensor.Dense] {
 	return splitOp{axis: axis, sizes: slices.Clone(sizes)}
 }
 
 // Split returns the blocks of x cut along axis into the given sizes, as views of x
 // (see SplitOp).
 func Split(x *tensor.Dense, axis int, sizes ...int) ([]*tensor.Dense, error) {
-	ys, _, err := SplitOp(axis, sizes).ApplyMulti([]cr.NodeID{0}, []*tensor.Dense{x})
-	return ys, err
+	ys := make([]*tensor.Dense, len(sizes))
+	if _, err := SplitOp(axis, sizes).Apply([]cr.NodeID{0}, []*tensor.Dense{x}, ys); err != nil {
+		return nil, err
+	}
+	return ys, nil
 }
 
 // ChunkSizes returns PyTorch's chunk sizes for an axis of size n split into at most
@@ -67,7 +71,7 @@ func ChunkSizes(n, chunks int) ([]int, error) {
 // ApplySplit records SplitOp(axis, sizes) on r, one multi-output op, and returns the
 // NodeIDs of its outputs in order. On error (recorded on r, which keeps it) it
 // returns nil.
-func ApplySplit(r cr.MultiRecorder[*tensor.Dense], x cr.NodeID, axis int, sizes ...int) []cr.NodeID {
+func ApplySplit(r cr.Recorder[*tensor.Dense], x cr.NodeID, axis int, sizes ...int) []cr.NodeID {
 	ids := r.ApplyMulti(SplitOp(axis, sizes), x)
 	if r.Err() != nil {
 		return nil
@@ -79,7 +83,7 @@ func ApplySplit(r cr.MultiRecorder[*tensor.Dense], x cr.NodeID, axis int, sizes 
 // ChunkSizes, like PyTorch's chunk, as one SplitOp (its sizes depend on x's shape, so
 // they are computed from x's value first), and returns the NodeIDs of the pieces. A
 // bad chunk count or axis is recorded on r as an error and ApplyChunk returns nil.
-func ApplyChunk(r cr.MultiRecorder[*tensor.Dense], x cr.NodeID, axis, chunks int) []cr.NodeID {
+func ApplyChunk(r cr.Recorder[*tensor.Dense], x cr.NodeID, axis, chunks int) []cr.NodeID {
 	v, err := r.Value(x)
 	if err == nil {
 		var a int
@@ -99,42 +103,44 @@ func ApplyChunk(r cr.MultiRecorder[*tensor.Dense], x cr.NodeID, axis, chunks int
 func (splitOp) Name() string      { return "split" }
 func (o splitOp) NumOutputs() int { return len(o.sizes) }
 
-// ApplyMulti checks the sizes against x and returns the blocks of x as views.
-func (o splitOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
+// Apply checks the sizes against x and writes the blocks of x, as views, into y.
+func (o splitOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	const name = "split"
 	if err := tensor.CheckApply(name, in, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	shape := x[0].Shape()
 	a, err := tensor.Axis(name, o.axis, len(shape))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(o.sizes) == 0 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: no sizes (a split has at least one block)", name, o.axis)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: no sizes (a split has at least one block)", name, o.axis)
 	}
 	starts := make([]int, len(o.sizes))
 	total := 0
 	for k, s := range o.sizes {
 		if s < 0 {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: negative size %d", name, o.axis, s)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: negative size %d", name, o.axis, s)
 		}
 		if s > shape[a]-total {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: sizes %v exceed the axis size %d", name, o.axis, o.sizes, shape[a])
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: sizes %v exceed the axis size %d", name, o.axis, o.sizes, shape[a])
 		}
 		starts[k] = total
 		total += s
 	}
 	if total != shape[a] {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: sizes %v add up to %d, axis has size %d", name, o.axis, o.sizes, total, shape[a])
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: sizes %v add up to %d, axis has size %d", name, o.axis, o.sizes, total, shape[a])
 	}
 	r := &splitRule{in: in[0], dt: x[0].DType(), shape: slices.Clone(shape), axis: a,
 		starts: starts, sizes: slices.Clone(o.sizes)}
-	ys, err := r.blocks(x[0])
-	if err != nil {
-		return nil, nil, err
+	if len(y) != len(o.sizes) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d output slots for %d outputs", name, len(y), len(o.sizes))
 	}
-	return ys, r, nil
+	if err := r.blocks(x[0], y); err != nil {
+		return nil, err
+	}
+	return r, nil
 }
 
 // splitRule differentiates a split of a tensor of the given dtype and shape along
@@ -148,17 +154,17 @@ type splitRule struct {
 	sizes  []int
 }
 
-// blocks returns the blocks of v (x's layout, checked by the caller) as views.
-func (r *splitRule) blocks(v *tensor.Dense) ([]*tensor.Dense, error) {
-	ys := make([]*tensor.Dense, len(r.sizes))
+// blocks writes the blocks of v (x's layout, checked by the caller), as views, into
+// ys, which has one slot per block.
+func (r *splitRule) blocks(v *tensor.Dense, ys []*tensor.Dense) error {
 	for k, s := range r.sizes {
 		y, err := v.Slice(r.axis, r.starts[k], r.starts[k]+s, 1)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ys[k] = y
 	}
-	return ys, nil
+	return nil
 }
 
 // blockShape returns the shape of output k.
@@ -215,8 +221,8 @@ func placeBlock[T tensor.Element](dst, src []T, l tensor.Lanes, start, size int)
 	}
 }
 
-// PullbackMulti appends xbar = sum_k S_k^T ybar_k over the present cotangents.
-func (r *splitRule) PullbackMulti(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+// Pullback appends xbar = sum_k S_k^T ybar_k over the present cotangents.
+func (r *splitRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	xbar, err := r.cotangent(ybar, has, "cotangent")
 	if err != nil {
 		return dst, err
@@ -224,8 +230,8 @@ func (r *splitRule) PullbackMulti(ybar []*tensor.Dense, has []bool, dst []cr.Con
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
 }
 
-// ForwardTangentsMulti sets ydot_k = S_k xdot, views of xdot, for every output.
-func (r *splitRule) ForwardTangentsMulti(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+// Forward sets ydot_k = S_k xdot, views of xdot, for every output.
+func (r *splitRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	t, ok := tangentOf(r.in)
 	if !ok {
 		return nil
@@ -239,21 +245,20 @@ func (r *splitRule) ForwardTangentsMulti(tangentOf cr.TangentOf[*tensor.Dense], 
 	if r.dt == tensor.Complex128 {
 		t = t.AsComplex()
 	}
-	ys, err := r.blocks(t)
-	if err != nil {
+	if err := r.blocks(t, ydot); err != nil {
 		return err
 	}
-	copy(ydot, ys)
 	for k := range has {
 		has[k] = true
 	}
 	return nil
 }
 
-// PullbackWithTangentsMulti appends (xbar, xbardot) = (sum_k S_k^T ybar_k, sum_k
+// PullbackWithTangents appends (xbar, xbardot) = (sum_k S_k^T ybar_k, sum_k
 // S_k^T ybardot_k): S_k does not depend on x, so the input tangent does not enter,
 // and xbardot is absent when no present cotangent has a tangent.
-func (r *splitRule) PullbackWithTangentsMulti(ct []cr.Dual[*tensor.Dense], has []bool, _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *splitRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, has := a.Cotangents, a.Has
 	if len(ct) != len(has) {
 		return dst, cr.Errorf(cr.ErrInvalidArgument, "split: %d cotangents and %d flags", len(ct), len(has))
 	}

@@ -57,21 +57,22 @@ type viewOp struct {
 	view func(shape []int) (piece, error)
 }
 
-func (o viewOp) Name() string { return o.name }
+func (o viewOp) Name() string  { return o.name }
+func (viewOp) NumOutputs() int { return 1 }
 
-func (o viewOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o viewOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := tensor.CheckInputs(o.name, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	p, err := o.view(x[0].Shape())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if prod(p.shape) == 0 {
 		p.srcOff = 0 // an empty view reads nothing: its offset may lie past x
 	}
 	p.dstSt = rowMajor(p.shape)
-	return newLinear(o.name, x, p.shape).withPieces([]piece{p}).run(in, x)
+	return newLinear(o.name, x, p.shape).withPieces([]piece{p}).run(in, x, y)
 }
 
 // SliceOp returns the op x[r_0, r_1, ...]: ranges[k] applies to axis k and the axes
@@ -287,22 +288,23 @@ func Roll(x *tensor.Dense, shifts, axes []int) (*tensor.Dense, error) {
 	return cr.Eval(RollOp(shifts, axes), x)
 }
 
-func (rollOp) Name() string { return "roll" }
+func (rollOp) Name() string    { return "roll" }
+func (rollOp) NumOutputs() int { return 1 }
 
-func (o rollOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o rollOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	const name = "roll"
 	if err := tensor.CheckInputs(name, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(o.shifts) != len(o.axes) {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d shifts for %d axes", name, len(o.shifts), len(o.axes))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d shifts for %d axes", name, len(o.shifts), len(o.axes))
 	}
 	shape := x[0].Shape()
 	shift := make([]int, len(shape))
 	for k, ax := range o.axes {
 		a, err := tensor.Axis(name, ax, len(shape))
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if n := shape[a]; n > 0 {
 			shift[a] = ((shift[a]+o.shifts[k]%n)%n + n) % n
@@ -327,7 +329,7 @@ func (o rollOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 		}
 		ps = next
 	}
-	return newLinear(name, x, shape).withPieces(ps).run(in, x)
+	return newLinear(name, x, shape).withPieces(ps).run(in, x, y)
 }
 
 // padOp is the "pad" family.
@@ -349,32 +351,33 @@ func Pad(x *tensor.Dense, widths ...[2]int) (*tensor.Dense, error) {
 	return cr.Eval(PadOp(widths...), x)
 }
 
-func (padOp) Name() string { return "pad" }
+func (padOp) Name() string    { return "pad" }
+func (padOp) NumOutputs() int { return 1 }
 
-func (o padOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o padOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	const name = "pad"
 	if err := tensor.CheckInputs(name, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	shape := x[0].Shape()
 	if len(o.widths) != len(shape) {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d width pairs for a tensor of rank %d", name, len(o.widths), len(shape))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d width pairs for a tensor of rank %d", name, len(o.widths), len(shape))
 	}
 	out := slices.Clone(shape)
 	for k, w := range o.widths {
 		if w[0] < 0 || w[1] < 0 {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: negative width %v", name, k, w)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: negative width %v", name, k, w)
 		}
 		if w[0] > math.MaxInt-out[k] || w[1] > math.MaxInt-out[k]-w[0] {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: widths %v overflow", name, k, w)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d: widths %v overflow", name, k, w)
 		}
 		out[k] += w[0] + w[1]
 	}
 	if _, ok := checkedProd(out); !ok {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: padded shape %v has too many elements", name, out)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: padded shape %v has too many elements", name, out)
 	}
 	if err := checkOut(name, x, out); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ro := rowMajor(out)
 	p := piece{shape: slices.Clone(shape), srcSt: rowMajor(shape), dstSt: ro}
@@ -383,5 +386,5 @@ func (o padOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rever
 			p.dstOff += w[0] * ro[k]
 		}
 	}
-	return newLinear(name, x, out).withPieces([]piece{p}).run(in, x)
+	return newLinear(name, x, out).withPieces([]piece{p}).run(in, x, y)
 }

@@ -34,28 +34,29 @@ func Where(mask []bool, shape []int, a, b *tensor.Dense) (*tensor.Dense, error) 
 	return cr.Eval(WhereOp(mask, shape...), a, b)
 }
 
-func (whereOp) Name() string { return "where" }
+func (whereOp) Name() string    { return "where" }
+func (whereOp) NumOutputs() int { return 1 }
 
-func (o whereOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o whereOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	const name = "where"
 	if err := tensor.CheckInputs(name, x, 2); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, d := range o.shape {
 		if d < 0 {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: negative dim in mask shape %v", name, o.shape)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: negative dim in mask shape %v", name, o.shape)
 		}
 	}
 	if n, ok := checkedProd(o.shape); !ok || len(o.mask) != n {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d mask elements do not fill mask shape %v", name, len(o.mask), o.shape)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d mask elements do not fill mask shape %v", name, len(o.mask), o.shape)
 	}
 	out, err := tensor.BroadcastShapes(o.shape, x[0].Shape(), x[1].Shape())
 	if err != nil {
-		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: mask %v, a %v and b %v do not broadcast", name, o.shape, x[0].Shape(), x[1].Shape())
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: mask %v, a %v and b %v do not broadcast", name, o.shape, x[0].Shape(), x[1].Shape())
 	}
 	mask, err := broadcastMask(o.mask, o.shape, out)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r := newLinear(name, x, out)
 	r.fwd = func(xs []*tensor.Dense) *tensor.Dense {
@@ -86,7 +87,7 @@ func (o whereOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rev
 		s, _ := tensor.SumTo(g, r.inShape[k])
 		return s
 	}
-	return r.run(in, x)
+	return r.run(in, x, y)
 }
 
 // broadcastMask returns mask (of the given shape) broadcast to out, row-major.

@@ -36,19 +36,23 @@ type cholOp struct{ upper bool }
 
 func (o cholOp) Name() string { return "cholesky" }
 
-func (o cholOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+// NumOutputs returns 1.
+func (o cholOp) NumOutputs() int { return 1 }
+
+func (o cholOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := checkApply("cholesky", in, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	y, err := choleskyValues(x[0], o.upper)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	l := y
 	if o.upper {
 		l = conjT(y)
 	}
-	return y, &cholRule{upper: o.upper, in: slices.Clone(in), l: l}, nil
+	out[0] = y
+	return &cholRule{upper: o.upper, in: slices.Clone(in), l: l}, nil
 }
 
 // conjT returns the conjugate transpose of a batch of matrices (a fresh tensor).
@@ -127,7 +131,8 @@ func (r *cholRule) p(lbar *tensor.Dense) (*tensor.Dense, error) {
 	return phi(m), nil
 }
 
-func (r *cholRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *cholRule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	ybar := ybars[0]
 	if abar, ok := r.pullbackF64(r.lowerCot(ybar)); ok {
 		return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: abar}), nil
 	}
@@ -156,22 +161,25 @@ func (r *cholRule) c(adot *tensor.Dense) (c, ldot *tensor.Dense, err error) {
 	return c, ldot, err
 }
 
-func (r *cholRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *cholRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	adot, ok := tangentOf(r.in[0])
 	if !ok {
-		return nil, false, nil
+		return nil
 	}
 	_, ldot, err := r.c(adot)
 	if err != nil {
-		return nil, false, err
+		return err
 	}
 	if r.upper {
-		return conjT(ldot), true, nil
+		ydot[0], has[0] = conjT(ldot), true
+		return nil
 	}
-	return ldot, true, nil
+	ydot[0], has[0] = ldot, true
+	return nil
 }
 
-func (r *cholRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *cholRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := a.Cotangents[0], a.TangentOf
 	lbar := r.lowerCot(ct.Value)
 	p, err := r.p(lbar)
 	if err != nil {

@@ -115,19 +115,19 @@ func TestSingularMatrices(t *testing.T) {
 func TestGaugeInvariantLosses(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	sp := tensor.Space{}
-	expSym := core.Composite("V diag(exp(w)) V^T", sp, 1, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	expSym := core.Composite("V diag(exp(w)) V^T", sp, 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(linalg.EighOp(), x[0])
-		return t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.ExpOp, ys[0]), ys[1])
+		return []cr.NodeID{t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.ExpOp, ys[0]), ys[1])}
 	})
-	polar := core.Composite("U Vh + S", sp, 1, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	polar := core.Composite("U Vh + S", sp, 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(linalg.SVDOp(), x[0])
 		uvh := t.Apply(einsum.Op("...ij,...jk->...ik"), ys[0], ys[2])
-		return t.Apply(elementwise.AddOp, uvh, t.Apply(reduce.SumOp([]int{-1}, true), ys[1]))
+		return []cr.NodeID{t.Apply(elementwise.AddOp, uvh, t.Apply(reduce.SumOp([]int{-1}, true), ys[1]))}
 	})
-	qdiag := core.Composite("Q diag(R) and |R|", sp, 1, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	qdiag := core.Composite("Q diag(R) and |R|", sp, 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(linalg.QROp(), x[0])
 		qd := t.Apply(einsum.Op("...ij,...jj->...ij"), ys[0], ys[1])
-		return t.Apply(elementwise.AddOp, qd, t.Apply(elementwise.AbsOp, t.Apply(einsum.Op("...ij->...ji"), ys[1])))
+		return []cr.NodeID{t.Apply(elementwise.AddOp, qd, t.Apply(elementwise.AbsOp, t.Apply(einsum.Op("...ij->...ji"), ys[1])))}
 	})
 	sym := func(sh ...int) *tensor.Dense {
 		a := randn(rng, tensor.Float64, sh...)

@@ -78,7 +78,8 @@ func DetOp() cr.Op[*tensor.Dense] {
 		Primal: detPrimal("det",
 			func(d luDet[float64]) float64 { return d.det },
 			func(d luDet[complex128]) complex128 { return d.det }),
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 && slices.Contains(yv.Float64s(), 0) {
 				return []cr.NodeID{detCofactorPullback(t, x[0], ybar)}
 			} else if yv != nil && yv.DType() == tensor.Complex128 && slices.Contains(yv.Complex128s(), 0) {
@@ -226,7 +227,8 @@ func LogdetOp() cr.Op[*tensor.Dense] {
 				}
 				return complex(d.logabs, cmplx.Phase(d.sign))
 			}),
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			g := ybar
 			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 {
 				m := tensor.New(tensor.Float64, yv.Shape()...)
@@ -262,7 +264,7 @@ func Logdet(a *tensor.Dense) (*tensor.Dense, error) { return eval(LogdetOp(), a)
 // recorded with the inverse and elementwise ops, so forward and second-order
 // rules follow. For float64 the sign is piecewise constant, its derivative 0:
 // signbar contributes nothing and Abar = logabsdetbar A^-T.
-func SlogdetOp() cr.MultiOp[*tensor.Dense] {
+func SlogdetOp() cr.Op[*tensor.Dense] {
 	return decomposition("slogdet", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) {
 			batch, count, n, err := square("slogdet", "A", a)

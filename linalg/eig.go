@@ -40,7 +40,7 @@ import (
 // Hessenberg-QR eigensolver (LAPACK's zgeev), which gonum lacks: it is an error
 // wrapping chainrules.ErrInvalidArgument ("float64-only"); so are a NaN or Inf
 // entry and a matrix for which the QR algorithm does not converge.
-func EigOp() cr.MultiOp[*tensor.Dense] {
+func EigOp() cr.Op[*tensor.Dense] {
 	return decomposition("eig", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(eigValues("eig", a, true)) },
 		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
@@ -61,11 +61,12 @@ func Eig(a *tensor.Dense) (l, v *tensor.Dense, err error) { return eval2(EigOp()
 // order). float64 only, as EigOp.
 func EigvalsOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "eigvals", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			l, _, err := eigValues("eigvals", x[0], false)
-			return l, err
+			return []*tensor.Dense{l}, err
 		},
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			ys := t.ApplyMulti(EigOp(), x[0])
 			return []cr.NodeID{eigPullback(t, ys[0], ys[1], ybar, 0)}
 		}})

@@ -41,7 +41,7 @@ import (
 // PyTorch; a loss of w alone does not (its pullback is V diag(wbar) V^H, taken
 // directly). float64 and complex128; a non-finite entry of A is an error wrapping
 // chainrules.ErrInvalidArgument.
-func EighOp() cr.MultiOp[*tensor.Dense] {
+func EighOp() cr.Op[*tensor.Dense] {
 	def := decomposition("eigh", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(eighValues(a, true)) },
 		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
@@ -86,8 +86,8 @@ func Eigh(a *tensor.Dense) (w, v *tensor.Dense, err error) { return eval2(EighOp
 // float64 input (complex input still computes the vectors). float64 and complex128; non-finite input is an error wrapping
 // chainrules.ErrInvalidArgument.
 func EigvalshOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("eigvalsh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
-		return t.ApplyMulti(EighOp(), x[0])[0]
+	body := core.Composite("eigvalsh", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{t.ApplyMulti(EighOp(), x[0])[0]}
 	})
 	return valuesOnly(body, func(x []*tensor.Dense) (*tensor.Dense, error) {
 		if len(x) != 1 || x[0] == nil {

@@ -16,7 +16,7 @@ import (
 
 // applyErr records op (or multi) on constants and returns the tape's error,
 // failing the test if the op panics.
-func applyErr(t *testing.T, op cr.Op[*tensor.Dense], multi cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (err error) {
+func applyErr(t *testing.T, op cr.Op[*tensor.Dense], multi cr.Op[*tensor.Dense], x ...*tensor.Dense) (err error) {
 	t.Helper()
 	defer func() {
 		if p := recover(); p != nil {
@@ -55,7 +55,7 @@ func TestInvalidInput(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		op       cr.Op[*tensor.Dense]
-		multi    cr.MultiOp[*tensor.Dense]
+		multi    cr.Op[*tensor.Dense]
 		x        []*tensor.Dense
 		sentinel error
 		contains string

@@ -18,48 +18,46 @@ type fastFunc func(x, y, ybar []*tensor.Dense, has []bool) (xbar []*tensor.Dense
 // a zero cotangent by eigenvalue gaps, which gives NaN at repeated eigenvalues
 // where the true cotangent is finite (PyTorch does not evaluate that term either).
 // Forward tangents and second-order rules are the defined op's.
-func withFastPath(op cr.MultiOp[*tensor.Dense], fast fastFunc) cr.MultiOp[*tensor.Dense] {
+func withFastPath(op cr.Op[*tensor.Dense], fast fastFunc) cr.Op[*tensor.Dense] {
 	return fastOp{op: op, fast: fast}
 }
 
 type fastOp struct {
-	op   cr.MultiOp[*tensor.Dense]
+	op   cr.Op[*tensor.Dense]
 	fast fastFunc
 }
 
-func (o fastOp) Name() string    { return o.op.Name() }
-func (o fastOp) NumOutputs() int { return o.op.NumOutputs() }
-func (o fastOp) Differentiable(k int) bool {
-	if p, ok := o.op.(cr.PartialOp); ok {
-		return p.Differentiable(k)
-	}
-	return true
-}
+func (o fastOp) Name() string                    { return o.op.Name() }
+func (o fastOp) NumOutputs() int                 { return o.op.NumOutputs() }
+func (o fastOp) Differentiable(k int) bool       { return cr.IsDifferentiable(o.op, k) }
 func (o fastOp) OutputDifferentiable(m int) bool { return cr.IsOutputDifferentiable(o.op, m) }
 
-func (o fastOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
-	ys, r, err := o.op.ApplyMulti(in, x)
+func (o fastOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	r, err := o.op.Apply(in, x, out)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return ys, &fastRule{MultiRule: r, in: slices.Clone(in), x: slices.Clone(x), y: slices.Clone(ys), fast: o.fast, diff: o.Differentiable}, nil
+	return &fastRule{inner: r, in: slices.Clone(in), x: slices.Clone(x), y: slices.Clone(out), fast: o.fast, diff: o.Differentiable}, nil
 }
 
+// fastRule is the defined op's rule with the fast first-order pullback in front.
 type fastRule struct {
-	cr.MultiRule[*tensor.Dense]
-	in   []cr.NodeID
-	x, y []*tensor.Dense
-	fast fastFunc
-	diff func(int) bool
+	inner cr.Rule[*tensor.Dense]
+	in    []cr.NodeID
+	x, y  []*tensor.Dense
+	fast  fastFunc
+	diff  func(int) bool
 }
 
-func (r *fastRule) PullbackMulti(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *fastRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
+
+func (r *fastRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	xbar, ok, err := r.fast(r.x, r.y, ybar, has)
 	if err != nil {
 		return dst, err
 	}
 	if !ok {
-		return r.MultiRule.PullbackMulti(ybar, has, dst)
+		return r.inner.Pullback(ybar, has, dst)
 	}
 	for k, id := range r.in {
 		if r.diff(k) {
@@ -69,18 +67,18 @@ func (r *fastRule) PullbackMulti(ybar []*tensor.Dense, has []bool, dst []cr.Cont
 	return dst, nil
 }
 
-func (r *fastRule) ForwardTangentsMulti(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	f, ok := r.MultiRule.(cr.MultiForwardRule[*tensor.Dense])
+func (r *fastRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	f, ok := r.inner.(cr.ForwardRule[*tensor.Dense])
 	if !ok {
 		return cr.Errorf(cr.ErrNoRule, "no forward rule")
 	}
-	return f.ForwardTangentsMulti(tangentOf, ydot, has)
+	return f.Forward(tangentOf, ydot, has)
 }
 
-func (r *fastRule) PullbackWithTangentsMulti(ct []cr.Dual[*tensor.Dense], has []bool, tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	s, ok := r.MultiRule.(cr.MultiSecondOrderRule[*tensor.Dense])
+func (r *fastRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	s, ok := r.inner.(cr.SecondOrderRule[*tensor.Dense])
 	if !ok {
 		return dst, cr.Errorf(cr.ErrHVPNotSupported, "no second-order rule")
 	}
-	return s.PullbackWithTangentsMulti(ct, has, tangentOf, dst)
+	return s.PullbackWithTangents(a, dst)
 }

@@ -7,17 +7,12 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// checked returns op with its input values checked before it is applied: arity
-// values, none nil, which check then accepts. A composite body can then assume
-// valid shapes, and an invalid input is an error naming the op rather than an
-// error of an inner op.
+// checked returns op (of any number of outputs) with its input values checked
+// before it is applied: arity values, none nil, which check then accepts. A
+// composite body can then assume valid shapes, and an invalid input is an error
+// naming the op rather than an error of an inner op.
 func checked(op cr.Op[*tensor.Dense], arity int, check func(x []*tensor.Dense) error) cr.Op[*tensor.Dense] {
 	return checkedOp{op: op, guard: guard{name: op.Name(), arity: arity, check: check}}
-}
-
-// checkedMulti is checked for a multi-output op.
-func checkedMulti(op cr.MultiOp[*tensor.Dense], arity int, check func(x []*tensor.Dense) error) cr.MultiOp[*tensor.Dense] {
-	return checkedMultiOp{op: op, guard: guard{name: op.Name(), arity: arity, check: check}}
 }
 
 // guard is the input check of a checked op named name.
@@ -41,40 +36,23 @@ type checkedOp struct {
 	guard
 }
 
-func (o checkedOp) Name() string { return o.op.Name() }
+func (o checkedOp) Name() string                    { return o.op.Name() }
+func (o checkedOp) NumOutputs() int                 { return o.op.NumOutputs() }
+func (o checkedOp) Differentiable(k int) bool       { return cr.IsDifferentiable(o.op, k) }
+func (o checkedOp) OutputDifferentiable(m int) bool { return cr.IsOutputDifferentiable(o.op, m) }
 
-func (o checkedOp) Differentiable(k int) bool { return cr.IsDifferentiable(o.op, k) }
-
-func (o checkedOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return o.ApplyMasked(in, x, nil)
+func (o checkedOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	return o.ApplyMasked(in, x, out, nil)
 }
 
-func (o checkedOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o checkedOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	if err := o.validate(x); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if m, ok := o.op.(cr.MaskedOp[*tensor.Dense]); ok && need != nil {
-		return m.ApplyMasked(in, x, need)
+		return m.ApplyMasked(in, x, out, need)
 	}
-	return o.op.Apply(in, x)
-}
-
-type checkedMultiOp struct {
-	op cr.MultiOp[*tensor.Dense]
-	guard
-}
-
-func (o checkedMultiOp) Name() string    { return o.op.Name() }
-func (o checkedMultiOp) NumOutputs() int { return o.op.NumOutputs() }
-func (o checkedMultiOp) OutputDifferentiable(m int) bool {
-	return cr.IsOutputDifferentiable(o.op, m)
-}
-
-func (o checkedMultiOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
-	if err := o.validate(x); err != nil {
-		return nil, nil, err
-	}
-	return o.op.ApplyMulti(in, x)
+	return o.op.Apply(in, x, out)
 }
 
 // matrices is the check of an op whose input is a batch of matrices.
@@ -132,24 +110,26 @@ type valuesOnlyOp struct {
 	values func(x []*tensor.Dense) (*tensor.Dense, error)
 }
 
-func (o valuesOnlyOp) Name() string { return o.op.Name() }
+func (o valuesOnlyOp) Name() string    { return o.op.Name() }
+func (o valuesOnlyOp) NumOutputs() int { return 1 }
 
-func (o valuesOnlyOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return o.op.Apply(in, x)
+func (o valuesOnlyOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	return o.op.Apply(in, x, out)
 }
 
-func (o valuesOnlyOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o valuesOnlyOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	if need != nil && !slices.Contains(need, true) { // nil need: every input
 		y, err := o.values(x)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		return y, noCotangentRule{in: slices.Clone(in)}, nil
+		out[0] = y
+		return noCotangentRule{in: slices.Clone(in)}, nil
 	}
 	if m, ok := o.op.(cr.MaskedOp[*tensor.Dense]); ok {
-		return m.ApplyMasked(in, x, need)
+		return m.ApplyMasked(in, x, out, need)
 	}
-	return o.op.Apply(in, x)
+	return o.op.Apply(in, x, out)
 }
 
 // noCotangentRule is the rule of an op none of whose inputs needs a cotangent: it
@@ -158,14 +138,14 @@ type noCotangentRule struct{ in []cr.NodeID }
 
 func (r noCotangentRule) Inputs() []cr.NodeID { return r.in }
 
-func (r noCotangentRule) Pullback(_ *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r noCotangentRule) Pullback(_ []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	return dst, nil
 }
 
-func (r noCotangentRule) ForwardTangents(cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	return nil, false, nil
+func (r noCotangentRule) Forward(_ cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	return nil
 }
 
-func (r noCotangentRule) PullbackWithTangents(_ cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r noCotangentRule) PullbackWithTangents(_ cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	return dst, nil
 }

@@ -112,12 +112,12 @@ func eval(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, error) {
 
 // evalMulti is cr.EvalMulti on tensors: a multi-output op's outputs at x, without a
 // tape.
-func evalMulti(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) ([]*tensor.Dense, error) {
+func evalMulti(op cr.Op[*tensor.Dense], x ...*tensor.Dense) ([]*tensor.Dense, error) {
 	return cr.EvalMulti(op, x...)
 }
 
 // eval2 is evalMulti for an op with two outputs, returned apart.
-func eval2(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.Dense, error) {
+func eval2(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.Dense, error) {
 	ys, err := evalMulti(op, x...)
 	if err != nil {
 		return nil, nil, err
@@ -126,7 +126,7 @@ func eval2(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *te
 }
 
 // eval3 is evalMulti for an op with three outputs, returned apart.
-func eval3(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.Dense, *tensor.Dense, error) {
+func eval3(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.Dense, *tensor.Dense, error) {
 	ys, err := evalMulti(op, x...)
 	if err != nil {
 		return nil, nil, nil, err
@@ -140,8 +140,8 @@ func eval3(op cr.MultiOp[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *te
 // outputs y and their cotangents ybar (invalid for an output nobody used). The
 // outputs listed in nondiff are not differentiable.
 func decomposition(name string, outputs int, primal func(a *tensor.Dense) ([]*tensor.Dense, error),
-	pullback func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID, nondiff ...int) cr.MultiOp[*tensor.Dense] {
-	return core.DefineMulti(core.MultiDef[*tensor.Dense]{Name: name, Space: space, Arity: 1, Outputs: outputs,
+	pullback func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID, nondiff ...int) cr.Op[*tensor.Dense] {
+	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 1, Outputs: outputs,
 		NonDifferentiableOutputs: nondiff,
 		Primal:                   func(x []*tensor.Dense) ([]*tensor.Dense, error) { return primal(x[0]) },
 		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {

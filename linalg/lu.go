@@ -28,11 +28,11 @@ import (
 // and the corresponding formulas for wide and tall A; it is recorded with einsum,
 // masks, narrow, concat and SolveTriangularOp, so forward and second-order rules
 // follow.
-func LUFactorOp() cr.MultiOp[*tensor.Dense] { return luFactorOp(true) }
+func LUFactorOp() cr.Op[*tensor.Dense] { return luFactorOp(true) }
 
 // luFactorOp is LUFactorOp; with check unset a singular matrix is no error (for
 // LUOp: a singular matrix has an LU factorisation, PyTorch's linalg.lu returns it).
-func luFactorOp(check bool) cr.MultiOp[*tensor.Dense] {
+func luFactorOp(check bool) cr.Op[*tensor.Dense] {
 	const pivots = 1 // the non-differentiable output
 	return decomposition("lu_factor", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(luFactorValues(a, check)) },
@@ -189,8 +189,8 @@ func luPullback(t *Tape, lu cr.NodeID, piv *tensor.Dense, glu cr.NodeID) cr.Node
 // the upper trapezoidal U [..., k, n] (k = min(m, n)) with A = P L U, for float64 or
 // complex128 A [..., m, n]. A composite of LUFactorOp (so its derivatives are
 // lu_factor's); P is a constant (zero derivative).
-func LUOp() cr.MultiOp[*tensor.Dense] {
-	body := core.CompositeMulti("lu", space, 1, 3, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+func LUOp() cr.Op[*tensor.Dense] {
+	body := core.Composite("lu", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(luFactorOp(false), x[0])
 		sh := shape(t, x[0])
 		m, n := sh[len(sh)-2], sh[len(sh)-1]
@@ -206,8 +206,8 @@ func LUOp() cr.MultiOp[*tensor.Dense] {
 			p = p.AsComplex()
 		}
 		return []cr.NodeID{t.Constant(p), l, u}
-	})
-	return checkedMulti(body, 1, matrices("lu"))
+	}, core.Outputs(3))
+	return checked(body, 1, matrices("lu"))
 }
 
 // LU is LUOp without a tape: it returns P, L and U.
@@ -229,8 +229,11 @@ func LU(a *tensor.Dense) (p, l, u *tensor.Dense, err error) { return eval3(LUOp(
 // rules follow. float64 and complex128.
 func LUSolveOp(left, adjoint bool) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "lu_solve", Space: space, Arity: 3, NonDifferentiable: []int{1},
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return luSolveValues(x[0], x[1], x[2], left, adjoint) },
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
+			return luSolveValues(x[0], x[1], x[2], left, adjoint)
+		},
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			luv, pivv, bv := val(t, x[0]), val(t, x[1]), val(t, x[2])
 			if luv == nil || pivv == nil || bv == nil {
 				return []cr.NodeID{0, 0, 0}

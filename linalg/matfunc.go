@@ -21,8 +21,9 @@ import (
 // second-order rules follow (through a 4n×4n exponential).
 func MatrixExpOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "matrix_exp", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return matrixExpValues(x[0]) },
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return matrixExpValues(x[0]) },
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			xv := val(t, x[0])
 			if xv == nil {
 				return []cr.NodeID{0}
@@ -149,12 +150,12 @@ func expm[T scalar](dst, a []T, n int) {
 // chainrules.ErrInvalidArgument). A composite: its rules are those of the products
 // (and of the inverse). float64 and complex128.
 func MatrixPowerOp(k int) cr.Op[*tensor.Dense] {
-	body := core.Composite("matrix_power", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("matrix_power", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		xv := val(t, x[0])
 		if k == 0 {
 			sh := xv.Shape()
 			e := batchEye(xv.DType(), sh[:len(sh)-2], sh[len(sh)-1])
-			return t.Constant(e)
+			return []cr.NodeID{t.Constant(e)}
 		}
 		base := x[0]
 		if k < 0 {
@@ -182,7 +183,7 @@ func MatrixPowerOp(k int) cr.Op[*tensor.Dense] {
 			// A fresh output, not the input itself.
 			acc = scale(t, acc, 1)
 		}
-		return acc
+		return []cr.NodeID{acc}
 	})
 	return checked(body, 1, squareMatrices("matrix_power"))
 }

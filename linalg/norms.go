@@ -73,8 +73,9 @@ func normAxes(op string, axes []int, r int) ([]int, error) {
 func VectorNormOp(ord float64, axes []int, keepdim bool) cr.Op[*tensor.Dense] {
 	axes = slices.Clone(axes)
 	return core.Define(core.Def[*tensor.Dense]{Name: "vector_norm", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return vectorNormValues(x[0], ord, axes, keepdim) },
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return vectorNormValues(x[0], ord, axes, keepdim) },
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			xv := val(t, x[0])
 			if xv == nil {
 				return []cr.NodeID{0}
@@ -285,11 +286,11 @@ const (
 // error wrapping chainrules.ErrInvalidArgument, and so is a NaN or infinite entry
 // for "nuc", 2 and -2 (whose singular values are not defined).
 func MatrixNormOp(ord MatrixOrd, rows, cols int, keepdim bool) cr.Op[*tensor.Dense] {
-	body := core.Composite("matrix_norm", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("matrix_norm", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		r := rank(t, x[0])
 		ax, _ := normAxes("matrix_norm", []int{rows, cols}, r)
 		if ord == OrdFro {
-			return t.Apply(VectorNormOp(2, ax, keepdim), x[0])
+			return []cr.NodeID{t.Apply(VectorNormOp(2, ax, keepdim), x[0])}
 		}
 		rr, cc := normAxis(rows, r), normAxis(cols, r)
 		m := t.Apply(permute.MoveAxisOp([]int{rr, cc}, []int{-2, -1}), x[0])
@@ -318,7 +319,7 @@ func MatrixNormOp(ord MatrixOrd, rows, cols int, keepdim bool) cr.Op[*tensor.Den
 				y = unsq(t, y, a)
 			}
 		}
-		return y
+		return []cr.NodeID{y}
 	})
 	return checked(body, 1, func(x []*tensor.Dense) error {
 		const op = "matrix_norm"
@@ -380,20 +381,20 @@ func normAxis(a, r int) int {
 // Ord2 and OrdNeg2 a NaN or infinite entry is an error wrapping
 // chainrules.ErrInvalidArgument.
 func CondOp(ord MatrixOrd) cr.Op[*tensor.Dense] {
-	body := core.Composite("cond", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("cond", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		if ord == Ord2 || ord == OrdNeg2 {
 			s := t.Apply(SvdvalsOp(), x[0])
 			k := shape(t, s)
 			first := t.Apply(index.SelectOp(-1, 0), s)
 			last := t.Apply(index.SelectOp(-1, k[len(k)-1]-1), s)
 			if ord == Ord2 {
-				return div(t, first, last)
+				return []cr.NodeID{div(t, first, last)}
 			}
-			return div(t, last, first)
+			return []cr.NodeID{div(t, last, first)}
 		}
 		na := t.Apply(MatrixNormOp(ord, -2, -1, false), x[0])
 		ni := t.Apply(MatrixNormOp(ord, -2, -1, false), t.Apply(InvOp(), x[0]))
-		return mul(t, na, ni)
+		return []cr.NodeID{mul(t, na, ni)}
 	})
 	return checked(body, 1, func(x []*tensor.Dense) error {
 		const op = "cond"

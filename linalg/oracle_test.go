@@ -144,21 +144,21 @@ func names(ts oracle.Tensors) []string {
 // observable returns the composite op that records outs on its inputs and returns
 // the outputs flattened and concatenated.
 func observable(name string, arity int, outs func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID) cr.Op[*tensor.Dense] {
-	return core.Composite("oracle observable "+name, tensor.Space{}, arity, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("oracle observable "+name, tensor.Space{}, arity, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
 		ys := outs(t, x)
 		flat := make([]cr.NodeID, len(ys))
 		for k, y := range ys {
 			flat[k] = t.Apply(permute.ReshapeOp(-1), y)
 		}
 		if len(flat) == 1 {
-			return flat[0]
+			return []cr.NodeID{flat[0]}
 		}
-		return t.Apply(index.ConcatOp(0), flat...)
+		return []cr.NodeID{t.Apply(index.ConcatOp(0), flat...)}
 	})
 }
 
 // multi returns the observable of the outputs picks of a multi-output op.
-func multi(op cr.MultiOp[*tensor.Dense], arity int, picks ...int) cr.Op[*tensor.Dense] {
+func multi(op cr.Op[*tensor.Dense], arity int, picks ...int) cr.Op[*tensor.Dense] {
 	return observable(op.Name(), arity, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(op, x...)
 		out := make([]cr.NodeID, len(picks))
@@ -182,12 +182,12 @@ func flat(op cr.Op[*tensor.Dense], arity int) cr.Op[*tensor.Dense] {
 // the oracle's references are those of the wrapped function (the recorded input is
 // the one before the wrapper).
 func hermitianInput(op cr.Op[*tensor.Dense]) cr.Op[*tensor.Dense] {
-	return core.Composite("hermitian input "+op.Name(), tensor.Space{}, 1, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("hermitian input "+op.Name(), tensor.Space{}, 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
 		xh := t.Apply(permute.TransposeOp(-2, -1), x[0])
 		if v, err := t.Value(x[0]); err == nil && v.DType() == tensor.Complex128 {
 			xh = t.Apply(elementwise.ConjOp, xh)
 		}
-		return t.Apply(op, t.Apply(elementwise.AddOp, x[0], xh))
+		return []cr.NodeID{t.Apply(op, t.Apply(elementwise.AddOp, x[0], xh))}
 	})
 }
 
@@ -432,8 +432,8 @@ func families() []family {
 
 // linalgMatmul is the batched matrix product as an op.
 func linalgMatmul() cr.Op[*tensor.Dense] {
-	return core.Composite("matmul", tensor.Space{}, 2, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
-		return t.Apply(einsum.Op("...ij,...jk->...ik"), x...)
+	return core.Composite("matmul", tensor.Space{}, 2, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{t.Apply(einsum.Op("...ij,...jk->...ik"), x...)}
 	})
 }
 
@@ -576,8 +576,8 @@ func resolveLUSolve(c *oracle.Case, _ []json.RawMessage, x []*tensor.Dense) (cr.
 		return nil, err
 	}
 	op := linalg.LUSolveOp(left, adjoint)
-	return core.Composite("lu_solve with recovered pivots", tensor.Space{}, 2, func(t *linalg.Tape, in []cr.NodeID) cr.NodeID {
-		return t.Apply(op, in[0], t.Constant(piv), in[1])
+	return core.Composite("lu_solve with recovered pivots", tensor.Space{}, 2, func(t *linalg.Tape, in []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{t.Apply(op, in[0], t.Constant(piv), in[1])}
 	}), nil
 }
 

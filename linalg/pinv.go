@@ -47,8 +47,9 @@ type PinvOptions struct {
 // eigen-decomposition of real symmetric input).
 func PinvOp(opt PinvOptions) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "pinv", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return pinvValues(x[0], opt) },
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return pinvValues(x[0], opt) },
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			return []cr.NodeID{pinvPullback(t, x[0], y, ybar)}
 		}})
 }
@@ -222,8 +223,8 @@ func isSymmetric(a []float64, n int) bool {
 // PinvOp and einsum, so its rules (PyTorch's: Abar through pinv's pullback with
 // Pbar = Xbar B^H, Bbar = P^H Xbar) follow. An A with a NaN or infinite entry is an
 // error wrapping chainrules.ErrInvalidArgument.
-func LstsqOp() cr.MultiOp[*tensor.Dense] {
-	body := core.CompositeMulti("lstsq", space, 2, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+func LstsqOp() cr.Op[*tensor.Dense] {
+	body := core.Composite("lstsq", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		a, b := x[0], x[1]
 		sh := shape(t, a)
 		m, n := sh[len(sh)-2], sh[len(sh)-1]
@@ -235,8 +236,8 @@ func LstsqOp() cr.MultiOp[*tensor.Dense] {
 		// PyTorch's empty residuals: shape [0].
 		flat := t.Apply(permute.ReshapeOp(-1), sol)
 		return []cr.NodeID{sol, narrow(t, flat, 0, 0, 0)}
-	})
-	return checkedMulti(body, 2, func(x []*tensor.Dense) error {
+	}, core.Outputs(2))
+	return checked(body, 2, func(x []*tensor.Dense) error {
 		const op = "lstsq"
 		ab, _, m, _, err := batchShape(op, "A", x[0])
 		if err != nil {

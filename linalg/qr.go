@@ -32,7 +32,7 @@ import (
 // recorded with einsum, masks and SolveTriangularOp, so forward and second-order
 // rules follow. A rank-deficient A (a zero on R's diagonal) gives infinite
 // derivatives, as in PyTorch.
-func QROp() cr.MultiOp[*tensor.Dense] {
+func QROp() cr.Op[*tensor.Dense] {
 	return decomposition("qr", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(qrValues(a)) },
 		func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {

@@ -298,19 +298,19 @@ func slogdetSamples(rng *rand.Rand) []sample {
 // A -> V diag(sin w) V^H + V o conj(V) of eigh's outputs (V^T and V o V for real A),
 // named "eigh" for the family's samples.
 func eighInvariant() cr.Op[*tensor.Dense] {
-	return core.Composite("eigh", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("eigh", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(EighOp(), x[0])
 		f := t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.SinOp, ys[0]), conj(t, ys[1]))
-		return add(t, f, mul(t, ys[1], conj(t, ys[1])))
+		return []cr.NodeID{add(t, f, mul(t, ys[1], conj(t, ys[1])))}
 	})
 }
 
 // svdInvariant is the sign-invariant function A -> U diag(log S) Vh of svd's
 // outputs, named "svd" for the family's samples.
 func svdInvariant() cr.Op[*tensor.Dense] {
-	return core.Composite("svd", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("svd", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(SVDOp(), x[0])
-		return t.Apply(einsum.Op("...ij,...j,...jk->...ik"), ys[0], t.Apply(elementwise.LogOp, ys[1]), ys[2])
+		return []cr.NodeID{t.Apply(einsum.Op("...ij,...j,...jk->...ik"), ys[0], t.Apply(elementwise.LogOp, ys[1]), ys[2])}
 	})
 }
 
@@ -353,8 +353,8 @@ func svdSamples(rng *rand.Rand) []sample {
 // svdAbsInvariant is the phase-invariant function A -> |U| (out 0) or |Vh|
 // (out 2) of svd's outputs, named "svd" for the family's samples.
 func svdAbsInvariant(out int) cr.Op[*tensor.Dense] {
-	return core.Composite("svd", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
-		return t.Apply(elementwise.AbsOp, t.ApplyMulti(SVDOp(), x[0])[out])
+	return core.Composite("svd", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{t.Apply(elementwise.AbsOp, t.ApplyMulti(SVDOp(), x[0])[out])}
 	})
 }
 
@@ -370,18 +370,18 @@ func svdvalsSamples(rng *rand.Rand) []sample {
 // eigInvariant is the phase-invariant function A -> |V| + L (L along the rows) of
 // eig's outputs, named "eig" for the family's samples.
 func eigInvariant() cr.Op[*tensor.Dense] {
-	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(EigOp(), x[0])
-		return add(t, t.Apply(elementwise.AbsOp, ys[1]), unsq(t, ys[0], -2))
+		return []cr.NodeID{add(t, t.Apply(elementwise.AbsOp, ys[1]), unsq(t, ys[0], -2))}
 	})
 }
 
 // eigSpectral is the phase-invariant function A -> V diag(sin L) V^-1 (sin of A).
 func eigSpectral() cr.Op[*tensor.Dense] {
-	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(EigOp(), x[0])
 		vs := mul(t, ys[1], unsq(t, t.Apply(elementwise.SinOp, ys[0]), -2))
-		return mT(t, t.Apply(SolveOp(), mT(t, ys[1]), mT(t, vs)))
+		return []cr.NodeID{mT(t, t.Apply(SolveOp(), mT(t, ys[1]), mT(t, vs)))}
 	})
 }
 

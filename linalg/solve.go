@@ -76,8 +76,9 @@ func solveOpWith(c *luCache, adjoint bool) cr.Op[*tensor.Dense] {
 		name = "solve_adjoint"
 	}
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 2,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return solveValuesWith(c, x[0], x[1], adjoint) },
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return solveValuesWith(c, x[0], x[1], adjoint) },
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			a, b := val(t, x[0]), val(t, x[1])
 			if a == nil || b == nil {
 				return []cr.NodeID{0, 0}
@@ -281,14 +282,14 @@ func conjTransposeInPlace[T scalar](a []T, n int) {
 // (PyTorch's gradient for L also has entries in the other triangle, which its primal
 // does not read).
 func CholeskySolveOp(upper bool) cr.Op[*tensor.Dense] {
-	return core.Composite("cholesky_solve", space, 2, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("cholesky_solve", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		b, l := x[0], x[1]
 		if upper {
 			z := t.Apply(SolveTriangularOp(false, true, false), mH(t, l), b)
-			return t.Apply(SolveTriangularOp(true, true, false), l, z)
+			return []cr.NodeID{t.Apply(SolveTriangularOp(true, true, false), l, z)}
 		}
 		z := t.Apply(SolveTriangularOp(false, true, false), l, b)
-		return t.Apply(SolveTriangularOp(true, true, false), mH(t, l), z)
+		return []cr.NodeID{t.Apply(SolveTriangularOp(true, true, false), mH(t, l), z)}
 	})
 }
 
@@ -316,8 +317,9 @@ func Inv(a *tensor.Dense) (*tensor.Dense, error) { return eval(InvOp(), a) }
 // PyTorch's LU solve does the same).
 func invOp(check bool) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "inv", Space: space, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return invValues(x[0], check) },
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return invValues(x[0], check) },
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			yh := mH(t, y)
 			return []cr.NodeID{neg(t, mm3(t, yh, ybar, yh))}
 		}})

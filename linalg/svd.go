@@ -41,7 +41,7 @@ import (
 // Vh infinite, as in PyTorch; a loss of S alone has the finite pullback
 // U diag(Sbar) Vh, taken directly. An input with a NaN or infinite entry is an error
 // wrapping chainrules.ErrInvalidArgument.
-func SVDOp() cr.MultiOp[*tensor.Dense] {
+func SVDOp() cr.Op[*tensor.Dense] {
 	def := decomposition("svd", 3,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return triple(svdValues(a, true)) },
 		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
@@ -134,8 +134,8 @@ func SVD(a *tensor.Dense) (u, s, vh *tensor.Dense, err error) { return eval3(SVD
 // input still computes the vectors). An input with a NaN or
 // infinite entry is an error wrapping chainrules.ErrInvalidArgument.
 func SvdvalsOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("svdvals", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
-		return t.ApplyMulti(SVDOp(), x[0])[1]
+	body := core.Composite("svdvals", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{t.ApplyMulti(SVDOp(), x[0])[1]}
 	})
 	body = valuesOnly(body, func(x []*tensor.Dense) (*tensor.Dense, error) {
 		_, s, _, err := svdValues(x[0], false)

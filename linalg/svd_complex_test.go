@@ -149,7 +149,7 @@ func TestNonFiniteSVDInput(t *testing.T) {
 				for _, tc := range []struct {
 					name  string
 					op    cr.Op[*tensor.Dense]
-					multi cr.MultiOp[*tensor.Dense]
+					multi cr.Op[*tensor.Dense]
 					x     []*tensor.Dense
 				}{
 					{"svd", nil, linalg.SVDOp(), in(a)},

@@ -45,15 +45,19 @@ type triSolveOp struct{ upper, left, unit bool }
 
 func (o triSolveOp) Name() string { return "solve_triangular" }
 
-func (o triSolveOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+// NumOutputs returns 1.
+func (o triSolveOp) NumOutputs() int { return 1 }
+
+func (o triSolveOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := checkApply("solve_triangular", in, x, 2); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	y, err := o.solve(x[0], x[1], noTrans)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return y, &triSolveRule{o: o, in: slices.Clone(in), a: x[0], bShape: x[1].Shape(), x: y}, nil
+	out[0] = y
+	return &triSolveRule{o: o, in: slices.Clone(in), a: x[0], bShape: x[1].Shape(), x: y}, nil
 }
 
 // solve computes X with op(T) X = B (left) or X op(T) = B (right), with the batch
@@ -249,7 +253,8 @@ func (r *triSolveRule) abarOf(terms ...[2]*tensor.Dense) (*tensor.Dense, error) 
 	return tensor.Scale(r.project(acc), -1), nil
 }
 
-func (r *triSolveRule) Pullback(xbar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *triSolveRule) Pullback(xbars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	xbar := xbars[0]
 	_, abar, bsum, err := r.cotangents(xbar)
 	if err != nil {
 		return dst, err
@@ -299,11 +304,12 @@ func (r *triSolveRule) xdot(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dens
 	return y, true, nil
 }
 
-func (r *triSolveRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *triSolveRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	return r.xdot(tangentOf)
 }
 
-func (r *triSolveRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *triSolveRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := a.Cotangents[0], a.TangentOf
 	bbar, abar, bsum, err := r.cotangents(ct.Value)
 	if err != nil {
 		return dst, err

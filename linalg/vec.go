@@ -17,8 +17,8 @@ import (
 // rules are einsum's (Abar = ybar I, ydot = tr(Adot), zero second order). PyTorch's
 // trace takes a single matrix; this one batches.
 func TraceOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("trace", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
-		return t.Apply(einsum.Op("...ii->..."), x[0])
+	body := core.Composite("trace", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{t.Apply(einsum.Op("...ii->..."), x[0])}
 	})
 	return checked(body, 1, squareMatrices("trace"))
 }
@@ -49,7 +49,7 @@ func broadcastAxis(op string, a, b *tensor.Dense, axis int) (shape []int, ax int
 // a composite of narrow, elementwise products and concat, bilinear (no
 // conjugation), float64 and complex128.
 func CrossOp(axis int) cr.Op[*tensor.Dense] {
-	body := core.Composite("cross", space, 2, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("cross", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		sa, sb := shape(t, x[0]), shape(t, x[1])
 		bs, _ := tensor.BroadcastShapes(sa, sb)
 		r := len(bs)
@@ -62,7 +62,7 @@ func CrossOp(axis int) cr.Op[*tensor.Dense] {
 			j, k := (i+1)%3, (i+2)%3
 			c[i] = sub(t, mul(t, a[j], b[k]), mul(t, a[k], b[j]))
 		}
-		return concat(t, ax, c[0], c[1], c[2])
+		return []cr.NodeID{concat(t, ax, c[0], c[1], c[2])}
 	})
 	return checked(body, 2, func(x []*tensor.Dense) error {
 		const op = "cross"
@@ -88,10 +88,10 @@ func Cross(a, b *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(Cr
 // axis of x and y (which broadcast; axis refers to the broadcast shape). A composite
 // of elementwise conj, product and sum; float64 and complex128.
 func VecdotOp(axis int) cr.Op[*tensor.Dense] {
-	body := core.Composite("vecdot", space, 2, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("vecdot", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		bs, _ := tensor.BroadcastShapes(shape(t, x[0]), shape(t, x[1]))
 		ax := normAxis(axis, len(bs))
-		return t.Apply(reduce.SumOp([]int{ax}, false), mul(t, conj(t, x[0]), x[1]))
+		return []cr.NodeID{t.Apply(reduce.SumOp([]int{ax}, false), mul(t, conj(t, x[0]), x[1]))}
 	})
 	return checked(body, 2, func(x []*tensor.Dense) error {
 		_, _, err := broadcastAxis("vecdot", x[0], x[1], axis)
@@ -110,7 +110,7 @@ func Vecdot(x, y *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(V
 // with n = m when n <= 0; a scalar x is the vector [x], as in PyTorch. A composite of elementwise products and stack (the
 // power-0 column is a constant); float64 and complex128.
 func VanderOp(n int) cr.Op[*tensor.Dense] {
-	body := core.Composite("vander", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("vander", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		if rank(t, x[0]) == 0 {
 			x = []cr.NodeID{t.Apply(permute.ReshapeOp(1), x[0])}
 		}
@@ -127,7 +127,7 @@ func VanderOp(n int) cr.Op[*tensor.Dense] {
 			}
 			pw = append(pw, mul(t, pw[j-1], x[0]))
 		}
-		return t.Apply(index.StackOp(-1), pw...)
+		return []cr.NodeID{t.Apply(index.StackOp(-1), pw...)}
 	})
 	return checked(body, 1, func(x []*tensor.Dense) error {
 		if n <= 0 && x[0].Rank() > 0 && x[0].Shape()[x[0].Rank()-1] == 0 {
@@ -154,11 +154,11 @@ func prodOf(s []int) int {
 // is the identity. A composite of reshape and InvOp (singular: an error wrapping
 // chainrules.ErrInvalidArgument).
 func TensorinvOp(ind int) cr.Op[*tensor.Dense] {
-	body := core.Composite("tensorinv", space, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("tensorinv", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		sh := shape(t, x[0])
 		rows, cols := sh[:ind], sh[ind:]
 		m := t.Apply(permute.ReshapeOp(prodOf(rows), prodOf(cols)), x[0])
-		return t.Apply(permute.ReshapeOp(append(slices.Clone(cols), rows...)...), t.Apply(InvOp(), m))
+		return []cr.NodeID{t.Apply(permute.ReshapeOp(append(slices.Clone(cols), rows...)...), t.Apply(InvOp(), m))}
 	})
 	return checked(body, 1, func(x []*tensor.Dense) error {
 		const op = "tensorinv"
@@ -184,7 +184,7 @@ func Tensorinv(a *tensor.Dense, ind int) (*tensor.Dense, error) { return eval(Te
 // reshape and SolveOp.
 func TensorsolveOp(dims []int) cr.Op[*tensor.Dense] {
 	dims = slices.Clone(dims)
-	body := core.Composite("tensorsolve", space, 2, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("tensorsolve", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		a := x[0]
 		r := rank(t, a)
 		if len(dims) > 0 {
@@ -198,7 +198,7 @@ func TensorsolveOp(dims []int) cr.Op[*tensor.Dense] {
 		xs := sh[len(bs):]
 		m := t.Apply(permute.ReshapeOp(prodOf(bs), prodOf(xs)), a)
 		sol := t.Apply(SolveOp(), m, t.Apply(permute.ReshapeOp(prodOf(bs)), x[1]))
-		return t.Apply(permute.ReshapeOp(slices.Clone(xs)...), sol)
+		return []cr.NodeID{t.Apply(permute.ReshapeOp(slices.Clone(xs)...), sol)}
 	})
 	return checked(body, 2, func(x []*tensor.Dense) error {
 		const op = "tensorsolve"
@@ -243,7 +243,7 @@ func Tensorsolve(a, b *tensor.Dense, dims []int) (*tensor.Dense, error) {
 // updates applied to the first n columns of the identity), so its rules follow;
 // float64 and complex128.
 func HouseholderProductOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("householder_product", space, 2, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	body := core.Composite("householder_product", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		av := val(t, x[0])
 		sh := av.Shape()
 		m, n := sh[len(sh)-2], sh[len(sh)-1]
@@ -277,7 +277,7 @@ func HouseholderProductOp() cr.Op[*tensor.Dense] {
 			upd := t.Apply(einsum.Op("...,...i,...j->...ij"), tau, v, w)
 			q = sub(t, q, upd)
 		}
-		return scale(t, q, 1)
+		return []cr.NodeID{scale(t, q, 1)}
 	})
 	return checked(body, 2, func(x []*tensor.Dense) error {
 		const op = "householder_product"

@@ -63,9 +63,12 @@ type argOp struct {
 
 func (o *argOp) Name() string { return o.name }
 
-func (o *argOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+// NumOutputs returns 1.
+func (o *argOp) NumOutputs() int { return 1 }
+
+func (o *argOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := checkRealInputs(o.name, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	shape := x[0].Shape()
 	lshape := shape
@@ -74,11 +77,11 @@ func (o *argOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 	}
 	ax, err := normAxis(o.name, o.axis, len(lshape))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	l := lanesOf(lshape, ax)
 	if l.n == 0 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d is empty", o.name, o.axis)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: axis %d is empty", o.name, o.axis)
 	}
 	xs := float64s(x[0])
 	out := make([]float64, l.outer*l.inner)
@@ -104,9 +107,10 @@ func (o *argOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Reve
 	}
 	y, err := tensor.FromFloat64(out, oshape...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return y, &noGradRule{name: o.name, in: slices.Clone(in)}, nil
+	out[0] = y
+	return &noGradRule{name: o.name, in: slices.Clone(in)}, nil
 }
 
 // OneHotOp returns PyTorch's one_hot(labels, num_classes): for a float64 tensor of
@@ -130,39 +134,43 @@ type oneHotOp struct{ c int }
 
 func (oneHotOp) Name() string { return "one_hot" }
 
-func (o oneHotOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+// NumOutputs returns 1.
+func (oneHotOp) NumOutputs() int { return 1 }
+
+func (o oneHotOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	const name = "one_hot"
 	if err := checkRealInputs(name, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	labels, err := Indices(x[0])
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	c := o.c
 	switch {
 	case c < -1:
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d classes", name, c)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d classes", name, c)
 	case c == -1 && len(labels) == 0:
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: cannot infer the number of classes from no labels", name)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: cannot infer the number of classes from no labels", name)
 	case c == -1:
 		c = slices.Max(labels) + 1
 	}
 	if c > 0 && len(labels) > math.MaxInt/c {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d labels of %d classes overflow", name, len(labels), c)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d labels of %d classes overflow", name, len(labels), c)
 	}
 	y, err := tensor.Alloc(tensor.Float64, append(slices.Clone(x[0].Shape()), c)...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: the result is too large: %w", name, err)
+		return nil, fmt.Errorf("%s: the result is too large: %w", name, err)
 	}
 	d := y.Float64s()
 	for i, v := range labels {
 		if v < 0 || v >= c {
-			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: label %d is outside [0, %d)", name, v, c)
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: label %d is outside [0, %d)", name, v, c)
 		}
 		d[i*c+v] = 1
 	}
-	return y, &noGradRule{name: name, in: slices.Clone(in)}, nil
+	out[0] = y
+	return &noGradRule{name: name, in: slices.Clone(in)}, nil
 }
 
 // Indices returns the elements of a float64 tensor of integers (the indices of
@@ -202,14 +210,14 @@ func (r *noGradRule) err() error {
 		"record it under Tape.NoGrad or on constants where derivatives are taken", r.name)
 }
 
-func (r *noGradRule) Pullback(_ *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *noGradRule) Pullback(_ []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	return dst, r.err()
 }
 
-func (r *noGradRule) ForwardTangents(cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
-	return nil, false, r.err()
+func (r *noGradRule) Forward(_ cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	return r.err()
 }
 
-func (r *noGradRule) PullbackWithTangents(_ cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *noGradRule) PullbackWithTangents(_ cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	return dst, r.err()
 }

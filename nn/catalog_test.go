@@ -73,7 +73,7 @@ func TestClampRules(t *testing.T) {
 func TestSortRules(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	x := tensor.RandN(rng, tensor.Float64, 3, 5)
-	for _, op := range []cr.MultiOp[*tensor.Dense]{nn.SortOp(1, false), nn.SortOp(0, true), nn.TopKOp(2, 1, true), nn.TopKOp(3, -1, false), nn.TopKOp(1, 0, true)} {
+	for _, op := range []cr.Op[*tensor.Dense]{nn.SortOp(1, false), nn.SortOp(0, true), nn.TopKOp(2, 1, true), nn.TopKOp(3, -1, false), nn.TopKOp(1, 0, true)} {
 		t.Run(op.Name(), func(t *testing.T) {
 			ruletest.CheckMulti(t, tensor.Space{}, op, []*tensor.Dense{x}, ruletest.Config{FullJacobianMaxSize: 80})
 		})

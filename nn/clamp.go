@@ -74,25 +74,28 @@ type clampOp struct{}
 
 func (clampOp) Name() string { return "clamp_tensor" }
 
-func (o clampOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return o.ApplyMasked(in, x, nil)
+// NumOutputs returns 1.
+func (clampOp) NumOutputs() int { return 1 }
+
+func (o clampOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	return o.ApplyMasked(in, x, out, nil)
 }
 
 // ApplyMasked computes the clamp and the choice of each element; the rule leaves
 // out the inputs whose need is false.
-func (clampOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (clampOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	const name = "clamp_tensor"
 	if err := checkRealApply(name, in, x, 3); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	shape, err := tensor.BroadcastShapes(x[0].Shape(), x[1].Shape(), x[2].Shape())
 	if err != nil {
-		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s, %s and %s do not broadcast", name, x[0].Describe(), x[1].Describe(), x[2].Describe())
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s, %s and %s do not broadcast", name, x[0].Describe(), x[1].Describe(), x[2].Describe())
 	}
 	v := make([][]float64, 3)
 	for k := range v {
 		if v[k], err = broadcastData(x[k], shape); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	r := &clampRule{in: slices.Clone(in), shape: shape, sel: make([]uint8, len(v[0]))}
@@ -122,9 +125,10 @@ func (clampOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ten
 	}
 	out, err := tensor.FromFloat64(y, shape...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return out, r, nil
+	out[0] = out
+	return r, nil
 }
 
 // none marks an output element whose derivative goes to no input.
@@ -180,7 +184,8 @@ func (r *clampRule) data(v *tensor.Dense, what string) ([]float64, error) {
 	return float64s(v), nil
 }
 
-func (r *clampRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *clampRule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	ybar := ybars[0]
 	v, err := r.data(ybar, "cotangent")
 	if err != nil {
 		return dst, err
@@ -198,7 +203,7 @@ func (r *clampRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.D
 	return dst, nil
 }
 
-func (r *clampRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *clampRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	var td [3][]float64
 	any := false
 	for k, id := range r.in {
@@ -207,16 +212,16 @@ func (r *clampRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 			continue
 		}
 		if t == nil || t.DType() != tensor.Float64 || !slices.Equal(t.Shape(), r.inShape[k]) {
-			return nil, false, cr.Errorf(cr.ErrShapeMismatch, "clamp_tensor: tangent of input %d is %s", k, describe(t))
+			return cr.Errorf(cr.ErrShapeMismatch, "clamp_tensor: tangent of input %d is %s", k, describe(t))
 		}
 		var err error
 		if td[k], err = broadcastData(t, r.shape); err != nil {
-			return nil, false, err
+			return err
 		}
 		any = true
 	}
 	if !any {
-		return nil, false, nil
+		return nil
 	}
 	y := make([]float64, len(r.sel))
 	for i, s := range r.sel {
@@ -225,10 +230,12 @@ func (r *clampRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*ten
 		}
 	}
 	out, err := tensor.FromFloat64(y, r.shape...)
-	return out, err == nil, err
+	ydot[0], has[0] = out, err == nil
+	return err
 }
 
-func (r *clampRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *clampRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct := a.Cotangents[0]
 	v, err := r.data(ct.Value, "cotangent")
 	if err != nil {
 		return dst, err

@@ -107,6 +107,9 @@ type ceOp struct {
 
 func (o *ceOp) Name() string { return o.name }
 
+// NumOutputs returns 1.
+func (o *ceOp) NumOutputs() int { return 1 }
+
 func (o *ceOp) arity() int {
 	if o.probs {
 		return 2
@@ -115,19 +118,20 @@ func (o *ceOp) arity() int {
 }
 
 // Apply computes the loss and returns its rule.
-func (o *ceOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return o.ApplyMasked(in, x, nil)
+func (o *ceOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	return o.ApplyMasked(in, x, out, nil)
 }
 
 // ApplyMasked is Apply that leaves out the cotangents of the inputs whose need is
 // false (the targets, typically, which are data).
-func (o *ceOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o *ceOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	r, err := o.prepare(in, x, need)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	y := r.primal()
-	return y, r, nil
+	out[0] = y
+	return r, nil
 }
 
 // ceRule holds what the rules need: the inputs' data, the resolved targets and,
@@ -139,12 +143,13 @@ type ceRule struct {
 	need            [2]bool
 	x, t            []float64 // t: target probabilities, nil for labels
 	outer, c, inner int
-	lse             []float64                     // per row, cross_entropy only
-	lseRule         cr.ReverseRule[*tensor.Dense] // of lse = logsumexp(x) over the class axis
-	labels          []int                         // per row; -1 marks an ignored row
-	bigQ            []float64                     // Q_r per row
-	w               []float64                     // class weights (nil: all 1)
-	wsum            float64                       // sum_c w_c
+	lse             []float64              // per row, cross_entropy only
+	lseRule         cr.Rule[*tensor.Dense] // of lse = logsumexp(x) over the class axis
+	lseY            *tensor.Dense          // lse, the output of lseRule
+	labels          []int                  // per row; -1 marks an ignored row
+	bigQ            []float64              // Q_r per row
+	w               []float64              // class weights (nil: all 1)
+	wsum            float64                // sum_c w_c
 	eps             float64
 	red             Reduction
 	rowShape        []int   // shape of l (ReductionNone)
@@ -236,11 +241,12 @@ func (o *ceOp) prepare(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ceRule,
 		if len(shape) == 1 {
 			axis = 0
 		}
-		lse, rule, err := reduce.LogSumExpOp([]int{axis}, false).Apply(r.in[:1], x[:1])
+		lse := make([]*tensor.Dense, 1)
+		rule, err := reduce.LogSumExpOp([]int{axis}, false).Apply(r.in[:1], x[:1], lse)
 		if err != nil {
 			return nil, err
 		}
-		r.lse, r.lseRule = float64s(lse), rule
+		r.lse, r.lseRule, r.lseY = float64s(lse[0]), rule, lse[0]
 	}
 	return r, nil
 }
@@ -410,7 +416,7 @@ func (r *ceRule) timesQ(s []float64) []float64 {
 func (r *ceRule) xbar(s []float64) ([]float64, error) {
 	var v []float64
 	if r.lseRule != nil {
-		c, err := r.lseRule.Pullback(r.rows(r.timesQ(s)), nil)
+		c, err := r.lseRule.Pullback([]*tensor.Dense{r.rows(r.timesQ(s))}, []bool{true}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -438,7 +444,8 @@ func (r *ceRule) tbar(s []float64) []float64 {
 }
 
 // Pullback appends xbar (and tbar for probability targets).
-func (r *ceRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *ceRule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	ybar := ybars[0]
 	s, err := r.rowScale(ybar)
 	if err != nil {
 		return dst, err
@@ -481,19 +488,20 @@ func (r *ceRule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (xdot, tdot []f
 
 // pxdot returns <p_r, xdot_r> per row: the tangent of the row log-sum-exps.
 func (r *ceRule) pxdot(tangentOf cr.TangentOf[*tensor.Dense]) ([]float64, error) {
-	v, ok, err := r.lseRule.(cr.ForwardRule[*tensor.Dense]).ForwardTangents(tangentOf)
-	if err != nil || !ok {
+	v, ok := make([]*tensor.Dense, 1), make([]bool, 1)
+	err := r.lseRule.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, v, ok)
+	if err != nil || !ok[0] {
 		return make([]float64, r.outer*r.inner), err
 	}
-	return float64s(v), nil
+	return float64s(v[0]), nil
 }
 
-// ForwardTangents returns ldot = Q <p, xdot> - <q, xdot> + <dl/dt, tdot>, reduced
+// Forward sets ldot = Q <p, xdot> - <q, xdot> + <dl/dt, tdot>, reduced
 // like the loss.
-func (r *ceRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *ceRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	xdot, tdot, err := r.tangents(tangentOf)
 	if err != nil || (xdot == nil && tdot == nil) {
-		return nil, false, err
+		return err
 	}
 	rows := r.outer * r.inner
 	ld := make([]float64, rows)
@@ -501,7 +509,7 @@ func (r *ceRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor
 		if r.lseRule != nil {
 			pxd, err := r.pxdot(tangentOf)
 			if err != nil {
-				return nil, false, err
+				return err
 			}
 			for i, q := range r.bigQ {
 				if q != 0 {
@@ -532,13 +540,15 @@ func (r *ceRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor
 		}
 	}
 	if r.red == ReductionNone {
-		return r.rows(ld), true, nil
+		ydot[0], has[0] = r.rows(ld), true
+		return nil
 	}
 	var s float64
 	for _, v := range ld {
 		s += v
 	}
-	return tensor.Scalar(s * r.scale), true, nil
+	ydot[0], has[0] = tensor.Scalar(s*r.scale), true
+	return nil
 }
 
 // qdot returns Qdot_r = (1 - eps) sum_c w_c tdot_rc per row.
@@ -561,7 +571,8 @@ func (r *ceRule) qdot(tdot []float64) []float64 {
 // (tbar, tbardot). For cross_entropy the terms in p are the second-order pullback
 // of the row log-sum-exps at the cotangent pair (s Q, sdot Q + s Qdot); the target
 // terms are subtracted from them.
-func (r *ceRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *ceRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := a.Cotangents[0], a.TangentOf
 	s, err := r.rowScale(ct.Value)
 	if err != nil {
 		return dst, err
@@ -600,7 +611,7 @@ func (r *ceRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.Ta
 				}
 				g.Tangent, g.HasTangent = r.rows(gd), true
 			}
-			c, err := r.lseRule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(g, lseTangent, nil)
+			c, err := cr.PullbackWithTangentsOf(r.lseRule, []*tensor.Dense{r.lseY}, []cr.Dual[*tensor.Dense]{g}, []bool{true}, lseTangent, nil)
 			if err != nil {
 				return dst, err
 			}

@@ -171,7 +171,7 @@ func reduceTerms(t *Tape, l cr.NodeID, r Reduction) cr.NodeID {
 // options and the inputs, then records terms(input, target) and its reduction.
 func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 	terms func(t *Tape, x, y cr.NodeID, xv *tensor.Dense) cr.NodeID) cr.Op[*tensor.Dense] {
-	return core.Composite(name, tensor.Space{}, 2, func(t *Tape, in []cr.NodeID) cr.NodeID {
+	return core.Composite(name, tensor.Space{}, 2, func(t *Tape, in []cr.NodeID) []cr.NodeID {
 		err := c.check(name, allowed)
 		xv, _ := t.Value(in[0])
 		yv, _ := t.Value(in[1])
@@ -182,9 +182,9 @@ func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 			err = cr.Errorf(cr.ErrShapeMismatch, "%s: input is %s, target is %s; they have the same shape", name, xv.Describe(), yv.Describe())
 		}
 		if err != nil {
-			return t.Apply(cr.FailOp[*tensor.Dense](name, err), in...)
+			return []cr.NodeID{t.Apply(cr.FailOp[*tensor.Dense](name, err), in...)}
 		}
-		return reduceTerms(t, terms(t, in[0], in[1], xv), c.reduction)
+		return []cr.NodeID{reduceTerms(t, terms(t, in[0], in[1], xv), c.reduction)}
 	})
 }
 

@@ -31,23 +31,26 @@ type matmulOp struct{}
 
 func (matmulOp) Name() string { return "matmul" }
 
+// NumOutputs returns 1.
+func (matmulOp) NumOutputs() int { return 1 }
+
 // Apply records the einsum of the operands' ranks under the name matmul.
-func (o matmulOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	return o.ApplyMasked(in, x, nil)
+func (o matmulOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	return o.ApplyMasked(in, x, out, nil)
 }
 
 // ApplyMasked passes need on to einsum, which then skips the contractions of the
 // operands that need no cotangent.
-func (matmulOp) ApplyMasked(in []cr.NodeID, x []*tensor.Dense, need []bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (matmulOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	spec, err := matmulSpec(x)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	op := einsum.Op(spec)
 	if need == nil {
-		return op.Apply(in, x)
+		return op.Apply(in, x, out)
 	}
-	return op.(cr.MaskedOp[*tensor.Dense]).ApplyMasked(in, x, need)
+	return op.(cr.MaskedOp[*tensor.Dense]).ApplyMasked(in, x, out, need)
 }
 
 // matmulSpec returns the einsum spec of a @ b, or an error for operands that

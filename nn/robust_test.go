@@ -46,7 +46,7 @@ func TestNoPanicOnOddInputs(t *testing.T) {
 		"huber bad delta": nn.HuberLossOp(math.NaN()), "bce": nn.BCEWithLogitsOp(nn.PosWeight(tensor.Ones(tensor.Float64, 3))),
 		"matmul": nn.MatmulOp, "scan": nn.LinearScanOp(0), "reverse scan": nn.ReverseLinearScanOp(-1),
 	}
-	multi := map[string]cr.MultiOp[*tensor.Dense]{
+	multi := map[string]cr.Op[*tensor.Dense]{
 		"sort": nn.SortOp(-1, true), "topk": nn.TopKOp(2, 0, false), "topk negative": nn.TopKOp(-1, 0, true),
 	}
 	run := func(t *testing.T, record func(tp *core.Tape[*tensor.Dense], ids []cr.NodeID) []cr.NodeID, in []*tensor.Dense) {

@@ -62,7 +62,7 @@ func LinearScan(a, b *tensor.Dense, axis int) (*tensor.Dense, error) {
 func scanOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 	const name = "linear_scan"
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 2,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			if err := checkInputs(name, x, 2); err != nil {
 				return nil, err
 			}
@@ -78,13 +78,14 @@ func scanOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 			if a.DType() == tensor.Complex128 || b.DType() == tensor.Complex128 {
 				h := b.AsComplex().Clone()
 				scan(h.Complex128s(), complex128s(a), l, reverse)
-				return h, nil
+				return []*tensor.Dense{h}, nil
 			}
 			h := b.Clone()
 			scan(h.Float64s(), float64s(a), l, reverse)
-			return h, nil
+			return []*tensor.Dense{h}, nil
 		},
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			av, _ := t.Value(x[0])
 			bv, _ := t.Value(x[1])
 			yv, _ := t.Value(y)
@@ -177,7 +178,7 @@ func Cumsum(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(C
 func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 	const name = "cumsum"
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			ax, err := tensor.CheckUnary(name, x, axis)
 			if err != nil {
 				return nil, err
@@ -189,9 +190,10 @@ func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 			} else {
 				cumsum(y.Float64s(), l, reverse)
 			}
-			return y, nil
+			return []*tensor.Dense{y}, nil
 		},
-		Pullback: func(t *Tape, _ []cr.NodeID, _, ybar cr.NodeID) []cr.NodeID {
+		Pullback: func(t *Tape, _, _, ybars []cr.NodeID) []cr.NodeID {
+			ybar := ybars[0]
 			return []cr.NodeID{t.Apply(cumsumOp(axis, !reverse), ybar)}
 		}})
 }
@@ -235,7 +237,7 @@ func cumsum[T tensor.Element](y []T, l tensor.Lanes, reverse bool) {
 // wrapping chainrules.ErrInvalidArgument.
 func CumprodOp(axis int) cr.Op[*tensor.Dense] {
 	const name = "cumprod"
-	return core.Composite(name, tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite(name, tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		v, err := t.Value(x[0])
 		if err == nil && v == nil {
 			err = cr.Errorf(cr.ErrInvalidArgument, "input is nil")
@@ -247,7 +249,7 @@ func CumprodOp(axis int) cr.Op[*tensor.Dense] {
 			}
 		}
 		if err != nil {
-			return t.Apply(cr.FailOp[*tensor.Dense](name, err), x[0])
+			return []cr.NodeID{t.Apply(cr.FailOp[*tensor.Dense](name, err), x[0])}
 		}
 		// e_0: one at the start of the axis, zero elsewhere, broadcast over the others.
 		shape := make([]int, v.Rank())
@@ -260,7 +262,7 @@ func CumprodOp(axis int) cr.Op[*tensor.Dense] {
 			e.Float64s()[0] = 1
 		}
 		first := t.Apply(elementwise.MulOp, x[0], t.Constant(e))
-		return t.Apply(LinearScanOp(axis), x[0], first)
+		return []cr.NodeID{t.Apply(LinearScanOp(axis), x[0], first)}
 	})
 }
 
@@ -289,7 +291,7 @@ func Cumprod(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(
 func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 	const name = "logcumsumexp"
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			if err := checkRealInputs(name, x, 1); err != nil {
 				return nil, err
 			}
@@ -299,9 +301,10 @@ func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 			}
 			y := x[0].Clone()
 			logCumSumExp(y.Float64s(), lanesAlong(y.Shape(), ax))
-			return y, nil
+			return []*tensor.Dense{y}, nil
 		},
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			yv, _ := t.Value(y)
 			ax, _ := normAxis(name, axis, yv.Rank())
 			n := yv.Shape()[ax]

@@ -58,32 +58,37 @@ type softmaxOp struct {
 
 func (o *softmaxOp) Name() string { return o.name }
 
+// NumOutputs returns 1.
+func (o *softmaxOp) NumOutputs() int { return 1 }
+
 // Apply computes z = x - max(x), e = exp(z) and s = sum(e) along the axis, and the
 // output e / s or z - log(s); the rule keeps p = e / s.
-func (o *softmaxOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := checkRealApply(o.name, in, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	shape := x[0].Shape()
 	ax, err := normAxis(o.name, o.axis, len(shape))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	l := lanesOf(shape, ax)
 	r := &softmaxRule{name: o.name, in: in[0], log: o.log, l: l, shape: slices.Clone(shape)}
 	if x[0].Size() == 0 {
 		y := tensor.New(tensor.Float64, shape...)
 		r.p = y.Float64s()
-		return y, r, nil
+		out[0] = y
+		return r, nil
 	}
 	if l.inner == 1 {
 		y := o.lastAxis(float64s(x[0]), l, r)
 		out, err := tensor.FromFloat64(y, shape...)
-		return out, r, err
+		out[0] = out
+		return r, err
 	}
 	m, err := reduce.Max(x[0], []int{ax}, false)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ms, xs := float64s(m), float64s(x[0])
 	z := make([]float64, len(xs))
@@ -94,11 +99,11 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.
 	})
 	zt, err := tensor.FromFloat64(z, shape...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	e, err := elementwise.Exp(zt)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	es := e.Float64s()
 	sum := l.sums(es)
@@ -118,9 +123,11 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.
 	})
 	r.p = es
 	if o.log {
-		return zt, r, nil
+		out[0] = zt
+		return r, nil
 	}
-	return e, r, nil
+	out[0] = e
+	return r, nil
 }
 
 // lastAxis is Apply along contiguous lanes (the last axis, or any axis with only
@@ -267,7 +274,8 @@ func (r *softmaxRule) dense(v []float64) *tensor.Dense {
 	return d
 }
 
-func (r *softmaxRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *softmaxRule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	ybar := ybars[0]
 	g, err := r.data(ybar, "cotangent")
 	if err != nil {
 		return dst, err
@@ -293,19 +301,21 @@ func (r *softmaxRule) tangent(xd []float64) []float64 {
 	return out
 }
 
-func (r *softmaxRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *softmaxRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	t, ok := tangentOf(r.in)
 	if !ok {
-		return nil, false, nil
+		return nil
 	}
 	xd, err := r.data(t, "tangent")
 	if err != nil {
-		return nil, false, err
+		return err
 	}
-	return r.dense(r.tangent(xd)), true, nil
+	ydot[0], has[0] = r.dense(r.tangent(xd)), true
+	return nil
 }
 
-func (r *softmaxRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *softmaxRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := a.Cotangents[0], a.TangentOf
 	g, err := r.data(ct.Value, "cotangent")
 	if err != nil {
 		return dst, err

@@ -19,7 +19,7 @@ import (
 // alike. NaN sorts above every number (last ascending, first descending), as in
 // PyTorch. A 0-d tensor is one lane of one element (axis 0 or -1).
 //
-// The indices are not differentiable (chainrules.PartialOutputs): they are
+// The indices are not differentiable (chainrules.PartialOp): they are
 // recorded like constants and never carry a cotangent. The values are a
 // permutation P of x, a linear map at fixed indices, so
 //
@@ -29,7 +29,7 @@ import (
 // At ties the permutation is the stable one, so the derivative there is one-sided
 // (the values are continuous, the choice of indices is not). Complex input and an
 // axis out of range are errors wrapping chainrules.ErrInvalidArgument.
-func SortOp(axis int, descending bool) cr.MultiOp[*tensor.Dense] {
+func SortOp(axis int, descending bool) cr.Op[*tensor.Dense] {
 	return &sortOp{name: "sort", axis: axis, whole: true, desc: descending}
 }
 
@@ -42,7 +42,7 @@ func SortOp(axis int, descending bool) cr.MultiOp[*tensor.Dense] {
 // occurrences). Its rules are those of SortOp: xbar holds vbar at the chosen
 // positions and zeros elsewhere. k outside [0, n] is an error wrapping
 // chainrules.ErrInvalidArgument.
-func TopKOp(k, axis int, largest bool) cr.MultiOp[*tensor.Dense] {
+func TopKOp(k, axis int, largest bool) cr.Op[*tensor.Dense] {
 	return &sortOp{name: "topk", axis: axis, k: k, desc: largest}
 }
 
@@ -57,7 +57,7 @@ func TopK(x *tensor.Dense, k, axis int, largest bool) (values, indices *tensor.D
 	return evalPair(TopKOp(k, axis, largest), x)
 }
 
-func evalPair(op cr.MultiOp[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, *tensor.Dense, error) {
+func evalPair(op cr.Op[*tensor.Dense], x *tensor.Dense) (*tensor.Dense, *tensor.Dense, error) {
 	y, err := cr.EvalMulti(op, x)
 	if err != nil {
 		return nil, nil, err
@@ -78,14 +78,17 @@ func (o *sortOp) Name() string { return o.name }
 // NumOutputs returns 2: the values and the indices.
 func (o *sortOp) NumOutputs() int { return 2 }
 
+// Differentiable reports that the input is differentiable.
+func (o *sortOp) Differentiable(int) bool { return true }
+
 // OutputDifferentiable reports that the values (output 0) carry derivatives and
 // the indices (output 1) do not.
 func (o *sortOp) OutputDifferentiable(m int) bool { return m == 0 }
 
-// ApplyMulti sorts every lane and returns the values, the indices and the rule.
-func (o *sortOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense, cr.MultiRule[*tensor.Dense], error) {
+// Apply sorts every lane and returns the values, the indices and the rule.
+func (o *sortOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := checkRealApply(o.name, in, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	shape := x[0].Shape()
 	lshape := shape
@@ -94,7 +97,7 @@ func (o *sortOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense,
 	}
 	ax, err := normAxis(o.name, o.axis, len(lshape))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	l := lanesOf(lshape, ax)
 	k := o.k
@@ -102,7 +105,7 @@ func (o *sortOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense,
 	case o.whole:
 		k = l.n
 	case k < 0 || k > l.n:
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: k = %d for an axis of size %d", o.name, k, l.n)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: k = %d for an axis of size %d", o.name, k, l.n)
 	}
 	oshape := slices.Clone(lshape)
 	oshape[ax] = k
@@ -133,14 +136,15 @@ func (o *sortOp) ApplyMulti(in []cr.NodeID, x []*tensor.Dense) ([]*tensor.Dense,
 	}
 	v, err := tensor.FromFloat64(vals, oshape...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	ind, err := tensor.FromFloat64(idx, oshape...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r := &sortRule{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}
-	return []*tensor.Dense{v, ind}, r, nil
+	copy(out, []*tensor.Dense{v, ind})
+	return r, nil
 }
 
 // ascending orders numbers with NaN above all of them.
@@ -189,8 +193,8 @@ func (r *sortRule) scatter(v *tensor.Dense, what string) (*tensor.Dense, error) 
 	return out, nil
 }
 
-// PullbackMulti appends xbar = P^T vbar (the indices never have a cotangent).
-func (r *sortRule) PullbackMulti(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+// Pullback appends xbar = P^T vbar (the indices never have a cotangent).
+func (r *sortRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	if len(ybar) != 2 || len(has) != 2 {
 		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ybar), len(has))
 	}
@@ -204,8 +208,8 @@ func (r *sortRule) PullbackMulti(ybar []*tensor.Dense, has []bool, dst []cr.Cont
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
 }
 
-// ForwardTangentsMulti sets vdot = P xdot.
-func (r *sortRule) ForwardTangentsMulti(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+// Forward sets vdot = P xdot.
+func (r *sortRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	t, ok := tangentOf(r.in)
 	if !ok {
 		return nil
@@ -229,9 +233,10 @@ func (r *sortRule) ForwardTangentsMulti(tangentOf cr.TangentOf[*tensor.Dense], y
 	return nil
 }
 
-// PullbackWithTangentsMulti appends (P^T vbar, P^T vbardot): P does not depend on x
+// PullbackWithTangents appends (P^T vbar, P^T vbardot): P does not depend on x
 // away from ties.
-func (r *sortRule) PullbackWithTangentsMulti(ct []cr.Dual[*tensor.Dense], has []bool, _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *sortRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, has := a.Cotangents, a.Has
 	if len(ct) != 2 || len(has) != 2 {
 		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ct), len(has))
 	}

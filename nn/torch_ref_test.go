@@ -131,7 +131,7 @@ func (p refParams) lossOptions(t *testing.T) []nn.LossOption {
 }
 
 // refOp returns our op for a case: a single-output op, or a multi-output one.
-func refOp(t *testing.T, c refCase) (cr.Op[*tensor.Dense], cr.MultiOp[*tensor.Dense]) {
+func refOp(t *testing.T, c refCase) (cr.Op[*tensor.Dense], cr.Op[*tensor.Dense]) {
 	var p refParams
 	require.NoError(t, json.Unmarshal(c.Params, &p))
 	switch c.Op {

@@ -25,23 +25,27 @@ type op struct {
 
 func (o *op) Name() string { return o.name }
 
-// Apply computes y = L(x), a view of x when possible, and the rule of L.
-func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o *op) NumOutputs() int { return 1 }
+
+// Apply computes y = L(x), a view of x when possible, into ys[0] and returns the
+// rule of L.
+func (o *op) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	l, err := o.plan(x[0].Shape())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	y, err := l.fwd(x[0])
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", o.name, err)
+		return nil, fmt.Errorf("%s: %w", o.name, err)
 	}
 	// L is linear, so xbar = L^* ybar, ydot = L xdot and xbardot = L^* ybardot. The
 	// cotangents may be views of ybar: the engine never writes into a value it did
 	// not allocate itself.
-	return y, cr.UnaryLinearRule(in[0], named(o.name, "tangent", l.fwd), named(o.name, "pullback", l.adj)), nil
+	ys[0] = y
+	return cr.UnaryLinearRule(in[0], named(o.name, "tangent", l.fwd), named(o.name, "pullback", l.adj)), nil
 }
 
 // named wraps the errors of f with the op name and the phase.

@@ -118,8 +118,10 @@ func TestOps(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			y, _, err := c.op.Apply([]cr.NodeID{0}, []*tensor.Dense{x})
+			out := make([]*tensor.Dense, 1)
+			_, err := c.op.Apply([]cr.NodeID{0}, []*tensor.Dense{x}, out)
 			require.NoError(t, err)
+			y := out[0]
 			assert.Equal(t, c.shape, y.Shape())
 			if c.want != nil {
 				assert.True(t, tensor.EqualApprox(y, c.want(), 0, 0))
@@ -167,7 +169,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := c.op.Apply([]cr.NodeID{0}, []*tensor.Dense{x})
+			_, err := c.op.Apply([]cr.NodeID{0}, []*tensor.Dense{x}, make([]*tensor.Dense, 1))
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, c.want), "%v", err)
 			assert.Contains(t, err.Error(), c.op.Name())

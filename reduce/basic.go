@@ -72,7 +72,7 @@ func NanMean(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) 
 // their rules are chainrules.UnaryLinearRule of a map and its adjoint.
 type linear struct{ mean, nan bool }
 
-func (l linear) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (l linear) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	c := 1.0
 	if l.mean {
 		c = 1 / float64(p.Len)
@@ -108,7 +108,7 @@ func scaledSum[T tensor.Element](p *plan, xs []T, c float64) []T {
 // The broadcast is a view with stride 0 on the reduced axes (PyTorch's expand), so
 // the pullback costs no pass over the input's size. A complex tangent or cotangent
 // of a real input contributes its real part.
-func sumRule[T tensor.Element](p *plan, in cr.NodeID, c float64) cr.ReverseRule[*tensor.Dense] {
+func sumRule[T tensor.Element](p *plan, in cr.NodeID, c float64) cr.Rule[*tensor.Dense] {
 	jvp := func(xdot *tensor.Dense) (*tensor.Dense, error) {
 		xd, err := inputElems[T](p, xdot)
 		if err != nil {
@@ -143,7 +143,7 @@ func sumRule[T tensor.Element](p *plan, in cr.NodeID, c float64) cr.ReverseRule[
 // over the elements k of lane o, so its rule is
 //
 //	ydot_o = s_o sum_k m_k xdot_k,   xbar_k = m_k s_o ybar_o.
-func nanSum(p *plan, in cr.NodeID, xs []float64, mean bool) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func nanSum(p *plan, in cr.NodeID, xs []float64, mean bool) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	n := p.Inner
 	out := make([]float64, p.Count())
 	s := make([]float64, p.Count())
@@ -251,7 +251,7 @@ func LogSumExp(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error
 
 type logSumExp struct{}
 
-func (logSumExp) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (logSumExp) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	xs := elems[float64](p.canonical(x))
 	y := lseKernel(xs, p.Lanes)
 	return output(p, y), &lseRule{in: [1]cr.NodeID{in}, p: p, x: xs, y: y}, nil
@@ -284,8 +284,8 @@ func (r *lseRule) adjoint(g []float64) []float64 {
 	return buf
 }
 
-func (r *lseRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	g, err := cotangent[float64](r.p, ybar)
+func (r *lseRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	g, err := cotangent[float64](r.p, ybar[0])
 	if err != nil {
 		return dst, err
 	}
@@ -306,18 +306,20 @@ func (r *lseRule) jvp(xdot []float64) []float64 {
 	return out
 }
 
-// ForwardTangents returns ydot = sum_k s xdot.
-func (r *lseRule) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+// Forward sets ydot = sum_k s xdot.
+func (r *lseRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	xdot, err := tangent[float64](r.p, r.in[0], tangentOf)
 	if xdot == nil || err != nil {
-		return nil, false, err
+		return err
 	}
-	return output(r.p, r.jvp(xdot)), true, nil
+	ydot[0], has[0] = output(r.p, r.jvp(xdot)), true
+	return nil
 }
 
 // PullbackWithTangents returns xbar = s ybar and
 // xbardot = s ybardot + s (xdot - ydot) ybar.
-func (r *lseRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *lseRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tangentOf := a.Cotangents[0], a.TangentOf
 	g, err := cotangent[float64](r.p, ct.Value)
 	if err != nil {
 		return dst, err

@@ -43,7 +43,7 @@ func Min(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
 
 type extremum struct{ min bool }
 
-func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	xs := elems[float64](p.canonical(x))
 	y := maxKernel(xs, p.Lanes, e.min)
 	t := &ties{p: p, x: xs, y: y}

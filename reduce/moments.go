@@ -45,14 +45,14 @@ type moment struct {
 	std        bool
 }
 
-func (m moment) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (m moment) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	if x.DType() == tensor.Complex128 {
 		return applyMoment[complex128](m, p, in, x)
 	}
 	return applyMoment[float64](m, p, in, x)
 }
 
-func applyMoment[T tensor.Element](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func applyMoment[T tensor.Element](m moment, p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	xs := elems[T](p.canonical(x))
 	mu := shiftedMean(xs, p)
 	inv := fromReal[T](1 / float64(p.Len))
@@ -195,19 +195,20 @@ func (r *momentRule[T]) pullback(g, h []float64, xdot []T) *tensor.Dense {
 	return restore(p, buf)
 }
 
-func (r *momentRule[T]) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	return firstOrder(r.p, r.in[0], r.pullback, ybar, dst)
+func (r *momentRule[T]) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	return firstOrder(r.p, r.in[0], r.pullback, ybar[0], dst)
 }
 
-func (r *momentRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *momentRule[T]) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	xdot, err := tangent[T](r.p, r.in[0], tangentOf)
 	if xdot == nil || err != nil {
-		return nil, false, err
+		return err
 	}
-	return output(r.p, r.jvp(xdot)), true, nil
+	ydot[0], has[0] = output(r.p, r.jvp(xdot)), true
+	return nil
 }
 
-func (r *momentRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *momentRule[T]) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	// xbardot = s d gd + [s (xdot - mean xdot) + sdot d] g.
-	return secondOrder(r.p, r.in[0], r.pullback, ct, tangentOf, dst)
+	return secondOrder(r.p, r.in[0], r.pullback, a.Cotangents[0], a.TangentOf, dst)
 }

@@ -9,7 +9,7 @@ import (
 
 // kind computes one reduction in the canonical layout: the output and the rule.
 type kind interface {
-	apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error)
+	apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error)
 }
 
 // op is a reduction family member with its axes and keepdims fixed.
@@ -28,21 +28,28 @@ func newOp(name string, axes []int, keep bool, k kind) *op {
 
 func (o *op) Name() string { return o.name }
 
-func (o *op) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (o *op) NumOutputs() int { return 1 }
+
+func (o *op) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if o.realOnly && x[0].DType() != tensor.Float64 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %s input: defined for float64 only", o.name, x[0].Describe())
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %s input: defined for float64 only", o.name, x[0].Describe())
 	}
 	p, err := newPlan(o.name, x[0].Shape(), o.axes, o.keep)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if o.nonEmpty && p.Len == 0 && p.Count() > 0 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: reduction over an empty axis of %s", o.name, x[0].Describe())
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: reduction over an empty axis of %s", o.name, x[0].Describe())
 	}
-	return o.kind.apply(p, in[0], x[0])
+	y, rule, err := o.kind.apply(p, in[0], x[0])
+	if err != nil {
+		return nil, err
+	}
+	ys[0] = y
+	return rule, nil
 }
 
 // firstOrder is the Pullback of a reduction whose pullback is pull(h, g, xdot) (see

@@ -26,14 +26,14 @@ func Prod(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
 
 type product struct{}
 
-func (product) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func (product) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	if x.DType() == tensor.Complex128 {
 		return applyProd[complex128](p, in, x)
 	}
 	return applyProd[float64](p, in, x)
 }
 
-func applyProd[T tensor.Element](p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+func applyProd[T tensor.Element](p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	xs := elems[T](p.canonical(x))
 	n := p.Inner
 	out := make([]T, p.Count())
@@ -112,14 +112,14 @@ func (r *prodRule[T]) pullback(g, h, xdot []T) *tensor.Dense {
 	return restore(r.p, buf)
 }
 
-func (r *prodRule[T]) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	return firstOrder(r.p, r.in[0], r.pullback, ybar, dst)
+func (r *prodRule[T]) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	return firstOrder(r.p, r.in[0], r.pullback, ybar[0], dst)
 }
 
-func (r *prodRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *prodRule[T]) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	xdot, err := tangent[T](r.p, r.in[0], tangentOf)
 	if xdot == nil || err != nil {
-		return nil, false, err
+		return err
 	}
 	out := make([]T, r.p.Count())
 	r.others(nil, func(o int, l tensor.Lane, ok, _ []T) {
@@ -129,9 +129,10 @@ func (r *prodRule[T]) ForwardTangents(tangentOf cr.TangentOf[*tensor.Dense]) (*t
 		}
 		out[o] = s
 	})
-	return output(r.p, out), true, nil
+	ydot[0], has[0] = output(r.p, out), true
+	return nil
 }
 
-func (r *prodRule[T]) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tangentOf cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	return secondOrder(r.p, r.in[0], r.pullback, ct, tangentOf, dst)
+func (r *prodRule[T]) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	return secondOrder(r.p, r.in[0], r.pullback, a.Cotangents[0], a.TangentOf, dst)
 }

@@ -25,16 +25,18 @@ type binaryRule struct {
 
 func (r *binaryRule) Inputs() []cr.NodeID { return r.in[:] }
 
-func (r *binaryRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (r *binaryRule) Pullback(ybars []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	ybar := ybars[0]
 	return append(dst,
 		cr.Contribution[float64]{Node: r.in[0], Value: r.dfa * ybar},
 		cr.Contribution[float64]{Node: r.in[1], Value: r.dfb * ybar}), nil
 }
 
-func (r *binaryRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r *binaryRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	ad, okA := tan(r.in[0])
 	bd, okB := tan(r.in[1])
-	return r.dfa*ad + r.dfb*bd, okA || okB, nil
+	ydot[0], has[0] = r.dfa*ad+r.dfb*bd, okA || okB
+	return nil
 }
 
 // unaryRule differentiates y = f(x) given f'(x): xbar = f'(x) ybar, ydot = f'(x) xdot.
@@ -45,27 +47,29 @@ type unaryRule struct {
 
 func (r *unaryRule) Inputs() []cr.NodeID { return r.in[:] }
 
-func (r *unaryRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (r *unaryRule) Pullback(ybars []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	ybar := ybars[0]
 	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.df * ybar}), nil
 }
 
-func (r *unaryRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r *unaryRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	xd, ok := tan(r.in[0])
-	return r.df * xd, ok, nil
+	ydot[0], has[0] = r.df*xd, ok
+	return nil
 }
 
 // The op set. Each op computes its primal and the rule that differentiates it there.
 var (
-	Add = cr.OpFunc[float64]{OpName: "add", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	Add = cr.OpFunc[float64]{OpName: "add", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		return x[0] + x[1], &binaryRule{in: [2]cr.NodeID{in[0], in[1]}, dfa: 1, dfb: 1}, nil
 	}}
-	Mul = cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	Mul = cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		return x[0] * x[1], &binaryRule{in: [2]cr.NodeID{in[0], in[1]}, dfa: x[1], dfb: x[0]}, nil
 	}}
-	Neg = cr.OpFunc[float64]{OpName: "neg", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	Neg = cr.OpFunc[float64]{OpName: "neg", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		return -x[0], &unaryRule{in: [1]cr.NodeID{in[0]}, df: -1}, nil
 	}}
-	Exp = cr.OpFunc[float64]{OpName: "exp", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	Exp = cr.OpFunc[float64]{OpName: "exp", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		y := math.Exp(x[0])
 		return y, &unaryRule{in: [1]cr.NodeID{in[0]}, df: y}, nil
 	}}

@@ -17,8 +17,9 @@ import (
 // axis).All() computes the same sums).
 func CumsumOp(axis int) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "cumsum", Space: tensor.Space{}, Arity: 1,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return nn.Cumsum(x[0], axis) },
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return nn.Cumsum(x[0], axis) },
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			flip := index.FlipOp(axis)
 			return []cr.NodeID{t.Apply(flip, t.Apply(CumsumOp(axis), t.Apply(flip, ybar)))}
 		}})

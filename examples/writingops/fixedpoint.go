@@ -34,7 +34,7 @@ import (
 // chainrules.ErrInvalidArgument.
 func FixedPointOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "tanh_fixed_point", Space: tensor.Space{}, Arity: 2,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			w, b := x[0], x[1]
 			if w.Rank() != 2 || b.Rank() != 2 || w.Shape()[0] != w.Shape()[1] || b.Shape()[0] != w.Shape()[0] || b.Shape()[1] != 1 {
 				return nil, cr.Errorf(cr.ErrShapeMismatch, "tanh_fixed_point: W is %v, x is %v, want [n n] and [n 1]", w.Shape(), b.Shape())
@@ -61,7 +61,8 @@ func FixedPointOp() cr.Op[*tensor.Dense] {
 			}
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "tanh_fixed_point: the iteration did not converge (is W's norm below 1?)")
 		},
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			yv, err := t.Value(y)
 			if err != nil {
 				return []cr.NodeID{0, 0}

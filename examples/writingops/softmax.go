@@ -13,9 +13,9 @@ import (
 // recorded body, xbar = s (ybar - sum(s ybar)) with s = softmax(x). Package nn's
 // SoftmaxOp computes the same function fused by hand, for speed.
 func SoftmaxOp(axis int) cr.Op[*tensor.Dense] {
-	return core.Composite("softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		e := t.Apply(elementwise.ExpOp, shifted(t, x[0], axis))
-		return t.Apply(elementwise.DivOp, e, t.Apply(reduce.SumOp([]int{axis}, true), e))
+		return []cr.NodeID{t.Apply(elementwise.DivOp, e, t.Apply(reduce.SumOp([]int{axis}, true), e))}
 	})
 }
 
@@ -30,9 +30,9 @@ func shifted(t *Tape, x cr.NodeID, axis int) cr.NodeID {
 // as a composite op: its pullback is xbar = ybar - softmax(x) sum(ybar). Package nn's
 // LogSoftmaxOp computes the same function fused by hand, for speed.
 func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
-	return core.Composite("log_softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) cr.NodeID {
+	return core.Composite("log_softmax", tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		z := shifted(t, x[0], axis)
 		lse := t.Apply(elementwise.LogOp, t.Apply(reduce.SumOp([]int{axis}, true), t.Apply(elementwise.ExpOp, z)))
-		return t.Apply(elementwise.SubOp, z, lse)
+		return []cr.NodeID{t.Apply(elementwise.SubOp, z, lse)}
 	})
 }

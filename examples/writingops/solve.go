@@ -20,7 +20,7 @@ type Tape = core.Tape[*tensor.Dense]
 //	Bbar = A^-T xbar,   Abar = -Bbar x^T.
 func SolveOp() cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "solve", Space: tensor.Space{}, Arity: 2,
-		Primal: func(x []*tensor.Dense) (*tensor.Dense, error) {
+		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			a, err := x[0].ToMat()
 			if err != nil {
 				return nil, err
@@ -36,9 +36,10 @@ func SolveOp() cr.Op[*tensor.Dense] {
 			if err := s.Solve(a, b); err != nil {
 				return nil, cr.Errorf(cr.ErrInvalidArgument, "solve: %v", err)
 			}
-			return tensor.FromMat(&s), nil
+			return []*tensor.Dense{tensor.FromMat(&s)}, nil
 		},
-		Pullback: func(t *Tape, x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+			y, ybar := ys[0], ybars[0]
 			bbar := t.Apply(SolveOp(), t.Apply(permute.TransposeOp(0, 1), x[0]), ybar)
 			return []cr.NodeID{t.Apply(elementwise.NegOp, t.Apply(einsum.Op("ik,jk->ij"), bbar, y)), bbar}
 		}})

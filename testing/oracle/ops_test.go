@@ -41,13 +41,14 @@ func (r *expRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
 	return append(dst, contrib{Node: r.in[0], Value: g}), err
 }
 
-func (r *expRule) ForwardTangents(tan cr.TangentOf[dense]) (dense, bool, error) {
+func (r *expRule) Forward(tan cr.TangentOf[dense], ydot []dense, has []bool) error {
 	xd, ok := tan(r.in[0])
 	if !ok {
-		return nil, false, nil
+		return nil
 	}
 	yd, err := tensor.Mul(r.y, xd)
-	return yd, true, err
+	ydot[0], has[0] = yd, true
+	return err
 }
 
 func (r *expRule) PullbackWithTangents(ct dual, tan cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
@@ -78,7 +79,7 @@ func (r *expRule) PullbackWithTangents(ct dual, tan cr.TangentOf[dense], dst []d
 }
 
 func expOp(noConj bool) cr.Op[dense] {
-	return cr.OpFunc[dense]{OpName: "exp", F: func(in []cr.NodeID, x []dense) (dense, cr.ReverseRule[dense], error) {
+	return cr.OpFunc[dense]{OpName: "exp", F: func(in []cr.NodeID, x []dense) (dense, cr.Rule[dense], error) {
 		y := x[0].Clone()
 		if y.DType() == tensor.Complex128 {
 			zs := y.Complex128s()
@@ -126,11 +127,11 @@ func (r *mulRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
 	return append(dst, contrib{Node: r.in[0], Value: ga}, contrib{Node: r.in[1], Value: gb}), nil
 }
 
-func (r *mulRule) ForwardTangents(tan cr.TangentOf[dense]) (dense, bool, error) {
+func (r *mulRule) Forward(tan cr.TangentOf[dense], ydot []dense, has []bool) error {
 	ad, okA := tan(r.in[0])
 	bd, okB := tan(r.in[1])
 	if !okA && !okB {
-		return nil, false, nil
+		return nil
 	}
 	var out dense
 	add := func(x, y dense) error {
@@ -147,15 +148,16 @@ func (r *mulRule) ForwardTangents(tan cr.TangentOf[dense]) (dense, bool, error) 
 	}
 	if okA {
 		if err := add(ad, r.b); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
 	if okB {
 		if err := add(r.a, bd); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
-	return out, true, nil
+	ydot[0], has[0] = out, true
+	return nil
 }
 
 func (r *mulRule) PullbackWithTangents(ct dual, tan cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
@@ -195,7 +197,7 @@ func (r *mulRule) PullbackWithTangents(ct dual, tan cr.TangentOf[dense], dst []d
 }
 
 func mulOp(dropSecond bool) cr.Op[dense] {
-	return cr.OpFunc[dense]{OpName: "mul", F: func(in []cr.NodeID, x []dense) (dense, cr.ReverseRule[dense], error) {
+	return cr.OpFunc[dense]{OpName: "mul", F: func(in []cr.NodeID, x []dense) (dense, cr.Rule[dense], error) {
 		y, err := tensor.Mul(x[0], x[1])
 		if err != nil {
 			return nil, nil, err
@@ -232,20 +234,21 @@ func (r *sumRule) Pullback(ybar dense, dst []contrib) ([]contrib, error) {
 	return append(dst, contrib{Node: r.in[0], Value: g}), err
 }
 
-func (r *sumRule) ForwardTangents(tan cr.TangentOf[dense]) (dense, bool, error) {
+func (r *sumRule) Forward(tan cr.TangentOf[dense], ydot []dense, has []bool) error {
 	xd, ok := tan(r.in[0])
 	if !ok {
-		return nil, false, nil
+		return nil
 	}
 	s, err := tensor.SumTo(xd, r.kept)
 	if err != nil {
-		return nil, false, err
+		return err
 	}
 	y, err := s.Reshape(r.out...)
 	if err != nil {
-		return nil, false, err
+		return err
 	}
-	return y.Clone(), true, nil
+	ydot[0], has[0] = y.Clone(), true
+	return nil
 }
 
 func (r *sumRule) PullbackWithTangents(ct dual, _ cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
@@ -265,7 +268,7 @@ func (r *sumRule) PullbackWithTangents(ct dual, _ cr.TangentOf[dense], dst []dco
 
 // sumOp sums over axes; keepdim keeps them as size 1.
 func sumOp(axes []int, keepdim bool) cr.Op[dense] {
-	return cr.OpFunc[dense]{OpName: "sum", F: func(in []cr.NodeID, x []dense) (dense, cr.ReverseRule[dense], error) {
+	return cr.OpFunc[dense]{OpName: "sum", F: func(in []cr.NodeID, x []dense) (dense, cr.Rule[dense], error) {
 		shape := x[0].Shape()
 		kept, out := slices.Clone(shape), []int{}
 		for k, d := range shape {

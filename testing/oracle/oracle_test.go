@@ -99,10 +99,10 @@ func TestSkips(t *testing.T) {
 	assert.Contains(t, rep.String(), "6 not today")
 
 	// A rule without second order leaves the HVP unchecked, not failed.
-	firstOnly := cr.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	firstOnly := cr.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		y, r, err := expOp(false).Apply(in, x)
 		return y, struct {
-			cr.ReverseRule[*tensor.Dense]
+			cr.Rule[*tensor.Dense]
 		}{r}, err
 	}}
 	rep, err = oracle.Run(cases, inputsWith(firstOnly))
@@ -117,7 +117,7 @@ func TestErrorCases(t *testing.T) {
 	cases, err := oracle.Parse(strings.NewReader(errorCase + "\n\n"))
 	require.NoError(t, err)
 	require.Len(t, cases, 1)
-	failing := cr.OpFunc[*tensor.Dense]{OpName: "boom", F: func([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	failing := cr.OpFunc[*tensor.Dense]{OpName: "boom", F: func([]cr.NodeID, []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "not differentiable here")
 	}}
 	rep, err := oracle.Run(cases, inputsWith(failing))

@@ -90,26 +90,13 @@ type secondFunc[V any] func(ct []cr.Dual[V], has []bool, tangentOf cr.TangentOf[
 // engine's second-order sweep, it gives the rule its outputs with the tangents that
 // its Forward computes from tangentOf (zero when it has no Forward).
 func (r anyRule[V]) second() (secondFunc[V], bool) {
-	sr, ok := r.r.(cr.SecondOrderRule[V])
+	_, ok := r.r.(cr.SecondOrderRule[V])
 	if !ok {
 		return nil, false
 	}
 	return func(ct []cr.Dual[V], has []bool, tangentOf cr.TangentOf[V], dst []cr.DualContribution[V]) ([]cr.DualContribution[V], error) {
-		outs := make([]cr.Dual[V], len(r.ys))
-		for m, y := range r.ys {
-			outs[m].Value = y
-		}
-		if fw, ok := r.forward(); ok {
-			ydot, yhas := make([]V, len(r.ys)), make([]bool, len(r.ys))
-			if err := fw(tangentOf, ydot, yhas); err != nil {
-				return dst, err
-			}
-			for m := range outs {
-				outs[m].Tangent, outs[m].HasTangent = ydot[m], yhas[m]
-			}
-		}
-		return sr.PullbackWithTangents(cr.SecondOrderArgs[V]{Cotangents: ct, Has: has, Outputs: outs, TangentOf: tangentOf}, dst)
-	}, true
+		return cr.PullbackWithTangentsOf(r.r, r.ys, ct, has, tangentOf, dst)
+	}, ok
 }
 
 // interfaceNames names the optional interfaces of the subject's rules.

@@ -119,7 +119,8 @@ func TestIsDifferentiable(t *testing.T) {
 
 type maskOp struct{ cr.OpFunc[float64] }
 
-func (maskOp) Differentiable(k int) bool { return k == 0 }
+func (maskOp) Differentiable(k int) bool     { return k == 0 }
+func (maskOp) OutputDifferentiable(int) bool { return true }
 
 func TestFloat64Space(t *testing.T) {
 	var s cr.Float64Space

@@ -16,19 +16,20 @@ type cubeRule struct {
 
 func (r *cubeRule) Inputs() []cr.NodeID { return r.in[:] }
 
-func (r *cubeRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: 3 * r.x * r.x * ybar}), nil
+func (r *cubeRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: 3 * r.x * r.x * ybar[0]}), nil
 }
 
-func (r *cubeRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r *cubeRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	xd, ok := tan(r.in[0])
-	return 3 * r.x * r.x * xd, ok, nil
+	ydot[0], has[0] = 3*r.x*r.x*xd, ok
+	return nil
 }
 
 // An op family is registered once, with samples for the rule checker; a second
 // registration of the name is an error.
 func ExampleRegistry() {
-	cube := cr.OpFunc[float64]{OpName: "cube", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	cube := cr.OpFunc[float64]{OpName: "cube", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		return x[0] * x[0] * x[0], &cubeRule{in: [1]cr.NodeID{in[0]}, x: x[0]}, nil
 	}}
 	reg := cr.NewRegistry[float64]()

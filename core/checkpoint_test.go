@@ -20,9 +20,9 @@ type peakRule struct {
 	peak *int
 }
 
-func (r peakRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (r peakRule) Pullback(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	*r.peak = max(*r.peak, r.tr.live())
-	return r.ReverseRule.Pullback(ybar, dst)
+	return r.Rule.Pullback(ybar, has, dst)
 }
 
 // chainModel is u <- tsin(u * w), steps times, from x.
@@ -36,8 +36,9 @@ type chainModel struct {
 func (m *chainModel) block(tp *core.Tape[float64], u, w cr.NodeID, n int) cr.NodeID {
 	op := m.tr.op()
 	probe := cr.OpFunc[float64]{OpName: "tsin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
-		y, r, err := op.Apply(in, x)
-		return y, peakRule{ReverseRule: r, tr: &m.tr, peak: &m.peak}, err
+		y := make([]float64, 1)
+		r, err := op.Apply(in, x, y)
+		return y[0], peakRule{Rule: r, tr: &m.tr, peak: &m.peak}, err
 	}}
 	for range n {
 		u = tp.Apply(probe, tp.Apply(mulOp, u, w))
@@ -58,15 +59,15 @@ func (m *chainModel) record(tp *core.Tape[float64], x, w cr.NodeID) cr.NodeID {
 	return u
 }
 
-// ForwardTangents and PullbackWithTangents forward to the wrapped rule, so that
+// Forward and PullbackWithTangents forward to the wrapped rule, so that
 // peakRule keeps its second-order rules (and measures during the second-order sweep).
-func (r peakRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
-	return r.ReverseRule.(cr.ForwardRule[float64]).ForwardTangents(tan)
+func (r peakRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
+	return r.Rule.(cr.ForwardRule[float64]).Forward(tan, ydot, has)
 }
 
-func (r peakRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (r peakRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
 	*r.peak = max(*r.peak, r.tr.live())
-	return r.ReverseRule.(cr.SecondOrderRule[float64]).PullbackWithTangents(ct, tan, dst)
+	return r.Rule.(cr.SecondOrderRule[float64]).PullbackWithTangents(a, dst)
 }
 
 type chainResult struct {

@@ -16,10 +16,10 @@ import (
 func TestAnomalyInsideComposite(t *testing.T) {
 	for _, opts := range [][]core.CompositeOption{nil, {core.Recompute()}} {
 		var site string
-		sqrtComp := core.Composite("sqrtcomp", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {
+		sqrtComp := core.Composite("sqrtcomp", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 			var s cr.NodeID
 			s, site = t.Apply(sqrtOp, x[0]), here()
-			return t.Apply(sinOp, s)
+			return []cr.NodeID{t.Apply(sinOp, s)}
 		}, opts...)
 		// sqrt at 0: a finite value, an infinite cotangent.
 		tp := anomalyTape(t)
@@ -41,10 +41,10 @@ func TestAnomalyInsideComposite(t *testing.T) {
 		assert.Contains(t, err.Error(), "sqrtcomp was recorded at "+outer)
 
 		// A NaN value: log at -1, named at recording.
-		logComp := core.Composite("logcomp", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {
+		logComp := core.Composite("logcomp", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 			var l cr.NodeID
 			l, site = t.Apply(logOp, x[0]), here()
-			return t.Apply(sinOp, l)
+			return []cr.NodeID{t.Apply(sinOp, l)}
 		}, opts...)
 		tp = anomalyTape(t)
 		_, outer = tp.Apply(logComp, tp.Leaf(-1)), here()
@@ -66,11 +66,11 @@ func TestAnomalyInsideComposite(t *testing.T) {
 // A multi-output composite's inner tape also checks for anomalies.
 func TestAnomalyInsideCompositeMulti(t *testing.T) {
 	var site string
-	mc := core.CompositeMulti("logsin", f64, 1, 2, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
+	mc := core.Composite("logsin", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 		var l cr.NodeID
 		l, site = t.Apply(logOp, x[0]), here()
 		return []cr.NodeID{l, t.Apply(sinOp, x[0])}
-	})
+	}, core.Outputs(2))
 	tp := anomalyTape(t)
 	tp.ApplyMulti(mc, tp.Leaf(-1))
 	require.ErrorIs(t, tp.Err(), cr.ErrNonFinite)
@@ -84,16 +84,17 @@ func TestRegistryOverrideInsideComposite(t *testing.T) {
 	require.NoError(t, reg.Register(cr.Entry[float64]{Name: "sin", Arity: 1}))
 	require.NoError(t, reg.SetOverride("sin", func(op cr.Op[float64]) cr.Op[float64] {
 		return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
-			y, _, err := op.Apply(in, x)
-			return y, &unaryRule{in: [1]cr.NodeID{in[0]}, d1: 2 * math.Cos(x[0])}, err
+			y := make([]float64, 1)
+			_, err := op.Apply(in, x, y)
+			return y[0], &unaryRule{in: [1]cr.NodeID{in[0]}, d1: 2 * math.Cos(x[0])}, err
 		}}
 	}))
-	comp := core.Composite("sincomp", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {
-		return t.Apply(sinOp, x[0])
-	})
-	multi := core.CompositeMulti("sincomp2", f64, 1, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
+	comp := core.Composite("sincomp", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.Apply(sinOp, x[0])}
 	})
+	multi := core.Composite("sincomp2", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{t.Apply(sinOp, x[0])}
+	}, core.Outputs(1))
 	for _, rec := range []func(tp *core.Tape[float64], x cr.NodeID) cr.NodeID{
 		func(tp *core.Tape[float64], x cr.NodeID) cr.NodeID { return tp.Apply(comp, x) },
 		func(tp *core.Tape[float64], x cr.NodeID) cr.NodeID { return tp.ApplyMulti(multi, x)[0] },

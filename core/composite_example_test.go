@@ -13,9 +13,9 @@ import (
 // A composite op records other ops; its rules come from that recording, and the
 // outer tape shows one node.
 func ExampleComposite() {
-	softmax := core.Composite("softmax", tensor.Space{}, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
+	softmax := core.Composite("softmax", tensor.Space{}, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		lse := t.Apply(reduce.LogSumExpOp([]int{-1}, true), x[0])
-		return t.Apply(elementwise.ExpOp, t.Apply(elementwise.SubOp, x[0], lse))
+		return []cr.NodeID{t.Apply(elementwise.ExpOp, t.Apply(elementwise.SubOp, x[0], lse))}
 	})
 	tp := core.NewTape[*tensor.Dense](tensor.Space{})
 	v, _ := tensor.FromFloat64([]float64{0, 1, 2}, 3)

@@ -21,8 +21,8 @@ func (s zeroCounter) Zero(v float64) float64 { *s.n++; return 0 }
 
 // sincosAbsent is x -> (sin x, cos x) with a pullback that leaves out the term of an
 // absent cotangent; seen records, per output, whether the pullback got a node.
-func sincosAbsent(space cr.Space[float64], seen *[2]bool) cr.MultiOp[float64] {
-	return core.DefineMulti(core.MultiDef[float64]{Name: "sincos", Space: space, Arity: 1, Outputs: 2,
+func sincosAbsent(space cr.Space[float64], seen *[2]bool) cr.Op[float64] {
+	return core.Define(core.Def[float64]{Name: "sincos", Space: space, Arity: 1, Outputs: 2,
 		Primal: func(x []float64) ([]float64, error) {
 			s, c := math.Sincos(x[0])
 			return []float64{s, c}, nil
@@ -76,7 +76,7 @@ func TestDefineMultiAbsentCotangentIsNotMaterialised(t *testing.T) {
 		}
 		require.Zero(t, zeros, "outputs %v: zeros materialised", c.use)
 	}
-	ruletest.CheckMulti(t, f64, sincosAbsent(f64, &seen), []float64{x0}, ruletest.Config{})
+	ruletest.Check(t, f64, sincosAbsent(f64, &seen), []float64{x0}, ruletest.Config{})
 }
 
 // A pullback that applies ops to every cotangent, absent or not, still works: the
@@ -94,7 +94,7 @@ func TestDefineMultiPullbackReadingAbsentCotangent(t *testing.T) {
 	// A non-differentiable output's cotangent is always absent; a pullback that
 	// reads it still works (and a genuine missing node is still reported).
 	var got cr.NodeID
-	floorOut := core.DefineMulti(core.MultiDef[float64]{Name: "twice_floor", Space: f64, Arity: 1, Outputs: 2,
+	floorOut := core.Define(core.Def[float64]{Name: "twice_floor", Space: f64, Arity: 1, Outputs: 2,
 		NonDifferentiableOutputs: []int{1},
 		Primal:                   func(x []float64) ([]float64, error) { return []float64{2 * x[0], math.Floor(x[0])}, nil },
 		Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
@@ -108,5 +108,5 @@ func TestDefineMultiPullbackReadingAbsentCotangent(t *testing.T) {
 	dx, _ := g.Of(x)
 	require.Equal(t, 2.0, dx)
 	require.True(t, got.Valid(), "the second recording has a zero constant")
-	ruletest.CheckMulti(t, f64, floorOut, []float64{x0}, ruletest.Config{})
+	ruletest.Check(t, f64, floorOut, []float64{x0}, ruletest.Config{})
 }

@@ -19,21 +19,21 @@ var f64 = cr.Float64Space{}
 var (
 	// add is linear: its pullback passes ybar to both inputs.
 	addDef = core.Define(core.Def[float64]{Name: "add", Space: f64, Arity: 2,
-		Primal: func(x []float64) (float64, error) { return x[0] + x[1], nil },
-		Pullback: func(t *core.Tape[float64], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{ybar, ybar}
+		Primal: func(x []float64) ([]float64, error) { return []float64{x[0] + x[1]}, nil },
+		Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{ybar[0], ybar[0]}
 		}})
 	// cube: xbar = 3 x^2 ybar, so the second order comes from the mul ops.
 	cubeDef = core.Define(core.Def[float64]{Name: "cube", Space: f64, Arity: 1,
-		Primal: func(x []float64) (float64, error) { return x[0] * x[0] * x[0], nil },
-		Pullback: func(t *core.Tape[float64], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{t.Apply(scaleOp(3), t.Apply(mulOp, t.Apply(mulOp, x[0], x[0]), ybar))}
+		Primal: func(x []float64) ([]float64, error) { return []float64{x[0] * x[0] * x[0]}, nil },
+		Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(scaleOp(3), t.Apply(mulOp, t.Apply(mulOp, x[0], x[0]), ybar[0]))}
 		}})
 	// sincos: x -> (sin x, cos x); xbar = cos(x) sbar - sin(x) cbar, written with the
 	// outputs. It applies ops to both cotangents, so when one output is unused (its
 	// cotangent absent) the engine records it again with a zero there; sincosAbsent
 	// in define_absent_test.go leaves the absent term out instead.
-	sincosDef = core.DefineMulti(core.MultiDef[float64]{Name: "sincos", Space: f64, Arity: 1, Outputs: 2,
+	sincosDef = core.Define(core.Def[float64]{Name: "sincos", Space: f64, Arity: 1, Outputs: 2,
 		Primal: func(x []float64) ([]float64, error) {
 			s, c := math.Sincos(x[0])
 			return []float64{s, c}, nil
@@ -42,9 +42,9 @@ var (
 			return []cr.NodeID{t.Apply(addDef, t.Apply(mulOp, y[1], ybar[0]), t.Apply(scaleOp(-1), t.Apply(mulOp, y[0], ybar[1])))}
 		}})
 	// sinh as a composite: (exp(x) - exp(-x)) / 2.
-	sinhComposite = core.Composite("sinh", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {
+	sinhComposite = core.Composite("sinh", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 		e := t.Apply(expOp, x[0])
-		return t.Apply(scaleOp(0.5), t.Apply(addDef, e, t.Apply(scaleOp(-1), t.Apply(expOp, t.Apply(scaleOp(-1), x[0])))))
+		return []cr.NodeID{t.Apply(scaleOp(0.5), t.Apply(addDef, e, t.Apply(scaleOp(-1), t.Apply(expOp, t.Apply(scaleOp(-1), x[0])))))}
 	})
 	expOp = unary("exp", func(x float64) (float64, float64, float64) { e := math.Exp(x); return e, e, e })
 )
@@ -53,8 +53,8 @@ func TestDefinedAndCompositeOpsPassRuletest(t *testing.T) {
 	ruletest.Check(t, f64, addDef, []float64{0.3, -1.2}, ruletest.Config{})
 	ruletest.Check(t, f64, cubeDef, []float64{0.7}, ruletest.Config{})
 	ruletest.Check(t, f64, sinhComposite, []float64{0.7}, ruletest.Config{})
-	ruletest.Check(t, f64, core.Composite("sinh", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {
-		return t.Apply(sinhComposite, x[0])
+	ruletest.Check(t, f64, core.Composite("sinh", f64, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
+		return []cr.NodeID{t.Apply(sinhComposite, x[0])}
 	}, core.Recompute()), []float64{-0.4}, ruletest.Config{})
 }
 
@@ -102,17 +102,17 @@ func TestDefinedOpsSecondOrder(t *testing.T) {
 	}, sh*sh*sh, 3*sh*sh*ch, 6*sh*ch*ch+3*sh*sh*sh)
 	// A composite holding a multi-output op, kept and recomputed.
 	for _, opts := range [][]core.CompositeOption{nil, {core.Recompute()}} {
-		sc := core.Composite("sin2", f64, 1, func(tp *core.Tape[float64], x []cr.NodeID) cr.NodeID {
+		sc := core.Composite("sin2", f64, 1, func(tp *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 			o := tp.ApplyMulti(sincosDef, x[0])
-			return tp.Apply(scaleOp(2), tp.Apply(mulOp, o[0], o[1]))
+			return []cr.NodeID{tp.Apply(scaleOp(2), tp.Apply(mulOp, o[0], o[1]))}
 		}, opts...)
 		scalarCheck(t, func(tp *core.Tape[float64], x cr.NodeID) cr.NodeID { return tp.Apply(sc, x) },
 			math.Sin(2*x0), 2*math.Cos(2*x0), -4*math.Sin(2*x0))
 	}
 	// A multi-output composite.
-	mc := core.CompositeMulti("cube_and_sinh", f64, 1, 2, func(tp *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
+	mc := core.Composite("cube_and_sinh", f64, 1, func(tp *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{tp.Apply(cubeDef, x[0]), tp.Apply(sinhComposite, x[0])}
-	})
+	}, core.Outputs(2))
 	scalarCheck(t, func(tp *core.Tape[float64], x cr.NodeID) cr.NodeID {
 		o := tp.ApplyMulti(mc, x)
 		return tp.Apply(mulOp, o[0], o[1])
@@ -135,17 +135,17 @@ func TestDefinedAndCompositeErrors(t *testing.T) {
 	}
 	t.Run("wrong number of cotangents", func(t *testing.T) {
 		bad := core.Define(core.Def[float64]{Name: "bad", Space: f64, Arity: 1,
-			Primal: func(x []float64) (float64, error) { return x[0], nil },
-			Pullback: func(t *core.Tape[float64], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
-				return []cr.NodeID{ybar, ybar}
+			Primal: func(x []float64) ([]float64, error) { return []float64{x[0]}, nil },
+			Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
+				return []cr.NodeID{ybar[0], ybar[0]}
 			}})
 		opErr(t, backward(bad), cr.ErrInvalidArgument, "bad", "2 cotangents for 1 inputs")
 	})
 	t.Run("wrongly shaped cotangent", func(t *testing.T) {
 		ts := tensor.Space{}
 		bad := core.Define(core.Def[*tensor.Dense]{Name: "bad", Space: ts, Arity: 1,
-			Primal: func(x []*tensor.Dense) (*tensor.Dense, error) { return x[0].Clone(), nil },
-			Pullback: func(t *core.Tape[*tensor.Dense], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+			Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return []*tensor.Dense{x[0].Clone()}, nil },
+			Pullback: func(t *core.Tape[*tensor.Dense], x, y, ybar []cr.NodeID) []cr.NodeID {
 				return []cr.NodeID{t.Constant(tensor.New(tensor.Float64, 7))}
 			}})
 		tp := core.NewTape[*tensor.Dense](ts)
@@ -155,22 +155,22 @@ func TestDefinedAndCompositeErrors(t *testing.T) {
 	})
 	t.Run("pullback fails", func(t *testing.T) {
 		bad := core.Define(core.Def[float64]{Name: "bad", Space: f64, Arity: 1,
-			Primal: func(x []float64) (float64, error) { return x[0], nil },
-			Pullback: func(t *core.Tape[float64], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
+			Primal: func(x []float64) ([]float64, error) { return []float64{x[0]}, nil },
+			Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
 				return []cr.NodeID{t.Apply(sinOp, 0)}
 			}})
 		opErr(t, backward(bad), cr.ErrMissingNode, "bad", "sin")
 	})
 	t.Run("pullback records leaves", func(t *testing.T) {
 		bad := core.Define(core.Def[float64]{Name: "bad", Space: f64, Arity: 1,
-			Primal: func(x []float64) (float64, error) { return x[0], nil },
-			Pullback: func(t *core.Tape[float64], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
-				return []cr.NodeID{t.Apply(mulOp, ybar, t.Leaf(1))}
+			Primal: func(x []float64) ([]float64, error) { return []float64{x[0]}, nil },
+			Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
+				return []cr.NodeID{t.Apply(mulOp, ybar[0], t.Leaf(1))}
 			}})
 		opErr(t, backward(bad), cr.ErrInvalidArgument, "bad", "leaves")
 	})
 	t.Run("pullback ignores a used output", func(t *testing.T) {
-		bad := core.DefineMulti(core.MultiDef[float64]{Name: "bad", Space: f64, Arity: 1, Outputs: 2,
+		bad := core.Define(core.Def[float64]{Name: "bad", Space: f64, Arity: 1, Outputs: 2,
 			Primal: func(x []float64) ([]float64, error) { return []float64{x[0], 2 * x[0]}, nil },
 			Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
 				return []cr.NodeID{ybar[0]}
@@ -186,31 +186,31 @@ func TestDefinedAndCompositeErrors(t *testing.T) {
 	t.Run("composite body fails", func(t *testing.T) {
 		tp := newTape()
 		x := tp.Leaf(0.5)
-		tp.Apply(core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) cr.NodeID {
-			return t.Apply(sinOp, 0)
+		tp.Apply(core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(sinOp, 0)}
 		}), x)
 		opErr(t, tp.Err(), cr.ErrMissingNode, "outer", "sin")
 	})
 	t.Run("composite body uses a foreign node", func(t *testing.T) {
 		tp := newTape()
 		x := tp.Leaf(0.5)
-		tp.Apply(core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) cr.NodeID {
-			return t.Apply(sinOp, x)
+		tp.Apply(core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(sinOp, x)}
 		}), x)
 		opErr(t, tp.Err(), cr.ErrMissingNode, "outer", "sin")
 	})
 	t.Run("composite body records leaves", func(t *testing.T) {
 		tp := newTape()
 		x := tp.Leaf(0.5)
-		tp.Apply(core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) cr.NodeID {
-			return t.Apply(mulOp, in[0], t.Leaf(2))
+		tp.Apply(core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(mulOp, in[0], t.Leaf(2))}
 		}), x)
 		opErr(t, tp.Err(), cr.ErrInvalidArgument, "outer", "leaves")
 	})
 	t.Run("multi-output composite body returns the wrong number of outputs", func(t *testing.T) {
-		bad := core.CompositeMulti("outer", f64, 1, 2, func(t *core.Tape[float64], in []cr.NodeID) []cr.NodeID {
+		bad := core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) []cr.NodeID {
 			return []cr.NodeID{t.Apply(sinOp, in[0])}
-		})
+		}, core.Outputs(2))
 		tp := newTape()
 		o := tp.ApplyMulti(bad, tp.Leaf(0.5))
 		require.Len(t, o, 2)
@@ -219,8 +219,8 @@ func TestDefinedAndCompositeErrors(t *testing.T) {
 	t.Run("composite error in a sweep names both ops", func(t *testing.T) {
 		tp := newTape()
 		x := tp.Leaf(0.5)
-		y := tp.Apply(core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) cr.NodeID {
-			return t.Apply(sinNoTangents, in[0])
+		y := tp.Apply(core.Composite("outer", f64, 1, func(t *core.Tape[float64], in []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(sinNoTangents, in[0])}
 		}), x)
 		_, err := tp.ForwardTangents(map[cr.NodeID]float64{x: 1})
 		opErr(t, err, cr.ErrNoRule, "outer", "sin1")
@@ -233,9 +233,9 @@ func TestDefinedAndCompositeErrors(t *testing.T) {
 // linearity check names the problem.
 func TestDefinedNonlinearPullbackIsReported(t *testing.T) {
 	bad := core.Define(core.Def[float64]{Name: "bad", Space: f64, Arity: 1,
-		Primal: func(x []float64) (float64, error) { return x[0] * x[0], nil },
-		Pullback: func(t *core.Tape[float64], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{t.Apply(mulOp, t.Apply(scaleOp(2), x[0]), t.Apply(mulOp, ybar, ybar))}
+		Primal: func(x []float64) ([]float64, error) { return []float64{x[0] * x[0]}, nil },
+		Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(mulOp, t.Apply(scaleOp(2), x[0]), t.Apply(mulOp, ybar[0], ybar[0]))}
 		}})
 	err := ruletest.Verify(f64, bad, []float64{0.7}, ruletest.Config{})
 	require.Error(t, err)

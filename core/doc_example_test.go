@@ -8,7 +8,7 @@ import (
 )
 
 // square is y = x^2, a float64 op with all three rules.
-var square = chainrules.OpFunc[float64]{OpName: "square", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.ReverseRule[float64], error) {
+var square = chainrules.OpFunc[float64]{OpName: "square", F: func(in []chainrules.NodeID, x []float64) (float64, chainrules.Rule[float64], error) {
 	return x[0] * x[0], &unaryRule{in: [1]chainrules.NodeID{in[0]}, d1: 2 * x[0], d2: 2}, nil
 }}
 

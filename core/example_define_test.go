@@ -13,9 +13,9 @@ import (
 // forward tangent (ydot = xdot) and the second-order rule from that pullback.
 func ExampleDefine() {
 	floorST := core.Define(core.Def[float64]{Name: "floor_st", Space: cr.Float64Space{}, Arity: 1,
-		Primal: func(x []float64) (float64, error) { return math.Floor(x[0]), nil },
-		Pullback: func(t *core.Tape[float64], x []cr.NodeID, y, ybar cr.NodeID) []cr.NodeID {
-			return []cr.NodeID{ybar}
+		Primal: func(x []float64) ([]float64, error) { return []float64{math.Floor(x[0])}, nil },
+		Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{ybar[0]}
 		}})
 	t := core.NewTape[float64](cr.Float64Space{})
 	x := t.Leaf(2.7)
@@ -37,9 +37,9 @@ func ExampleDefine() {
 // A composite op: sinh(x) = (e^x - e^-x)/2 recorded from other ops. Its gradient
 // and Hessian-vector product come from the recording; the tape shows one node.
 func ExampleComposite_secondOrder() {
-	sinh := core.Composite("sinh", cr.Float64Space{}, 1, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {
+	sinh := core.Composite("sinh", cr.Float64Space{}, 1, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 		neg := t.Apply(expOp, t.Apply(scaleOp(-1), x[0]))
-		return t.Apply(scaleOp(0.5), t.Apply(addDef, t.Apply(expOp, x[0]), t.Apply(scaleOp(-1), neg)))
+		return []cr.NodeID{t.Apply(scaleOp(0.5), t.Apply(addDef, t.Apply(expOp, x[0]), t.Apply(scaleOp(-1), neg)))}
 	})
 	t := core.NewTape[float64](cr.Float64Space{})
 	x := t.Leaf(0)

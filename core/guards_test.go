@@ -23,13 +23,16 @@ func newTensorTape() *core.Tape[*tensor.Dense] { return core.NewTape[*tensor.Den
 // nilOp returns a nil value, or a rule whose pullback or forward tangent is nil.
 type nilOp struct{ value, contribution, tangent bool }
 
-func (nilOp) Name() string { return "nil_op" }
+func (nilOp) Name() string    { return "nil_op" }
+func (nilOp) NumOutputs() int { return 1 }
 
-func (o nilOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
+func (o nilOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if o.value {
-		return nil, &nilRule{in: in[0], o: o}, nil
+		y[0] = nil
+		return &nilRule{in: in[0], o: o}, nil
 	}
-	return x[0].Clone(), &nilRule{in: in[0], o: o}, nil
+	y[0] = x[0].Clone()
+	return &nilRule{in: in[0], o: o}, nil
 }
 
 type nilRule struct {
@@ -39,19 +42,21 @@ type nilRule struct {
 
 func (r *nilRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
 
-func (r *nilRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *nilRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	v := ybar[0]
 	if r.o.contribution {
-		ybar = nil
+		v = nil
 	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: ybar}), nil
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: v}), nil
 }
 
-func (r *nilRule) ForwardTangents(tan cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *nilRule) Forward(tan cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	v, ok := tan(r.in)
 	if r.o.tangent {
 		v = nil
 	}
-	return v, ok, nil
+	ydot[0], has[0] = v, ok
+	return nil
 }
 
 // Nil values (a nil *tensor.Dense) are errors wherever they enter the engine, never
@@ -131,10 +136,10 @@ type keepRule struct {
 
 func (r *keepRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *keepRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (r *keepRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	// y = x0 * x1: the cotangents read the kept values.
-	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: ybar * r.x[1]},
-		cr.Contribution[float64]{Node: r.in[1], Value: ybar * r.x[0]}), nil
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: ybar[0] * r.x[1]},
+		cr.Contribution[float64]{Node: r.in[1], Value: ybar[0] * r.x[0]}), nil
 }
 
 var keepMul = cr.OpFunc[float64]{OpName: "keep_mul", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
@@ -231,12 +236,13 @@ func (cSpace) Rand(complex128, *rand.Rand) complex128         { return 0 }
 // from another goroutine in the meantime.
 type blockingOp struct{ entered, release chan struct{} }
 
-func (blockingOp) Name() string { return "blocking" }
+func (blockingOp) Name() string    { return "blocking" }
+func (blockingOp) NumOutputs() int { return 1 }
 
-func (o blockingOp) Apply(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
+func (o blockingOp) Apply(in []cr.NodeID, x, y []float64) (cr.Rule[float64], error) {
 	close(o.entered)
 	<-o.release
-	return sinOp.Apply(in, x)
+	return sinOp.Apply(in, x, y)
 }
 
 // Using one tape from two goroutines at once is detected and reported, never a

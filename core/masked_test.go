@@ -15,9 +15,9 @@ type maskRecorder struct {
 	got *[][]bool
 }
 
-func (m maskRecorder) ApplyMasked(in []cr.NodeID, x []float64, need []bool) (float64, cr.Rule[float64], error) {
+func (m maskRecorder) ApplyMasked(in []cr.NodeID, x, y []float64, need []bool) (cr.Rule[float64], error) {
 	*m.got = append(*m.got, append([]bool(nil), need...))
-	return m.Apply(in, x)
+	return m.Apply(in, x, y)
 }
 
 func TestMaskedOpReceivesNeed(t *testing.T) {

@@ -19,19 +19,21 @@ type toXY struct{ noSecond bool }
 
 func (toXY) Name() string                    { return "toxy" }
 func (toXY) NumOutputs() int                 { return 3 }
+func (toXY) Differentiable(int) bool         { return true }
 func (toXY) OutputDifferentiable(m int) bool { return m < 2 }
-func (o toXY) ApplyMulti(in []cr.NodeID, x []float64) ([]float64, cr.MultiRule[float64], error) {
+func (o toXY) Apply(in []cr.NodeID, x, y []float64) (cr.Rule[float64], error) {
 	if len(x) != 2 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "toxy takes 2 inputs")
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "toxy takes 2 inputs")
 	}
 	r, th := x[0], x[1]
 	s, c := math.Sincos(th)
 	q := math.Floor(math.Mod(th, 2*math.Pi) / (math.Pi / 2))
 	rule := &toXYRule{in: [2]cr.NodeID{in[0], in[1]}, r: r, s: s, c: c}
+	y[0], y[1], y[2] = r*c, r*s, q
 	if o.noSecond {
-		return []float64{r * c, r * s, q}, toXYFirst{rule}, nil
+		return toXYFirst{rule}, nil
 	}
-	return []float64{r * c, r * s, q}, rule, nil
+	return rule, nil
 }
 
 type toXYRule struct {
@@ -43,8 +45,8 @@ type toXYRule struct {
 type toXYFirst struct{ r *toXYRule }
 
 func (f toXYFirst) Inputs() []cr.NodeID { return f.r.Inputs() }
-func (f toXYFirst) PullbackMulti(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	return f.r.PullbackMulti(ybar, has, dst)
+func (f toXYFirst) Pullback(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return f.r.Pullback(ybar, has, dst)
 }
 
 func (u *toXYRule) Inputs() []cr.NodeID { return u.in[:] }
@@ -57,7 +59,7 @@ func get(v []float64, has []bool, m int) float64 {
 }
 
 // rbar = c xbar + s ybar, thbar = -r s xbar + r c ybar.
-func (u *toXYRule) PullbackMulti(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (u *toXYRule) Pullback(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	if has[2] {
 		return dst, errors.New("cotangent reached the non-differentiable output")
 	}
@@ -67,7 +69,7 @@ func (u *toXYRule) PullbackMulti(ybar []float64, has []bool, dst []cr.Contributi
 }
 
 // xdot = c rdot - r s thdot, ydot = s rdot + r c thdot.
-func (u *toXYRule) ForwardTangentsMulti(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
+func (u *toXYRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	rd, ok1 := tan(u.in[0])
 	td, ok2 := tan(u.in[1])
 	if !ok1 && !ok2 {
@@ -78,7 +80,8 @@ func (u *toXYRule) ForwardTangentsMulti(tan cr.TangentOf[float64], ydot []float6
 	return nil
 }
 
-func (u *toXYRule) PullbackWithTangentsMulti(ct []cr.Dual[float64], has []bool, tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (u *toXYRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct, has, tan := a.Cotangents, a.Has, a.TangentOf
 	rd, _ := tan(u.in[0])
 	td, _ := tan(u.in[1])
 	var xb, yb, xbd, ybd float64

@@ -33,14 +33,14 @@ func scaled(v *tensor.Dense, c float64) *tensor.Dense {
 	return tensor.Scale(v, complex(c, 0))
 }
 
-func (r *linRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *linRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	for k, id := range r.in {
-		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: id, Value: scaled(ybar, r.c[k])})
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: id, Value: scaled(ybar[0], r.c[k])})
 	}
 	return dst, nil
 }
 
-func (r *linRule) ForwardTangents(tan cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *linRule) Forward(tan cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	var y *tensor.Dense
 	for k, id := range r.in {
 		v, ok := tan(id)
@@ -53,13 +53,15 @@ func (r *linRule) ForwardTangents(tan cr.TangentOf[*tensor.Dense]) (*tensor.Dens
 		}
 		var err error
 		if y, err = tensor.AddScaled(y, r.c[k], v); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
-	return y, y != nil, nil
+	ydot[0], has[0] = y, y != nil
+	return nil
 }
 
-func (r *linRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], _ cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *linRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct := a.Cotangents[0]
 	for k, id := range r.in {
 		d := cr.Dual[*tensor.Dense]{Value: scaled(ct.Value, r.c[k]), HasTangent: ct.HasTangent}
 		if ct.HasTangent {

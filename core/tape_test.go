@@ -70,9 +70,9 @@ type countingRule struct {
 }
 
 func (r *countingRule) Inputs() []cr.NodeID { return r.in[:] }
-func (r *countingRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (r *countingRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	*r.calls++
-	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: ybar}), nil
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: ybar[0]}), nil
 }
 
 func TestUnreachableAndConstantNodesSkipped(t *testing.T) {
@@ -225,8 +225,8 @@ type liarRule struct {
 }
 
 func (r *liarRule) Inputs() []cr.NodeID { return r.in[:] }
-func (r *liarRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	return append(dst, cr.Contribution[float64]{Node: r.other, Value: ybar}), nil
+func (r *liarRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.other, Value: ybar[0]}), nil
 }
 
 func TestForwardTangents(t *testing.T) {
@@ -322,8 +322,9 @@ func TestRegistryOverride(t *testing.T) {
 	// A custom gradient: same primal, pullback scaled by 2.
 	require.NoError(t, reg.SetOverride("sin", func(op cr.Op[float64]) cr.Op[float64] {
 		return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
-			y, _, err := op.Apply(in, x)
-			return y, &unaryRule{in: [1]cr.NodeID{in[0]}, d1: 2 * math.Cos(x[0])}, err
+			y := make([]float64, 1)
+			_, err := op.Apply(in, x, y)
+			return y[0], &unaryRule{in: [1]cr.NodeID{in[0]}, d1: 2 * math.Cos(x[0])}, err
 		}}
 	}))
 	tp := newTape().UseRegistry(reg)

@@ -19,10 +19,10 @@ type identityRule struct {
 
 func (r *identityRule) Inputs() []cr.NodeID { return r.in[:] }
 
-func (r *identityRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	v := ybar
+func (r *identityRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	v := ybar[0]
 	if r.wrong {
-		v = tensor.New(ybar.DType(), 7)
+		v = tensor.New(ybar[0].DType(), 7)
 	}
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: v}), nil
 }

@@ -24,18 +24,20 @@ var _ ruletest.ElementSpace[*tensor.Dense] = tensor.Space{}
 // needed.
 type maskedMul struct{ wrong bool }
 
-func (maskedMul) Name() string { return "maskedmul" }
+func (maskedMul) Name() string    { return "maskedmul" }
+func (maskedMul) NumOutputs() int { return 1 }
 
-func (o maskedMul) Apply(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
-	return mulOp(nil).Apply(in, x)
+func (o maskedMul) Apply(in []cr.NodeID, x, y []float64) (cr.Rule[float64], error) {
+	return mulOp(nil).Apply(in, x, y)
 }
 
-func (o maskedMul) ApplyMasked(in []cr.NodeID, x []float64, need []bool) (float64, cr.ReverseRule[float64], error) {
+func (o maskedMul) ApplyMasked(in []cr.NodeID, x, y []float64, need []bool) (cr.Rule[float64], error) {
 	r := &maskedMulRule{in: slices.Clone(in), a: x[0], b: x[1], need: slices.Clone(need)}
 	if o.wrong && !need[0] {
 		r.a *= 2
 	}
-	return x[0] * x[1], r, nil
+	y[0] = x[0] * x[1]
+	return r, nil
 }
 
 type maskedMulRule struct {
@@ -46,17 +48,17 @@ type maskedMulRule struct {
 
 func (r *maskedMulRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *maskedMulRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (r *maskedMulRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	if r.need[0] {
-		dst = append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.b * ybar})
+		dst = append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.b * ybar[0]})
 	}
 	if r.need[1] {
-		dst = append(dst, cr.Contribution[float64]{Node: r.in[1], Value: r.a * ybar})
+		dst = append(dst, cr.Contribution[float64]{Node: r.in[1], Value: r.a * ybar[0]})
 	}
 	return dst, nil
 }
 
-func (r *maskedMulRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r *maskedMulRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	var y float64
 	any := false
 	if d, ok := tan(r.in[0]); ok && r.need[0] {
@@ -65,10 +67,12 @@ func (r *maskedMulRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, boo
 	if d, ok := tan(r.in[1]); ok && r.need[1] {
 		y, any = y+r.a*d, true
 	}
-	return y, any, nil
+	ydot[0], has[0] = y, any
+	return nil
 }
 
-func (r *maskedMulRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (r *maskedMulRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct, tan := a.Cotangents[0], a.TangentOf
 	ad, _ := tan(r.in[0])
 	bd, _ := tan(r.in[1])
 	yd := 0.0
@@ -87,7 +91,7 @@ func (r *maskedMulRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.Tangent
 // ---- ops that keep the slices Apply is given ----
 
 // keepIn's rule keeps the slice in.
-var keepIn = cr.OpFunc[float64]{OpName: "keepin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+var keepIn = cr.OpFunc[float64]{OpName: "keepin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 	s, c := math.Sincos(x[0])
 	return s, &scalarRule{in: in, d1: c, d2: -s}, nil
 }}
@@ -99,11 +103,11 @@ type keepXRule struct {
 }
 
 func (r keepXRule) Inputs() []cr.NodeID { return r.in }
-func (r keepXRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: math.Cos(r.x[0]) * ybar}), nil
+func (r keepXRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: math.Cos(r.x[0]) * ybar[0]}), nil
 }
 
-var keepX = cr.OpFunc[float64]{OpName: "keepx", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+var keepX = cr.OpFunc[float64]{OpName: "keepx", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 	return math.Sin(x[0]), keepXRule{in: slices.Clone(in), x: x}, nil
 }}
 
@@ -112,7 +116,7 @@ var keepX = cr.OpFunc[float64]{OpName: "keepx", F: func(in []cr.NodeID, x []floa
 // xAbsX is x|x|: f' = 2|x| has a kink at 0, where the documented f” is 0 (the
 // one-sided values are -2 and 2). wrong takes the right-hand value 2.
 func xAbsX(wrong bool) cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: "xabsx", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "xabsx", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		d2 := 2 * math.Copysign(1, x[0])
 		if x[0] == 0 {
 			d2 = 0
@@ -128,7 +132,8 @@ func xAbsX(wrong bool) cr.Op[float64] {
 // PullbackWithTangents takes 1 for the ybardot term: two conventions in one rule.
 type reluMixedRule struct{ scalarRule }
 
-func (r *reluMixedRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (r *reluMixedRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct := a.Cotangents[0]
 	yd := 0.0
 	if ct.HasTangent {
 		yd = ct.Tangent
@@ -136,7 +141,7 @@ func (r *reluMixedRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.Tangent
 	return append(dst, cr.DualContribution[float64]{Node: r.in[0], Cotangent: cr.Dual[float64]{Value: r.d1 * ct.Value, Tangent: yd, HasTangent: true}}), nil
 }
 
-var reluMixed = cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+var reluMixed = cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 	d := 0.0
 	if x[0] > 0 {
 		d = 1
@@ -145,9 +150,10 @@ var reluMixed = cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []f
 }}
 
 // reluFirstOrder is relu without the optional rules.
-var reluFirstOrder = cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
-	y, r, err := reluOp(false).Apply(in, x)
-	return y, firstOrder[float64]{r}, err
+var reluFirstOrder = cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
+	y := make([]float64, 1)
+	r, err := reluOp(false).Apply(in, x, y)
+	return y[0], firstOrder[float64]{r}, err
 }}
 
 var (
@@ -171,15 +177,15 @@ var (
 // right tangent): Pullback is right.
 type wrongValueRule struct{ scalarRule }
 
-func (r *wrongValueRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
-	dst, err := r.scalarRule.PullbackWithTangents(ct, tan, dst)
+func (r *wrongValueRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	dst, err := r.scalarRule.PullbackWithTangents(a, dst)
 	if err == nil {
 		dst[len(dst)-1].Cotangent.Value *= 2
 	}
 	return dst, err
 }
 
-var sinWrongValue = cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+var sinWrongValue = cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 	s, c := math.Sincos(x[0])
 	return s, &wrongValueRule{scalarRule{in: slices.Clone(in), d1: c, d2: -s}}, nil
 }}
@@ -231,8 +237,8 @@ func TestContractCorrectRulesPass(t *testing.T) {
 		verify func() error
 	}{
 		{"masked op", verifyF(maskedMul{}, []float64{1.3, -0.4}, ruletest.Config{})},
-		{"composite op (a MaskedOp)", verifyF(core.Composite("musin", cr.Float64Space{}, 2, func(t *core.Tape[float64], x []cr.NodeID) cr.NodeID {
-			return t.Apply(mulOp(nil), t.Apply(plainOp, x[0]), x[1])
+		{"composite op (a MaskedOp)", verifyF(core.Composite("musin", cr.Float64Space{}, 2, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(mulOp(nil), t.Apply(plainOp, x[0]), x[1])}
 		}), []float64{1.3, -0.4}, ruletest.Config{FullJacobianMaxSize: 8})},
 		{"x|x| at its kink with the documented second derivative", verifyF(xAbsX(false), []float64{0}, ruletest.Config{Kink: xAbsXKink})},
 		{"relu at its kink, one convention throughout", verifyF(reluOp(false), []float64{0}, ruletest.Config{Kink: reluKink})},

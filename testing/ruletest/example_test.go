@@ -18,16 +18,16 @@ type cubeRule struct {
 
 func (r cubeRule) Inputs() []cr.NodeID { return r.in }
 
-func (r cubeRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (r cubeRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	d := 3 * r.x * r.x
 	if r.wrong {
 		d = 2 * r.x * r.x // a typical slip: the power rule with the wrong factor
 	}
-	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: d * ybar}), nil
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: d * ybar[0]}), nil
 }
 
 func cube(wrong bool) cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: "cube", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "cube", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		return math.Pow(x[0], 3), cubeRule{in: []cr.NodeID{in[0]}, x: x[0], wrong: wrong}, nil
 	}}
 }
@@ -53,7 +53,7 @@ func ExampleVerify() {
 // finite differences cannot confirm, so the point is declared with its documented
 // pullback, tangent and second-order tangent (relu” is 0, so xbardot = 0 ybardot).
 func ExampleKink() {
-	relu := cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	relu := cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		d := 0.0
 		if x[0] > 0 {
 			d = 1
@@ -87,7 +87,7 @@ type polarRule struct {
 
 func (p polarRule) Inputs() []cr.NodeID { return p.in }
 
-func (p polarRule) PullbackMulti(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (p polarRule) Pullback(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	var xb, yb float64
 	if has[0] {
 		xb = ybar[0]
@@ -107,21 +107,22 @@ type polarOp struct{ wrong bool }
 func (polarOp) Name() string    { return "polar" }
 func (polarOp) NumOutputs() int { return 2 }
 
-func (o polarOp) ApplyMulti(in []cr.NodeID, x []float64) ([]float64, cr.MultiRule[float64], error) {
+func (o polarOp) Apply(in []cr.NodeID, x, y []float64) (cr.Rule[float64], error) {
 	if len(x) != 2 || len(in) != 2 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "polar takes 2 inputs, got %d", len(x))
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "polar takes 2 inputs, got %d", len(x))
 	}
 	s, c := math.Sincos(x[1])
-	return []float64{x[0] * c, x[0] * s}, polarRule{in: []cr.NodeID{in[0], in[1]}, r: x[0], s: s, c: c, wrong: o.wrong}, nil
+	y[0], y[1] = x[0]*c, x[0]*s
+	return polarRule{in: []cr.NodeID{in[0], in[1]}, r: x[0], s: s, c: c, wrong: o.wrong}, nil
 }
 
-// VerifyMulti checks a multi-output op with each output's cotangent alone and with
+// Verify checks a multi-output op with each output's cotangent alone and with
 // both together; a failure names the output whose derivative is wrong.
-func ExampleVerifyMulti() {
+func ExampleVerify_multiOutput() {
 	space := cr.Float64Space{}
-	fmt.Println("correct rule:", ruletest.VerifyMulti(space, polarOp{}, []float64{2, 0.5}, ruletest.Config{}))
+	fmt.Println("correct rule:", ruletest.Verify(space, polarOp{}, []float64{2, 0.5}, ruletest.Config{}))
 
-	err := ruletest.VerifyMulti(space, polarOp{wrong: true}, []float64{2, 0.5}, ruletest.Config{})
+	err := ruletest.Verify(space, polarOp{wrong: true}, []float64{2, 0.5}, ruletest.Config{})
 	var f *ruletest.Failure
 	if errors.As(err, &f) {
 		fmt.Printf("wrong rule: %s fails %s for output %s on %s\n", f.Rule, f.Check, f.Output, f.Input)

@@ -33,8 +33,8 @@ func failures(t *testing.T, err error) []*ruletest.Failure {
 	return out
 }
 
-func verifyM(op cr.MultiOp[float64], x []float64, cfg ruletest.Config) func() error {
-	return func() error { return ruletest.VerifyMulti(cr.Float64Space{}, op, x, cfg) }
+func verifyM(op cr.Op[float64], x []float64, cfg ruletest.Config) func() error {
+	return func() error { return ruletest.Verify(cr.Float64Space{}, op, x, cfg) }
 }
 
 // r = 1.3, th = 0.4: the first quadrant, away from its boundaries.
@@ -49,8 +49,8 @@ func TestMultiCorrectRulesPass(t *testing.T) {
 		{"hand-written rule with a non-differentiable output", verifyM(toXY{}, polarPoint, full)},
 		{"first order only", verifyM(toXY{firstOrder: true}, polarPoint, full)},
 		{"a tangent reported for the non-differentiable output is ignored", verifyM(toXY{mut: toXYMutation{tangentQ: true}}, polarPoint, full)},
-		{"DefineMulti", verifyM(mulSinDef(false), []float64{0.7, -1.2}, full)},
-		{"CompositeMulti", verifyM(mulSinComposite(), []float64{0.7, -1.2}, full)},
+		{"Define with several outputs", verifyM(mulSinDef(false), []float64{0.7, -1.2}, full)},
+		{"Composite with several outputs", verifyM(mulSinComposite(), []float64{0.7, -1.2}, full)},
 		{"no finite differences", verifyM(toXY{}, polarPoint, ruletest.Config{NoFiniteDifferences: true})},
 	}
 	for _, tc := range tests {
@@ -86,9 +86,9 @@ func TestMultiMutantsAreCaught(t *testing.T) {
 			ruletest.CheckAbsentOutputs, "y0", nil},
 		{"pullback writes into has", verifyM(toXY{mut: toXYMutation{mutateHas: true}}, polarPoint, cfg),
 			ruletest.CheckMutation, "y0", nil},
-		{"DefineMulti pullback with a wrong sign on output 1", verifyM(mulSinDef(true), []float64{0.7, -1.2}, cfg),
+		{"Define with several outputs, pullback with a wrong sign on output 1", verifyM(mulSinDef(true), []float64{0.7, -1.2}, cfg),
 			ruletest.CheckAdjointFD, "y1", []string{ruletest.CheckForwardFD, ruletest.CheckForwardAdjoint, ruletest.CheckSecondOrderFD}},
-		{"ApplyMulti returns fewer outputs than NumOutputs", verifyM(toXY{wrongCount: true}, polarPoint, cfg),
+		{"NumOutputs reports fewer outputs than Apply writes", verifyM(toXY{wrongCount: true}, polarPoint, cfg),
 			ruletest.CheckApply, "", nil},
 	}
 	for _, tc := range tests {
@@ -118,7 +118,7 @@ func TestMultiMutantsAreCaught(t *testing.T) {
 // A wrong output is reported in its own round and in the round of all outputs
 // together, and the other output's round passes.
 func TestMultiRoundsNameTheOutput(t *testing.T) {
-	err := ruletest.VerifyMulti(cr.Float64Space{}, toXY{mut: toXYMutation{ignoreY: true}, firstOrder: true}, polarPoint, ruletest.Config{Seed: 7})
+	err := ruletest.Verify(cr.Float64Space{}, toXY{mut: toXYMutation{ignoreY: true}, firstOrder: true}, polarPoint, ruletest.Config{Seed: 7})
 	fs := failures(t, err)
 	require.NotEmpty(t, fs)
 	for _, f := range fs {
@@ -129,22 +129,22 @@ func TestMultiRoundsNameTheOutput(t *testing.T) {
 	assert.Contains(t, fs[0].Error(), "ruletest: toxy: adjoint-fd [y1 float64[]] [x0 float64[]]")
 }
 
-// CheckMulti reports through t: subtests named check/round/input for a correct
-// rule, errors for a wrong one.
+// Check reports a multi-output op through t: subtests named check/round/input for
+// a correct rule, errors for a wrong one.
 func TestCheckMulti(t *testing.T) {
-	ruletest.CheckMulti(t, cr.Float64Space{}, toXY{}, polarPoint, ruletest.Config{})
+	ruletest.Check(t, cr.Float64Space{}, toXY{}, polarPoint, ruletest.Config{})
 	rec := &recorder{TB: t}
-	ruletest.CheckMulti(rec, cr.Float64Space{}, toXY{mut: toXYMutation{wrongFwdY: true}}, polarPoint, ruletest.Config{})
+	ruletest.Check(rec, cr.Float64Space{}, toXY{mut: toXYMutation{wrongFwdY: true}}, polarPoint, ruletest.Config{})
 	assert.NotEmpty(t, rec.errs)
 }
 
 func TestMultiKinkIsRejected(t *testing.T) {
-	err := ruletest.VerifyMulti(cr.Float64Space{}, toXY{}, polarPoint, ruletest.Config{Kink: &ruletest.Kink[float64]{Reason: "x"}})
+	err := ruletest.Verify(cr.Float64Space{}, toXY{}, polarPoint, ruletest.Config{Kink: &ruletest.Kink[float64]{Reason: "x"}})
 	assert.Equal(t, []string{ruletest.CheckKink}, failedChecks(t, err))
 }
 
 func TestMultiNilOp(t *testing.T) {
-	err := ruletest.VerifyMulti[float64](cr.Float64Space{}, nil, polarPoint, ruletest.Config{})
+	err := ruletest.Verify[float64](cr.Float64Space{}, nil, polarPoint, ruletest.Config{})
 	assert.Equal(t, []string{ruletest.CheckApply}, failedChecks(t, err))
 }
 
@@ -157,39 +157,35 @@ func multiRegistry(t *testing.T, samples func(*rand.Rand) []cr.Sample[float64], 
 
 func TestMultiRegistry(t *testing.T) {
 	ok := func(*rand.Rand) []cr.Sample[float64] {
-		return []cr.Sample[float64]{{Name: "first quadrant", Multi: toXY{}, Inputs: polarPoint}}
+		return []cr.Sample[float64]{{Name: "first quadrant", Op: toXY{}, Inputs: polarPoint}}
 	}
 	ruletest.CheckRegistry(t, cr.Float64Space{}, multiRegistry(t, ok, true), ruletest.Config{})
 	assert.NoError(t, ruletest.VerifyRegistry(cr.Float64Space{}, multiRegistry(t, ok, true), ruletest.Config{}))
 
-	// The entry's flags are held against the multi-output interfaces.
+	// The entry's flags are held against the rule's interfaces.
 	err := ruletest.VerifyRegistry(cr.Float64Space{}, multiRegistry(t, ok, false), ruletest.Config{})
 	assert.Equal(t, []string{ruletest.CheckInterfaces}, failedChecks(t, err))
-	assert.ErrorContains(t, err, "chainrules.MultiForwardRule")
+	assert.ErrorContains(t, err, "chainrules.ForwardRule")
 
 	// A wrong multi-output sample is caught and named "entry/sample".
 	bad := func(*rand.Rand) []cr.Sample[float64] {
-		return []cr.Sample[float64]{{Name: "q", Multi: toXY{mut: toXYMutation{wrongFwdY: true}}, Inputs: polarPoint}}
+		return []cr.Sample[float64]{{Name: "q", Op: toXY{mut: toXYMutation{wrongFwdY: true}}, Inputs: polarPoint}}
 	}
 	err = ruletest.VerifyRegistry(cr.Float64Space{}, multiRegistry(t, bad, true), ruletest.Config{})
 	assert.Contains(t, failedChecks(t, err), ruletest.CheckForwardFD)
 	assert.ErrorContains(t, err, "toxy/q: forward-fd [y1 float64[]]")
 
-	for name, s := range map[string]cr.Sample[float64]{
-		"neither": {Inputs: polarPoint},
-		"both":    {Op: sinOp(nil), Multi: toXY{}, Inputs: polarPoint},
-	} {
-		err := ruletest.VerifyRegistry(cr.Float64Space{}, multiRegistry(t, func(*rand.Rand) []cr.Sample[float64] {
-			return []cr.Sample[float64]{s}
-		}, true), ruletest.Config{})
-		assert.Equal(t, []string{ruletest.CheckInterfaces}, failedChecks(t, err), name)
-		assert.ErrorContains(t, err, map[string]string{"neither": "neither", "both": "both"}[name])
-	}
+	// A sample without an op (Sample.Multi, and with it a sample setting both, is gone).
+	err = ruletest.VerifyRegistry(cr.Float64Space{}, multiRegistry(t, func(*rand.Rand) []cr.Sample[float64] {
+		return []cr.Sample[float64]{{Inputs: polarPoint}}
+	}, true), ruletest.Config{})
+	assert.Equal(t, []string{ruletest.CheckInterfaces}, failedChecks(t, err), "no op")
+	assert.ErrorContains(t, err, "no Op")
 }
 
-// Errors of VerifyMulti are values like Verify's.
+// Errors of Verify for a multi-output op are values as for a single-output one.
 func TestMultiErrorsIs(t *testing.T) {
-	err := ruletest.VerifyMulti(cr.Float64Space{}, toXY{mut: toXYMutation{flipX: true}}, polarPoint, ruletest.Config{})
+	err := ruletest.Verify(cr.Float64Space{}, toXY{mut: toXYMutation{flipX: true}}, polarPoint, ruletest.Config{})
 	assert.True(t, errors.Is(err, ruletest.ErrCheckFailed))
 	assert.True(t, slices.ContainsFunc(failures(t, err), func(f *ruletest.Failure) bool { return f.Output != "" }))
 }

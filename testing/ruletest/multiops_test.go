@@ -17,7 +17,7 @@ import (
 type toXY struct {
 	mut        toXYMutation
 	firstOrder bool // hide the forward and second-order rules
-	wrongCount bool // ApplyMulti returns two outputs
+	wrongCount bool // NumOutputs reports two outputs, Apply writes three
 }
 
 // toXYMutation switches one mistake on.
@@ -31,26 +31,29 @@ type toXYMutation struct {
 	mutateHas    bool // the pullback writes into has
 }
 
-func (toXY) Name() string                    { return "toxy" }
-func (toXY) NumOutputs() int                 { return 3 }
+func (toXY) Name() string { return "toxy" }
+func (o toXY) NumOutputs() int {
+	if o.wrongCount {
+		return 2
+	}
+	return 3
+}
+func (toXY) Differentiable(int) bool         { return true }
 func (toXY) OutputDifferentiable(m int) bool { return m < 2 }
 
-func (o toXY) ApplyMulti(in []cr.NodeID, x []float64) ([]float64, cr.MultiRule[float64], error) {
+func (o toXY) Apply(in []cr.NodeID, x, y []float64) (cr.Rule[float64], error) {
 	if len(x) != 2 || len(in) != 2 {
-		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "toxy takes 2 inputs")
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "toxy takes 2 inputs")
 	}
 	r, th := x[0], x[1]
 	s, c := math.Sincos(th)
 	q := math.Floor(math.Mod(th, 2*math.Pi) / (math.Pi / 2))
 	rule := &toXYRule{in: [2]cr.NodeID{in[0], in[1]}, r: r, s: s, c: c, mut: o.mut}
-	ys := []float64{r * c, r * s, q}
-	if o.wrongCount {
-		ys = ys[:2]
-	}
+	y[0], y[1], y[2] = r*c, r*s, q // with wrongCount, y has two slots: a panic
 	if o.firstOrder {
-		return ys, toXYFirst{rule}, nil
+		return toXYFirst{rule}, nil
 	}
-	return ys, rule, nil
+	return rule, nil
 }
 
 type toXYRule struct {
@@ -63,8 +66,8 @@ type toXYRule struct {
 type toXYFirst struct{ r *toXYRule }
 
 func (f toXYFirst) Inputs() []cr.NodeID { return f.r.Inputs() }
-func (f toXYFirst) PullbackMulti(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	return f.r.PullbackMulti(ybar, has, dst)
+func (f toXYFirst) Pullback(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return f.r.Pullback(ybar, has, dst)
 }
 
 func (u *toXYRule) Inputs() []cr.NodeID { return u.in[:] }
@@ -88,7 +91,7 @@ func (u *toXYRule) cot(xb, yb float64) (float64, float64) {
 }
 
 // rbar = c xbar + s ybar, thbar = -r s xbar + r c ybar.
-func (u *toXYRule) PullbackMulti(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (u *toXYRule) Pullback(ybar []float64, has []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	if has[2] {
 		return dst, errors.New("cotangent reached the non-differentiable output")
 	}
@@ -104,7 +107,7 @@ func (u *toXYRule) PullbackMulti(ybar []float64, has []bool, dst []cr.Contributi
 }
 
 // xdot = c rdot - r s thdot, ydot = s rdot + r c thdot.
-func (u *toXYRule) ForwardTangentsMulti(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
+func (u *toXYRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	rd, ok1 := tan(u.in[0])
 	td, ok2 := tan(u.in[1])
 	if !ok1 && !ok2 {
@@ -121,7 +124,8 @@ func (u *toXYRule) ForwardTangentsMulti(tan cr.TangentOf[float64], ydot []float6
 	return nil
 }
 
-func (u *toXYRule) PullbackWithTangentsMulti(ct []cr.Dual[float64], has []bool, tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (u *toXYRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct, has, tan := a.Cotangents, a.Has, a.TangentOf
 	rd, _ := tan(u.in[0])
 	td, _ := tan(u.in[1])
 	var xb, yb, xbd, ybd float64
@@ -159,7 +163,7 @@ func (u *toXYRule) PullbackWithTangentsMulti(ct []cr.Dual[float64], has []bool, 
 
 // unaryOp is a scalar op with f, f' and f”, with all rules.
 func unaryOp(name string, f, d1, d2 func(float64) float64) cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: name, F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: name, F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		if len(x) != 1 {
 			return 0, nil, cr.Errorf(cr.ErrInvalidArgument, "%s takes 1 input", name)
 		}
@@ -177,19 +181,21 @@ var (
 type addRule struct{ in []cr.NodeID }
 
 func (r addRule) Inputs() []cr.NodeID { return r.in }
-func (r addRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: ybar}, cr.Contribution[float64]{Node: r.in[1], Value: ybar}), nil
+func (r addRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: ybar[0]}, cr.Contribution[float64]{Node: r.in[1], Value: ybar[0]}), nil
 }
-func (r addRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r addRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	a, okA := tan(r.in[0])
 	b, okB := tan(r.in[1])
-	return a + b, okA || okB, nil
+	ydot[0], has[0] = a+b, okA || okB
+	return nil
 }
-func (r addRule) PullbackWithTangents(ct cr.Dual[float64], _ cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (r addRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct := a.Cotangents[0]
 	return append(dst, cr.DualContribution[float64]{Node: r.in[0], Cotangent: ct}, cr.DualContribution[float64]{Node: r.in[1], Cotangent: ct}), nil
 }
 
-var addOp = cr.OpFunc[float64]{OpName: "add", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+var addOp = cr.OpFunc[float64]{OpName: "add", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 	if len(x) != 2 {
 		return 0, nil, cr.Errorf(cr.ErrInvalidArgument, "add takes 2 inputs")
 	}
@@ -199,8 +205,8 @@ var addOp = cr.OpFunc[float64]{OpName: "add", F: func(in []cr.NodeID, x []float6
 // mulSinDef defines (a, b) -> (a b, sin a, floor a) by a primal and a pullback
 // written with ops; floor a is not differentiable. wrongY flips the sign of the
 // pullback's sin term.
-func mulSinDef(wrongY bool) cr.MultiOp[float64] {
-	return core.DefineMulti(core.MultiDef[float64]{
+func mulSinDef(wrongY bool) cr.Op[float64] {
+	return core.Define(core.Def[float64]{
 		Name: "mulsin", Space: cr.Float64Space{}, Arity: 2, Outputs: 3, NonDifferentiableOutputs: []int{2},
 		Primal: func(x []float64) ([]float64, error) {
 			if len(x) != 2 {
@@ -221,8 +227,8 @@ func mulSinDef(wrongY bool) cr.MultiOp[float64] {
 }
 
 // mulSinComposite is (a, b) -> (a b, sin a) as a composite of ops.
-func mulSinComposite() cr.MultiOp[float64] {
-	return core.CompositeMulti("mulsin", cr.Float64Space{}, 2, 2, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
+func mulSinComposite() cr.Op[float64] {
+	return core.Composite("mulsin", cr.Float64Space{}, 2, func(t *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.Apply(mulOp(nil), x[0], x[1]), t.Apply(plainOp, x[0])}
-	})
+	}, core.Outputs(2))
 }

@@ -21,18 +21,22 @@ type signRule struct {
 
 func (r *signRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *signRule) Pullback(_ float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+func (r *signRule) Pullback(_ []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
 	if r.err != nil {
 		return dst, r.err
 	}
 	return append(dst, cr.Contribution[float64]{Node: r.in[0]}), nil
 }
 
-func (r *signRule) ForwardTangents(cr.TangentOf[float64]) (float64, bool, error) {
-	return 0, r.err == nil, r.err
+func (r *signRule) Forward(_ cr.TangentOf[float64], ydot []float64, has []bool) error {
+	if r.err != nil {
+		return r.err
+	}
+	ydot[0], has[0] = 0, true
+	return nil
 }
 
-func (r *signRule) PullbackWithTangents(_ cr.Dual[float64], _ cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (r *signRule) PullbackWithTangents(_ cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
 	if r.err != nil {
 		return dst, r.err
 	}
@@ -40,7 +44,7 @@ func (r *signRule) PullbackWithTangents(_ cr.Dual[float64], _ cr.TangentOf[float
 }
 
 func signOp(err error) cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: "sign", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "sign", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		return math.Copysign(1, x[0]), &signRule{in: append([]cr.NodeID(nil), in...), err: err}, nil
 	}}
 }

@@ -24,8 +24,8 @@ type scalarRule struct {
 
 func (r *scalarRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *scalarRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	g := r.d1 * ybar
+func (r *scalarRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	g := r.d1 * ybar[0]
 	switch {
 	case r.signFlip:
 		g = -g
@@ -38,16 +38,19 @@ func (r *scalarRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]c
 	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: g}), nil
 }
 
-func (r *scalarRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r *scalarRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	xd, ok := tan(r.in[0])
 	if r.wrongForward {
-		return r.d2 * xd, ok, nil // f'' in place of f'
+		ydot[0], has[0] = r.d2*xd, ok // f'' in place of f'
+		return nil
 	}
-	return r.d1 * xd, ok, nil
+	ydot[0], has[0] = r.d1*xd, ok
+	return nil
 }
 
 // xbar = f'(x) ybar, so xbardot = f'(x) ybardot + f”(x) xdot ybar.
-func (r *scalarRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (r *scalarRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct, tan := a.Cotangents[0], a.TangentOf
 	xd, _ := tan(r.in[0])
 	yd := 0.0
 	if ct.HasTangent {
@@ -62,11 +65,11 @@ func (r *scalarRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[
 }
 
 // firstOrder hides the optional interfaces of a rule.
-type firstOrder[V any] struct{ cr.ReverseRule[V] }
+type firstOrder[V any] struct{ cr.Rule[V] }
 
 // sinOp is sin with first- and second-order rules; mutate turns one mistake on.
 func sinOp(mutate func(*scalarRule)) cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		s, c := math.Sincos(x[0])
 		r := &scalarRule{in: append([]cr.NodeID(nil), in...), d1: c, d2: -s}
 		if mutate != nil {
@@ -80,9 +83,10 @@ func sinOp(mutate func(*scalarRule)) cr.Op[float64] {
 // Pullback cannot disagree with PullbackWithTangents.
 func sinFirstOrder(mutate func(*scalarRule)) cr.Op[float64] {
 	op := sinOp(mutate)
-	return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
-		y, r, err := op.Apply(in, x)
-		return y, firstOrder[float64]{r}, err
+	return cr.OpFunc[float64]{OpName: "sin", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
+		y := make([]float64, 1)
+		r, err := op.Apply(in, x, y)
+		return y[0], firstOrder[float64]{r}, err
 	}}
 }
 
@@ -102,25 +106,27 @@ func (r *mulRule) Inputs() []cr.NodeID {
 	return r.in
 }
 
-func (r *mulRule) Pullback(ybar float64, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
-	dst = append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.b * ybar})
+func (r *mulRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	dst = append(dst, cr.Contribution[float64]{Node: r.in[0], Value: r.b * ybar[0]})
 	switch {
 	case r.dropSecond:
 		return dst, nil
 	case r.foreign:
-		return append(dst, cr.Contribution[float64]{Node: r.in[1] + 7, Value: r.a * ybar}), nil
+		return append(dst, cr.Contribution[float64]{Node: r.in[1] + 7, Value: r.a * ybar[0]}), nil
 	}
-	return append(dst, cr.Contribution[float64]{Node: r.in[1], Value: r.a * ybar}), nil
+	return append(dst, cr.Contribution[float64]{Node: r.in[1], Value: r.a * ybar[0]}), nil
 }
 
-func (r *mulRule) ForwardTangents(tan cr.TangentOf[float64]) (float64, bool, error) {
+func (r *mulRule) Forward(tan cr.TangentOf[float64], ydot []float64, has []bool) error {
 	ad, okA := tan(r.in[0])
 	bd, okB := tan(r.in[1])
-	return ad*r.b + r.a*bd, okA || okB, nil
+	ydot[0], has[0] = ad*r.b+r.a*bd, okA || okB
+	return nil
 }
 
 // abar = b ybar gives abardot = bdot ybar + b ybardot; likewise for b.
-func (r *mulRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+func (r *mulRule) PullbackWithTangents(a cr.SecondOrderArgs[float64], dst []cr.DualContribution[float64]) ([]cr.DualContribution[float64], error) {
+	ct, tan := a.Cotangents[0], a.TangentOf
 	ad, _ := tan(r.in[0])
 	bd, _ := tan(r.in[1])
 	yd := 0.0
@@ -138,7 +144,7 @@ func (r *mulRule) PullbackWithTangents(ct cr.Dual[float64], tan cr.TangentOf[flo
 }
 
 func mulOp(mutate func(*mulRule)) cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		r := &mulRule{in: append([]cr.NodeID(nil), in...), a: x[0], b: x[1]}
 		if mutate != nil {
 			mutate(r)
@@ -149,7 +155,7 @@ func mulOp(mutate func(*mulRule)) cr.Op[float64] {
 
 // reluOp is max(x, 0) with the subgradient 0 at x = 0 (or 1 with oneAtZero).
 func reluOp(oneAtZero bool) cr.Op[float64] {
-	return cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		d := 0.0
 		if x[0] > 0 || (oneAtZero && x[0] == 0) {
 			d = 1
@@ -161,7 +167,7 @@ func reluOp(oneAtZero bool) cr.Op[float64] {
 // counterOp returns a different primal on every evaluation.
 func counterOp() cr.Op[float64] {
 	n := 0.0
-	return cr.OpFunc[float64]{OpName: "counter", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	return cr.OpFunc[float64]{OpName: "counter", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		n++
 		return x[0] + n, &scalarRule{in: append([]cr.NodeID(nil), in...), d1: 1}, nil
 	}}
@@ -170,11 +176,14 @@ func counterOp() cr.Op[float64] {
 // scaleByOp multiplies x0 by the non-differentiable x1; leak gives x1 a cotangent.
 type scaleByOp struct{ leak bool }
 
-func (scaleByOp) Name() string              { return "scaleby" }
-func (scaleByOp) Differentiable(k int) bool { return k == 0 }
-func (o scaleByOp) Apply(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+func (scaleByOp) Name() string                  { return "scaleby" }
+func (scaleByOp) NumOutputs() int               { return 1 }
+func (scaleByOp) Differentiable(k int) bool     { return k == 0 }
+func (scaleByOp) OutputDifferentiable(int) bool { return true }
+func (o scaleByOp) Apply(in []cr.NodeID, x, y []float64) (cr.Rule[float64], error) {
 	r := &mulRule{in: append([]cr.NodeID(nil), in...), a: x[0], b: x[1], dropSecond: !o.leak}
-	return x[0] * x[1], firstOrder[float64]{r}, nil
+	y[0] = x[0] * x[1]
+	return firstOrder[float64]{r}, nil
 }
 
 // ---- tensors ----
@@ -193,12 +202,12 @@ type expRule struct {
 
 func (r *expRule) Inputs() []cr.NodeID { return r.in }
 
-func (r *expRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *expRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	d := r.y
 	if !r.noConj {
 		d = d.Conj()
 	}
-	g, err := tensor.Mul(d, ybar)
+	g, err := tensor.Mul(d, ybar[0])
 	if err != nil {
 		return dst, err
 	}
@@ -214,16 +223,21 @@ func (r *expRule) Pullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Den
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: g}), nil
 }
 
-func (r *expRule) ForwardTangents(tan cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+func (r *expRule) Forward(tan cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	xd, ok := tan(r.in[0])
 	if !ok {
-		return nil, false, nil
+		return nil
 	}
 	yd, err := tensor.Mul(r.y, xd)
-	return yd, true, err
+	if err != nil {
+		return err
+	}
+	ydot[0], has[0] = yd, true
+	return nil
 }
 
-func (r *expRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tan cr.TangentOf[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *expRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, tan := a.Cotangents[0], a.TangentOf
 	cy := r.y.Conj()
 	xbar, err := tensor.Mul(cy, ct.Value)
 	if err != nil {
@@ -254,7 +268,7 @@ func (r *expRule) PullbackWithTangents(ct cr.Dual[*tensor.Dense], tan cr.Tangent
 
 // expOp is elementwise exp; firstOrderOnly hides the optional interfaces.
 func expOp(mutate func(*expRule), firstOrderOnly bool) cr.Op[*tensor.Dense] {
-	return cr.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return cr.OpFunc[*tensor.Dense]{OpName: "exp", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		y := tensor.New(x[0].DType(), x[0].Shape()...)
 		if x[0].DType() == tensor.Complex128 {
 			ys, xs := y.Complex128s(), x[0].Complex128s()
@@ -295,7 +309,8 @@ func adjoint(t *tensor.Dense) (*tensor.Dense, error) {
 	return tt.Conj(), nil
 }
 
-func (r *matmulRule) Pullback(cbar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *matmulRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	cbar := ybar[0]
 	if r.transposed {
 		var err error
 		if cbar, err = cbar.Transpose(0, 1); err != nil {
@@ -322,37 +337,38 @@ func (r *matmulRule) Pullback(cbar *tensor.Dense, dst []cr.Contribution[*tensor.
 		cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: bbar}), nil
 }
 
-// ForwardTangents returns Cdot = Adot B + A Bdot.
-func (r *matmulRule) ForwardTangents(tan cr.TangentOf[*tensor.Dense]) (*tensor.Dense, bool, error) {
+// Forward sets Cdot = Adot B + A Bdot.
+func (r *matmulRule) Forward(tan cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	ad, okA := tan(r.in[0])
 	bd, okB := tan(r.in[1])
 	if !okA && !okB {
-		return nil, false, nil
+		return nil
 	}
 	out := tensor.New(tensor.ResultDType(r.a.DType(), r.b.DType()), r.a.Shape()[0], r.b.Shape()[1])
 	if okA {
 		t, err := tensor.MatMul(ad, r.b)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		if out, err = tensor.Add(out, t); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
 	if okB {
 		t, err := tensor.MatMul(r.a, bd)
 		if err != nil {
-			return nil, false, err
+			return err
 		}
 		if out, err = tensor.Add(out, t); err != nil {
-			return nil, false, err
+			return err
 		}
 	}
-	return out, true, nil
+	ydot[0], has[0] = out, true
+	return nil
 }
 
 func matmulOp(transposed bool) cr.Op[*tensor.Dense] {
-	return cr.OpFunc[*tensor.Dense]{OpName: "matmul", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
+	return cr.OpFunc[*tensor.Dense]{OpName: "matmul", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 		y, err := tensor.MatMul(x[0], x[1])
 		if err != nil {
 			return nil, nil, err

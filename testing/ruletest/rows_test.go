@@ -17,28 +17,29 @@ import (
 // shiftedRows is index_select's rule with a RowPullback that puts every term one
 // row too far: its Pullback is right, so only the rows check can catch it.
 type shiftedRows struct {
-	cr.ReverseRule[*tensor.Dense]
+	cr.Rule[*tensor.Dense]
 	rows []int
 }
 
-func (r shiftedRows) RowPullback(ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+func (r shiftedRows) RowPullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
 	shifted := make([]int, len(r.rows))
 	for k, i := range r.rows {
 		shifted[k] = i + 1
 	}
-	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.Inputs()[0], Rows: shifted, Value: ybar}), nil
+	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.Inputs()[0], Rows: shifted, Value: ybar[0]}), nil
 }
 
 type shiftedRowsOp struct{ rows []int }
 
-func (shiftedRowsOp) Name() string { return "shifted_rows" }
+func (shiftedRowsOp) Name() string    { return "shifted_rows" }
+func (shiftedRowsOp) NumOutputs() int { return 1 }
 
-func (o shiftedRowsOp) Apply(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.ReverseRule[*tensor.Dense], error) {
-	y, r, err := index.IndexSelectOp(0, o.rows...).Apply(in, x)
+func (o shiftedRowsOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	r, err := index.IndexSelectOp(0, o.rows...).Apply(in, x, y)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return y, shiftedRows{ReverseRule: r, rows: o.rows}, nil
+	return shiftedRows{Rule: r, rows: o.rows}, nil
 }
 
 // The rows check passes index_select's row-sparse pullback and catches one whose

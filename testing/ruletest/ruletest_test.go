@@ -181,7 +181,7 @@ func TestSeedIsReproducible(t *testing.T) {
 
 func TestTolerancesCanBeSet(t *testing.T) {
 	// A pullback off by one part in 1e4 fails the default tolerance, passes a loose one.
-	op := cr.OpFunc[float64]{OpName: "almost", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	op := cr.OpFunc[float64]{OpName: "almost", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		return 2 * x[0], firstOrder[float64]{&scalarRule{in: append([]cr.NodeID(nil), in...), d1: 2 * (1 + 1e-4)}}, nil
 	}}
 	assert.Equal(t, []string{ruletest.CheckAdjointFD}, failedChecks(t, ruletest.Verify(cr.Float64Space{}, op, []float64{1}, ruletest.Config{})))
@@ -189,7 +189,7 @@ func TestTolerancesCanBeSet(t *testing.T) {
 }
 
 func TestPanickingRuleIsReported(t *testing.T) {
-	op := cr.OpFunc[float64]{OpName: "boom", F: func(in []cr.NodeID, x []float64) (float64, cr.ReverseRule[float64], error) {
+	op := cr.OpFunc[float64]{OpName: "boom", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
 		var r *scalarRule // nil: Pullback dereferences it
 		return x[0], r, nil
 	}}

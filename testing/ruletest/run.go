@@ -193,12 +193,13 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 		dtypes[k] = space.DType(x)
 	}
 	cfg, tol := cfg.resolve(dtypes)
-	c := &checker[V]{space: space, sub: sub, multi: sub.isMulti(), rule: name, cfg: cfg, tol: tol,
+	c := &checker[V]{space: space, sub: sub, rule: name, cfg: cfg, tol: tol,
 		rng: rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0xD1B54A32D192ED03))}
 	if !sub.valid() {
 		c.failf(CheckApply, "", "op is nil")
 		return c.res
 	}
+	c.multi = sub.isMulti() // NumOutputs: only once the op is known not to be nil
 	if name == "" {
 		if err := protect(func() error { c.rule = sub.name(); return nil }); err != nil {
 			c.fail(CheckApply, "", "Name failed", err)

@@ -256,7 +256,8 @@ func (r *sumRule) Forward(tan cr.TangentOf[dense], ydot []dense, has []bool) err
 	return nil
 }
 
-func (r *sumRule) PullbackWithTangents(ct dual, _ cr.TangentOf[dense], dst []dcontr) ([]dcontr, error) {
+func (r *sumRule) PullbackWithTangents(a cr.SecondOrderArgs[dense], dst []dcontr) ([]dcontr, error) {
+	ct := a.Cotangents[0]
 	v, err := r.spread(ct.Value)
 	if err != nil {
 		return dst, err

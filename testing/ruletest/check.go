@@ -49,7 +49,7 @@ func Verify[V any](space cr.Space[V], op cr.Op[V], inputs []V, cfg Config) error
 // Op. An entry marked NoDerivative (chainrules.Entry) is not differentiated:
 // its samples get the primal, interfaces, masked and retain checks and the
 // no-derivative check, which requires every derivative through the op (its rule's
-// methods, a tape's Backward and ForwardTangents) to fail with an error wrapping
+// methods, a tape's Backward and ForwardTangents sweeps) to fail with an error wrapping
 // chainrules.ErrNoRule. The samples are drawn from a generator seeded with
 // cfg.Seed; cfg.Kink is ignored (samples stay away from kinks by design: see the
 // package doc).

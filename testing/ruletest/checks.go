@@ -103,10 +103,7 @@ func (c *checker[V]) structural(what string, nodes []cr.NodeID, vals [][]V) stri
 
 // methodNames names the rule methods in messages.
 func (c *checker[V]) methodNames() (pullback, forward, second string) {
-	if c.multi {
-		return "PullbackMulti", "ForwardTangentsMulti", "PullbackWithTangentsMulti"
-	}
-	return "Pullback", "ForwardTangents", "PullbackWithTangents"
+	return "Pullback", "Forward", "PullbackWithTangents"
 }
 
 // checkStructure checks the shapes of everything a rule returns, method by method.

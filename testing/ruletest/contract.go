@@ -8,7 +8,7 @@ import (
 )
 
 // checkAbsent checks, for a multi-output op, that the rule does not read the
-// cotangents of the outputs outside the round (has[m] false): PullbackMulti and
+// cotangents of the outputs outside the round (has[m] false): Pullback and
 // PullbackWithTangentsMulti must give the same result whether those slots hold V's
 // zero value, as the engine passes them, or garbage. Non-differentiable outputs are
 // always outside.
@@ -209,7 +209,7 @@ func (c *checker[V]) maskedOne(mop cr.MaskedOp[V], need []bool) *Failure {
 	}
 	if _, ok := ref.forward(); ok {
 		if _, ok := mr.forward(); !ok {
-			return &Failure{Detail: what + ": the rule lacks ForwardTangents, which Apply's rule has"}
+			return &Failure{Detail: what + ": the rule lacks Forward, which Apply's rule has"}
 		}
 		want, err := c.forwardOf(ref, dirs, present)
 		var got []V
@@ -217,10 +217,10 @@ func (c *checker[V]) maskedOne(mop cr.MaskedOp[V], need []bool) *Failure {
 			got, err = c.forwardOf(mr, dirs, present)
 		}
 		if err != nil {
-			return &Failure{Detail: what + ": ForwardTangents failed", Err: err}
+			return &Failure{Detail: what + ": Forward failed", Err: err}
 		}
 		if f := c.compareVec(got[0], want[0], c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-			f.Detail = fmt.Sprintf("%s: ForwardTangents (got) differs from Apply's rule (want): %s", what, f.Detail)
+			f.Detail = fmt.Sprintf("%s: Forward (got) differs from Apply's rule (want): %s", what, f.Detail)
 			return f
 		}
 	}
@@ -402,7 +402,7 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 			if isF && k.JVP != nil {
 				got, err := c.forward(dirs, present)
 				if err != nil {
-					return &Failure{Detail: "ForwardTangents failed", Err: err}
+					return &Failure{Detail: "Forward failed", Err: err}
 				}
 				want, err := protected(func() (V, error) {
 					return k.JVP(slices.Clone(full))
@@ -411,7 +411,7 @@ func (c *checker[V]) checkKink(k *Kink[V]) {
 					return &Failure{Detail: "Kink.JVP failed", Err: err}
 				}
 				if f := c.compareVec(got[0], want, c.tol.exactAtol, c.tol.exactRtol, 0); f != nil {
-					f.Detail = fmt.Sprintf("ForwardTangents (got) vs documented Kink.JVP (want) at %s, direction %d; %s", k.Reason, d, f.Detail)
+					f.Detail = fmt.Sprintf("Forward (got) vs documented Kink.JVP (want) at %s, direction %d; %s", k.Reason, d, f.Detail)
 					return f
 				}
 			}

@@ -1,4 +1,4 @@
-// Package ruletest checks differentiation rules: it is to a chainrules.ReverseRule
+// Package ruletest checks differentiation rules: it is to a chainrules.Rule
 // what testing/fstest is to an fs.FS. Given an op (a primal with its rules) and
 // input values, or a whole chainrules.Registry whose entries supply sample inputs,
 // it verifies numerically and structurally that the rules differentiate the primal:
@@ -6,14 +6,14 @@
 //   - primal: the output recorded on a tape equals a fresh evaluation;
 //   - structure: Pullback returns exactly one contribution per differentiable input,
 //     shaped and typed like that input, naming only NodeIDs from Inputs(), and so do
-//     ForwardTangents and PullbackWithTangents (whose cotangent must be Pullback's);
+//     Forward and PullbackWithTangents (whose cotangent must be Pullback's);
 //     a structure failure does not stop the other checks, which then show which
 //     method is wrong;
 //   - adjoint-fd: for random unit directions v and cotangents ybar,
 //     <ybar, J v>_fd == <J^* ybar, v>, with J v from a 5-point central difference
 //     (fourth order); jacobian: for small inputs (opt in with
 //     Config.FullJacobianMaxSize), the whole Jacobian element by element;
-//   - forward-fd and forward-adjoint: ForwardTangents against finite differences,
+//   - forward-fd and forward-adjoint: Forward against finite differences,
 //     and against the pullback through the exact identity <ybar, J v> == <J^* ybar, v>;
 //   - second-order-fd and hessian-symmetry: PullbackWithTangents against the finite
 //     difference of the pullback along the input tangents, and <u, H v> == <v, H u>
@@ -44,8 +44,7 @@
 // origin, amax and amin ties — are checked with Check and a Kink, first and second
 // order, in the packages' own tests (elementwise's TestKinks, reduce's TestTies).
 //
-// Multi-output ops (chainrules.MultiOp) are checked by CheckMulti and VerifyMulti,
-// and by the registry sweeps for samples that set chainrules.Sample.Multi: every
+// Ops with several outputs are checked by the same functions: every
 // check runs with each differentiable output's cotangent alone and with all of them
 // together, failures name the outputs, non-differentiable outputs never receive a
 // cotangent, and the absent-outputs check requires that the rule does not read the

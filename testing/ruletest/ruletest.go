@@ -13,8 +13,8 @@ const (
 	CheckStructure       = "structure"        // one contribution per differentiable input, right shape, dtype, NodeID
 	CheckAdjointFD       = "adjoint-fd"       // <ybar, J v>_fd == <J^* ybar, v>
 	CheckJacobian        = "jacobian"         // full Jacobian by finite differences == pullback rows
-	CheckForwardFD       = "forward-fd"       // ForwardTangents == J v by finite differences
-	CheckForwardAdjoint  = "forward-adjoint"  // <ybar, ForwardTangents(v)> == <Pullback(ybar), v>
+	CheckForwardFD       = "forward-fd"       // Forward == J v by finite differences
+	CheckForwardAdjoint  = "forward-adjoint"  // <ybar, Forward(v)> == <Pullback(ybar), v>
 	CheckSecondOrderFD   = "second-order-fd"  // PullbackWithTangents == d/de Pullback(x + e v, ybar + e ybardot)
 	CheckHessianSymmetry = "hessian-symmetry" // <u, H v> == <v, H u>
 	CheckLinearity       = "linearity"        // Pullback(a y1 + b y2) == a Pullback(y1) + b Pullback(y2)

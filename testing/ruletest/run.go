@@ -254,7 +254,7 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 	fdChecks := []string{CheckAdjointFD, CheckJacobian, CheckForwardFD, CheckSecondOrderFD}
 	switch {
 	case cfg.Kink != nil && c.multi:
-		c.failf(CheckKink, "", "Config.Kink applies to single-output ops (Check and Verify), not to CheckMulti and VerifyMulti")
+		c.failf(CheckKink, "", "Config.Kink applies to single-output ops, not to ops with several outputs")
 		kinkOK = false
 	case cfg.Kink != nil && !kinkOK:
 		c.failf(CheckKink, "", "Config.Kink is a %T, want a *ruletest.Kink[%T]", cfg.Kink, c.ys[0])

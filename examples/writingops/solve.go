@@ -38,9 +38,8 @@ func SolveOp() cr.Op[*tensor.Dense] {
 			}
 			return []*tensor.Dense{tensor.FromMat(&s)}, nil
 		},
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
-			y, ybar := ys[0], ybars[0]
-			bbar := t.Apply(SolveOp(), t.Apply(permute.TransposeOp(0, 1), x[0]), ybar)
-			return []cr.NodeID{t.Apply(elementwise.NegOp, t.Apply(einsum.Op("ik,jk->ij"), bbar, y)), bbar}
+		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+			bbar := t.Apply(SolveOp(), t.Apply(permute.TransposeOp(0, 1), x[0]), ybar[0]) // A^-T xbar
+			return []cr.NodeID{t.Apply(elementwise.NegOp, t.Apply(einsum.Op("ik,jk->ij"), bbar, y[0])), bbar}
 		}})
 }

@@ -26,11 +26,12 @@ type seedAt[V any] struct {
 // The sweep visits nodes in decreasing index order, a topological order, so a
 // node's cotangent is complete when the sweep reaches it. The outputs of one op are
 // consecutive nodes, and the op's rule runs at the last of them, once, with the
-// cotangents of all (a single-output op is the group of one). Hooks run only when
-// hooks is set: the transpose of a linear map (LinearMap) must not see them, since
-// the forward sweep it transposes does not. An op that no tangent reaches (no input
-// tangent and no cotangent tangent) runs its plain Pullback in a second-order sweep,
-// which is then exact.
+// cotangents of all; a single-output op, the common case, is handled in the loop
+// with one-slot slices reused from op to op, and an op with several outputs by
+// sweepGroup. Hooks run only when hooks is set: the transpose of a linear map
+// (LinearMap) must not see them, since the forward sweep it transposes does not.
+// An op that no tangent reaches (no input tangent and no cotangent tangent) runs
+// its plain Pullback in a second-order sweep, which is then exact.
 func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, rows bool, tan *Tangents[V]) (acc, dacc accum[V], err error) {
 	acc = newAccum(t.space, top+1)
 	second := tan != nil
@@ -60,28 +61,31 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 		phase = "second-order"
 	}
 	buf := t.buf[:0]
-	var (
-		rbuf []cr.RowContribution[V]
-		dbuf []cr.DualContribution[V]
-		// The output cotangents handed to a rule: one slot per output, reused by
-		// every op of the sweep (rules must not retain them), so that a
-		// single-output op costs no allocation.
-		ybar = make([]V, 1)
-		has  = make([]bool, 1)
-		// The same for the second-order rules' cotangent pairs and output tangents.
-		duals []cr.Dual[V]
-	)
+	var rbuf []cr.RowContribution[V]
 	defer func() {
 		clear(buf)
 		t.buf = buf[:0]
 	}()
+	var dbuf []cr.DualContribution[V]
+	// The cotangent of a single-output op's output, handed to its rule in a slot
+	// reused from op to op (rules must not retain it), and the scratch of ops with
+	// several outputs.
+	ybar, has := make([]V, 1), []bool{true}
+	var group groupScratch[V]
 	for i := top; i >= 0; i-- {
 		nd := t.at(i)
-		if nd.flags&flagSibling != 0 {
-			continue // an op runs at its last output, when all its outputs' cotangents are complete
+		if nd.flags&flagSibling != 0 || nd.grp != 0 {
+			// An op with several outputs runs at its last output, when the
+			// cotangents of all its outputs are complete (their readers were all
+			// recorded later).
+			if nd.flags&flagSibling == 0 {
+				if buf, dbuf, err = t.sweepGroup(i, nd, &acc, &dacc, allNodes, hooks, tan, buf, dbuf, &group); err != nil {
+					return acc, dacc, err
+				}
+			}
+			continue
 		}
-		k := int(nd.grp) + 1 // the outputs of nd's op are nodes i-k+1 .. i
-		if k == 1 && len(acc.rows) != 0 && acc.rows[i] != nil {
+		if len(acc.rows) != 0 && acc.rows[i] != nil {
 			if nd.rule == nil && !(hooks && nd.flags&flagHook != 0) && t.isFinite == nil {
 				continue // a leaf keeps its row-sparse terms (Gradients.Rows)
 			}
@@ -89,41 +93,45 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 				return acc, dacc, t.opErr(i, phase, err)
 			}
 		}
-		if k > 1 {
-			if len(ybar) < k {
-				ybar, has = make([]V, k), make([]bool, k)
+		if acc.state[i] == absent {
+			continue
+		}
+		if hooks && nd.flags&flagHook != 0 {
+			if second {
+				err = t.runDualHooks(i, &acc, &dacc)
+			} else {
+				err = t.runHooks(i, &acc)
 			}
-			if err := t.settleGroup(i, k, &acc); err != nil {
+			if err != nil {
 				return acc, dacc, err
 			}
 		}
-		present, dpresent, err := t.gatherGroup(i, k, phase, &acc, &dacc, hooks, second, ybar, has)
-		if err != nil {
-			return acc, dacc, err
-		}
-		if !present {
-			continue
+		if t.isFinite != nil {
+			if err := t.checkCotangent(i, phase, &acc, &dacc, second); err != nil {
+				return acc, dacc, err
+			}
 		}
 		rule := nd.rule
 		if rule == nil { // a leaf or a constant: its cotangent is a result
 			continue
 		}
-		ins := rule.Inputs()
-		if !second || (!dpresent && !tan.anyInput(rule)) {
-			// First order, or no tangent reaches this op: the derivative of its
+		if !second || (dacc.state[i] == absent && !tan.anyInput(rule)) {
+			// First order, or no tangent reaches this node: the derivative of its
 			// pullback is zero.
 			var rr cr.RowPullbackRule[V]
 			if rs != nil {
 				rr, _ = rule.(cr.RowPullbackRule[V])
 			}
+			ybar[0] = acc.vals[i]
 			if rr != nil {
-				buf, rbuf, err = rr.RowPullback(ybar[:k], has[:k], buf[:0], rbuf[:0])
+				buf, rbuf, err = rr.RowPullback(ybar, has, buf[:0], rbuf[:0])
 			} else {
-				buf, err = rule.Pullback(ybar[:k], has[:k], buf[:0])
+				buf, err = rule.Pullback(ybar, has, buf[:0])
 			}
 			if err != nil {
 				return acc, dacc, t.ruleErr(i, "pullback", err)
 			}
+			ins := rule.Inputs()
 			if rr != nil {
 				if err := t.addRowContributions(i, ins, rbuf, &acc); err != nil {
 					return acc, dacc, err
@@ -137,7 +145,7 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 					}
 				}
 				j := c.Node.Index()
-				if c.Node.Tape() != t.tag || j >= i-k+1 || !slices.Contains(ins, c.Node) || t.isNil(c.Value) || !t.sameLayout(c.Value, t.at(j).value) {
+				if c.Node.Tape() != t.tag || j >= i || !slices.Contains(ins, c.Node) || t.isNil(c.Value) || !t.sameLayout(c.Value, t.at(j).value) {
 					_, err := t.checkContribution(i, ins, c.Node, c.Value) // the error
 					return acc, dacc, err
 				}
@@ -152,92 +160,24 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 			if !ok {
 				return acc, dacc, t.opErr(i, "second-order", cr.ErrHVPNotSupported)
 			}
-			if len(duals) < 2*k {
-				duals = make([]cr.Dual[V], 2*k)
-			}
-			a := t.secondOrderArgs(i, k, &acc, &dacc, tan, has[:k], duals[:k], duals[k:2*k])
+			a := t.secondOrderArgs(i, 1, &acc, &dacc, tan, has, &group)
 			dbuf, err = sr.PullbackWithTangents(a, dbuf[:0])
 			if err != nil {
 				return acc, dacc, t.ruleErr(i, "second-order", err)
 			}
-			if err := t.addDualContributions(i, ins, dbuf, &acc, &dacc); err != nil {
+			if err := t.addDualContributions(i, rule.Inputs(), dbuf, &acc, &dacc); err != nil {
 				return acc, dacc, err
 			}
 		}
 		if !allNodes {
-			for j := i - k + 1; j <= i; j++ {
-				acc.drop(j)
-				if second {
-					dacc.drop(j)
-				}
-			}
-		}
-	}
-	return acc, dacc, nil
-}
-
-// settleGroup adds the row-sparse terms of the k outputs of the op whose last output
-// is node i into their dense cotangents: an op reads dense cotangents.
-func (t *Tape[V]) settleGroup(i, k int, acc *accum[V]) error {
-	if len(acc.rows) == 0 {
-		return nil
-	}
-	for j := i - k + 1; j <= i; j++ {
-		if err := acc.settle(j, t.rows); err != nil {
-			return t.opErr(j, "backward", err)
-		}
-	}
-	return nil
-}
-
-// gatherGroup runs the hooks and anomaly checks of the complete cotangents of the k
-// outputs of the op whose last output is node i, and puts them into ybar and has
-// (ybar[m] is left as it was where has[m] is false). It reports whether some output
-// has a cotangent and, in a second-order sweep, a cotangent tangent.
-func (t *Tape[V]) gatherGroup(i, k int, phase string, acc, dacc *accum[V], hooks, second bool, ybar []V, has []bool) (present, dpresent bool, err error) {
-	lo := i - k + 1
-	for j := lo; j <= i; j++ {
-		if has[j-lo] = acc.state[j] != absent; !has[j-lo] {
-			continue
-		}
-		present = true
-		if hooks && t.at(j).flags&flagHook != 0 {
+			acc.drop(i)
 			if second {
-				err = t.runDualHooks(j, acc, dacc)
-			} else {
-				err = t.runHooks(j, acc)
+				dacc.drop(i)
 			}
-			if err != nil {
-				return false, false, err
-			}
-		}
-		if t.isFinite != nil {
-			if err := t.checkCotangent(j, phase, acc, dacc, second); err != nil {
-				return false, false, err
-			}
-		}
-		ybar[j-lo] = acc.vals[j]
-		dpresent = dpresent || (second && dacc.state[j] != absent)
-	}
-	return present, dpresent, nil
-}
-
-// secondOrderArgs returns the arguments of the second-order rule of the op whose k
-// outputs end at node i: the outputs' cotangent pairs and their values with their
-// forward tangents, in the slots cts and outs (one per output).
-func (t *Tape[V]) secondOrderArgs(i, k int, acc, dacc *accum[V], tan *Tangents[V], has []bool, cts, outs []cr.Dual[V]) cr.SecondOrderArgs[V] {
-	lo := i - k + 1
-	for j := lo; j <= i; j++ {
-		cts[j-lo] = cr.Dual[V]{}
-		if has[j-lo] {
-			cts[j-lo] = cr.Dual[V]{Value: acc.vals[j], Tangent: dacc.vals[j], HasTangent: dacc.state[j] != absent}
-		}
-		outs[j-lo] = cr.Dual[V]{Value: t.at(j).value}
-		if j < len(tan.has) && tan.has[j] {
-			outs[j-lo].Tangent, outs[j-lo].HasTangent = tan.vals[j], true
 		}
 	}
-	return cr.SecondOrderArgs[V]{Cotangents: cts, Has: has, Outputs: outs, TangentOf: tan.of}
+	clear(ybar)
+	return acc, dacc, nil
 }
 
 // checkCotangent is the anomaly check of node i's complete cotangent (and its
@@ -248,6 +188,29 @@ func (t *Tape[V]) checkCotangent(i int, phase string, acc, dacc *accum[V], secon
 	}
 	if second && dacc.state[i] != absent {
 		return t.checkSweep(i, phase, "cotangent tangent", dacc.vals[i])
+	}
+	return nil
+}
+
+// addContributions validates the contributions of node i's pullback and adds them;
+// ins are the op's inputs.
+func (t *Tape[V]) addContributions(i int, ins []cr.NodeID, buf []cr.Contribution[V], acc *accum[V]) error {
+	for _, c := range buf {
+		if t.isFinite != nil {
+			if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
+				return err
+			}
+		}
+		j, err := t.checkContribution(i, ins, c.Node, c.Value)
+		if err != nil {
+			return err
+		}
+		if t.at(j).flags&flagRequires == 0 {
+			continue
+		}
+		if err := acc.add(j, c.Value); err != nil {
+			return t.opErr(i, "pullback", err)
+		}
 	}
 	return nil
 }
@@ -295,4 +258,127 @@ func (t *Tape[V]) addDualContributions(i int, ins []cr.NodeID, dbuf []cr.DualCon
 		}
 	}
 	return nil
+}
+
+// groupScratch holds the slots a sweep hands to the rules of ops with several
+// outputs and to second-order rules, reused from op to op.
+type groupScratch[V any] struct {
+	ybar      []V
+	has       []bool
+	cts, outs []cr.Dual[V]
+}
+
+// grow makes room for k outputs.
+func (g *groupScratch[V]) grow(k int) {
+	if len(g.ybar) < k {
+		g.ybar, g.has = make([]V, k), make([]bool, k)
+	}
+	if len(g.cts) < k {
+		g.cts, g.outs = make([]cr.Dual[V], k), make([]cr.Dual[V], k)
+	}
+}
+
+// secondOrderArgs returns the arguments of the second-order rule of the op whose k
+// outputs end at node i, with the outputs' cotangent flags has: the outputs'
+// cotangent pairs and their values with their forward tangents, in g's slots.
+func (t *Tape[V]) secondOrderArgs(i, k int, acc, dacc *accum[V], tan *Tangents[V], has []bool, g *groupScratch[V]) cr.SecondOrderArgs[V] {
+	g.grow(k)
+	cts, outs := g.cts[:k], g.outs[:k]
+	lo := i - k + 1
+	for j := lo; j <= i; j++ {
+		cts[j-lo] = cr.Dual[V]{}
+		if has[j-lo] {
+			cts[j-lo] = cr.Dual[V]{Value: acc.vals[j], Tangent: dacc.vals[j], HasTangent: dacc.state[j] != absent}
+		}
+		outs[j-lo] = cr.Dual[V]{Value: t.at(j).value}
+		if j < len(tan.has) && tan.has[j] {
+			outs[j-lo].Tangent, outs[j-lo].HasTangent = tan.vals[j], true
+		}
+	}
+	return cr.SecondOrderArgs[V]{Cotangents: cts, Has: has, Outputs: outs, TangentOf: tan.of}
+}
+
+// sweepGroup runs the op with several outputs whose last output is node i: its
+// outputs' hooks, then its pullback (second-order pullback when a tangent reaches
+// it) from the cotangents of all outputs, absent ones reported as such.
+func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, hooks bool, tan *Tangents[V],
+	buf []cr.Contribution[V], dbuf []cr.DualContribution[V], g *groupScratch[V]) ([]cr.Contribution[V], []cr.DualContribution[V], error) {
+	k := int(nd.grp) + 1
+	lo := i - k + 1
+	second := tan != nil
+	present, dpresent := false, false
+	for j := lo; j <= i; j++ {
+		if len(acc.rows) != 0 {
+			if err := acc.settle(j, t.rows); err != nil {
+				return buf, dbuf, t.opErr(j, "backward", err)
+			}
+		}
+		present = present || acc.state[j] != absent
+		dpresent = dpresent || (second && dacc.state[j] != absent)
+	}
+	if !present {
+		return buf, dbuf, nil
+	}
+	phase := "backward"
+	if second {
+		phase = "second-order"
+	}
+	g.grow(k)
+	ybar, has := g.ybar[:k], g.has[:k]
+	defer clear(ybar)
+	for j := lo; j <= i; j++ {
+		ybar[j-lo], has[j-lo] = acc.vals[j], acc.state[j] != absent
+		if !has[j-lo] {
+			continue
+		}
+		if hooks && t.at(j).flags&flagHook != 0 {
+			var err error
+			if second {
+				err = t.runDualHooks(j, acc, dacc)
+			} else {
+				err = t.runHooks(j, acc)
+			}
+			if err != nil {
+				return buf, dbuf, err
+			}
+			ybar[j-lo] = acc.vals[j]
+		}
+		if t.isFinite != nil {
+			if err := t.checkCotangent(j, phase, acc, dacc, second); err != nil {
+				return buf, dbuf, err
+			}
+		}
+	}
+	rule := nd.rule
+	var err error
+	if !second || (!dpresent && !tan.anyInput(rule)) {
+		buf, err = rule.Pullback(ybar, has, buf[:0])
+		if err != nil {
+			return buf, dbuf, t.ruleErr(i, "pullback", err)
+		}
+		if err := t.addContributions(i, rule.Inputs(), buf, acc); err != nil {
+			return buf, dbuf, err
+		}
+	} else {
+		sr, ok := rule.(cr.SecondOrderRule[V])
+		if !ok {
+			return buf, dbuf, t.opErr(i, "second-order", cr.ErrHVPNotSupported)
+		}
+		dbuf, err = sr.PullbackWithTangents(t.secondOrderArgs(i, k, acc, dacc, tan, has, g), dbuf[:0])
+		if err != nil {
+			return buf, dbuf, t.ruleErr(i, "second-order", err)
+		}
+		if err := t.addDualContributions(i, rule.Inputs(), dbuf, acc, dacc); err != nil {
+			return buf, dbuf, err
+		}
+	}
+	if !allNodes {
+		for j := lo; j <= i; j++ {
+			acc.drop(j)
+			if second {
+				dacc.drop(j)
+			}
+		}
+	}
+	return buf, dbuf, nil
 }

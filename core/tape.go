@@ -80,6 +80,9 @@ type Tape[V any] struct {
 	ids  arena[cr.NodeID]
 	need arena[bool]
 	vals arena[V]
+	// ys holds the outputs an op's Apply writes, reused from op to op (an op must
+	// not retain the slice; its values move into the nodes).
+	ys  []V
 	buf  []cr.Contribution[V] // scratch for pullbacks
 
 	// detached lists, in recording order, the inputs of the op nodes recorded while
@@ -548,19 +551,13 @@ func (t *Tape[V]) ApplyMulti(op cr.Op[V], inputs ...cr.NodeID) []cr.NodeID {
 // reports whether it succeeded (the tape's error says why not). pc is the
 // recording site.
 func (t *Tape[V]) apply(op cr.Op[V], k int, inputs []cr.NodeID, pc uintptr) bool {
-	name := op.Name()
-	first := t.n // the index of the first output
-	fail := func(err error) bool {
-		t.fail(t.applyErr(name, first, err))
-		return false
-	}
 	if k < 1 {
-		return fail(cr.Errorf(cr.ErrInvalidArgument, "op reports %d outputs", k))
+		return t.applyFailed(op.Name(), cr.Errorf(cr.ErrInvalidArgument, "op reports %d outputs", k))
 	}
 	if t.reg != nil {
 		op = t.reg.Resolve(op)
 		if n := op.NumOutputs(); n != k {
-			return fail(cr.Errorf(cr.ErrInvalidArgument, "the registry's override of the op has %d outputs, the op %d", n, k))
+			return t.applyFailed(op.Name(), cr.Errorf(cr.ErrInvalidArgument, "the registry's override of the op has %d outputs, the op %d", n, k))
 		}
 	}
 	if t.reg != nil || t.isFinite != nil {
@@ -569,13 +566,17 @@ func (t *Tape[V]) apply(op cr.Op[V], k int, inputs []cr.NodeID, pc uintptr) bool
 	// The op gets slices of its own (copying the inputs also keeps the variadic
 	// slice on the caller's stack).
 	n := len(inputs)
-	ids, vals, ys := t.ids.take(n), t.vals.take(n), t.vals.take(k)
+	ids, vals := t.ids.take(n), t.vals.take(n)
+	if len(t.ys) < k {
+		t.ys = make([]V, k)
+	}
+	ys := t.ys[:k]
 	copy(ids, inputs)
 	allNeed := !t.noGrad
 	for j, in := range ids {
 		i, err := t.index(in)
 		if err != nil {
-			return fail(fmt.Errorf("input %d: %w", j, err))
+			return t.applyFailed(op.Name(), fmt.Errorf("input %d: %w", j, err))
 		}
 		nd := t.at(i)
 		vals[j] = nd.value
@@ -601,19 +602,36 @@ func (t *Tape[V]) apply(op cr.Op[V], k int, inputs []cr.NodeID, pc uintptr) bool
 		rule, err = op.Apply(ids, vals, ys)
 	}
 	if err != nil {
-		return fail(err)
+		clear(ys)
+		return t.applyFailed(op.Name(), err)
 	}
 	if k == 1 {
-		return t.record(name, ys[0], rule, pc).Valid()
+		y := ys[0]
+		clear(ys) // the slot is reused: it must not keep the value alive
+		return t.record(op.Name(), y, rule, pc).Valid()
 	}
+	defer clear(ys)
+	return t.recordGroup(op, ys, rule, pc)
+}
+
+// applyFailed records the failure err of applying op name as the tape's error.
+func (t *Tape[V]) applyFailed(name string, err error) bool {
+	t.fail(t.applyErr(name, t.n, err))
+	return false
+}
+
+// recordGroup records the outputs ys of op, which rule differentiates, as the
+// group of nodes t.n .. t.n+len(ys)-1 (the rule at the last).
+func (t *Tape[V]) recordGroup(op cr.Op[V], ys []V, rule cr.Rule[V], pc uintptr) bool {
+	name, k := op.Name(), len(ys)
 	if rule == nil {
-		return fail(cr.Errorf(cr.ErrNoRule, "nil rule"))
+		return t.applyFailed(name, cr.Errorf(cr.ErrNoRule, "nil rule"))
 	}
 	var flags uint8
 	for _, id := range rule.Inputs() {
 		i, err := t.index(id)
 		if err != nil {
-			return fail(fmt.Errorf("the rule's input: %w", err))
+			return t.applyFailed(name, fmt.Errorf("the rule's input: %w", err))
 		}
 		flags |= t.at(i).flags & flagRequires
 	}
@@ -670,7 +688,7 @@ func (t *Tape[V]) Free() {
 
 func (t *Tape[V]) free() {
 	t.chunks, t.n = nil, 0
-	t.ids, t.need, t.vals, t.buf = arena[cr.NodeID]{}, arena[bool]{}, arena[V]{}, nil
+	t.ids, t.need, t.vals, t.buf, t.ys = arena[cr.NodeID]{}, arena[bool]{}, arena[V]{}, nil, nil
 	t.hooks, t.sites, t.detached = nil, nil, nil
 	t.freed = true
 }

@@ -83,7 +83,7 @@ type Tape[V any] struct {
 	// ys holds the outputs an op's Apply writes, reused from op to op (an op must
 	// not retain the slice; its values move into the nodes).
 	ys  []V
-	buf  []cr.Contribution[V] // scratch for pullbacks
+	buf []cr.Contribution[V] // scratch for pullbacks
 
 	// detached lists, in recording order, the inputs of the op nodes recorded while
 	// gradients were disabled (their rules are dropped), for WriteDOT.

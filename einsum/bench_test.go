@@ -1,7 +1,9 @@
 package einsum
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -159,4 +161,31 @@ func BenchmarkGradient(b *testing.B) {
 		}
 		report(b, cpu0, 3*flops, false)
 	})
+}
+
+// repeatedVectorSpec returns "i,i,...,i->i" for n vectors of length d.
+func repeatedVectorSpec(n, d int) (string, [][]int) {
+	terms := make([]string, n)
+	shapes := make([][]int, n)
+	for k := range n {
+		terms[k] = "i"
+		shapes[k] = []int{d}
+	}
+	return strings.Join(terms, ",") + "->i", shapes
+}
+
+// BenchmarkPlan times NewPlan, which picks the contraction order, for specs with
+// many operands (the greedy path).
+func BenchmarkPlan(b *testing.B) {
+	for _, n := range []int{100, 300, 1000} {
+		spec, shapes := repeatedVectorSpec(n, 8)
+		b.Run(fmt.Sprintf("i,i,...,i->i/%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := NewPlan(spec, shapes...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

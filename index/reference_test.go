@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -136,6 +137,38 @@ func TestChunkSizes(t *testing.T) {
 		got, err := index.ChunkSizes(c.n, c.chunks)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, got, "n=%d chunks=%d", c.n, c.chunks)
+	}
+}
+
+// TestChunkSizesExtreme checks chunk counts and axis sizes near the int limit, where
+// ceil(n/chunks) written as (n+chunks-1)/chunks overflows: the sizes are positive,
+// at most ceil(n/chunks), at most chunks of them, and add up to n; a number of
+// pieces that memory cannot hold is an error, found before any piece is made.
+func TestChunkSizesExtreme(t *testing.T) {
+	for _, c := range []struct{ n, chunks int }{
+		// The old formula returned a negative size for the first two and looped
+		// without end, appending, on the next two.
+		{math.MaxInt, 3},
+		{math.MaxInt, 1 << 10},
+		{3, math.MaxInt},
+		{5, math.MaxInt - 1},
+		{1 << 40, 1 << 20},
+	} {
+		got, err := index.ChunkSizes(c.n, c.chunks)
+		require.NoError(t, err, "n=%d chunks=%d", c.n, c.chunks)
+		require.LessOrEqual(t, len(got), c.chunks)
+		ceil := c.n/c.chunks + min(c.n%c.chunks, 1)
+		left := c.n
+		for k, v := range got {
+			require.True(t, 0 < v && v <= ceil && v <= left, "piece %d of n=%d chunks=%d is %d", k, c.n, c.chunks, v)
+			left -= v
+		}
+		require.Zero(t, left, "n=%d chunks=%d", c.n, c.chunks)
+	}
+	for _, c := range []struct{ n, chunks int }{{1 << 62, 1 << 62}, {math.MaxInt - 1, math.MaxInt}} {
+		_, err := index.ChunkSizes(c.n, c.chunks) // as many pieces of size 1
+		require.ErrorIs(t, err, cr.ErrInvalidArgument)
+		assert.Contains(t, err.Error(), "chunk")
 	}
 }
 

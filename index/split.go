@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -52,7 +53,8 @@ func Split(x *tensor.Dense, axis int, sizes ...int) ([]*tensor.Dense, error) {
 // ChunkSizes returns PyTorch's chunk sizes for an axis of size n split into at most
 // chunks pieces: ceil(n/chunks) each, the last one smaller if need be (fewer pieces
 // than chunks when n is small; one empty piece when n is 0). It returns an error
-// wrapping ErrInvalidArgument for chunks < 1 or n < 0.
+// wrapping ErrInvalidArgument for chunks < 1 or n < 0, and for more pieces than
+// memory can hold the sizes of (see tensor.CheckAlloc).
 func ChunkSizes(n, chunks int) ([]int, error) {
 	if chunks < 1 || n < 0 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "chunk: %d chunks of an axis of size %d", chunks, n)
@@ -60,10 +62,14 @@ func ChunkSizes(n, chunks int) ([]int, error) {
 	if n == 0 {
 		return []int{0}, nil
 	}
-	c := (n + chunks - 1) / chunks
-	var sizes []int
-	for left := n; left > 0; left -= c {
-		sizes = append(sizes, min(c, left))
+	c := (n-1)/chunks + 1 // ceil(n/chunks), without the overflow of n+chunks-1
+	pieces := (n-1)/c + 1
+	if err := tensor.CheckAlloc(tensor.Float64, pieces); err != nil {
+		return nil, fmt.Errorf("chunk: %d pieces of size %d: %w", pieces, c, err)
+	}
+	sizes := make([]int, pieces)
+	for k := range sizes {
+		sizes[k] = min(c, n-k*c)
 	}
 	return sizes, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -116,3 +117,53 @@ func TestInvalidInput(t *testing.T) {
 }
 
 func in(x ...*tensor.Dense) []*tensor.Dense { return x }
+
+// TestSizeParametersCheckedFirst checks that a size parameter is validated, with the
+// size of the result it asks for, before the op does any work: vander with more
+// columns than memory holds recorded a product per column first, and matrix_power
+// with k = math.MinInt, whose -k overflows, failed with an error about a missing
+// node. The cases stop at the first failure: on a tree without the checks, a
+// vander case records columns until memory runs out (-timeout guards it alone).
+func TestSizeParametersCheckedFirst(t *testing.T) {
+	spd, err := tensor.FromFloat64([]float64{2, 1, 1, 2}, 2, 2)
+	require.NoError(t, err)
+	one, err := tensor.FromFloat64([]float64{0.5}, 1)
+	require.NoError(t, err)
+	wide, err := one.BroadcastTo(1 << 40) // x of 2^40 elements: 2^80 by default
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name     string
+		op       cr.Op[*tensor.Dense]
+		x        *tensor.Dense
+		contains []string
+	}{
+		{"matrix_power MinInt", linalg.MatrixPowerOp(math.MinInt), spd, []string{"linalg.matrix_power", "k = -9223372036854775808", "overflows"}},
+		{"vander 2^62 columns", linalg.VanderOp(1 << 62), tensor.Ones(tensor.Float64, 3), []string{"linalg.vander", "4611686018427387904 columns", "too large"}},
+		{"vander MaxInt columns", linalg.VanderOp(math.MaxInt), tensor.Ones(tensor.Complex128, 2, 3), []string{"linalg.vander", "too large"}},
+		{"vander default columns of a broadcast", linalg.VanderOp(0), wide, []string{"linalg.vander", "1099511627776 columns"}},
+	} {
+		ok := t.Run(tc.name, func(t *testing.T) {
+			err := applyErr(t, tc.op, nil, tc.x)
+			require.ErrorIs(t, err, cr.ErrInvalidArgument)
+			var oe *cr.OpError
+			require.ErrorAs(t, err, &oe)
+			assert.Equal(t, tc.op.Name(), oe.Op)
+			for _, s := range tc.contains {
+				assert.Contains(t, err.Error(), s)
+			}
+			_, err = cr.Eval(tc.op, tc.x) // without a tape: the same error
+			require.ErrorIs(t, err, cr.ErrInvalidArgument)
+		})
+		if !ok {
+			return // a case after a failure may run until memory runs out
+		}
+	}
+	// An empty x makes no column, however many are asked for.
+	y, err := linalg.Vander(tensor.New(tensor.Float64, 2, 0), 1<<40)
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 0, 1 << 40}, y.Shape())
+	// The largest power that does not overflow still works.
+	y, err = linalg.MatrixPower(spd, math.MinInt+1)
+	require.NoError(t, err)
+	assert.Equal(t, []int{2, 2}, y.Shape())
+}

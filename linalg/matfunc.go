@@ -147,8 +147,9 @@ func expm[T scalar](dst, a []T, n int) {
 // matrix of a batch [..., n, n] and an integer k. k = 0 gives the identity (zero
 // derivative), k > 0 repeated squaring with batched matrix products, k < 0 the same
 // on InvOp(A) (a singular matrix is then an error wrapping
-// chainrules.ErrInvalidArgument). A composite: its rules are those of the products
-// (and of the inverse). float64 and complex128.
+// chainrules.ErrInvalidArgument, and so is k = math.MinInt, whose -k overflows int).
+// A composite: its rules are those of the products (and of the inverse). float64
+// and complex128.
 func MatrixPowerOp(k int) cr.Op[*tensor.Dense] {
 	body := core.Composite("matrix_power", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		xv := val(t, x[0])
@@ -185,7 +186,12 @@ func MatrixPowerOp(k int) cr.Op[*tensor.Dense] {
 		}
 		return []cr.NodeID{acc}
 	})
-	return checked(body, 1, squareMatrices("matrix_power"))
+	return checked(body, 1, func(x []*tensor.Dense) error {
+		if k == math.MinInt {
+			return opErr("matrix_power", cr.ErrInvalidArgument, "k = %d: -k, the power of the inverse, overflows int", k)
+		}
+		return squareMatrices("matrix_power")(x)
+	})
 }
 
 // MatrixPower is MatrixPowerOp without a tape.

@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"fmt"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -108,7 +109,10 @@ func Vecdot(x, y *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(V
 //	V[..., i, j] = x_i^j,  j = 0, ..., n-1   (shape [..., m, n]),
 //
 // with n = m when n <= 0; a scalar x is the vector [x], as in PyTorch. A composite of elementwise products and stack (the
-// power-0 column is a constant); float64 and complex128.
+// power-0 column is a constant); float64 and complex128. Before any column is made,
+// a result that no column could fill (n = m = 0) or that is larger than memory can
+// hold (tensor.CheckAlloc: n = 1<<62, say) is an error wrapping
+// chainrules.ErrInvalidArgument; an empty x makes no columns.
 func VanderOp(n int) cr.Op[*tensor.Dense] {
 	body := core.Composite("vander", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		if rank(t, x[0]) == 0 {
@@ -118,6 +122,9 @@ func VanderOp(n int) cr.Op[*tensor.Dense] {
 		cols := n
 		if cols <= 0 {
 			cols = xv.Shape()[xv.Rank()-1]
+		}
+		if xv.Size() == 0 {
+			return []cr.NodeID{t.Constant(tensor.New(xv.DType(), append(xv.Shape(), cols)...))}
 		}
 		pw := []cr.NodeID{t.Constant(tensor.Ones(xv.DType(), xv.Shape()...))}
 		for j := 1; j < cols; j++ {
@@ -130,8 +137,19 @@ func VanderOp(n int) cr.Op[*tensor.Dense] {
 		return []cr.NodeID{t.Apply(index.StackOp(-1), pw...)}
 	})
 	return checked(body, 1, func(x []*tensor.Dense) error {
-		if n <= 0 && x[0].Rank() > 0 && x[0].Shape()[x[0].Rank()-1] == 0 {
+		sh := x[0].Shape()
+		if len(sh) == 0 {
+			sh = []int{1}
+		}
+		cols := n
+		if cols <= 0 {
+			cols = sh[len(sh)-1]
+		}
+		if cols == 0 {
 			return opErr("vander", cr.ErrInvalidArgument, "the number of columns is 0")
+		}
+		if err := tensor.CheckAlloc(x[0].DType(), append(sh, cols)...); err != nil {
+			return fmt.Errorf("linalg.vander: the result, with %d columns, is too large: %w", cols, err)
 		}
 		return nil
 	})

@@ -158,15 +158,17 @@ func (o oneHotOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor
 	if c > 0 && len(labels) > math.MaxInt/c {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d labels of %d classes overflow", name, len(labels), c)
 	}
+	for _, v := range labels {
+		if v < 0 || v >= c {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: label %d is outside [0, %d)", name, v, c)
+		}
+	}
 	y, err := tensor.Alloc(tensor.Float64, append(slices.Clone(x[0].Shape()), c)...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the result is too large: %w", name, err)
 	}
 	d := y.Float64s()
 	for i, v := range labels {
-		if v < 0 || v >= c {
-			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: label %d is outside [0, %d)", name, v, c)
-		}
 		d[i*c+v] = 1
 	}
 	out[0] = y

@@ -3,6 +3,7 @@ package nn_test
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,6 +92,23 @@ func TestSortRules(t *testing.T) {
 	assert.Equal(t, []float64{0, 6, 3}, i.Float64s())
 	_, _, err = nn.TopK(a, 8, 0, true)
 	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+}
+
+// TestOneHotChecksLabelsFirst checks that one_hot rejects a label outside [0, C)
+// before it allocates the [..., C] result: with C = 2^27 that result is 1 GiB.
+func TestOneHotChecksLabelsFirst(t *testing.T) {
+	const c = 1 << 27
+	for _, label := range []float64{-1, c} {
+		labels, err := tensor.FromFloat64([]float64{0, label}, 2)
+		require.NoError(t, err)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err = nn.OneHot(labels, c)
+		runtime.ReadMemStats(&after)
+		require.ErrorIs(t, err, cr.ErrInvalidArgument)
+		assert.ErrorContains(t, err, "outside [0, 134217728)")
+		assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated for label %v", label)
+	}
 }
 
 func TestNotDifferentiable(t *testing.T) {

@@ -29,9 +29,9 @@ func Materialize(t *tensor.Dense) (*tensor.Dense, error) {
 
 // MaterializeTo copies the elements of t into dst in row-major order: the
 // destination-first form of Materialize, for callers that reuse a buffer (it is
-// tensor.Copy). dst must be contiguous, of t's shape and dtype, and must not share
-// storage with t; otherwise MaterializeTo returns an error wrapping ErrShapeMismatch
-// (or ErrInvalidArgument for a non-contiguous dst).
+// tensor.Copy). dst must be contiguous and of t's shape and dtype, otherwise
+// MaterializeTo returns an error wrapping ErrShapeMismatch (or ErrInvalidArgument for
+// a non-contiguous dst); it may share storage with t (see tensor.Copy).
 func MaterializeTo(dst, t *tensor.Dense) error {
 	if err := tensor.Copy(dst, t); err != nil {
 		return fmt.Errorf("materialize: %w", err)

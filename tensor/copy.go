@@ -8,9 +8,12 @@ import (
 
 // Copy writes the elements of src into dst in row-major order, whatever src's
 // strides: the destination-first form of Clone, for callers that reuse a buffer. dst
-// must be contiguous (IsContiguous) and of src's dtype and shape, and must not share
-// storage with src. Copy returns an error wrapping ErrShapeMismatch for a different
-// dtype or shape, and ErrInvalidArgument for a non-contiguous dst.
+// must be contiguous (IsContiguous) and of src's dtype and shape. dst may share
+// storage with src, as in Copy(x, xT) for a transposed view xT of a square x: the
+// result is then, as NumPy's copyto, the one of copying src to a temporary first
+// (which Copy does when the addresses of their elements overlap). Copy returns an
+// error wrapping ErrShapeMismatch for a different dtype or shape, and
+// ErrInvalidArgument for a non-contiguous dst.
 //
 // Every copy of a strided view in the project (Clone, Contiguous, Float64s and
 // Complex128s of a view, the operand copies of MatMul and BatchMatMul, Reshape of a
@@ -32,6 +35,12 @@ func Copy(dst, src *Dense) error {
 	n := src.Size()
 	if n == 0 {
 		return nil
+	}
+	if mayOverlap(dst, src) {
+		if sameElements(dst, src) {
+			return nil
+		}
+		src = src.Clone()
 	}
 	if src.dtype == Complex128 {
 		gather(dst.c128[dst.offset:dst.offset+n], src.c128, src.shape, src.strides, src.offset)

@@ -27,8 +27,8 @@ type Element interface{ float64 | complex128 }
 // B (k×n, or n×k when transB) and C (m×n, ldc >= max(1, n)).
 //
 // When beta is zero C is overwritten and never read, so NaN or Inf in C do not
-// propagate; when alpha is zero or k is 0, A and B are not read. C must not overlap
-// A or B.
+// propagate; when alpha is zero or k is 0, A and B are not read. C may share
+// storage with A or B: see GemmBatch.
 //
 // Gemm is [GemmBatch] with a batch of one: every matrix product of the project
 // (MatMul, BatchMatMul, the contractions of package einsum) goes through
@@ -49,8 +49,12 @@ func Gemm[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, 
 // (the layout of cuBLAS's gemmStridedBatched, and of a row-major tensor [batch, rows,
 // cols] when the strides are rows*cols and the leading dimensions cols). Strides
 // are at least 0; a stride of 0 for A or B uses one matrix for the whole batch. The
-// matrices C_p must not overlap one another (nor A or B), or the result is
-// unspecified.
+// matrices C_p must not overlap one another, or the result is unspecified. A or B
+// may share elements with C: then the elements of that operand that the batch
+// reads are copied first, so that the result is the one of separate storage (as
+// NumPy's matmul with out=). Disjoint blocks of one matrix, such as the panels of a
+// blocked factorisation, are told apart exactly when there is one product, and are
+// not copied.
 //
 // With [UseBLAS64] off (the default) each product runs on the project's packed
 // AVX2 / AVX-512 GEMM, except matrix-vector and outer-product shapes (m, n or k
@@ -70,6 +74,17 @@ func Gemm[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, 
 func GemmBatch[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) error {
 	if err := checkGemm(transA, transB, m, n, k, len(a), lda, strideA, len(b), ldb, strideB, len(c), ldc, strideC, batch); err != nil {
 		return err
+	}
+	if batch > 0 && m > 0 && n > 0 && k > 0 && alpha != 0 {
+		rowsA, colsA, rowsB, colsB := m, k, k, n
+		if transA {
+			rowsA, colsA = k, m
+		}
+		if transB {
+			rowsB, colsB = n, k
+		}
+		a = readApart(a, batch, strideA, rowsA, lda, colsA, c, strideC, m, ldc, n)
+		b = readApart(b, batch, strideB, rowsB, ldb, colsB, c, strideC, m, ldc, n)
 	}
 	gemmBatch(useBLAS64.Load(), transA, transB, m, n, k, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc, strideC, batch)
 	return nil

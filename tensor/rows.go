@@ -36,13 +36,14 @@ func (Space) CheckRows(like *Dense, rows []int, v *Dense) error {
 
 // AddRows returns acc with v[k, ...] added into acc[rows[k], ...] for every k
 // (repeated rows add up). It writes into acc when acc owns its storage exactly (see
-// Accumulate) and into a copy otherwise; v is never modified. acc and v must pass
+// Accumulate) and v's elements are apart from acc's in memory, and into a copy
+// otherwise; v is never modified. acc and v must pass
 // CheckRows.
 func (s Space) AddRows(acc *Dense, rows []int, v *Dense) (*Dense, error) {
 	if err := s.CheckRows(acc, rows, v); err != nil {
 		return nil, err
 	}
-	if !acc.ownsStorage() || sharesStorage(acc, v) {
+	if !acc.ownsStorage() || mayOverlap(acc, v) {
 		acc = acc.Clone()
 	}
 	inner := rowLen(acc)

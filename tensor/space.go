@@ -58,15 +58,16 @@ func (Space) Add(a, b *Dense) (*Dense, error) {
 }
 
 // Accumulate returns acc + b. When acc owns its storage exactly (contiguous, offset
-// 0, backing slice of length Size, no broadcast axes) and b does not share that
-// storage in a different layout, it adds b into acc in place and returns acc;
-// otherwise it returns a fresh tensor and leaves acc alone. b is never modified. acc
-// and b must have the same shape and dtype.
+// 0, backing slice of length Size, no broadcast axes) and b's elements are acc's own
+// in the same places or lie apart from acc's in memory, it adds b into acc in place
+// and returns acc; otherwise (b a shifted or transposed view of acc's storage, say)
+// it returns a fresh tensor and leaves acc alone. b is never modified. acc and b
+// must have the same shape and dtype.
 func (Space) Accumulate(acc, b *Dense) (*Dense, error) {
 	if err := sameLayout("accumulate", acc, b); err != nil {
 		return nil, err
 	}
-	if !acc.ownsStorage() || (sharesStorage(acc, b) && !sameView(acc, b)) {
+	if !acc.ownsStorage() || (mayOverlap(acc, b) && !sameElements(acc, b)) {
 		return binary(opAdd, acc, b)
 	}
 	n := acc.Size()
@@ -100,27 +101,6 @@ func accumulate[T element](dst, src []T, shape, strides []int, offset int) {
 			a += sa
 		}
 	}
-}
-
-// sharesStorage reports whether a and b have the same backing array. Two slices of
-// one array end at the same place when extended to their capacities.
-func sharesStorage(a, b *Dense) bool {
-	if a.dtype == Complex128 {
-		return sameArray(a.c128, b.c128)
-	}
-	return sameArray(a.f64, b.f64)
-}
-
-func sameArray[T element](x, y []T) bool {
-	if cap(x) == 0 || cap(y) == 0 {
-		return false
-	}
-	return &x[:cap(x)][cap(x)-1] == &y[:cap(y)][cap(y)-1]
-}
-
-// sameView reports whether a and b show the same elements in the same places.
-func sameView(a, b *Dense) bool {
-	return a.offset == b.offset && slices.Equal(a.shape, b.shape) && slices.Equal(a.strides, b.strides)
 }
 
 // Scale returns the fresh tensor s * a.

@@ -274,3 +274,64 @@ func TestNewtonMethodsZeroGradient(t *testing.T) {
 		assert.Equal(t, []float64{1, 1}, res.X)
 	}
 }
+
+// A start point whose value or gradient is not finite fails Minimize, whatever the
+// method, with an error wrapping ErrNonFinite (and gonum's ErrFunc or ErrGrad, which
+// gonum's own methods return as they are), and the result holds the start point,
+// not gonum's zeros.
+func TestMinimizeNonFiniteStart(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	cases := []struct {
+		name  string
+		f     hvp.Func
+		x0    []float64
+		value bool    // the value is not finite (ErrFunc), else the gradient (ErrGrad)
+		atX0  float64 // the value at the start
+	}{
+		{"NaN in the start point", sumOf(ew.SquareOp), []float64{nan, 1}, true, nan},
+		{"+Inf in the start point", sumOf(ew.SquareOp), []float64{inf, 1}, true, inf},
+		{"NaN value", sumSqrt, []float64{-1, 4}, true, nan},
+		{"infinite gradient", sumSqrt, []float64{0, 4}, false, 2},
+	}
+	for _, c := range cases {
+		for _, method := range []optimize.Method{nil, &optimize.BFGS{}, &hvp.NewtonCG{}, &hvp.LineSearchNewtonCG{}} {
+			t.Run(fmt.Sprintf("%s/%T", c.name, method), func(t *testing.T) {
+				obj := hvp.NewObjective(c.f, 2)
+				res, err := hvp.Minimize(obj, c.x0, nil, method)
+				require.ErrorIs(t, err, cr.ErrNonFinite)
+				assert.ErrorContains(t, err, "at the start point")
+				if c.value {
+					assert.ErrorAs(t, err, new(optimize.ErrFunc))
+				} else {
+					assert.ErrorAs(t, err, new(optimize.ErrGrad))
+				}
+				require.NotNil(t, res)
+				assert.Equal(t, optimize.Failure, res.Status)
+				require.Len(t, res.X, 2)
+				for i, xi := range c.x0 {
+					if math.IsNaN(xi) {
+						assert.True(t, math.IsNaN(res.X[i]), "x[%d] = %v", i, res.X[i])
+					} else {
+						assert.Equal(t, xi, res.X[i], "x[%d]", i)
+					}
+				}
+				if math.IsNaN(c.atX0) {
+					assert.True(t, math.IsNaN(res.F), "F = %v", res.F)
+				} else {
+					assert.Equal(t, c.atX0, res.F)
+				}
+				if !c.value {
+					require.Len(t, res.Gradient, 2)
+					assert.True(t, math.IsInf(res.Gradient[0], 1), "the gradient at the start")
+				}
+			})
+		}
+	}
+}
+
+// Minimize refuses an empty start point with an error; gonum would panic.
+func TestMinimizeEmptyStart(t *testing.T) {
+	res, err := hvp.Minimize(hvp.NewObjective(rosenbrock, 2), nil, nil, &hvp.NewtonCG{})
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	assert.Nil(t, res)
+}

@@ -46,7 +46,22 @@ import (
 // the edge of the domain. A line search makes at most 200 trials; one that fails
 // (or runs out of trials) accepts the trial point of least value if it decreased f,
 // and otherwise stops with optimize.Failure and the line searcher's error; a step too
-// short to change x stops it with optimize.StepConvergence.
+// short to change x stops it with optimize.StepConvergence. A start point whose
+// value or gradient is not finite fails with an error wrapping
+// chainrules.ErrNonFinite and gonum's optimize.ErrFunc or optimize.ErrGrad, and a
+// panic of HessVec, Err or the Linesearcher, which run on gonum's goroutine, with
+// optimize.Failure and a *PanicError.
+//
+// It always stops. On an objective unbounded below the line search runs to its
+// largest step (MoreThuente's MaximumStep, 1e20 by default) and fails there with
+// optimize.ErrLinesearcherBound, f still falling; when that step has length at least
+// 1e10 (NewtonCG's default MaxRadius) the method takes its point and stops with
+// optimize.Failure and an error wrapping ErrUnbounded and the line searcher's (a
+// shorter one is taken as any failed search's best point). A value of -Inf stops
+// gonum with optimize.FunctionNegativeInfinity (Minimize adds an error wrapping
+// ErrUnbounded). Otherwise MaxIterations bounds the iterations, 200 per variable by
+// default as scipy's maxiter: the method then stops with optimize.IterationLimit and
+// an error wrapping gonum's optimize.IterationLimit.Err().
 type LineSearchNewtonCG struct {
 	// HessVec applies the Hessian at a point; Minimize sets it, if nil, to the
 	// objective's product of the chosen Curvature.
@@ -63,6 +78,9 @@ type LineSearchNewtonCG struct {
 	// MaxCGIterations bounds the inner iterations (default: 20 times the
 	// dimension, as scipy).
 	MaxCGIterations int
+	// MaxIterations bounds the outer iterations, one line search each (default:
+	// 200 times the dimension, as scipy).
+	MaxIterations int
 	// Err, if set, reports a failure of the objective's evaluations (Minimize sets it
 	// to Objective.Err).
 	Err func() error
@@ -90,7 +108,7 @@ func (m *LineSearchNewtonCG) wire(obj *Objective) { wireProducts(obj, m.Curvatur
 
 // Run implements optimize.Method.
 func (m *LineSearchNewtonCG) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
-	m.finish(operation, result, func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
+	m.finish(operation, result, "LineSearchNewtonCG", func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
 }
 
 // armijo is the sufficient-decrease constant of the line searches: MINPACK's and
@@ -119,9 +137,13 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 	best, gBest := make([]float64, n), make([]float64, n)
 	cg := newSteihaug(n)
 	fOld := f + floats.Norm(g, 2)/2 // scipy's guess of the previous value
-	for {
+	maxOuter := maxIterations(m.MaxIterations, n)
+	for k := 0; ; k++ {
 		if gn := floats.Norm(g, math.Inf(1)); gn == 0 || !math.IsNaN(gradTol) && gn < gradTol {
 			return optimize.GradientThreshold, nil // (a zero gradient is stationary even without a threshold)
+		}
+		if k == maxOuter {
+			return iterationLimit("LineSearchNewtonCG", k)
 		}
 		maxIter := m.MaxCGIterations
 		if maxIter <= 0 {
@@ -140,6 +162,11 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 				p[i] = -g[i]
 			}
 			slope = -floats.Dot(g, g)
+			if !(slope < 0) {
+				// g^T g underflows: no descent that floating point can resolve
+				// (and MoreThuente would panic on a zero slope).
+				return optimize.StepConvergence, nil
+			}
 		}
 
 		// Line search along p, from the Newton step 1 or, while f still falls
@@ -249,6 +276,10 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 			CGIterations: iters, HVPs: hvps, Rejected: rejected}
 		if err := major(operation, result, x, f, g); err != nil {
 			return optimize.NotTerminated, err
+		}
+		if errors.Is(lsErr, optimize.ErrLinesearcherBound) && step*pnorm >= unboundedStep {
+			// f still fell at the searcher's largest step, and that is a long way.
+			return optimize.Failure, fmt.Errorf("%w: f fell to %v along a step of length %.3g, the line searcher's largest (%w)", ErrUnbounded, f, step*pnorm, lsErr)
 		}
 	}
 }

@@ -181,3 +181,84 @@ func ExampleLineSearchNewtonCG() {
 	// Output:
 	// GradientThreshold after 134 iterations (31 full Newton steps), 432 HVPs; x[9] = 1.000000
 }
+
+// ceilingSearch is a Linesearcher that never accepts a step and always asks for an
+// infinite one: past every trial point found not finite, so that the method must
+// backtrack by itself.
+type ceilingSearch struct{}
+
+func (ceilingSearch) Init(float64, float64, float64) optimize.Operation {
+	return optimize.FuncEvaluation | optimize.GradEvaluation
+}
+
+func (ceilingSearch) Iterate(float64, float64) (optimize.Operation, float64, error) {
+	return optimize.FuncEvaluation | optimize.GradEvaluation, math.Inf(1), nil
+}
+
+// Where the line searcher asks for a step as long as one that gave a point that is
+// not finite, the method backtracks: it takes the current trial point if it passes
+// the Armijo test f(x + a p) <= f(x) + 1e-4 a g^T p, and halves the step otherwise.
+// f = x^2/2 is NaN below lo; the first trial step, 1, lands there (the start is
+// chosen so that scipy's first-step guess is not below 1), and the searcher then
+// always asks for more.
+func TestLineSearchNewtonCGBacktracksWithArmijo(t *testing.T) {
+	cases := []struct {
+		name     string
+		x0, h    float64 // the start and the Hessian the method is given
+		lo       float64 // the domain's edge
+		want     float64 // the point taken
+		rejected int
+	}{
+		// p = -0.5; step 1 gives x = 0 < 1/8 (NaN); step 1/2 gives x = 1/4 with
+		// f = 1/32 <= 1/8 - 1e-4/8: taken.
+		{"decrease is sufficient at the half step", 0.5, 1, 0.125, 0.25, 1},
+		// A Hessian ten times too small makes p = -1: step 1 gives x = -0.9 < -0.5
+		// (NaN); step 1/2 gives x = -0.4 with f = 0.08 > 0.005, and step 1/4 x = -0.15
+		// with f = 0.01125 > 0.005: both halved; step 1/8 gives x = -0.025 with f =
+		// 0.0003125 <= 0.005 - 1.25e-6: taken.
+		{"the half step increases f", 0.1, 0.1, -0.5, -0.025, 3},
+		// p = -0.4 + 2e-7 (g^T p = -0.04): step 1 gives x = -0.3 < -0.25 (NaN); step
+		// 1/2 gives x = -0.1 + 1e-7, where f = 0.005 - 1e-8 decreases, but by less than
+		// the 2e-6 that Armijo asks: halved; step 1/4 gives x = 5e-8: taken.
+		{"the half step decreases f too little", 0.1, 0.1 / (0.4 - 2e-7), -0.25, 5e-8, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := optimize.Problem{
+				Func: func(x []float64) float64 {
+					if x[0] < c.lo {
+						return math.NaN()
+					}
+					return x[0] * x[0] / 2
+				},
+				Grad: func(g, x []float64) { g[0] = x[0] },
+			}
+			m := &hvp.LineSearchNewtonCG{
+				Linesearcher: ceilingSearch{},
+				HessVec:      func(dst, _, v []float64) error { dst[0] = c.h * v[0]; return nil },
+			}
+			// Two major iterations: the start and the first step.
+			res, err := optimize.Minimize(p, []float64{c.x0}, &optimize.Settings{MajorIterations: 2}, m)
+			require.NoError(t, err)
+			require.Equal(t, optimize.IterationLimit, res.Status)
+			assert.InDelta(t, c.want, res.X[0], 1e-15)
+			assert.Less(t, res.F, c.x0*c.x0/2, "f decreased")
+			assert.Equal(t, c.rejected, m.Rejected)
+		})
+	}
+}
+
+// With the gradient threshold off, a gradient whose square underflows (g = 1e-170)
+// leaves no descent that floating point can resolve: the method stops with
+// StepConvergence instead of handing MoreThuente a zero slope, on which it panics.
+func TestLineSearchNewtonCGUnderflowingSlope(t *testing.T) {
+	p := optimize.Problem{
+		Func: func(x []float64) float64 { return 1e-170 * x[0] },
+		Grad: func(g, _ []float64) { g[0] = 1e-170 },
+	}
+	m := &hvp.LineSearchNewtonCG{GradStopThreshold: math.NaN(), HessVec: func(dst, _, v []float64) error { copy(dst, v); return nil }}
+	res, err := optimize.Minimize(p, []float64{1}, nil, m)
+	require.NoError(t, err)
+	assert.Equal(t, optimize.StepConvergence, res.Status)
+	assert.Equal(t, []float64{1}, res.X)
+}

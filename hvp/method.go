@@ -45,9 +45,11 @@ var errStopped = errors.New("stopped by the caller")
 
 // finish runs a method's loop and ends the conversation with gonum: unless gonum
 // stopped it, it records the status, tells gonum the method is done and waits for its
-// PostIteration; then it drains result and closes operation.
-func (b *newtonMethod) finish(operation chan<- optimize.Task, result <-chan optimize.Task, run func() (optimize.Status, error)) {
-	s, err := run()
+// PostIteration; then it drains result and closes operation. The loop runs on
+// gonum's method goroutine, where the caller cannot recover a panic (of HessVec, Err
+// or the Linesearcher, the caller's code): it fails with a *PanicError instead.
+func (b *newtonMethod) finish(operation chan<- optimize.Task, result <-chan optimize.Task, name string, run func() (optimize.Status, error)) {
+	s, err := protectRun(name, run)
 	if !errors.Is(err, errStopped) {
 		b.status, b.err = s, err
 		if err == nil && s == optimize.NotTerminated {
@@ -58,6 +60,18 @@ func (b *newtonMethod) finish(operation chan<- optimize.Task, result <-chan opti
 	for range result { // read until gonum closes result, then close operation
 	}
 	close(operation)
+}
+
+// protectRun returns run(), or optimize.Failure and a *PanicError for a panic of run.
+// No request to gonum is outstanding when run panics: eval sends a task and waits for
+// its result with nothing in between.
+func protectRun(name string, run func() (optimize.Status, error)) (s optimize.Status, err error) {
+	defer func() {
+		if p := recovered(recover(), name, -1); p != nil {
+			s, err = optimize.Failure, p
+		}
+	}()
+	return run()
 }
 
 // wireProducts sets a Newton method's HessVec, if nil, to obj's product of curvature

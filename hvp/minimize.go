@@ -2,6 +2,7 @@ package hvp
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 
@@ -9,6 +10,13 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
+
+// ErrUnbounded is the error of a minimisation whose objective is unbounded below, or
+// as good as: a value of -Inf (Minimize), or a Newton method's step of at least 1e10
+// along which f still falls as the method's model predicts (see NewtonCG and
+// LineSearchNewtonCG). It wraps chainrules.ErrNonFinite, since the infimum is -Inf,
+// and the errors that wrap it say what was seen.
+var ErrUnbounded = fmt.Errorf("%w: hvp: the objective is unbounded below", cr.ErrNonFinite)
 
 // Minimize is optimize.Minimize on obj.Problem() for an Objective, with the method
 // (nil: gonum's default) and the recorder wired to it: a NewtonCG or
@@ -19,11 +27,30 @@ import (
 // It returns gonum's result together with an error that holds the objective's first
 // evaluation error, if any, and gonum's error: a failed evaluation is never reported
 // as convergence (the result's Status is then optimize.Failure), and neither is a
-// result whose value or gradient is not finite, whatever the method (the error then
-// wraps chainrules.ErrNonFinite).
+// result whose value or gradient is not finite, whatever the method:
+//
+//   - a start point whose value is NaN or +Inf, or whose gradient is not finite,
+//     fails with an error wrapping chainrules.ErrNonFinite (and gonum's
+//     optimize.ErrFunc or optimize.ErrGrad);
+//   - a result whose value is NaN or +Inf, or whose gradient is not finite, fails
+//     with an error wrapping chainrules.ErrNonFinite;
+//   - a result whose value is -Inf keeps gonum's status
+//     optimize.FunctionNegativeInfinity (a convergence status becomes it) and comes
+//     with an error wrapping ErrUnbounded, and so chainrules.ErrNonFinite.
+//
+// When the method reported no iteration (a start that failed), gonum's result holds a
+// location of zeros; Minimize returns the start point instead, with the value and
+// gradient the objective computed there (NaN and nil if it computed none). An empty
+// x0 is an error wrapping chainrules.ErrInvalidArgument (gonum would panic).
+//
+// Every method of this package stops in bounded time; see NewtonCG and
+// LineSearchNewtonCG for their iteration limits and their tests of unboundedness.
 func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method optimize.Method) (*optimize.Result, error) {
 	if obj == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Minimize: the objective is nil")
+	}
+	if len(x0) == 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Minimize: the start point is empty")
 	}
 	switch m := method.(type) {
 	case *NewtonCG:
@@ -39,6 +66,7 @@ func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method 
 		wireRecorder(settings.Recorder, method)
 	}
 	res, err := optimize.Minimize(obj.Problem(), x0, settings, method)
+	err = fromGonum(err)
 	if oerr := obj.Err(); oerr != nil {
 		switch {
 		case err == nil:
@@ -50,14 +78,42 @@ func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method 
 			res.Status = optimize.Failure
 		}
 	}
-	if res != nil && res.Status != optimize.Failure && !finiteResult(res) {
+	if res == nil {
+		return nil, err
+	}
+	if res.Stats.MajorIterations == 0 {
+		// gonum's location is its zero value: return the start point.
+		res.X = slices.Clone(x0)
+		res.F, res.Gradient = obj.cached(x0)
+	}
+	switch {
+	case res.Status != optimize.Failure && !finiteResult(res):
 		// gonum's convergence tests take a NaN for "not converged", but a method of
 		// its own may still stop with a convergence status there (a function
 		// converger sees the values only).
 		res.Status = optimize.Failure
 		err = errors.Join(err, errNonFiniteResult(res))
+	case math.IsInf(res.F, -1) && !errors.Is(err, ErrUnbounded):
+		if res.Status != optimize.Failure {
+			res.Status = optimize.FunctionNegativeInfinity
+		}
+		err = errors.Join(err, fmt.Errorf("%w: f is -Inf at the result", ErrUnbounded))
 	}
 	return res, err
+}
+
+// fromGonum wraps with chainrules.ErrNonFinite gonum's errors for a start point whose
+// value or gradient is not finite, which gonum's own methods return as they are.
+func fromGonum(err error) error {
+	if err == nil || errors.Is(err, cr.ErrNonFinite) {
+		return err
+	}
+	var ef optimize.ErrFunc
+	var eg optimize.ErrGrad
+	if errors.As(err, &ef) || errors.As(err, &eg) {
+		return nonFiniteStart(err)
+	}
+	return err
 }
 
 func finiteResult(res *optimize.Result) bool {

@@ -69,11 +69,27 @@ func (c Curvature) productOf(obj *Objective) HessVecFunc {
 // itself; it asks gonum for function values and gradients, which gonum counts.
 //
 // It stops with optimize.Failure on the first error of HessVec or Err, on a NaN or
-// infinite starting value or gradient, or on a Hessian-vector product that is not
-// finite: it never reports convergence after one. A trial point whose value (NaN or
-// +Inf) or gradient is not finite is rejected, and the region shrinks, as it does at
-// any bad step; if the region becomes too small to move x with such a point last,
-// the method fails with an error wrapping chainrules.ErrNonFinite.
+// infinite starting value or gradient (an error wrapping chainrules.ErrNonFinite and
+// gonum's optimize.ErrFunc or optimize.ErrGrad), or on a Hessian-vector product
+// that is not finite: it never reports convergence after one. A trial point whose
+// value (NaN or +Inf) or gradient is not finite is rejected, and the region shrinks,
+// as it does at any bad step; if the region becomes too small to move x with such a
+// point last, the method fails with an error wrapping chainrules.ErrNonFinite. A
+// panic of HessVec or Err, which run on gonum's goroutine, stops it with
+// optimize.Failure and a *PanicError.
+//
+// It always stops. On an objective unbounded below, such as sum(x) or -|x|^2, every
+// step is accepted and the radius grows to MaxRadius; the method stops there with
+// optimize.Failure and an error wrapping ErrUnbounded when an accepted step of length
+// at least 1e10 went to the boundary along a direction of non-positive curvature
+// (where the model is unbounded below) with rho > 3/4, f falling as the model says;
+// with MaxRadius below 1e10 that test never fires. A value of -Inf stops gonum with
+// optimize.FunctionNegativeInfinity (Minimize adds an error wrapping ErrUnbounded).
+// Otherwise MaxIterations bounds the iterations, each one subproblem and one trial
+// point, taken or not: 200 per variable by default, scipy's maxiter for trust-ncg.
+// The method then stops with optimize.IterationLimit and an error wrapping gonum's
+// optimize.IterationLimit.Err() (gonum's own Settings.MajorIterations stops it with
+// IterationLimit and no error, as it does every method).
 //
 // Its figures for each iteration (trust radius, CG iterations, products, rejected
 // steps) reach a Printer or Trace given as gonum's Recorder (LastIteration).
@@ -97,6 +113,9 @@ type NewtonCG struct {
 	GradStopThreshold float64
 	// MaxCGIterations bounds the inner iterations (default: the dimension).
 	MaxCGIterations int
+	// MaxIterations bounds the outer iterations, accepted steps and rejected ones
+	// (default: 200 times the dimension, as scipy's trust-ncg).
+	MaxIterations int
 	// Err, if set, reports a failure of the objective's evaluations (Objective.Err is
 	// one; Minimize sets it): NewtonCG stops with optimize.Failure and that error as
 	// soon as it is non-nil, instead of taking the NaNs of a failed evaluation for
@@ -126,7 +145,7 @@ func (m *NewtonCG) wire(obj *Objective) { wireProducts(obj, m.Curvature, &m.Hess
 
 // Run implements optimize.Method.
 func (m *NewtonCG) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
-	m.finish(operation, result, func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
+	m.finish(operation, result, "NewtonCG", func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
 }
 
 // eval sends one task and waits for its result; errStopped if gonum wants to stop.
@@ -161,12 +180,20 @@ func start(operation chan<- optimize.Task, result <-chan optimize.Task, task opt
 	}
 	f, g = task.F, append([]float64(nil), task.Gradient...)
 	if math.IsNaN(f) || math.IsInf(f, 1) {
-		return nil, 0, nil, optimize.Failure, optimize.ErrFunc(f)
+		return nil, 0, nil, optimize.Failure, nonFiniteStart(optimize.ErrFunc(f))
 	}
 	if i := indexNonFinite(g); i >= 0 {
-		return nil, 0, nil, optimize.Failure, optimize.ErrGrad{Grad: g[i], Index: i}
+		return nil, 0, nil, optimize.Failure, nonFiniteStart(optimize.ErrGrad{Grad: g[i], Index: i})
 	}
 	return x, f, g, optimize.NotTerminated, nil
+}
+
+// nonFiniteStart wraps gonum's error for a start point whose value (NaN or +Inf) or
+// gradient is not finite, optimize.ErrFunc or optimize.ErrGrad, with
+// chainrules.ErrNonFinite; it reads "non-finite value at the start point (optimize:
+// initial function value is NaN)".
+func nonFiniteStart(err error) error {
+	return fmt.Errorf("%w at the start point (%w)", cr.ErrNonFinite, err)
 }
 
 // major reports the iterate (x, f, g) to gonum as a major iteration.
@@ -217,9 +244,13 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 	cg := newSteihaug(n)
 	var stepCG, stepHVPs, stepRejected int
 	var bad error // why the last trial point was not finite, if it was not
-	for {
+	maxOuter := maxIterations(m.MaxIterations, n)
+	for k := 0; ; k++ {
 		if gn := floats.Norm(g, math.Inf(1)); gn == 0 || !math.IsNaN(gradTol) && gn < gradTol {
 			return optimize.GradientThreshold, nil // (a zero gradient is stationary even without a threshold)
+		}
+		if k == maxOuter {
+			return iterationLimit("NewtonCG", k)
 		}
 		maxIter := m.MaxCGIterations
 		if maxIter <= 0 {
@@ -261,12 +292,11 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 				rho = 1
 			}
 		}
-		switch {
-		case rho < 0.25:
-			radius = 0.25 * pnorm
-		case rho > 0.75 && pnorm >= 0.99*radius:
-			radius = math.Min(2*radius, maxRadius)
-		}
+		// A step to the boundary of a region of at least unboundedStep along a
+		// direction where the model is unbounded below, and f fell as the model
+		// says: f is unbounded below for any purpose floating point can serve.
+		unbounded := cg.nonPositive && rho > 0.75 && pnorm >= 0.99*radius && radius >= unboundedStep
+		radius = nextRadius(radius, maxRadius, rho, pnorm)
 		if rho > eta {
 			copy(x, trial)
 			copy(g, t.Gradient)
@@ -276,6 +306,9 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			stepCG, stepHVPs, stepRejected = 0, 0, 0
 			if err := major(operation, result, x, f, g); err != nil {
 				return optimize.NotTerminated, err
+			}
+			if unbounded {
+				return optimize.Failure, fmt.Errorf("%w: f fell to %v along a step of length %.3g, to the trust region's boundary along a direction of non-positive curvature", ErrUnbounded, f, pnorm)
 			}
 		} else {
 			m.Rejected++
@@ -292,6 +325,47 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			return optimize.StepConvergence, nil
 		}
 	}
+}
+
+// nextRadius returns the trust radius after a step of length pnorm, taken in a region
+// of radius radius, with rho the ratio of actual to predicted reduction (-Inf for a
+// trial point that is not finite): Nocedal and Wright's algorithm 4.1, shrinking to
+// the step actually taken and growing only after a step to the boundary,
+//
+//	Delta' = |p| / 4               if rho < 1/4,
+//	Delta' = min(2 Delta, Dmax)    if rho > 3/4 and |p| >= 0.99 Delta,
+//	Delta' = Delta                 otherwise.
+func nextRadius(radius, maxRadius, rho, pnorm float64) float64 {
+	switch {
+	case rho < 0.25:
+		return 0.25 * pnorm
+	case rho > 0.75 && pnorm >= 0.99*radius:
+		return math.Min(2*radius, maxRadius)
+	}
+	return radius
+}
+
+// unboundedStep is the length of a step along which f still falls as the Newton
+// model predicts, beyond which the Newton methods call f unbounded below: NewtonCG's
+// default MaxRadius.
+const unboundedStep = 1e10
+
+// maxIterations returns a Newton method's bound on its outer iterations: max, or 200
+// per variable (scipy's default maxiter) if max <= 0.
+func maxIterations(max, dim int) int {
+	if max > 0 {
+		return max
+	}
+	if dim > math.MaxInt/200 {
+		return math.MaxInt
+	}
+	return 200 * dim
+}
+
+// iterationLimit is the outcome of a Newton method that made its MaxIterations
+// iterations without converging.
+func iterationLimit(name string, iters int) (optimize.Status, error) {
+	return optimize.IterationLimit, fmt.Errorf("hvp: %s made %d iterations (MaxIterations) without converging: %w", name, iters, optimize.IterationLimit.Err())
 }
 
 // evalErr returns the objective's evaluation error, if Err is set and reports one.
@@ -314,6 +388,9 @@ func orDefault(v, def float64) float64 {
 // steihaug holds the work vectors of the truncated CG solvers.
 type steihaug struct {
 	r, d, hd, hp []float64
+	// nonPositive says that the last solve stopped at a direction of non-positive
+	// curvature, d^T H d <= 0, and went to the boundary along it.
+	nonPositive bool
 }
 
 func newSteihaug(n int) *steihaug {
@@ -358,6 +435,7 @@ func (s *steihaug) product(dst, x, d []float64, hv HessVecFunc) error {
 func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv HessVecFunc) (pred float64, iters, hvps int, err error) {
 	rr, gnorm, tol := s.start(p, g, 2)
 	clear(s.hp) // H p
+	s.nonPositive = false
 	for iters < maxIter {
 		iters++
 		hvps++
@@ -368,6 +446,7 @@ func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv Hess
 		if dhd <= 0 {
 			// Negative curvature: go to the boundary along d.
 			s.toBoundary(p, radius)
+			s.nonPositive = true
 			break
 		}
 		alpha := rr / dhd
@@ -387,6 +466,7 @@ func (s *steihaug) solve(p, x, g []float64, radius float64, maxIter int, hv Hess
 	}
 	if iters == 0 || floats.Norm(p, 2) == 0 {
 		// No inner step (maxIter 0, or a zero gradient): take the Cauchy step along -g.
+		s.nonPositive = false
 		if gnorm == 0 {
 			return 0, iters, hvps, nil
 		}

@@ -20,12 +20,13 @@ import (
 // the objective evaluates on the calling goroutine.
 //
 // gonum's callbacks cannot return errors, so a failing evaluation (an op error, a
-// non-scalar or complex output, a shard's error) makes Func return NaN and Grad and
-// Hess fill NaN, and keeps the first error for Err. The Problem's Status reports that
-// error, so gonum stops at once with optimize.Failure and returns it (Minimize does
-// the same for any optimize.Method). Destinations of the wrong length are the
-// caller's bug: Grad and Hess panic, as gonum's own problems do, and HessVec returns
-// an error.
+// non-scalar or complex output, a shard's error, or a panic of a shard's code, which
+// runs on goroutines the caller cannot recover on: a *PanicError) makes Func return
+// NaN and Grad and Hess fill NaN, and keeps the first error for Err. The Problem's
+// Status reports that error, so gonum stops at once with optimize.Failure and returns
+// it (Minimize does the same for any optimize.Method). Destinations of the wrong
+// length are the caller's bug: Grad and Hess panic, as gonum's own problems do, and
+// HessVec returns an error.
 //
 // Evaluations at the same point share one recording (the two most recent points are
 // kept): Grad after Func at the same x runs only the reverse sweep, and the HVPs at a
@@ -116,7 +117,9 @@ func (tr Transforms) NewModelObjective(model Func, loss Loss, l Layout) *Objecti
 // once, each on a goroutine of its own (shard 0 on the caller's), so that local
 // shards (Transforms.NewShard), each recording on a tape of its own, use every core;
 // a Shard may also evaluate its term elsewhere. Results differ from one shard's only
-// by the order of summation. No shards, or a nil one, make every evaluation fail.
+// by the order of summation. No shards, or a nil one, make every evaluation fail. A
+// shard that panics fails the evaluation with a *PanicError that names it (wrapping
+// chainrules.ErrInvalidArgument), whichever goroutine it ran on.
 func NewShardedObjective(l Layout, shards ...Shard) *Objective {
 	if len(shards) == 0 {
 		return invalidObjective(cr.Errorf(cr.ErrInvalidArgument, "hvp.NewShardedObjective: no shards"))
@@ -197,32 +200,68 @@ func (o *Objective) at(x []float64) (*point, error) {
 	return p, nil
 }
 
+// cached returns the value and a copy of the gradient known at x, without
+// evaluating: NaN and nil for what is not known.
+func (o *Objective) cached(x []float64) (f float64, g []float64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	f = math.NaN()
+	for i := range o.points {
+		if p := &o.points[i]; p.x != nil && slices.Equal(p.x, x) {
+			if p.hasF {
+				f = p.f
+			}
+			if p.hasG {
+				g = slices.Clone(p.g)
+			}
+			break
+		}
+	}
+	return f, g
+}
+
 // forget drops a point whose evaluation failed.
 func (p *point) forget() { p.x, p.hasF, p.hasG = nil, false, false }
 
 // each calls fn for every shard, at once: shard 0 on the calling goroutine and each
 // other on a goroutine of its own. It returns the error of the first shard (in shard
-// order) that failed.
+// order) that failed. A shard that panics fails with a *PanicError that names it,
+// on every goroutine alike: shard 0's caller is itself often a goroutine of gonum's,
+// and a panic of shard 0 must not leave the others writing into the objective's
+// buffers after each has returned.
 func (o *Objective) each(fn func(s int) error) error {
 	if len(o.shards) == 1 {
-		return fn(0)
+		return protect(0, fn)
 	}
 	var wg sync.WaitGroup
 	for s := 1; s < len(o.shards); s++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			o.errs[s] = fn(s)
+			o.errs[s] = protect(s, fn)
 		}()
 	}
-	o.errs[0] = fn(0)
+	o.errs[0] = protect(0, fn)
 	wg.Wait()
 	for s, err := range o.errs {
 		if err != nil {
+			if pe, ok := err.(*PanicError); ok && pe.Shard == s {
+				return err // protect's, which names the shard
+			}
 			return fmt.Errorf("hvp: shard %d: %w", s, err)
 		}
 	}
 	return nil
+}
+
+// protect returns fn(s), or the panic of fn as a *PanicError naming shard s.
+func protect(s int, fn func(s int) error) (err error) {
+	defer func() {
+		if p := recovered(recover(), fmt.Sprintf("shard %d", s), s); p != nil {
+			err = p
+		}
+	}()
+	return fn(s)
 }
 
 // dst returns where shard s writes a vector: dst itself for shard 0, its scratch

@@ -1,6 +1,8 @@
 package hvp
 
 import (
+	"fmt"
+	"runtime/debug"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -137,4 +139,55 @@ func (s *LocalShard) GaussNewtonVec(dst, x, v []float64) error {
 		return err
 	}
 	return op.GaussNewtonFlat(dst, v)
+}
+
+// PanicError is a panic of the caller's code that hvp recovered where the caller
+// could not: on a goroutine that hvp or gonum started. A shard's Eval, HessVec or
+// GaussNewtonVec (a LocalShard's function or loss, which may index out of range like
+// any user code) runs on a goroutine of its own when the Objective has several
+// shards, and on gonum's evaluation goroutine under optimize.Minimize and Minimize;
+// a Newton method's HessVec, Err and Linesearcher run on gonum's method goroutine. A
+// panic there would end the process, so the Objective returns it as the shard's
+// error (Func returns NaN and Err reports it, as for any failed evaluation) and a
+// Newton method stops with optimize.Failure and it.
+//
+// It wraps chainrules.ErrInvalidArgument — the code given to hvp is broken — and,
+// when the panic's value is an error (a runtime.Error such as an index out of
+// range), that error too, so that errors.Is and errors.As reach it.
+type PanicError struct {
+	// Where names the code that panicked: "shard 2", or the Newton method.
+	Where string
+	// Shard is the index of the shard that panicked, or -1 for a panic outside the
+	// shards.
+	Shard int
+	// Value is the value the code panicked with.
+	Value any
+	// Stack is the stack of the goroutine that panicked, from where it recovered (it
+	// holds the panic's origin).
+	Stack []byte
+}
+
+// Error reads "invalid argument: hvp: shard 2 panicked: runtime error: index out of
+// range [5] with length 3".
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("%v: hvp: %s panicked: %v", cr.ErrInvalidArgument, e.Where, e.Value)
+}
+
+// Unwrap returns chainrules.ErrInvalidArgument and, if the panic's value is an
+// error, that error.
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{cr.ErrInvalidArgument, err}
+	}
+	return []error{cr.ErrInvalidArgument}
+}
+
+// recovered returns a *PanicError of p, recovered in the code that where names
+// (shard s, or -1), or nil if p is nil; call it as recovered(recover(), ...) in a
+// deferred function.
+func recovered(p any, where string, shard int) error {
+	if p == nil {
+		return nil
+	}
+	return &PanicError{Where: where, Shard: shard, Value: p, Stack: debug.Stack()}
 }

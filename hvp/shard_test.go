@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/rpc"
+	"runtime"
 	"sync/atomic"
 	"testing"
 
@@ -289,4 +290,72 @@ func TestShardsOverRPC(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, want.X, got.X, "the same sums in the same order")
 	assert.Equal(t, want.Stats.MajorIterations, got.Stats.MajorIterations)
+}
+
+// panickyShard is a quadraticShard whose HessVec indexes out of range, as user code
+// may.
+type panickyShard struct{ quadraticShard }
+
+func (s panickyShard) HessVec(dst, x, v []float64) error {
+	_ = s.a[len(s.a)+len(v)-len(x)] // index out of range
+	return s.quadraticShard.HessVec(dst, x, v)
+}
+
+// A shard that panics runs on a goroutine the caller cannot recover (its own when the
+// objective has several shards, gonum's under Minimize); the objective returns the
+// panic as that shard's error, a *PanicError that names it and wraps
+// ErrInvalidArgument and the runtime error, on every goroutine alike.
+func TestShardPanicsAreErrors(t *testing.T) {
+	l, _ := hvp.NewLayout([]int{2})
+	rows := []float64{1, 2}
+	outOfRange := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+		i := len(rows) // a bug: one row too far
+		return t.Apply(ew.ScaleFloat64Op(rows[i]), sumOf(ew.SquareOp)(t, x))
+	}
+	good := func() hvp.Shard { return hvp.NewShard(sumOf(ew.SquareOp), l) }
+	quad := quadraticShard{c: 1, a: []float64{1, 2}}
+	cases := []struct {
+		name    string
+		shards  []hvp.Shard
+		shard   int  // the shard that panics
+		hessVec bool // in HessVec, not in Eval
+	}{
+		{"one local shard", []hvp.Shard{hvp.NewShard(outOfRange, l)}, 0, false},
+		{"local shard 1 of 3", []hvp.Shard{good(), hvp.NewShard(outOfRange, l), good()}, 1, false},
+		{"local shard 0 of 2, on the caller's goroutine", []hvp.Shard{hvp.NewShard(outOfRange, l), good()}, 0, false},
+		{"HessVec of shard 2 of 3", []hvp.Shard{good(), quad, panickyShard{quad}}, 2, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			check := func(t *testing.T, err error) {
+				t.Helper()
+				var pe *hvp.PanicError
+				require.ErrorAs(t, err, &pe)
+				assert.Equal(t, c.shard, pe.Shard)
+				assert.Equal(t, fmt.Sprintf("shard %d", c.shard), pe.Where)
+				assert.NotEmpty(t, pe.Stack)
+				assert.ErrorIs(t, err, cr.ErrInvalidArgument)
+				var re runtime.Error
+				require.ErrorAs(t, err, &re)
+				assert.ErrorContains(t, err, fmt.Sprintf("hvp: shard %d panicked: runtime error: index out of range [2] with length 2", c.shard))
+			}
+
+			obj := hvp.NewShardedObjective(l, c.shards...)
+			x := []float64{0.5, -1}
+			if c.hessVec {
+				err := obj.HessVec(make([]float64, 2), x, []float64{1, 0})
+				check(t, err)
+			} else {
+				assert.True(t, math.IsNaN(obj.Func(x)))
+			}
+			check(t, obj.Err())
+
+			// Under Minimize every evaluation runs on gonum's goroutines.
+			obj.ClearErr()
+			res, err := hvp.Minimize(obj, x, nil, &hvp.NewtonCG{})
+			check(t, err)
+			assert.Equal(t, optimize.Failure, res.Status)
+			assert.Equal(t, x, res.X)
+		})
+	}
 }

@@ -19,7 +19,7 @@
 //   - clamp with both bounds, scalars (ClampOp) or tensors (ClampTensorOp), with
 //     PyTorch's gradient convention at the bounds;
 //   - sort and topk (SortOp, TopKOp): multi-output ops (values, indices) whose
-//     indices are not differentiable (chainrules.PartialOutputs);
+//     indices are not differentiable (chainrules.PartialOp);
 //   - argmax, argmin and one_hot (ArgmaxOp, ArgminOp, OneHotOp): not differentiable;
 //     differentiating through them is an error wrapping chainrules.ErrNoRule, never a
 //     silent zero. They are registered marked chainrules.Entry.NoDerivative, and

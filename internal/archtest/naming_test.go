@@ -16,7 +16,7 @@ var opPackages = []string{"einsum", "elementwise", "index", "linalg", "nn", "per
 
 // TestOpNaming holds the op packages to the naming scheme of the chainrules package
 // doc: an exported function XxxOp is an op constructor, returning
-// cr.Op[*tensor.Dense] or cr.MultiOp[*tensor.Dense], and takes parameters, except in
+// cr.Op[*tensor.Dense] (of one output or several), and takes parameters, except in
 // package linalg, whose parameterless ops are constructors too (the documented
 // exception); an exported variable named XxxOp is not in linalg; and in linalg a
 // plain function Xxx next to a constructor XxxOp evaluates it with eval, evalMulti,
@@ -78,7 +78,7 @@ func TestOpNaming(t *testing.T) {
 			res := fn.Type.Results
 			if res == nil || res.NumFields() != 1 {
 				t.Errorf("%s.%s does not return one op", pkg, name)
-			} else if r := typeString(res.List[0].Type); r != "cr.Op[*tensor.Dense]" && r != "cr.MultiOp[*tensor.Dense]" {
+			} else if r := typeString(res.List[0].Type); r != "cr.Op[*tensor.Dense]" {
 				t.Errorf("%s.%s returns %s, not an op", pkg, name, r)
 			}
 			if pkg != "linalg" {

@@ -41,7 +41,11 @@ import "slices"
 // unchanged, so they should wrap a sentinel of this package (the engine adds the op
 // name, the node and the phase).
 //
-// The rule (of one output) implements Rule, ForwardRule and SecondOrderRule. A need slice
+// The rule (of one output) implements Rule, ForwardRule, SecondOrderRule and
+// PullbackRecorder: its recorded pullback applies the adjoint map L_k^* as an op
+// ("linear_adjoint") whose own rules are those of a linear op with the map L_k^*
+// and its adjoint L_k, recorded in turn as the op "linear_map", and so on, so that a
+// linear op is differentiable to every order. A need slice
 // whose length is not len(in) makes every method return an error wrapping
 // ErrInvalidArgument; a nil apply or adjoint makes the methods that need it return
 // one wrapping ErrNoRule.
@@ -80,12 +84,99 @@ type linearRule[V any] struct {
 	adjoint  func(k int, ybar V) (V, error)
 	apply1   func(V) (V, error)
 	adjoint1 func(V) (V, error)
+
+	// transpose, set on the rule of a linearMapOp, is the op that records the
+	// adjoint of its map (the other map of the same base rule).
+	transpose *linearMapOp[V]
 }
 
 var (
-	_ ForwardRule[float64]     = (*linearRule[float64])(nil)
-	_ SecondOrderRule[float64] = (*linearRule[float64])(nil)
+	_ ForwardRule[float64]      = (*linearRule[float64])(nil)
+	_ SecondOrderRule[float64]  = (*linearRule[float64])(nil)
+	_ PullbackRecorder[float64] = (*linearRule[float64])(nil)
 )
+
+// fwd returns L_k v.
+func (r *linearRule[V]) fwd(k int, v V) (V, error) {
+	if r.apply1 != nil {
+		return r.apply1(v)
+	}
+	var zero V
+	if r.apply == nil {
+		return zero, Errorf(ErrNoRule, "linear rule: no forward map")
+	}
+	ts, oks := make([]V, len(r.in)), make([]bool, len(r.in))
+	ts[k], oks[k] = v, true
+	return r.apply(ts, oks)
+}
+
+// RecordPullback records xbar_k = L_k^* ybar for every input k that needs a
+// cotangent, as the op linear_adjoint applied to ybar.
+func (r *linearRule[V]) RecordPullback(rec Recorder[V], _, _, ybar []NodeID) ([]NodeID, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	out := make([]NodeID, len(r.in))
+	if !ybar[0].Valid() {
+		return out, nil
+	}
+	for k := range r.in {
+		if !r.needs(k) {
+			continue
+		}
+		op := linearMapOp[V]{base: r, k: k, adjoint: true}
+		if r.transpose != nil {
+			op = *r.transpose
+		}
+		out[k] = rec.Apply(op, ybar[0])
+	}
+	return out, rec.Err()
+}
+
+// linearMapOp applies one map of a linear rule to its one input: L_k^* (adjoint)
+// or L_k. Its rule is that of the linear op with that map, whose adjoint is the
+// other one.
+type linearMapOp[V any] struct {
+	base    *linearRule[V]
+	k       int
+	adjoint bool
+}
+
+func (o linearMapOp[V]) Name() string {
+	if o.adjoint {
+		return "linear_adjoint"
+	}
+	return "linear_map"
+}
+
+func (o linearMapOp[V]) NumOutputs() int { return 1 }
+
+// maps returns the op's map and the map of its adjoint.
+func (o linearMapOp[V]) maps() (m, mAdj func(V) (V, error)) {
+	b, k := o.base, o.k
+	fwd := func(v V) (V, error) { return b.fwd(k, v) }
+	adj := func(v V) (V, error) { return b.adj(k, v) }
+	if o.adjoint {
+		return adj, fwd
+	}
+	return fwd, adj
+}
+
+func (o linearMapOp[V]) Apply(in []NodeID, x, y []V) (Rule[V], error) {
+	if len(x) != 1 || len(in) != 1 {
+		return nil, Errorf(ErrInvalidArgument, "%s: takes 1 input, got %d", o.Name(), len(x))
+	}
+	m, mAdj := o.maps()
+	v, err := m(x[0])
+	if err != nil {
+		return nil, err
+	}
+	y[0] = v
+	r := &linearRule[V]{apply1: m, adjoint1: mAdj, transpose: &linearMapOp[V]{base: o.base, k: o.k, adjoint: !o.adjoint}}
+	r.one[0] = in[0]
+	r.in = r.one[:]
+	return r, nil
+}
 
 // Inputs returns the NodeIDs of the op's inputs.
 func (r *linearRule[V]) Inputs() []NodeID { return r.in }

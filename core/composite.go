@@ -398,3 +398,68 @@ func checkArity[V any](arity int, in []cr.NodeID, x []V) error {
 	}
 	return nil
 }
+
+// RecordPullback records the composite's body again on the tape rec itself, at the
+// nodes of the inputs, and then the recorded backward sweep of that recording from
+// the cotangents of the outputs: the composite's derivatives of every order are
+// those of the ops in its body.
+func (r *compositeRule[V]) RecordPullback(rec cr.Recorder[V], x, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	t, ok := rec.(*Tape[V])
+	if !ok {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "a composite op records its pullback on a core.Tape, not a %T", rec)
+	}
+	// An input named twice gets a distinct node per position (an identity), so that
+	// the sweep below gives each position its own cotangent.
+	x = slices.Clone(x)
+	for k := range x {
+		if slices.Contains(x[:k], x[k]) {
+			x[k] = t.Apply(identityOp[V]{}, x[k])
+		}
+	}
+	nleaves := t.nleaves
+	outs := r.c.body(t, slices.Clone(x))
+	if err := t.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.c.name, err)
+	}
+	if t.nleaves != nleaves {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: body recorded %d leaves of its own", r.c.name, t.nleaves-nleaves)
+	}
+	if len(outs) != r.c.nout {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: body returned %d outputs, want %d", r.c.name, len(outs), r.c.nout)
+	}
+	var os, seeds []cr.NodeID
+	for m, id := range outs {
+		if ybar[m].Valid() {
+			os, seeds = append(os, id), append(seeds, ybar[m])
+		}
+	}
+	xbar := make([]cr.NodeID, len(x))
+	if len(os) == 0 {
+		return xbar, nil
+	}
+	g, err := t.gradGraph(os, seeds, x, true)
+	if err != nil {
+		return nil, err
+	}
+	for k := range xbar {
+		if r.leaf[k] {
+			xbar[k] = g[k]
+		}
+	}
+	return xbar, nil
+}
+
+// identityOp is y = x, a linear op with every rule.
+type identityOp[V any] struct{}
+
+func (identityOp[V]) Name() string    { return "identity" }
+func (identityOp[V]) NumOutputs() int { return 1 }
+
+func (identityOp[V]) Apply(in []cr.NodeID, x, y []V) (cr.Rule[V], error) {
+	if len(x) != 1 || len(in) != 1 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "identity: takes 1 input, got %d", len(x))
+	}
+	y[0] = x[0]
+	id := func(v V) (V, error) { return v, nil }
+	return cr.UnaryLinearRule(in[0], id, id), nil
+}

@@ -375,3 +375,58 @@ func (r *definedRule[V]) PullbackWithTangents(a cr.SecondOrderArgs[V], dst []cr.
 	}
 	return dst, nil
 }
+
+// RecordPullback records the pullback on the tape rec itself, at the nodes of the
+// inputs, the outputs and their cotangents: the defined op's derivatives of every
+// order are those of the ops its pullback uses. An absent cotangent reaches the
+// pullback as the zero NodeID, unless the pullback applies an op to it (found by
+// recording it once on a scratch tape), when it gets a zero constant instead.
+func (r *definedRule[V]) RecordPullback(rec cr.Recorder[V], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	t, ok := rec.(*Tape[V])
+	if !ok {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "a defined op records its pullback on a core.Tape, not a %T", rec)
+	}
+	ybar = slices.Clone(ybar)
+	has := make([]bool, len(ybar))
+	vals := make([]V, len(ybar))
+	absent := false
+	for m, id := range ybar {
+		if id.Valid() {
+			v, err := t.Value(id)
+			if err != nil {
+				return nil, err
+			}
+			vals[m], has[m] = v, true
+		} else if r.d.OutputDifferentiable(m) {
+			absent = true
+		}
+	}
+	if absent {
+		// Does the pullback apply an op to an absent cotangent? Then it gets zeros.
+		if _, missing, err := r.recordOnce(vals, has, false, false, false); err != nil && missing && errors.Is(err, cr.ErrMissingNode) {
+			for m, id := range ybar {
+				if !id.Valid() && r.d.OutputDifferentiable(m) {
+					ybar[m] = t.Constant(r.d.space.Zero(r.y[m]))
+				}
+			}
+		}
+	}
+	nleaves := t.nleaves
+	xbar := r.d.pullback(t, slices.Clone(x), slices.Clone(y), ybar)
+	if err := t.Err(); err != nil {
+		return nil, err
+	}
+	if t.nleaves != nleaves {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "pullback recorded %d leaves of its own", t.nleaves-nleaves)
+	}
+	if len(xbar) != len(x) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "pullback returned %d cotangents for %d inputs", len(xbar), len(x))
+	}
+	xbar = slices.Clone(xbar)
+	for k := range xbar {
+		if !r.d.Differentiable(k) {
+			xbar[k] = 0
+		}
+	}
+	return xbar, nil
+}

@@ -59,6 +59,9 @@ type Tape[V any] struct {
 
 	// noGrad pauses gradient recording (see SetGradEnabled).
 	noGrad bool
+	// level is the level of the nodes being recorded (see node.level): above 0
+	// while a recorded backward sweep records a pullback.
+	level uint8
 	// nleaves counts the leaves; Checkpoint uses it to reject functions that record
 	// leaves of their own.
 	nleaves int
@@ -177,6 +180,10 @@ type node[V any] struct {
 	rule  cr.Rule[V] // at the last output of an op; nil for leaves, constants and siblings
 	name  uint16     // index into Tape.opNames: a string per node would cost
 	flags uint8      // the garbage collector a pointer per node to scan
+	// level is how many recorded backward sweeps (GradGraph) lie between the
+	// program and this node: 0 for what the program recorded, 1 for the ops of a
+	// recorded pullback, and so on. It names the order of derivative in errors.
+	level uint8
 	// grp is, for a flagSibling node, the distance to the last output of its op,
 	// which carries the rule, and for that last output the number of outputs less
 	// one (0 for a single-output op). It fits in the padding after flags.
@@ -343,7 +350,7 @@ func (t *Tape[V]) push(v V, rule cr.Rule[V], name string, flags uint8, pc uintpt
 	// The slot is fresh (zero), so setting the fields one by one is the same as
 	// storing a node literal, without the bulk write barrier of a struct copy.
 	nd := t.at(i)
-	nd.value, nd.rule, nd.name, nd.flags = v, rule, ni, flags
+	nd.value, nd.rule, nd.name, nd.flags, nd.level = v, rule, ni, flags, t.level
 	t.n++
 	if t.isFinite != nil {
 		t.setSite(i, pc)

@@ -413,11 +413,16 @@ func (r *compositeRule[V]) RecordPullback(rec cr.Recorder[V], x, _, ybar []cr.No
 	x = slices.Clone(x)
 	for k := range x {
 		if slices.Contains(x[:k], x[k]) {
-			x[k] = t.Apply(identityOp[V]{}, x[k])
+			x[k] = t.Apply(Identity[V](), x[k])
 		}
 	}
 	nleaves := t.nleaves
+	// The body is the primal again: its nodes are at the composite's own level (the
+	// recorded sweep raised t.level by one for the pullback's ops).
+	level := t.level
+	t.level = max(level, 1) - 1
 	outs := r.c.body(t, slices.Clone(x))
+	t.level = level
 	if err := t.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", r.c.name, err)
 	}
@@ -463,3 +468,8 @@ func (identityOp[V]) Apply(in []cr.NodeID, x, y []V) (cr.Rule[V], error) {
 	id := func(v V) (V, error) { return v, nil }
 	return cr.UnaryLinearRule(in[0], id, id), nil
 }
+
+// Identity returns the op y = x: linear, with every rule (its pullback passes ybar
+// on, to every order). Recording it gives a value a node of its own, so that a
+// recorded backward sweep (GradGraph) treats it as an independent variable.
+func Identity[V any]() cr.Op[V] { return identityOp[V]{} }

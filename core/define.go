@@ -397,7 +397,7 @@ func (r *definedRule[V]) RecordPullback(rec cr.Recorder[V], x, y, ybar []cr.Node
 				return nil, err
 			}
 			vals[m], has[m] = v, true
-		} else if r.d.OutputDifferentiable(m) {
+		} else {
 			absent = true
 		}
 	}
@@ -405,7 +405,7 @@ func (r *definedRule[V]) RecordPullback(rec cr.Recorder[V], x, y, ybar []cr.Node
 		// Does the pullback apply an op to an absent cotangent? Then it gets zeros.
 		if _, missing, err := r.recordOnce(vals, has, false, false, false); err != nil && missing && errors.Is(err, cr.ErrMissingNode) {
 			for m, id := range ybar {
-				if !id.Valid() && r.d.OutputDifferentiable(m) {
+				if !id.Valid() {
 					ybar[m] = t.Constant(r.d.space.Zero(r.y[m]))
 				}
 			}

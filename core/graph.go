@@ -43,6 +43,19 @@ func (t *Tape[V]) GradGraphSeed(out, seed cr.NodeID, wrt ...cr.NodeID) ([]cr.Nod
 	return t.gradGraph([]cr.NodeID{out}, []cr.NodeID{seed}, wrt, false)
 }
 
+// GradGraphSeeds is GradGraphSeed from several outputs at once: it records, for
+// each node of wrt, sum_k J_k^* seeds[k], where J_k is the Jacobian of outs[k] (one
+// seed node per output, shaped like it).
+func (t *Tape[V]) GradGraphSeeds(outs, seeds []cr.NodeID, wrt ...cr.NodeID) ([]cr.NodeID, error) {
+	if len(seeds) != len(outs) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "recorded backward: %d seeds for %d outputs", len(seeds), len(outs))
+	}
+	if len(outs) == 0 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "recorded backward: no outputs")
+	}
+	return t.gradGraph(outs, seeds, wrt, false)
+}
+
 // gradGraph records the sweep from the outputs outs with the seed nodes seeds to
 // the nodes wrt. With stop set, the nodes of wrt are independent variables: the
 // sweep does not go on through them (a composite's inputs, which the outer sweep

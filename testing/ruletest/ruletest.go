@@ -29,6 +29,9 @@ const (
 	CheckRows            = "rows"             // RowPullback's terms add up to Pullback's cotangent
 	CheckAbsentOutputs   = "absent-outputs"   // a multi-output rule never reads an absent cotangent
 	CheckNoDerivative    = "no-derivative"    // a registry entry marked NoDerivative fails every derivative with ErrNoRule
+	CheckRecorded        = "recorded"         // the pullback recorded with ops (RecordPullback) == Pullback
+	CheckRecordedSecond  = "recorded-second"  // tangent of the recorded pullback == PullbackWithTangents
+	CheckRecordedThird   = "recorded-third"   // third derivative through the recorded pullback == finite differences of PullbackWithTangents
 )
 
 // ErrCheckFailed is wrapped by every *Failure, so errors.Is(err, ErrCheckFailed)

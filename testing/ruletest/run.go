@@ -293,6 +293,7 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 		if _, ok := rule.second(); !c.skipUnimplemented(ok, sIface, noFD, CheckSecondOrderFD, CheckHessianSymmetry) {
 			c.guard(CheckSecondOrderFD, func() { c.checkSecondOrder(rule, noFD) })
 		}
+		c.guard(CheckRecorded, func() { c.checkRecorded(rule, noFD) })
 	}
 	return c.res
 }

@@ -29,7 +29,10 @@ import (
 //
 // with herm(X) = (X + X^H)/2 (for upper, Lbar = Ubar^H and Udot = Ldot^H). Each
 // costs a few triangular solves and matrix products; the second-order rule is the
-// exact derivative of the pullback along the input tangent.
+// exact derivative of the pullback along the input tangent. The pullback is also
+// recorded with ops (SolveTriangularOp, einsum, a mask and elementwise ops;
+// chainrules.PullbackRecorder), for derivatives of higher order through
+// core.Tape.GradGraph.
 func CholeskyOp(upper bool) cr.Op[*tensor.Dense] { return cholOp{upper: upper} }
 
 type cholOp struct{ upper bool }
@@ -337,4 +340,39 @@ func (r *cholRule) sandwichHerm(x *tensor.Dense) (*tensor.Dense, error) {
 		return nil, err
 	}
 	return hermOf(g), nil
+}
+
+// RecordPullback records the pullback with ops (chainrules.PullbackRecorder),
+//
+//	Abar = herm(L^-H P L^-1),   P = Phi(L^H Lbar),
+//
+// from the output node (L, or U = L^H) and its cotangent, with einsum products, the
+// mask of Phi, two SolveTriangularOp and elementwise ops; so core.Tape.GradGraph
+// differentiates through the op to the orders those ops reach.
+func (r *cholRule) RecordPullback(rec cr.Recorder[*tensor.Dense], _, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	t, err := tapeOf(rec, "cholesky")
+	if err != nil {
+		return nil, err
+	}
+	g := ybar[0]
+	if !g.Valid() {
+		return []cr.NodeID{0}, nil
+	}
+	l, lh, lbar := y[0], mH(t, y[0]), g // L, L^H, Lbar
+	if r.upper {
+		l, lh, lbar = lh, y[0], mH(t, g)
+	}
+	p := masked(t, mm(t, lh, lbar), func(i, j int) float64 { // Phi(L^H Lbar)
+		switch {
+		case j < i:
+			return 1
+		case j == i:
+			return 0.5
+		}
+		return 0
+	})
+	w := t.Apply(lowerRight, l, p)                            // P L^-1
+	gm := t.Apply(triSolveOp{upper: true, left: true}, lh, w) // L^-H (P L^-1)
+	abar := scale(t, add(t, gm, mH(t, gm)), 0.5)
+	return []cr.NodeID{abar}, t.Err()
 }

@@ -24,7 +24,19 @@
 // others' pullbacks and of Gaussian likelihoods, have hand-written rules (forward,
 // pullback and second order in a few triangular solves and products each), for
 // speed; the other ops are composites (core.Composite), whose rules are those of
-// the recording. Each family passes testing/ruletest at
+// the recording.
+//
+// Derivatives of higher order (core.Tape.GradGraph, PyTorch's create_graph) need
+// each op's pullback recorded with ops (chainrules.PullbackRecorder). Define and
+// Composite ops have it from their recordings; solve_triangular and cholesky record
+// the formulas of their hand-written pullbacks (with solve_triangular itself, einsum,
+// masks and elementwise ops); eigh and svd record their fast path's formula
+// (V diag(wbar) V^H, U diag(Sbar) Vh) when only the eigenvalues (singular values)
+// have a cotangent, and the defined pullback otherwise. How many orders a recorded
+// sweep then reaches is set by the ops in those recordings (einsum and the
+// elementwise ops need recorded pullbacks of their own for order 3 and beyond;
+// the ordinary sweeps differentiate a recorded gradient once more, to order 3 by
+// forward over reverse). Each family passes testing/ruletest at
 // its samples (finite differences, adjoint identities, second order, full
 // Jacobians of small samples) and replays PyTorch's reference JVPs, VJPs and HVPs
 // (testing/oracle).

@@ -39,7 +39,7 @@ import (
 // error wrapping chainrules.ErrInvalidArgument. Repeated eigenvalues make F
 // infinite: a loss that uses V then gets infinite or NaN derivatives, as in
 // PyTorch; a loss of w alone does not (its pullback is V diag(wbar) V^H, taken
-// directly). float64 and complex128; a non-finite entry of A is an error wrapping
+// directly, also when recorded for core.Tape.GradGraph). float64 and complex128; a non-finite entry of A is an error wrapping
 // chainrules.ErrInvalidArgument.
 func EighOp() cr.Op[*tensor.Dense] {
 	def := decomposition("eigh", 2,
@@ -68,6 +68,11 @@ func EighOp() cr.Op[*tensor.Dense] {
 		// Only w was used: Abar = V diag(wbar) V^H.
 		g, err := einsum.Eval("...ij,...j,...kj->...ik", y[1], ybar[0], y[1].Conj())
 		return []*tensor.Dense{g}, true, err
+	}, func(t *Tape, _, y, ybar []cr.NodeID) ([]cr.NodeID, bool) {
+		if ybar[1].Valid() || !ybar[0].Valid() {
+			return nil, false
+		}
+		return []cr.NodeID{t.Apply(einsum.Op("...ij,...j,...kj->...ik"), y[1], ybar[0], conj(t, y[1]))}, true
 	})
 }
 

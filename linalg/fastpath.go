@@ -12,19 +12,27 @@ import (
 // are the op's inputs and outputs; ybar[m] is read only where has[m].
 type fastFunc func(x, y, ybar []*tensor.Dense, has []bool) (xbar []*tensor.Dense, ok bool, err error)
 
+// fastRecord records, for the cotangent patterns the fast path handles (ok false:
+// not handled), the same cotangents as fastFunc with ops, from the nodes of the
+// inputs x, the outputs y and their cotangents ybar (the zero NodeID where absent).
+type fastRecord func(t *Tape, x, y, ybar []cr.NodeID) (xbar []cr.NodeID, ok bool)
+
 // withFastPath wraps a defined multi-output op so that its first-order pullback
 // takes fast for the cotangent patterns fast handles — typically, "only the
 // eigenvalues (singular values) were used": the defined pullback would then divide
 // a zero cotangent by eigenvalue gaps, which gives NaN at repeated eigenvalues
 // where the true cotangent is finite (PyTorch does not evaluate that term either).
-// Forward tangents and second-order rules are the defined op's.
-func withFastPath(op cr.Op[*tensor.Dense], fast fastFunc) cr.Op[*tensor.Dense] {
-	return fastOp{op: op, fast: fast}
+// Forward tangents and second-order rules are the defined op's. The pullback
+// recorded with ops (RecordPullback, for core.Tape.GradGraph) is record's for the
+// patterns it handles, the same formula as fast, and the defined op's otherwise.
+func withFastPath(op cr.Op[*tensor.Dense], fast fastFunc, record fastRecord) cr.Op[*tensor.Dense] {
+	return fastOp{op: op, fast: fast, record: record}
 }
 
 type fastOp struct {
-	op   cr.Op[*tensor.Dense]
-	fast fastFunc
+	op     cr.Op[*tensor.Dense]
+	fast   fastFunc
+	record fastRecord
 }
 
 func (o fastOp) Name() string                    { return o.op.Name() }
@@ -37,16 +45,19 @@ func (o fastOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.D
 	if err != nil {
 		return nil, err
 	}
-	return &fastRule{inner: r, in: slices.Clone(in), x: slices.Clone(x), y: slices.Clone(out), fast: o.fast, diff: o.Differentiable}, nil
+	return &fastRule{inner: r, name: o.op.Name(), in: slices.Clone(in), x: slices.Clone(x), y: slices.Clone(out), fast: o.fast,
+		record: o.record, diff: o.Differentiable}, nil
 }
 
 // fastRule is the defined op's rule with the fast first-order pullback in front.
 type fastRule struct {
-	inner cr.Rule[*tensor.Dense]
-	in    []cr.NodeID
-	x, y  []*tensor.Dense
-	fast  fastFunc
-	diff  func(int) bool
+	inner  cr.Rule[*tensor.Dense]
+	name   string
+	in     []cr.NodeID
+	x, y   []*tensor.Dense
+	fast   fastFunc
+	record fastRecord
+	diff   func(int) bool
 }
 
 func (r *fastRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
@@ -81,4 +92,35 @@ func (r *fastRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst
 		return dst, cr.Errorf(cr.ErrHVPNotSupported, "no second-order rule")
 	}
 	return s.PullbackWithTangents(a, dst)
+}
+
+// RecordPullback records the pullback with ops (chainrules.PullbackRecorder): the
+// fast path's formula, recorded, for the cotangent patterns it handles (the
+// defined pullback would divide a zero cotangent by eigenvalue gaps there, NaN at
+// repeated eigenvalues where Pullback is finite), and the defined op's recorded
+// pullback otherwise.
+func (r *fastRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	if r.record != nil {
+		t, err := tapeOf(rec, r.name)
+		if err != nil {
+			return nil, err
+		}
+		if xbar, ok := r.record(t, x, y, ybar); ok {
+			xbar = slices.Clone(xbar)
+			for k := range xbar {
+				if !r.diff(k) {
+					xbar[k] = 0
+				}
+			}
+			return xbar, t.Err()
+		}
+	}
+	p, ok := r.inner.(cr.PullbackRecorder[*tensor.Dense])
+	if !ok {
+		// Not reached by the package's ops, whose inner rules are core.Define's. The
+		// order is the lowest one that can need this pullback: the rule does not
+		// know how deep in a recorded sweep it sits.
+		return nil, &cr.OrderError{Op: r.name, Order: 2}
+	}
+	return p.RecordPullback(rec, x, y, ybar)
 }

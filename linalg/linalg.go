@@ -345,3 +345,13 @@ func batchEye(dt tensor.DType, batch []int, n int) *tensor.Dense {
 	}
 	return e
 }
+
+// tapeOf returns the recorder of a recorded pullback as the tape it is in
+// practice, or an error wrapping chainrules.ErrInvalidArgument.
+func tapeOf(rec cr.Recorder[*tensor.Dense], op string) (*Tape, error) {
+	t, ok := rec.(*Tape)
+	if !ok {
+		return nil, opErr(op, cr.ErrInvalidArgument, "a recorded pullback records on a core.Tape, not a %T", rec)
+	}
+	return t, nil
+}

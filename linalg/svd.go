@@ -39,7 +39,7 @@ import (
 // elementwise ops, so forward tangents and second-order rules follow. Repeated
 // singular values (and, for rectangular A, zero ones) make the derivatives of U and
 // Vh infinite, as in PyTorch; a loss of S alone has the finite pullback
-// U diag(Sbar) Vh, taken directly. An input with a NaN or infinite entry is an error
+// U diag(Sbar) Vh, taken directly (also when recorded for core.Tape.GradGraph). An input with a NaN or infinite entry is an error
 // wrapping chainrules.ErrInvalidArgument.
 func SVDOp() cr.Op[*tensor.Dense] {
 	def := decomposition("svd", 3,
@@ -53,6 +53,11 @@ func SVDOp() cr.Op[*tensor.Dense] {
 		}
 		g, err := einsum.Eval("...ij,...j,...jk->...ik", y[0], ybar[1], y[2])
 		return []*tensor.Dense{g}, true, err
+	}, func(t *Tape, _, y, ybar []cr.NodeID) ([]cr.NodeID, bool) {
+		if ybar[0].Valid() || ybar[2].Valid() || !ybar[1].Valid() {
+			return nil, false
+		}
+		return []cr.NodeID{t.Apply(einsum.Op("...ij,...j,...jk->...ik"), y[0], ybar[1], y[2])}, true
 	})
 }
 

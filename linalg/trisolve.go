@@ -31,7 +31,9 @@ import (
 // Abar = P(-X^H Bbar), Bbardot = (Xbardot - Bbar Tdot^H) T^-H,
 // Abardot = P(-(Xdot^H Bbar + X^H Bbardot)); cotangents of broadcast inputs are
 // summed over the broadcast dims. Each costs one triangular solve per term, like
-// the primal.
+// the primal. The pullback is also recorded with ops (this op on A^H, einsum, a
+// mask and sums; chainrules.PullbackRecorder), for derivatives of higher order
+// through core.Tape.GradGraph.
 func SolveTriangularOp(upper, left, unitriangular bool) cr.Op[*tensor.Dense] {
 	return triSolveOp{upper: upper, left: left, unit: unitriangular}
 }
@@ -364,4 +366,43 @@ func (r *triSolveRule) PullbackWithTangents(args cr.SecondOrderArgs[*tensor.Dens
 		a.Cotangent.HasTangent = true
 	}
 	return append(dst, a, b), nil
+}
+
+// RecordPullback records the pullback with ops (chainrules.PullbackRecorder), for
+// left
+//
+//	Bbar = T^-H Xbar,   Abar = P(-Bbar X^H)
+//
+// (right: Bbar = Xbar T^-H, Abar = P(-X^H Bbar)), each summed over the broadcast
+// batch dims, with the solve recorded as this op itself on A^H (whose opposite
+// triangle is T^H), einsum products, the mask P and sums; so core.Tape.GradGraph
+// differentiates through the op to the orders those ops reach.
+func (r *triSolveRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	t, err := tapeOf(rec, "solve_triangular")
+	if err != nil {
+		return nil, err
+	}
+	g := ybar[0]
+	if !g.Valid() {
+		return make([]cr.NodeID, 2), nil
+	}
+	a, xs := x[0], y[0]
+	bbar := t.Apply(triSolveOp{upper: !r.o.upper, left: r.o.left, unit: r.o.unit}, mH(t, a), g)
+	var p cr.NodeID
+	if r.o.left {
+		p = mm(t, bbar, mH(t, xs))
+	} else {
+		p = mm(t, mH(t, xs), bbar)
+	}
+	abar := neg(t, masked(t, sumTo(t, p, r.a.Shape()), r.keep))
+	return []cr.NodeID{abar, sumTo(t, bbar, r.bShape)}, t.Err()
+}
+
+// keep reports whether the op reads entry (i, j) of A's matrices: 1 or 0.
+func (r *triSolveRule) keep(i, j int) float64 {
+	in := j >= i
+	if !r.o.upper {
+		in = j <= i
+	}
+	return b2f(in && !(r.o.unit && i == j))
 }

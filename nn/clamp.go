@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -62,7 +63,9 @@ func Clamp(x *tensor.Dense, lo, hi float64) (*tensor.Dense, error) {
 // this rule gives it to lo, as PyTorch's forward-mode rule (clamp_jvp) does, so
 // that the pullback stays the adjoint of the tangent. Shapes that do not broadcast
 // are an error wrapping chainrules.ErrShapeMismatch; complex input, one wrapping
-// ErrInvalidArgument.
+// ErrInvalidArgument. The pullback is also recorded with linear ops (index.WhereOp
+// and sums; chainrules.PullbackRecorder), so core.Tape.GradGraph differentiates
+// through the op to every order.
 var ClampTensorOp cr.Op[*tensor.Dense] = clampOp{}
 
 // ClampTensor evaluates ClampTensorOp at (x, lo, hi) without a tape.
@@ -263,4 +266,36 @@ func (r *clampRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], ds
 		dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: id, Cotangent: d})
 	}
 	return dst, nil
+}
+
+// RecordPullback records the pullback with ops (chainrules.PullbackRecorder): the
+// cotangent of input k is where(chose k, ybar, 0) (index.WhereOp with the recorded
+// choice as its mask) summed to input k's shape. Both are linear ops, so the
+// recorded pullback is differentiable to every order (its derivatives in x, lo and
+// hi are zero away from the switching points, as the second-order rule says).
+func (r *clampRule) RecordPullback(rec cr.Recorder[*tensor.Dense], _, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	out := make([]cr.NodeID, len(r.in))
+	g := ybar[0]
+	if !g.Valid() {
+		return out, nil
+	}
+	var zero cr.NodeID
+	for k := range r.in {
+		if !r.need[k] {
+			continue
+		}
+		if !zero.Valid() {
+			var err error
+			if zero, err = constant(rec, "clamp_tensor", tensor.Scalar(0)); err != nil {
+				return nil, err
+			}
+		}
+		mask := make([]bool, len(r.sel))
+		for i, s := range r.sel {
+			mask[i] = int(s) == k
+		}
+		v := rec.Apply(index.WhereOp(mask, r.shape...), g, zero)
+		out[k] = recordSumTo(rec, v, r.shape, r.inShape[k])
+	}
+	return out, rec.Err()
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -38,7 +40,9 @@ import (
 //	xbardot_rc = sdot_r (Q_r p_rc - q_rc) + s_r (Q_r p_rc (xdot_rc - <p_r, xdot_r>) + Qdot_r p_rc - qdot_rc)
 //	tbardot_rc = -sdot_r (1 - eps) w_c log p_rc - s_r (1 - eps) w_c (xdot_rc - <p_r, xdot_r>)
 //
-// where qdot_rc = (1 - eps) w_c tdot_rc and Qdot_r = sum_c qdot_rc.
+// where qdot_rc = (1 - eps) w_c tdot_rc and Qdot_r = sum_c qdot_rc. The rule also
+// records its pullback with ops (ceRule.RecordPullback), for derivatives of higher
+// order through core.Tape.GradGraph.
 
 // CrossEntropyOp returns PyTorch's cross_entropy of logits x with integer class
 // labels (one per row, in row-major order: one label for a [C] input, N for [N, C],
@@ -688,4 +692,127 @@ func (r *ceRule) subQdot(v, s, tdot []float64) {
 // CrossEntropyProbs evaluates CrossEntropyProbsOp(opts...) at (x, t) without a tape.
 func CrossEntropyProbs(x, t *tensor.Dense, opts ...LossOption) (*tensor.Dense, error) {
 	return cr.Eval(CrossEntropyProbsOp(opts...), x, t)
+}
+
+// RecordPullback records the pullback with ops (chainrules.PullbackRecorder), so
+// that a recorded backward sweep can differentiate the loss again:
+//
+//	xbar = softmax(x) (s Q) - s q          (nll_loss: -s q)
+//	tbar = -(1 - eps) s w log_softmax(x)   (target probabilities)
+//
+// over the class axis, with s the cotangent of each row's loss (ybar itself for
+// ReductionNone, broadcast against the class axis; the scalar ybar otherwise) and
+// the target weights q and Q = sum_c q of the rules above. For class labels, q and
+// Q are constants, with the mean's 1/D folded into them (so that the rows an
+// ignored label leaves out stay exactly zero, as in Pullback, also when D = 0);
+// for target probabilities they are recorded from t, q = w ((1 - eps) t + eps/C),
+// and the mean's 1/D scales ybar. It uses SoftmaxOp, LogSoftmaxOp, elementwise
+// mul, sub, scale and shift, reduce.SumOp and constants.
+func (r *ceRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	out := make([]cr.NodeID, len(r.in))
+	g := ybar[0]
+	if !g.Valid() || (!r.need[0] && !r.need[1]) {
+		return out, nil
+	}
+	name := r.op.name
+	ax := 1
+	if len(r.rowShape) == 0 {
+		ax = 0
+	}
+	inShape := r.inputShape()
+	// rowAt is the shape of a per-row tensor that broadcasts against x: the row
+	// shape with a class axis of size 1.
+	rowAt := slices.Insert(slices.Clone(r.rowShape), ax, 1)
+	// classAt is the shape of a per-class tensor that broadcasts against x.
+	classAt := []int{r.c}
+	for range len(inShape) - ax - 1 {
+		classAt = append(classAt, 1)
+	}
+	reduced := r.red != ReductionNone
+	s := g // the row factor s_r, broadcasting against x
+	if !reduced {
+		s = rec.Apply(permute.UnsqueezeOp(ax), g)
+	}
+	mul := func(a, b cr.NodeID) cr.NodeID { return rec.Apply(elementwise.MulOp, a, b) }
+	var q, bigQ cr.NodeID
+	if r.t != nil {
+		if reduced {
+			s = rec.Apply(elementwise.ScaleFloat64Op(r.scale), s)
+		}
+		q = x[1]
+		if r.eps != 0 {
+			q = rec.Apply(elementwise.ShiftOp(complex(r.eps/float64(r.c), 0)), rec.Apply(elementwise.ScaleFloat64Op(1-r.eps), q))
+		}
+		if r.w != nil {
+			wc, err := constantOf(rec, name, slices.Clone(r.w), classAt)
+			if err != nil {
+				return nil, err
+			}
+			q = mul(q, wc)
+		}
+		bigQ = rec.Apply(reduce.SumOp([]int{ax}, true), q)
+	} else {
+		qv, qs := make([]float64, len(r.x)), make([]float64, len(r.bigQ))
+		for o := range r.outer {
+			for k := range r.inner {
+				row := o*r.inner + k
+				y, alpha, beta, ok := r.labelCoef(row)
+				if !ok {
+					continue // an ignored row: zero, whatever the factor
+				}
+				f := 1.0
+				if reduced {
+					f = r.scale
+				}
+				for c := range r.c {
+					v := beta * r.weight(c)
+					if c == y {
+						v += alpha
+					}
+					qv[r.idx(o, c, k)] = f * v
+				}
+				if r.bigQ[row] != 0 {
+					qs[row] = f * r.bigQ[row]
+				}
+			}
+		}
+		var err error
+		if q, err = constantOf(rec, name, qv, inShape); err != nil {
+			return nil, err
+		}
+		if r.lseRule != nil {
+			if bigQ, err = constantOf(rec, name, qs, rowAt); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if r.need[0] {
+		sq := mul(s, q)
+		if r.lseRule != nil {
+			p := rec.Apply(SoftmaxOp(ax), x[0])
+			out[0] = rec.Apply(elementwise.SubOp, mul(p, mul(s, bigQ)), sq)
+		} else {
+			out[0] = rec.Apply(elementwise.NegOp, sq)
+		}
+	}
+	if r.need[1] {
+		cw := make([]float64, r.c)
+		for c := range cw {
+			cw[c] = -(1 - r.eps) * r.weight(c)
+		}
+		wc, err := constantOf(rec, name, cw, classAt)
+		if err != nil {
+			return nil, err
+		}
+		out[1] = mul(s, mul(rec.Apply(LogSoftmaxOp(ax), x[0]), wc))
+	}
+	return out, rec.Err()
+}
+
+// inputShape returns the shape of the input x.
+func (r *ceRule) inputShape() []int {
+	if len(r.rowShape) == 0 {
+		return []int{r.c}
+	}
+	return append([]int{r.rowShape[0], r.c}, r.rowShape[1:]...)
 }

@@ -37,6 +37,15 @@
 // input to them. Each op has a plain function that
 // evaluates it without a tape (Softmax, CrossEntropy, Cumprod, Sort, ...).
 //
+// Derivatives of higher order (core.Tape.GradGraph, PyTorch's create_graph) need
+// each op's pullback recorded with ops (chainrules.PullbackRecorder). The
+// composites and Define ops have it from their recordings; the hand-written rules
+// record their pullback formulas too: softmax, log_softmax and the class losses
+// with elementwise and reduce ops (and softmax and log_softmax themselves), which
+// a recorded sweep differentiates again as far as those ops reach; clamp with
+// tensor bounds, sort and topk with linear ops (where, sums, scatter_add), to
+// every order.
+//
 // For instance the mean cross-entropy of logits x [N, C] against labels y,
 //
 //	l = (1/N) sum_r (logsumexp(x_r) - x_{r, y_r}),   xbar = (softmax(x) - onehot(y)) lbar / N,

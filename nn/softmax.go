@@ -45,6 +45,11 @@ func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
 //
 // It is hand-written and fused, like LogSoftmaxOp.
 //
+// Both rules also record their pullbacks with ops (chainrules.PullbackRecorder:
+// softmax's as s (ybar - sum(s ybar)) from its output s, log_softmax's as
+// ybar - softmax(x) sum(ybar)), so that core.Tape.GradGraph differentiates them
+// to higher orders, as far as the elementwise and reduce ops they use reach.
+//
 // Both ops are float64-only, as in PyTorch: torch 1.13 has no complex kernel for
 // softmax or log_softmax and raises on ComplexDouble input, so there is no
 // reference to check a complex version against.
@@ -73,7 +78,7 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 		return nil, err
 	}
 	l := lanesOf(shape, ax)
-	r := &softmaxRule{name: o.name, in: in[0], log: o.log, l: l, shape: slices.Clone(shape)}
+	r := &softmaxRule{name: o.name, in: in[0], log: o.log, axis: ax, l: l, shape: slices.Clone(shape)}
 	if x[0].Size() == 0 {
 		y := tensor.New(tensor.Float64, shape...)
 		r.p = y.Float64s()
@@ -232,6 +237,7 @@ type softmaxRule struct {
 	name  string
 	in    cr.NodeID
 	log   bool
+	axis  int // in [0, rank)
 	l     lanes
 	shape []int
 	p     []float64
@@ -363,6 +369,33 @@ func (r *softmaxRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], 
 	}
 	d.Tangent, d.HasTangent = r.dense(out), true
 	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+}
+
+// RecordPullback records the pullback with ops (chainrules.PullbackRecorder), from
+// the output node s of softmax,
+//
+//	softmax:      xbar = s (ybar - sum(s ybar))
+//	log_softmax:  xbar = ybar - softmax(x) sum(ybar)
+//
+// (sums over the axis, kept), with elementwise mul and sub, reduce.SumOp and, for
+// log_softmax, SoftmaxOp itself, so that a recorded backward sweep can
+// differentiate it again, to the orders those ops reach.
+func (r *softmaxRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	g := ybar[0]
+	if !g.Valid() {
+		return []cr.NodeID{0}, nil
+	}
+	sum := reduce.SumOp([]int{r.axis}, true)
+	var xbar cr.NodeID
+	if r.log {
+		p := rec.Apply(SoftmaxOp(r.axis), x[0])
+		xbar = rec.Apply(elementwise.SubOp, g, rec.Apply(elementwise.MulOp, p, rec.Apply(sum, g)))
+	} else {
+		s := y[0]
+		a := rec.Apply(sum, rec.Apply(elementwise.MulOp, s, g))
+		xbar = rec.Apply(elementwise.MulOp, s, rec.Apply(elementwise.SubOp, g, a))
+	}
+	return []cr.NodeID{xbar}, rec.Err()
 }
 
 // LogSoftmax evaluates log_softmax along axis without a tape.

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -27,8 +28,11 @@ import (
 //	vdot = P xdot,   xbardot = P^T vbardot.
 //
 // At ties the permutation is the stable one, so the derivative there is one-sided
-// (the values are continuous, the choice of indices is not). Complex input and an
-// axis out of range are errors wrapping chainrules.ErrInvalidArgument.
+// (the values are continuous, the choice of indices is not). The pullback is also
+// recorded with a scatter_add (chainrules.PullbackRecorder), linear at fixed
+// indices, so core.Tape.GradGraph differentiates through the values to every
+// order. Complex input and an axis out of range are errors wrapping
+// chainrules.ErrInvalidArgument.
 func SortOp(axis int, descending bool) cr.Op[*tensor.Dense] {
 	return &sortOp{name: "sort", axis: axis, whole: true, desc: descending}
 }
@@ -142,7 +146,7 @@ func (o *sortOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.
 	if err != nil {
 		return nil, err
 	}
-	r := &sortRule{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}
+	r := &sortRule{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src, ax: ax, n: l.n, inner: l.inner}
 	copy(out, []*tensor.Dense{v, ind})
 	return r, nil
 }
@@ -176,6 +180,7 @@ type sortRule struct {
 	in            cr.NodeID
 	shape, oshape []int
 	src           []int
+	ax, n, inner  int // the sorted axis, its size and the elements after it
 }
 
 func (r *sortRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
@@ -256,4 +261,32 @@ func (r *sortRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst
 		d.HasTangent = true
 	}
 	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+}
+
+// RecordPullback records xbar = P^T vbar with ops (chainrules.PullbackRecorder):
+// index.ScatterAddOp along the axis, at the positions the values came from, onto a
+// zero constant. The permutation is fixed, so the recorded pullback is linear and
+// differentiable to every order (its derivative in x is zero away from ties, as
+// the second-order rule says). The indices carry no cotangent.
+func (r *sortRule) RecordPullback(rec cr.Recorder[*tensor.Dense], _, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	g := ybar[0]
+	switch {
+	case !g.Valid():
+		return []cr.NodeID{0}, nil
+	case len(r.shape) == 0:
+		if len(r.src) == 0 { // topk with k = 0: no value depends on x
+			return []cr.NodeID{0}, nil
+		}
+		return []cr.NodeID{g}, nil // the one value is x
+	}
+	pos := make([]int, len(r.src))
+	for i, s := range r.src {
+		pos[i] = (s / r.inner) % r.n
+	}
+	zero, err := constant(rec, r.name, tensor.New(tensor.Float64, r.shape...))
+	if err != nil {
+		return nil, err
+	}
+	xbar := rec.Apply(index.ScatterAddOp(r.ax, pos, r.oshape...), zero, g)
+	return []cr.NodeID{xbar}, rec.Err()
 }

@@ -338,3 +338,36 @@ func requireOrderError(t *testing.T, err error, op string, order int) {
 		require.Equal(t, op, oe.Op)
 	}
 }
+
+// checkFamilies runs the recipe on every sample of every family of reg. orderErrors
+// lists the families whose rules have no recorded pullback, with the order at which
+// GradGraph reports the *cr.OrderError (2: the op itself; 3: an op its recorded
+// pullback uses); every other family must record its pullback and reach the
+// fourth order.
+func checkFamilies(t *testing.T, reg *cr.Registry[*tensor.Dense], rng *rand.Rand, orderErrors map[string]int) {
+	t.Helper()
+	for name := range orderErrors {
+		_, ok := reg.Lookup(name)
+		require.True(t, ok, "orderErrors names %s, which is not registered", name)
+	}
+	for _, e := range reg.Entries() {
+		order, unsupported := orderErrors[e.Name]
+		for _, s := range e.Samples(rng) {
+			t.Run(e.Name+"/"+s.Name, func(t *testing.T) {
+				in := make([]cr.NodeID, len(s.Inputs))
+				for k := range in {
+					in[k] = cr.NewNodeID(1, k)
+				}
+				rule, err := s.Op.Apply(in, s.Inputs, make([]*tensor.Dense, s.Op.NumOutputs()))
+				require.NoError(t, err)
+				_, records := rule.(cr.PullbackRecorder[*tensor.Dense])
+				require.Equal(t, !unsupported || order > 2, records, "does the rule record its pullback?")
+				maxOrder := 0
+				if unsupported {
+					maxOrder = order - 1
+				}
+				checkRecorded(t, rng, s.Op, s.Inputs, maxOrder)
+			})
+		}
+	}
+}

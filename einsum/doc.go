@@ -1,5 +1,6 @@
 // Package einsum is NumPy's einsum for chainrules-go: n-ary tensor contraction by a
-// subscript spec, with first- and second-order differentiation rules.
+// subscript spec, with first- and second-order differentiation rules and a pullback
+// recorded with einsum ops, for derivatives of any order (core.Tape.GradGraph).
 //
 //	c, err := einsum.Eval("ij,jk->ik", a, b)          // no tape
 //	y := tape.Apply(einsum.Op("bhqd,bhkd->bhqk"), q, k) // recorded

@@ -31,6 +31,10 @@ const Name = "einsum"
 //     have a tangent.
 //   - Second order: xbardot_k = E_k(ybardot, conj(x_j)) + sum_{j != k}
 //     E_k(ybar, conj(x_i) for i != j, k, conj(xdot_j)), the product rule.
+//   - Any order: the pullback is recorded with einsum ops of the same kind (and the
+//     linear ops conj, real part and diagonal embedding), so that a recorded
+//     backward sweep (core.Tape.GradGraph) differentiates an einsum, and a matrix
+//     product built on it, to every order.
 //
 // Einsum is smooth everywhere: there are no kinks or ties.
 func Op(spec string) cr.Op[*tensor.Dense] { return &op{spec: spec} }
@@ -41,7 +45,10 @@ func Record(r cr.Recorder[*tensor.Dense], spec string, operands ...cr.NodeID) cr
 	return r.Apply(Op(spec), operands...)
 }
 
-type op struct{ spec string }
+type op struct {
+	spec string
+	pre  *preBound // set for the contractions a recorded pullback builds
+}
 
 // Name returns "einsum".
 func (o *op) Name() string { return Name }
@@ -50,7 +57,12 @@ func (o *op) Name() string { return Name }
 func (o *op) NumOutputs() int { return 1 }
 
 // String returns the op with its spec, e.g. einsum("ij,jk->ik").
-func (o *op) String() string { return Name + "(" + `"` + o.spec + `"` + ")" }
+func (o *op) String() string {
+	if o.pre != nil {
+		return Name + "(" + `"` + o.pre.render() + `"` + ")"
+	}
+	return Name + "(" + `"` + o.spec + `"` + ")"
+}
 
 // Apply evaluates the einsum into y[0] and captures the operands for the rules.
 func (o *op) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
@@ -62,7 +74,13 @@ func (o *op) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense]
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: operand %d is nil", o.spec, k)
 		}
 	}
-	p, err := cachedPlan(o.spec, x)
+	var p *Plan
+	var err error
+	if o.pre != nil {
+		p, err = o.pre.plan(o.spec, x)
+	} else {
+		p, err = cachedPlan(o.spec, x)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -130,44 +148,20 @@ func (r *rule) checkCotangent(ybar *tensor.Dense) error {
 // pullback returns E_k(ybar, conj(vals[j]) for j != k), shaped and typed like x_k.
 func (r *rule) pullback(k int, ybar *tensor.Dense, vals []*tensor.Dense) *tensor.Dense {
 	b := r.p.b
-	dimsK := b.dims[k]
 	// The factors: the cotangent over the output labels, then the other operands.
-	dims := [][]int{b.out}
-	shapes := [][]int{ybar.Shape()}
+	dims, shapes := b.pullbackFactors(k)
 	ops := []*tensor.Dense{ybar}
 	if ybar.DType() == tensor.Complex128 {
 		// E_k(ybar, conj(x)) = conj(E_k(conj(ybar), x)): one conjugation of the
 		// cotangent instead of one per operand.
 		ops[0] = ybar.Conj()
 	}
-	avail := setOf(b.out)
 	for j, v := range vals {
-		if j == k {
-			continue
-		}
-		dims = append(dims, b.dims[j])
-		shapes = append(shapes, b.shapes[j])
-		ops = append(ops, v)
-		avail = avail.or(setOf(b.dims[j]))
-	}
-	// Target labels: x_k's distinct labels that some factor carries.
-	var target, uniq []int
-	var seen lset
-	repeated := false
-	for _, l := range dimsK {
-		if l < 0 {
-			continue
-		}
-		if seen.has(l) {
-			repeated = true
-			continue
-		}
-		seen.add(l)
-		uniq = append(uniq, l)
-		if avail.has(l) {
-			target = append(target, l)
+		if j != k {
+			ops = append(ops, v)
 		}
 	}
+	target, direct := b.pullbackTarget(k)
 	g := boundPlan(r.p.spec, &b.size, dims, shapes, target).eval(ops)
 	dt := r.x[k].DType()
 	switch {
@@ -176,14 +170,72 @@ func (r *rule) pullback(k int, ybar *tensor.Dense, vals []*tensor.Dense) *tensor
 	case dt == tensor.Complex128:
 		g = g.Conj().AsComplex()
 	}
-	shapeK := b.shapes[k]
-	if !repeated && len(target) == len(uniq) {
+	if direct {
 		// x_k's dims are target's, plus broadcast dims of size 1: same data.
-		out, _ := g.Reshape(shapeK...)
+		out, _ := g.Reshape(b.shapes[k]...)
 		return out
 	}
-	// Embed: xbar[dims of x_k] = g[target labels] on the diagonal of repeated labels,
-	// broadcast along labels only x_k carries, zero elsewhere.
+	return b.embed(k, target, g)
+}
+
+// pullbackFactors returns the labels and shapes of the factors of E_k: the
+// cotangent over the output labels, then the operands other than k in order.
+func (b *bound) pullbackFactors(k int) (dims, shapes [][]int) {
+	dims = [][]int{b.out}
+	shapes = [][]int{b.outShape()}
+	for j := range b.dims {
+		if j != k {
+			dims = append(dims, b.dims[j])
+			shapes = append(shapes, b.shapes[j])
+		}
+	}
+	return dims, shapes
+}
+
+// pullbackTarget returns the labels of E_k's result, x_k's distinct labels that
+// some factor of E_k carries (in x_k's order), and whether x_k's cotangent is that
+// result reshaped: no label of x_k is repeated, and every one is in target.
+// Otherwise it is embed(k, target, result).
+func (b *bound) pullbackTarget(k int) (target []int, direct bool) {
+	avail := setOf(b.out)
+	for j, d := range b.dims {
+		if j != k {
+			avail = avail.or(setOf(d))
+		}
+	}
+	var seen lset
+	repeated, uniq := false, 0
+	for _, l := range b.dims[k] {
+		if l < 0 {
+			continue
+		}
+		if seen.has(l) {
+			repeated = true
+			continue
+		}
+		seen.add(l)
+		uniq++
+		if avail.has(l) {
+			target = append(target, l)
+		}
+	}
+	return target, !repeated && len(target) == uniq
+}
+
+// embed returns the tensor shaped like x_k, of g's dtype, with
+// xbar[dims of x_k] = g[target labels] on the diagonal of repeated labels,
+// broadcast along labels only x_k carries, zero elsewhere. g is over the labels
+// target, with their sizes.
+func (b *bound) embed(k int, target []int, g *tensor.Dense) *tensor.Dense {
+	dimsK, shapeK := b.dims[k], b.shapes[k]
+	var uniq []int
+	var seen lset
+	for _, l := range dimsK {
+		if l >= 0 && !seen.has(l) {
+			seen.add(l)
+			uniq = append(uniq, l)
+		}
+	}
 	stK := rowMajor(shapeK)
 	gSt := rowMajor(g.Shape())
 	sh := make([]int, len(uniq))
@@ -200,7 +252,7 @@ func (r *rule) pullback(k int, ybar *tensor.Dense, vals []*tensor.Dense) *tensor
 			srcSt[i] = gSt[t]
 		}
 	}
-	if dt == tensor.Complex128 {
+	if g.DType() == tensor.Complex128 {
 		out := make([]complex128, numel(shapeK))
 		strided(out, dstSt, g.Complex128s(), srcSt, sh, false)
 		t, _ := tensor.FromComplex128(out, shapeK...)

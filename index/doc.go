@@ -18,6 +18,10 @@
 //	second    xbardot = A^T ybardot  (A does not depend on x)
 //
 // and the adjoint of a gather is a scatter-add that accumulates repeated indices.
+// Every rule also records its pullback with ops (chainrules.PullbackRecorder: the
+// adjoint map is itself a linear op), so every op is differentiable to any order by
+// recorded backward sweeps (core.Tape.GradGraph); the row-sparse rules of Gather
+// and IndexSelect along axis 0 keep that form too.
 // Ops with several inputs promote to complex128 when any input is complex; a real
 // input then receives the real part of its cotangent (PyTorch's convention).
 //

@@ -7,12 +7,15 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// denseRule is the rule of a linear op: its pullback, forward tangent and
-// second-order pullback (chainrules.LinearRule gives all three).
+// denseRule is the rule of a linear op: its pullback, forward tangent,
+// second-order pullback and recorded pullback (chainrules.LinearRule gives all
+// four). The row-sparse rules below embed it, so they keep every method of it, the
+// recorded pullback (derivatives of any order) included.
 type denseRule interface {
 	cr.Rule[*tensor.Dense]
 	cr.ForwardRule[*tensor.Dense]
 	cr.SecondOrderRule[*tensor.Dense]
+	cr.PullbackRecorder[*tensor.Dense]
 }
 
 // rowSelectRule is the rule of index_select along the first axis, the lookup of an

@@ -32,7 +32,10 @@ type splitOp struct {
 //	second:    xbardot = sum_k S_k^T ybardot_k   the same from the cotangent tangents
 //	                                             (S_k does not depend on x)
 //
-// The coefficients are 0 and 1: no conjugation for complex values. A negative axis
+// The coefficients are 0 and 1: no conjugation for complex values. The pullback is
+// also recorded with an op (the linear op split_adjoint, see
+// chainrules.PullbackRecorder), so a split is differentiable to every order by
+// recorded backward sweeps (core.Tape.GradGraph). A negative axis
 // counts from the end. No sizes, a negative size, sizes that do not add up to the
 // axis or an axis out of range is an error from Apply wrapping
 // chainrules.ErrInvalidArgument.
@@ -292,4 +295,96 @@ func (r *splitRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], ds
 		d.HasTangent = true
 	}
 	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+}
+
+// RecordPullback records xbar = sum_k S_k^T ybar_k over the present cotangents as
+// one op, split_adjoint, applied to them: linear (chainrules.LinearRule), with
+// the blocks S_k as its adjoint, so a split is differentiable to every order.
+func (r *splitRule) RecordPullback(rec cr.Recorder[*tensor.Dense], _, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	if len(ybar) != len(r.sizes) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "split: %d cotangents for %d outputs", len(ybar), len(r.sizes))
+	}
+	has := make([]bool, len(ybar))
+	var ins []cr.NodeID
+	for k, id := range ybar {
+		if id.Valid() {
+			has[k] = true
+			ins = append(ins, id)
+		}
+	}
+	out := make([]cr.NodeID, 1)
+	if len(ins) == 0 {
+		return out, nil
+	}
+	out[0] = rec.Apply(splitAdjointOp{r: r, has: has}, ins...)
+	if err := rec.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// splitAdjointOp is the adjoint of a split: its inputs are the cotangents of the
+// outputs k with has[k], in order, and its output x's cotangent, zeros with each
+// of them written into its block.
+type splitAdjointOp struct {
+	r   *splitRule
+	has []bool
+}
+
+func (splitAdjointOp) Name() string    { return "split_adjoint" }
+func (splitAdjointOp) NumOutputs() int { return 1 }
+
+func (o splitAdjointOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	r := o.r
+	// block[j] is the output of the split whose cotangent input j is.
+	var block []int
+	for k, h := range o.has {
+		if h {
+			block = append(block, k)
+		}
+	}
+	if len(x) != len(block) || len(in) != len(block) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "split_adjoint: takes %d inputs, got %d", len(block), len(x))
+	}
+	dts := make([]tensor.DType, len(x))
+	for j, v := range x {
+		if v == nil {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "split_adjoint: input %d is nil", j)
+		}
+		dts[j] = v.DType()
+	}
+	// place returns sum_j S_{block[j]}^T v[j] over the j with ok[j] (nil: all).
+	place := func(v []*tensor.Dense, ok []bool, what string) (*tensor.Dense, error) {
+		vals, has := make([]*tensor.Dense, len(r.sizes)), make([]bool, len(r.sizes))
+		for j, k := range block {
+			if ok == nil || ok[j] {
+				vals[k], has[k] = v[j], true
+			}
+		}
+		return r.cotangent(vals, has, what)
+	}
+	v, err := place(x, nil, "cotangent")
+	if err != nil {
+		return nil, err
+	}
+	y[0] = v
+	apply := func(xdot []*tensor.Dense, ok []bool) (*tensor.Dense, error) { return place(xdot, ok, "tangent") }
+	adjoint := func(j int, g *tensor.Dense) (*tensor.Dense, error) {
+		if g == nil || !slices.Equal(g.Shape(), r.shape) || (g.DType() == tensor.Complex128 && r.dt == tensor.Float64) {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "split_adjoint: cotangent is %s, the output is %s%v", tensor.DescribeOf(g), r.dt, r.shape)
+		}
+		k := block[j]
+		b, err := g.Slice(r.axis, r.starts[k], r.starts[k]+r.sizes[k], 1)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case dts[j] == tensor.Float64 && b.DType() == tensor.Complex128:
+			b = b.Real()
+		case dts[j] == tensor.Complex128:
+			b = b.AsComplex()
+		}
+		return b, nil
+	}
+	return cr.LinearRule(in, nil, apply, adjoint), nil
 }

@@ -7,7 +7,10 @@
 // rules are the layout map L and its adjoint: xbar = L^* ybar, ydot = L xdot and
 // xbardot = L^* ybardot. The adjoint of a permutation is the inverse permutation,
 // of a reshape the reverse reshape, and of a broadcast the sum over the broadcast
-// axes (tensor.SumTo).
+// axes (tensor.SumTo). The rules are chainrules.UnaryLinearRule of the two maps,
+// which also records the pullback with an op (the adjoint map, whose own adjoint is
+// L), so every op is differentiable to any order by recorded backward sweeps
+// (core.Tape.GradGraph).
 //
 // Outputs are views of the input where the strides allow (always for the
 // permutations and BroadcastTo, and for Reshape of contiguous inputs), so the ops

@@ -237,7 +237,9 @@ func addTo[T tensor.Element](dst, src []T) {
 //
 // Rules: with the softmax s = exp(x - y) (at most 1, so the rule is as stable as the
 // primal), xbar = s ybar, ydot = sum_k s xdot, and
-// xbardot = s ybardot + s (xdot - ydot) ybar.
+// xbardot = s ybardot + s (xdot - ydot) ybar. The pullback is also recorded with
+// ops, exp(x - y) ybar (see record.go), so that recorded backward sweeps
+// (core.Tape.GradGraph) differentiate logsumexp to any order.
 func LogSumExpOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 	o := newOp("logsumexp", axes, keepdims, logSumExp{})
 	o.realOnly = true

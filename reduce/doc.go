@@ -23,6 +23,13 @@
 //   - Prod computes the product of the other elements by prefix and suffix
 //     products, so zeros need no division.
 //
+// Every reduction also records its pullback with ops (chainrules.PullbackRecorder),
+// so that recorded backward sweeps (core.Tape.GradGraph) differentiate it to any
+// order: the linear ones by their adjoint maps, LogSumExp, Prod, Var and Std with a
+// small set of internal ops that record their own pullbacks in turn (record.go:
+// elementwise product, exp, a reciprocal that is 0 at 0, a linear recurrence along
+// the lanes, and linear helpers), since the package cannot use the elementwise ops.
+//
 // A recording:
 //
 //	tape := core.NewTape[*tensor.Dense](tensor.Space{})

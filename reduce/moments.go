@@ -14,7 +14,9 @@ import (
 // Axes and keepdims are those of SumOp.
 //
 // Rules, with d = x - mu: xbar = 2 d ybar / D; ydot = 2 Re sum_k conj(d_k) xdot_k / D;
-// xbardot = 2 (d ybardot + (xdot - mean(xdot)) ybar) / D.
+// xbardot = 2 (d ybardot + (xdot - mean(xdot)) ybar) / D. The pullback is also
+// recorded with ops (d by a centring op), so that recorded backward sweeps
+// (core.Tape.GradGraph) differentiate var to any order.
 func VarOp(axes []int, correction float64, keepdims bool) cr.Op[*tensor.Dense] {
 	return newOp("var", axes, keepdims, moment{correction: correction})
 }
@@ -30,7 +32,10 @@ func Var(x *tensor.Dense, axes []int, correction float64, keepdims bool) (*tenso
 // Rules, with d = x - mu and c = ybar / (D y): xbar = c d; ydot = Re sum_k
 // conj(d_k) xdot_k / (D y); xbardot = c (xdot - mean(xdot)) + cdot d with
 // cdot = ybardot / (D y) - ybar ydot / (D y^2). Where y = 0 the gradient is taken as
-// 0, as PyTorch does (the square root has no derivative there).
+// 0, as PyTorch does (the square root has no derivative there). The pullback is also
+// recorded with ops, c = ybar r(y) / D with r(y) = 1/y and r(0) = 0, so that recorded
+// backward sweeps (core.Tape.GradGraph) differentiate std to any order, every
+// derivative keeping the convention (0 where y = 0).
 func StdOp(axes []int, correction float64, keepdims bool) cr.Op[*tensor.Dense] {
 	return newOp("std", axes, keepdims, moment{correction: correction, std: true})
 }

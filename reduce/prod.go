@@ -14,7 +14,11 @@ import (
 // so zeros (one or several) need no special case. Second order:
 // xbardot_k = conj(o_k) ybardot + conj(odot_k) ybar with
 // odot_k = sum_{m != k} xdot_m prod_{l != k, m} x_l, the dual part of the same
-// prefix-suffix products taken over x + e xdot.
+// prefix-suffix products taken over x + e xdot. Any order: the pullback is also
+// recorded with ops, the prefix and suffix products as running products (a linear
+// recurrence along the lane, whose own pullback is a recurrence the other way), so
+// that recorded backward sweeps (core.Tape.GradGraph) differentiate prod to any
+// order, zeros included, without division.
 func ProdOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
 	return newOp("prod", axes, keepdims, product{})
 }

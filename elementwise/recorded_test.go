@@ -1,0 +1,426 @@
+package elementwise_test
+
+import (
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/reduce"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// orderLimit is where the recorded derivatives of a family stop: a recorded
+// sweep of order Order through it fails with an *cr.OrderError naming Op.
+type orderLimit struct {
+	Op    string
+	Order int
+}
+
+// orderLimits lists every family whose derivatives do not reach every order, with
+// the order at which a recorded sweep fails and the op it names (see the package
+// doc): the others are checked to order 3 by TestRecordedPullbacks and, since their
+// recorded pullbacks are built from ops that record theirs, reach every order.
+var orderLimits = map[string]orderLimit{
+	"sinc": {"sinc", 2},
+	"i1":   {"i1", 2},
+	"i1e":  {"i1e", 2},
+	"i0":   {"i1", 3},  // i0' = i1
+	"i0e":  {"i1e", 3}, // i0e' = i1e - sign(x) i0e
+}
+
+// TestRecordedPullbacks checks, at every sample of every registered family, the
+// pullback recorded with ops (core.Tape.GradGraphSeed) against the hand-written
+// rules: its value against Pullback, its derivative along a random direction
+// (the Hessian-vector product of <w, f(x)>, by a plain reverse sweep through the
+// recorded ops) against the second-order rule, and the third derivative (a
+// recorded sweep of the recorded pullback, swept once more) against central
+// finite differences of the second-order rule.
+func TestRecordedPullbacks(t *testing.T) {
+	reg := cr.NewRegistry[*tensor.Dense]()
+	require.NoError(t, elementwise.Register(reg))
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, e := range reg.Entries() {
+		t.Run(e.Name, func(t *testing.T) {
+			lim, limited := orderLimits[e.Name]
+			for _, s := range e.Samples(rng) {
+				t.Run(s.Name, func(t *testing.T) {
+					checkRecorded(t, rng, s.Op, s.Inputs, lim, limited)
+				})
+			}
+		})
+	}
+}
+
+// checkRecorded is TestRecordedPullbacks at one sample.
+func checkRecorded(t *testing.T, rng *rand.Rand, op cr.Op[*tensor.Dense], inputs []*tensor.Dense, lim orderLimit, limited bool) {
+	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+	xs := make([]cr.NodeID, len(inputs))
+	us := make(map[cr.NodeID]*tensor.Dense, len(inputs))
+	for k, x := range inputs {
+		xs[k] = tape.Leaf(x.Clone())
+		us[xs[k]] = like(rng, x)
+	}
+	y := tape.Apply(op, xs...)
+	require.NoError(t, tape.Err())
+	yv := must(tape.Value(y))
+	w := like(rng, yv)
+
+	// The hand-written rules: Pullback and the second-order rule along u.
+	tan, err := tape.ForwardTangents(us)
+	require.NoError(t, err)
+	grad, gradDot, err := tape.BackwardWithTangentsSeed(y, cr.Dual[*tensor.Dense]{Value: w}, tan)
+	require.NoError(t, err)
+
+	// Order 2: the recorded pullback.
+	g, err := tape.GradGraphSeed(y, tape.Constant(w), xs...)
+	if limited && lim.Order == 2 {
+		requireOrderError(t, err, lim)
+		return
+	}
+	require.NoError(t, err)
+	for k, x := range xs {
+		requireClose(t, must(tape.Value(g[k])), valueOr(grad, x, inputs[k]), 1e-12, "recorded pullback vs Pullback, input %d", k)
+	}
+
+	// Its derivative along u: the Hessian-vector product of <w, f(x)>.
+	s := innerSum(t, tape, us, xs, g)
+	hv, err := tape.Backward(s)
+	require.NoError(t, err)
+	for k, x := range xs {
+		requireClose(t, valueOr(hv, x, inputs[k]), valueOr(gradDot, x, inputs[k]), 1e-11,
+			"derivative of the recorded pullback vs the second-order rule, input %d", k)
+	}
+
+	// Order 3: the recorded pullback of the recorded pullback, swept along v,
+	// against finite differences of the second-order rule along v.
+	h, err := tape.GradGraph(s, xs...)
+	if limited && lim.Order == 3 {
+		requireOrderError(t, err, lim)
+		return
+	}
+	require.NoError(t, err)
+	vs := make(map[cr.NodeID]*tensor.Dense, len(inputs))
+	for k, x := range inputs {
+		vs[xs[k]] = like(rng, x)
+	}
+	third, err := tape.Backward(innerSum(t, tape, vs, xs, h))
+	require.NoError(t, err)
+	// Central differences with step eps and eps/2, combined by Richardson's
+	// extrapolation (error O(eps⁴)).
+	const eps = 1e-3
+	diff := func(h float64) []*tensor.Dense {
+		plus := hvp(t, op, shifted(inputs, xs, vs, h), xs, us, w)
+		minus := hvp(t, op, shifted(inputs, xs, vs, -h), xs, us, w)
+		out := make([]*tensor.Dense, len(xs))
+		for k := range xs {
+			out[k] = tensor.Space{}.Scale(axpy(-1, minus[k], plus[k]), 1/(2*h))
+		}
+		return out
+	}
+	d1, d2 := diff(eps), diff(eps/2)
+	for k, x := range xs {
+		fd := tensor.Space{}.Scale(axpy(-1, d1[k], tensor.Space{}.Scale(d2[k], 4)), 1.0/3)
+		requireClose(t, valueOr(third, x, inputs[k]), fd, 1e-6, "third derivative vs finite differences of the second-order rule, input %d", k)
+	}
+}
+
+// hvp returns the second-order rule's xbardot at each input for the op at xv with
+// output cotangent w and input tangents us (keyed by the NodeIDs xs of the
+// leaves, which a fresh tape gives again in the same order).
+func hvp(t *testing.T, op cr.Op[*tensor.Dense], xv []*tensor.Dense, xs []cr.NodeID, us map[cr.NodeID]*tensor.Dense, w *tensor.Dense) []*tensor.Dense {
+	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+	ids := make([]cr.NodeID, len(xv))
+	seeds := make(map[cr.NodeID]*tensor.Dense, len(xv))
+	for k, x := range xv {
+		ids[k] = tape.Leaf(x)
+		seeds[ids[k]] = us[xs[k]]
+	}
+	y := tape.Apply(op, ids...)
+	require.NoError(t, tape.Err())
+	tan, err := tape.ForwardTangents(seeds)
+	require.NoError(t, err)
+	_, gd, err := tape.BackwardWithTangentsSeed(y, cr.Dual[*tensor.Dense]{Value: w}, tan)
+	require.NoError(t, err)
+	out := make([]*tensor.Dense, len(ids))
+	for k, id := range ids {
+		out[k] = valueOr(gd, id, xv[k])
+	}
+	return out
+}
+
+// shifted returns the inputs moved by eps along the directions vs.
+func shifted(inputs []*tensor.Dense, xs []cr.NodeID, vs map[cr.NodeID]*tensor.Dense, eps float64) []*tensor.Dense {
+	out := make([]*tensor.Dense, len(inputs))
+	for k, x := range inputs {
+		out[k] = axpy(eps, vs[xs[k]], x)
+	}
+	return out
+}
+
+// axpy returns y + a x.
+func axpy(a float64, x, y *tensor.Dense) *tensor.Dense {
+	return must(tensor.Space{}.Add(y, tensor.Space{}.Scale(x, a)))
+}
+
+// innerSum records sum_k Re<u_k, g_k>, a float64 scalar, with ops.
+func innerSum(t *testing.T, tape *core.Tape[*tensor.Dense], us map[cr.NodeID]*tensor.Dense, xs, g []cr.NodeID) cr.NodeID {
+	var s cr.NodeID
+	for k, x := range xs {
+		u := us[x]
+		if u.DType() == tensor.Complex128 {
+			u = must(elementwise.Conj(u))
+		}
+		p := tape.Apply(reduce.SumOp(nil, false), tape.Apply(elementwise.MulOp, tape.Constant(u), g[k]))
+		if must(tape.Value(p)).DType() == tensor.Complex128 {
+			p = tape.Apply(elementwise.RealOp, p)
+		}
+		if s.Valid() {
+			s = tape.Apply(elementwise.AddOp, s, p)
+		} else {
+			s = p
+		}
+	}
+	require.NoError(t, tape.Err())
+	return s
+}
+
+// like returns a random value of x's shape and dtype.
+func like(rng *rand.Rand, x *tensor.Dense) *tensor.Dense {
+	return tensor.RandUniform(rng, x.DType(), -1, 1, x.Shape()...)
+}
+
+// valueOr returns the cotangent of id in g, or zeros like x if it has none.
+func valueOr(g interface {
+	Of(cr.NodeID) (*tensor.Dense, bool)
+}, id cr.NodeID, x *tensor.Dense) *tensor.Dense {
+	if v, ok := g.Of(id); ok && v != nil {
+		return v
+	}
+	return tensor.Space{}.Zero(x)
+}
+
+// requireClose requires got and want to have the same shape and dtype and to
+// agree elementwise within rtol of the largest element of want (or absolutely
+// within rtol when want is small); NaNs must match.
+func requireClose(t *testing.T, got, want *tensor.Dense, rtol float64, format string, args ...any) {
+	t.Helper()
+	what := fmt.Sprintf(format, args...)
+	require.Equal(t, want.Shape(), got.Shape(), what)
+	require.Equal(t, want.DType(), got.DType(), what)
+	g, w := got.AsComplex().Complex128s(), want.AsComplex().Complex128s()
+	scale := 1.0
+	for _, v := range w {
+		if a := cmplx.Abs(v); a > scale && !math.IsInf(a, 0) {
+			scale = a
+		}
+	}
+	for i := range w {
+		if cmplx.IsNaN(w[i]) || cmplx.IsNaN(g[i]) {
+			require.True(t, cmplx.IsNaN(w[i]) && cmplx.IsNaN(g[i]), "%s: element %d: got %v, want %v", what, i, g[i], w[i])
+			continue
+		}
+		if w[i] == g[i] {
+			continue
+		}
+		require.LessOrEqual(t, cmplx.Abs(g[i]-w[i]), rtol*scale, "%s: element %d: got %v, want %v", what, i, g[i], w[i])
+	}
+}
+
+func requireOrderError(t *testing.T, err error, lim orderLimit) {
+	t.Helper()
+	var oe *cr.OrderError
+	require.ErrorAs(t, err, &oe)
+	require.ErrorIs(t, err, cr.ErrOrderNotSupported)
+	require.Equal(t, lim, orderLimit{oe.Op, oe.Order})
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestRecordedOrderLimits states which families stop short of every order, and
+// where: each entry of orderLimits (checked at every sample by
+// TestRecordedPullbacks) is a registered family, and a hand-built op without
+// derivative expressions records no pullback at all.
+func TestRecordedOrderLimits(t *testing.T) {
+	reg := cr.NewRegistry[*tensor.Dense]()
+	require.NoError(t, elementwise.Register(reg))
+	names := reg.Names()
+	for name := range orderLimits {
+		require.True(t, slices.Contains(names, name), "%s is not a registered family", name)
+	}
+
+	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+	x := tape.Leaf(tensor.Scalar(0.5))
+	bare := elementwise.Unary("bare", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
+		F:  math.Sin,
+		D1: func(x, _ float64) float64 { return math.Cos(x) },
+		D2: func(_, y float64) float64 { return -y }}})
+	_, err := tape.GradGraph(tape.Apply(bare, x), x)
+	requireOrderError(t, err, orderLimit{"bare", 2})
+	_, err = tape.GradGraph(tape.Apply(elementwise.I1Op, x), x)
+	requireOrderError(t, err, orderLimit{"i1", 2})
+	// One recorded level deeper the order is 3: i0' = i1 is recorded, i1' is not.
+	g, err := tape.GradGraph(tape.Apply(elementwise.I0Op, x), x)
+	require.NoError(t, err)
+	_, err = tape.GradGraph(g[0], x)
+	requireOrderError(t, err, orderLimit{"i1", 3})
+}
+
+// derivatives returns f(x0) and its first n derivatives, each by a recorded
+// backward sweep of the one before.
+func derivatives(t *testing.T, f func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID, x0 float64, n int) []float64 {
+	t.Helper()
+	tp := core.NewTape[*tensor.Dense](tensor.Space{})
+	x := tp.Leaf(tensor.Scalar(x0))
+	y := f(tp, x)
+	require.NoError(t, tp.Err())
+	out := []float64{must(tp.Value(y)).Float64s()[0]}
+	for range n {
+		g, err := tp.GradGraph(y, x)
+		require.NoError(t, err)
+		y = g[0]
+		out = append(out, must(tp.Value(y)).Float64s()[0])
+	}
+	return out
+}
+
+// TestRecordedDerivativesOfHighOrder compares repeated recorded sweeps of
+// non-polynomial functions, and of x³, with their closed-form derivatives up to
+// order 5, so that neither a constant nor a quadratic model passes.
+func TestRecordedDerivativesOfHighOrder(t *testing.T) {
+	const x0 = 0.7
+	un := func(op cr.Op[*tensor.Dense]) func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+		return func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID { return tp.Apply(op, x) }
+	}
+	s, c := math.Sincos(x0)
+	e := math.Exp(x0)
+	th := math.Tanh(x0)
+	sg := 1 / (1 + math.Exp(-x0))
+	sq := math.Sqrt(x0)
+	for _, tc := range []struct {
+		name string
+		f    func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID
+		want []float64
+	}{
+		{"x*x*x", func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+			return tp.Apply(elementwise.MulOp, tp.Apply(elementwise.MulOp, x, x), x)
+		}, []float64{x0 * x0 * x0, 3 * x0 * x0, 6 * x0, 6, 0, 0}},
+		{"pow_scalar 3", un(elementwise.PowScalarOp(3)), []float64{x0 * x0 * x0, 3 * x0 * x0, 6 * x0, 6, 0, 0}},
+		{"pow 2.5", func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+			return tp.Apply(elementwise.PowOp, x, tp.Constant(tensor.Scalar(2.5)))
+		}, []float64{math.Pow(x0, 2.5), 2.5 * math.Pow(x0, 1.5), 3.75 * math.Pow(x0, 0.5), 1.875 * math.Pow(x0, -0.5),
+			-0.9375 * math.Pow(x0, -1.5), 1.40625 * math.Pow(x0, -2.5)}},
+		{"sin", un(elementwise.SinOp), []float64{s, c, -s, -c, s, c}},
+		{"cos", un(elementwise.CosOp), []float64{c, -s, -c, s, c, -s}},
+		{"exp", un(elementwise.ExpOp), []float64{e, e, e, e, e, e}},
+		{"exp(sin)", func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+			return tp.Apply(elementwise.ExpOp, tp.Apply(elementwise.SinOp, x))
+		}, func() []float64 {
+			es := math.Exp(s)
+			return []float64{es, c * es, (c*c - s) * es, (c*c*c - 3*s*c - c) * es,
+				(c*c*c*c - 6*s*c*c - 4*c*c + 3*s*s + s) * es}
+		}()},
+		{"log", un(elementwise.LogOp), []float64{math.Log(x0), 1 / x0, -1 / (x0 * x0), 2 / (x0 * x0 * x0), -6 / math.Pow(x0, 4), 24 / math.Pow(x0, 5)}},
+		{"sqrt", un(elementwise.SqrtOp), []float64{sq, 0.5 / sq, -0.25 / (sq * x0), 0.375 / (sq * x0 * x0), -0.9375 / (sq * x0 * x0 * x0)}},
+		{"reciprocal", un(elementwise.ReciprocalOp), []float64{1 / x0, -1 / (x0 * x0), 2 / math.Pow(x0, 3), -6 / math.Pow(x0, 4), 24 / math.Pow(x0, 5)}},
+		{"tanh", un(elementwise.TanhOp), []float64{th, 1 - th*th, -2 * th * (1 - th*th), -2 * (1 - th*th) * (1 - 3*th*th),
+			8 * th * (1 - th*th) * (2 - 3*th*th)}},
+		{"sigmoid", un(elementwise.SigmoidOp), []float64{sg, sg * (1 - sg), sg * (1 - sg) * (1 - 2*sg),
+			sg * (1 - sg) * (1 - 6*sg + 6*sg*sg)}},
+		{"softplus", un(elementwise.SoftplusOp), []float64{math.Log1p(e), sg, sg * (1 - sg), sg * (1 - sg) * (1 - 2*sg)}},
+		{"erf", un(elementwise.ErfOp), []float64{math.Erf(x0), 2 / math.SqrtPi * math.Exp(-x0*x0), -4 * x0 / math.SqrtPi * math.Exp(-x0*x0),
+			(8*x0*x0 - 4) / math.SqrtPi * math.Exp(-x0*x0)}},
+		{"lgamma", un(elementwise.LgammaOp), nil}, // checked against polygamma below
+		{"relu", un(elementwise.ReluOp), []float64{x0, 1, 0, 0}},
+		{"scale and shift", func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+			return tp.Apply(elementwise.SquareOp, tp.Apply(elementwise.ShiftOp(1), tp.Apply(elementwise.ScaleOp(3), x)))
+		}, []float64{(3*x0 + 1) * (3*x0 + 1), 6 * (3*x0 + 1), 18, 0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want := tc.want
+			if want == nil {
+				want = []float64{math.NaN()}
+				for n := range 4 {
+					want = append(want, must(elementwise.Polygamma(tensor.Scalar(x0), n)).Float64s()[0])
+				}
+			}
+			got := derivatives(t, tc.f, x0, len(want)-1)
+			for k := range want {
+				if math.IsNaN(want[k]) {
+					continue
+				}
+				require.InDelta(t, want[k], got[k], 1e-12*math.Max(1, math.Abs(want[k])), "derivative %d", k)
+			}
+		})
+	}
+}
+
+// TestRecordedHessian differentiates a function of two broadcast tensors that is
+// not quadratic, f = sum(sin(a b) a³ + e^a / b), twice by recorded sweeps: the
+// recorded gradient's Jacobian (rows by plain reverse sweeps) is the Hessian,
+// compared with the closed form, and a third recorded sweep gives a third
+// derivative, compared with the closed form too.
+func TestRecordedHessian(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	av := tensor.RandUniform(rng, tensor.Float64, 0.5, 1.5, 2, 3)
+	bv := tensor.RandUniform(rng, tensor.Float64, 0.5, 1.5, 3)
+	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+	a, b := tape.Leaf(av), tape.Leaf(bv)
+	ab := tape.Apply(elementwise.MulOp, a, b)
+	term1 := tape.Apply(elementwise.MulOp, tape.Apply(elementwise.SinOp, ab), tape.Apply(elementwise.PowScalarOp(3), a))
+	term2 := tape.Apply(elementwise.DivOp, tape.Apply(elementwise.ExpOp, a), b)
+	f := tape.Apply(reduce.SumOp(nil, false), tape.Apply(elementwise.AddOp, term1, term2))
+	g, err := tape.GradGraph(f, a, b)
+	require.NoError(t, err)
+	A, B := av.Float64s(), bv.Float64s()
+	// Closed forms, with u = a_ij b_j, for the element (i, j) of a.
+	for i := range 2 {
+		for j := range 3 {
+			x, z := A[3*i+j], B[j]
+			s, c := math.Sincos(x * z)
+			// d²f/da_ij² and d²f/da_ij db_j
+			faa := -s*z*z*x*x*x + 6*c*z*x*x + 6*s*x + math.Exp(x)/z
+			fab := -s*z*x*x*x*x + 4*c*x*x*x - math.Exp(x)/(z*z)
+			// d³f/da_ij³
+			faaa := -c*z*z*z*x*x*x - 9*s*z*z*x*x + 18*c*z*x + 6*s + math.Exp(x)/z
+			row, err := tape.Backward(tape.Apply(reduce.SumOp(nil, false), tape.Apply(elementwise.MulOp, g[0], tape.Constant(unitAt(6, 3*i+j, 2, 3)))))
+			require.NoError(t, err)
+			ha := must2(row.Of(a)).Float64s()
+			hb := must2(row.Of(b)).Float64s()
+			require.InDelta(t, faa, ha[3*i+j], 1e-12*math.Max(1, math.Abs(faa)))
+			require.InDelta(t, fab, hb[j], 1e-12*math.Max(1, math.Abs(fab)))
+			// The third derivative: a recorded sweep of the recorded Hessian row.
+			hrow := tape.Apply(reduce.SumOp(nil, false), tape.Apply(elementwise.MulOp, g[0], tape.Constant(unitAt(6, 3*i+j, 2, 3))))
+			h, err := tape.GradGraph(hrow, a)
+			require.NoError(t, err)
+			h3, err := tape.GradGraph(tape.Apply(reduce.SumOp(nil, false), tape.Apply(elementwise.MulOp, h[0], tape.Constant(unitAt(6, 3*i+j, 2, 3)))), a)
+			require.NoError(t, err)
+			require.InDelta(t, faaa, must(tape.Value(h3[0])).Float64s()[3*i+j], 1e-11*math.Max(1, math.Abs(faaa)))
+		}
+	}
+}
+
+func unitAt(n, k int, shape ...int) *tensor.Dense {
+	v := make([]float64, n)
+	v[k] = 1
+	return must(tensor.FromFloat64(v, shape...))
+}
+
+func must2[T any](v T, ok bool) T {
+	if !ok {
+		panic("absent")
+	}
+	return v
+}

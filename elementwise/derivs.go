@@ -2,6 +2,7 @@ package elementwise
 
 import (
 	"math"
+	"math/cmplx"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -380,10 +381,13 @@ func init() {
 	setDeriv(LogNdtrOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(millsOp, x) })
 	setDeriv(millsOp, func(e expr, x, y cr.NodeID) cr.NodeID { return e.neg(e.mul(y, e.add(x, y))) })
 	setDeriv(LgammaOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(DigammaOp, x) })
-	setDeriv(I0Op, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(I1Op, x) })
-	setDeriv(I0eOp, func(e expr, x, y cr.NodeID) cr.NodeID {
-		return e.sub(e.ap(I1eOp, x), e.mul(e.ap(signStep, x), y)) // i1e(x) - sign(x) y
-	})
+	for n, op := range []cr.Op[*tensor.Dense]{I0Op, I1Op} {
+		op.(*unaryOp).spec.Deriv = besselDeriv(n, false)
+	}
+	for n, op := range []cr.Op[*tensor.Dense]{I0eOp, I1eOp} {
+		op.(*unaryOp).spec.Deriv = besselDeriv(n, true)
+	}
+	SincOp.(*unaryOp).spec.Deriv = sincDeriv(1)
 
 	// Binary ops.
 	setVJP2(AddOp, func(_ expr, _, _, _, ybar cr.NodeID) (cr.NodeID, cr.NodeID) { return ybar, ybar })
@@ -447,3 +451,93 @@ func init() {
 		return e.exp(e.scale(1i, theta)), e.scale(1i, y)
 	})
 }
+
+// besselIOp is y = I_n(x), or e^-|x| I_n(x) if scaled: I0Op, I1Op, I0eOp and I1eOp
+// for n = 0 and 1, and for n >= 2 an internal op computed by besselIn, with
+// I_n' = (I_(n-1) + I_(n+1))/2 (I_-1 = I_1) and, scaled, (e^-|x| I_n)' =
+// (Ie_(n-1) + Ie_(n+1))/2 - sign(x) Ie_n: the tower the derivatives of the Bessel
+// ops climb.
+func besselIOp(n int, scaled bool) cr.Op[*tensor.Dense] {
+	switch {
+	case n == 0 && !scaled:
+		return I0Op
+	case n == 1 && !scaled:
+		return I1Op
+	case n == 0:
+		return I0eOp
+	case n == 1:
+		return I1eOp
+	}
+	name := "bessel_i"
+	if scaled {
+		name = "bessel_ie"
+	}
+	f := func(k int, x float64) float64 { return besselIn(k, x, scaled) }
+	return Unary(name, UnarySpec{Real: Func1[float64]{
+		F: func(x float64) float64 { return f(n, x) },
+		D1: func(x, y float64) float64 {
+			d := (f(n-1, x) + f(n+1, x)) / 2
+			if scaled {
+				d -= sign(x, 0) * y
+			}
+			return d
+		},
+		D2: func(x, y float64) float64 {
+			d := (f(n-2, x) + 2*y + f(n+2, x)) / 4
+			if scaled {
+				s := sign(x, 0)
+				d += -s*(f(n-1, x)+f(n+1, x)) + s*s*y
+			}
+			return d
+		}},
+		Deriv: besselDeriv(n, scaled)})
+}
+
+// besselDeriv is the derivative of besselIOp(n, scaled) as an expression.
+func besselDeriv(n int, scaled bool) func(recorder, cr.NodeID, cr.NodeID) (cr.NodeID, error) {
+	lo := n - 1
+	if lo < 0 {
+		lo = -lo
+	}
+	return derivExpr(func(e expr, x, y cr.NodeID) cr.NodeID {
+		d := e.scale(0.5, e.add(e.ap(besselIOp(lo, scaled), x), e.ap(besselIOp(n+1, scaled), x)))
+		if scaled {
+			d = e.sub(d, e.mul(e.ap(signStep, x), y))
+		}
+		return d
+	}).spec()
+}
+
+// sincDerivOp is y = sinc^(n)(x), the n-th derivative of the normalised sinc,
+// pi^n g_n(pi x) with g_n(u) = d^n/du^n sin(u)/u (sincG); its derivative is
+// sincDerivOp(n+1). float64 and complex128 (holomorphic). n = 0 is SincOp.
+func sincDerivOp(n int) cr.Op[*tensor.Dense] {
+	if n == 0 {
+		return SincOp
+	}
+	re := func(k int) func(x float64) float64 {
+		c := math.Pow(math.Pi, float64(k))
+		return func(x float64) float64 { return c * sincG(k, math.Pi*x, math.Abs, math.Sincos) }
+	}
+	cx := func(k int) func(z complex128) complex128 {
+		c := complex(math.Pow(math.Pi, float64(k)), 0)
+		return func(z complex128) complex128 { return c * sincG(k, math.Pi*z, cmplx.Abs, csincos) }
+	}
+	d := func(f func(float64) float64) func(x, y float64) float64 {
+		return func(x, _ float64) float64 { return f(x) }
+	}
+	dc := func(f func(complex128) complex128) func(x, y complex128) complex128 {
+		return func(z, _ complex128) complex128 { return f(z) }
+	}
+	return Unary("sinc_deriv", UnarySpec{
+		Real:    Func1[float64]{F: re(n), D1: d(re(n + 1)), D2: d(re(n + 2))},
+		Complex: Func1[complex128]{F: cx(n), D1: dc(cx(n + 1)), D2: dc(cx(n + 2))},
+		Deriv:   sincDeriv(n + 1)})
+}
+
+// sincDeriv is sinc^(n-1)' = sinc^(n).
+func sincDeriv(n int) func(recorder, cr.NodeID, cr.NodeID) (cr.NodeID, error) {
+	return derivExpr(func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(sincDerivOp(n), x) }).spec()
+}
+
+func csincos(z complex128) (complex128, complex128) { return cmplx.Sin(z), cmplx.Cos(z) }

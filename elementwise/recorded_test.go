@@ -24,17 +24,12 @@ type orderLimit struct {
 	Order int
 }
 
-// orderLimits lists every family whose derivatives do not reach every order, with
-// the order at which a recorded sweep fails and the op it names (see the package
-// doc): the others are checked to order 3 by TestRecordedPullbacks and, since their
-// recorded pullbacks are built from ops that record theirs, reach every order.
-var orderLimits = map[string]orderLimit{
-	"sinc": {"sinc", 2},
-	"i1":   {"i1", 2},
-	"i1e":  {"i1e", 2},
-	"i0":   {"i1", 3},  // i0' = i1
-	"i0e":  {"i1e", 3}, // i0e' = i1e - sign(x) i0e
-}
+// orderLimits lists every registered family whose derivatives do not reach every
+// order, with the order at which a recorded sweep fails and the op it names: none
+// does. Every other family is checked to order 3 by TestRecordedPullbacks and,
+// since its recorded pullback is built from ops that record theirs, reaches every
+// order.
+var orderLimits = map[string]orderLimit{}
 
 // TestRecordedPullbacks checks, at every sample of every registered family, the
 // pullback recorded with ops (core.Tape.GradGraphSeed) against the hand-written
@@ -249,10 +244,12 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// TestRecordedOrderLimits states which families stop short of every order, and
-// where: each entry of orderLimits (checked at every sample by
-// TestRecordedPullbacks) is a registered family, and a hand-built op without
-// derivative expressions records no pullback at all.
+// TestRecordedOrderLimits states where recorded derivatives stop: every entry of
+// orderLimits (checked at every sample by TestRecordedPullbacks) is a registered
+// family, and an op built by Unary or Binary without derivative expressions for
+// the mode of its input records no pullback, so that a recorded sweep through it
+// fails with an *OrderError naming it, at order 2 for an op the program recorded
+// and 3 for one that a recorded sweep recorded.
 func TestRecordedOrderLimits(t *testing.T) {
 	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, elementwise.Register(reg))
@@ -261,21 +258,38 @@ func TestRecordedOrderLimits(t *testing.T) {
 		require.True(t, slices.Contains(names, name), "%s is not a registered family", name)
 	}
 
+	sin := elementwise.Func1[float64]{F: math.Sin,
+		D1: func(x, _ float64) float64 { return math.Cos(x) },
+		D2: func(_, y float64) float64 { return -y }}
+	bare := elementwise.Unary("bare", elementwise.UnarySpec{Real: sin})
 	tape := core.NewTape[*tensor.Dense](tensor.Space{})
 	x := tape.Leaf(tensor.Scalar(0.5))
-	bare := elementwise.Unary("bare", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
-		F:  math.Sin,
-		D1: func(x, _ float64) float64 { return math.Cos(x) },
-		D2: func(_, y float64) float64 { return -y }}})
 	_, err := tape.GradGraph(tape.Apply(bare, x), x)
 	requireOrderError(t, err, orderLimit{"bare", 2})
-	_, err = tape.GradGraph(tape.Apply(elementwise.I1Op, x), x)
-	requireOrderError(t, err, orderLimit{"i1", 2})
-	// One recorded level deeper the order is 3: i0' = i1 is recorded, i1' is not.
-	g, err := tape.GradGraph(tape.Apply(elementwise.I0Op, x), x)
+
+	// An op whose derivative uses bare: order 2 is recorded, order 3 is not.
+	outer := elementwise.Unary("outer", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
+		F: func(x float64) float64 { return -math.Cos(x) }, D1: sin.D1, D2: func(x, _ float64) float64 { return math.Cos(x) }},
+		Deriv: func(r cr.Recorder[*tensor.Dense], x, _ cr.NodeID) (cr.NodeID, error) { return r.Apply(bare, x), nil }})
+	g, err := tape.GradGraph(tape.Apply(outer, x), x)
 	require.NoError(t, err)
+	require.InDelta(t, math.Sin(0.5), must(tape.Value(g[0])).Float64s()[0], 1e-15)
 	_, err = tape.GradGraph(g[0], x)
-	requireOrderError(t, err, orderLimit{"i1", 3})
+	requireOrderError(t, err, orderLimit{"bare", 3})
+
+	// Complex input to a spec with Deriv but a Wirtinger definition without VJP.
+	wirt := elementwise.Unary("wirt", elementwise.UnarySpec{Real: sin,
+		Deriv: func(r cr.Recorder[*tensor.Dense], x, _ cr.NodeID) (cr.NodeID, error) {
+			return r.Apply(elementwise.CosOp, x), nil
+		},
+		Wirtinger: elementwise.Wirtinger{F: cmplx.Conj,
+			D1: func(_, _ complex128) (complex128, complex128) { return 0, 1 },
+			D2: func(_, _ complex128) (complex128, complex128, complex128) { return 0, 0, 0 }}})
+	z := tape.Leaf(tensor.ScalarComplex(0.5 + 1i))
+	_, err = tape.GradGraph(tape.Apply(elementwise.RealOp, tape.Apply(wirt, z)), z)
+	requireOrderError(t, err, orderLimit{"wirt", 2})
+	_, err = tape.GradGraph(tape.Apply(wirt, x), x) // the float64 definition records
+	require.NoError(t, err)
 }
 
 // derivatives returns f(x0) and its first n derivatives, each by a recorded
@@ -343,6 +357,12 @@ func TestRecordedDerivativesOfHighOrder(t *testing.T) {
 		{"erf", un(elementwise.ErfOp), []float64{math.Erf(x0), 2 / math.SqrtPi * math.Exp(-x0*x0), -4 * x0 / math.SqrtPi * math.Exp(-x0*x0),
 			(8*x0*x0 - 4) / math.SqrtPi * math.Exp(-x0*x0)}},
 		{"lgamma", un(elementwise.LgammaOp), nil}, // checked against polygamma below
+		{"sinc", un(elementwise.SincOp), sincDerivatives(x0, 5)},
+		{"sinc near 0", func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+			return tp.Apply(elementwise.SincOp, tp.Apply(elementwise.ShiftOp(0.01-x0), x))
+		}, sincDerivatives(0.01, 5)},
+		{"i0", un(elementwise.I0Op), besselDerivatives(x0, 5, false)},
+		{"i0e", un(elementwise.I0eOp), besselDerivatives(x0, 5, true)},
 		{"relu", un(elementwise.ReluOp), []float64{x0, 1, 0, 0}},
 		{"scale and shift", func(tp *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
 			return tp.Apply(elementwise.SquareOp, tp.Apply(elementwise.ShiftOp(1), tp.Apply(elementwise.ScaleOp(3), x)))
@@ -423,4 +443,65 @@ func must2[T any](v T, ok bool) T {
 		panic("absent")
 	}
 	return v
+}
+
+// sincDerivatives returns sinc(x) and its first n derivatives, pi^k g_k(pi x) with
+// g_k(u) = int_0^1 t^k cos(u t + k pi/2) dt, by Simpson's rule.
+func sincDerivatives(x float64, n int) []float64 {
+	out := make([]float64, n+1)
+	for k := range out {
+		out[k] = math.Pow(math.Pi, float64(k)) * simpson(func(t float64) float64 {
+			return math.Pow(t, float64(k)) * math.Cos(math.Pi*x*t+float64(k)*math.Pi/2)
+		}, 0, 1, 20000)
+	}
+	return out
+}
+
+// besselDerivatives returns I0(x) (or e^-x I0(x) if scaled, for x > 0) and its
+// first n derivatives, from I0^(k) = 2^-k sum_j C(k, j) I_|k-2j| and
+// I_m(x) = (1/pi) int_0^pi e^(x cos t) cos(m t) dt.
+func besselDerivatives(x float64, n int, scaled bool) []float64 {
+	in := func(m int) float64 {
+		return simpson(func(t float64) float64 { return math.Exp(x*math.Cos(t)) * math.Cos(float64(m)*t) }, 0, math.Pi, 2000) / math.Pi
+	}
+	d := make([]float64, n+1) // I0^(k)
+	for k := range d {
+		c := 1.0 // C(k, j)
+		for j := 0; j <= k; j++ {
+			m := k - 2*j
+			if m < 0 {
+				m = -m
+			}
+			d[k] += c * in(m)
+			c = c * float64(k-j) / float64(j+1)
+		}
+		d[k] /= math.Pow(2, float64(k))
+	}
+	if !scaled {
+		return d
+	}
+	out := make([]float64, n+1) // (e^-x I0)^(k) = e^-x sum_j C(k, j) (-1)^(k-j) I0^(j)
+	for k := range out {
+		c := 1.0
+		for j := 0; j <= k; j++ {
+			out[k] += c * math.Pow(-1, float64(k-j)) * d[j]
+			c = c * float64(k-j) / float64(j+1)
+		}
+		out[k] *= math.Exp(-x)
+	}
+	return out
+}
+
+// simpson integrates f over [a, b] with Simpson's rule on m (even) intervals.
+func simpson(f func(float64) float64, a, b float64, m int) float64 {
+	h := (b - a) / float64(m)
+	s := f(a) + f(b)
+	for i := 1; i < m; i++ {
+		w := 2.0
+		if i%2 == 1 {
+			w = 4
+		}
+		s += w * f(a+float64(i)*h)
+	}
+	return s * h / 3
 }

@@ -505,3 +505,77 @@ func simpson(f func(float64) float64, a, b float64, m int) float64 {
 	}
 	return s * h / 3
 }
+
+// TestRecordedPullbackAtSpecialPoints compares the recorded pullback with Pullback
+// where the derivatives have PyTorch's masks and one-sided choices (kinks, ties,
+// zeros of pow and xlogy, the origin for angle, sgn, atan2 and hypot, clamped
+// logit, overflowing branches), so that the masks of the expressions keep the
+// masked partials exactly 0 (no 0 * Inf = NaN) and pick the same side.
+func TestRecordedPullbackAtSpecialPoints(t *testing.T) {
+	inf, nan := math.Inf(1), math.NaN()
+	r := func(v ...float64) *tensor.Dense { return must(tensor.FromFloat64(v, len(v))) }
+	c := func(v ...complex128) *tensor.Dense { return must(tensor.FromComplex128(v, len(v))) }
+	for _, tc := range []struct {
+		name string
+		op   cr.Op[*tensor.Dense]
+		in   []*tensor.Dense
+	}{
+		{"abs", elementwise.AbsOp, []*tensor.Dense{r(0, -1, 2, nan)}},
+		{"abs complex", elementwise.AbsOp, []*tensor.Dense{c(0, 1i, -3+4i)}},
+		{"sgn complex", elementwise.SgnOp, []*tensor.Dense{c(0, 1i, -3+4i)}},
+		{"angle complex", elementwise.AngleOp, []*tensor.Dense{c(0, 1i, -3+4i)}},
+		{"softsign complex", elementwise.SoftsignOp, []*tensor.Dense{c(0, 1i, -3+4i)}},
+		{"relu", elementwise.ReluOp, []*tensor.Dense{r(0, -1, 2, nan)}},
+		{"relu6", elementwise.Relu6Op, []*tensor.Dense{r(0, 6, 3, 7)}},
+		{"hardtanh", elementwise.HardtanhOp, []*tensor.Dense{r(-1, 1, 0.5, 2)}},
+		{"hardshrink", elementwise.HardshrinkOp, []*tensor.Dense{r(-0.5, 0.5, 0.7, 0)}},
+		{"threshold", elementwise.ThresholdOp(0.1, 2), []*tensor.Dense{r(0.1, 0.2, 0)}},
+		{"elu", elementwise.EluOp, []*tensor.Dense{r(0, 800, -800, -1)}},
+		{"celu negative alpha", elementwise.CeluAlphaOp(-2), []*tensor.Dense{r(0, 3, -1)}},
+		{"softplus", elementwise.SoftplusOp, []*tensor.Dense{r(20, 30, -30, 0)}},
+		{"logit eps", elementwise.LogitEpsOp(0.05), []*tensor.Dense{r(0, 0.01, 0.05, 0.5, 1)}},
+		{"logit", elementwise.LogitOp, []*tensor.Dense{r(-0.5, 0, 0.5, 1.5)}},
+		{"sinc", elementwise.SincOp, []*tensor.Dense{r(0, 1e-9, 1, -2.5)}},
+		{"i1 i0e i1e at 0", elementwise.I1eOp, []*tensor.Dense{r(0, 1e-9, -3)}},
+		{"i0e", elementwise.I0eOp, []*tensor.Dense{r(0, 1e-9, -3, 40)}},
+		{"nan_to_num", elementwise.NanToNumOp, []*tensor.Dense{r(inf, -inf, nan, 1)}},
+		{"frexp", elementwise.FrexpOp, []*tensor.Dense{r(0, 0.5, 3, -7)}},
+		{"reciprocal", elementwise.ReciprocalOp, []*tensor.Dense{r(0, 2)}},
+		{"sqrt", elementwise.SqrtOp, []*tensor.Dense{r(0, 2)}},
+		{"pow at zeros", elementwise.PowOp, []*tensor.Dense{r(0, 0, 0, 0, 2, 2), r(0, 1, 2, -1, 0, 0.5)}},
+		{"pow complex at zeros", elementwise.PowOp, []*tensor.Dense{c(0, 0, 0, 1i), c(0, 1, 2+1i, 0)}},
+		{"pow_scalar 0 at 0", elementwise.PowScalarOp(0), []*tensor.Dense{r(0, 2)}},
+		{"pow_scalar 1 at 0", elementwise.PowScalarOp(1), []*tensor.Dense{r(0, 2)}},
+		{"atan2 at the origin", elementwise.Atan2Op, []*tensor.Dense{r(0, 1, 0), r(0, 0, -1)}},
+		{"hypot at the origin", elementwise.HypotOp, []*tensor.Dense{r(0, 3, 0), r(0, 4, -1)}},
+		{"copysign at 0", elementwise.CopysignOp, []*tensor.Dense{r(0, -2, 3), r(-1, 1, -0.0)}},
+		{"xlogy", elementwise.XlogyOp, []*tensor.Dense{r(0, 0, 0, 1, 0), r(0, -1, 2, 0, nan)}},
+		{"xlog1py", elementwise.Xlog1pyOp, []*tensor.Dense{r(0, 0, 0, 1), r(-1, -2, 2, -1)}},
+		{"maximum ties and NaN", elementwise.MaximumOp, []*tensor.Dense{r(1, 2, nan, 3), r(1, 1, 0, nan)}},
+		{"fmax ties and NaN", elementwise.FmaxOp, []*tensor.Dense{r(1, 2, nan, 3), r(1, 1, 0, nan)}},
+		{"clamp_min ties", elementwise.ClampMinOp, []*tensor.Dense{r(1, 2, 0), r(1, 1, 3)}},
+		{"div by zero", elementwise.DivOp, []*tensor.Dense{r(1, 0, -1), r(0, 0, 2)}},
+		{"prelu", elementwise.PreluOp, []*tensor.Dense{must(tensor.FromFloat64([]float64{0, 1, -1, 2, -3, 0}, 2, 3)), r(inf, 0.5, nan)}},
+		{"logaddexp with infinities", elementwise.LogaddexpOp, []*tensor.Dense{r(0, -inf, 1000), r(0, 1, -1000)}},
+		{"remainder at a jump", elementwise.RemainderOp, []*tensor.Dense{r(2, -2, 3), r(1, 1, 2)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tape := core.NewTape[*tensor.Dense](tensor.Space{})
+			xs := make([]cr.NodeID, len(tc.in))
+			for k, x := range tc.in {
+				xs[k] = tape.Leaf(x)
+			}
+			y := tape.Apply(tc.op, xs...)
+			require.NoError(t, tape.Err())
+			yv := must(tape.Value(y))
+			w := tensor.Space{}.Rand(yv, rand.New(rand.NewPCG(5, 6)))
+			grad, err := tape.BackwardSeed(y, w)
+			require.NoError(t, err)
+			g, err := tape.GradGraphSeed(y, tape.Constant(w), xs...)
+			require.NoError(t, err)
+			for k, x := range xs {
+				requireClose(t, must(tape.Value(g[k])), valueOr(grad, x, tc.in[k]), 1e-13, "input %d", k)
+			}
+		})
+	}
+}

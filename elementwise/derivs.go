@@ -86,17 +86,25 @@ func setVJP2(op cr.Op[*tensor.Dense], d vjp2Expr) { op.(*binaryOp).spec.VJP = d.
 func zeroDeriv(recorder, cr.NodeID, cr.NodeID) (cr.NodeID, error) { return 0, nil }
 
 // passVJP is the pullback of an identity: xbar = ybar (its real part for a float64
-// input computed in complex128, which the rule takes).
-var passVJP = vjpExpr(func(_ expr, _, _, ybar cr.NodeID) cr.NodeID { return ybar })
+// input computed in complex128, which the rule takes). passVJPSpec is its spec
+// form, made once for shiftSpec.
+var (
+	passVJP     = vjpExpr(func(_ expr, _, _, ybar cr.NodeID) cr.NodeID { return ybar })
+	passVJPSpec = passVJP.spec()
+)
 
-// scaleVJP is the pullback of y = c x: xbar = conj(c) ybar.
-func scaleVJP(c complex128) vjpExpr {
-	return func(e expr, _, _, ybar cr.NodeID) cr.NodeID {
-		if imag(c) == 0 && real(c) == 1 {
-			return ybar
-		}
-		return e.scale(complex(real(c), -imag(c)), ybar)
+// scaleVJP is the pullback of y = c x, xbar = conj(c) ybar, in the form of
+// UnarySpec.VJP (one closure, as the op constructors make it per call).
+func scaleVJP(c complex128) func(recorder, cr.NodeID, cr.NodeID, cr.NodeID) (cr.NodeID, error) {
+	return func(r recorder, _, _, ybar cr.NodeID) (cr.NodeID, error) { return scaleBy(r, c, ybar), nil }
+}
+
+// scaleBy records conj(c) ybar (ybar itself for c = 1).
+func scaleBy(r recorder, c complex128, ybar cr.NodeID) cr.NodeID {
+	if c == 1 {
+		return ybar
 	}
+	return r.Apply(ScaleOp(complex(real(c), -imag(c))), ybar)
 }
 
 // piecewiseLinear gives a float64 spec whose D1 is piecewise constant (and D2 0),
@@ -205,9 +213,9 @@ func powScalarDeriv(p complex128) func(recorder, cr.NodeID, cr.NodeID) (cr.NodeI
 	if p == 0 {
 		return zeroDeriv
 	}
-	return derivExpr(func(e expr, x, _ cr.NodeID) cr.NodeID {
-		return e.scale(p, e.ap(PowScalarOp(p-1), x))
-	}).spec()
+	return func(r recorder, x, _ cr.NodeID) (cr.NodeID, error) {
+		return r.Apply(ScaleOp(p), r.Apply(PowScalarOp(p-1), x)), nil
+	}
 }
 
 // softplusDeriv is sigmoid(beta x) where beta x <= threshold and 1 above, as
@@ -256,9 +264,9 @@ func logitDeriv(eps float64) func(recorder, cr.NodeID, cr.NodeID) (cr.NodeID, er
 
 // axpbyVJP is the pullback of y = a + cb b: (ybar, conj(cb) ybar).
 func axpbyVJP(cb complex128) func(recorder, cr.NodeID, cr.NodeID, cr.NodeID, cr.NodeID) (cr.NodeID, cr.NodeID, error) {
-	return vjp2Expr(func(e expr, _, _, _, ybar cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return ybar, scaleVJP(cb)(e, 0, 0, ybar)
-	}).spec()
+	return func(r recorder, _, _, _, ybar cr.NodeID) (cr.NodeID, cr.NodeID, error) {
+		return ybar, scaleBy(r, cb, ybar), nil
+	}
 }
 
 func init() {

@@ -143,7 +143,7 @@ func scaledNegInvX2[T tensor.Element](c T) func(x, y T) T {
 // linearSpec is y = c x on float64.
 func linearSpec(c float64) UnarySpec {
 	return UnarySpec{Real: Func1[float64]{F: func(x float64) float64 { return c * x },
-		D1: func(_, _ float64) float64 { return c }, D2: zero[float64]}, VJP: scaleVJP(complex(c, 0)).spec()}
+		D1: func(_, _ float64) float64 { return c }, D2: zero[float64]}, VJP: scaleVJP(complex(c, 0))}
 }
 
 // sincSmall is the bound on |u| = |pi x| below which sinc's derivatives come from

@@ -290,6 +290,17 @@ func TestRecordedOrderLimits(t *testing.T) {
 	requireOrderError(t, err, orderLimit{"wirt", 2})
 	_, err = tape.GradGraph(tape.Apply(wirt, x), x) // the float64 definition records
 	require.NoError(t, err)
+
+	// A binary op without Partials or VJP.
+	hyp := elementwise.Binary("hyp", elementwise.BinarySpec{Real: elementwise.Func2[float64]{F: math.Hypot,
+		D1: func(a, b, y float64) (float64, float64) { return a / y, b / y },
+		D2: func(a, b, y float64) (float64, float64, float64) {
+			y3 := y * y * y
+			return b * b / y3, -a * b / y3, a * a / y3
+		}}})
+	x2 := tape.Leaf(tensor.Scalar(2))
+	_, err = tape.GradGraph(tape.Apply(hyp, x, x2), x, x2)
+	requireOrderError(t, err, orderLimit{"hyp", 2})
 }
 
 // derivatives returns f(x0) and its first n derivatives, each by a recorded

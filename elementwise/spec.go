@@ -140,6 +140,12 @@ func (s *UnarySpec) records(m unaryMode) bool {
 //	xbardot = conj(f_z) ybardot + f_zbar conj(ybardot)
 //	          + conj(f_zz xdot + f_zzbar conj(xdot)) ybar + (f_zzbar xdot + f_zbarzbar conj(xdot)) conj(ybar)
 //
+// With spec.Deriv (or spec.VJP) for the mode of its input, the rule also records
+// its pullback with ops (chainrules.PullbackRecorder), which makes the op
+// differentiable to any order by recorded backward sweeps; without, such a sweep
+// through it fails with an *chainrules.OrderError (see Derivatives of any order in
+// the package doc).
+//
 // Input of a dtype spec does not define, and a spec that is incomplete (F without D1
 // or D2, two complex definitions, an empty name), make Apply return an error
 // wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
@@ -294,7 +300,9 @@ func (s *BinarySpec) records() bool { return s.VJP != nil || s.Partials != nil }
 // in Unary). For a RealToComplex f the same formulas hold with real adot and bdot,
 // and each operand's cotangent and its tangent are the real parts of those above
 // (Re(conj(f_a) ybar) is the adjoint of adot -> f_a adot under Re<a, b>).
-// The rule keeps a, b and y and evaluates the partials when called.
+// The rule keeps a, b and y and evaluates the partials when called. With
+// spec.Partials (or spec.VJP) it also records its pullback with ops, as Unary's
+// does with UnarySpec.Deriv.
 // Input of a dtype spec does not define, and an incomplete spec, make Apply return an
 // error wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
 func Binary(name string, spec BinarySpec) cr.Op[*tensor.Dense] {

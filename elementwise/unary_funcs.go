@@ -336,7 +336,7 @@ func scaleSpec(a complex128) UnarySpec {
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return a * z },
 			D1: func(_, _ complex128) complex128 { return a }, D2: zero[complex128]},
 		Promote: imag(a) != 0,
-		VJP:     scaleVJP(a).spec()}
+		VJP:     scaleVJP(a)}
 }
 
 // shiftSpec is y = x + b, computed in complex128 for complex b.
@@ -346,7 +346,7 @@ func shiftSpec(b complex128) UnarySpec {
 		Real:    Func1[float64]{F: func(x float64) float64 { return x + br }, D1: one[float64], D2: zero[float64]},
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return z + b }, D1: one[complex128], D2: zero[complex128]},
 		Promote: imag(b) != 0,
-		VJP:     passVJP.spec()}
+		VJP:     passVJPSpec}
 }
 
 // powScalarSpec is y = x^p, y' = p x^(p-1), y" = p (p-1) x^(p-2), with the

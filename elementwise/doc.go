@@ -50,6 +50,21 @@
 //		D2: func(x, _ float64) float64 { s := 1 / (1 + math.Exp(-x)); return s * (1 - s) },
 //	}})
 //
+// A spec may also give its derivative as an expression of ops (UnarySpec.Deriv,
+// BinarySpec.Partials), which makes the op differentiable to every order (see
+// Derivatives of any order):
+//
+//	cube := elementwise.Unary("cube", elementwise.UnarySpec{
+//		Real: elementwise.Func1[float64]{
+//			F:  func(x float64) float64 { return x * x * x },
+//			D1: func(x, _ float64) float64 { return 3 * x * x },
+//			D2: func(x, _ float64) float64 { return 6 * x },
+//		},
+//		Deriv: func(r cr.Recorder[*tensor.Dense], x, _ cr.NodeID) (cr.NodeID, error) {
+//			return r.Apply(elementwise.ScaleOp(3), r.Apply(elementwise.SquareOp, x)), nil // 3x²
+//		},
+//	})
+//
 // # Calculus
 //
 // A unary op y = f(x) has, elementwise,
@@ -82,6 +97,64 @@
 // 0 at the origin (PyTorch gives 0 for angle and NaN for the other two). Second
 // derivatives at these points are those of the side taken, 0 for the piecewise
 // linear functions.
+//
+// # Derivatives of any order
+//
+// Every rule of the package implements chainrules.PullbackRecorder: besides the
+// hand-written Pullback, Forward and PullbackWithTangents, which stay the fast path
+// of gradients and Hessian-vector products, it records its pullback with ops, so
+// that a recorded backward sweep (core.Tape.GradGraph, PyTorch's create_graph)
+// differentiates it again. The pullback is recorded from the derivative given as an
+// expression of ops, in the manner of JAX's defjvp and ChainRules' @scalar_rule:
+//
+//	unary:   xbar = conj(f'(x)) ybar                     with f'(x) from UnarySpec.Deriv
+//	binary:  abar = SumTo(conj(f_a) ybar, shape(a))       with f_a, f_b from BinarySpec.Partials
+//
+// (sin' = cos(x), exp' = y, tanh' = 1 - y², sigmoid' = y (1 - y), sqrt' = 0.5/y,
+// lgamma' = digamma(x), polygamma(n)' = polygamma(n+1), erf' = 2/sqrt(pi) e^(-x²),
+// softplus' = sigmoid(beta x), mul's partials are b and a, div's 1/b and -y/b), or
+// as the pullback itself (UnarySpec.VJP, BinarySpec.VJP) for linear ops (scale's is
+// scale by conj(a), sub's ybar and -ybar, and with PyTorch's alpha, conj(alpha)
+// ybar) and for the complex definitions that are not holomorphic: abs (ybar
+// sgn(x)), abs2 (2 x ybar), real, imag, angle (ybar i x/|x|², 0 at 0), conj, sgn
+// ((ybar - y Re(conj(y) ybar))/|x|, 0 at 0) and softsign. The sums over broadcast
+// axes are an internal linear op whose adjoint broadcasts, the real part of a
+// promoted operand's cotangent is RealOp, and conj is ConjOp. The ops of the
+// expressions record their pullbacks in turn, so every op reaches every order, as
+// far as floating point allows. Derivatives that no op of the package computes are
+// internal ops with their own expressions: the derivatives of sinc (a tower
+// sinc^(n), from the Taylor series of sin(u)/u near 0 and Leibniz's rule beyond),
+// of the Bessel ops (I_n for n >= 2, I_n' = (I_(n-1) + I_(n+1))/2, and their
+// scaled forms), of log_ndtr (m = phi/Phi, m' = -m (x + m)) and of mvlgamma.
+//
+// Piecewise-linear ops (relu, relu6, hardtanh, hardsigmoid, hardshrink,
+// softshrink, rrelu, threshold, the elu family's linear side, maximum, minimum,
+// fmax, fmin, clamp_min, clamp_max, copysign, remainder, frexp, nan_to_num, prelu)
+// record their derivative as a step op: a piecewise-constant op whose own
+// derivative is 0, the convention of their hand-written rules, so their higher
+// derivatives are 0, not an error. Piecewise-constant ops (ceil, floor, round,
+// trunc, sign, sgn and angle on float64, fill) record a zero cotangent. A partial
+// that PyTorch takes as 0 at some points (pow's where b = 0 or a = 0, xlogy's and
+// xlog1py's where a = 0, logit's where x is clamped) is recorded as a masked
+// product that is exactly 0 there, also where the unmasked expression is infinite;
+// reciprocals taken as 0 at a singular point (angle, sgn, atan2, hypot at the
+// origin) are recorded through 1/x with 0 at 0, whose derivatives are 0 there too.
+// Where a masked expression is infinite, the recorded pullback still equals
+// Pullback, but its own derivatives may be NaN where the hand-written
+// second-order rule has PyTorch's finite value (as with a double torch.where): pow
+// at a = 0, xlogy and xlog1py at a = 0 with b <= 0 (b <= -1), logit at a clamped
+// x of 0 or 1. At x = 0, where i0e and i1e have a kink, the recorded second
+// derivative of i0e takes sign(0) = 0 where the second-order rule takes the
+// one-sided value. The derivatives of polygamma and mvlgamma go up to psi^(168)
+// (PolygammaOp's bound on n): recording one beyond is an error wrapping
+// chainrules.ErrInvalidArgument.
+//
+// An op built by Unary or Binary without Deriv, VJP or Partials for the mode of its
+// input has a rule without RecordPullback: a recorded sweep through it returns an
+// *chainrules.OrderError naming the op and the order (2 for an op the program
+// recorded, 3 for one that a recorded sweep recorded). Deriv serves the Real and
+// (holomorphic) Complex definitions; a ComplexToReal or Wirtinger definition needs a
+// VJP. No op of the package is in that case.
 //
 // # Errors
 //

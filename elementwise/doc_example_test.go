@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -42,4 +43,37 @@ func ExampleUnary_softplus() {
 	fmt.Println("rules verified:", err == nil)
 	// Output:
 	// rules verified: true
+}
+
+// The package documentation's cube, whose derivative is an expression of ops, so
+// that recorded backward sweeps (GradGraph) differentiate it to any order.
+func ExampleUnary_deriv() {
+	cube := elementwise.Unary("cube", elementwise.UnarySpec{
+		Real: elementwise.Func1[float64]{
+			F:  func(x float64) float64 { return x * x * x },
+			D1: func(x, _ float64) float64 { return 3 * x * x },
+			D2: func(x, _ float64) float64 { return 6 * x },
+		},
+		Deriv: func(r cr.Recorder[*tensor.Dense], x, _ cr.NodeID) (cr.NodeID, error) {
+			return r.Apply(elementwise.ScaleOp(3), r.Apply(elementwise.SquareOp, x)), nil // 3x²
+		},
+	})
+	tape := core.NewTape[*tensor.Dense](tensor.Space{})
+	x := tape.Leaf(tensor.Scalar(2))
+	d := tape.Apply(cube, x)
+	for order := 1; order <= 4; order++ {
+		g, err := tape.GradGraph(d, x) // the derivative of d, recorded on the tape
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
+		d = g[0]
+		v, _ := tape.Value(d)
+		fmt.Printf("order %d: %g\n", order, v.Float64s()[0])
+	}
+	// Output:
+	// order 1: 12
+	// order 2: 12
+	// order 3: 6
+	// order 4: 0
 }

@@ -138,7 +138,7 @@ func CeluAlphaOp(alpha float64) cr.Op[*tensor.Dense] {
 // eluSpec is PyTorch's elu kernel: y = scale x for x > 0 and
 // scale alpha (e^(in x) - 1) for x <= 0.
 func eluSpec(alpha, scale, in float64) UnarySpec {
-	return UnarySpec{Real: Func1[float64]{
+	return UnarySpec{Deriv: eluDeriv(alpha, scale, in), Real: Func1[float64]{
 		F: func(x float64) float64 {
 			if x > 0 {
 				return scale * x
@@ -164,7 +164,7 @@ func eluSpec(alpha, scale, in float64) UnarySpec {
 // y' = 0 and 1. The op name is "hardshrink".
 func HardshrinkLambdaOp(lambd float64) cr.Op[*tensor.Dense] {
 	inside := func(x float64) bool { return x >= -lambd && x <= lambd }
-	return Unary("hardshrink", UnarySpec{Real: Func1[float64]{
+	return Unary("hardshrink", piecewiseLinear("hardshrink", UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 {
 			if inside(x) {
 				return 0
@@ -172,7 +172,7 @@ func HardshrinkLambdaOp(lambd float64) cr.Op[*tensor.Dense] {
 			return x
 		},
 		D1: func(x, _ float64) float64 { return float01(!inside(x)) },
-		D2: zero[float64]}})
+		D2: zero[float64]}}))
 }
 
 // SoftshrinkLambdaOp returns the op of PyTorch's softshrink(x, lambd): y = x - lambd
@@ -183,7 +183,7 @@ func SoftshrinkLambdaOp(lambd float64) cr.Op[*tensor.Dense] {
 	if lambd < 0 || lambd != lambd {
 		return cr.FailOp[*tensor.Dense]("softshrink", cr.Errorf(cr.ErrInvalidArgument, "softshrink: lambda must be >= 0, got %v", lambd))
 	}
-	return Unary("softshrink", UnarySpec{Real: Func1[float64]{
+	return Unary("softshrink", piecewiseLinear("softshrink", UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 {
 			switch {
 			case x > lambd:
@@ -196,7 +196,7 @@ func SoftshrinkLambdaOp(lambd float64) cr.Op[*tensor.Dense] {
 			return 0
 		},
 		D1: func(x, _ float64) float64 { return float01(x > lambd || x < -lambd) },
-		D2: zero[float64]}})
+		D2: zero[float64]}}))
 }
 
 // HardtanhRangeOp returns the op of PyTorch's hardtanh(x, min_val, max_val):
@@ -207,7 +207,7 @@ func HardtanhRangeOp(minVal, maxVal float64) cr.Op[*tensor.Dense] {
 }
 
 func hardtanhSpec(lo, hi float64) UnarySpec {
-	return UnarySpec{Real: Func1[float64]{
+	return piecewiseLinear("hardtanh", UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 {
 			if x != x {
 				return x
@@ -215,7 +215,7 @@ func hardtanhSpec(lo, hi float64) UnarySpec {
 			return math.Min(math.Max(x, lo), hi)
 		},
 		D1: func(x, _ float64) float64 { return float01(x > lo && x < hi) },
-		D2: zero[float64]}}
+		D2: zero[float64]}})
 }
 
 // RreluBoundsOp returns the op of PyTorch's rrelu(x, lower, upper) in evaluation
@@ -223,7 +223,7 @@ func hardtanhSpec(lo, hi float64) UnarySpec {
 // "rrelu".
 func RreluBoundsOp(lower, upper float64) cr.Op[*tensor.Dense] {
 	slope := (lower + upper) / 2
-	return Unary("rrelu", UnarySpec{Real: Func1[float64]{
+	return Unary("rrelu", piecewiseLinear("rrelu", UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 {
 			if x > 0 {
 				return x
@@ -236,14 +236,14 @@ func RreluBoundsOp(lower, upper float64) cr.Op[*tensor.Dense] {
 			}
 			return slope
 		},
-		D2: zero[float64]}})
+		D2: zero[float64]}}))
 }
 
 // ThresholdOp returns the op of PyTorch's threshold(x, threshold, value): y = x for
 // x > threshold and value otherwise; y' = 1 for x > threshold and 0 otherwise,
 // y" = 0. The op name is "threshold".
 func ThresholdOp(threshold, value float64) cr.Op[*tensor.Dense] {
-	return Unary("threshold", UnarySpec{Real: Func1[float64]{
+	return Unary("threshold", piecewiseLinear("threshold", UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 {
 			if x > threshold || x != x {
 				return x
@@ -251,7 +251,7 @@ func ThresholdOp(threshold, value float64) cr.Op[*tensor.Dense] {
 			return value
 		},
 		D1: func(x, _ float64) float64 { return float01(x > threshold) },
-		D2: zero[float64]}})
+		D2: zero[float64]}}))
 }
 
 func hardsigmoid(x float64) float64 {
@@ -395,7 +395,7 @@ func (preluOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.De
 	if err != nil {
 		return nil, err
 	}
-	return &preluRule{inner: rule.(*binaryRule), wShape: slices.Clone(w.Shape()), view: view}, nil
+	return &preluRule{inner: binaryRuleOf(rule), wShape: slices.Clone(w.Shape()), view: view}, nil
 }
 
 type preluRule struct {

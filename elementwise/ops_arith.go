@@ -60,7 +60,7 @@ func SubAlpha(a, b *tensor.Dense, alpha complex128) (*tensor.Dense, error) {
 // as a + (-alpha) b, which PyTorch's sub also gives: negation is exact).
 func axpbySpec(s float64, alpha complex128) BinarySpec {
 	cb := complex(s, 0) * alpha
-	spec := BinarySpec{Complex: axpby(s, alpha, cb)}
+	spec := BinarySpec{Complex: axpby(s, alpha, cb), VJP: axpbyVJP(cb)}
 	if imag(alpha) == 0 {
 		spec.Real = axpby(s, real(alpha), real(cb))
 	}

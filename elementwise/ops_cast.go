@@ -60,7 +60,8 @@ func Polar(abs, angle *tensor.Dense) (*tensor.Dense, error) {
 // "fill".
 func FillOp(value complex128) cr.Op[*tensor.Dense] {
 	spec := UnarySpec{Complex: Func1[complex128]{
-		F: func(complex128) complex128 { return value }, D1: zero[complex128], D2: zero[complex128]}}
+		F: func(complex128) complex128 { return value }, D1: zero[complex128], D2: zero[complex128]},
+		Deriv: zeroDeriv}
 	if imag(value) == 0 {
 		re := real(value)
 		spec.Real = Func1[float64]{F: func(float64) float64 { return re }, D1: zero[float64], D2: zero[float64]}

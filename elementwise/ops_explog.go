@@ -101,7 +101,7 @@ func LogitEpsOp(eps float64) cr.Op[*tensor.Dense] {
 		}
 		return 0, false
 	}
-	return Unary("logit", UnarySpec{Real: Func1[float64]{
+	return Unary("logit", UnarySpec{Deriv: logitDeriv(eps), Real: Func1[float64]{
 		F: func(x float64) float64 {
 			if clamp {
 				x = math.Min(math.Max(x, eps), 1-eps)
@@ -143,7 +143,7 @@ func scaledNegInvX2[T tensor.Element](c T) func(x, y T) T {
 // linearSpec is y = c x on float64.
 func linearSpec(c float64) UnarySpec {
 	return UnarySpec{Real: Func1[float64]{F: func(x float64) float64 { return c * x },
-		D1: func(_, _ float64) float64 { return c }, D2: zero[float64]}}
+		D1: func(_, _ float64) float64 { return c }, D2: zero[float64]}, VJP: scaleVJP(complex(c, 0))}
 }
 
 // sincSmall is the bound on |u| = |pi x| below which sinc's derivatives come from

@@ -108,7 +108,7 @@ func RoundDecimals(x *tensor.Dense, decimals int) (*tensor.Dense, error) {
 // y' = 1 where x is finite and 0 elsewhere, y" = 0. float64 only; the op name is
 // "nan_to_num".
 func NanToNumValuesOp(nan, posinf, neginf float64) cr.Op[*tensor.Dense] {
-	return Unary("nan_to_num", UnarySpec{Real: Func1[float64]{
+	return Unary("nan_to_num", piecewiseLinear("nan_to_num", UnarySpec{Real: Func1[float64]{
 		F: func(x float64) float64 {
 			switch {
 			case x != x:
@@ -126,7 +126,7 @@ func NanToNumValuesOp(nan, posinf, neginf float64) cr.Op[*tensor.Dense] {
 			}
 			return 1
 		},
-		D2: zero[float64]}})
+		D2: zero[float64]}}))
 }
 
 // NanToNumValues returns NanToNumValuesOp(nan, posinf, neginf) of x in a fresh tensor.
@@ -137,7 +137,7 @@ func NanToNumValues(x *tensor.Dense, nan, posinf, neginf float64) (*tensor.Dense
 // piecewiseConstant is the spec of a float64 function whose derivatives are taken as
 // 0 everywhere.
 func piecewiseConstant(f func(float64) float64) UnarySpec {
-	return UnarySpec{Real: Func1[float64]{F: f, D1: zero[float64], D2: zero[float64]}}
+	return UnarySpec{Real: Func1[float64]{F: f, D1: zero[float64], D2: zero[float64]}, Deriv: zeroDeriv}
 }
 
 // frac is x - trunc x; NaN and ±Inf give NaN, as in PyTorch.

@@ -122,7 +122,8 @@ func PolygammaOp(n int) cr.Op[*tensor.Dense] {
 		return cr.FailOp[*tensor.Dense](name, cr.Errorf(cr.ErrInvalidArgument, "polygamma: n must be in [0, 168], got %d", n))
 	}
 	return Unary(name, UnarySpec{Real: Func1[float64]{
-		F: func(x float64) float64 { return polygamma(n, x) }, D1: polygammaD(n + 1), D2: polygammaD(n + 2)}})
+		F: func(x float64) float64 { return polygamma(n, x) }, D1: polygammaD(n + 1), D2: polygammaD(n + 2)},
+		Deriv: polygammaDeriv(n)})
 }
 
 // Polygamma returns PolygammaOp(n) of x in a fresh tensor.
@@ -140,7 +141,8 @@ func MvlgammaOp(p int) cr.Op[*tensor.Dense] {
 	return Unary("mvlgamma", UnarySpec{Real: Func1[float64]{
 		F:  func(x float64) float64 { return mvlgamma(p, x) },
 		D1: func(x, _ float64) float64 { return mvpolygamma(0, p, x) },
-		D2: func(x, _ float64) float64 { return mvpolygamma(1, p, x) }}})
+		D2: func(x, _ float64) float64 { return mvpolygamma(1, p, x) }},
+		Deriv: mvpolygammaDeriv(0, p)})
 }
 
 // Mvlgamma returns MvlgammaOp(p) of x in a fresh tensor.

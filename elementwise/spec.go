@@ -70,6 +70,44 @@ type UnarySpec struct {
 	// function with a complex parameter (y = a x with complex a). The float64 input
 	// then receives the real part of its cotangent.
 	Promote bool
+
+	// Deriv, if set, records the derivative f'(x) with ops, as an expression of
+	// the input node x and the output node y (JAX's defjvp, ChainRules'
+	// @scalar_rule): sin' = cos(x), exp' = y, tanh' = 1 - y². The op's rule then
+	// records its pullback
+	//
+	//	xbar = conj(f'(x)) ybar
+	//
+	// with ConjOp and MulOp (and RealOp for a promoted float64 input), which a
+	// recorded backward sweep (core.Tape.GradGraph) differentiates again: the op
+	// has derivatives of every order that the ops of the expression have. Deriv is
+	// used for the Real and Complex definitions (not for ComplexToReal and
+	// Wirtinger, which have no single derivative: see VJP). The result must have
+	// x's shape or broadcast to it (a scalar is fine), and the dtype of the
+	// function's values, float64 for Real and float64 or complex128 for Complex.
+	// The zero NodeID means that f' is 0 everywhere (a piecewise-constant
+	// function such as floor): the pullback is then the zero cotangent. Ops
+	// applied through r report their errors through r.Err, which the rule checks;
+	// Deriv returns an error of its own only for what r cannot report. Deriv must
+	// agree with Real.D1 and Complex.D1, and its own derivative with D2.
+	Deriv func(r cr.Recorder[*tensor.Dense], x, y cr.NodeID) (cr.NodeID, error)
+	// VJP, if set, records the pullback xbar = J^* ybar itself with ops, from the
+	// nodes of the input x, the output y and the output cotangent ybar, for the
+	// modes Deriv does not cover: the ComplexToReal and Wirtinger definitions
+	// (abs on complex128 records xbar = ybar sgn(x)), and the Real and Complex
+	// ones when Deriv is nil (a linear op's pullback is an op: scale's is scale by
+	// conj(a)). The result must have x's shape; a complex128 result for a float64
+	// x is replaced by its real part. The zero NodeID is the zero cotangent.
+	//
+	// With neither Deriv nor VJP for the mode of its input, the op's rule does not
+	// implement chainrules.PullbackRecorder, so that a recorded sweep through it
+	// fails with an *chainrules.OrderError naming the op and the order.
+	VJP func(r cr.Recorder[*tensor.Dense], x, y, ybar cr.NodeID) (cr.NodeID, error)
+}
+
+// records reports whether the rule of the op in mode m records its pullback.
+func (s *UnarySpec) records(m unaryMode) bool {
+	return s.VJP != nil || (s.Deriv != nil && (m == modeReal || m == modeHolo))
 }
 
 // Unary returns the elementwise op y = f(x) named name (its registry key), defined by
@@ -101,6 +139,12 @@ type UnarySpec struct {
 //	xbar    = conj(f_z) ybar + f_zbar conj(ybar)
 //	xbardot = conj(f_z) ybardot + f_zbar conj(ybardot)
 //	          + conj(f_zz xdot + f_zzbar conj(xdot)) ybar + (f_zzbar xdot + f_zbarzbar conj(xdot)) conj(ybar)
+//
+// With spec.Deriv (or spec.VJP) for the mode of its input, the rule also records
+// its pullback with ops (chainrules.PullbackRecorder), which makes the op
+// differentiable to any order by recorded backward sweeps; without, such a sweep
+// through it fails with an *chainrules.OrderError (see Derivatives of any order in
+// the package doc).
 //
 // Input of a dtype spec does not define, and a spec that is incomplete (F without D1
 // or D2, two complex definitions, an empty name), make Apply return an error
@@ -206,10 +250,38 @@ type BinarySpec struct {
 	// an error. It excludes Real and Complex.
 	RealToComplex RealToComplex
 
+	// Partials, if set, records the partial derivatives f_a and f_b with ops, as
+	// expressions of the operand nodes a, b and the output node y (mul's are b
+	// and a), the binary form of UnarySpec.Deriv. The op's rule then records its
+	// pullback
+	//
+	//	abar = SumTo(conj(f_a) ybar, shape(a)),  bbar = SumTo(conj(f_b) ybar, shape(b))
+	//
+	// with ConjOp, MulOp, a sum over the broadcast axes (a linear op, whose
+	// adjoint broadcasts) and RealOp for a float64 operand of a complex result,
+	// which makes the op differentiable to every order its partials' ops reach.
+	// Each partial must broadcast to the output's shape; the zero NodeID means a
+	// partial that is 0 everywhere. Errors are as for UnarySpec.Deriv.
+	Partials func(r cr.Recorder[*tensor.Dense], a, b, y cr.NodeID) (fa, fb cr.NodeID, err error)
+	// VJP, if set, records the cotangents conj(f_a) ybar and conj(f_b) ybar
+	// themselves (before the sums over broadcast axes, which the rule adds, as it
+	// takes the real part for a float64 operand of a complex result), in place of
+	// Partials: for ops linear in their operands, whose cotangents are ops of
+	// ybar (sub's are ybar and -ybar). Each must have the output's shape or the
+	// operand's; the zero NodeID is a zero cotangent.
+	//
+	// With neither, the op's rule does not implement
+	// chainrules.PullbackRecorder, and a recorded sweep through it fails with an
+	// *chainrules.OrderError.
+	VJP func(r cr.Recorder[*tensor.Dense], a, b, y, ybar cr.NodeID) (ga, gb cr.NodeID, err error)
+
 	// sum marks add, f(a, b) = a + b, whose pullback passes ybar on to both
 	// operands (see passThrough).
 	sum bool
 }
+
+// records reports whether the rule of the op records its pullback.
+func (s *BinarySpec) records() bool { return s.VJP != nil || s.Partials != nil }
 
 // Binary returns the elementwise op y = f(a, b) named name (its registry key),
 // defined by spec. The operands broadcast like NumPy's (tensor.BroadcastShapes;
@@ -228,7 +300,9 @@ type BinarySpec struct {
 // in Unary). For a RealToComplex f the same formulas hold with real adot and bdot,
 // and each operand's cotangent and its tangent are the real parts of those above
 // (Re(conj(f_a) ybar) is the adjoint of adot -> f_a adot under Re<a, b>).
-// The rule keeps a, b and y and evaluates the partials when called.
+// The rule keeps a, b and y and evaluates the partials when called. With
+// spec.Partials (or spec.VJP) it also records its pullback with ops, as Unary's
+// does with UnarySpec.Deriv.
 // Input of a dtype spec does not define, and an incomplete spec, make Apply return an
 // error wrapping chainrules.ErrInvalidArgument; no user input makes the op panic.
 func Binary(name string, spec BinarySpec) cr.Op[*tensor.Dense] {

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mathext"
+
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // Scalar special functions behind ops_special.go.
@@ -270,4 +272,110 @@ func ndtri(p float64) float64 {
 		return math.NaN()
 	}
 	return mathext.NormalQuantile(p)
+}
+
+// besselIn returns the modified Bessel function of the first kind I_n(x) of integer
+// order n (I_-n = I_n), or e^-|x| I_n(x) if scaled: the orders above 1 that the
+// derivatives of i0, i1, i0e and i1e reach. It sums the power series
+// sum_k (x/2)^(2k+n)/(k! (k+n)!) (all terms of one sign, so no cancellation) where
+// the asymptotic expansion of besselI is not accurate, |x| <= 30 or |x| <= n², and
+// uses that expansion beyond.
+func besselIn(n int, x float64, scaled bool) float64 {
+	if n < 0 {
+		n = -n
+	}
+	ax := math.Abs(x)
+	var v float64
+	switch {
+	case x != x:
+		return x
+	case math.IsInf(x, 0):
+		v = math.Inf(1)
+		if scaled {
+			v = 0
+		}
+	case ax > besselSeries && ax > float64(n)*float64(n):
+		mu := 4 * float64(n) * float64(n)
+		s, t := 1.0, 1.0
+		for k := 1; k < 200; k++ {
+			next := -t * (mu - float64((2*k-1)*(2*k-1))) / (float64(k) * 8 * ax)
+			if math.Abs(next) >= math.Abs(t) {
+				break
+			}
+			t = next
+			s += t
+			if math.Abs(t) < 1e-17*math.Abs(s) {
+				break
+			}
+		}
+		v = s / math.Sqrt(2*math.Pi*ax)
+		if !scaled {
+			v *= math.Exp(ax)
+		}
+	default:
+		h := ax / 2
+		t := 1.0
+		for i := 1; i <= n; i++ {
+			t *= h / float64(i)
+		}
+		q := h * h
+		for k := 0; k < 2000 && t != 0; k++ {
+			v += t
+			t *= q / (float64(k+1) * float64(k+1+n))
+			if t < 1e-17*v {
+				v += t
+				break
+			}
+		}
+		if scaled {
+			v *= math.Exp(-ax)
+		}
+	}
+	if x < 0 && n%2 == 1 {
+		v = -v
+	}
+	return v
+}
+
+// sincG returns g_n(u) = d^n/du^n sin(u)/u (g_0 = sin(u)/u, 1 at 0), the
+// derivatives of sinc: by its Taylor series
+// sum_(2k >= n) (-1)^k (2k)!/((2k-n)! (2k+1)!) u^(2k-n) for |u| < 1.5 + n/4, and
+// beyond by Leibniz's rule on sin(u) u^-1,
+// sum_(k<=n) n!/(n-k)! (-1)^k sin(u + (n-k) pi/2)/u^(k+1), each where the other
+// cancels more. abs and sincos are those of the element type.
+func sincG[T tensor.Element](n int, u T, abs func(T) float64, sincos func(T) (T, T)) T {
+	if abs(u) < 1.5+float64(n)/4 {
+		k0 := (n + 1) / 2
+		term := ofReal[T](1 / float64(2*k0+1))
+		if k0%2 == 1 {
+			term = -term
+		}
+		if 2*k0-n == 1 {
+			term *= u
+		}
+		sum, u2 := term, u*u
+		for k := k0; k < k0+200; k++ {
+			term *= -u2 * ofReal[T](float64(2*k+1)/(float64(2*k+2-n)*float64(2*k+1-n)*float64(2*k+3)))
+			sum += term
+			if abs(term) <= 1e-17*abs(sum) {
+				break
+			}
+		}
+		return sum
+	}
+	s, c := sincos(u)
+	trig := [4]T{s, c, -s, -c} // sin(u + m pi/2)
+	inv := 1 / u
+	var sum T
+	coef, p := 1.0, inv
+	for k := 0; k <= n; k++ {
+		t := ofReal[T](coef) * trig[(n-k)%4] * p
+		if k%2 == 1 {
+			t = -t
+		}
+		sum += t
+		coef *= float64(n - k)
+		p *= inv
+	}
+	return sum
 }

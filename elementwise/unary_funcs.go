@@ -292,7 +292,7 @@ var identity = Func1[float64]{F: func(x float64) float64 { return x }, D1: one[f
 // y = log(1 + e^(beta x))/beta, and y = x where beta x > threshold.
 func softplusSpec(beta, threshold float64) UnarySpec {
 	lin := func(x float64) bool { return x*beta > threshold }
-	return UnarySpec{Real: Func1[float64]{
+	return UnarySpec{Deriv: softplusDeriv(beta, threshold), Real: Func1[float64]{
 		F: func(x float64) float64 {
 			if lin(x) {
 				return x
@@ -335,7 +335,8 @@ func scaleSpec(a complex128) UnarySpec {
 			D1: func(_, _ float64) float64 { return ar }, D2: zero[float64]},
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return a * z },
 			D1: func(_, _ complex128) complex128 { return a }, D2: zero[complex128]},
-		Promote: imag(a) != 0}
+		Promote: imag(a) != 0,
+		VJP:     scaleVJP(a)}
 }
 
 // shiftSpec is y = x + b, computed in complex128 for complex b.
@@ -344,7 +345,8 @@ func shiftSpec(b complex128) UnarySpec {
 	return UnarySpec{
 		Real:    Func1[float64]{F: func(x float64) float64 { return x + br }, D1: one[float64], D2: zero[float64]},
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return z + b }, D1: one[complex128], D2: zero[complex128]},
-		Promote: imag(b) != 0}
+		Promote: imag(b) != 0,
+		VJP:     passVJPSpec}
 }
 
 // powScalarSpec is y = x^p, y' = p x^(p-1), y" = p (p-1) x^(p-2), with the
@@ -352,7 +354,8 @@ func shiftSpec(b complex128) UnarySpec {
 // never multiplies a zero (PyTorch does the same for p = 0). It is computed in
 // complex128 for complex p.
 func powScalarSpec(p complex128) UnarySpec {
-	return UnarySpec{Real: powScalar(real(p), math.Pow), Complex: powScalar(p, cmplx.Pow), Promote: imag(p) != 0}
+	return UnarySpec{Real: powScalar(real(p), math.Pow), Complex: powScalar(p, cmplx.Pow), Promote: imag(p) != 0,
+		Deriv: powScalarDeriv(p)}
 }
 
 // powScalar is y = x^p on one element type, with its pow (math's, or cmplx's

@@ -56,6 +56,7 @@ W = [
     ("svdvals 512", "./linalg", "BenchmarkOps/svd/forward", "linalg.svdvals", "torch", "s"),
     ("svdvals 512 fwd+bwd", "./linalg", "BenchmarkOps/svd/backward", "linalg.svdvals.grad", "torch", "s"),
     ("scalar chain, 100,002 ops, record+backward", "./core", "BenchmarkScalarChain", "scalar.chain", "torch 0-d tensors", "s"),
+    ("PINN loss gradient, 2-32-32-1 tanh, 1024 points", "./examples/pinn", "BenchmarkLossGradient", "pinn.gradient", "torch create_graph", "s"),
 ]
 
 

@@ -192,11 +192,43 @@ def scalar_chain():
     bench("scalar.chain", chain)
 
 
+def pinn():
+    """The loss gradient of examples/pinn: a 2-32-32-1 tanh network, the Laplacian at
+    1024 interior points from two create_graph gradients, u at 256 boundary points."""
+    if ONLY and not any(p.startswith("pinn") or "pinn".startswith(p) for p in ONLY):
+        return
+    widths = [2, 32, 32, 1]
+    Ws = []
+    for i in range(3):
+        a = (6 / (widths[i] + widths[i + 1])) ** 0.5
+        Ws.append((torch.rand(widths[i], widths[i + 1], dtype=f64) * 2 - 1).mul(a).requires_grad_())
+        Ws.append(torch.zeros(widths[i + 1], dtype=f64, requires_grad=True))
+    P = torch.rand(1024, 2, dtype=f64)
+    Q = torch.rand(256, 2, dtype=f64)
+    f = 2 * torch.pi ** 2 * torch.sin(torch.pi * P[:, 0]) * torch.sin(torch.pi * P[:, 1])
+
+    def net(X):
+        h = torch.tanh(X @ Ws[0] + Ws[1])
+        h = torch.tanh(h @ Ws[2] + Ws[3])
+        return h @ Ws[4] + Ws[5]
+
+    def step():
+        X = P.clone().requires_grad_()
+        g, = torch.autograd.grad(net(X).sum(), X, create_graph=True)
+        uxx, = torch.autograd.grad(g[:, 0].sum(), X, create_graph=True)
+        uyy, = torch.autograd.grad(g[:, 1].sum(), X, create_graph=True)
+        r = uxx[:, 0] + uyy[:, 1] + f
+        loss = (r ** 2).mean() + (net(Q) ** 2).mean()
+        return torch.autograd.grad(loss, Ws)
+
+    bench("pinn.gradient", step)
+
+
 config = {"python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
           "torch_threads": torch.get_num_threads(), "openblas": openblas(),
           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
 print("# peers:", json.dumps(config), flush=True)
-for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, linalg, scalar_chain):
+for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, linalg, scalar_chain, pinn):
     section()
 with open(args.json, "w") as fh:
     json.dump({"config": config, "results": RESULTS}, fh, indent=1)

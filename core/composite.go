@@ -432,24 +432,28 @@ func (r *compositeRule[V]) RecordPullback(rec cr.Recorder[V], x, _, ybar []cr.No
 	if len(outs) != r.c.nout {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: body returned %d outputs, want %d", r.c.name, len(outs), r.c.nout)
 	}
-	var os, seeds []cr.NodeID
+	var os, seeds, wrt []cr.NodeID
 	for m, id := range outs {
 		if ybar[m].Valid() {
 			os, seeds = append(os, id), append(seeds, ybar[m])
 		}
 	}
+	var pos []int // the inputs that get a cotangent: those that require gradients
+	for k, id := range x {
+		if r.leaf[k] && t.RequiresGrad(id) {
+			wrt, pos = append(wrt, id), append(pos, k)
+		}
+	}
 	xbar := make([]cr.NodeID, len(x))
-	if len(os) == 0 {
+	if len(os) == 0 || len(wrt) == 0 {
 		return xbar, nil
 	}
-	g, err := t.gradGraph(os, seeds, x, true)
+	g, err := t.gradGraph(os, seeds, wrt, true)
 	if err != nil {
 		return nil, err
 	}
-	for k := range xbar {
-		if r.leaf[k] {
-			xbar[k] = g[k]
-		}
+	for j, k := range pos {
+		xbar[k] = g[j]
 	}
 	return xbar, nil
 }

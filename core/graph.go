@@ -87,6 +87,12 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 		if err != nil {
 			return nil, fmt.Errorf("recorded backward: wrt %d: %w", k, err)
 		}
+		if t.at(i).flags&flagRequires == 0 {
+			// Ops applied to it may have skipped its cotangent (chainrules.MaskedOp):
+			// a zero here would be silently wrong.
+			return nil, &cr.OpError{Op: t.nameOf(i), Node: w, Phase: "recorded backward", Err: cr.Errorf(cr.ErrInvalidArgument,
+				"wrt %d does not require gradients (no leaf influences it): record it with Leaf to differentiate with respect to it", k)}
+		}
 		want[k] = i
 		isWant[i] = true
 	}

@@ -43,8 +43,14 @@ func WithRegistry(reg *cr.Registry[*tensor.Dense]) Transforms { return Transform
 // defaults are the transforms of the package-level functions.
 func defaults() Transforms { return WithRegistry(ops.Default()) }
 
-// record runs f on a fresh tape whose leaves are x.
+// record runs f on a fresh tape whose leaves are x. Called from inside a function
+// that another transform is recording on the same goroutine, it returns ErrNested.
 func (tr Transforms) record(f Func, x []*tensor.Dense) (*Tape, []cr.NodeID, cr.NodeID, error) {
+	leave, err := enterRecording()
+	defer leave()
+	if err != nil {
+		return nil, nil, 0, err
+	}
 	t := core.NewTape[*tensor.Dense](tensor.Space{}).UseRegistry(tr.reg)
 	ids := make([]cr.NodeID, len(x))
 	for i, xi := range x {

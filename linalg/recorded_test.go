@@ -27,10 +27,9 @@ import (
 // package nn's): the recorded VJP equals Pullback; its derivative by the ordinary
 // sweeps equals the second-order rule; a third derivative by forward over reverse
 // through it matches finite differences; and a recorded sweep of the recorded VJP
-// (order 3) gives today the *cr.OrderError that order3 names: the recorded
-// pullbacks use elementwise ops and einsum, which have no recorded pullback of their
-// own on main yet. When they do, order3 becomes "" (or the next op missing one) and
-// the values are checked instead. Small matrices only (at most 5x5).
+// (order 3) matches the same derivatives (order3 would name an op that stops it
+// with a *cr.OrderError: none does, since every op these pullbacks use records its
+// own). Small matrices only (at most 5x5).
 
 func TestRecordedPullbacks(t *testing.T) {
 	reg := cr.NewRegistry[*tensor.Dense]()
@@ -54,16 +53,12 @@ func TestRecordedPullbacks(t *testing.T) {
 		orderAt     int
 	}{
 		// B's recorded cotangent is a solve_triangular of Xbar (summed over
-		// broadcast dims): all recorded, for real input; complex input conjugates
-		// A with elementwise.ConjOp.
-		{"solve_triangular", []string{"neg", ""}, []string{"neg", "conj"}, 3},
-		{"cholesky", []string{"scale"}, []string{"scale"}, 3},
+		// broadcast dims); complex input conjugates A with elementwise.ConjOp.
+		{"solve_triangular", []string{}, []string{}, 3},
+		{"cholesky", []string{}, []string{}, 3},
 		// A composite of two solve_triangular, which GradGraph differentiates
-		// since solve_triangular records its pullback; its body is one level
-		// deeper than the op, so the order that stops is 4. Complex input is not
-		// differentiable by GradGraph at all yet: the body conjugates L with
-		// elementwise.ConjOp, which has no recorded pullback (order 3).
-		{"cholesky_solve", []string{"", "neg"}, nil, 4},
+		// since solve_triangular records its pullback.
+		{"cholesky_solve", []string{}, []string{}, 4},
 	} {
 		e, ok := reg.Lookup(f.family)
 		require.True(t, ok, f.family)
@@ -96,7 +91,7 @@ func TestRecordedPullbacks(t *testing.T) {
 			}
 			for _, outs := range f.outs {
 				cases = append(cases, recCase{name: fmt.Sprintf("%s/%s outputs %v", f.family, s.Name, outs), op: s.Op,
-					inputs: s.Inputs, outs: outs, order3: []string{einsum.Name}})
+					inputs: s.Inputs, outs: outs, order3: nil})
 			}
 		}
 	}
@@ -105,12 +100,12 @@ func TestRecordedPullbacks(t *testing.T) {
 	herm := hermitian(rng, 2, 3, 3)
 	a := tensor.RandN(rng, tensor.Complex128, 4, 3)
 	cases = append(cases,
-		recCase{name: "eigh/complex128 w", op: linalg.EighOp(), inputs: in(herm), outs: []int{0}, order3: []string{einsum.Name}},
+		recCase{name: "eigh/complex128 w", op: linalg.EighOp(), inputs: in(herm), outs: []int{0}, order3: nil},
 		recCase{name: "eigh/complex128 V, phase-invariant cotangent", op: linalg.EighOp(), inputs: in(herm), outs: []int{1},
-			seed: func(ys []*tensor.Dense, w *tensor.Dense) *tensor.Dense { return gaugeFree(ys[1], w) }, order3: []string{einsum.Name}},
-		recCase{name: "svd/complex128 S", op: linalg.SVDOp(), inputs: in(a), outs: []int{1}, order3: []string{einsum.Name}},
+			seed: func(ys []*tensor.Dense, w *tensor.Dense) *tensor.Dense { return gaugeFree(ys[1], w) }, order3: nil},
+		recCase{name: "svd/complex128 S", op: linalg.SVDOp(), inputs: in(a), outs: []int{1}, order3: nil},
 		recCase{name: "svd/complex128 U, phase-invariant cotangent", op: linalg.SVDOp(), inputs: in(a), outs: []int{0},
-			seed: func(ys []*tensor.Dense, w *tensor.Dense) *tensor.Dense { return gaugeFree(ys[0], w) }, order3: []string{einsum.Name}},
+			seed: func(ys []*tensor.Dense, w *tensor.Dense) *tensor.Dense { return gaugeFree(ys[0], w) }, order3: nil},
 	)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkRecorded(t, rng, c) })
@@ -136,24 +131,6 @@ func TestRecordedEighRepeatedEigenvalues(t *testing.T) {
 		require.False(t, math.IsNaN(v))
 	}
 	requireNear(t, want, got, 1e-14, "recorded eigenvalue gradient")
-}
-
-// cholesky_solve is a composite whose body conjugates L for complex input with
-// elementwise.ConjOp, which has no recorded pullback on main yet: GradGraph through
-// it stops there (order 3: the body is recorded one level deeper than the op). Flip
-// this when conj records its pullback.
-func TestRecordedCholeskySolveComplex(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	l, err := linalg.Cholesky(hermitianPD(rng, 3), false)
-	require.NoError(t, err)
-	tp := core.NewTape[*tensor.Dense](tensor.Space{})
-	b, lx := tp.Leaf(tensor.RandN(rng, tensor.Complex128, 3, 2)), tp.Leaf(l)
-	y := tp.Apply(linalg.CholeskySolveOp(false), b, lx)
-	_, err = tp.GradGraphSeed(y, tp.Constant(tensor.RandN(rng, tensor.Complex128, 3, 2)), b, lx)
-	var oe *cr.OrderError
-	require.ErrorAs(t, err, &oe)
-	require.Equal(t, "conj", oe.Op)
-	require.Equal(t, 3, oe.Order)
 }
 
 // hermitian returns a batch of random Hermitian matrices.

@@ -13,7 +13,7 @@
 //	nn                                            ops built on core and the primitive ops
 //	linalg                                        ops built on core, the primitive ops and nn
 //	ops                                           the registry of every built-in op family
-//	hvp                                           transforms (ops, and nn for Gauss-Newton)
+//	hvp                                           transforms (ops; nn for Gauss-Newton; elementwise, reduce for nesting)
 //	testing/ruletest   testing/oracle             checkers (chainrules, core; oracle: tensor)
 //	examples/...                                  programs: anything
 //

@@ -34,7 +34,7 @@ var allowed = map[string][]string{
 	"nn":                             append([]string{"chainrules", "core", "tensor", "internal/vmath"}, primitive...),
 	"linalg":                         append([]string{"chainrules", "core", "tensor", "nn"}, primitive...),
 	"ops":                            append([]string{"chainrules", "tensor", "nn", "linalg"}, primitive...),
-	"hvp":                            {"chainrules", "core", "tensor", "ops", "nn"}, // nn: the losses of the Gauss-Newton products
+	"hvp":                            {"chainrules", "core", "tensor", "ops", "nn", "elementwise", "reduce"}, // nn: the losses of the Gauss-Newton products; elementwise, reduce: the inner products of the nested transforms
 	"testing/ruletest":               {"chainrules", "core"},
 	"testing/oracle":                 {"chainrules", "core", "tensor"},
 	"testing/oracle/internal/vendor": nil,

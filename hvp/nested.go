@@ -67,8 +67,9 @@ func GradOf(f Func) FuncN {
 // for directions v shaped like x (nodes too, so they may depend on leaves). It
 // transposes a recorded vector-Jacobian product (the double-VJP construction: with
 // g(u) = J^* u recorded for a dummy cotangent u, J v is the gradient of <g(u), v>
-// in u), so it needs recorded pullbacks one level deeper than GradOf. Errors become
-// t's sticky error under the name "jvp".
+// in u), so it needs recorded pullbacks one level deeper than GradOf; u is
+// recorded as a leaf of t (so JVPOf cannot run inside a composite op's body, which
+// records none). Errors become t's sticky error under the name "jvp".
 func JVPOf(f Func) func(t *Tape, x, v []cr.NodeID) cr.NodeID {
 	return func(t *Tape, x, v []cr.NodeID) cr.NodeID {
 		if len(v) != len(x) {
@@ -80,7 +81,8 @@ func JVPOf(f Func) func(t *Tape, x, v []cr.NodeID) cr.NodeID {
 		if err != nil {
 			return failNodes(t, "jvp", err, 1)[0]
 		}
-		u := t.Constant(tensor.New(yv.DType(), yv.Shape()...))
+		// The dummy cotangent is a leaf: the VJP's ops must keep its cotangent.
+		u := t.Leaf(tensor.New(yv.DType(), yv.Shape()...))
 		g, err := t.GradGraphSeed(y, u, xi...)
 		if err != nil {
 			return failNodes(t, "jvp", err, 1)[0]

@@ -82,7 +82,9 @@ func TestJVPOfGradOfAndHVPRev(t *testing.T) {
 
 func TestDirectionalDerivatives(t *testing.T) {
 	x, v := vec(0.3, -0.8), vec(1.5, 0.5)
-	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SinOp, x[0])) }
+	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+		return t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SinOp, x[0]))
+	}
 	d, err := hvp.DirectionalDerivatives(f, []*tensor.Dense{x}, []*tensor.Dense{v}, 4)
 	require.NoError(t, err)
 	// d^j/de^j sum sin(x + e v) = sum v^j sin^(j)(x), sin^(j) cycling sin, cos, -sin, -cos.

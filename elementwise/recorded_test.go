@@ -559,7 +559,7 @@ func TestRecordedPullbackAtSpecialPoints(t *testing.T) {
 		{"pow_scalar 1 at 0", elementwise.PowScalarOp(1), []*tensor.Dense{r(0, 2)}},
 		{"atan2 at the origin", elementwise.Atan2Op, []*tensor.Dense{r(0, 1, 0), r(0, 0, -1)}},
 		{"hypot at the origin", elementwise.HypotOp, []*tensor.Dense{r(0, 3, 0), r(0, 4, -1)}},
-		{"copysign at 0", elementwise.CopysignOp, []*tensor.Dense{r(0, -2, 3), r(-1, 1, -0.0)}},
+		{"copysign at 0", elementwise.CopysignOp, []*tensor.Dense{r(0, -2, 3), r(-1, 1, math.Copysign(0, -1))}},
 		{"xlogy", elementwise.XlogyOp, []*tensor.Dense{r(0, 0, 0, 1, 0), r(0, -1, 2, 0, nan)}},
 		{"xlog1py", elementwise.Xlog1pyOp, []*tensor.Dense{r(0, 0, 0, 1), r(-1, -2, 2, -1)}},
 		{"maximum ties and NaN", elementwise.MaximumOp, []*tensor.Dense{r(1, 2, nan, 3), r(1, 1, 0, nan)}},

@@ -139,16 +139,6 @@ func hermitian(rng *rand.Rand, shape ...int) *tensor.Dense {
 	return tensor.Scale(must(tensor.Add(a, must(einsum.Eval("...ij->...ji", a.Conj())))), 0.5)
 }
 
-// hermitianPD returns a random Hermitian positive-definite n x n matrix.
-func hermitianPD(rng *rand.Rand, n int) *tensor.Dense {
-	b := tensor.RandN(rng, tensor.Complex128, n, n)
-	a := must(einsum.Eval("ij,kj->ik", b, b.Conj()))
-	for i := range n {
-		a.Set(a.At(i, i)+complex(float64(n), 0), i, i)
-	}
-	return a
-}
-
 // gaugeFree returns w - V diag(i Im diag(V^H w)): a cotangent of the vectors V
 // that does not see their phases.
 func gaugeFree(v, w *tensor.Dense) *tensor.Dense {

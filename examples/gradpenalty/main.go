@@ -25,8 +25,8 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
-	"github.com/chainrules-go/chainrules/einsum"
 	ew "github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/examples/internal/nets"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -65,16 +65,7 @@ func between(rng *rand.Rand, real, fake *tensor.Dense) *tensor.Dense {
 }
 
 // critic records D at the points X ([n, 2]) for the weights p, an [n, 1] node.
-func critic(t *hvp.Tape, p []cr.NodeID, X cr.NodeID) cr.NodeID {
-	h := X
-	for l := 0; l < len(p); l += 2 {
-		h = t.Apply(ew.AddOp, t.Apply(einsum.Op("bi,ij->bj"), h, p[l]), p[l+1])
-		if l+2 < len(p) {
-			h = t.Apply(ew.TanhOp, h)
-		}
-	}
-	return h
-}
+func critic(t *hvp.Tape, p []cr.NodeID, X cr.NodeID) cr.NodeID { return nets.TanhMLP(t, p, X) }
 
 // gradNorms records |grad_x D(x_i)| for every row x_i of X (a leaf), an [n] node: the
 // gradient of sum_i D(x_i) with respect to X holds every row's gradient, recorded

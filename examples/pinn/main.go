@@ -37,8 +37,8 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
-	"github.com/chainrules-go/chainrules/einsum"
 	ew "github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/examples/internal/nets"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/reduce"
@@ -121,33 +121,8 @@ func boundary(rng *rand.Rand, n int) *tensor.Dense {
 	return q
 }
 
-// initParams returns Xavier-uniform weights and zero biases, [W1, b1, W2, b2, W3, b3].
-func initParams(rng *rand.Rand, widths []int) []*tensor.Dense {
-	var params []*tensor.Dense
-	for l := 0; l+1 < len(widths); l++ {
-		a := math.Sqrt(6 / float64(widths[l]+widths[l+1]))
-		w := make([]float64, widths[l]*widths[l+1])
-		for i := range w {
-			w[i] = a * (2*rng.Float64() - 1)
-		}
-		wt, _ := tensor.FromFloat64(w, widths[l], widths[l+1])
-		params = append(params, wt, tensor.New(tensor.Float64, widths[l+1]))
-	}
-	return params
-}
-
-// network records u at the points X (an [n, 2] node) for the weights p: tanh
-// layers, then a linear one; the result is [n, 1].
-func network(t *hvp.Tape, p []cr.NodeID, X cr.NodeID) cr.NodeID {
-	h := X
-	for l := 0; l < len(p); l += 2 {
-		h = t.Apply(ew.AddOp, t.Apply(einsum.Op("bi,ij->bj"), h, p[l]), p[l+1])
-		if l+2 < len(p) {
-			h = t.Apply(ew.TanhOp, h)
-		}
-	}
-	return h
-}
+// network records u at the points X (an [n, 2] node) for the weights p, [n, 1].
+func network(t *hvp.Tape, p []cr.NodeID, X cr.NodeID) cr.NodeID { return nets.TanhMLP(t, p, X) }
 
 // laplacian records u_xx + u_yy at the points X (an [n, 2] leaf), an [n] node. Each
 // row of X is a point of its own, so the gradient of sum(u) with respect to X holds
@@ -202,7 +177,7 @@ func loss(P, Q *tensor.Dense) hvp.Func {
 func run(w io.Writer, cfg config) (*outcome, error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
 	P, Q := points(rng, cfg.Points), boundary(rng, cfg.Boundary)
-	params := initParams(rng, cfg.Widths)
+	params := nets.XavierUniform(rng, cfg.Widths)
 	layout, err := hvp.LayoutOf(params)
 	if err != nil {
 		return nil, err

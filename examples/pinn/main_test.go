@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/chainrules-go/chainrules/examples/internal/nets"
 	"github.com/chainrules-go/chainrules/hvp"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkLossGradient(b *testing.B) {
 	cfg := defaultConfig
 	rng := rand.New(rand.NewPCG(cfg.Seed, 7))
 	P, Q := points(rng, cfg.Points), boundary(rng, cfg.Boundary)
-	params := initParams(rng, cfg.Widths)
+	params := nets.XavierUniform(rng, cfg.Widths)
 	L := loss(P, Q)
 	b.ReportAllocs()
 	for b.Loop() {

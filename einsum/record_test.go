@@ -9,19 +9,18 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // The recorded pullback of every registry sample of einsum, checked as the recipe
-// of notes/RECORDED.md: it equals Pullback; its derivative along random directions
+// of recordtest.CheckOp: it equals Pullback; its derivative along random directions
 // (a plain sweep over the recorded VJP, and forward over it) equals the
 // second-order rule; its recorded derivative (third order) matches central
 // differences of the second-order rule; and a fourth recorded sweep succeeds.
 func TestRecordedPullbackSamples(t *testing.T) {
-	reg := cr.NewRegistry[*tensor.Dense]()
-	require.NoError(t, einsum.Register(reg))
-	checkFamilies(t, reg, rand.New(rand.NewPCG(7, 8)), orderErrors)
+	recordtest.CheckFamilies(t, einsum.Register, rand.New(rand.NewPCG(7, 8)), orderErrors)
 }
 
 // orderErrors lists the families of the package whose derivatives stop at some
@@ -52,10 +51,10 @@ func TestRecordedPullbackMasked(t *testing.T) {
 	require.NoError(t, err)
 	for k, id := range []cr.NodeID{rb, rc} {
 		want, _ := gr.Of(id)
-		got := recValue(t, tp, g[k])
+		got := recordtest.Value(t, tp, g[k])
 		require.True(t, tensor.EqualApprox(want, got, 1e-13, 1e-13), "operand %d", k+1)
 	}
-	checkRecorded(t, rng, op, []*tensor.Dense{A, B, C}, 0)
+	recordtest.CheckOp(t, rng, op, []*tensor.Dense{A, B, C}, 0)
 }
 
 // nn.MatmulOp records einsum's rule, so it has einsum's orders too (vector-matrix,
@@ -70,7 +69,7 @@ func TestRecordedMatmul(t *testing.T) {
 		{"vector matrix", []*tensor.Dense{tensor.RandN(rng, tensor.Float64, 3), tensor.RandN(rng, tensor.Float64, 3, 2)}},
 		{"batched broadcast complex", []*tensor.Dense{tensor.RandN(rng, tensor.Complex128, 2, 1, 2, 3), tensor.RandN(rng, tensor.Complex128, 3, 3, 2)}},
 	} {
-		t.Run(c.name, func(t *testing.T) { checkRecorded(t, rng, nn.MatmulOp, c.x, 0) })
+		t.Run(c.name, func(t *testing.T) { recordtest.CheckOp(t, rng, nn.MatmulOp, c.x, 0) })
 	}
 }
 
@@ -98,5 +97,5 @@ func TestRecordedEinsumFourthOrder(t *testing.T) {
 			uMu += U.AtFloat64(i) * M.AtFloat64(i, j) * U.AtFloat64(j)
 		}
 	}
-	require.InDelta(t, 24*uMu*uMu, recValue(t, tp, cur).AtFloat64(), 1e-10*(1+24*uMu*uMu))
+	require.InDelta(t, 24*uMu*uMu, recordtest.Value(t, tp, cur).AtFloat64(), 1e-10*(1+24*uMu*uMu))
 }

@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -23,7 +24,7 @@ func benchOp(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	for _, x := range in {
 		inBytes += 8 * x.Size()
 	}
-	y, _, err := apply1(op, ids, in)
+	y, _, err := recordtest.Apply1(op, ids, in)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -90,14 +91,14 @@ func benchSecond(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	for k := range ids {
 		ids[k] = cr.NewNodeID(1, k)
 	}
-	y, rule, err := apply1(op, ids, in)
+	y, rule, err := recordtest.Apply1(op, ids, in)
 	if err != nil {
 		b.Fatal(err)
 	}
 	so := rule.(cr.SecondOrderRule[*tensor.Dense])
 	ct := cr.Dual[*tensor.Dense]{Value: tensor.Ones(y.DType(), y.Shape()...), Tangent: tensor.Ones(y.DType(), y.Shape()...), HasTangent: true}
 	tangentOf := func(id cr.NodeID) (*tensor.Dense, bool) { return in[id.Index()], true }
-	ydot, ok, err := forward1(rule, tangentOf)
+	ydot, ok, err := recordtest.Forward1(rule, tangentOf)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -129,7 +130,7 @@ func checkPoints(t *testing.T, c pointCase) {
 	t.Helper()
 	x, err := tensor.FromFloat64(c.x, len(c.x))
 	require.NoError(t, err)
-	y, rule, err := apply1(c.op, []cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{x})
+	y, rule, err := recordtest.Apply1(c.op, []cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{x})
 	require.NoError(t, err)
 	tol := c.tol
 	if tol == 0 {
@@ -149,13 +150,13 @@ func checkPoints(t *testing.T, c pointCase) {
 		near("value", y.Float64s(), c.y)
 	}
 	if c.dy != nil {
-		cs, err := pullback1(rule, tensor.Ones(tensor.Float64, len(c.x)), nil)
+		cs, err := recordtest.Pullback1(rule, tensor.Ones(tensor.Float64, len(c.x)), nil)
 		require.NoError(t, err)
 		near("derivative", cs[0].Value.Float64s(), c.dy)
 	}
 	if c.second != nil {
 		ones := tensor.Ones(tensor.Float64, len(c.x))
-		cs, err := secondOrder1(rule, y, cr.Dual[*tensor.Dense]{Value: ones},
+		cs, err := recordtest.SecondOrder1(rule, y, cr.Dual[*tensor.Dense]{Value: ones},
 			func(cr.NodeID) (*tensor.Dense, bool) { return ones, true }, nil)
 		require.NoError(t, err)
 		near("second derivative", cs[0].Cotangent.Tangent.Float64s(), c.second)
@@ -166,11 +167,11 @@ func checkPoints(t *testing.T, c pointCase) {
 func TestSgnComplex(t *testing.T) {
 	z, err := tensor.FromComplex128([]complex128{3 + 4i, 0}, 2)
 	require.NoError(t, err)
-	y, rule, err := apply1(elementwise.SgnOp, []cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z})
+	y, rule, err := recordtest.Apply1(elementwise.SgnOp, []cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{z})
 	require.NoError(t, err)
 	assert.InDelta(t, 0, cmplx.Abs(y.Complex128s()[0]-(0.6+0.8i)), 1e-15)
 	assert.Equal(t, complex128(0), y.Complex128s()[1])
-	cs, err := pullback1(rule, tensor.Ones(tensor.Complex128, 2), nil)
+	cs, err := recordtest.Pullback1(rule, tensor.Ones(tensor.Complex128, 2), nil)
 	require.NoError(t, err)
 	assert.Equal(t, complex128(0), cs[0].Value.Complex128s()[1])
 }
@@ -194,9 +195,9 @@ func TestBinaryTiesAndNaN(t *testing.T) {
 		{"copysign", elementwise.CopysignOp, []float64{1, 2, nan, 3, math.Copysign(0, -1)}, []float64{1, 1, nan, 1, 0}, []float64{0, 0, 0, 0, 0}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			y, rule, err := apply1(c.op, []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, b})
+			y, rule, err := recordtest.Apply1(c.op, []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, b})
 			require.NoError(t, err)
-			cs, err := pullback1(rule, tensor.Ones(tensor.Float64, 5), nil)
+			cs, err := recordtest.Pullback1(rule, tensor.Ones(tensor.Float64, 5), nil)
 			require.NoError(t, err)
 			same := func(got, want []float64) {
 				for i := range want {
@@ -217,9 +218,9 @@ func TestPreluChannels(t *testing.T) {
 	y, err := elementwise.Prelu(a, w)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{-0.5, 2, -6, 4, -2.5, 6, -14, 8}, y.Float64s())
-	_, rule, err := apply1(elementwise.PreluOp, []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, w})
+	_, rule, err := recordtest.Apply1(elementwise.PreluOp, []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, w})
 	require.NoError(t, err)
-	cs, err := pullback1(rule, tensor.Ones(tensor.Float64, 2, 2, 2), nil)
+	cs, err := recordtest.Pullback1(rule, tensor.Ones(tensor.Float64, 2, 2, 2), nil)
 	require.NoError(t, err)
 	assert.Equal(t, []int{2}, cs[1].Value.Shape())
 	assert.Equal(t, []float64{-1 - 5, -3 - 7}, cs[1].Value.Float64s())

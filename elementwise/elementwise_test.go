@@ -14,6 +14,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -179,9 +180,9 @@ func TestPromotedInputGetsRealCotangent(t *testing.T) {
 	require.NoError(t, err)
 	ybar, err := tensor.FromComplex128([]complex128{1i, 2}, 2)
 	require.NoError(t, err)
-	_, rule, err := apply1(elementwise.MulOp, []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, z})
+	_, rule, err := recordtest.Apply1(elementwise.MulOp, []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}, []*tensor.Dense{a, z})
 	require.NoError(t, err)
-	cs, err := pullback1(rule, ybar, nil)
+	cs, err := recordtest.Pullback1(rule, ybar, nil)
 	require.NoError(t, err)
 	require.Len(t, cs, 2)
 	assert.Equal(t, tensor.Float64, cs[0].Value.DType())
@@ -213,7 +214,7 @@ func TestErrors(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := make([]cr.NodeID, len(c.in))
-			_, _, err := apply1(c.op, in, c.in)
+			_, _, err := recordtest.Apply1(c.op, in, c.in)
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, c.sentinel), "%v", err)
 			assert.Contains(t, err.Error(), c.mention)
@@ -229,9 +230,9 @@ func TestErrors(t *testing.T) {
 	})
 
 	t.Run("cotangent of the wrong shape", func(t *testing.T) {
-		_, rule, err := apply1(elementwise.ExpOp, []cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{x})
+		_, rule, err := recordtest.Apply1(elementwise.ExpOp, []cr.NodeID{cr.NewNodeID(1, 0)}, []*tensor.Dense{x})
 		require.NoError(t, err)
-		_, err = pullback1(rule, tensor.New(tensor.Float64, 2), nil)
+		_, err = recordtest.Pullback1(rule, tensor.New(tensor.Float64, 2), nil)
 		assert.ErrorIs(t, err, cr.ErrShapeMismatch)
 	})
 }

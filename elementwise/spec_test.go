@@ -9,6 +9,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -33,7 +34,7 @@ func TestIncompleteSpecs(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ids := []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}
 			xs := []*tensor.Dense{x, x}
-			_, _, err := apply1(op, ids[:1], xs[:1])
+			_, _, err := recordtest.Apply1(op, ids[:1], xs[:1])
 			require.ErrorIs(t, err, cr.ErrInvalidArgument)
 		})
 	}
@@ -46,10 +47,10 @@ func TestUndefinedDTypes(t *testing.T) {
 	complexOnly := elementwise.Unary("complexonly", elementwise.UnarySpec{Complex: elementwise.Func1[complex128]{
 		F: func(z complex128) complex128 { return 2 * z }, D1: func(_, _ complex128) complex128 { return 2 }, D2: func(_, _ complex128) complex128 { return 0 }}})
 	id := []cr.NodeID{cr.NewNodeID(1, 0)}
-	_, _, err := apply1(realOnly, id, []*tensor.Dense{tensor.New(tensor.Complex128, 2)})
+	_, _, err := recordtest.Apply1(realOnly, id, []*tensor.Dense{tensor.New(tensor.Complex128, 2)})
 	require.ErrorIs(t, err, cr.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), "realonly")
-	_, _, err = apply1(complexOnly, id, []*tensor.Dense{tensor.New(tensor.Float64, 2)})
+	_, _, err = recordtest.Apply1(complexOnly, id, []*tensor.Dense{tensor.New(tensor.Float64, 2)})
 	require.ErrorIs(t, err, cr.ErrInvalidArgument)
 	assert.Contains(t, err.Error(), "complexonly")
 }
@@ -69,10 +70,10 @@ func TestRealToComplexSpec(t *testing.T) {
 			D1: func(_, _, _ float64) (float64, float64) { return 1, 0 },
 			D2: func(_, _, _ float64) (float64, float64, float64) { return 0, 0, 0 }}},
 	} {
-		_, _, err := apply1(elementwise.Binary("rc", spec), ids, []*tensor.Dense{x, x})
+		_, _, err := recordtest.Apply1(elementwise.Binary("rc", spec), ids, []*tensor.Dense{x, x})
 		require.ErrorIs(t, err, cr.ErrInvalidArgument, name)
 	}
-	y, _, err := apply1(elementwise.Binary("rc", elementwise.BinarySpec{RealToComplex: full}), ids, []*tensor.Dense{x, x})
+	y, _, err := recordtest.Apply1(elementwise.Binary("rc", elementwise.BinarySpec{RealToComplex: full}), ids, []*tensor.Dense{x, x})
 	require.NoError(t, err)
 	assert.Equal(t, []complex128{1 + 1i, 1 + 1i}, y.Complex128s())
 }

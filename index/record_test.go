@@ -9,6 +9,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -17,9 +18,7 @@ import (
 // complex128, mixed dtypes), including index_select and gather along axis 0,
 // whose rules have a row-sparse pullback too, and split, a multi-output op.
 func TestRecordedPullbackSamples(t *testing.T) {
-	reg := cr.NewRegistry[*tensor.Dense]()
-	require.NoError(t, index.Register(reg))
-	checkFamilies(t, reg, rand.New(rand.NewPCG(21, 22)), orderErrors)
+	recordtest.CheckFamilies(t, index.Register, rand.New(rand.NewPCG(21, 22)), orderErrors)
 }
 
 // orderErrors lists the families of the package whose derivatives stop at some
@@ -56,9 +55,9 @@ func TestRecordedSplitPartial(t *testing.T) {
 		tp := core.NewTape[*tensor.Dense](tensor.Space{})
 		x := tp.Leaf(X)
 		ys := index.ApplySplit(tp, x, 1, 2, 1, 3)
-		y0, y2 := recValue(t, tp, ys[0]), recValue(t, tp, ys[2])
-		w := recRandLike(rng, []*tensor.Dense{y0, y2})
-		l := tp.Apply(recQuad(w), ys[0], ys[2])
+		y0, y2 := recordtest.Value(t, tp, ys[0]), recordtest.Value(t, tp, ys[2])
+		w := recordtest.RandLike(rng, []*tensor.Dense{y0, y2})
+		l := tp.Apply(recordtest.QuadOp(w), ys[0], ys[2])
 		g, err := tp.GradGraph(l, x)
 		require.NoError(t, err)
 		name, err := tp.OpName(g[0])
@@ -76,18 +75,18 @@ func TestRecordedSplitPartial(t *testing.T) {
 				}
 			}
 		}
-		require.True(t, tensor.EqualApprox(want, recValue(t, tp, g[0]), 1e-14, 1e-14))
+		require.True(t, tensor.EqualApprox(want, recordtest.Value(t, tp, g[0]), 1e-14, 1e-14))
 		// The Hessian is the identity on the first and last blocks, zero on the middle
 		// one, at every point: H u by a recorded sweep, then a third one, which is zero.
-		h, err := tp.GradGraph(tp.Apply(recDot{[]*tensor.Dense{U}}, g[0]), x)
+		h, err := tp.GradGraph(tp.Apply(recordtest.DotOp(U), g[0]), x)
 		require.NoError(t, err)
 		hu := U.Clone()
 		for i := range 2 {
 			hu.Set(0, i, 2)
 		}
-		require.True(t, tensor.EqualApprox(hu, recValue(t, tp, h[0]), 1e-14, 1e-14))
-		k, err := tp.GradGraph(tp.Apply(recDot{[]*tensor.Dense{U}}, h[0]), x)
+		require.True(t, tensor.EqualApprox(hu, recordtest.Value(t, tp, h[0]), 1e-14, 1e-14))
+		k, err := tp.GradGraph(tp.Apply(recordtest.DotOp(U), h[0]), x)
 		require.NoError(t, err)
-		require.Zero(t, recSq(recValue(t, tp, k[0])))
+		require.Zero(t, recordtest.SquaredNorm(recordtest.Value(t, tp, k[0])))
 	}
 }

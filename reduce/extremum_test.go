@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -110,7 +111,7 @@ func checkExtremum(t *testing.T, rng *rand.Rand, x, xdot *tensor.Dense, axes []i
 	if isMin {
 		op = reduce.MinOp(axes, keep)
 	}
-	y, rule, err := apply1(op, []cr.NodeID{1}, []*tensor.Dense{x})
+	y, rule, err := recordtest.Apply1(op, []cr.NodeID{1}, []*tensor.Dense{x})
 	require.NoError(t, err)
 	require.Equal(t, len(outShape), y.Rank())
 	ys := y.Float64s()
@@ -121,10 +122,10 @@ func checkExtremum(t *testing.T, rng *rand.Rand, x, xdot *tensor.Dense, axes []i
 	ybar := tensor.RandN(rng, tensor.Float64, y.Shape()...)
 	ybardot := tensor.RandN(rng, tensor.Float64, y.Shape()...)
 	g, h := ybar.Float64s(), ybardot.Float64s()
-	got, err := pullback1(rule, ybar, nil)
+	got, err := recordtest.Pullback1(rule, ybar, nil)
 	require.NoError(t, err)
 	require.Len(t, got, 1)
-	dual, err := secondOrder1(rule, y,
+	dual, err := recordtest.SecondOrder1(rule, y,
 		cr.Dual[*tensor.Dense]{Value: ybar, Tangent: ybardot, HasTangent: true},
 		func(cr.NodeID) (*tensor.Dense, bool) { return xdot, true }, nil)
 	require.NoError(t, err)
@@ -140,7 +141,7 @@ func checkExtremum(t *testing.T, rng *rand.Rand, x, xdot *tensor.Dense, axes []i
 		require.InDelta(t, wantDot, dual[0].Cotangent.Tangent.AtFloat64(idx...), 1e-15, "xbardot%v", idx)
 	})
 
-	ydot, ok, err := forward1(rule, func(cr.NodeID) (*tensor.Dense, bool) { return xdot, true })
+	ydot, ok, err := recordtest.Forward1(rule, func(cr.NodeID) (*tensor.Dense, bool) { return xdot, true })
 	require.NoError(t, err)
 	require.True(t, ok)
 	yd := ydot.Float64s()
@@ -187,7 +188,7 @@ func TestExtremumNaNPositions(t *testing.T) {
 				} else {
 					x.Set(complex(math.NaN(), 0), p, j)
 				}
-				y, _, err := apply1(mk([]int{axis}, false), []cr.NodeID{1}, []*tensor.Dense{x})
+				y, _, err := recordtest.Apply1(mk([]int{axis}, false), []cr.NodeID{1}, []*tensor.Dense{x})
 				require.NoError(t, err)
 				for o, v := range y.Float64s() {
 					assert.Equal(t, o == j, math.IsNaN(v), "NaN at %d, rows %v: output %d = %v", p, rows, o, v)

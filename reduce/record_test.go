@@ -9,18 +9,17 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // Every reduction records its pullback, the nonlinear ones (logsumexp, prod, var,
 // std) with the package's internal op set, which is closed under recording: the
-// recipe of notes/RECORDED.md, to the fourth order, on every registry sample
+// recipe of recordtest.CheckOp, to the fourth order, on every registry sample
 // (float64 and complex128 where the family takes it).
 func TestRecordedPullbackSamples(t *testing.T) {
-	reg := cr.NewRegistry[*tensor.Dense]()
-	require.NoError(t, reduce.Register(reg))
-	checkFamilies(t, reg, rand.New(rand.NewPCG(41, 42)), orderErrors)
+	recordtest.CheckFamilies(t, reduce.Register, rand.New(rand.NewPCG(41, 42)), orderErrors)
 }
 
 // orderErrors lists the families of the package whose derivatives stop at some
@@ -34,13 +33,13 @@ func directional(t *testing.T, f func(tp *core.Tape[*tensor.Dense], x cr.NodeID)
 	tp := core.NewTape[*tensor.Dense](tensor.Space{})
 	xl := tp.Leaf(x)
 	cur := f(tp, xl)
-	out := []float64{recValue(t, tp, cur).AtFloat64()}
+	out := []float64{recordtest.Value(t, tp, cur).AtFloat64()}
 	for range n {
 		g, err := tp.GradGraph(cur, xl)
 		require.NoError(t, err)
-		cur = tp.Apply(recDot{[]*tensor.Dense{u}}, g[0])
+		cur = tp.Apply(recordtest.DotOp(u), g[0])
 		require.NoError(t, tp.Err())
-		out = append(out, recValue(t, tp, cur).AtFloat64())
+		out = append(out, recordtest.Value(t, tp, cur).AtFloat64())
 	}
 	return out
 }
@@ -115,5 +114,5 @@ func (o stripped) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.D
 func TestRecordedOrderErrorReported(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := tensor.RandN(rng, tensor.Float64, 3, 4)
-	checkRecorded(t, rng, stripped{reduce.LogSumExpOp([]int{1}, false)}, []*tensor.Dense{x}, 1)
+	recordtest.CheckOp(t, rng, stripped{reduce.LogSumExpOp([]int{1}, false)}, []*tensor.Dense{x}, 1)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
@@ -200,7 +201,7 @@ func TestErrors(t *testing.T) {
 	}
 	for _, cs := range cases {
 		t.Run(cs.name, func(t *testing.T) {
-			_, _, err := apply1(cs.op, []cr.NodeID{0}, []*tensor.Dense{cs.x})
+			_, _, err := recordtest.Apply1(cs.op, []cr.NodeID{0}, []*tensor.Dense{cs.x})
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, cs.want), "%v", err)
 			assert.Contains(t, err.Error(), cs.msg)
@@ -258,9 +259,9 @@ func TestProdZeros(t *testing.T) {
 		x, err := tensor.FromFloat64(data, 4)
 		require.NoError(t, err)
 		op := reduce.ProdOp(nil, false)
-		_, rule, err := apply1(op, []cr.NodeID{1}, []*tensor.Dense{x})
+		_, rule, err := recordtest.Apply1(op, []cr.NodeID{1}, []*tensor.Dense{x})
 		require.NoError(t, err)
-		got, err := pullback1(rule, tensor.Scalar(1), nil)
+		got, err := recordtest.Pullback1(rule, tensor.Scalar(1), nil)
 		require.NoError(t, err)
 		for k := range data {
 			others := 1.0
@@ -281,9 +282,9 @@ func TestLogSumExpLarge(t *testing.T) {
 	require.NoError(t, err)
 	want := 1001 + math.Log(1+2*math.Exp(-1)+math.Exp(-2))
 	assert.InDelta(t, want, y.AtFloat64(), 1e-12)
-	_, rule, err := apply1(reduce.LogSumExpOp(nil, false), []cr.NodeID{1}, []*tensor.Dense{x})
+	_, rule, err := recordtest.Apply1(reduce.LogSumExpOp(nil, false), []cr.NodeID{1}, []*tensor.Dense{x})
 	require.NoError(t, err)
-	g, err := pullback1(rule, tensor.Scalar(1), nil)
+	g, err := recordtest.Pullback1(rule, tensor.Scalar(1), nil)
 	require.NoError(t, err)
 	for k, v := range x.Float64s() {
 		assert.InDelta(t, math.Exp(v-want), g[0].Value.AtFloat64(k), 1e-15)
@@ -312,9 +313,9 @@ func TestNaN(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, math.IsNaN(mx.Float64s()[0]))
 	assert.Equal(t, 6.0, mx.Float64s()[1])
-	_, rule, err := apply1(reduce.NanMeanOp([]int{1}, false), []cr.NodeID{1}, []*tensor.Dense{x})
+	_, rule, err := recordtest.Apply1(reduce.NanMeanOp([]int{1}, false), []cr.NodeID{1}, []*tensor.Dense{x})
 	require.NoError(t, err)
-	g, err := pullback1(rule, tensor.Ones(tensor.Float64, 2), nil)
+	g, err := recordtest.Pullback1(rule, tensor.Ones(tensor.Float64, 2), nil)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0.5, 0, 0.5, 1.0 / 3, 1.0 / 3, 1.0 / 3}, g[0].Value.Float64s())
 }
@@ -334,16 +335,16 @@ func TestRuleShapeErrors(t *testing.T) {
 		for _, axis := range []int{0, 1} {
 			op := mk([]int{axis}, false)
 			t.Run(fmt.Sprintf("%s/axis%d", op.Name(), axis), func(t *testing.T) {
-				y, rule, err := apply1(op, []cr.NodeID{1}, []*tensor.Dense{x})
+				y, rule, err := recordtest.Apply1(op, []cr.NodeID{1}, []*tensor.Dense{x})
 				require.NoError(t, err)
 				for _, b := range bad {
 					require.NotPanics(t, func() {
-						_, err = pullback1(rule, b, nil)
+						_, err = recordtest.Pullback1(rule, b, nil)
 						assert.ErrorIs(t, err, cr.ErrShapeMismatch, "cotangent %v", b)
-						_, ok, err := forward1(rule, func(cr.NodeID) (*tensor.Dense, bool) { return b, true })
+						_, ok, err := recordtest.Forward1(rule, func(cr.NodeID) (*tensor.Dense, bool) { return b, true })
 						assert.False(t, ok)
 						assert.ErrorIs(t, err, cr.ErrShapeMismatch, "tangent %v", b)
-						_, err = secondOrder1(rule, y,
+						_, err = recordtest.SecondOrder1(rule, y,
 							cr.Dual[*tensor.Dense]{Value: tensor.Ones(tensor.Float64, y.Shape()...), Tangent: b, HasTangent: true},
 							func(cr.NodeID) (*tensor.Dense, bool) { return nil, false }, nil)
 						assert.ErrorIs(t, err, cr.ErrShapeMismatch, "cotangent tangent %v", b)
@@ -364,14 +365,14 @@ func TestTiesStrided(t *testing.T) {
 	require.NoError(t, err)
 	xt = xt.Contiguous()
 	for _, mk := range []func([]int, bool) cr.Op[*tensor.Dense]{reduce.MaxOp, reduce.MinOp} {
-		_, r1, err := apply1(mk([]int{1}, false), []cr.NodeID{1}, []*tensor.Dense{x})
+		_, r1, err := recordtest.Apply1(mk([]int{1}, false), []cr.NodeID{1}, []*tensor.Dense{x})
 		require.NoError(t, err)
-		_, r0, err := apply1(mk([]int{0}, false), []cr.NodeID{1}, []*tensor.Dense{xt})
+		_, r0, err := recordtest.Apply1(mk([]int{0}, false), []cr.NodeID{1}, []*tensor.Dense{xt})
 		require.NoError(t, err)
 		ybar, _ := tensor.FromFloat64([]float64{2, -3}, 2)
-		g1, err := pullback1(r1, ybar, nil)
+		g1, err := recordtest.Pullback1(r1, ybar, nil)
 		require.NoError(t, err)
-		g0, err := pullback1(r0, ybar, nil)
+		g0, err := recordtest.Pullback1(r0, ybar, nil)
 		require.NoError(t, err)
 		want, err := g1[0].Value.Transpose(0, 1)
 		require.NoError(t, err)
@@ -382,8 +383,8 @@ func TestTiesStrided(t *testing.T) {
 		of := func(v *tensor.Dense) cr.TangentOf[*tensor.Dense] {
 			return func(cr.NodeID) (*tensor.Dense, bool) { return v, true }
 		}
-		y1, ok1, err1 := forward1(r1, of(xdot))
-		y0, ok0, err0 := forward1(r0, of(xdotT.Contiguous()))
+		y1, ok1, err1 := recordtest.Forward1(r1, of(xdot))
+		y0, ok0, err0 := recordtest.Forward1(r0, of(xdotT.Contiguous()))
 		require.NoError(t, errors.Join(err0, err1))
 		assert.True(t, ok0 && ok1)
 		assert.True(t, tensor.EqualApprox(y1, y0, 0, 0), "%v vs %v", y1, y0)
@@ -396,11 +397,11 @@ func TestNanMeanAllNaN(t *testing.T) {
 	nan := math.NaN()
 	x, err := tensor.FromFloat64([]float64{nan, 1, nan, 3}, 2, 2)
 	require.NoError(t, err)
-	y, rule, err := apply1(reduce.NanMeanOp([]int{0}, false), []cr.NodeID{1}, []*tensor.Dense{x})
+	y, rule, err := recordtest.Apply1(reduce.NanMeanOp([]int{0}, false), []cr.NodeID{1}, []*tensor.Dense{x})
 	require.NoError(t, err)
 	assert.True(t, math.IsNaN(y.AtFloat64(0)))
 	assert.Equal(t, 2.0, y.AtFloat64(1))
-	yd, ok, err := forward1(rule, func(cr.NodeID) (*tensor.Dense, bool) {
+	yd, ok, err := recordtest.Forward1(rule, func(cr.NodeID) (*tensor.Dense, bool) {
 		return tensor.Ones(tensor.Float64, 2, 2), true
 	})
 	require.NoError(t, err)

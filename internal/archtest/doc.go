@@ -15,9 +15,11 @@
 //	ops                                           the registry of every built-in op family
 //	hvp                                           transforms (ops; nn for Gauss-Newton; elementwise, reduce for nesting)
 //	testing/ruletest   testing/oracle             checkers (chainrules, core; oracle: tensor)
+//	internal/recordtest                           test helpers of the op packages' tests (core, tensor, primitive ops)
 //	examples/...                                  programs: anything
 //
 // Only tensor imports internal/gemm: every matrix product goes through
 // tensor.GemmBatch. Only ops knows the list of op packages: it assembles the
-// registry from their Register functions.
+// registry from their Register functions. No package imports internal/recordtest:
+// only _test.go files do (the recorded-pullback recipes their tests share).
 package archtest

@@ -22,18 +22,34 @@ import (
 //
 // It is an elementwise op (elementwise.Unary). Complex input is an error wrapping
 // chainrules.ErrInvalidArgument. ClampTensorOp takes tensor bounds.
+//
+// Its derivative is recorded as the indicator op clamp_inside (whose own derivative
+// is zero), so it has derivatives of every order.
 func ClampOp(lo, hi float64) cr.Op[*tensor.Dense] {
 	inside := func(x float64) bool { return lo <= x && x <= hi }
-	return elementwise.Unary("clamp", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
-		F: func(x float64) float64 { return min(max(x, lo), hi) },
-		D1: func(x, _ float64) float64 {
-			if inside(x) {
-				return 1
-			}
-			return 0
+	indicator := func(x float64) float64 {
+		if inside(x) {
+			return 1
+		}
+		return 0
+	}
+	insideOp := elementwise.Unary("clamp_inside", elementwise.UnarySpec{
+		Real: elementwise.Func1[float64]{
+			F:  indicator,
+			D1: func(float64, float64) float64 { return 0 },
+			D2: func(float64, float64) float64 { return 0 },
 		},
-		D2: func(float64, float64) float64 { return 0 },
-	}})
+		// Piecewise constant: the derivative is zero.
+		Deriv: func(cr.Recorder[*tensor.Dense], cr.NodeID, cr.NodeID) (cr.NodeID, error) { return 0, nil },
+	})
+	return elementwise.Unary("clamp", elementwise.UnarySpec{
+		Real: elementwise.Func1[float64]{
+			F:  func(x float64) float64 { return min(max(x, lo), hi) },
+			D1: func(x, _ float64) float64 { return indicator(x) },
+			D2: func(float64, float64) float64 { return 0 },
+		},
+		Deriv: func(r cr.Recorder[*tensor.Dense], x, _ cr.NodeID) (cr.NodeID, error) { return r.Apply(insideOp, x), nil },
+	})
 }
 
 // Clamp evaluates ClampOp(lo, hi) at x without a tape.

@@ -220,21 +220,27 @@ func MSELossOp(opts ...LossOption) cr.Op[*tensor.Dense] {
 func HuberLossOp(delta float64, opts ...LossOption) cr.Op[*tensor.Dense] {
 	const name = "huber_loss"
 	c := newLossConfig(opts)
-	huber := elementwise.Unary("huber", elementwise.UnarySpec{Real: elementwise.Func1[float64]{
-		F: func(d float64) float64 {
-			if a := math.Abs(d); a < delta {
-				return d * d / 2
-			}
-			return delta * (math.Abs(d) - delta/2)
+	huber := elementwise.Unary("huber", elementwise.UnarySpec{
+		Real: elementwise.Func1[float64]{
+			F: func(d float64) float64 {
+				if a := math.Abs(d); a < delta {
+					return d * d / 2
+				}
+				return delta * (math.Abs(d) - delta/2)
+			},
+			D1: func(d, _ float64) float64 { return max(-delta, min(d, delta)) },
+			D2: func(d, _ float64) float64 {
+				if math.Abs(d) < delta {
+					return 1
+				}
+				return 0
+			},
 		},
-		D1: func(d, _ float64) float64 { return max(-delta, min(d, delta)) },
-		D2: func(d, _ float64) float64 {
-			if math.Abs(d) < delta {
-				return 1
-			}
-			return 0
+		// l'(d) = clamp(d, -delta, delta), itself differentiable to every order.
+		Deriv: func(r cr.Recorder[*tensor.Dense], d, _ cr.NodeID) (cr.NodeID, error) {
+			return r.Apply(ClampOp(-delta, delta), d), nil
 		},
-	}})
+	})
 	return lossComposite(name, c, optReduction, false, func(t *Tape, x, y cr.NodeID, _ *tensor.Dense) cr.NodeID {
 		if !(delta > 0) || math.IsInf(delta, 1) {
 			return t.Apply(cr.FailOp[*tensor.Dense](name, cr.Errorf(cr.ErrInvalidArgument, "delta %v is not a positive number", delta)), x)
@@ -300,25 +306,38 @@ func sigmoid(x float64) float64 {
 var (
 	// bceOp is f(x, y) = (1 - y) x + softplus(-x), the term of
 	// binary_cross_entropy_with_logits.
-	bceOp = elementwise.Binary("bce_with_logits", elementwise.BinarySpec{Real: elementwise.Func2[float64]{
-		F: func(x, y float64) float64 { return (1-y)*x + softplusNeg(x) },
-		D1: func(x, y, _ float64) (float64, float64) {
-			return sigmoid(x) - y, -x
+	bceOp = elementwise.Binary("bce_with_logits", elementwise.BinarySpec{
+		Real: elementwise.Func2[float64]{
+			F: func(x, y float64) float64 { return (1-y)*x + softplusNeg(x) },
+			D1: func(x, y, _ float64) (float64, float64) {
+				return sigmoid(x) - y, -x
+			},
+			D2: func(x, _, _ float64) (float64, float64, float64) {
+				return sigmoid(x) * sigmoid(-x), -1, 0
+			},
 		},
-		D2: func(x, _, _ float64) (float64, float64, float64) {
-			return sigmoid(x) * sigmoid(-x), -1, 0
+		// f_x = sigmoid(x) - y, f_y = -x.
+		Partials: func(r cr.Recorder[*tensor.Dense], x, y, _ cr.NodeID) (cr.NodeID, cr.NodeID, error) {
+			return r.Apply(elementwise.SubOp, r.Apply(elementwise.SigmoidOp, x), y), r.Apply(elementwise.NegOp, x), nil
 		},
-	}})
+	})
 	// bcePosOp is h(x, y) = y softplus(-x), the term that pos_weight - 1 scales.
-	bcePosOp = elementwise.Binary("bce_with_logits_pos", elementwise.BinarySpec{Real: elementwise.Func2[float64]{
-		F: func(x, y float64) float64 { return y * softplusNeg(x) },
-		D1: func(x, y, _ float64) (float64, float64) {
-			return -y * sigmoid(-x), softplusNeg(x)
+	bcePosOp = elementwise.Binary("bce_with_logits_pos", elementwise.BinarySpec{
+		Real: elementwise.Func2[float64]{
+			F: func(x, y float64) float64 { return y * softplusNeg(x) },
+			D1: func(x, y, _ float64) (float64, float64) {
+				return -y * sigmoid(-x), softplusNeg(x)
+			},
+			D2: func(x, y, _ float64) (float64, float64, float64) {
+				return y * sigmoid(x) * sigmoid(-x), -sigmoid(-x), 0
+			},
 		},
-		D2: func(x, y, _ float64) (float64, float64, float64) {
-			return y * sigmoid(x) * sigmoid(-x), -sigmoid(-x), 0
+		// h_x = -y sigmoid(-x) = y (sigmoid(x) - 1), h_y = softplus(-x) = -logsigmoid(x).
+		Partials: func(r cr.Recorder[*tensor.Dense], x, y, _ cr.NodeID) (cr.NodeID, cr.NodeID, error) {
+			hx := r.Apply(elementwise.MulOp, y, r.Apply(elementwise.ShiftOp(-1), r.Apply(elementwise.SigmoidOp, x)))
+			return hx, r.Apply(elementwise.NegOp, r.Apply(elementwise.LogSigmoidOp, x)), nil
 		},
-	}})
+	})
 )
 
 // MSELoss evaluates MSELossOp(opts...) at (x, y) without a tape.

@@ -43,7 +43,9 @@ func Verify[V any](space cr.Space[V], op cr.Op[V], inputs []V, cfg Config) error
 }
 
 // CheckRegistry checks every entry of reg at each of its samples, with one subtest
-// per entry and sample (named "entry/sample") and the subtests of Check below them.
+// per entry and sample (named "entry/sample") and the subtests of Check below them,
+// and logs the order of derivative each entry is proven to (see Orders;
+// Config.MinOrder makes a lower order a failure).
 // It also holds each entry to its Forward and SecondOrder flags, to its Arity and
 // DTypes, and fails an entry without samples ("no samples") or a sample without an
 // Op. An entry marked NoDerivative (chainrules.Entry) is not differentiated:
@@ -57,12 +59,19 @@ func CheckRegistry[V any](t *testing.T, space cr.Space[V], reg *cr.Registry[V], 
 	t.Helper()
 	for _, e := range reg.Entries() {
 		t.Run(e.Name, func(t *testing.T) {
+			order := -1
 			for _, s := range registrySamples(space, e, cfg) {
+				if o := orderOf(s.results); order < 0 || o < order {
+					order = o
+				}
 				if s.name == "" {
 					report(t, s.results)
 					continue
 				}
 				t.Run(s.name, func(t *testing.T) { report(t, s.results) })
+			}
+			if !e.NoDerivative {
+				t.Logf("%s: derivatives proven to order %d", e.Name, max(order, 0))
 			}
 		})
 	}

@@ -67,6 +67,13 @@ type Config struct {
 	// near the given inputs. The exact identities still run.
 	NoFiniteDifferences bool
 
+	// MinOrder, with CheckRegistry and VerifyRegistry, fails every differentiable
+	// family whose rules are not proven, at some sample, to at least this order of
+	// derivative (check "order"): 1 the pullback, 2 the second-order rule, 3 the
+	// third derivative through the pullback recorded with ops (see Orders). Zero
+	// asks for nothing. A family marked NoDerivative is not held to it.
+	MinOrder int
+
 	// Kink, if set, declares that the inputs lie at a point where finite differences
 	// do not apply (a kink such as relu at 0, a tie in max) and gives the documented
 	// one-sided or split rule to check instead. It must be a *Kink[V] of the value

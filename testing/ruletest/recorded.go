@@ -222,7 +222,7 @@ func orderOf(rs []result) int {
 	for _, r := range rs {
 		if r.fail != nil {
 			switch r.check {
-			case CheckSecondOrderFD, CheckHessianSymmetry, CheckRecorded, CheckRecordedSecond, CheckRecordedThird:
+			case CheckSecondOrderFD, CheckHessianSymmetry, CheckRecorded, CheckRecordedSecond, CheckRecordedThird, CheckOrder:
 			default:
 				return 0
 			}

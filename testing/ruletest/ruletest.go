@@ -32,6 +32,7 @@ const (
 	CheckRecorded        = "recorded"         // the pullback recorded with ops (RecordPullback) == Pullback
 	CheckRecordedSecond  = "recorded-second"  // tangent of the recorded pullback == PullbackWithTangents
 	CheckRecordedThird   = "recorded-third"   // third derivative through the recorded pullback == finite differences of PullbackWithTangents
+	CheckOrder           = "order"            // a registry family is proven to Config.MinOrder
 )
 
 // ErrCheckFailed is wrapped by every *Failure, so errors.Is(err, ErrCheckFailed)

@@ -135,7 +135,12 @@ func registrySamples[V any](space cr.Space[V], e cr.Entry[V], cfg Config) []samp
 				}
 			}
 		}
-		out = append(out, sampleResults{name: name, results: append(pre, run(space, sub, rule, s.Inputs, cfg, &e)...)})
+		rs := append(pre, run(space, sub, rule, s.Inputs, cfg, &e)...)
+		if o := orderOf(rs); cfg.MinOrder > 0 && !e.NoDerivative && o < cfg.MinOrder {
+			rs = append(rs, result{check: CheckOrder, fail: &Failure{Rule: rule, Check: CheckOrder, Seed: rcfg.Seed,
+				Detail: fmt.Sprintf("the rules are proven to order %d at this sample, Config.MinOrder is %d (see the skipped checks for why)", o, cfg.MinOrder)}})
+		}
+		out = append(out, sampleResults{name: name, results: rs})
 	}
 	return out
 }

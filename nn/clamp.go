@@ -48,7 +48,9 @@ func ClampOp(lo, hi float64) cr.Op[*tensor.Dense] {
 			D1: func(x, _ float64) float64 { return indicator(x) },
 			D2: func(float64, float64) float64 { return 0 },
 		},
-		Deriv: func(r cr.Recorder[*tensor.Dense], x, _ cr.NodeID) (cr.NodeID, error) { return r.Apply(insideOp, x), nil },
+		Deriv: func(r cr.Recorder[*tensor.Dense], x, _ cr.NodeID) (cr.NodeID, error) {
+			return r.Apply(insideOp, x), nil
+		},
 	})
 }
 

@@ -157,7 +157,7 @@ var (
 var (
 	// oneMinusOp is y = 1 - x, float64 and complex128; xbar = -ybar.
 	oneMinusOp = Unary("one_minus", UnarySpec{
-		Real:    Func1[float64]{F: func(x float64) float64 { return 1 - x }, D1: minusOne[float64], D2: zero[float64]},
+		Real:    Func1[float64]{F: func(x float64) float64 { return 1 - x }, Slice: oneMinusSlice, D1: minusOne[float64], D2: zero[float64], Pull: negPull},
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return 1 - z }, D1: minusOne[complex128], D2: zero[complex128]}})
 	// invOrZeroOp is y = 1/x, and 0 at x = 0, float64 and complex128 (holomorphic
 	// off 0); y' = -y² and y" = 2y³, so that every derivative is 0 at 0 too: the

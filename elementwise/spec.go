@@ -21,6 +21,10 @@ type Func1[T tensor.Element] struct {
 	// (len(dst) == len(x)), for instance with a vectorised kernel. It must agree with
 	// F (bit for bit, if values must not depend on the path that computed them).
 	Slice func(dst, x []T)
+	// Pull, if set, is a fast path for the first-order pullback: it sets
+	// dst[i] = conj(D1(x[i], y[i])) * ybar[i] for every i, as the generic loop does
+	// (bit for bit), without a call per element.
+	Pull func(dst, x, y, ybar []T)
 }
 
 // ComplexToReal is a real-valued function of a complex variable, g(z) = g(a, b) with

@@ -287,6 +287,10 @@ func jvp1[T tensor.Element](fn *Func1[T], x, y, xd []T) []T {
 func pull1[T tensor.Element](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (xb, xbd []T) {
 	n := len(yb)
 	x, y, xb = x[:n], y[:n], vmath.MakeNoZero[T](n)
+	if !second && fn.Pull != nil {
+		fn.Pull(xb, x, y, yb)
+		return xb, nil
+	}
 	if !second {
 		for i, v := range yb {
 			xb[i] = conj(fn.D1(x[i], y[i])) * v

@@ -31,21 +31,108 @@ func recipD2[T tensor.Element](_, y T) T    { return 2 * y * y * y }
 func tanD1[T tensor.Element](_, y T) T      { return 1 + y*y }
 func tanD2[T tensor.Element](_, y T) T      { return 2 * y * (1 + y*y) }
 func tanhD1[T tensor.Element](_, y T) T     { return 1 - y*y }
-func tanhD2[T tensor.Element](_, y T) T     { return -2 * y * (1 - y*y) }
-func atanD1[T tensor.Element](x, _ T) T     { return 1 / (1 + x*x) }
-func atanD2[T tensor.Element](x, _ T) T     { return -2 * x / ((1 + x*x) * (1 + x*x)) }
-func atanhD1[T tensor.Element](x, _ T) T    { return 1 / (1 - x*x) }
-func atanhD2[T tensor.Element](x, _ T) T    { return 2 * x / ((1 - x*x) * (1 - x*x)) }
-func sigmoidD1[T tensor.Element](_, y T) T  { return y * (1 - y) }
-func sigmoidD2[T tensor.Element](_, y T) T  { return y * (1 - y) * (1 - 2*y) }
-func sinhD1(x, _ float64) float64           { return math.Cosh(x) }
-func coshD1(x, _ float64) float64           { return math.Sinh(x) }
-func sinD1(x, _ float64) float64            { return math.Cos(x) }
-func cosD1(x, _ float64) float64            { return -math.Sin(x) }
-func csinhD1(z, _ complex128) complex128    { return cmplx.Cosh(z) }
-func ccoshD1(z, _ complex128) complex128    { return cmplx.Sinh(z) }
-func csinD1(z, _ complex128) complex128     { return cmplx.Cos(z) }
-func ccosD1(z, _ complex128) complex128     { return -cmplx.Sin(z) }
+
+// Pull fast paths (Func1.Pull) of the commonest real functions: the generic
+// loop's arithmetic, without a call per element.
+func tanhPull(dst, _, y, yb []float64) {
+	y = y[:len(yb)]
+	for i, v := range yb {
+		dst[i] = (1 - y[i]*y[i]) * v
+	}
+}
+func sigmoidPull(dst, _, y, yb []float64) {
+	y = y[:len(yb)]
+	for i, v := range yb {
+		dst[i] = (y[i] * (1 - y[i])) * v
+	}
+}
+func expPull(dst, _, y, yb []float64) {
+	y = y[:len(yb)]
+	for i, v := range yb {
+		dst[i] = y[i] * v
+	}
+}
+func squarePull(dst, x, _, yb []float64) {
+	x = x[:len(yb)]
+	for i, v := range yb {
+		dst[i] = (2 * x[i]) * v
+	}
+}
+func negPull(dst, _, _, yb []float64) {
+	for i, v := range yb {
+		dst[i] = -1 * v
+	}
+}
+func passPull(dst, _, _, yb []float64) {
+	for i, v := range yb {
+		dst[i] = 1 * v
+	}
+}
+
+// Slice fast paths (Func1.Slice) of the cheap functions that recorded derivatives
+// use most.
+func squareSlice(dst, x []float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = v * v
+	}
+}
+func negSlice(dst, x []float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = -v
+	}
+}
+func oneMinusSlice(dst, x []float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = 1 - v
+	}
+}
+
+// scaleSlice returns the fast forward of y = a x.
+func scaleSlice(a float64) func(dst, x []float64) {
+	return func(dst, x []float64) {
+		x = x[:len(dst)]
+		for i, v := range x {
+			dst[i] = a * v
+		}
+	}
+}
+
+// shiftSlice returns the fast forward of y = x + b.
+func shiftSlice(b float64) func(dst, x []float64) {
+	return func(dst, x []float64) {
+		x = x[:len(dst)]
+		for i, v := range x {
+			dst[i] = v + b
+		}
+	}
+}
+
+// scalePull returns the fast pullback of y = a x: a * ybar.
+func scalePull(a float64) func(dst, x, y, yb []float64) {
+	return func(dst, _, _, yb []float64) {
+		for i, v := range yb {
+			dst[i] = a * v
+		}
+	}
+}
+func tanhD2[T tensor.Element](_, y T) T    { return -2 * y * (1 - y*y) }
+func atanD1[T tensor.Element](x, _ T) T    { return 1 / (1 + x*x) }
+func atanD2[T tensor.Element](x, _ T) T    { return -2 * x / ((1 + x*x) * (1 + x*x)) }
+func atanhD1[T tensor.Element](x, _ T) T   { return 1 / (1 - x*x) }
+func atanhD2[T tensor.Element](x, _ T) T   { return 2 * x / ((1 - x*x) * (1 - x*x)) }
+func sigmoidD1[T tensor.Element](_, y T) T { return y * (1 - y) }
+func sigmoidD2[T tensor.Element](_, y T) T { return y * (1 - y) * (1 - 2*y) }
+func sinhD1(x, _ float64) float64          { return math.Cosh(x) }
+func coshD1(x, _ float64) float64          { return math.Sinh(x) }
+func sinD1(x, _ float64) float64           { return math.Cos(x) }
+func cosD1(x, _ float64) float64           { return -math.Sin(x) }
+func csinhD1(z, _ complex128) complex128   { return cmplx.Cosh(z) }
+func ccoshD1(z, _ complex128) complex128   { return cmplx.Sinh(z) }
+func csinD1(z, _ complex128) complex128    { return cmplx.Cos(z) }
+func ccosD1(z, _ complex128) complex128    { return -cmplx.Sin(z) }
 
 // asin' = (1 - x²)^(-1/2), asin" = x (1 - x²)^(-3/2); acos is their negative.
 func asinD1(x, _ float64) float64 { return 1 / math.Sqrt(1-x*x) }
@@ -222,9 +309,9 @@ func angleCD2(z complex128) (float64, float64, float64) {
 // complex128.
 
 var (
-	negSpec = UnarySpec{Real: Func1[float64]{F: negF[float64], D1: minusOne[float64], D2: zero[float64]},
+	negSpec = UnarySpec{Real: Func1[float64]{F: negF[float64], Slice: negSlice, D1: minusOne[float64], D2: zero[float64], Pull: negPull},
 		Complex: Func1[complex128]{F: negF[complex128], D1: minusOne[complex128], D2: zero[complex128]}}
-	expSpec = UnarySpec{Real: Func1[float64]{F: fastExp, Slice: expSlice, D1: outY[float64], D2: outY[float64]},
+	expSpec = UnarySpec{Real: Func1[float64]{F: fastExp, Slice: expSlice, D1: outY[float64], D2: outY[float64], Pull: expPull},
 		Complex: Func1[complex128]{F: cmplx.Exp, D1: outY[complex128], D2: outY[complex128]}}
 	expm1Spec = UnarySpec{Real: Func1[float64]{F: math.Expm1, D1: yPlus1[float64], D2: yPlus1[float64]},
 		Complex: Func1[complex128]{F: cexpm1, D1: yPlus1[complex128], D2: yPlus1[complex128]}}
@@ -236,7 +323,7 @@ var (
 		Complex: Func1[complex128]{F: cmplx.Sqrt, D1: sqrtD1[complex128], D2: sqrtD2[complex128]}}
 	rsqrtSpec = UnarySpec{Real: Func1[float64]{F: func(x float64) float64 { return 1 / math.Sqrt(x) }, D1: rsqrtD1[float64], D2: rsqrtD2[float64]},
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return 1 / cmplx.Sqrt(z) }, D1: rsqrtD1[complex128], D2: rsqrtD2[complex128]}}
-	squareSpec = UnarySpec{Real: Func1[float64]{F: squareF[float64], D1: twoX[float64], D2: two[float64]},
+	squareSpec = UnarySpec{Real: Func1[float64]{F: squareF[float64], Slice: squareSlice, D1: twoX[float64], D2: two[float64], Pull: squarePull},
 		Complex: Func1[complex128]{F: squareF[complex128], D1: twoX[complex128], D2: two[complex128]}}
 	reciprocalSpec = UnarySpec{Real: Func1[float64]{F: recipF[float64], D1: recipD1[float64], D2: recipD2[float64]},
 		Complex: Func1[complex128]{F: recipF[complex128], D1: recipD1[complex128], D2: recipD2[complex128]}}
@@ -252,7 +339,7 @@ var (
 		Complex: Func1[complex128]{F: cmplx.Sinh, D1: csinhD1, D2: outY[complex128]}}
 	coshSpec = UnarySpec{Real: Func1[float64]{F: math.Cosh, D1: coshD1, D2: outY[float64]},
 		Complex: Func1[complex128]{F: cmplx.Cosh, D1: ccoshD1, D2: outY[complex128]}}
-	tanhSpec = UnarySpec{Real: Func1[float64]{F: fastTanh, Slice: tanhSlice, D1: tanhD1[float64], D2: tanhD2[float64]},
+	tanhSpec = UnarySpec{Real: Func1[float64]{F: fastTanh, Slice: tanhSlice, D1: tanhD1[float64], D2: tanhD2[float64], Pull: tanhPull},
 		Complex: Func1[complex128]{F: cmplx.Tanh, D1: tanhD1[complex128], D2: tanhD2[complex128]}}
 	asinSpec = UnarySpec{Real: Func1[float64]{F: math.Asin, D1: asinD1, D2: asinD2},
 		Complex: Func1[complex128]{F: cmplx.Asin, D1: casinD1, D2: casinD2}}
@@ -266,7 +353,7 @@ var (
 		Complex: Func1[complex128]{F: cmplx.Acosh, D1: cacoshD1, D2: cacoshD2}}
 	atanhSpec = UnarySpec{Real: Func1[float64]{F: math.Atanh, D1: atanhD1[float64], D2: atanhD2[float64]},
 		Complex: Func1[complex128]{F: cmplx.Atanh, D1: atanhD1[complex128], D2: atanhD2[complex128]}}
-	sigmoidSpec = UnarySpec{Real: Func1[float64]{F: sigmoid, Slice: sigmoidSlice, D1: sigmoidD1[float64], D2: sigmoidD2[float64]},
+	sigmoidSpec = UnarySpec{Real: Func1[float64]{F: sigmoid, Slice: sigmoidSlice, D1: sigmoidD1[float64], D2: sigmoidD2[float64], Pull: sigmoidPull},
 		Complex: Func1[complex128]{F: csigmoid, D1: sigmoidD1[complex128], D2: sigmoidD2[complex128]}}
 	logSigmoidSpec = UnarySpec{Real: Func1[float64]{F: logSigmoid, Slice: logSigmoidSlice, D1: logSigmoidD1, D2: logSigmoidD2}}
 	reluSpec       = UnarySpec{Real: Func1[float64]{F: relu, D1: reluD1, D2: zero[float64]}}
@@ -331,8 +418,8 @@ func softplusSpec(beta, threshold float64) UnarySpec {
 func scaleSpec(a complex128) UnarySpec {
 	ar := real(a)
 	return UnarySpec{
-		Real: Func1[float64]{F: func(x float64) float64 { return ar * x },
-			D1: func(_, _ float64) float64 { return ar }, D2: zero[float64]},
+		Real: Func1[float64]{F: func(x float64) float64 { return ar * x }, Slice: scaleSlice(ar),
+			D1: func(_, _ float64) float64 { return ar }, D2: zero[float64], Pull: scalePull(ar)},
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return a * z },
 			D1: func(_, _ complex128) complex128 { return a }, D2: zero[complex128]},
 		Promote: imag(a) != 0,
@@ -343,7 +430,7 @@ func scaleSpec(a complex128) UnarySpec {
 func shiftSpec(b complex128) UnarySpec {
 	br := real(b)
 	return UnarySpec{
-		Real:    Func1[float64]{F: func(x float64) float64 { return x + br }, D1: one[float64], D2: zero[float64]},
+		Real:    Func1[float64]{F: func(x float64) float64 { return x + br }, Slice: shiftSlice(br), D1: one[float64], D2: zero[float64], Pull: passPull},
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return z + b }, D1: one[complex128], D2: zero[complex128]},
 		Promote: imag(b) != 0,
 		VJP:     passVJPSpec}

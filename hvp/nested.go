@@ -179,11 +179,13 @@ func (tr Transforms) HVPRev(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.De
 //	d^j/de^j f(x + e v) at e = 0,   j = 0, 1, ..., order
 //
 // (entry 0 is f(x)): Taylor coefficients times j!, for Halley-type root finders and
-// Taylor integrators. Orders 1 to order-1 come from order-1 nested recorded
-// gradients (d_j = <grad d_{j-1}, v>), and the last from a forward sweep through
-// them, so order k needs recorded pullbacks k-1 levels deep (order 3: the ops of f
-// and of their recorded pullbacks). An order below 1 is an error wrapping
-// chainrules.ErrInvalidArgument.
+// Taylor integrators. With d_0 = f and d_j = <grad d_{j-1}, v>, it records d_1 to
+// d_{order-2} by nested recorded gradients (core.Tape.GradGraph), and takes the last
+// two from one forward-over-reverse sweep of d_{order-2}, as HVP does:
+// d_{order-1} = <grad, v> and d_order = <H v, v>. So order 2 costs an HVP, and each
+// order above it one recorded gradient more; order k needs recorded pullbacks k-2
+// levels deep and the second-order rules of the ops they record. An order below 1
+// is an error wrapping chainrules.ErrInvalidArgument.
 func DirectionalDerivatives(f Func, x, v []*tensor.Dense, order int) ([]float64, error) {
 	return defaults().DirectionalDerivatives(f, x, v, order)
 }
@@ -206,7 +208,7 @@ func (tr Transforms) DirectionalDerivatives(f Func, x, v []*tensor.Dense, order 
 		}
 		d := f(t, ids)
 		ds = append(ds, d)
-		for range order - 1 {
+		for range order - 2 {
 			if t.Err() != nil {
 				return 0
 			}
@@ -219,15 +221,11 @@ func (tr Transforms) DirectionalDerivatives(f Func, x, v []*tensor.Dense, order 
 		}
 		return d
 	}
-	t, ids, _, err := tr.record(chain, x)
+	t, ids, last, err := tr.record(chain, x)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if err := checkScalarNode(t, ds[0]); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	tan, err := t.ForwardTangents(seeds(ids, v))
-	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	out := make([]float64, order+1)
@@ -235,8 +233,32 @@ func (tr Transforms) DirectionalDerivatives(f Func, x, v []*tensor.Dense, order 
 		dv, _ := t.Value(d)
 		out[j] = dv.Float64s()[0]
 	}
-	if last, ok := tan.Of(ds[order-1]); ok {
-		out[order] = last.Float64s()[0]
+	tan, err := t.ForwardTangents(seeds(ids, v))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if order == 1 {
+		if d1, ok := tan.Of(last); ok {
+			out[1] = d1.Float64s()[0]
+		}
+		return out, nil
+	}
+	g, hv, err := t.BackwardWithTangents(last, tan)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	grad, h := collect(g, ids, x), collect(hv, ids, x)
+	for k := range v {
+		a, err := tensor.Space{}.Inner(v[k], grad[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		b, err := tensor.Space{}.Inner(v[k], h[k])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		out[order-1] += a
+		out[order] += b
 	}
 	return out, nil
 }

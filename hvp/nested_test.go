@@ -221,3 +221,45 @@ func BenchmarkNested(b *testing.B) {
 		}
 	})
 }
+
+// Transforms nest three deep: the second derivative along v by a JVP of a JVP,
+// and the Hessian of a function of a gradient.
+func TestNestedTransforms(t *testing.T) {
+	x, v := vec(0.3, -0.8), vec(1.5, 0.5)
+	// d^2/de^2 sum(sin(x + e v)) = -sum v^2 sin(x), by JVPOf(JVPOf(f)).
+	_, _, err := hvp.Grad(func(tp *hvp.Tape, xs []cr.NodeID) cr.NodeID {
+		vs := []cr.NodeID{tp.Constant(v)}
+		f := func(tp *hvp.Tape, x []cr.NodeID) cr.NodeID {
+			return tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, x[0]))
+		}
+		jf := func(tp *hvp.Tape, x []cr.NodeID) cr.NodeID { return hvp.JVPOf(f)(tp, x, vs) }
+		jjf := hvp.JVPOf(jf)(tp, xs, vs)
+		got, err := tp.Value(jjf)
+		require.NoError(t, err)
+		want := 0.0
+		for i, xi := range x.Float64s() {
+			want -= v.Float64s()[i] * v.Float64s()[i] * math.Sin(xi)
+		}
+		require.InDelta(t, want, got.Float64s()[0], 1e-13)
+		return jjf
+	}, []*tensor.Dense{x})
+	require.NoError(t, err)
+
+	// The Hessian of p(x) = |grad f(x)|^2 for f = sum(x^3): p = sum 9 x^4, so
+	// H = diag(108 x^2).
+	penalty := func(tp *hvp.Tape, x []cr.NodeID) cr.NodeID {
+		g := hvp.GradOf(cubeSum)(tp, x)
+		return hvp.Inner(tp, g, g)
+	}
+	H, err := hvp.Hessian(penalty, []*tensor.Dense{x})
+	require.NoError(t, err)
+	for i, xi := range x.Float64s() {
+		for j := range x.Float64s() {
+			want := 0.0
+			if i == j {
+				want = 108 * xi * xi
+			}
+			require.InDelta(t, want, H.At(i, j), 1e-11)
+		}
+	}
+}

@@ -320,6 +320,17 @@ func (r *definedRule[V]) Forward(tangentOf cr.TangentOf[V], ydot []V, has []bool
 	if err != nil {
 		return err
 	}
+	// The pullback must not ignore a differentiable output's cotangent: the
+	// transposed map would give that output a zero tangent, silently. Reverse
+	// sweeps refuse it for the outputs that were used (checkUsed); a forward
+	// sweep cannot tell which will be, so it refuses it for all.
+	diff := make([]bool, len(r.y))
+	for m := range diff {
+		diff[m] = r.d.OutputDifferentiable(m)
+	}
+	if err := r.checkUsed(rec, diff); err != nil {
+		return err
+	}
 	yd, h, _, err := r.jvp(rec, tangentOf)
 	if err != nil {
 		return err

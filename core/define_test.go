@@ -248,3 +248,22 @@ func TestDefinedNonlinearPullbackIsReported(t *testing.T) {
 	}
 	require.True(t, linear, "the linearity check reports the nonlinear pullback: %v", err)
 }
+
+// A defined op whose pullback ignores a differentiable output's cotangent is
+// refused by every sweep: reverse when the output is used, and forward (where the
+// transposed pullback would give that output a zero tangent).
+func TestDefineIgnoredOutputIsRefusedInEverySweep(t *testing.T) {
+	ignoring := core.Define(core.Def[float64]{Name: "ignores_y1", Space: f64, Arity: 1, Outputs: 2,
+		Primal: func(x []float64) ([]float64, error) { return []float64{2 * x[0], x[0] * x[0]}, nil },
+		Pullback: func(t *core.Tape[float64], _, _, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(scaleOp(2), ybar[0])} // forgets 2x ybar[1]
+		}})
+	tp := newTape()
+	x := tp.Leaf(0.5)
+	ys := tp.ApplyMulti(ignoring, x)
+	_, err := tp.Backward(ys[1])
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	_, err = tp.ForwardTangents(map[cr.NodeID]float64{x: 1})
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	require.ErrorContains(t, err, "ignores the cotangent of output 1")
+}

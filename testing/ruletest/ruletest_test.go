@@ -2,6 +2,7 @@ package ruletest_test
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -297,4 +298,23 @@ func TestRegistry(t *testing.T) {
 func TestErrorsIs(t *testing.T) {
 	err := ruletest.Verify(cr.Float64Space{}, sinFirstOrder(func(r *scalarRule) { r.signFlip = true }), []float64{0.7}, ruletest.Config{})
 	assert.True(t, errors.Is(err, ruletest.ErrCheckFailed))
+}
+
+// infRule is the rule of y = 2x whose pullback returns +Inf * ybar: wrong, and
+// once invisible to the checker, whose tolerance scale became infinite too.
+type infRule struct{ in []cr.NodeID }
+
+func (r infRule) Inputs() []cr.NodeID { return r.in }
+
+func (r infRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.in[0], Value: math.Inf(1) * ybar[0]}), nil
+}
+
+func TestInfinitePullbackFails(t *testing.T) {
+	op := cr.OpFunc[float64]{OpName: "inf_pullback", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
+		return 2 * x[0], infRule{in: slices.Clone(in)}, nil
+	}}
+	err := ruletest.Verify(cr.Float64Space{}, op, []float64{0.7}, ruletest.Config{})
+	require.ErrorIs(t, err, ruletest.ErrCheckFailed)
+	require.ErrorContains(t, err, ruletest.CheckAdjointFD)
 }

@@ -939,9 +939,17 @@ func (c *checker[V]) compareVec(got, want V, atol, rtol, floor float64) *Failure
 		}
 		return nil
 	}
+	// The scale comes from the finite values alone: an infinity in got must not
+	// make every difference pass (Inf <= Inf). A non-finite value where the
+	// reference differs is a failure.
 	scale, worst, at := floor, -1.0, 0
 	for i := range g {
-		scale = math.Max(scale, math.Max(absC(g[i]), absC(w[i])))
+		if a := absC(g[i]); !math.IsInf(a, 0) && !math.IsNaN(a) {
+			scale = math.Max(scale, a)
+		}
+		if a := absC(w[i]); !math.IsInf(a, 0) && !math.IsNaN(a) {
+			scale = math.Max(scale, a)
+		}
 		d := absC(g[i] - w[i])
 		if g[i] == w[i] {
 			d = 0
@@ -953,7 +961,7 @@ func (c *checker[V]) compareVec(got, want V, atol, rtol, floor float64) *Failure
 			worst, at = d, i
 		}
 	}
-	if len(g) == 0 || worst <= atol+rtol*scale {
+	if len(g) == 0 || (!math.IsInf(worst, 0) && worst <= atol+rtol*scale) {
 		return nil
 	}
 	var idx []int
@@ -964,10 +972,12 @@ func (c *checker[V]) compareVec(got, want V, atol, rtol, floor float64) *Failure
 		Detail: fmt.Sprintf("tolerance %.3g + %.3g * %.6g", atol, rtol, scale)}
 }
 
-// compareScalar compares got with want at tolerance atol + rtol * scale.
+// compareScalar compares got with want at tolerance atol + rtol * scale. A
+// non-finite got (or want) that differs from the other is a failure whatever the
+// scale, which an infinite rule value would make infinite too.
 func compareScalar(got, want, scale, atol, rtol float64) *Failure {
 	d := math.Abs(got - want)
-	if d <= atol+rtol*scale {
+	if got == want || (!math.IsInf(d, 0) && !math.IsNaN(d) && d <= atol+rtol*scale) {
 		return nil
 	}
 	return &Failure{Got: complex(got, 0), Want: complex(want, 0), HasValues: true,

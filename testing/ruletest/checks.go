@@ -847,6 +847,7 @@ func (c *checker[V]) checkSecondOrder(r anyRule[V], noFD bool) {
 				c.add(CheckSecondOrderFD, fmt.Sprintf("x%d", k), fails[k])
 			}
 		}
+		c.guard(CheckSecondOrderPrimal, func() { c.checkSecondPrimal(r) })
 	}
 	var fail *Failure
 	for d := range c.cfg.Directions {

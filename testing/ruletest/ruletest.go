@@ -8,31 +8,32 @@ import (
 
 // Names of the checks, as they appear in subtest names and in Failure.Check.
 const (
-	CheckApply           = "apply"            // Apply returned an error or panicked
-	CheckPrimal          = "primal"           // recorded output == fresh evaluation
-	CheckStructure       = "structure"        // one contribution per differentiable input, right shape, dtype, NodeID
-	CheckAdjointFD       = "adjoint-fd"       // <ybar, J v>_fd == <J^* ybar, v>
-	CheckJacobian        = "jacobian"         // full Jacobian by finite differences == pullback rows
-	CheckForwardFD       = "forward-fd"       // Forward == J v by finite differences
-	CheckForwardAdjoint  = "forward-adjoint"  // <ybar, Forward(v)> == <Pullback(ybar), v>
-	CheckSecondOrderFD   = "second-order-fd"  // PullbackWithTangents == d/de Pullback(x + e v, ybar + e ybardot)
-	CheckHessianSymmetry = "hessian-symmetry" // <u, H v> == <v, H u>
-	CheckLinearity       = "linearity"        // Pullback(a y1 + b y2) == a Pullback(y1) + b Pullback(y2)
-	CheckZeroCotangent   = "zero-cotangent"   // Pullback(0) == 0
-	CheckRepeat          = "repeat"           // two calls give the same result
-	CheckMutation        = "mutation"         // inputs, cotangent and earlier results unchanged
-	CheckInterfaces      = "interfaces"       // registry flags match the implemented interfaces
-	CheckKink            = "kink"             // documented rule at a point where finite differences do not apply
-	CheckSamples         = "samples"          // a registry entry supplies sample inputs
-	CheckMasked          = "masked"           // ApplyMasked agrees with Apply on the inputs it needs
-	CheckRetain          = "retain"           // Apply keeps neither the slice in nor the slice x
-	CheckRows            = "rows"             // RowPullback's terms add up to Pullback's cotangent
-	CheckAbsentOutputs   = "absent-outputs"   // a multi-output rule never reads an absent cotangent
-	CheckNoDerivative    = "no-derivative"    // a registry entry marked NoDerivative fails every derivative with ErrNoRule
-	CheckRecorded        = "recorded"         // the pullback recorded with ops (RecordPullback) == Pullback
-	CheckRecordedSecond  = "recorded-second"  // tangent of the recorded pullback == PullbackWithTangents
-	CheckRecordedThird   = "recorded-third"   // third derivative through the recorded pullback == finite differences of PullbackWithTangents
-	CheckOrder           = "order"            // a registry family is proven to Config.MinOrder
+	CheckApply             = "apply"               // Apply returned an error or panicked
+	CheckPrimal            = "primal"              // recorded output == fresh evaluation
+	CheckStructure         = "structure"           // one contribution per differentiable input, right shape, dtype, NodeID
+	CheckAdjointFD         = "adjoint-fd"          // <ybar, J v>_fd == <J^* ybar, v>
+	CheckJacobian          = "jacobian"            // full Jacobian by finite differences == pullback rows
+	CheckForwardFD         = "forward-fd"          // Forward == J v by finite differences
+	CheckForwardAdjoint    = "forward-adjoint"     // <ybar, Forward(v)> == <Pullback(ybar), v>
+	CheckSecondOrderFD     = "second-order-fd"     // PullbackWithTangents == d/de Pullback(x + e v, ybar + e ybardot)
+	CheckHessianSymmetry   = "hessian-symmetry"    // <u, H v> == <v, H u>
+	CheckSecondOrderPrimal = "second-order-primal" // <v, H u> == mixed second difference of the primal
+	CheckLinearity         = "linearity"           // Pullback(a y1 + b y2) == a Pullback(y1) + b Pullback(y2)
+	CheckZeroCotangent     = "zero-cotangent"      // Pullback(0) == 0
+	CheckRepeat            = "repeat"              // two calls give the same result
+	CheckMutation          = "mutation"            // inputs, cotangent and earlier results unchanged
+	CheckInterfaces        = "interfaces"          // registry flags match the implemented interfaces
+	CheckKink              = "kink"                // documented rule at a point where finite differences do not apply
+	CheckSamples           = "samples"             // a registry entry supplies sample inputs
+	CheckMasked            = "masked"              // ApplyMasked agrees with Apply on the inputs it needs
+	CheckRetain            = "retain"              // Apply keeps neither the slice in nor the slice x
+	CheckRows              = "rows"                // RowPullback's terms add up to Pullback's cotangent
+	CheckAbsentOutputs     = "absent-outputs"      // a multi-output rule never reads an absent cotangent
+	CheckNoDerivative      = "no-derivative"       // a registry entry marked NoDerivative fails every derivative with ErrNoRule
+	CheckRecorded          = "recorded"            // the pullback recorded with ops (RecordPullback) == Pullback
+	CheckRecordedSecond    = "recorded-second"     // tangent of the recorded pullback == PullbackWithTangents
+	CheckRecordedThird     = "recorded-third"      // third derivative through the recorded pullback == finite differences of PullbackWithTangents
+	CheckOrder             = "order"               // a registry family is proven to Config.MinOrder
 )
 
 // ErrCheckFailed is wrapped by every *Failure, so errors.Is(err, ErrCheckFailed)

@@ -125,9 +125,9 @@ func TestMutantsAreCaught(t *testing.T) {
 		{"affine pullback", verifyF(sinFirstOrder(func(r *scalarRule) { r.affine = true }), []float64{0.7}, cfg),
 			ruletest.CheckZeroCotangent, []string{ruletest.CheckAdjointFD, ruletest.CheckLinearity}},
 		{"wrong PullbackWithTangents term", verifyF(sinOp(func(r *scalarRule) { r.wrongSecond = true }), []float64{0.7}, cfg),
-			ruletest.CheckSecondOrderFD, nil},
+			ruletest.CheckSecondOrderFD, []string{ruletest.CheckSecondOrderPrimal}},
 		{"asymmetric Hessian", verifyF(mulOp(func(r *mulRule) { r.asymmetric = true }), []float64{1.3, -0.4}, cfg),
-			ruletest.CheckHessianSymmetry, []string{ruletest.CheckSecondOrderFD}},
+			ruletest.CheckHessianSymmetry, []string{ruletest.CheckSecondOrderFD, ruletest.CheckSecondOrderPrimal}},
 		{"wrong forward tangent", verifyF(sinOp(func(r *scalarRule) { r.wrongForward = true }), []float64{0.7}, cfg),
 			ruletest.CheckForwardFD, []string{ruletest.CheckForwardAdjoint}},
 		{"wrong rule at a kink", verifyF(reluOp(true), []float64{0}, ruletest.Config{Kink: &ruletest.Kink[float64]{
@@ -317,4 +317,27 @@ func TestInfinitePullbackFails(t *testing.T) {
 	err := ruletest.Verify(cr.Float64Space{}, op, []float64{0.7}, ruletest.Config{})
 	require.ErrorIs(t, err, ruletest.ErrCheckFailed)
 	require.ErrorContains(t, err, ruletest.CheckAdjointFD)
+}
+
+// staleSin is sin whose rules keep the derivatives of the first point the op was
+// applied to (a stale cache, the factorisation-cache class of bug), with a
+// second-order term consistent with them (zero: the cached derivative does not
+// move). It is right at the first point only.
+func staleSin() cr.Op[float64] {
+	first, d1 := true, 0.0
+	return sinOp(func(r *scalarRule) {
+		if first {
+			first, d1 = false, r.d1
+		}
+		r.d1, r.d2 = d1, 0
+	})
+}
+
+// The checker differentiates the pullback at points around x only through rules
+// applied there, which a stale rule fools; the mixed second difference of the
+// primal does not.
+func TestStaleRuleFails(t *testing.T) {
+	err := ruletest.Verify(cr.Float64Space{}, staleSin(), []float64{0.7}, ruletest.Config{})
+	require.ErrorIs(t, err, ruletest.ErrCheckFailed)
+	require.ErrorContains(t, err, ruletest.CheckSecondOrderPrimal)
 }

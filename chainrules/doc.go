@@ -28,10 +28,20 @@
 // gives a single-output op its NumOutputs, [OpFunc] turns a function into one, and
 // [Eval] evaluates one without a tape ([EvalMulti]: all outputs of any op).
 //
+// Derivatives of any order come from a third optional interface, [PullbackRecorder]:
+// RecordPullback records the pullback's cotangents with ops on the tape itself, so
+// that a recorded backward sweep (core.Tape.GradGraph, PyTorch's create_graph) can
+// be differentiated again, to any order the ops it uses reach. A rule without it
+// stops such a sweep with an [*OrderError] that names the op and the order; the
+// hand-written Pullback and PullbackWithTangents stay the fast path of gradients and
+// Hessian-vector products.
+//
 // An op that is linear in its inputs, y = sum_k L_k x_k (a transpose, a slice, a
 // concatenation, a sum), needs no rule code of its own: [LinearRule] and
-// [UnaryLinearRule] build all three rules from L_k and its adjoint L_k^*, since
-// ydot = sum_k L_k xdot_k, xbar_k = L_k^* ybar and xbardot_k = L_k^* ybardot.
+// [UnaryLinearRule] build all the rules from L_k and its adjoint L_k^*, since
+// ydot = sum_k L_k xdot_k, xbar_k = L_k^* ybar and xbardot_k = L_k^* ybardot, and
+// the recorded pullback applies L_k^* as an op whose own rules are those of a
+// linear op: linear ops reach every order.
 //
 // # Contract for rule authors
 //

@@ -55,6 +55,11 @@
 //     tangent comes from transposing the recorded pullback, the second-order rule
 //     from a forward sweep through it, seeded with the output tangents of the
 //     forward sweep.
+//   - Derivatives of any order: [Tape.GradGraph] (and [Tape.GradGraphSeed],
+//     [Tape.GradGraphSeeds]) records the reverse sweep itself on the tape, each op's
+//     pullback recorded with ops (chainrules.PullbackRecorder), so gradients are
+//     nodes that any sweep can differentiate again (PyTorch's create_graph). Ops
+//     made with Define and Composite record theirs from their pullback or body.
 //   - Checkpointing: [Tape.Checkpoint] records a sub-function as one node and
 //     recomputes its intermediates in each sweep, to first and second order (it is
 //     the recomputing composite).

@@ -15,7 +15,7 @@ func TestRegistryRules(t *testing.T) {
 	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, Register(reg))
 	require.Equal(t, []string{Name}, reg.Names())
-	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 60, MinOrder: 3})
+	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 60, MinOrder: 4})
 }
 
 // TestRules runs the rule checker on every spec of the reference table, with

@@ -18,5 +18,5 @@ import (
 func TestRegistry(t *testing.T) {
 	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, elementwise.Register(reg))
-	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 40, MinOrder: 3})
+	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 40, MinOrder: 4})
 }

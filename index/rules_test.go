@@ -22,7 +22,7 @@ func ourRegistry(t *testing.T) *cr.Registry[*tensor.Dense] {
 }
 
 func TestRuletestRegistry(t *testing.T) {
-	ruletest.CheckRegistry(t, tensor.Space{}, ourRegistry(t), ruletest.Config{FullJacobianMaxSize: 80, MinOrder: 3})
+	ruletest.CheckRegistry(t, tensor.Space{}, ourRegistry(t), ruletest.Config{FullJacobianMaxSize: 80, MinOrder: 4})
 }
 
 func ids(n int) []cr.NodeID {

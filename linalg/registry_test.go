@@ -16,7 +16,7 @@ import (
 func TestRegistry(t *testing.T) {
 	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, linalg.Register(reg))
-	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 64, MinOrder: 3})
+	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 64, MinOrder: 4})
 }
 
 func TestRegisterErrors(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 func TestRulesPassRuletest(t *testing.T) {
 	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, nn.Register(reg))
-	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{MinOrder: 3})
+	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{MinOrder: 4})
 }
 
 func TestValues(t *testing.T) {

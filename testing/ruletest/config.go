@@ -69,9 +69,9 @@ type Config struct {
 
 	// MinOrder, with CheckRegistry and VerifyRegistry, fails every differentiable
 	// family whose rules are not proven, at some sample, to at least this order of
-	// derivative (check "order"): 1 the pullback, 2 the second-order rule, 3 the
-	// third derivative through the pullback recorded with ops (see Orders). Zero
-	// asks for nothing. A family marked NoDerivative is not held to it.
+	// derivative (check "order"): 1 the pullback, 2 the second-order rule, 3 and 4
+	// the third and fourth derivatives through the pullback recorded with ops (see
+	// Orders). Zero asks for nothing. A family marked NoDerivative is not held to it.
 	MinOrder int
 
 	// Kink, if set, declares that the inputs lie at a point where finite differences

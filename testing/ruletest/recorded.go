@@ -3,6 +3,7 @@ package ruletest
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
@@ -22,9 +23,10 @@ import (
 //     finite difference of <c, xbardot(x; u)> along u' (finite-difference
 //     tolerance): the third derivative against the second-order rule.
 //
-// It returns the highest order the rule reached: 2 when the rule records no
-// pullback, 3 when the recording is right but cannot be recorded again, 4 when
-// the third-order check passed (the recordings nest, so higher orders are those of
+// and recorded-fourth (checkRecordedFourth) goes one recording deeper. It returns
+// the highest order the rule reached: 2 when the rule records no pullback, 3 when
+// the recording is right but cannot be recorded deep enough, 4 when the
+// fourth-order check passed (the recordings nest, so higher orders are those of
 // the ops used).
 func (c *checker[V]) checkRecorded(r anyRule[V], noFD bool) int {
 	if _, ok := r.r.(cr.PullbackRecorder[V]); !ok {
@@ -32,6 +34,7 @@ func (c *checker[V]) checkRecorded(r anyRule[V], noFD bool) int {
 		c.skip(CheckRecorded, "", why)
 		c.skip(CheckRecordedSecond, "", why)
 		c.skip(CheckRecordedThird, "", why)
+		c.skip(CheckRecordedFourth, "", why)
 		return 2
 	}
 	tape := core.NewTape(c.space)
@@ -58,6 +61,7 @@ func (c *checker[V]) checkRecorded(r anyRule[V], noFD bool) int {
 		c.skip(CheckRecorded, "", why)
 		c.skip(CheckRecordedSecond, "", why)
 		c.skip(CheckRecordedThird, "", why)
+		c.skip(CheckRecordedFourth, "", why)
 		return 2
 	}
 	if err != nil {
@@ -135,11 +139,13 @@ func (c *checker[V]) checkRecorded(r anyRule[V], noFD bool) int {
 	}
 	if len(gs) == 0 {
 		c.skip(CheckRecordedThird, "", "no differentiable input")
+		c.skip(CheckRecordedFourth, "", "no differentiable input")
 		return 4
 	}
 	h, err := tape.GradGraphSeeds(gs, cseeds, ids...)
 	if errors.Is(err, cr.ErrOrderNotSupported) {
 		c.skip(CheckRecordedThird, "", fmt.Sprintf("order 4 through the op is not available: %v", err))
+		c.skip(CheckRecordedFourth, "", fmt.Sprintf("order 4 through the op is not available: %v", err))
 		return 3
 	}
 	if err != nil {
@@ -148,10 +154,12 @@ func (c *checker[V]) checkRecorded(r anyRule[V], noFD bool) int {
 	}
 	if noFD {
 		c.skip(CheckRecordedThird, "", "finite differences are off")
+		c.skip(CheckRecordedFourth, "", "finite differences are off")
 		return 4
 	}
 	if _, ok := r.second(); !ok {
 		c.skip(CheckRecordedThird, "", "the rule has no second-order rule to compare with")
+		c.skip(CheckRecordedFourth, "", "the rule has no second-order rule to compare with")
 		return 4
 	}
 	u2, present2 := c.joint()
@@ -209,20 +217,111 @@ func (c *checker[V]) checkRecorded(r anyRule[V], noFD bool) int {
 		return 3
 	}
 	c.pass(CheckRecordedThird, "")
+	return c.checkRecordedFourth(tape, ids, h, ybar, cs, u, present, u2, present2, diff)
+}
+
+// checkRecordedFourth is recorded-fourth: with h = grad <c, xbar(x)> from the
+// twice-recorded pullback, it records the pullback a third time, r = grad <h, u>,
+// and compares the fourth derivative <rdot, u2> (rdot: r's tangent along a third
+// direction u3) with the mixed second difference, along u2 and u3, of
+// <c, xbardot(x; u)> from the second-order rule. It returns 4 when it passes.
+func (c *checker[V]) checkRecordedFourth(tape *core.Tape[V], ids, h []cr.NodeID, ybar, cs, u []V, present []bool,
+	u2 []V, present2 []bool, diff func([]V) []V) int {
+	var hs, useeds []cr.NodeID
+	for k, id := range h {
+		if present[k] {
+			hs, useeds = append(hs, id), append(useeds, tape.Constant(c.space.Clone(u[k])))
+		}
+	}
+	if len(hs) == 0 {
+		c.skip(CheckRecordedFourth, "", "no differentiable input")
+		return 3
+	}
+	r, err := tape.GradGraphSeeds(hs, useeds, ids...)
+	if errors.Is(err, cr.ErrOrderNotSupported) {
+		c.skip(CheckRecordedFourth, "", fmt.Sprintf("order 5 through the op is not available: %v", err))
+		return 3
+	}
+	if err != nil {
+		c.fail(CheckRecordedFourth, "", "recording the pullback a third time failed", err)
+		return 3
+	}
+	u3, present3 := c.joint()
+	seeds3 := make(map[cr.NodeID]V)
+	for k, on := range present3 {
+		if on {
+			seeds3[ids[k]] = u3[k]
+		}
+	}
+	tan3, err := tape.ForwardTangents(seeds3)
+	if err != nil {
+		c.fail(CheckRecordedFourth, "", "forward sweep through the thrice-recorded pullback failed", err)
+		return 3
+	}
+	rdot := make([]V, len(c.inputs))
+	for k, id := range r {
+		var ok bool
+		if rdot[k], ok = tan3.Of(id); !ok {
+			rdot[k] = c.space.Zero(c.inputs[k])
+		}
+	}
+	exact, bound, err := c.innerSum(rdot, u2, present2)
+	if err != nil {
+		c.fail(CheckRecordedFourth, "", "inner product failed", err)
+		return 3
+	}
+	all := make([]bool, len(c.inputs))
+	for k := range all {
+		all[k] = c.diff[k]
+	}
+	s := func(x []V) (float64, error) { // <c, xbardot(x; u)>
+		_, rr, err := c.apply(x)
+		if err != nil {
+			return 0, err
+		}
+		_, xd, err := c.secondOf(rr, c.dualOut(ybar, nil), u, present)
+		if err != nil {
+			return 0, err
+		}
+		v, _, err := c.innerSum(cs, diff(xd), all)
+		return v, err
+	}
+	step := c.tol.step * math.Sqrt(math.Max(1, c.maxAbs(present)))
+	mixed, err := c.fdScalar(c.inputs, u3, present3, step, func(x []V) (float64, error) {
+		return c.fdScalar(x, u2, present2, step, s)
+	})
+	if err != nil {
+		c.fail(CheckRecordedFourth, "", "the second difference of PullbackWithTangents failed", err)
+		return 3
+	}
+	// The nested differences lose about eps |s| / step^2 to rounding: |s(x)| joins
+	// the scale, so that a fourth derivative that is exactly zero (det of a 3 x 3
+	// matrix) is not held to an absolute tolerance below that noise.
+	s0, err := s(c.inputs)
+	if err != nil {
+		c.fail(CheckRecordedFourth, "", "PullbackWithTangents failed", err)
+		return 3
+	}
+	if f := compareScalar(exact, mixed, max(bound, math.Abs(mixed), math.Abs(s0)), c.tol.atol, 10*c.tol.rtol); f != nil {
+		f.Detail = "<rdot, u2> from the thrice-recorded pullback (got) vs the mixed second difference of <c, PullbackWithTangents> (want); " + f.Detail
+		c.add(CheckRecordedFourth, "", f)
+		return 3
+	}
+	c.pass(CheckRecordedFourth, "")
 	return 4
 }
 
 // orderOf returns the highest order of derivative that results prove: 0 when a
 // first-order check failed or none ran; 1 when the pullback passed its finite
 // differences; 2 when the second-order rule did too; 3 when the third derivative
-// through the recorded pullback did (recorded-third). Any failure stops the count
-// at the order below it.
+// through the recorded pullback did (recorded-third); 4 when the fourth did
+// (recorded-fourth). Any failure stops the count at the order below it.
 func orderOf(rs []result) int {
 	passed := make(map[string]bool)
 	for _, r := range rs {
 		if r.fail != nil {
 			switch r.check {
-			case CheckSecondOrderFD, CheckHessianSymmetry, CheckRecorded, CheckRecordedSecond, CheckRecordedThird, CheckOrder:
+			case CheckSecondOrderFD, CheckHessianSymmetry, CheckSecondOrderPrimal, CheckRecorded, CheckRecordedSecond, CheckRecordedThird, CheckRecordedFourth, CheckOrder:
 			default:
 				return 0
 			}
@@ -252,15 +351,18 @@ func orderOf(rs []result) int {
 		return 1
 	case !ok(CheckRecorded, CheckRecordedSecond, CheckRecordedThird):
 		return 2
+	case !ok(CheckRecordedFourth):
+		return 3
 	}
-	return 3
+	return 4
 }
 
 // Orders runs the checks of VerifyRegistry on every entry of reg and returns the
 // highest order of derivative proven for each differentiable family, the lowest
-// over its samples (see CheckRegistry): 1 (pullback), 2 (second-order rule), or 3
-// (third derivatives through the pullback recorded with ops, which nest: the ops of
-// a recorded pullback record theirs, so the order goes on as far as theirs). A
+// over its samples (see CheckRegistry): 1 (pullback), 2 (second-order rule), 3 or 4
+// (third and fourth derivatives through the pullback recorded with ops, against
+// finite differences of the second-order rule; the recordings nest, the ops of a
+// recorded pullback recording theirs, so the order goes on as far as theirs). A
 // family marked NoDerivative is left out.
 func Orders[V any](space cr.Space[V], reg *cr.Registry[V], cfg Config) map[string]int {
 	out := make(map[string]int)

@@ -33,6 +33,7 @@ const (
 	CheckRecorded          = "recorded"            // the pullback recorded with ops (RecordPullback) == Pullback
 	CheckRecordedSecond    = "recorded-second"     // tangent of the recorded pullback == PullbackWithTangents
 	CheckRecordedThird     = "recorded-third"      // third derivative through the recorded pullback == finite differences of PullbackWithTangents
+	CheckRecordedFourth    = "recorded-fourth"     // fourth derivative through the recorded pullback == second differences of PullbackWithTangents
 	CheckOrder             = "order"               // a registry family is proven to Config.MinOrder
 )
 

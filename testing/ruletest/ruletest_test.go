@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
@@ -340,4 +341,47 @@ func TestStaleRuleFails(t *testing.T) {
 	err := ruletest.Verify(cr.Float64Space{}, staleSin(), []float64{0.7}, ruletest.Config{})
 	require.ErrorIs(t, err, ruletest.ErrCheckFailed)
 	require.ErrorContains(t, err, ruletest.CheckSecondOrderPrimal)
+}
+
+// trigOps returns sin and the ops of its recorded derivatives, as defined ops
+// whose pullbacks are written with the next one: sin' = cos, cos' = -sin,
+// (-sin)' = -cos, (-cos)' = sin. With wrong, (-cos)' is -sin: a mistake only the
+// fourth derivative of sin sees.
+func trigOps(wrong bool) cr.Op[float64] {
+	f64 := cr.Float64Space{}
+	var mul cr.Op[float64]
+	mul = core.Define(core.Def[float64]{Name: "mul", Space: f64, Arity: 2,
+		Primal: func(x []float64) ([]float64, error) { return []float64{x[0] * x[1]}, nil },
+		Pullback: func(t *core.Tape[float64], x, _, ybar []cr.NodeID) []cr.NodeID {
+			return []cr.NodeID{t.Apply(mul, ybar[0], x[1]), t.Apply(mul, ybar[0], x[0])}
+		}})
+	// trig(k) is the k-th derivative of sin: sin, cos, -sin, -cos, sin, ...
+	var trig func(k int) cr.Op[float64]
+	trig = func(k int) cr.Op[float64] {
+		k %= 4
+		return core.Define(core.Def[float64]{Name: [...]string{"sin", "cos", "neg_sin", "neg_cos"}[k], Space: f64, Arity: 1,
+			Primal: func(x []float64) ([]float64, error) {
+				s, c := math.Sincos(x[0])
+				return []float64{[...]float64{s, c, -s, -c}[k]}, nil
+			},
+			Pullback: func(t *core.Tape[float64], x, _, ybar []cr.NodeID) []cr.NodeID {
+				next := k + 1
+				if wrong && k == 3 {
+					next = 2 // (-cos)' taken as -sin instead of sin
+				}
+				return []cr.NodeID{t.Apply(mul, t.Apply(trig(next), x[0]), ybar[0])}
+			}})
+	}
+	return trig(0)
+}
+
+// The checker goes to the fourth derivative through recorded pullbacks: a mistake
+// three recordings deep fails recorded-fourth alone.
+func TestRecordedOrders(t *testing.T) {
+	f64 := cr.Float64Space{}
+	require.NoError(t, ruletest.Verify(f64, trigOps(false), []float64{0.7}, ruletest.Config{}))
+	err := ruletest.Verify(f64, trigOps(true), []float64{0.7}, ruletest.Config{})
+	require.ErrorIs(t, err, ruletest.ErrCheckFailed)
+	require.ErrorContains(t, err, ruletest.CheckRecordedFourth)
+	require.NotContains(t, err.Error(), ruletest.CheckRecordedThird+":")
 }

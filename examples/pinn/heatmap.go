@@ -44,7 +44,7 @@ func heatmap(path, title string, n int, v []float64) error {
 	hm := plotter.NewHeatMap(grid{n: n, v: v}, colors)
 	hm.Min, hm.Max = lo, hi
 	p.Add(hm)
-	bar := &plotter.ColorBar{ColorMap: pal}
+	bar := &plotter.ColorBar{ColorMap: pal, Vertical: true}
 	legend := plot.New()
 	legend.Title.Text = fmt.Sprintf("[%.2g, %.2g]", lo, hi)
 	legend.HideX()

@@ -155,6 +155,32 @@ var (
 
 // Internal ops of the expressions.
 var (
+	// tanhBackwardOp is f(y, g) = (1 - y^2) g, float64: tanh's pullback at the
+	// output y, fused; f_y = -2 y g, f_g = 1 - y^2.
+	tanhBackwardOp = Binary("tanh_backward", BinarySpec{Real: Func2[float64]{
+		F:  func(y, g float64) float64 { return (1 - y*y) * g },
+		D1: func(y, g, _ float64) (float64, float64) { return -2 * y * g, 1 - y*y },
+		D2: func(y, g, _ float64) (float64, float64, float64) { return -2 * g, -2 * y, 0 },
+		Run: func(dst, y []float64, sy int, g []float64, sg int) {
+			if sy == 1 && sg == 1 {
+				y, g = y[:len(dst)], g[:len(dst)]
+				for i := range dst {
+					dst[i] = (1 - y[i]*y[i]) * g[i]
+				}
+				return
+			}
+			for i := range dst {
+				dst[i] = (1 - y[i*sy]*y[i*sy]) * g[i*sg]
+			}
+		},
+		PullRun: func(gy, gg, ybar, y []float64, sy int, g []float64, sg int) {
+			for i, v := range ybar {
+				a, b := y[i*sy], g[i*sg]
+				gy[i] = (-2 * a * b) * v
+				gg[i] = (1 - a*a) * v
+			}
+		},
+	}})
 	// oneMinusOp is y = 1 - x, float64 and complex128; xbar = -ybar.
 	oneMinusOp = Unary("one_minus", UnarySpec{
 		Real:    Func1[float64]{F: func(x float64) float64 { return 1 - x }, Slice: oneMinusSlice, D1: minusOne[float64], D2: zero[float64], Pull: negPull},
@@ -310,7 +336,17 @@ func init() {
 	setDeriv(TanOp, func(e expr, _, y cr.NodeID) cr.NodeID { return e.shift(1, e.square(y)) })
 	setDeriv(SinhOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(CoshOp, x) })
 	setDeriv(CoshOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(SinhOp, x) })
-	setDeriv(TanhOp, func(e expr, _, y cr.NodeID) cr.NodeID { return e.oneMinus(e.square(y)) })
+	// tanh's pullback (1 - y^2) ybar is one fused op for real values (a pass and an
+	// allocation instead of three), and the expression of ops for complex ones.
+	setVJP(TanhOp, func(e expr, _, y, ybar cr.NodeID) cr.NodeID {
+		if e.isComplex(y) {
+			return e.mul(e.conj(e.oneMinus(e.square(y))), ybar)
+		}
+		return e.ap(tanhBackwardOp, y, ybar)
+	})
+	setPartials(tanhBackwardOp, func(e expr, y, g, _ cr.NodeID) (cr.NodeID, cr.NodeID) {
+		return e.scale(-2, e.mul(y, g)), e.oneMinus(e.square(y))
+	})
 	setDeriv(AsinOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.rsqrt(e.oneMinus(e.square(x))) })
 	setDeriv(AcosOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.neg(e.rsqrt(e.oneMinus(e.square(x)))) })
 	setDeriv(AtanOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.recip(e.shift(1, e.square(x))) })

@@ -32,6 +32,18 @@
 // results bit-identical to the sequential loop ([Operator.Workers] and [WithWorkers]
 // set the number of goroutines).
 //
+// # Nested transforms
+//
+// [GradOf] and [JVPOf] record on the caller's tape, so that transforms nest:
+// hvp.Grad of a function of hvp.GradOf(f) (a gradient penalty), JVPOf(GradOf(f))
+// (an HVP), a Hessian of a function of a gradient, the derivatives along a
+// direction to any order ([DirectionalDerivatives]). They rest on the engine's
+// recorded backward sweep (core.Tape.GradGraph), which every registered op supports
+// to any order. [HVPRev] is the reverse-over-reverse HVP, beside the
+// forward-over-reverse [HVP]. A value-level transform (Grad, HVP, ...) called inside
+// a function another transform is recording returns [ErrNested] rather than a
+// gradient the outer recording would see as a constant.
+//
 // # Parameter sets
 //
 // Every transform takes its inputs as one slice, a parameter set: tensors of any

@@ -292,7 +292,7 @@ func TestConcurrentUseIsAnError(t *testing.T) {
 			assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 			assert.ErrorContains(t, err, "concurrent")
 			assert.ErrorContains(t, tp.Err(), "concurrent", "the misuse is sticky")
-			_ = first
+			assert.Zero(t, first, "the call that held the tape fails too")
 			assert.Equal(t, 2, tp.Len())
 		})
 	}

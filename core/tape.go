@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -35,8 +36,10 @@ var tapeTags atomic.Uint32
 // a LinearMap's Apply, hook registration, Free) mark the tape busy; one that finds it
 // busy — a second goroutine, or an op or a hook that re-enters the tape — fails with
 // an error wrapping chainrules.ErrInvalidArgument, which also becomes the tape's
-// sticky error, instead of corrupting the graph. Value, OpName, Inputs and Len only
-// read, and may run concurrently with each other.
+// sticky error, instead of corrupting the graph; a recording call (Leaf, Constant,
+// Record, Apply, ApplyMulti, Checkpoint) that it overlapped then returns zero
+// NodeIDs too. Value, OpName, Inputs and Len only read, and may run concurrently
+// with each other.
 //
 // Values that enter the engine — leaves, constants, op outputs, seeds, pullback
 // contributions, tangents, hook results — must not be nil (for a pointer, map,
@@ -285,15 +288,22 @@ var errConcurrentUse = cr.Errorf(cr.ErrInvalidArgument,
 // enter marks the tape busy for one recording or sweep and reports whether it was
 // free. A call that finds the tape busy — another goroutine is using it, or an op or
 // a hook re-entered it — must return errConcurrentUse at once without touching the
-// tape; the misuse then becomes the tape's sticky error.
+// tape: it only sets the atomic misuse flag. The call that holds the tape turns the
+// flag into the tape's sticky error when it leaves, so that t.err is only ever
+// written by the holder of busy, and a call that recorded a node while the flag was
+// set returns the zero NodeID (see misused).
 //
-// Of two calls that overlap, the compare-and-swap lets exactly one through. leave
-// clears the flag with a plain store: that costs nothing next to the locked
-// instruction an atomic store is on amd64 (one per recorded node, on the engine's
-// hottest path), and it is enough, because a call that begins after another ended
-// is only correct when the caller ordered the two (a channel, a mutex), and that
-// ordering covers the store. Unordered calls are a data race, which the race
-// detector then reports.
+// Of two calls that overlap, the compare-and-swap lets exactly one through, and
+// leave clears the flag with a release store, so that the calls the guard lets
+// through one at a time are ordered even when the caller did not order them (the
+// misuse it reports): the holder's writes, t.err's included, happen before the
+// next holder's. On amd64 and 386 a plain store is a release store (the processor
+// keeps stores in order, and the compiler does not move them past one another),
+// and costs nothing next to the locked instruction an atomic store is there (one
+// per recorded node, on the engine's hottest path), so leave uses it, except under
+// the race detector, which only sees the ordering of atomic operations (see
+// plainLeave). Elsewhere (arm64, ...) the atomic store is a store-release
+// instruction.
 func (t *Tape[V]) enter() bool {
 	if atomic.CompareAndSwapUint32(&t.busy, 0, 1) {
 		return true
@@ -302,13 +312,27 @@ func (t *Tape[V]) enter() bool {
 	return false
 }
 
-// leave ends what enter began.
+// leave ends what enter began; only the caller that holds busy calls it.
 func (t *Tape[V]) leave() {
 	if t.misuse.Load() && t.err == nil {
 		t.err = errConcurrentUse
 	}
-	t.busy = 0
+	if plainLeave {
+		t.busy = 0
+	} else {
+		atomic.StoreUint32(&t.busy, 0)
+	}
 }
+
+// plainLeave says that leave may clear busy with a plain store (see enter): on
+// processors whose plain stores are release stores, without the race detector.
+const plainLeave = !raceEnabled && (runtime.GOARCH == "amd64" || runtime.GOARCH == "386")
+
+// misused reports whether a call that overlapped the one in progress has been
+// detected (see enter): an op, a rule or a composite body that re-entered the tape,
+// or another goroutine. A recording call in progress then fails too, with zero
+// NodeIDs, even if it recorded its node: the tape's error is set when it leaves.
+func (t *Tape[V]) misused() bool { return t.misuse.Load() }
 
 func (t *Tape[V]) fail(err error) cr.NodeID {
 	if t.err == nil {
@@ -382,7 +406,10 @@ func (t *Tape[V]) source(v V, name string, flags uint8) cr.NodeID {
 	if flags&flagLeaf != 0 {
 		t.nleaves++
 	}
-	return t.push(v, nil, name, flags, t.recordingSite())
+	if id := t.push(v, nil, name, flags, t.recordingSite()); !t.misused() {
+		return id
+	}
+	return 0
 }
 
 // recordingSite returns the recording site of the call in progress for anomaly reports: the
@@ -475,7 +502,10 @@ func (t *Tape[V]) Record(op string, value V, rule cr.Rule[V]) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
-	return t.record(op, value, rule, t.recordingSite())
+	if id := t.record(op, value, rule, t.recordingSite()); !t.misused() {
+		return id
+	}
+	return 0
 }
 
 // record is Record with the recording site pc (0 unless anomaly mode is on). While
@@ -506,7 +536,9 @@ func (t *Tape[V]) record(op string, value V, rule cr.Rule[V], pc uintptr) cr.Nod
 // with its rule (only the output while gradients are disabled, see SetGradEnabled)
 // and returns its NodeID. An op with several outputs is an error (record it with
 // ApplyMulti). After an error (now or earlier) it returns the zero NodeID and Err
-// reports the first error.
+// reports the first error; so it does when the op re-entered the tape (a composite
+// body that applies ops on the tape it is being applied on, captured in a closure):
+// the nested call fails, and this one with it.
 func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if !t.enter() {
 		return 0
@@ -519,7 +551,9 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 		return t.fail(t.applyErr(op.Name(), t.n, cr.Errorf(cr.ErrInvalidArgument,
 			"the op has %d outputs: record it with ApplyMulti", k)))
 	}
-	if !t.apply(op, 1, inputs, t.recordingSite()) {
+	// An op (a composite's body, say) that re-entered the tape made this call fail
+	// too, after apply recorded its node.
+	if !t.apply(op, 1, inputs, t.recordingSite()) || t.misused() {
 		return 0
 	}
 	return cr.NewNodeID(t.tag, t.n-1)
@@ -545,7 +579,7 @@ func (t *Tape[V]) ApplyMulti(op cr.Op[V], inputs ...cr.NodeID) []cr.NodeID {
 	if t.Err() != nil {
 		return out
 	}
-	if !t.apply(op, k, inputs, t.recordingSite()) {
+	if !t.apply(op, k, inputs, t.recordingSite()) || t.misused() {
 		return out
 	}
 	for m := range out {

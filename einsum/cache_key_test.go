@@ -51,3 +51,23 @@ func TestPlanSizeOverflow(t *testing.T) {
 	_, err = NewPlan("ij,jk->ik", []int{1 << 20, 1 << 20}, []int{1 << 20, 1 << 10})
 	require.NoError(t, err)
 }
+
+// An operand too large to copy (a broadcast view of 2^62 elements, which costs
+// nothing) is an error of NewPlan, so of Eval and of the op on a tape, even when the
+// result is small: the contraction reads each operand through a contiguous copy.
+func TestPlanOperandTooLargeToCopy(t *testing.T) {
+	big, err := tensor.Scalar(1).BroadcastTo(1<<31, 1<<31)
+	require.NoError(t, err)
+	_, err = NewPlan("ii->", big.Shape())
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	require.ErrorContains(t, err, "operand 0 is too large to copy")
+	for _, spec := range []string{"ii->", "ii->i", "ij->j"} {
+		require.NotPanics(t, func() {
+			_, err = Eval(spec, big)
+			require.ErrorIs(t, err, cr.ErrInvalidArgument, spec)
+			tp := core.NewTape[*tensor.Dense](tensor.Space{})
+			tp.Apply(Op(spec), tp.Leaf(big))
+			require.ErrorIs(t, tp.Err(), cr.ErrInvalidArgument, spec)
+		}, spec)
+	}
+}

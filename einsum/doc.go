@@ -26,7 +26,9 @@
 // Any number of operands (1 to dozens) is allowed. Float64 and complex128 operands
 // may be mixed; the result is complex128 if any operand is. Errors (never panics)
 // wrap chainrules.ErrInvalidArgument or chainrules.ErrShapeMismatch and name the
-// label, the operand and the sizes.
+// label, the operand and the sizes; an operand, a result or an intermediate too
+// large for memory to hold (a broadcast view of any size costs nothing to make, but
+// the contraction copies it) is an error wrapping chainrules.ErrInvalidArgument.
 //
 // # Evaluation
 //

@@ -27,7 +27,9 @@ type Plan struct {
 // NewPlan parses spec, checks it against the operand shapes and chooses the
 // contraction order with the Auto algorithm. It returns an error wrapping
 // chainrules.ErrInvalidArgument for a malformed spec (naming the character, label
-// and operand) and chainrules.ErrShapeMismatch for shapes that do not fit it.
+// and operand), for an operand, the result or an intermediate too large for memory
+// to hold (as complex128; tensor.CheckAlloc), and chainrules.ErrShapeMismatch for
+// shapes that do not fit it.
 func NewPlan(spec string, shapes ...[]int) (*Plan, error) {
 	return NewPlanWith(spec, Auto, shapes...)
 }
@@ -40,8 +42,11 @@ func NewPlanWith(spec string, algo PathAlgorithm, shapes ...[]int) (*Plan, error
 	}
 	shs := make([][]int, len(shapes))
 	for k, s := range shapes {
-		if _, err := tensor.ShapeSize(s...); err != nil {
-			return nil, fmt.Errorf("einsum %q: operand %d: %w", spec, k, err)
+		// Eval reads each operand through a contiguous copy, complex128 when
+		// another operand is: an operand too large for that (a broadcast view of
+		// any size costs nothing) is refused here, as the result is by checkSizes.
+		if err := tensor.CheckAlloc(tensor.Complex128, s...); err != nil {
+			return nil, fmt.Errorf("einsum %q: operand %d is too large to copy: %w", spec, k, err)
 		}
 		shs[k] = slices.Clone(s)
 	}

@@ -19,9 +19,8 @@ import (
 
 // Error-returning paths whose result would be too large to allocate return an error
 // wrapping ErrInvalidArgument, as einsum does, and never panic. big is a valid
-// tensor: a broadcast view of 2^62 elements over one scalar. (The sweep of
-// TestOpsNeverPanicOnBadInput cannot take it: an op with a small result, such as a
-// sum, would run over its 2^62 elements.)
+// tensor: a broadcast view of 2^62 elements over one scalar. (Every registered
+// family refuses such inputs: see TestEveryFamilyRefusesHugeViews in package ops.)
 func TestTooLargeResultsAreErrors(t *testing.T) {
 	big, err := tensor.Scalar(1).BroadcastTo(1<<31, 1<<31)
 	require.NoError(t, err)

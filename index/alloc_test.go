@@ -62,3 +62,22 @@ func TestJoinOverflowIsAnError(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 2}, y.Shape())
 }
+
+// where's inputs broadcast together: views [2^31, 1] and [1, 2^31], which cost
+// nothing, ask for an output of 2^62 elements, an error wrapping
+// ErrInvalidArgument (before the broadcast mask is made), not a panic.
+func TestWhereTooLargeIsAnError(t *testing.T) {
+	col, err := tensor.Scalar(1).BroadcastTo(1<<31, 1)
+	require.NoError(t, err)
+	row, err := tensor.Scalar(2).BroadcastTo(1, 1<<31)
+	require.NoError(t, err)
+	op := index.WhereOp([]bool{true}, 1)
+	require.NotPanics(t, func() {
+		_, err = cr.Eval(op, col, row)
+		assert.ErrorIs(t, err, cr.ErrInvalidArgument)
+		assert.ErrorContains(t, err, "where: the result is too large")
+		tp := core.NewTape[*tensor.Dense](tensor.Space{})
+		tp.Apply(op, tp.Leaf(col), tp.Leaf(row))
+		assert.ErrorIs(t, tp.Err(), cr.ErrInvalidArgument)
+	})
+}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -23,8 +24,9 @@ type whereOp struct {
 // (a, b). Pullback: abar = SumTo(mask * ybar, shape of a), bbar = SumTo((1 - mask) *
 // ybar, shape of b) (the sums undo broadcasting; real parts for a real input when a
 // and b were promoted to complex128); tangent: where(mask, adot, bdot). A mask whose
-// length does not fill its shape is an error wrapping ErrInvalidArgument; shapes that
-// do not broadcast, one wrapping ErrShapeMismatch.
+// length does not fill its shape is an error wrapping ErrInvalidArgument, as is an
+// output too large for memory to hold (broadcast views [n, 1] and [1, n] of a huge
+// n); shapes that do not broadcast, one wrapping ErrShapeMismatch.
 func WhereOp(mask []bool, shape ...int) cr.Op[*tensor.Dense] {
 	return whereOp{mask: slices.Clone(mask), shape: slices.Clone(shape)}
 }
@@ -53,6 +55,9 @@ func (o whereOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.De
 	out, err := tensor.BroadcastShapes(o.shape, x[0].Shape(), x[1].Shape())
 	if err != nil {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: mask %v, a %v and b %v do not broadcast", name, o.shape, x[0].Shape(), x[1].Shape())
+	}
+	if err := tensor.CheckAlloc(tensor.ResultDType(x[0].DType(), x[1].DType()), out...); err != nil {
+		return nil, fmt.Errorf("%s: the result is too large: %w", name, err)
 	}
 	mask, err := broadcastMask(o.mask, o.shape, out)
 	if err != nil {

@@ -74,7 +74,7 @@ func scalarPerMatrix(t *Tape, s, m cr.NodeID) cr.NodeID {
 // adj(A + t I) = det(A + t I) (A + t I)^-1 over t on a circle outside the spectrum
 // (see detAdjugatePullback): finite, as PyTorch's, and exact to every order.
 func DetOp() cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "det", Space: space, Arity: 1,
+	return define(core.Def[*tensor.Dense]{Name: "det", Space: space, Arity: 1,
 		Primal: detPrimal("det",
 			func(d luDet[float64]) float64 { return d.det },
 			func(d luDet[complex128]) complex128 { return d.det }),
@@ -213,7 +213,7 @@ func detValues[T, R scalar](ds []luDet[T], batch []int, f func(luDet[T]) R) *ten
 // (zero where a real determinant is negative, as PyTorch's gradient of its NaN
 // branch), recorded with the inverse and elementwise ops.
 func LogdetOp() cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "logdet", Space: space, Arity: 1,
+	return define(core.Def[*tensor.Dense]{Name: "logdet", Space: space, Arity: 1,
 		Primal: detPrimal("logdet",
 			func(d luDet[float64]) float64 {
 				if d.sign < 0 {

@@ -60,7 +60,7 @@ func Eig(a *tensor.Dense) (l, v *tensor.Dense, err error) { return eval2(EigOp()
 // with V from EigOp recorded in the pullback (its derivatives give the second
 // order). float64 only, as EigOp.
 func EigvalsOp() cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "eigvals", Space: space, Arity: 1,
+	return define(core.Def[*tensor.Dense]{Name: "eigvals", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			l, _, err := eigValues("eigvals", x[0], false)
 			return []*tensor.Dense{l}, err

@@ -95,8 +95,8 @@ func EigvalshOp() cr.Op[*tensor.Dense] {
 		return []cr.NodeID{t.ApplyMulti(EighOp(), x[0])[0]}
 	})
 	return valuesOnly(body, func(x []*tensor.Dense) (*tensor.Dense, error) {
-		if len(x) != 1 || x[0] == nil {
-			return nil, opErr("eigvalsh", cr.ErrInvalidArgument, "takes 1 non-nil input")
+		if err := checkInputs("eigvalsh", x, 1); err != nil {
+			return nil, err
 		}
 		w, _, err := eighValues(x[0], false)
 		return w, err

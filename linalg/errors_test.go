@@ -167,3 +167,52 @@ func TestSizeParametersCheckedFirst(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{2, 2}, y.Shape())
 }
+
+// Two-input ops whose batch dims broadcast check the size of the broadcast batch
+// before they expand their operands to it or work through either batch: batch dims
+// [2^23, 1] against [1, 2^23] ask for 2^46 matrices, too many for memory, though
+// each operand is a broadcast view that costs nothing. The result is an error
+// wrapping ErrInvalidArgument that names the op, without a tape and on one.
+func TestBroadcastBatchTooLarge(t *testing.T) {
+	const b = 1 << 23
+	view := func(m *tensor.Dense, lead ...int) *tensor.Dense {
+		t.Helper()
+		sh := append([]int{1, 1}, m.Shape()...)
+		v, err := m.Reshape(sh...)
+		require.NoError(t, err)
+		v, err = v.BroadcastTo(append(lead, m.Shape()...)...)
+		require.NoError(t, err)
+		return v
+	}
+	spd, err := tensor.FromFloat64([]float64{4, 1, 0, 1, 3, 1, 0, 1, 2}, 3, 3)
+	require.NoError(t, err)
+	l, err := linalg.Cholesky(spd, false)
+	require.NoError(t, err)
+	lu, piv, err := linalg.LUFactor(spd)
+	require.NoError(t, err)
+	rhs := tensor.Ones(tensor.Float64, 3, 2)
+	for _, tc := range []struct {
+		name string
+		op   cr.Op[*tensor.Dense]
+		x    []*tensor.Dense
+	}{
+		{"solve", linalg.SolveOp(), []*tensor.Dense{view(spd, b, 1), view(rhs, 1, b)}},
+		{"solve_triangular", linalg.SolveTriangularOp(false, true, false), []*tensor.Dense{view(l, b, 1), view(rhs, 1, b)}},
+		{"cholesky_solve", linalg.CholeskySolveOp(false), []*tensor.Dense{view(rhs, 1, b), view(l, b, 1)}},
+		{"lu_solve", linalg.LUSolveOp(true, false), []*tensor.Dense{view(lu, b, 1), view(piv, b, 1), view(rhs, 1, b)}},
+		{"lstsq", linalg.LstsqOp(), []*tensor.Dense{view(spd, b, 1), view(rhs, 1, b)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var err error
+			require.NotPanics(t, func() { _, err = cr.EvalMulti(tc.op, tc.x...) })
+			require.ErrorIs(t, err, cr.ErrInvalidArgument)
+			assert.Contains(t, err.Error(), tc.name)
+			assert.Contains(t, err.Error(), "too large")
+			err = applyErr(t, nil, tc.op, tc.x...)
+			require.ErrorIs(t, err, cr.ErrInvalidArgument)
+			var oe *cr.OpError
+			require.ErrorAs(t, err, &oe)
+			assert.Equal(t, tc.op.Name(), oe.Op)
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -71,7 +72,8 @@ func squareMatrices(op string) func(x []*tensor.Dense) error {
 	}
 }
 
-// checkInputs returns an error unless there are n inputs, none nil.
+// checkInputs returns an error unless there are n inputs, none nil, none too large
+// to copy (checkCopies).
 func checkInputs(op string, x []*tensor.Dense, n int) error {
 	if len(x) != n {
 		return opErr(op, cr.ErrInvalidArgument, "takes %d inputs, got %d", n, len(x))
@@ -81,7 +83,29 @@ func checkInputs(op string, x []*tensor.Dense, n int) error {
 			return opErr(op, cr.ErrInvalidArgument, "input %d is nil", k)
 		}
 	}
-	return nil
+	return checkCopies(op, x)
+}
+
+// checkCopies returns an error wrapping chainrules.ErrInvalidArgument, naming the
+// op, if memory cannot hold a copy of some (non-nil) input (tensor.CheckCopies): a
+// broadcast view of any size costs nothing, but the kernels work on contiguous
+// copies of the matrices, and on a tape the input's cotangent is as large.
+func checkCopies(op string, x []*tensor.Dense) error {
+	return tensor.CheckCopies("linalg."+op, x)
+}
+
+// define is core.Define for the package's ops: the primal runs only on inputs that
+// checkCopies accepts, so that a view too large to copy is an error before a
+// kernel allocates.
+func define(d core.Def[*tensor.Dense]) cr.Op[*tensor.Dense] {
+	name, primal := d.Name, d.Primal
+	d.Primal = func(x []*tensor.Dense) ([]*tensor.Dense, error) {
+		if err := checkCopies(name, x); err != nil {
+			return nil, err
+		}
+		return primal(x)
+	}
+	return core.Define(d)
 }
 
 // checkApply is checkInputs for an op's Apply(in, x): it also checks that in names

@@ -77,11 +77,19 @@ func broadcastBatch(op string, a, b []int) ([]int, error) {
 
 // expandBatches broadcasts the batch dims of the batches of matrices a and b (of
 // rank >= 2) and returns the broadcast batch shape with a and b expanded to it as
-// contiguous tensors (their matrices unchanged).
+// contiguous tensors (their matrices unchanged). Expansions too large for memory to
+// hold (batch dims of 2^30 and 1 against 1 and 2^30, say) are an error wrapping
+// chainrules.ErrInvalidArgument, found before either is made.
 func expandBatches(op string, a, b *tensor.Dense) (batch []int, ae, be *tensor.Dense, err error) {
 	as, bs := a.Shape(), b.Shape()
 	if batch, err = broadcastBatch(op, as[:len(as)-2], bs[:len(bs)-2]); err != nil {
 		return nil, nil, nil, err
+	}
+	for _, x := range []*tensor.Dense{a, b} {
+		xs := x.Shape()
+		if err := tensor.CheckAlloc(x.DType(), shapeOf(batch, xs[len(xs)-2:]...)...); err != nil {
+			return nil, nil, nil, fmt.Errorf("linalg.%s: batch dims %v and %v broadcast to a batch too large to hold: %w", op, as[:len(as)-2], bs[:len(bs)-2], err)
+		}
 	}
 	if ae, err = expand(a, shapeOf(batch, as[len(as)-2:]...)); err != nil {
 		return nil, nil, nil, err
@@ -141,7 +149,7 @@ func eval3(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.
 // outputs listed in nondiff are not differentiable.
 func decomposition(name string, outputs int, primal func(a *tensor.Dense) ([]*tensor.Dense, error),
 	pullback func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID, nondiff ...int) cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 1, Outputs: outputs,
+	return define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 1, Outputs: outputs,
 		NonDifferentiableOutputs: nondiff,
 		Primal:                   func(x []*tensor.Dense) ([]*tensor.Dense, error) { return primal(x[0]) },
 		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {

@@ -228,7 +228,7 @@ func LU(a *tensor.Dense) (p, l, u *tensor.Dense, err error) { return eval3(LUOp(
 // recorded with LUSolveOp itself, einsum and masks, so forward and second-order
 // rules follow. float64 and complex128.
 func LUSolveOp(left, adjoint bool) cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "lu_solve", Space: space, Arity: 3, NonDifferentiable: []int{1},
+	return define(core.Def[*tensor.Dense]{Name: "lu_solve", Space: space, Arity: 3, NonDifferentiable: []int{1},
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			return single(luSolveValues(x[0], x[1], x[2], left, adjoint))
 		},

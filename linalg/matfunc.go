@@ -20,7 +20,7 @@ import (
 // recorded with MatrixExpOp itself on the 2n×2n block matrix: forward tangents and
 // second-order rules follow (through a 4n×4n exponential).
 func MatrixExpOp() cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "matrix_exp", Space: space, Arity: 1,
+	return define(core.Def[*tensor.Dense]{Name: "matrix_exp", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(matrixExpValues(x[0])) },
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			ybar := ybars[0]

@@ -72,7 +72,7 @@ func normAxes(op string, axes []int, r int) ([]int, error) {
 // wrapping chainrules.ErrInvalidArgument (it has no identity), as in PyTorch.
 func VectorNormOp(ord float64, axes []int, keepdim bool) cr.Op[*tensor.Dense] {
 	axes = slices.Clone(axes)
-	return core.Define(core.Def[*tensor.Dense]{Name: "vector_norm", Space: space, Arity: 1,
+	return define(core.Def[*tensor.Dense]{Name: "vector_norm", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			return single(vectorNormValues(x[0], ord, axes, keepdim))
 		},

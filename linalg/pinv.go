@@ -1,6 +1,7 @@
 package linalg
 
 import (
+	"fmt"
 	"math"
 	"math/cmplx"
 
@@ -46,7 +47,7 @@ type PinvOptions struct {
 // defined). Complex input always takes the SVD path (Hermitian only selects the
 // eigen-decomposition of real symmetric input).
 func PinvOp(opt PinvOptions) cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "pinv", Space: space, Arity: 1,
+	return define(core.Def[*tensor.Dense]{Name: "pinv", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(pinvValues(x[0], opt)) },
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
@@ -239,11 +240,11 @@ func LstsqOp() cr.Op[*tensor.Dense] {
 	}, core.Outputs(2))
 	return checked(body, 2, func(x []*tensor.Dense) error {
 		const op = "lstsq"
-		ab, _, m, _, err := batchShape(op, "A", x[0])
+		ab, _, m, n, err := batchShape(op, "A", x[0])
 		if err != nil {
 			return err
 		}
-		bb, _, bm, _, err := batchShape(op, "B", x[1])
+		bb, _, bm, k, err := batchShape(op, "B", x[1])
 		if err != nil {
 			return err
 		}
@@ -253,8 +254,13 @@ func LstsqOp() cr.Op[*tensor.Dense] {
 		if bm != m {
 			return opErr(op, cr.ErrShapeMismatch, "A is %v and B is %v: B needs %d rows", x[0].Shape(), x[1].Shape(), m)
 		}
-		if _, err = broadcastBatch(op, ab, bb); err != nil {
+		batch, err := broadcastBatch(op, ab, bb)
+		if err != nil {
 			return err
+		}
+		// The solution's size, checked before pinv works through A's batch.
+		if err := tensor.CheckAlloc(x[0].DType(), shapeOf(batch, n, k)...); err != nil {
+			return fmt.Errorf("linalg.%s: the solution, of batch %v, is too large: %w", op, batch, err)
 		}
 		return checkFiniteSVD(op, "A", x[0])
 	})

@@ -75,7 +75,7 @@ func solveOpWith(c *luCache, adjoint bool) cr.Op[*tensor.Dense] {
 	if adjoint {
 		name = "solve_adjoint"
 	}
-	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 2,
+	return define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 2,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			return single(solveValuesWith(c, x[0], x[1], adjoint))
 		},
@@ -318,7 +318,7 @@ func Inv(a *tensor.Dense) (*tensor.Dense, error) { return eval(InvOp(), a) }
 // instead of an error (the inverse inside the determinants' pullbacks, where
 // PyTorch's LU solve does the same).
 func invOp(check bool) cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: "inv", Space: space, Arity: 1,
+	return define(core.Def[*tensor.Dense]{Name: "inv", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(invValues(x[0], check)) },
 		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]

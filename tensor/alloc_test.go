@@ -72,3 +72,24 @@ func TestCheckAlloc(t *testing.T) {
 		assert.Equal(t, aerr.Error(), err.Error())
 	}
 }
+
+// CheckInputs, the input check of the ops' Apply, refuses a view too large to copy
+// (CheckCopies), naming the op and the input; small views, empty tensors whose
+// other dims are huge, and nil entries (reported by CheckInputs itself) pass
+// CheckCopies.
+func TestCheckInputsRefusesViewsTooLargeToCopy(t *testing.T) {
+	small, err := tensor.Scalar(2).BroadcastTo(2, 3)
+	require.NoError(t, err)
+	empty := tensor.New(tensor.Float64, 0, 1<<62)
+	require.NoError(t, tensor.CheckInputs("op", []*tensor.Dense{small, empty}, 2))
+	require.NoError(t, tensor.CheckCopies("op", []*tensor.Dense{nil, small}))
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
+		x := []*tensor.Dense{small, bigView(t, dt)}
+		for _, err := range []error{tensor.CheckInputs("softmax", x, 2), tensor.CheckCopies("softmax", x)} {
+			require.ErrorIs(t, err, cr.ErrInvalidArgument)
+			assert.ErrorContains(t, err, "softmax: input 1 is a view too large to copy")
+		}
+	}
+	err = tensor.CheckInputs("sum", []*tensor.Dense{nil}, 1)
+	assert.ErrorContains(t, err, "sum: input 0 is nil")
+}

@@ -1,10 +1,19 @@
 package tensor
 
-import cr "github.com/chainrules-go/chainrules/chainrules"
+import (
+	"fmt"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
 
 // CheckInputs returns an error wrapping cr.ErrInvalidArgument, whose message starts
-// with op, unless x holds want tensors (want < 0: at least one), none of them nil:
-// the check an op's Apply makes before it reads its inputs.
+// with op, unless x holds want tensors (want < 0: at least one), none of them nil,
+// each of which memory could hold a copy of: the check an op's Apply makes before it
+// reads its inputs. The last condition is CheckCopies: an op may read a view through
+// a contiguous copy (Contiguous, Float64s, AsComplex), and on a tape each input gets
+// a cotangent of its size, so a broadcast view too large to copy (BroadcastTo makes
+// one of any size without allocating) is refused here rather than panicking in an
+// allocation.
 func CheckInputs(op string, x []*Dense, want int) error {
 	if want >= 0 && len(x) != want {
 		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d inputs, want %d", op, len(x), want)
@@ -15,6 +24,21 @@ func CheckInputs(op string, x []*Dense, want int) error {
 	for k, v := range x {
 		if v == nil {
 			return cr.Errorf(cr.ErrInvalidArgument, "%s: input %d is nil", op, k)
+		}
+	}
+	return CheckCopies(op, x)
+}
+
+// CheckCopies returns an error naming op and wrapping the error of CheckAlloc (so
+// cr.ErrInvalidArgument) if some tensor of x is too large for memory to hold a copy
+// of: a view, since every contiguous tensor already fits. Nil tensors are skipped.
+func CheckCopies(op string, x []*Dense) error {
+	for k, v := range x {
+		if v == nil {
+			continue
+		}
+		if err := CheckAlloc(v.dtype, v.shape...); err != nil {
+			return fmt.Errorf("%s: input %d is a view too large to copy: %w", op, k, err)
 		}
 	}
 	return nil

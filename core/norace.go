@@ -1,0 +1,6 @@
+//go:build !race
+
+package core
+
+// raceEnabled is set when the race detector is on (see Tape.enter).
+const raceEnabled = false

@@ -157,6 +157,29 @@ func mvpolygamma(n, p int, x float64) float64 {
 // from their asymptotic expansion.
 const besselSeries = 30
 
+// besselAsym is the asymptotic expansion of e^-x I_nu(x) for x = ax > 0 and
+// mu = 4 nu^2,
+//
+//	(2 pi x)^(-1/2) sum_k (-1)^k prod_(j<=k) (mu - (2j-1)^2) / (k! (8x)^k),
+//
+// summed until its terms stop falling or fall below 1e-17 of the sum (at most
+// terms of them).
+func besselAsym(mu, ax float64, terms int) float64 {
+	s, t := 1.0, 1.0
+	for k := 1; k < terms; k++ {
+		next := -t * (mu - float64((2*k-1)*(2*k-1))) / (float64(k) * 8 * ax)
+		if math.Abs(next) >= math.Abs(t) {
+			break
+		}
+		t = next
+		s += t
+		if math.Abs(t) < 1e-17*math.Abs(s) {
+			break
+		}
+	}
+	return s / math.Sqrt(2*math.Pi*ax)
+}
+
 // besselI returns e^-|x| times I0(x), I1(x), I1(x)/x and I1"(x), the modified Bessel
 // functions of the first kind of orders 0 and 1 (PyTorch's i0e and i1e and the
 // pieces of their derivatives). I1(x)/x is 1/2 at 0, and I1" = I1 - (I0 - 2 I1/x)/x.
@@ -164,21 +187,7 @@ func besselI(x float64) (s0, s1, s1x, s1pp float64) {
 	ax := math.Abs(x)
 	if ax > besselSeries || math.IsInf(x, 0) {
 		// I_nu(x) e^-x ~ (2 pi x)^(-1/2) sum_k (-1)^k prod_(j<=k) (4nu² - (2j-1)²)/(k! (8x)^k)
-		asym := func(mu float64) float64 {
-			s, t := 1.0, 1.0
-			for k := 1; k < 60; k++ {
-				next := -t * (mu - float64((2*k-1)*(2*k-1))) / (float64(k) * 8 * ax)
-				if math.Abs(next) >= math.Abs(t) {
-					break
-				}
-				t = next
-				s += t
-				if math.Abs(t) < 1e-17*math.Abs(s) {
-					break
-				}
-			}
-			return s / math.Sqrt(2*math.Pi*ax)
-		}
+		asym := func(mu float64) float64 { return besselAsym(mu, ax, 60) }
 		s0, s1 = asym(0), asym(4)
 		if x < 0 {
 			s1 = -s1
@@ -295,20 +304,7 @@ func besselIn(n int, x float64, scaled bool) float64 {
 			v = 0
 		}
 	case ax > besselSeries && ax > float64(n)*float64(n):
-		mu := 4 * float64(n) * float64(n)
-		s, t := 1.0, 1.0
-		for k := 1; k < 200; k++ {
-			next := -t * (mu - float64((2*k-1)*(2*k-1))) / (float64(k) * 8 * ax)
-			if math.Abs(next) >= math.Abs(t) {
-				break
-			}
-			t = next
-			s += t
-			if math.Abs(t) < 1e-17*math.Abs(s) {
-				break
-			}
-		}
-		v = s / math.Sqrt(2*math.Pi*ax)
+		v = besselAsym(4*float64(n)*float64(n), ax, 200)
 		if !scaled {
 			v *= math.Exp(ax)
 		}

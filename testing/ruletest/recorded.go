@@ -98,23 +98,10 @@ func (c *checker[V]) checkRecorded(r anyRule[V], noFD bool) int {
 
 	// Second order through the recorded pullback.
 	u, present := c.joint()
-	tanSeeds := make(map[cr.NodeID]V)
-	for k, on := range present {
-		if on {
-			tanSeeds[ids[k]] = u[k]
-		}
-	}
-	tan, err := tape.ForwardTangents(tanSeeds)
+	gdot, err := c.tangentsOf(tape, ids, u, present, g)
 	if err != nil {
 		c.fail(CheckRecordedSecond, "", "forward sweep through the recorded pullback failed", err)
 		return 3
-	}
-	gdot := make([]V, len(c.inputs))
-	for k, id := range g {
-		var ok bool
-		if gdot[k], ok = tan.Of(id); !ok {
-			gdot[k] = c.space.Zero(c.inputs[k])
-		}
 	}
 	if _, ok := r.second(); !ok {
 		c.skip(CheckRecordedSecond, "", "the rule has no second-order rule to compare with")
@@ -163,23 +150,10 @@ func (c *checker[V]) checkRecorded(r anyRule[V], noFD bool) int {
 		return 4
 	}
 	u2, present2 := c.joint()
-	seeds2 := make(map[cr.NodeID]V)
-	for k, on := range present2 {
-		if on {
-			seeds2[ids[k]] = u2[k]
-		}
-	}
-	tan2, err := tape.ForwardTangents(seeds2)
+	hdot, err := c.tangentsOf(tape, ids, u2, present2, h)
 	if err != nil {
 		c.fail(CheckRecordedThird, "", "forward sweep through the twice-recorded pullback failed", err)
 		return 3
-	}
-	hdot := make([]V, len(c.inputs))
-	for k, id := range h {
-		var ok bool
-		if hdot[k], ok = tan2.Of(id); !ok {
-			hdot[k] = c.space.Zero(c.inputs[k])
-		}
 	}
 	exact, b1, err := c.innerSum(hdot, u, present)
 	if err != nil {
@@ -247,23 +221,10 @@ func (c *checker[V]) checkRecordedFourth(tape *core.Tape[V], ids, h []cr.NodeID,
 		return 3
 	}
 	u3, present3 := c.joint()
-	seeds3 := make(map[cr.NodeID]V)
-	for k, on := range present3 {
-		if on {
-			seeds3[ids[k]] = u3[k]
-		}
-	}
-	tan3, err := tape.ForwardTangents(seeds3)
+	rdot, err := c.tangentsOf(tape, ids, u3, present3, r)
 	if err != nil {
 		c.fail(CheckRecordedFourth, "", "forward sweep through the thrice-recorded pullback failed", err)
 		return 3
-	}
-	rdot := make([]V, len(c.inputs))
-	for k, id := range r {
-		var ok bool
-		if rdot[k], ok = tan3.Of(id); !ok {
-			rdot[k] = c.space.Zero(c.inputs[k])
-		}
 	}
 	exact, bound, err := c.innerSum(rdot, u2, present2)
 	if err != nil {
@@ -379,4 +340,28 @@ func Orders[V any](space cr.Space[V], reg *cr.Registry[V], cfg Config) map[strin
 		out[e.Name] = max(order, 0)
 	}
 	return out
+}
+
+// tangentsOf runs the forward sweep of tape with the directions dirs at the leaves
+// ids (where present) and returns the tangents of nodes, one per input (zero where
+// absent).
+func (c *checker[V]) tangentsOf(tape *core.Tape[V], ids []cr.NodeID, dirs []V, present []bool, nodes []cr.NodeID) ([]V, error) {
+	seeds := make(map[cr.NodeID]V)
+	for k, on := range present {
+		if on {
+			seeds[ids[k]] = dirs[k]
+		}
+	}
+	tan, err := tape.ForwardTangents(seeds)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]V, len(c.inputs))
+	for k, id := range nodes {
+		var ok bool
+		if out[k], ok = tan.Of(id); !ok {
+			out[k] = c.space.Zero(c.inputs[k])
+		}
+	}
+	return out, nil
 }

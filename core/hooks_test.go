@@ -161,3 +161,18 @@ func TestDualHookDifferentiatesHookedGradient(t *testing.T) {
 		assert.Equal(t, [2]float64{}, hv0)
 	})
 }
+
+// Several hooks on one node compose in the order they were added: each sees the
+// cotangent the one before it returned.
+func TestHooksCompose(t *testing.T) {
+	tp := newTape()
+	x := tp.Leaf(0.3)
+	u := tp.Apply(sinOp, x)
+	y := tp.Apply(scaleOp(1), u)
+	require.NoError(t, tp.AddHook(u, func(v float64) (float64, error) { return 2 * v, nil }))
+	require.NoError(t, tp.AddHook(u, func(v float64) (float64, error) { return v + 1, nil }))
+	g, err := tp.Backward(y)
+	require.NoError(t, err)
+	gx, _ := g.Of(x)
+	assert.InDelta(t, (2*1+1)*math.Cos(0.3), gx, 1e-15) // (2 ubar + 1) cos x with ubar = 1
+}

@@ -62,3 +62,22 @@ func TestCumprodZeros(t *testing.T) {
 	assert.InDeltaSlice(t, []float64{1, 8, 0, 0, 0}, gx.Float64s(), 1e-15)
 	_ = math.Pi
 }
+
+// A lane that starts with several -Inf stays -Inf there, as in torch, and is
+// finite from its first finite entry: never NaN.
+func TestLogCumSumExpLeadingNegativeInfinities(t *testing.T) {
+	inf := math.Inf(-1)
+	x, err := tensor.FromFloat64([]float64{inf, inf, inf, 0, 1, inf, inf, 2}, 2, 4)
+	require.NoError(t, err)
+	y, err := nn.LogCumSumExp(x, 1)
+	require.NoError(t, err)
+	got := y.Float64s()
+	want := []float64{inf, inf, inf, 0, 1, 1, 1, 2 + math.Log1p(math.Exp(1-2))}
+	for i := range want {
+		if math.IsInf(want[i], -1) {
+			assert.True(t, math.IsInf(got[i], -1), "element %d is %v, want -Inf", i, got[i])
+			continue
+		}
+		assert.InDelta(t, want[i], got[i], 1e-15, "element %d", i)
+	}
+}

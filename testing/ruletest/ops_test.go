@@ -18,8 +18,8 @@ type scalarRule struct {
 	in     []cr.NodeID
 	d1, d2 float64
 	// Mutations, each off in a correct rule.
-	signFlip, wrongForward, wrongSecond, affine, stale bool
-	calls                                              int
+	signFlip, wrongForward, wrongSecond, affine, stale, quadratic bool
+	calls                                                         int
 }
 
 func (r *scalarRule) Inputs() []cr.NodeID { return r.in }
@@ -31,6 +31,8 @@ func (r *scalarRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[fl
 		g = -g
 	case r.affine:
 		g += 0.25 // not linear: nonzero for ybar = 0
+	case r.quadratic:
+		g *= math.Abs(ybar[0]) // not linear, yet right for |ybar| = 1 and zero at 0
 	case r.stale:
 		r.calls++ // the rule remembers how often it was called
 		g *= float64(r.calls)

@@ -125,6 +125,10 @@ func TestMutantsAreCaught(t *testing.T) {
 			ruletest.CheckRepeat, nil},
 		{"affine pullback", verifyF(sinFirstOrder(func(r *scalarRule) { r.affine = true }), []float64{0.7}, cfg),
 			ruletest.CheckZeroCotangent, []string{ruletest.CheckAdjointFD, ruletest.CheckLinearity}},
+		// Right for unit cotangents, which the finite-difference checks use, and zero
+		// at zero: only the linearity check sees it.
+		{"pullback not linear in ybar", verifyF(sinFirstOrder(func(r *scalarRule) { r.quadratic = true }), []float64{0.7}, cfg),
+			ruletest.CheckLinearity, nil},
 		{"wrong PullbackWithTangents term", verifyF(sinOp(func(r *scalarRule) { r.wrongSecond = true }), []float64{0.7}, cfg),
 			ruletest.CheckSecondOrderFD, []string{ruletest.CheckSecondOrderPrimal}},
 		{"asymmetric Hessian", verifyF(mulOp(func(r *mulRule) { r.asymmetric = true }), []float64{1.3, -0.4}, cfg),
@@ -384,4 +388,51 @@ func TestRecordedOrders(t *testing.T) {
 	require.ErrorIs(t, err, ruletest.ErrCheckFailed)
 	require.ErrorContains(t, err, ruletest.CheckRecordedFourth)
 	require.NotContains(t, err.Error(), ruletest.CheckRecordedThird+":")
+}
+
+// matRule is the rule of Y = A B for a fixed B; transposed makes its pullback
+// return (Ybar B^T)^T instead of Ybar B^T, a mistake that symmetric directions
+// would not see.
+type matRule struct {
+	in         []cr.NodeID
+	b          *tensor.Dense
+	transposed bool
+}
+
+func (r matRule) Inputs() []cr.NodeID { return r.in }
+
+func (r matRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	bt, err := r.b.Transpose(0, 1)
+	if err != nil {
+		return dst, err
+	}
+	g, err := tensor.MatMul(ybar[0], bt)
+	if err != nil {
+		return dst, err
+	}
+	if r.transposed {
+		if g, err = g.Transpose(0, 1); err != nil {
+			return dst, err
+		}
+		g = g.Clone()
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: g}), nil
+}
+
+// The checker's random directions for a square matrix are not symmetric, so a
+// pullback that returns the transpose of the right cotangent fails.
+func TestTransposedPullbackOfSquareMatrixFails(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	b := tensor.RandN(rng, tensor.Float64, 3, 3)
+	op := func(transposed bool) cr.Op[*tensor.Dense] {
+		return cr.OpFunc[*tensor.Dense]{OpName: "matmul_fixed", F: func(in []cr.NodeID, x []*tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
+			y, err := tensor.MatMul(x[0], b)
+			return y, matRule{in: slices.Clone(in), b: b, transposed: transposed}, err
+		}}
+	}
+	a := tensor.RandN(rng, tensor.Float64, 3, 3)
+	require.NoError(t, ruletest.Verify(tensor.Space{}, op(false), []*tensor.Dense{a}, ruletest.Config{}))
+	err := ruletest.Verify(tensor.Space{}, op(true), []*tensor.Dense{a}, ruletest.Config{})
+	require.ErrorIs(t, err, ruletest.ErrCheckFailed)
+	require.ErrorContains(t, err, ruletest.CheckAdjointFD)
 }

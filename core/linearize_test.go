@@ -109,3 +109,23 @@ func TestLinearizeZerosAndErrors(t *testing.T) {
 	}, 1)
 	assert.ErrorIs(t, err, cr.ErrMissingNode)
 }
+
+// Hooks shape only the tape's own reverse sweeps: the transpose of a linear map,
+// which transposes a forward sweep that never sees them, ignores them.
+func TestLinearMapIgnoresHooks(t *testing.T) {
+	f := func(tp *core.Tape[float64], x []cr.NodeID) []cr.NodeID {
+		u := tp.Apply(sinOp, x[0])
+		if err := tp.AddHook(u, func(v float64) (float64, error) { return 100 * v, nil }); err != nil {
+			panic(err)
+		}
+		return []cr.NodeID{tp.Apply(scaleOp(2), u)}
+	}
+	_, m, err := core.Linearize(f64, f, 0.4)
+	require.NoError(t, err)
+	jv, err := m.Apply(1)
+	require.NoError(t, err)
+	require.InDelta(t, 2*math.Cos(0.4), jv[0], 1e-15)
+	vjp, err := m.Transpose().Apply(1)
+	require.NoError(t, err)
+	require.InDelta(t, 2*math.Cos(0.4), vjp[0], 1e-15, "the hook (x100) must not run")
+}

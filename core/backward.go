@@ -114,6 +114,9 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 	}
 	seeds := [1]seedAt[V]{{o, seed}}
 	acc, _, err := t.sweep(seeds[:], nil, t.groupEnd(o), cfg.allNodes, true, true, nil)
+	if err == nil && t.misused() {
+		err = errConcurrentUse // a hook or a rule re-entered the tape during the sweep
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,9 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 			return nil, err
 		}
 	}
+	if t.misused() {
+		return nil, errConcurrentUse // a rule re-entered the tape during the sweep
+	}
 	return tg, nil
 }
 

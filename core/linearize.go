@@ -98,6 +98,9 @@ func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 		top = max(top, t.groupEnd(i))
 	}
 	acc, _, err := t.sweep(seeds, nil, top, false, false, false, nil)
+	if err == nil && t.misused() {
+		err = errConcurrentUse // a rule re-entered the tape during the sweep
+	}
 	if err != nil {
 		return nil, err
 	}

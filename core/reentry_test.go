@@ -113,3 +113,20 @@ func TestMisuseFromTwoGoroutinesIsRaceFree(t *testing.T) {
 	assert.ErrorContains(t, err, "concurrent use of a tape")
 	assert.Equal(t, 2, tp.Len(), "the leaf and the node of the blocking op")
 }
+
+// A hook that re-enters the tape during a sweep makes the sweep fail, as the
+// re-entry itself does, instead of returning gradients with a nil error.
+func TestHookReenteringTheTapeFailsTheSweep(t *testing.T) {
+	tp := newTape()
+	x := tp.Leaf(0.5)
+	u := tp.Apply(sinOp, x)
+	y := tp.Apply(scaleOp(2), u)
+	require.NoError(t, tp.AddHook(u, func(v float64) (float64, error) {
+		tp.Apply(sinOp, x) // re-enters the tape the sweep holds
+		return v, nil
+	}))
+	g, err := tp.Backward(y)
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	assert.Nil(t, g)
+	require.ErrorIs(t, tp.Err(), cr.ErrInvalidArgument)
+}

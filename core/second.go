@@ -62,6 +62,9 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 		dseeds = []seedAt[V]{{o, seed.Tangent}}
 	}
 	acc, dacc, err := t.sweep(seeds[:], dseeds, t.groupEnd(o), cfg.allNodes, true, false, tan)
+	if err == nil && t.misused() {
+		err = errConcurrentUse // a hook or a rule re-entered the tape during the sweep
+	}
 	if err != nil {
 		return nil, nil, err
 	}

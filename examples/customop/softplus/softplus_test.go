@@ -16,7 +16,7 @@ import (
 func TestRegistry(t *testing.T) {
 	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, softplus.Register(reg))
-	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 32})
+	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 32, MinOrder: 4})
 }
 
 func TestPoints(t *testing.T) {

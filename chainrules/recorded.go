@@ -7,7 +7,7 @@ import (
 
 // ErrOrderNotSupported: a derivative of an order that an op's rules do not reach
 // was asked for, typically a recorded backward sweep (core.Tape.GradGraph) that
-// reached a rule without RecordPullback. The error is an *OrderError that names the
+// reached a rule without RecordPullback, or whose RecordPullback declined. The error is an *OrderError that names the
 // op and the order.
 var ErrOrderNotSupported = errors.New("derivative of this order not supported")
 
@@ -45,7 +45,9 @@ func (e *OrderError) Unwrap() error { return ErrOrderNotSupported }
 // (LinearRule does this), so it reaches every order.
 //
 // A recording error is the recorder's sticky error; RecordPullback returns it, or an
-// error of its own (an *OrderError when a derivative it needs is not available).
+// error of its own. A rule that cannot record its pullback for the values it was
+// applied to returns ErrOrderNotSupported itself: the sweep, which knows how deep the
+// node sits, reports it as an *OrderError naming the op and the order.
 type PullbackRecorder[V any] interface {
 	RecordPullback(r Recorder[V], x, y, ybar []NodeID) ([]NodeID, error)
 }

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -14,7 +15,8 @@ import (
 // once more). A node out does not depend on gets a zero constant.
 //
 // Each op the sweep passes records its pullback with ops (chainrules.PullbackRecorder);
-// an op whose rule cannot is an error wrapping chainrules.ErrOrderNotSupported (an
+// an op whose rule cannot (it lacks the method, or its RecordPullback returns
+// chainrules.ErrOrderNotSupported) is an error wrapping chainrules.ErrOrderNotSupported (an
 // *chainrules.OrderError naming the op and the order of derivative asked for: 2 for
 // an op recorded by the program, 3 for an op that a recorded sweep recorded, and so
 // on). Cotangents that reach a node from several uses are added with
@@ -162,11 +164,17 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 			ys[j] = cr.NewNodeID(t.tag, lo+j)
 		}
 		// The ops recorded for this node are one derivative deeper than it.
-		t.level = min(nd.level, 254) + 1
+		lvl := nd.level
+		t.level = min(lvl, 254) + 1
 		xbar, err := pr.RecordPullback(t, ins, ys, append([]cr.NodeID(nil), acc[lo:i+1]...))
 		t.level = level
 		if err == nil {
 			err = t.Err()
+		}
+		var oe *cr.OrderError
+		if errors.Is(err, cr.ErrOrderNotSupported) && !errors.As(err, &oe) {
+			// The rule declined: only the sweep knows how deep the node sits.
+			err = &cr.OrderError{Op: name, Order: int(lvl) + 2}
 		}
 		if err != nil {
 			return nil, &cr.OpError{Op: name, Node: id, Phase: "recorded backward", Err: err}

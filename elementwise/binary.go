@@ -52,7 +52,7 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 		r.cx = binaryData[complex128]{fn: &o.realToComplex,
 			a: a.AsComplex().Contiguous().Complex128s(), b: b.AsComplex().Contiguous().Complex128s()}
 		y, err := tensor.FromComplex128(r.cx.forward(&r.lay), out...)
-		return setOutput(ys, y, r.withRecording(), err)
+		return setOutput(ys, y, r, err)
 	}
 	if r.aReal && r.bReal {
 		if o.spec.Real.F == nil {
@@ -60,7 +60,7 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 		}
 		r.re = binaryData[float64]{fn: &o.spec.Real, a: a.Contiguous().Float64s(), b: b.Contiguous().Float64s()}
 		y, err := tensor.FromFloat64(r.re.forward(&r.lay), out...)
-		return setOutput(ys, y, r.withRecording(), err)
+		return setOutput(ys, y, r, err)
 	}
 	if o.spec.Complex.F == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be real, got %s and %s", o.name, a.Describe(), b.Describe())
@@ -69,7 +69,7 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	r.cx = binaryData[complex128]{fn: &o.spec.Complex,
 		a: a.AsComplex().Contiguous().Complex128s(), b: b.AsComplex().Contiguous().Complex128s()}
 	y, err := tensor.FromComplex128(r.cx.forward(&r.lay), out...)
-	return setOutput(ys, y, r.withRecording(), err)
+	return setOutput(ys, y, r, err)
 }
 
 // setOutput stores y as the one output in ys and returns the rule r, or returns err

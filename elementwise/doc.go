@@ -150,7 +150,8 @@
 // chainrules.ErrInvalidArgument.
 //
 // An op built by Unary or Binary without Deriv, VJP or Partials for the mode of its
-// input has a rule without RecordPullback: a recorded sweep through it returns an
+// input has a rule whose RecordPullback declines (chainrules.ErrOrderNotSupported):
+// a recorded sweep through it returns an
 // *chainrules.OrderError naming the op and the order (2 for an op the program
 // recorded, 3 for one that a recorded sweep recorded). Deriv serves the Real and
 // (holomorphic) Complex definitions; a ComplexToReal or Wirtinger definition needs a

@@ -395,7 +395,7 @@ func (preluOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.De
 	if err != nil {
 		return nil, err
 	}
-	return &preluRule{inner: binaryRuleOf(rule), wShape: slices.Clone(w.Shape()), view: view}, nil
+	return &preluRule{inner: rule.(*binaryRule), wShape: slices.Clone(w.Shape()), view: view}, nil
 }
 
 type preluRule struct {

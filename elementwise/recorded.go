@@ -22,37 +22,7 @@ var (
 	_ cr.PullbackRecorder[*tensor.Dense] = (*unaryRule)(nil)
 	_ cr.PullbackRecorder[*tensor.Dense] = (*binaryRule)(nil)
 	_ cr.PullbackRecorder[*tensor.Dense] = (*preluRule)(nil)
-	_ cr.SecondOrderRule[*tensor.Dense]  = (*plainUnaryRule)(nil)
-	_ cr.SecondOrderRule[*tensor.Dense]  = (*plainBinaryRule)(nil)
 )
-
-// withRecording returns the rule to hand to the tape: r itself when its spec
-// records the pullback in r's mode, and otherwise r as a plainUnaryRule, which
-// lacks RecordPullback, so that a recorded sweep reports an *cr.OrderError naming
-// the op and the order. The conversion allocates nothing.
-func (r *unaryRule) withRecording() cr.Rule[*tensor.Dense] {
-	if r.op.spec.records(r.mode) {
-		return r
-	}
-	return (*plainUnaryRule)(r)
-}
-
-// plainUnaryRule is a unaryRule without RecordPullback.
-type plainUnaryRule unaryRule
-
-func (r *plainUnaryRule) Inputs() []cr.NodeID { return (*unaryRule)(r).Inputs() }
-
-func (r *plainUnaryRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	return (*unaryRule)(r).Pullback(ybar, has, dst)
-}
-
-func (r *plainUnaryRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	return (*unaryRule)(r).Forward(tangentOf, ydot, has)
-}
-
-func (r *plainUnaryRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	return (*unaryRule)(r).PullbackWithTangents(a, dst)
-}
 
 // RecordPullback records xbar = conj(f'(x)) ybar with f'(x) from the spec's
 // Deriv (Real and Complex definitions), or the spec's VJP, and takes the real part
@@ -78,8 +48,8 @@ func (r *unaryRule) RecordPullback(rec recorder, x, y, ybar []cr.NodeID) ([]cr.N
 		}
 	case s.VJP != nil:
 		xb, err = s.VJP(rec, x[0], y[0], ybar[0])
-	default: // not reached: Apply hands out a plainUnaryRule
-		return nil, &cr.OrderError{Op: r.op.name, Order: 2}
+	default: // the spec has no derivative expressions for this mode
+		return nil, cr.ErrOrderNotSupported
 	}
 	if err != nil {
 		return nil, err
@@ -89,39 +59,6 @@ func (r *unaryRule) RecordPullback(rec recorder, x, y, ybar []cr.NodeID) ([]cr.N
 	}
 	out[0] = xb
 	return out, rec.Err()
-}
-
-// withRecording is unaryRule.withRecording for a binary rule.
-func (r *binaryRule) withRecording() cr.Rule[*tensor.Dense] {
-	if r.op.spec.records() {
-		return r
-	}
-	return (*plainBinaryRule)(r)
-}
-
-// plainBinaryRule is a binaryRule without RecordPullback.
-type plainBinaryRule binaryRule
-
-func (r *plainBinaryRule) Inputs() []cr.NodeID { return (*binaryRule)(r).Inputs() }
-
-func (r *plainBinaryRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	return (*binaryRule)(r).Pullback(ybar, has, dst)
-}
-
-func (r *plainBinaryRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	return (*binaryRule)(r).Forward(tangentOf, ydot, has)
-}
-
-func (r *plainBinaryRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	return (*binaryRule)(r).PullbackWithTangents(a, dst)
-}
-
-// binaryRuleOf returns the binaryRule behind a rule that Binary's Apply returned.
-func binaryRuleOf(r cr.Rule[*tensor.Dense]) *binaryRule {
-	if p, ok := r.(*plainBinaryRule); ok {
-		return (*binaryRule)(p)
-	}
-	return r.(*binaryRule)
 }
 
 // RecordPullback records abar = SumTo(conj(f_a) ybar, shape(a)) and bbar likewise,
@@ -148,8 +85,8 @@ func (r *binaryRule) RecordPullback(rec recorder, x, y, ybar []cr.NodeID) ([]cr.
 		if fa, fb, err = s.Partials(rec, x[0], x[1], y[0]); err == nil {
 			ga, gb = timesConj(rec, fa, ybar[0]), timesConj(rec, fb, ybar[0])
 		}
-	default: // not reached: Apply hands out a plainBinaryRule
-		return nil, &cr.OrderError{Op: r.op.name, Order: 2}
+	default: // the spec has no derivative expressions
+		return nil, cr.ErrOrderNotSupported
 	}
 	if err != nil {
 		return nil, err

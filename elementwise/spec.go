@@ -103,15 +103,10 @@ type UnarySpec struct {
 	// conj(a)). The result must have x's shape; a complex128 result for a float64
 	// x is replaced by its real part. The zero NodeID is the zero cotangent.
 	//
-	// With neither Deriv nor VJP for the mode of its input, the op's rule does not
-	// implement chainrules.PullbackRecorder, so that a recorded sweep through it
-	// fails with an *chainrules.OrderError naming the op and the order.
+	// With neither Deriv nor VJP for the mode of its input, the op's rule declines
+	// to record its pullback, so that a recorded sweep through it fails with an
+	// *chainrules.OrderError naming the op and the order.
 	VJP func(r cr.Recorder[*tensor.Dense], x, y, ybar cr.NodeID) (cr.NodeID, error)
-}
-
-// records reports whether the rule of the op in mode m records its pullback.
-func (s *UnarySpec) records(m unaryMode) bool {
-	return s.VJP != nil || (s.Deriv != nil && (m == modeReal || m == modeHolo))
 }
 
 // Unary returns the elementwise op y = f(x) named name (its registry key), defined by
@@ -274,18 +269,14 @@ type BinarySpec struct {
 	// ybar (sub's are ybar and -ybar). Each must have the output's shape or the
 	// operand's; the zero NodeID is a zero cotangent.
 	//
-	// With neither, the op's rule does not implement
-	// chainrules.PullbackRecorder, and a recorded sweep through it fails with an
-	// *chainrules.OrderError.
+	// With neither, the op's rule declines to record its pullback, and a
+	// recorded sweep through it fails with an *chainrules.OrderError.
 	VJP func(r cr.Recorder[*tensor.Dense], a, b, y, ybar cr.NodeID) (ga, gb cr.NodeID, err error)
 
 	// sum marks add, f(a, b) = a + b, whose pullback passes ybar on to both
 	// operands (see passThrough).
 	sum bool
 }
-
-// records reports whether the rule of the op records its pullback.
-func (s *BinarySpec) records() bool { return s.VJP != nil || s.Partials != nil }
 
 // Binary returns the elementwise op y = f(a, b) named name (its registry key),
 // defined by spec. The operands broadcast like NumPy's (tensor.BroadcastShapes;

@@ -71,7 +71,7 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor
 	default:
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input must be real, got %s", o.name, x.Describe())
 	}
-	return setOutput(ys, r.yv, r.withRecording(), err)
+	return setOutput(ys, r.yv, r, err)
 }
 
 // mapComplex returns f(x_i) for each element of x: the forward pass of the

@@ -117,10 +117,8 @@ func (r *fastRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []c
 	}
 	p, ok := r.inner.(cr.PullbackRecorder[*tensor.Dense])
 	if !ok {
-		// Not reached by the package's ops, whose inner rules are core.Define's. The
-		// order is the lowest one that can need this pullback: the rule does not
-		// know how deep in a recorded sweep it sits.
-		return nil, &cr.OrderError{Op: r.name, Order: 2}
+		// Not reached by the package's ops, whose inner rules are core.Define's.
+		return nil, cr.ErrOrderNotSupported
 	}
 	return p.RecordPullback(rec, x, y, ybar)
 }

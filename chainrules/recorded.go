@@ -7,8 +7,8 @@ import (
 
 // ErrOrderNotSupported: a derivative of an order that an op's rules do not reach
 // was asked for, typically a recorded backward sweep (core.Tape.GradGraph) that
-// reached a rule without RecordPullback, or whose RecordPullback declined. The error is an *OrderError that names the
-// op and the order.
+// reached a rule without RecordPullback, or one whose RecordPullback declined. The
+// error is an *OrderError that names the op and the order.
 var ErrOrderNotSupported = errors.New("derivative of this order not supported")
 
 // OrderError reports that an op cannot be differentiated to Order: its rule has no

@@ -84,6 +84,7 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 	}
 	want := make([]int, len(wrt))
 	isWant, done := make(map[int]bool, len(wrt)), make(map[int]cr.NodeID)
+	first := top + 1 // no node before the first of wrt depends on one
 	for k, w := range wrt {
 		i, err := t.index(w)
 		if err != nil {
@@ -97,6 +98,7 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 		}
 		want[k] = i
 		isWant[i] = true
+		first = min(first, i)
 	}
 	// need[i]: node i depends on a node of wrt, so its cotangent flows to one.
 	need := make([]bool, top+1)
@@ -105,7 +107,7 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 			need[i] = true
 		}
 	}
-	for i := range top + 1 {
+	for i := first; i <= top; i++ {
 		if need[i] {
 			continue
 		}
@@ -131,7 +133,7 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 	}
 	level := t.level
 	defer func() { t.level = level }()
-	for i := top; i >= 0; i-- {
+	for i := top; i >= first; i-- {
 		if err := t.Err(); err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package chainrules
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // ErrOrderNotSupported: a derivative of an order that an op's rules do not reach
@@ -121,14 +122,5 @@ func sameLayout[V any](space Space[V], a, b V) bool {
 	if l, ok := space.(LayoutSpace[V]); ok {
 		return l.SameLayout(a, b)
 	}
-	sa, sb := space.Shape(a), space.Shape(b)
-	if len(sa) != len(sb) || space.DType(a) != space.DType(b) {
-		return false
-	}
-	for i := range sa {
-		if sa[i] != sb[i] {
-			return false
-		}
-	}
-	return true
+	return slices.Equal(space.Shape(a), space.Shape(b)) && space.DType(a) == space.DType(b)
 }

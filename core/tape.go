@@ -698,10 +698,11 @@ func (t *Tape[V]) recordGroup(op cr.Op[V], ys []V, rule cr.Rule[V], pc uintptr) 
 			return false
 		}
 		if !t.noGrad {
-			t.at(id.Index()).grp = uint32(k - 1 - m) // a sibling's distance to the last; the last's k-1
+			grp := k - 1 - m // a sibling's distance to the last; the last's k-1
 			if m == k-1 {
-				t.at(id.Index()).grp = uint32(k - 1)
+				grp = k - 1
 			}
+			t.at(id.Index()).grp = uint32(grp)
 		} else {
 			t.detach(id.Index(), rule.Inputs())
 		}

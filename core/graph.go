@@ -173,12 +173,11 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 		if err == nil {
 			err = t.Err()
 		}
-		var oe *cr.OrderError
-		if errors.Is(err, cr.ErrOrderNotSupported) && !errors.As(err, &oe) {
-			// The rule declined: only the sweep knows how deep the node sits.
-			err = &cr.OrderError{Op: name, Order: int(lvl) + 2}
-		}
 		if err != nil {
+			if declined(err) {
+				// Only the sweep knows how deep the node sits.
+				err = &cr.OrderError{Op: name, Order: int(lvl) + 2}
+			}
 			return nil, &cr.OpError{Op: name, Node: id, Phase: "recorded backward", Err: err}
 		}
 		if len(xbar) != len(ins) {
@@ -224,4 +223,12 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 		return nil, err
 	}
 	return res, nil
+}
+
+// declined reports whether err is a rule's own ErrOrderNotSupported, which a
+// recorded sweep turns into an *chainrules.OrderError naming the op and the order:
+// an error that already is one (from a composite's nested sweep) stays as it is.
+func declined(err error) bool {
+	var oe *cr.OrderError
+	return errors.Is(err, cr.ErrOrderNotSupported) && !errors.As(err, &oe)
 }

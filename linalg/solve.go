@@ -101,11 +101,13 @@ func solveOpWith(c *luCache, adjoint bool) cr.Op[*tensor.Dense] {
 }
 
 // luCache keeps the LU factorisation of the last matrix a solve op factorised:
-// the matrix (by identity), the batch shape it was expanded to, and the factors
-// and pivots of each expanded matrix.
+// the matrix (by identity and by contents, since a caller may update a tensor in
+// place between two evaluations, as an optimiser does), the batch shape it was
+// expanded to, and the factors and pivots of each expanded matrix.
 type luCache struct {
 	mu    sync.Mutex
 	a     *tensor.Dense
+	src   any // a copy of the expanded matrices factorised: []float64 or []complex128
 	batch []int
 	lu    any // []float64 or []complex128
 	piv   []int
@@ -118,12 +120,13 @@ type luCache struct {
 func factors[T scalar](c *luCache, a, ae *tensor.Dense, batch []int, n int) ([]T, []int, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	data := dataOf[T](ae)
 	if c.a == a && slices.Equal(c.batch, batch) {
-		if lu, ok := c.lu.([]T); ok {
+		if lu, ok := c.lu.([]T); ok && slices.Equal(c.src.([]T), data) {
 			return lu, c.piv, c.bad
 		}
 	}
-	lu := append([]T(nil), dataOf[T](ae)...)
+	lu := slices.Clone(data)
 	count := 0
 	if n > 0 {
 		count = len(lu) / (n * n)
@@ -135,7 +138,7 @@ func factors[T scalar](c *luCache, a, ae *tensor.Dense, batch []int, n int) ([]T
 			bad = z
 		}
 	}
-	c.a, c.batch, c.lu, c.piv, c.bad = a, slices.Clone(batch), lu, piv, bad
+	c.a, c.src, c.batch, c.lu, c.piv, c.bad = a, slices.Clone(data), slices.Clone(batch), lu, piv, bad
 	return lu, piv, bad
 }
 

@@ -124,3 +124,7 @@ func sameLayout[V any](space Space[V], a, b V) bool {
 	}
 	return slices.Equal(space.Shape(a), space.Shape(b)) && space.DType(a) == space.DType(b)
 }
+
+// FreshStorage marks the sum and its cotangents as storage of its own (Space.Add) or
+// views of its cotangent (FreshStorage), so that a released tape reuses it.
+func (*addRule[V]) FreshStorage() {}

@@ -92,3 +92,25 @@ func (Float64Space) SameLayout(_, _ float64) bool { return true }
 
 // Describe returns "float64[]".
 func (Float64Space) Describe(float64) string { return "float64[]" }
+
+// A Recycler is an optional interface of a Space whose values' storage can be
+// reused. Recycle hands the storage of the values in dead back to the Space's
+// allocator, so that later values are made in it instead of in new memory, except
+// storage that overlaps the storage of a value in live, or of another value in
+// dead that is not the same storage. The engine calls it when a tape is released
+// (core.Tape.Release), with the values nothing can refer to any more in dead and
+// every other value it knows of in live.
+type Recycler[V any] interface {
+	Recycle(dead, live []V)
+}
+
+// FreshStorage is an optional interface of a Rule. A rule that implements it
+// promises that each output its op returned with it, and each cotangent its
+// Pullback returns, is in storage made for it or is a view of a value the rule was
+// given (an input, an output, a cotangent); never storage that outlives the
+// recording, such as a cache kept in the op or a tensor the op captured. The engine
+// may then reuse that storage once the tape is released and no result refers to it
+// (core.Tape.Release); the storage of a rule without FreshStorage is never reused.
+type FreshStorage interface {
+	FreshStorage()
+}

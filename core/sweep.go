@@ -60,6 +60,15 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 	if second {
 		phase = "second-order"
 	}
+	// collect keeps, for Release, the cotangents the sweep is done with (dead) and
+	// the values it cannot vouch for (kept): the seeds, and the cotangents of rules
+	// without chainrules.FreshStorage.
+	collect := t.recycling && !second && !allNodes && len(t.hooks) == 0
+	if collect {
+		for _, s := range seeds {
+			t.kept = append(t.kept, s.v)
+		}
+	}
 	buf := t.buf[:0]
 	var rbuf []cr.RowContribution[V]
 	defer func() {
@@ -133,10 +142,18 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 			}
 			ins := rule.Inputs()
 			if rr != nil {
+				if collect { // a leaf may keep these terms (Gradients.Rows)
+					for _, c := range rbuf {
+						t.kept = append(t.kept, c.Value)
+					}
+				}
 				if err := t.addRowContributions(i, ins, rbuf, &acc); err != nil {
 					return acc, dacc, err
 				}
 				clear(rbuf)
+			}
+			if collect {
+				t.collectContributions(rule, buf)
 			}
 			for _, c := range buf {
 				if t.isFinite != nil {
@@ -170,6 +187,9 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 			}
 		}
 		if !allNodes {
+			if collect {
+				t.dead = append(t.dead, acc.vals[i])
+			}
 			acc.drop(i)
 			if second {
 				dacc.drop(i)
@@ -356,6 +376,9 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		if err != nil {
 			return buf, dbuf, t.ruleErr(i, "pullback", err)
 		}
+		if t.recycling && !second && !allNodes && len(t.hooks) == 0 {
+			t.collectContributions(rule, buf)
+		}
 		if err := t.addContributions(i, rule.Inputs(), buf, acc); err != nil {
 			return buf, dbuf, err
 		}
@@ -381,4 +404,19 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		}
 	}
 	return buf, dbuf, nil
+}
+
+// collectContributions keeps, for Release, the cotangents in buf: with the values
+// that may be reused (dead) when rule promises fresh storage for them
+// (chainrules.FreshStorage), and with those that may not (kept) otherwise. Every
+// contribution is collected, not only the cotangents the sweep drops: one that is
+// added into another, or that goes to a node needing none, is garbage too.
+func (t *Tape[V]) collectContributions(rule cr.Rule[V], buf []cr.Contribution[V]) {
+	list := &t.kept
+	if _, fresh := rule.(cr.FreshStorage); fresh {
+		list = &t.dead
+	}
+	for _, c := range buf {
+		*list = append(*list, c.Value)
+	}
 }

@@ -18,6 +18,7 @@ const (
 	flagRequires                   // some leaf influences this node
 	flagHook                       // hooks are registered on this node
 	flagSibling                    // an output of a multi-output op other than the last (which carries the rule)
+	flagEscaped                    // its value was handed out (Value) on a recycling tape
 )
 
 // Names recorded for nodes that are not op applications.
@@ -103,6 +104,12 @@ type Tape[V any] struct {
 	// (see enter), and sets misuse, which makes the misuse the tape's error.
 	busy   uint32
 	misuse atomic.Bool
+
+	// recycling is set by EnableRecycling: Value then marks the nodes it hands
+	// out, and first-order sweeps keep the cotangents they drop in dead, and in
+	// kept those that rules without chainrules.FreshStorage returned, for Release.
+	recycling  bool
+	dead, kept []V
 }
 
 // arena hands out slices of fresh storage, carved from chunks so that an Apply
@@ -451,7 +458,13 @@ func (t *Tape[V]) Value(id cr.NodeID) (V, error) {
 		var zero V
 		return zero, err
 	}
-	return t.at(i).value, nil
+	nd := t.at(i)
+	if t.recycling && t.level == 0 {
+		// A value read by the caller may be kept; the reads of rules recording
+		// their pullbacks (level above 0) are not.
+		nd.flags |= flagEscaped
+	}
+	return nd.value, nil
 }
 
 // OpName returns the name of the op recorded at id (LeafName or ConstantName for
@@ -732,6 +745,7 @@ func (t *Tape[V]) free() {
 	t.chunks, t.n = nil, 0
 	t.ids, t.need, t.vals, t.buf, t.ys = arena[cr.NodeID]{}, arena[bool]{}, arena[V]{}, nil, nil
 	t.hooks, t.sites, t.detached = nil, nil, nil
+	t.dead, t.kept = nil, nil
 	t.freed = true
 }
 

@@ -351,3 +351,7 @@ func (r *rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []c
 	}
 	return dst, nil
 }
+
+// FreshStorage marks the rule's output and cotangents as storage of their own or
+// views of its operands (chainrules.FreshStorage), so that a released tape reuses it.
+func (*rule) FreshStorage() {}

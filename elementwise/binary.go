@@ -489,3 +489,7 @@ func checkResult(name string, dt tensor.DType, shape []int) error {
 	}
 	return nil
 }
+
+// FreshStorage marks the rule's output and cotangents as storage of their own or
+// views of its arguments (chainrules.FreshStorage), so that a released tape reuses it.
+func (*binaryRule) FreshStorage() {}

@@ -470,3 +470,7 @@ func optData[T tensor.Element](op, what string, t *tensor.Dense, shape []int) ([
 	}
 	return data[T](op, what, t, shape)
 }
+
+// FreshStorage marks the rule's output and cotangents as storage of their own or
+// views of its arguments (chainrules.FreshStorage), so that a released tape reuses it.
+func (*unaryRule) FreshStorage() {}

@@ -52,6 +52,7 @@ func (tr Transforms) record(f Func, x []*tensor.Dense) (*Tape, []cr.NodeID, cr.N
 		return nil, nil, 0, err
 	}
 	t := core.NewTape[*tensor.Dense](tensor.Space{}).UseRegistry(tr.reg)
+	t.EnableRecycling()
 	ids := make([]cr.NodeID, len(x))
 	for i, xi := range x {
 		if xi == nil {
@@ -106,7 +107,9 @@ func (tr Transforms) Grad(f Func, x []*tensor.Dense) (value *tensor.Dense, grad 
 	if err != nil {
 		return nil, nil, err
 	}
-	return value, collect(g, ids, x), nil
+	grad = collect(g, ids, x)
+	t.Release(append(grad, value)...)
+	return value, grad, nil
 }
 
 // VJP returns y = f(x) and the vector-Jacobian products xbar_k = J_k^* ybar, where

@@ -174,8 +174,9 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 		shape = s
 	}
 	dt := ResultDType(a.dtype, b.dtype)
-	// The result is at least as large as either operand's copy (AsComplex of a view).
-	out, err := Alloc(dt, shape...)
+	// The result is at least as large as either operand's copy (AsComplex of a view);
+	// every element of it is written below.
+	out, err := allocNoZero(dt, shape...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the result is too large: %w", binOpNames[op], err)
 	}

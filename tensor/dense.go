@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // DType is the element type of a tensor.
@@ -196,6 +197,23 @@ func Alloc(dt DType, shape ...int) (*Dense, error) {
 		t.c128 = make([]complex128, n)
 	} else {
 		t.f64 = make([]float64, n)
+	}
+	return t, nil
+}
+
+// allocNoZero is Alloc for a result the caller writes whole: its elements are
+// unspecified, and large ones come from the module's buffer pool (vmath.MakeNoZero).
+func allocNoZero(dt DType, shape ...int) (*Dense, error) {
+	n, err := allocSize(dt, shape)
+	if err != nil {
+		return nil, err
+	}
+	t := &Dense{dtype: dt}
+	t.shape, t.strides = contiguousLayout(shape)
+	if dt == Complex128 {
+		t.c128 = vmath.MakeNoZero[complex128](n)
+	} else {
+		t.f64 = vmath.MakeNoZero[float64](n)
 	}
 	return t, nil
 }

@@ -1,0 +1,108 @@
+package vmath
+
+import (
+	"math"
+	"math/bits"
+	"sync"
+	"unsafe"
+)
+
+// The pool keeps large pointer-free buffers for reuse. A repeated computation (an
+// optimiser's gradient at every step) allocates the same sizes again and again;
+// taking them from the pool instead of fresh memory saves the page faults of new
+// memory, the runtime's scavenging of freed memory back to the system, and most
+// garbage collections.
+//
+// Buffers come in size classes of four steps per power of two, so that a buffer
+// is at most 25% larger than asked for:
+//
+//	class sizes (in 8-byte words): 2^(c-1) * (1 + k/4), k = 1..4, for c >= 3.
+//
+// A class keeps its free buffers in a sync.Pool, which the garbage collector
+// empties of buffers unused for two cycles, so the pool never holds memory a
+// program has stopped using.
+
+// poolMinWords is the smallest buffer, in 8-byte words, that the pool serves:
+// below it an allocation costs little next to the bookkeeping.
+const poolMinWords = 1 << 10
+
+// poolMaxLog bounds the classes: buffers of 2^poolMaxLog words (512 GiB) or more
+// are plain allocations.
+const poolMaxLog = 36
+
+var pools [4 * (poolMaxLog + 1)]sync.Pool
+
+// classOf returns the class index and size in words of the smallest class that
+// holds n words (n >= poolMinWords), or ok false when n is past the classes.
+func classOf(n uintptr) (class int, words uintptr, ok bool) {
+	c := bits.Len(uint(n - 1)) // n <= 2^c
+	if c > poolMaxLog {
+		return 0, 0, false
+	}
+	half, step := uintptr(1)<<(c-1), uintptr(1)<<(c-3)
+	k := (n - half + step - 1) / step // 1..4
+	return 4*c + int(k) - 1, half + k*step, true
+}
+
+// getWords returns a pooled or new buffer of the class holding n words, and its
+// capacity in words; its contents are unspecified.
+func getWords(n uintptr) (unsafe.Pointer, uintptr) {
+	class, words, ok := classOf(n)
+	if !ok {
+		return nil, 0
+	}
+	if p, _ := pools[class].Get().(unsafe.Pointer); p != nil {
+		return p, words
+	}
+	return mallocgc(words*8, nil, false), words
+}
+
+// pooled returns a slice of length n from the pool (its capacity is the class
+// size), or nil when n is outside the pooled sizes.
+func pooled[T float64 | complex128](n int) []T {
+	var z T
+	per := unsafe.Sizeof(z) / 8 // words per element
+	if n <= 0 || uintptr(n) > (1<<poolMaxLog)/per || uintptr(n)*per < poolMinWords {
+		return nil
+	}
+	p, words := getWords(uintptr(n) * per)
+	if p == nil {
+		return nil
+	}
+	return unsafe.Slice((*T)(p), words/per)[:n]
+}
+
+// Put hands b's storage back to the pool, for MakeNoZero (and Get) to reuse. The
+// caller guarantees that nothing refers to b's storage any more: not b, not any
+// other slice or view of it. Put takes only buffers whose capacity is a class
+// size (as MakeNoZero's large buffers are), and ignores the others. Under the race
+// detector the buffer is filled with NaN first, so that a use after Put shows.
+func Put[T float64 | complex128](b []T) {
+	var z T
+	words := uintptr(cap(b)) * (unsafe.Sizeof(z) / 8)
+	if words < poolMinWords {
+		return
+	}
+	class, size, ok := classOf(words)
+	if !ok || size != words {
+		return
+	}
+	b = b[:cap(b)]
+	if raceEnabled {
+		var nan T
+		switch p := any(&nan).(type) {
+		case *float64:
+			*p = math.NaN()
+		case *complex128:
+			*p = complex(math.NaN(), math.NaN())
+		}
+		for i := range b {
+			b[i] = nan
+		}
+	}
+	pools[class].Put(unsafe.Pointer(unsafe.SliceData(b)))
+}
+
+// Get returns a slice of length n whose elements are unspecified, from the pool
+// when n is large enough to be pooled; it is MakeNoZero.
+func Get[T float64 | complex128](n int) []T { return MakeNoZero[T](n) }

@@ -1,0 +1,58 @@
+package vmath
+
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestClassOf(t *testing.T) {
+	for _, tc := range []struct {
+		n, words uintptr
+	}{
+		{1024, 1024}, {1025, 1280}, {1280, 1280}, {1281, 1536}, {1536, 1536},
+		{1537, 1792}, {1792, 1792}, {1793, 2048}, {2048, 2048}, {32768, 32768}, {32769, 40960},
+	} {
+		_, words, ok := classOf(tc.n)
+		require.True(t, ok, "n=%d", tc.n)
+		require.Equal(t, tc.words, words, "n=%d", tc.n)
+	}
+	// Every size from poolMinWords to 2^16 gets the smallest class holding it, at most
+	// 25% larger, and class indices grow with the size.
+	prev := -1
+	for n := uintptr(poolMinWords); n <= 1<<16; n++ {
+		c, words, ok := classOf(n)
+		require.True(t, ok)
+		require.GreaterOrEqual(t, words, n)
+		require.LessOrEqual(t, float64(words), 1.25*float64(n))
+		require.GreaterOrEqual(t, c, prev)
+		prev = c
+	}
+	_, _, ok := classOf(1<<poolMaxLog + 1)
+	require.False(t, ok)
+}
+
+func TestPooledCapacity(t *testing.T) {
+	b := MakeNoZero[float64](1500)
+	require.Len(t, b, 1500)
+	require.Equal(t, 1536, cap(b))
+	c := MakeNoZero[complex128](1500)
+	require.Len(t, c, 1500)
+	require.Equal(t, 1536, cap(c)) // 3072 words
+	require.Len(t, MakeNoZero[float64](100), 100)
+}
+
+// TestPutTakesOnlyClassSizes checks that Put ignores a slice whose capacity is not
+// a class size (a slice of make's, or a slice into a buffer), so that it never
+// hands out memory that is part of something else.
+func TestPutTakesOnlyClassSizes(t *testing.T) {
+	odd := make([]float64, 1500)
+	Put(odd)
+	for range 4 {
+		b := MakeNoZero[float64](1500)
+		require.NotEqual(t, unsafe.SliceData(odd), unsafe.SliceData(b))
+	}
+	small := make([]float64, 64)
+	Put(small) // below the pooled sizes: ignored
+}

@@ -1,0 +1,86 @@
+package tensor
+
+import (
+	"cmp"
+	"slices"
+	"unsafe"
+
+	"github.com/chainrules-go/chainrules/internal/vmath"
+)
+
+// Recycle hands the storage of the tensors in dead back to the module's buffer
+// pool, from which later tensors are allocated (chainrules.Recycler): a repeated
+// computation then reuses the memory of the previous one instead of faulting in
+// new pages. Storage is compared as address ranges, the whole capacity of each
+// tensor's backing slice. A range is reused only if it overlaps no range of a
+// tensor in live, and every dead tensor whose range overlaps it has exactly the
+// same range (views of one buffer: the buffer goes back once); anything else is
+// left to the garbage collector. The caller guarantees that nothing outside dead
+// and live refers to the storage of a dead tensor.
+func (Space) Recycle(dead, live []*Dense) {
+	spans := make([]span, 0, len(dead)+len(live))
+	for _, d := range dead {
+		spans = appendSpan(spans, d, false)
+	}
+	if len(spans) == 0 {
+		return
+	}
+	for _, d := range live {
+		spans = appendSpan(spans, d, true)
+	}
+	slices.SortFunc(spans, func(a, b span) int {
+		if c := cmp.Compare(a.lo, b.lo); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.hi, b.hi)
+	})
+	// Walk clusters of overlapping ranges; a cluster is reused when it has no live
+	// range and all its ranges are one.
+	for i := 0; i < len(spans); {
+		j, hi, ok := i+1, spans[i].hi, !spans[i].live
+		for ; j < len(spans) && spans[j].lo < hi; j++ {
+			s := spans[j]
+			ok = ok && !s.live && s.lo == spans[i].lo && s.hi == spans[i].hi
+			hi = max(hi, s.hi)
+		}
+		if ok {
+			recycle(spans[i].t)
+		}
+		i = j
+	}
+}
+
+// recycle hands d's storage to the pool; tests replace it to see what is reused.
+var recycle = func(d *Dense) {
+	if d.dtype == Complex128 {
+		vmath.Put(d.c128)
+	} else {
+		vmath.Put(d.f64)
+	}
+}
+
+// span is the address range of a tensor's backing storage.
+type span struct {
+	lo, hi uintptr
+	live   bool
+	t      *Dense
+}
+
+func appendSpan(spans []span, d *Dense, live bool) []span {
+	if d == nil {
+		return spans
+	}
+	var lo, n uintptr
+	if d.dtype == Complex128 {
+		if cap(d.c128) == 0 {
+			return spans
+		}
+		lo, n = uintptr(unsafe.Pointer(unsafe.SliceData(d.c128))), uintptr(cap(d.c128))*16
+	} else {
+		if cap(d.f64) == 0 {
+			return spans
+		}
+		lo, n = uintptr(unsafe.Pointer(unsafe.SliceData(d.f64))), uintptr(cap(d.f64))*8
+	}
+	return append(spans, span{lo: lo, hi: lo + n, live: live, t: d})
+}

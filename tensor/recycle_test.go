@@ -1,0 +1,49 @@
+package tensor
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRecycleOverlaps checks which storage Recycle hands back: only ranges that
+// overlap no live tensor, each once, and nothing when two dead tensors overlap
+// without being the same storage.
+func TestRecycleOverlaps(t *testing.T) {
+	var got []*Dense
+	old := recycle
+	recycle = func(d *Dense) { got = append(got, d) }
+	defer func() { recycle = old }()
+
+	fresh := func(n int) *Dense { d, _ := allocNoZero(Float64, n); return d }
+	a, b, c, d := fresh(2048), fresh(2048), fresh(2048), fresh(4096)
+	aView, _ := a.Reshape(32, 64) // same storage as a
+	bHead := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: b.f64[:10]}
+	dTail := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: d.f64[100:]} // inside d, another range
+	cx := fresh(3000).AsComplex()                                                          // complex storage
+
+	Space{}.Recycle([]*Dense{a, aView, b, c, d, dTail, cx, nil}, []*Dense{bHead, nil})
+	// a and its view go back once; b overlaps a live view; c and cx go back; d and
+	// dTail overlap without being one range, so neither does.
+	require.ElementsMatch(t, []*Dense{a, c, cx}, replaceView(got, aView, a))
+}
+
+func replaceView(got []*Dense, view, base *Dense) []*Dense {
+	out := make([]*Dense, len(got))
+	for i, g := range got {
+		if g == view {
+			g = base
+		}
+		out[i] = g
+	}
+	return out
+}
+
+func TestRecycleNothingDead(t *testing.T) {
+	called := false
+	old := recycle
+	recycle = func(*Dense) { called = true }
+	defer func() { recycle = old }()
+	Space{}.Recycle(nil, []*Dense{New(Float64, 3)})
+	require.False(t, called)
+}

@@ -40,8 +40,10 @@
 //
 //	g_t <- g_t + lambda theta_{t-1}
 //	m_t  = beta1 m_{t-1} + (1 - beta1) g_t
-//	v_t  = beta2 v_{t-1} + (1 - beta2) g_t^2          (AMSGrad: v_t <- max(v_t, v_{t-1}'s max))
+//	v_t  = beta2 v_{t-1} + (1 - beta2) g_t^2
 //	theta_t = theta_{t-1} - lr/(1 - beta1^t) m_t / (sqrt(v_t)/sqrt(1 - beta2^t) + eps)
+//
+// where AMSGrad puts vmax_t = max(vmax_{t-1}, v_t) in place of v_t in the last line.
 //
 // AdamW: Adam without the L2 term, after theta_{t-1} <- (1 - lr lambda) theta_{t-1}.
 //

@@ -8,7 +8,7 @@
 // between the two clouds. Its gradient with respect to the weights differentiates
 // grad_x D, which the loss records on the tape (core.Tape.GradGraph, PyTorch's
 // create_graph=True): a second derivative of D, taken by composing the rules of its
-// ops. Training runs Adam on fresh interpolates at every step.
+// ops. Training runs Adam (package optim) on fresh interpolates at every step.
 //
 //	go run ./examples/gradpenalty
 //
@@ -28,6 +28,7 @@ import (
 	ew "github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/examples/internal/nets"
 	"github.com/chainrules-go/chainrules/hvp"
+	"github.com/chainrules-go/chainrules/optim"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -133,11 +134,10 @@ func run(w io.Writer, n, steps int) (*result, error) {
 	fmt.Fprintf(w, "before: distance estimate %.3f, mean |grad D| on interpolates %.3f\n", d0, g0)
 	// Adam (lr 1e-2, betas 0.5 and 0.9, as WGAN-GP trains its critic), with fresh
 	// interpolates at every step: with fixed ones the critic would be flat there
-	// and steep elsewhere.
-	const lr, b1, b2, eps = 1e-2, 0.5, 0.9, 1e-8
-	m, v := make([][]float64, len(params)), make([][]float64, len(params))
-	for k, p := range params {
-		m[k], v[k] = make([]float64, p.Size()), make([]float64, p.Size())
+	// and steep elsewhere. It updates params in place.
+	opt, err := optim.NewAdam(params, optim.AdamConfig{LR: 1e-2, Betas: [2]float64{0.5, 0.9}, Eps: 1e-8})
+	if err != nil {
+		return nil, err
 	}
 	var last float64
 	for step := 1; step <= steps; step++ {
@@ -146,16 +146,8 @@ func run(w io.Writer, n, steps int) (*result, error) {
 			return nil, err
 		}
 		last = val.Float64s()[0]
-		c1, c2 := 1-math.Pow(b1, float64(step)), 1-math.Pow(b2, float64(step))
-		for k, p := range params {
-			next := p.Clone()
-			x, g := next.Float64s(), grad[k].Float64s()
-			for i := range x {
-				m[k][i] = b1*m[k][i] + (1-b1)*g[i]
-				v[k][i] = b2*v[k][i] + (1-b2)*g[i]*g[i]
-				x[i] -= lr * (m[k][i] / c1) / (math.Sqrt(v[k][i]/c2) + eps)
-			}
-			params[k] = next
+		if err := opt.Step(grad); err != nil {
+			return nil, err
 		}
 		if step%(steps/5) == 0 {
 			fmt.Fprintf(w, "step %4d: loss %8.4f\n", step, last)

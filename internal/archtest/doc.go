@@ -14,6 +14,7 @@
 //	linalg                                        ops built on core, the primitive ops and nn
 //	ops                                           the registry of every built-in op family
 //	hvp                                           transforms (ops; nn for Gauss-Newton; elementwise, reduce for nesting)
+//	optim                                         optimisers, schedules, clipping, batches (tensor only; never hvp)
 //	testing/ruletest   testing/oracle             checkers (chainrules, core; oracle: tensor)
 //	internal/recordtest                           test helpers of the op packages' tests (core, tensor, primitive ops)
 //	examples/...                                  programs: anything

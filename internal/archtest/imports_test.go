@@ -35,6 +35,7 @@ var allowed = map[string][]string{
 	"linalg":                         append([]string{"chainrules", "core", "tensor", "nn"}, primitive...),
 	"ops":                            append([]string{"chainrules", "tensor", "nn", "linalg"}, primitive...),
 	"hvp":                            {"chainrules", "core", "tensor", "ops", "nn", "elementwise", "reduce"}, // nn: the losses of the Gauss-Newton products; elementwise, reduce: the inner products of the nested transforms
+	"optim":                          {"chainrules", "tensor", "internal/vmath"},                             // optimisers over a parameter set: never hvp (a model is the caller's function)
 	"testing/ruletest":               {"chainrules", "core"},
 	"testing/oracle":                 {"chainrules", "core", "tensor"},
 	"testing/oracle/internal/vendor": nil,

@@ -1,0 +1,124 @@
+package optim
+
+import (
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// SGDConfig holds the hyperparameters of SGD, named as torch.optim.SGD's. Every
+// field is taken as written: LR has no default (torch's lr is required) and must be
+// positive; the others default to zero, as in torch.
+type SGDConfig struct {
+	LR          float64 // learning rate lr > 0
+	Momentum    float64 // momentum mu >= 0
+	Dampening   float64 // dampening tau of the momentum buffer
+	WeightDecay float64 // L2 penalty lambda >= 0, added to the gradient
+	Nesterov    bool    // Nesterov momentum (needs Momentum > 0 and Dampening 0)
+	Maximize    bool    // ascend instead of descend
+}
+
+// SGD is stochastic gradient descent with optional momentum, Nesterov momentum and
+// weight decay, as torch.optim.SGD (torch 1.13, foreach=False). With g_t the
+// gradient of step t (negated if Maximize) and theta the parameters:
+//
+//	g_t <- g_t + lambda theta_{t-1}                      if lambda != 0
+//	b_t  = g_t                                           at t = 1
+//	b_t  = mu b_{t-1} + (1 - tau) g_t                    at t > 1
+//	g_t <- g_t + mu b_t  (Nesterov)  or  g_t <- b_t       if mu != 0
+//	theta_t = theta_{t-1} - lr g_t
+type SGD struct {
+	paramSet
+	cfg SGDConfig
+	buf [][]float64 // momentum buffers b
+}
+
+// NewSGD returns SGD over params, which it updates in place at every Step. The
+// parameters must be contiguous float64 tensors. It returns an error wrapping
+// chainrules.ErrInvalidArgument for a nil or non-float64 parameter, an lr that is
+// not positive, a negative momentum or weight decay, or Nesterov momentum without
+// momentum or with dampening.
+func NewSGD(params []*tensor.Dense, cfg SGDConfig) (*SGD, error) {
+	const op = "SGD"
+	if !(cfg.LR > 0) {
+		if err := checkLR(op, cfg.LR); err != nil {
+			return nil, err
+		}
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "optim.SGD: learning rate 0: SGD has no default lr, set SGDConfig.LR")
+	}
+	for _, err := range []error{checkLR(op, cfg.LR), nonNegative(op, "momentum", cfg.Momentum), nonNegative(op, "weight decay", cfg.WeightDecay)} {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Nesterov && (cfg.Momentum <= 0 || cfg.Dampening != 0) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "optim.SGD: Nesterov momentum needs momentum > 0 and dampening 0, got momentum %v, dampening %v", cfg.Momentum, cfg.Dampening)
+	}
+	ps, err := newParamSet(op, params)
+	if err != nil {
+		return nil, err
+	}
+	s := &SGD{paramSet: ps, cfg: cfg}
+	if cfg.Momentum != 0 {
+		s.buf = ps.state()
+	}
+	return s, nil
+}
+
+// LR returns the current learning rate.
+func (s *SGD) LR() float64 { return s.cfg.LR }
+
+// SetLR sets the learning rate of the next steps (as a scheduler does). It returns
+// an error wrapping chainrules.ErrInvalidArgument for a negative or non-finite lr.
+func (s *SGD) SetLR(lr float64) error {
+	if err := checkLR("SGD", lr); err != nil {
+		return err
+	}
+	s.cfg.LR = lr
+	return nil
+}
+
+// Step updates the parameters in place with the gradients grads, one per parameter
+// and of its shape. A bad gradient set (wrong count, nil, dtype or shape) is an
+// error wrapping chainrules.ErrShapeMismatch or ErrInvalidArgument, and leaves the
+// parameters and the optimiser's state unchanged. Step allocates nothing when the
+// gradients are contiguous.
+func (s *SGD) Step(grads []*tensor.Dense) error {
+	if err := s.load(grads); err != nil {
+		return err
+	}
+	c := s.cfg
+	lr, mu, wd := c.LR, c.Momentum, c.WeightDecay
+	first := s.steps == 0
+	for k, theta := range s.data {
+		g := s.grads[k]
+		g = g[:len(theta)]
+		var b []float64
+		if mu != 0 {
+			b = s.buf[k][:len(theta)]
+		}
+		for i := range theta {
+			d := g[i]
+			if c.Maximize {
+				d = -d
+			}
+			if wd != 0 {
+				d += wd * theta[i]
+			}
+			if mu != 0 {
+				if first {
+					b[i] = d
+				} else {
+					b[i] = b[i]*mu + (1-c.Dampening)*d
+				}
+				if c.Nesterov {
+					d += mu * b[i]
+				} else {
+					d = b[i]
+				}
+			}
+			theta[i] += -lr * d
+		}
+	}
+	s.steps++
+	return nil
+}

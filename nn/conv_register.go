@@ -1,0 +1,49 @@
+package nn
+
+import (
+	"math/rand/v2"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// convEntries returns the registry entries of the convolutions and transposed
+// convolutions (two inputs, or three with a bias: arity Variadic), with small
+// samples covering stride, padding, dilation, groups, padding modes and bias.
+func convEntries() []cr.Entry[*tensor.Dense] {
+	f64 := func(rng *rand.Rand, s ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, s...) }
+	entry := func(name, doc string, s func(rng *rand.Rand) samples) cr.Entry[*tensor.Dense] {
+		return cr.Entry[*tensor.Dense]{Name: name, Arity: cr.Variadic, DTypes: realOnly, Forward: true, SecondOrder: true, Doc: doc, Samples: s}
+	}
+	return []cr.Entry[*tensor.Dense]{
+		entry("conv1d", "F.conv1d(x, weight, bias, stride, padding, dilation, groups) with nn.Conv1d's padding_mode",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[2 3 7] k3 bias", Op: Conv1dOp(), Inputs: inputs(f64(rng, 2, 3, 7), f64(rng, 2, 3, 3), f64(rng, 2))},
+					{Name: "[1 4 9] stride 2 padding 1 dilation 2 groups 2", Op: Conv1dOp(Stride(2), Padding(1), Dilation(2), Groups(2)),
+						Inputs: inputs(f64(rng, 1, 4, 9), f64(rng, 4, 2, 3))},
+					{Name: "[2 2 6] reflect padding 2", Op: Conv1dOp(Padding(2), PaddingMode(PadReflect)), Inputs: inputs(f64(rng, 2, 2, 6), f64(rng, 3, 2, 3), f64(rng, 3))},
+					{Name: "[1 2 5] circular same k4", Op: Conv1dOp(PaddingSame(), PaddingMode(PadCircular)), Inputs: inputs(f64(rng, 1, 2, 5), f64(rng, 2, 2, 4))},
+				}
+			}),
+		entry("conv2d", "F.conv2d(x, weight, bias, stride, padding, dilation, groups) with nn.Conv2d's padding_mode",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[2 2 4 5] k3x2 bias", Op: Conv2dOp(), Inputs: inputs(f64(rng, 2, 2, 4, 5), f64(rng, 3, 2, 3, 2), f64(rng, 3))},
+					{Name: "[1 4 5 5] stride 2 padding (1, 0) groups 2", Op: Conv2dOp(Stride(2), Padding(1, 0), Groups(2)),
+						Inputs: inputs(f64(rng, 1, 4, 5, 5), f64(rng, 2, 2, 2, 3))},
+					{Name: "[1 2 5 4] dilation (2, 1) replicate padding 1", Op: Conv2dOp(Dilation(2, 1), Padding(1), PaddingMode(PadReplicate)),
+						Inputs: inputs(f64(rng, 1, 2, 5, 4), f64(rng, 2, 2, 2, 2), f64(rng, 2))},
+					{Name: "[2 1 4 4] 1x1", Op: Conv2dOp(), Inputs: inputs(f64(rng, 2, 1, 4, 4), f64(rng, 2, 1, 1, 1))},
+				}
+			}),
+		entry("conv3d", "F.conv3d(x, weight, bias, stride, padding, dilation, groups) with nn.Conv3d's padding_mode",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[1 2 3 4 3] k2 bias padding 1", Op: Conv3dOp(Padding(1)), Inputs: inputs(f64(rng, 1, 2, 3, 4, 3), f64(rng, 2, 2, 2, 2, 2), f64(rng, 2))},
+					{Name: "[2 2 4 3 3] stride (2, 1, 1) groups 2", Op: Conv3dOp(Stride(2, 1, 1), Groups(2)),
+						Inputs: inputs(f64(rng, 2, 2, 4, 3, 3), f64(rng, 2, 1, 2, 2, 1))},
+				}
+			}),
+	}
+}

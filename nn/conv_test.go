@@ -1,0 +1,87 @@
+package nn_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
+	"github.com/chainrules-go/chainrules/nn"
+	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/testing/ruletest"
+)
+
+var convFamilies = []string{"conv1d", "conv2d", "conv3d"}
+
+// The convolution entries alone, to order 4 (TestRulesPassRuletest runs them with
+// the rest of the registry).
+func TestConvRuletest(t *testing.T) {
+	reg := cr.NewRegistry[*tensor.Dense]()
+	require.NoError(t, nn.Register(reg))
+	for _, name := range convFamilies {
+		e, ok := reg.Lookup(name)
+		require.True(t, ok, name)
+		for _, s := range e.Samples(rand.New(rand.NewPCG(1, 2))) {
+			t.Run(name+"/"+s.Name, func(t *testing.T) {
+				ruletest.Check(t, tensor.Space{}, s.Op, s.Inputs, ruletest.Config{MinOrder: 4})
+			})
+		}
+	}
+}
+
+// The recorded pullbacks (conv_transpose and weight-gradient ops recording each
+// other) against Pullback, the second-order rule and third derivatives.
+func TestConvRecordedPullbacks(t *testing.T) {
+	reg := cr.NewRegistry[*tensor.Dense]()
+	require.NoError(t, nn.Register(reg))
+	rng := rand.New(rand.NewPCG(7, 11))
+	for _, name := range convFamilies {
+		e, ok := reg.Lookup(name)
+		require.True(t, ok, name)
+		for _, s := range e.Samples(rng) {
+			t.Run(name+"/"+s.Name, func(t *testing.T) {
+				recordtest.CheckCase(t, rng, recordtest.Case{Op: s.Op, Inputs: s.Inputs})
+			})
+		}
+	}
+}
+
+// Bad inputs are typed errors naming the op and the sizes, never panics.
+func TestConvErrors(t *testing.T) {
+	z := func(s ...int) *tensor.Dense { return tensor.New(tensor.Float64, s...) }
+	cases := []struct {
+		name     string
+		op       cr.Op[*tensor.Dense]
+		in       []*tensor.Dense
+		sentinel error
+		contains string
+	}{
+		{"channels", nn.Conv2dOp(), inputs(z(1, 3, 5, 5), z(2, 2, 3, 3)), cr.ErrShapeMismatch, "3 channels"},
+		{"groups do not divide", nn.Conv2dOp(nn.Groups(2)), inputs(z(1, 3, 5, 5), z(2, 1, 3, 3)), cr.ErrShapeMismatch, "groups 2"},
+		{"groups do not divide out", nn.Conv1dOp(nn.Groups(2)), inputs(z(1, 4, 5), z(3, 2, 3)), cr.ErrShapeMismatch, "groups 2"},
+		{"groups zero", nn.Conv1dOp(nn.Groups(0)), inputs(z(1, 4, 5), z(4, 4, 3)), cr.ErrInvalidArgument, "groups is 0"},
+		{"kernel too large", nn.Conv2dOp(nn.Padding(1)), inputs(z(1, 1, 3, 3), z(1, 1, 6, 2)), cr.ErrShapeMismatch, "spans 6"},
+		{"dilated kernel too large", nn.Conv1dOp(nn.Dilation(3)), inputs(z(1, 1, 6), z(1, 1, 3)), cr.ErrShapeMismatch, "spans 7"},
+		{"stride zero", nn.Conv2dOp(nn.Stride(0)), inputs(z(1, 1, 5, 5), z(1, 1, 3, 3)), cr.ErrInvalidArgument, "stride"},
+		{"dilation negative", nn.Conv3dOp(nn.Dilation(1, -1, 1)), inputs(z(1, 1, 5, 5, 5), z(1, 1, 3, 3, 3)), cr.ErrInvalidArgument, "dilation"},
+		{"negative padding", nn.Conv2dOp(nn.Padding(-1)), inputs(z(1, 1, 5, 5), z(1, 1, 3, 3)), cr.ErrInvalidArgument, "padding"},
+		{"tuple length", nn.Conv2dOp(nn.Stride(1, 2, 3)), inputs(z(1, 1, 5, 5), z(1, 1, 3, 3)), cr.ErrInvalidArgument, "3 values"},
+		{"rank of x", nn.Conv2dOp(), inputs(z(1, 5, 5), z(1, 1, 3, 3)), cr.ErrShapeMismatch, "rank 4"},
+		{"rank of w", nn.Conv1dOp(), inputs(z(1, 1, 5), z(1, 3)), cr.ErrShapeMismatch, "rank 3"},
+		{"bias length", nn.Conv2dOp(), inputs(z(1, 1, 5, 5), z(2, 1, 3, 3), z(3)), cr.ErrShapeMismatch, "bias"},
+		{"bias rank", nn.Conv1dOp(), inputs(z(1, 1, 5), z(2, 1, 3), z(2, 1)), cr.ErrShapeMismatch, "bias"},
+		{"complex", nn.Conv1dOp(), inputs(tensor.New(tensor.Complex128, 1, 1, 5), z(2, 1, 3)), cr.ErrInvalidArgument, "conv1d"},
+		{"one input", nn.Conv1dOp(), inputs(z(1, 1, 5)), cr.ErrInvalidArgument, "conv1d"},
+		{"output_padding on conv", nn.Conv1dOp(nn.OutputPadding(1)), inputs(z(1, 1, 5), z(1, 1, 3)), cr.ErrInvalidArgument, "output_padding"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := cr.Eval(c.op, c.in...)
+			require.ErrorIs(t, err, c.sentinel)
+			require.ErrorContains(t, err, c.op.Name())
+			require.ErrorContains(t, err, c.contains)
+		})
+	}
+}

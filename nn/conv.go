@@ -172,6 +172,16 @@ func ConvTranspose2d(x, weight, bias *tensor.Dense, opts ...ConvOption) (*tensor
 	return evalConv(ConvTranspose2dOp(opts...), x, weight, bias)
 }
 
+// ConvTranspose1d evaluates ConvTranspose1dOp without a tape; bias may be nil.
+func ConvTranspose1d(x, weight, bias *tensor.Dense, opts ...ConvOption) (*tensor.Dense, error) {
+	return evalConv(ConvTranspose1dOp(opts...), x, weight, bias)
+}
+
+// ConvTranspose3d evaluates ConvTranspose3dOp without a tape; bias may be nil.
+func ConvTranspose3d(x, weight, bias *tensor.Dense, opts ...ConvOption) (*tensor.Dense, error) {
+	return evalConv(ConvTranspose3dOp(opts...), x, weight, bias)
+}
+
 func evalConv(op cr.Op[*tensor.Dense], x, w, b *tensor.Dense) (*tensor.Dense, error) {
 	if b == nil {
 		return cr.Eval(op, x, w)

@@ -35,6 +35,12 @@ func convEntries() []cr.Entry[*tensor.Dense] {
 					{Name: "[1 2 5 4] dilation (2, 1) replicate padding 1", Op: Conv2dOp(Dilation(2, 1), Padding(1), PaddingMode(PadReplicate)),
 						Inputs: inputs(f64(rng, 1, 2, 5, 4), f64(rng, 2, 2, 2, 2), f64(rng, 2))},
 					{Name: "[2 1 4 4] 1x1", Op: Conv2dOp(), Inputs: inputs(f64(rng, 2, 1, 4, 4), f64(rng, 2, 1, 1, 1))},
+					{Name: "[1 2 4 5] same (3, 2) circular", Op: Conv2dOp(PaddingSame(), PaddingMode(PadCircular)),
+						Inputs: inputs(f64(rng, 1, 2, 4, 5), f64(rng, 2, 2, 3, 2), f64(rng, 2))},
+					{Name: "[1 2 4 4] valid reflect ignored", Op: Conv2dOp(PaddingValid(), PaddingMode(PadReflect)),
+						Inputs: inputs(f64(rng, 1, 2, 4, 4), f64(rng, 1, 2, 2, 3))},
+					{Name: "[1 1 4 5] reflect padding (2, 1) stride 2", Op: Conv2dOp(Padding(2, 1), Stride(2), PaddingMode(PadReflect)),
+						Inputs: inputs(f64(rng, 1, 1, 4, 5), f64(rng, 2, 1, 3, 3))},
 				}
 			}),
 		entry("conv3d", "F.conv3d(x, weight, bias, stride, padding, dilation, groups) with nn.Conv3d's padding_mode",
@@ -43,6 +49,34 @@ func convEntries() []cr.Entry[*tensor.Dense] {
 					{Name: "[1 2 3 4 3] k2 bias padding 1", Op: Conv3dOp(Padding(1)), Inputs: inputs(f64(rng, 1, 2, 3, 4, 3), f64(rng, 2, 2, 2, 2, 2), f64(rng, 2))},
 					{Name: "[2 2 4 3 3] stride (2, 1, 1) groups 2", Op: Conv3dOp(Stride(2, 1, 1), Groups(2)),
 						Inputs: inputs(f64(rng, 2, 2, 4, 3, 3), f64(rng, 2, 1, 2, 2, 1))},
+				}
+			}),
+		entry("conv_transpose1d", "F.conv_transpose1d(x, weight, bias, stride, padding, output_padding, groups, dilation)",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[2 3 5] k3 bias", Op: ConvTranspose1dOp(), Inputs: inputs(f64(rng, 2, 3, 5), f64(rng, 3, 2, 3), f64(rng, 2))},
+					{Name: "[1 4 3] stride 3 groups 2 dilation 2 output_padding 2", Op: ConvTranspose1dOp(Stride(3), Groups(2), Dilation(2), OutputPadding(2)),
+						Inputs: inputs(f64(rng, 1, 4, 3), f64(rng, 4, 1, 2))},
+					{Name: "[1 2 4] output_padding below dilation", Op: ConvTranspose1dOp(Dilation(2), OutputPadding(1), Padding(1)),
+						Inputs: inputs(f64(rng, 1, 2, 4), f64(rng, 2, 2, 3))},
+				}
+			}),
+		entry("conv_transpose2d", "F.conv_transpose2d(x, weight, bias, stride, padding, output_padding, groups, dilation)",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[2 2 3 4] k3 bias", Op: ConvTranspose2dOp(), Inputs: inputs(f64(rng, 2, 2, 3, 4), f64(rng, 2, 3, 3, 3), f64(rng, 3))},
+					{Name: "[1 2 3 3] stride (2, 3) padding (1, 0) output_padding (1, 2)", Op: ConvTranspose2dOp(Stride(2, 3), Padding(1, 0), OutputPadding(1, 2)),
+						Inputs: inputs(f64(rng, 1, 2, 3, 3), f64(rng, 2, 2, 3, 2))},
+					{Name: "[1 4 3 3] groups 2 dilation 2 padding 1 bias", Op: ConvTranspose2dOp(Groups(2), Dilation(2), Padding(1)),
+						Inputs: inputs(f64(rng, 1, 4, 3, 3), f64(rng, 4, 1, 2, 3), f64(rng, 2))},
+				}
+			}),
+		entry("conv_transpose3d", "F.conv_transpose3d(x, weight, bias, stride, padding, output_padding, groups, dilation)",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[1 2 2 3 2] k2 bias", Op: ConvTranspose3dOp(), Inputs: inputs(f64(rng, 1, 2, 2, 3, 2), f64(rng, 2, 2, 2, 2, 2), f64(rng, 2))},
+					{Name: "[1 2 2 2 3] stride 2 padding 1 output_padding 1 groups 2", Op: ConvTranspose3dOp(Stride(2), Padding(1), OutputPadding(1), Groups(2)),
+						Inputs: inputs(f64(rng, 1, 2, 2, 2, 3), f64(rng, 2, 1, 3, 2, 2))},
 				}
 			}),
 	}

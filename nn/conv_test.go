@@ -13,7 +13,7 @@ import (
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
-var convFamilies = []string{"conv1d", "conv2d", "conv3d"}
+var convFamilies = []string{"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"}
 
 // The convolution entries alone, to order 4 (TestRulesPassRuletest runs them with
 // the rest of the registry).
@@ -75,6 +75,20 @@ func TestConvErrors(t *testing.T) {
 		{"complex", nn.Conv1dOp(), inputs(tensor.New(tensor.Complex128, 1, 1, 5), z(2, 1, 3)), cr.ErrInvalidArgument, "conv1d"},
 		{"one input", nn.Conv1dOp(), inputs(z(1, 1, 5)), cr.ErrInvalidArgument, "conv1d"},
 		{"output_padding on conv", nn.Conv1dOp(nn.OutputPadding(1)), inputs(z(1, 1, 5), z(1, 1, 3)), cr.ErrInvalidArgument, "output_padding"},
+		{"same with stride 2", nn.Conv2dOp(nn.PaddingSame(), nn.Stride(1, 2)), inputs(z(1, 1, 5, 5), z(1, 1, 3, 3)), cr.ErrInvalidArgument, "stride 1"},
+		{"reflect padding too large", nn.Conv1dOp(nn.Padding(3), nn.PaddingMode(nn.PadReflect)), inputs(z(1, 1, 3), z(1, 1, 3)), cr.ErrInvalidArgument, "reflect padding (3, 3)"},
+		{"circular padding too large", nn.Conv1dOp(nn.Padding(4), nn.PaddingMode(nn.PadCircular)), inputs(z(1, 1, 3), z(1, 1, 3)), cr.ErrInvalidArgument, "circular padding"},
+		{"unknown padding mode", nn.Conv1dOp(nn.PaddingMode("mirror")), inputs(z(1, 1, 3), z(1, 1, 3)), cr.ErrInvalidArgument, "mirror"},
+		{"transpose channels", nn.ConvTranspose2dOp(), inputs(z(1, 3, 4, 4), z(2, 2, 3, 3)), cr.ErrShapeMismatch, "3 channels"},
+		{"transpose groups", nn.ConvTranspose1dOp(nn.Groups(2)), inputs(z(1, 3, 4), z(3, 2, 3)), cr.ErrShapeMismatch, "groups 2"},
+		{"transpose output_padding", nn.ConvTranspose1dOp(nn.Stride(2), nn.OutputPadding(2)), inputs(z(1, 1, 4), z(1, 1, 3)), cr.ErrInvalidArgument, "output_padding [2]"},
+		{"transpose output_padding dilation", nn.ConvTranspose1dOp(nn.Dilation(2), nn.OutputPadding(2)), inputs(z(1, 1, 4), z(1, 1, 3)), cr.ErrInvalidArgument, "dilation [2]"},
+		{"transpose negative output_padding", nn.ConvTranspose1dOp(nn.OutputPadding(-1)), inputs(z(1, 1, 4), z(1, 1, 3)), cr.ErrInvalidArgument, "output_padding"},
+		{"transpose output size", nn.ConvTranspose1dOp(nn.Padding(3)), inputs(z(1, 1, 2), z(1, 1, 2)), cr.ErrShapeMismatch, "output size -3"},
+		{"transpose padding mode", nn.ConvTranspose2dOp(nn.PaddingMode(nn.PadReflect)), inputs(z(1, 1, 4, 4), z(1, 1, 3, 3)), cr.ErrInvalidArgument, "zeros"},
+		{"transpose same", nn.ConvTranspose1dOp(nn.PaddingSame()), inputs(z(1, 1, 4), z(1, 1, 3)), cr.ErrInvalidArgument, "same"},
+		{"transpose bias", nn.ConvTranspose1dOp(), inputs(z(1, 1, 4), z(1, 2, 3), z(1)), cr.ErrShapeMismatch, "want [2]"},
+		{"transpose rank", nn.ConvTranspose3dOp(), inputs(z(1, 1, 4, 4), z(1, 2, 3, 3)), cr.ErrShapeMismatch, "rank 5"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

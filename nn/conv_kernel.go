@@ -14,8 +14,9 @@ import (
 //	convT:  x = convT(y, w)    the adjoint of conv in x (a transposed convolution)
 //	convW:  w = convW(x, y)    the adjoint of conv in w (the weight gradient)
 //
-// each loop over the batch with one im2col buffer [cin K, P] (K kernel
-// positions, P output positions), reused from sample to sample.
+// each loop over the batch and over tiles of output positions with one im2col
+// buffer [cin K, T] (K kernel positions, T <= P output positions), reused
+// from tile to tile.
 
 // convGeom is the geometry of a convolution seen from its conv form: input x
 // [n, cin, in...], weight w [cout, cin/groups, k...], output y [n, cout, out...].
@@ -105,12 +106,11 @@ func affineRun(row []int32, stride int) [3]int {
 	return [3]int{first, last, int(row[first])}
 }
 
-func (g *convGeom) kSize() int   { return g.k[0] * g.k[1] * g.k[2] }
-func (g *convGeom) pSize() int   { return g.out[0] * g.out[1] * g.out[2] }
-func (g *convGeom) inSize() int  { return g.in[0] * g.in[1] * g.in[2] }
-func (g *convGeom) cinG() int    { return g.cin / g.groups }
-func (g *convGeom) coutG() int   { return g.cout / g.groups }
-func (g *convGeom) colSize() int { return g.cin * g.kSize() * g.pSize() }
+func (g *convGeom) kSize() int  { return g.k[0] * g.k[1] * g.k[2] }
+func (g *convGeom) pSize() int  { return g.out[0] * g.out[1] * g.out[2] }
+func (g *convGeom) inSize() int { return g.in[0] * g.in[1] * g.in[2] }
+func (g *convGeom) cinG() int   { return g.cin / g.groups }
+func (g *convGeom) coutG() int  { return g.cout / g.groups }
 
 // spatial returns the user's spatial sizes of a padded triple.
 func (g *convGeom) spatial(v [3]int) []int { return append([]int(nil), v[3-g.nd:]...) }
@@ -120,17 +120,32 @@ func (g *convGeom) xShape() []int { return append([]int{g.n, g.cin}, g.spatial(g
 func (g *convGeom) wShape() []int { return append([]int{g.cout, g.cinG()}, g.spatial(g.k)...) }
 func (g *convGeom) yShape() []int { return append([]int{g.n, g.cout}, g.spatial(g.out)...) }
 
-// im2col writes the columns of one sample xs [cin, in] into col [cin K, P]
-// (scatter false), or adds col back into xs (scatter true, col2im).
-func (g *convGeom) im2col(col, xs []float64, scatter bool) {
-	P, inSz := g.pSize(), g.inSize()
+// tileSize returns the number of output positions per im2col tile: a tile
+// [cin K, T] of about colTileElems elements stays in the cache between
+// im2col and the GEMM's packing (a whole sample's columns would go through
+// memory twice), and the tile is the only im2col-sized buffer.
+func (g *convGeom) tileSize() int {
+	rows := g.cin * g.kSize()
+	return min(g.pSize(), max(colTileElems/max(rows, 1), minTile))
+}
+
+// colTileElems is the size of an im2col tile in elements (1 MiB), minTile the
+// fewest output positions of a tile (a narrower GEMM is slow); tests lower
+// both to run many tiles on small inputs.
+var colTileElems, minTile = 1 << 17, 64
+
+// im2col writes the columns of output positions [p0, p1) of one sample xs
+// [cin, in] into col [cin K, p1 - p0] (scatter false), or adds col back into
+// xs (scatter true, col2im).
+func (g *convGeom) im2col(col, xs []float64, p0, p1 int, scatter bool) {
+	T, inSz := p1-p0, g.inSize()
 	r := 0
 	for c := range g.cin {
 		xc := xs[c*inSz : (c+1)*inSz]
 		for k0 := range g.k[0] {
 			for k1 := range g.k[1] {
 				for k2 := range g.k[2] {
-					g.row(col[r*P:(r+1)*P], xc, k0, k1, k2, scatter)
+					g.row(col[r*T:(r+1)*T], xc, k0, k1, k2, p0, p1, scatter)
 					r++
 				}
 			}
@@ -138,65 +153,67 @@ func (g *convGeom) im2col(col, xs []float64, scatter bool) {
 	}
 }
 
-// row is one row of im2col: kernel offset (k0, k1, k2) of one channel xc.
-func (g *convGeom) row(row, xc []float64, k0, k1, k2 int, scatter bool) {
-	i1, i2 := g.idx[1][k1], g.idx[2][k2]
-	in1, in2, n2, s2 := g.in[1], g.in[2], g.out[2], g.stride[2]
+// row is one row of im2col, output positions [p0, p1): kernel offset (k0, k1,
+// k2) of one channel xc. The positions run over segments of the innermost
+// axis, one per (o0, o1).
+func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) {
+	i0, i1, i2 := g.idx[0][k0], g.idx[1][k1], g.idx[2][k2]
+	n1, n2, in1, in2, s2 := g.out[1], g.out[2], g.in[1], g.in[2], g.stride[2]
 	aff := g.aff[k2]
-	i := 0
-	for _, a := range g.idx[0][k0] {
-		for _, b := range i1 {
-			seg := row[i : i+n2]
-			i += n2
-			if a < 0 || b < 0 {
-				if !scatter {
-					clear(seg)
-				}
-				continue
-			}
-			base := (int(a)*in1 + int(b)) * in2
-			if aff[0] < 0 {
-				for o, s := range i2 {
-					switch {
-					case s < 0:
-						if !scatter {
-							seg[o] = 0
-						}
-					case scatter:
-						xc[base+int(s)] += seg[o]
-					default:
-						seg[o] = xc[base+int(s)]
-					}
-				}
-				continue
-			}
-			first, last := aff[0], aff[1]
-			src := xc[base+aff[2]:]
+	for q := p0 / n2; q*n2 < p1; q++ {
+		lo, hi := max(p0-q*n2, 0), min(p1-q*n2, n2) // the o2 of this segment
+		seg := row[q*n2+lo-p0 : q*n2+hi-p0]         // seg[j] is o2 = lo + j
+		a, b := i0[q/n1], i1[q%n1]
+		if a < 0 || b < 0 {
 			if !scatter {
-				clear(seg[:first])
-				clear(seg[last:])
+				clear(seg)
 			}
-			if s2 == 1 {
-				if scatter {
-					for j, v := range seg[first:last] {
-						src[j] += v
+			continue
+		}
+		base := (int(a)*in1 + int(b)) * in2
+		if aff[0] < 0 {
+			for j := range seg {
+				switch s := i2[lo+j]; {
+				case s < 0:
+					if !scatter {
+						seg[j] = 0
 					}
-				} else {
-					copy(seg[first:last], src[:last-first])
+				case scatter:
+					xc[base+int(s)] += seg[j]
+				default:
+					seg[j] = xc[base+int(s)]
 				}
-				continue
 			}
-			j := 0
-			if scatter {
-				for o := first; o < last; o++ {
-					src[j] += seg[o]
-					j += s2
-				}
-			} else {
-				for o := first; o < last; o++ {
-					seg[o] = src[j]
-					j += s2
-				}
+			continue
+		}
+		first, last := min(max(aff[0], lo), hi), min(max(aff[1], lo), hi)
+		if first >= last {
+			if !scatter {
+				clear(seg)
+			}
+			continue
+		}
+		if !scatter {
+			clear(seg[:first-lo])
+			clear(seg[last-lo:])
+		}
+		src := xc[base+aff[2]+(first-aff[0])*s2:]
+		dst := seg[first-lo : last-lo]
+		switch {
+		case s2 == 1 && scatter:
+			src = src[:len(dst)]
+			for j, v := range dst {
+				src[j] += v
+			}
+		case s2 == 1:
+			copy(dst, src)
+		case scatter:
+			for j, v := range dst {
+				src[j*s2] += v
+			}
+		default:
+			for j := range dst {
+				dst[j] = src[j*s2]
 			}
 		}
 	}
@@ -204,76 +221,86 @@ func (g *convGeom) row(row, xc []float64, k0, k1, k2 int, scatter bool) {
 
 // conv returns y = conv(x, w).
 func (g *convGeom) conv(x, w []float64) ([]float64, error) {
-	P, ck := g.pSize(), g.cinG()*g.kSize()
-	y := vmath.MakeNoZero[float64](g.n * g.cout * P) // every sample is written by the GEMM with beta 0
-	var col []float64
-	if !g.identity {
-		col = vmath.MakeNoZero[float64](g.colSize())
-	}
+	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
+	y := vmath.MakeNoZero[float64](g.n * g.cout * P) // every element is written by a GEMM with beta 0
 	for n := range g.n {
-		xs := x[n*g.cin*g.inSize() : (n+1)*g.cin*g.inSize()]
+		xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
 		if g.identity {
-			col = xs
-		} else {
-			g.im2col(col, xs, false)
+			if err := tensor.GemmBatch(false, false, cog, P, ck, 1, w, ck, cog*ck, xs, P, ck*P, 0, ys, P, cog*P, g.groups); err != nil {
+				return nil, err
+			}
 		}
-		ys := y[n*g.cout*P : (n+1)*g.cout*P]
-		if err := tensor.GemmBatch(false, false, g.coutG(), P, ck, 1, w, ck, g.coutG()*ck, col, P, ck*P, 0, ys, P, g.coutG()*P, g.groups); err != nil {
-			return nil, err
+	}
+	if g.identity {
+		return y, nil
+	}
+	T := g.tileSize()
+	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
+	for n := range g.n {
+		xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
+		for p0 := 0; p0 < P; p0 += T {
+			t := min(T, P-p0)
+			g.im2col(col, xs, p0, p0+t, false)
+			if err := tensor.GemmBatch(false, false, cog, t, ck, 1, w, ck, cog*ck, col, t, ck*t, 0, ys[p0:], P, cog*P, g.groups); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return y, nil
 }
 
-// convT returns x = convT(y, w), the adjoint of conv in x: per sample the
-// columns W^T y, added back into the input positions they were read from.
+// convT returns x = convT(y, w), the adjoint of conv in x: per tile of output
+// positions the columns W^T y, added back into the input positions they were
+// read from.
 func (g *convGeom) convT(y, w []float64) ([]float64, error) {
-	P, ck, inSz := g.pSize(), g.cinG()*g.kSize(), g.inSize()
+	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	x := make([]float64, g.n*g.cin*inSz)
-	var col []float64
-	if !g.identity {
-		col = vmath.MakeNoZero[float64](g.colSize())
+	if g.identity {
+		for n := range g.n {
+			xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
+			if err := tensor.GemmBatch(true, false, ck, P, cog, 1, w, ck, cog*ck, ys, P, cog*P, 0, xs, P, ck*P, g.groups); err != nil {
+				return nil, err
+			}
+		}
+		return x, nil
 	}
+	T := g.tileSize()
+	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
 	for n := range g.n {
-		xs := x[n*g.cin*inSz : (n+1)*g.cin*inSz]
-		dst := col
-		if g.identity {
-			dst = xs
-		}
-		ys := y[n*g.cout*P : (n+1)*g.cout*P]
-		if err := tensor.GemmBatch(true, false, ck, P, g.coutG(), 1, w, ck, g.coutG()*ck, ys, P, g.coutG()*P, 0, dst, P, ck*P, g.groups); err != nil {
-			return nil, err
-		}
-		if !g.identity {
-			g.im2col(col, xs, true)
+		xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
+		for p0 := 0; p0 < P; p0 += T {
+			t := min(T, P-p0)
+			if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, ys[p0:], P, cog*P, 0, col, t, ck*t, g.groups); err != nil {
+				return nil, err
+			}
+			g.im2col(col, xs, p0, p0+t, true)
 		}
 	}
 	return x, nil
 }
 
 // convW returns w = convW(x, y), the adjoint of conv in w: the sum over the
-// samples of y_n col(x_n)^T.
+// samples and tiles of y_tile col(x)_tile^T.
 func (g *convGeom) convW(x, y []float64) ([]float64, error) {
-	P, ck, inSz := g.pSize(), g.cinG()*g.kSize(), g.inSize()
+	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	w := make([]float64, g.cout*ck)
+	T := P
 	var col []float64
 	if !g.identity {
-		col = vmath.MakeNoZero[float64](g.colSize())
+		T = g.tileSize()
+		col = vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
 	}
 	for n := range g.n {
-		xs := x[n*g.cin*inSz : (n+1)*g.cin*inSz]
-		if g.identity {
-			col = xs
-		} else {
-			g.im2col(col, xs, false)
-		}
-		ys := y[n*g.cout*P : (n+1)*g.cout*P]
-		beta := 1.0
-		if n == 0 {
-			beta = 0
-		}
-		if err := tensor.GemmBatch(false, true, g.coutG(), ck, P, 1, ys, P, g.coutG()*P, col, P, ck*P, beta, w, ck, g.coutG()*ck, g.groups); err != nil {
-			return nil, err
+		xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
+		for p0 := 0; p0 < P; p0 += T {
+			t, b, ldb := min(T, P-p0), xs, P // identity: one tile, the columns are x
+			if !g.identity {
+				g.im2col(col, xs, p0, p0+t, false)
+				b, ldb = col, t
+			}
+			if err := tensor.GemmBatch(false, true, cog, ck, t, 1, ys[p0:], P, cog*P, b, ldb, ck*ldb, 1, w, ck, cog*ck, g.groups); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return w, nil

@@ -252,7 +252,17 @@ func (g *convGeom) biasDims(m convMode) (c, s int) {
 }
 
 func (o *convOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	return o.ApplyMasked(in, x, out, nil)
+}
+
+// ApplyMasked is Apply whose rule leaves out the inputs whose need is false
+// (chainrules.MaskedOp): a first layer's constant input costs no transposed
+// convolution in the backward sweep.
+func (o *convOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	name := o.Name()
+	if need != nil && len(need) != len(x) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d need flags for %d inputs", name, len(need), len(x))
+	}
 	arity := len(x)
 	if arity != 3 || o.mode == modeWeight {
 		arity = 2
@@ -287,12 +297,12 @@ func (o *convOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.
 		return nil, err
 	}
 	if bias {
-		addBias(y, float64s(x[2]), len(y)/(c*max(s, 1)), c, s)
+		addBias(y, float64s(x[2]), g.n, c, s)
 	}
 	if out[0], err = tensor.FromFloat64(y, ys...); err != nil {
 		return nil, err
 	}
-	return &convRule{g: g, nd: o.nd, mode: o.mode, in: slices.Clone(in), a: x[0], b: x[1], bias: bias}, nil
+	return &convRule{g: g, nd: o.nd, mode: o.mode, in: slices.Clone(in), a: x[0], b: x[1], bias: bias, need: slices.Clone(need)}, nil
 }
 
 // expand returns a per-axis tuple from one value or nd values (def when none).
@@ -459,9 +469,13 @@ type convRule struct {
 	in   []cr.NodeID
 	a, b *tensor.Dense
 	bias bool
+	need []bool // nil: every input
 }
 
 func (r *convRule) Inputs() []cr.NodeID { return r.in }
+
+// needs reports whether input k's cotangent is wanted.
+func (r *convRule) needs(k int) bool { return r.need == nil || r.need[k] }
 
 func (r *convRule) op(m convMode) cr.Op[*tensor.Dense] {
 	return &convOp{nd: r.nd, mode: m, geom: r.g}
@@ -523,21 +537,28 @@ func (r *convRule) dense(v []float64, shape []int) *tensor.Dense {
 	return d
 }
 
-// cotangents returns abar, bbar and (with a bias) biasbar for the cotangent g.
+// cotangents returns abar, bbar and (with a bias) biasbar for the cotangent g,
+// nil for an input not needed.
 func (r *convRule) cotangents(g []float64) ([]*tensor.Dense, error) {
 	as, bs, _ := r.g.shapes(r.mode)
-	abar, err := r.adjA(g, float64s(r.b))
-	if err != nil {
-		return nil, err
+	out := make([]*tensor.Dense, len(r.in)) // nil for the inputs not needed
+	if r.needs(0) {
+		abar, err := r.adjA(g, float64s(r.b))
+		if err != nil {
+			return nil, err
+		}
+		out[0] = r.dense(abar, as)
 	}
-	bbar, err := r.adjB(g, float64s(r.a))
-	if err != nil {
-		return nil, err
+	if r.needs(1) {
+		bbar, err := r.adjB(g, float64s(r.a))
+		if err != nil {
+			return nil, err
+		}
+		out[1] = r.dense(bbar, bs)
 	}
-	out := []*tensor.Dense{r.dense(abar, as), r.dense(bbar, bs)}
-	if r.bias {
+	if r.bias && r.needs(2) {
 		c, s := r.g.biasDims(r.mode)
-		out = append(out, r.dense(biasSum(g, len(g)/(c*max(s, 1)), c, s), []int{c}))
+		out[2] = r.dense(biasSum(g, r.g.n, c, s), []int{c})
 	}
 	return out, nil
 }
@@ -553,7 +574,9 @@ func (r *convRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contributio
 		return dst, err
 	}
 	for k, v := range cts {
-		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[k], Value: v})
+		if v != nil {
+			dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[k], Value: v})
+		}
 	}
 	return dst, nil
 }
@@ -561,18 +584,18 @@ func (r *convRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contributio
 // tangents returns the tangents of the inputs that have one (nil otherwise).
 func (r *convRule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (ad, bd, cd []float64, err error) {
 	as, bs, _ := r.g.shapes(r.mode)
-	if t, ok := tangentOf(r.in[0]); ok {
+	if t, ok := tangentOf(r.in[0]); ok && r.needs(0) {
 		if ad, err = r.data(t, as, "tangent of input 0"); err != nil {
 			return
 		}
 	}
-	if t, ok := tangentOf(r.in[1]); ok {
+	if t, ok := tangentOf(r.in[1]); ok && r.needs(1) {
 		if bd, err = r.data(t, bs, "tangent of input 1"); err != nil {
 			return
 		}
 	}
 	if r.bias {
-		if t, ok := tangentOf(r.in[2]); ok {
+		if t, ok := tangentOf(r.in[2]); ok && r.needs(2) {
 			c, _ := r.g.biasDims(r.mode)
 			cd, err = r.data(t, []int{c}, "tangent of the bias")
 		}
@@ -609,7 +632,7 @@ func (r *convRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor
 	}
 	if cd != nil {
 		c, s := r.g.biasDims(r.mode)
-		addBias(y, cd, len(y)/(c*max(s, 1)), c, s)
+		addBias(y, cd, r.g.n, c, s)
 	}
 	ydot[0], has[0] = r.dense(y, ys), true
 	return nil
@@ -655,25 +678,29 @@ func (r *convRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst
 	av, bv := float64s(r.a), float64s(r.b)
 	var td [3][]float64
 	if gd != nil {
-		if td[0], err = r.adjA(gd, bv); err != nil {
-			return dst, err
+		if r.needs(0) {
+			if td[0], err = r.adjA(gd, bv); err != nil {
+				return dst, err
+			}
 		}
-		if td[1], err = r.adjB(gd, av); err != nil {
-			return dst, err
+		if r.needs(1) {
+			if td[1], err = r.adjB(gd, av); err != nil {
+				return dst, err
+			}
 		}
-		if r.bias {
+		if r.bias && r.needs(2) {
 			c, s := r.g.biasDims(r.mode)
-			td[2] = biasSum(gd, len(gd)/(c*max(s, 1)), c, s)
+			td[2] = biasSum(gd, r.g.n, c, s)
 		}
 	}
-	if bd != nil {
+	if bd != nil && r.needs(0) {
 		t, err := r.adjA(g, bd)
 		if err != nil {
 			return dst, err
 		}
 		td[0] = addInto(td[0], t)
 	}
-	if ad != nil {
+	if ad != nil && r.needs(1) {
 		t, err := r.adjB(g, ad)
 		if err != nil {
 			return dst, err
@@ -686,6 +713,9 @@ func (r *convRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst
 		shapes = append(shapes, []int{c})
 	}
 	for k, v := range cts {
+		if v == nil {
+			continue
+		}
 		d := cr.Dual[*tensor.Dense]{Value: v}
 		if td[k] != nil {
 			d.Tangent, d.HasTangent = r.dense(td[k], shapes[k]), true
@@ -704,9 +734,13 @@ func (r *convRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []c
 	if !g.Valid() {
 		return out, nil
 	}
-	out[0] = r.recAdjA(rec, g, x[1])
-	out[1] = r.recAdjB(rec, g, x[0])
-	if r.bias {
+	if r.needs(0) {
+		out[0] = r.recAdjA(rec, g, x[1])
+	}
+	if r.needs(1) {
+		out[1] = r.recAdjB(rec, g, x[0])
+	}
+	if r.bias && r.needs(2) {
 		axes := []int{0}
 		for d := range r.nd {
 			axes = append(axes, d+2)

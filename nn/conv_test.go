@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -97,5 +98,54 @@ func TestConvErrors(t *testing.T) {
 			require.ErrorContains(t, err, c.op.Name())
 			require.ErrorContains(t, err, c.contains)
 		})
+	}
+}
+
+// Empty batches and channels give empty values and gradients, not panics.
+func TestConvEmpty(t *testing.T) {
+	z := func(s ...int) *tensor.Dense { return tensor.New(tensor.Float64, s...) }
+	for _, c := range []struct {
+		name string
+		op   cr.Op[*tensor.Dense]
+		in   []*tensor.Dense
+		want []int
+	}{
+		{"no samples", nn.Conv2dOp(nn.Padding(1)), inputs(z(0, 2, 4, 4), z(3, 2, 3, 3), z(3)), []int{0, 3, 4, 4}},
+		{"no output channels", nn.Conv1dOp(), inputs(z(2, 2, 5), z(0, 2, 3), z(0)), []int{2, 0, 3}},
+		{"transpose no samples", nn.ConvTranspose1dOp(nn.Stride(2)), inputs(z(0, 2, 4), z(2, 3, 3), z(3)), []int{0, 3, 9}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tp := core.NewTape[*tensor.Dense](tensor.Space{})
+			ids := make([]cr.NodeID, len(c.in))
+			for k, v := range c.in {
+				ids[k] = tp.Leaf(v)
+			}
+			y := tp.Apply(c.op, ids...)
+			require.NoError(t, tp.Err())
+			yv, err := tp.Value(y)
+			require.NoError(t, err)
+			require.Equal(t, c.want, yv.Shape())
+			g, err := tp.BackwardSeed(y, z(c.want...))
+			require.NoError(t, err)
+			for k, id := range ids {
+				gv, ok := g.Of(id)
+				require.True(t, ok)
+				require.Equal(t, c.in[k].Shape(), gv.Shape())
+			}
+		})
+	}
+}
+
+// Inputs recorded as constants (a first layer's data; a frozen weight) are left
+// out of the masked rules, to every order.
+func TestConvRecordedConstants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	f64 := func(s ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, s...) }
+	for _, c := range []recordtest.Case{
+		{Name: "conv2d constant x", Op: nn.Conv2dOp(nn.Padding(1), nn.Stride(2)), Inputs: inputs(f64(1, 2, 5, 4), f64(3, 2, 3, 3), f64(3)), Consts: []bool{true, false, false}},
+		{Name: "conv1d constant weight", Op: nn.Conv1dOp(nn.PaddingMode(nn.PadReflect), nn.Padding(1)), Inputs: inputs(f64(2, 2, 6), f64(2, 2, 3)), Consts: []bool{false, true}},
+		{Name: "conv_transpose2d constant bias", Op: nn.ConvTranspose2dOp(nn.Stride(2), nn.OutputPadding(1)), Inputs: inputs(f64(1, 2, 3, 3), f64(2, 2, 2, 3), f64(2)), Consts: []bool{false, false, true}},
+	} {
+		t.Run(c.Name, func(t *testing.T) { recordtest.CheckCase(t, rng, c) })
 	}
 }

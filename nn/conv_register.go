@@ -7,9 +7,10 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// convEntries returns the registry entries of the convolutions and transposed
-// convolutions (two inputs, or three with a bias: arity Variadic), with small
-// samples covering stride, padding, dilation, groups, padding modes and bias.
+// convEntries returns the registry entries of the convolutions, transposed
+// convolutions (two inputs, or three with a bias: arity Variadic) and weight
+// gradients, with small samples covering stride, padding, dilation, groups,
+// padding modes and bias.
 func convEntries() []cr.Entry[*tensor.Dense] {
 	f64 := func(rng *rand.Rand, s ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, s...) }
 	entry := func(name, doc string, s func(rng *rand.Rand) samples) cr.Entry[*tensor.Dense] {
@@ -79,5 +80,40 @@ func convEntries() []cr.Entry[*tensor.Dense] {
 						Inputs: inputs(f64(rng, 1, 2, 2, 2, 3), f64(rng, 2, 1, 3, 2, 2))},
 				}
 			}),
+		entry("conv1d_weight_grad", "the weight gradient of conv1d, wgrad(x, ybar), which conv1d's recorded pullback records", weightGradSamples(1)),
+		entry("conv2d_weight_grad", "the weight gradient of conv2d, wgrad(x, ybar), which conv2d's recorded pullback records", weightGradSamples(2)),
+		entry("conv3d_weight_grad", "the weight gradient of conv3d, wgrad(x, ybar), which conv3d's recorded pullback records", weightGradSamples(3)),
+	}
+}
+
+// weightGradSamples returns samples of the weight-gradient op of nd-d
+// convolutions, the op that their rules record for the weight's cotangent, at
+// the geometries of a few convolutions (padding modes and groups included).
+func weightGradSamples(nd int) func(rng *rand.Rand) samples {
+	return func(rng *rand.Rand) samples {
+		var out samples
+		for _, c := range []struct {
+			name string
+			opts []ConvOption
+			cin  int
+			k    int
+		}{
+			{"padding 1 stride 2", []ConvOption{Padding(1), Stride(2)}, 2, 3},
+			{"reflect padding 1 groups 2", []ConvOption{Padding(1), PaddingMode(PadReflect), Groups(2)}, 4, 2},
+			{"same dilation 2 circular", []ConvOption{PaddingSame(), Dilation(2), PaddingMode(PadCircular)}, 1, 2},
+		} {
+			xs, ws := []int{2, c.cin}, []int{2, c.cin / max(1, newConvOp(nd, modeConv, c.opts).spec.groups)}
+			for range nd {
+				xs, ws = append(xs, 7-nd), append(ws, c.k)
+			}
+			x, w := tensor.RandN(rng, tensor.Float64, xs...), tensor.New(tensor.Float64, ws...)
+			g, err := newConvOp(nd, modeConv, c.opts).spec.convGeom("weight_grad samples", nd, x, w)
+			if err != nil {
+				panic(err) // the table above is ours: a bad geometry is a bug here
+			}
+			y := tensor.RandN(rng, tensor.Float64, g.yShape()...)
+			out = append(out, cr.Sample[*tensor.Dense]{Name: c.name, Op: &convOp{nd: nd, mode: modeWeight, geom: g}, Inputs: inputs(x, y)})
+		}
+		return out
 	}
 }

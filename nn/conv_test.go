@@ -14,7 +14,8 @@ import (
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
-var convFamilies = []string{"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"}
+var convFamilies = []string{"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+	"conv1d_weight_grad", "conv2d_weight_grad", "conv3d_weight_grad"}
 
 // The convolution entries alone, to order 4 (TestRulesPassRuletest runs them with
 // the rest of the registry).

@@ -13,7 +13,7 @@ import (
 // cross_entropy_probs, nll_loss, mse_loss, huber_loss,
 // binary_cross_entropy_with_logits), the scans (cumsum, cumprod, logcumsumexp,
 // linear_scan), matmul, clamp, clamp_tensor, sort, topk, the convolutions
-// (conv1d/2d/3d, conv_transpose1d/2d/3d); and argmax, argmin
+// (conv1d/2d/3d, conv_transpose1d/2d/3d, conv1d/2d/3d_weight_grad); and argmax, argmin
 // and one_hot, which are not differentiable by design (chainrules.Entry's
 // NoDerivative: testing/ruletest checks that differentiating them is an error
 // wrapping chainrules.ErrNoRule). It returns an error wrapping

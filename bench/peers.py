@@ -162,6 +162,26 @@ def nn():
     bench("nn.log_softmax", lambda: torch.autograd.grad(torch.log_softmax(x, 1), x, g))
 
 
+def conv():
+    """The shapes of nn's BenchmarkConv2d: forward without grad, and forward+backward to x and weight."""
+    F = torch.nn.functional
+    for name, xs, ws, fn, kw in [
+        ("conv2d", (32, 64, 56, 56), (64, 64, 3, 3), F.conv2d, {"padding": 1}),
+        ("conv2d_s2", (32, 64, 56, 56), (64, 64, 3, 3), F.conv2d, {"padding": 1, "stride": 2}),
+        ("conv1d", (8, 64, 16384), (64, 64, 3), F.conv1d, {"padding": 1}),
+    ]:
+        x, w = randn(*xs, grad=True), randn(*ws, grad=True)
+        with torch.no_grad():
+            ybar = torch.randn_like(fn(x, w, **kw))
+
+        def fwd(fn=fn, x=x, w=w, kw=kw):
+            with torch.no_grad():
+                return fn(x, w, **kw)
+
+        bench(name, fwd)
+        bench(name + ".grad", lambda fn=fn, x=x, w=w, kw=kw, ybar=ybar: torch.autograd.grad(fn(x, w, **kw), (x, w), ybar))
+
+
 def linalg():
     n = 512
     a = randn(n, n)
@@ -228,7 +248,7 @@ config = {"python": platform.python_version(), "numpy": np.__version__, "torch":
           "torch_threads": torch.get_num_threads(), "openblas": openblas(),
           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
 print("# peers:", json.dumps(config), flush=True)
-for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, linalg, scalar_chain, pinn):
+for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, conv, linalg, scalar_chain, pinn):
     section()
 with open(args.json, "w") as fh:
     json.dump({"config": config, "results": RESULTS}, fh, indent=1)

@@ -18,6 +18,11 @@
 //     batch broadcasting, a shorthand over einsum;
 //   - clamp with both bounds, scalars (ClampOp) or tensors (ClampTensorOp), with
 //     PyTorch's gradient convention at the bounds;
+//   - convolutions with PyTorch's arguments, layouts NCL/NCHW/NCDHW: conv1d/2d/3d
+//     (Conv1dOp, Conv2dOp, Conv3dOp: stride, padding or "same"/"valid", dilation,
+//     groups, padding_mode zeros/reflect/replicate/circular, optional bias) and
+//     conv_transpose1d/2d/3d (ConvTranspose1dOp, ... with output_padding), by
+//     im2col and the project's GEMM, bilinear rules recorded with each other;
 //   - sort and topk (SortOp, TopKOp): multi-output ops (values, indices) whose
 //     indices are not differentiable (chainrules.PartialOp);
 //   - argmax, argmin and one_hot (ArgmaxOp, ArgminOp, OneHotOp): not differentiable;

@@ -1,0 +1,59 @@
+package nn
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The tiled kernels (tiles of a few output positions, segments of the
+// innermost axis cut anywhere) give the untiled result, for every padding
+// mode, stride and dilation. The untiled kernels are checked against PyTorch.
+func TestConvTiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	cases := []struct {
+		x, w []int
+		opts []ConvOption
+	}{
+		{[]int{2, 3, 11}, []int{4, 3, 3}, []ConvOption{Padding(2), PaddingMode(PadReflect)}},
+		{[]int{1, 4, 13}, []int{2, 2, 2}, []ConvOption{Stride(3), Dilation(2), Groups(2), Padding(1)}},
+		{[]int{2, 2, 5, 7}, []int{3, 2, 3, 3}, []ConvOption{Padding(1), Stride(1, 2)}},
+		{[]int{1, 2, 6, 5}, []int{2, 2, 2, 3}, []ConvOption{PaddingSame(), PaddingMode(PadCircular)}},
+		{[]int{1, 1, 6, 6}, []int{2, 1, 3, 2}, []ConvOption{Padding(2, 1), PaddingMode(PadReplicate), Dilation(2, 1)}},
+		{[]int{1, 2, 3, 4, 5}, []int{2, 2, 2, 2, 2}, []ConvOption{Padding(1), Stride(1, 2, 2)}},
+	}
+	for k, c := range cases {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			x, w := tensor.RandN(rng, tensor.Float64, c.x...), tensor.RandN(rng, tensor.Float64, c.w...)
+			op := newConvOp(len(c.x)-2, modeConv, c.opts)
+			g, err := op.spec.convGeom("conv", len(c.x)-2, x, w)
+			require.NoError(t, err)
+			ybar := tensor.RandN(rng, tensor.Float64, g.yShape()...).Float64s()
+			run := func() [3][]float64 {
+				y, err := g.conv(x.Float64s(), w.Float64s())
+				require.NoError(t, err)
+				xb, err := g.convT(ybar, w.Float64s())
+				require.NoError(t, err)
+				wb, err := g.convW(x.Float64s(), ybar)
+				require.NoError(t, err)
+				return [3][]float64{y, xb, wb}
+			}
+			want := run()
+			defer func(e, m int) { colTileElems, minTile = e, m }(colTileElems, minTile)
+			for _, tile := range []int{1, 3, 5, 8} {
+				colTileElems, minTile = 0, tile
+				if tile >= g.pSize() {
+					continue
+				}
+				got := run()
+				for i := range got {
+					require.InDeltaSlice(t, want[i], got[i], 1e-12, "tile %d map %d", tile, i)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,203 @@
+package nn
+
+import (
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The linear ops of this file's family (avg_pool, adaptive_avg_pool, interpolate)
+// are separable: along each spatial axis a sparse matrix A_a maps the input
+// positions to the output positions, and the op is
+//
+//	y = factor (A_1 ⊗ ... ⊗ A_d) x    applied to every (n, c) plane,
+//
+// computed one axis at a time (the last spatial axis first). Its adjoint applies
+// the transposes A_a^T and the same factor. The ops use chainrules.LinearRule, so
+// their recorded pullbacks (the adjoint as an op, whose adjoint is the map) reach
+// every order.
+
+// axisMap is a sparse matrix A of m rows and n columns along one axis:
+//
+//	out[j] = sum_{e in [start[j], start[j+1])} w[e] in[src[e]].
+type axisMap struct {
+	n, m  int
+	start []int
+	src   []int
+	w     []float64
+}
+
+// newAxisMap returns an empty map from n positions to none; rows are appended with
+// add and closed with next.
+func newAxisMap(n, m int) *axisMap {
+	return &axisMap{n: n, m: m, start: make([]int, 1, m+1)}
+}
+
+// add appends the entry (i, w) to the current row.
+func (a *axisMap) add(i int, w float64) {
+	a.src = append(a.src, i)
+	a.w = append(a.w, w)
+}
+
+// next closes the current row.
+func (a *axisMap) next() { a.start = append(a.start, len(a.src)) }
+
+// identity reports whether A is the identity (output j is input j with weight 1).
+func (a *axisMap) identity() bool {
+	if a.n != a.m || len(a.src) != a.m {
+		return false
+	}
+	for j := range a.m {
+		if a.src[j] != j || a.w[j] != 1 || a.start[j+1] != j+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// apply returns A applied along the middle axis of x viewed as [outer, n, inner].
+func (a *axisMap) apply(x []float64, outer, inner int) []float64 {
+	y := make([]float64, outer*a.m*inner)
+	for o := range outer {
+		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
+		if inner == 1 {
+			for j := range a.m {
+				var s float64
+				for e := a.start[j]; e < a.start[j+1]; e++ {
+					s += a.w[e] * xo[a.src[e]]
+				}
+				yo[j] = s
+			}
+			continue
+		}
+		for j := range a.m {
+			yr := yo[j*inner : (j+1)*inner]
+			for e := a.start[j]; e < a.start[j+1]; e++ {
+				w, xr := a.w[e], xo[a.src[e]*inner:(a.src[e]+1)*inner]
+				for k := range yr {
+					yr[k] += w * xr[k]
+				}
+			}
+		}
+	}
+	return y
+}
+
+// adjoint returns A^T applied along the middle axis of y viewed as [outer, m, inner].
+func (a *axisMap) adjoint(y []float64, outer, inner int) []float64 {
+	x := make([]float64, outer*a.n*inner)
+	for o := range outer {
+		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
+		if inner == 1 {
+			for j, v := range yo {
+				for e := a.start[j]; e < a.start[j+1]; e++ {
+					xo[a.src[e]] += a.w[e] * v
+				}
+			}
+			continue
+		}
+		for j := range a.m {
+			yr := yo[j*inner : (j+1)*inner]
+			for e := a.start[j]; e < a.start[j+1]; e++ {
+				w, xr := a.w[e], xo[a.src[e]*inner:(a.src[e]+1)*inner]
+				for k := range yr {
+					xr[k] += w * yr[k]
+				}
+			}
+		}
+	}
+	return x
+}
+
+// sepMap is the separable map factor (A_1 ⊗ ... ⊗ A_d) on the last d axes of a
+// tensor of shape in, giving shape out.
+type sepMap struct {
+	name    string
+	in, out []int
+	maps    []*axisMap // one per spatial axis, in axis order
+	factor  float64
+}
+
+// run applies the map (adjoint false) or its adjoint to v, checking its shape.
+func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense, error) {
+	from, to := s.in, s.out
+	if adjoint {
+		from, to = s.out, s.in
+	}
+	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), from) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want float64%v", s.name, what, describe(v), from)
+	}
+	d := slices.Clone(from)
+	data := float64s(v)
+	lead := len(from) - len(s.maps)
+	order := make([]int, len(s.maps))
+	for i := range order {
+		order[i] = len(s.maps) - 1 - i // last spatial axis first
+	}
+	copied := false
+	for _, i := range order {
+		a := s.maps[i]
+		if a.identity() {
+			continue
+		}
+		ax := lead + i
+		outer, inner := 1, 1
+		for _, n := range d[:ax] {
+			outer *= n
+		}
+		for _, n := range d[ax+1:] {
+			inner *= n
+		}
+		if adjoint {
+			data = a.adjoint(data, outer, inner)
+		} else {
+			data = a.apply(data, outer, inner)
+		}
+		copied = true
+		d[ax] = to[ax]
+	}
+	if s.factor != 1 {
+		if !copied {
+			data = slices.Clone(data)
+			copied = true
+		}
+		for i := range data {
+			data[i] *= s.factor
+		}
+	}
+	if !copied {
+		data = slices.Clone(data)
+	}
+	return tensor.FromFloat64(data, to...)
+}
+
+// linearPlaneOp is an op y = M x for a sepMap M that a build function derives from
+// the input's shape.
+type linearPlaneOp struct {
+	cr.OneOutput
+	name  string
+	build func(shape []int) (*sepMap, error)
+}
+
+func (o *linearPlaneOp) Name() string { return o.name }
+
+// Apply builds the map for x's shape, computes y = M x and returns the linear rule.
+func (o *linearPlaneOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if err := checkRealApply(o.name, in, x, 1); err != nil {
+		return nil, err
+	}
+	m, err := o.build(x[0].Shape())
+	if err != nil {
+		return nil, err
+	}
+	m.name = o.name
+	y, err := m.run(x[0], false, "input")
+	if err != nil {
+		return nil, err
+	}
+	out[0] = y
+	return cr.LinearRule(in, nil,
+		func(xdot []*tensor.Dense, _ []bool) (*tensor.Dense, error) { return m.run(xdot[0], false, "tangent") },
+		func(_ int, ybar *tensor.Dense) (*tensor.Dense, error) { return m.run(ybar, true, "cotangent") }), nil
+}

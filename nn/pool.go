@@ -11,8 +11,8 @@ import (
 )
 
 // PoolOption sets an optional argument of the pooling ops, under PyTorch's names
-// and defaults: Stride (default: the kernel size), Padding (0), Dilation (1, max
-// pooling only), CeilMode (false), CountIncludePad (true, average pooling only)
+// and defaults: PoolStride (default: the kernel size), PoolPadding (0),
+// PoolDilation (1, max pooling only), CeilMode (false), CountIncludePad (true, average pooling only)
 // and DivisorOverride (none, avg_pool2d and avg_pool3d only). A sequence option
 // takes one value for every spatial axis or one value per axis.
 type PoolOption func(*poolConfig)
@@ -27,18 +27,18 @@ type poolConfig struct {
 	divisorSet                bool
 }
 
-// Stride sets the step between windows; with no values, or never given, it is the
+// PoolStride sets the step between windows; with no values, or never given, it is the
 // kernel size.
-func Stride(s ...int) PoolOption {
+func PoolStride(s ...int) PoolOption {
 	return func(c *poolConfig) { c.stride, c.strideSet = slices.Clone(s), len(s) > 0 }
 }
 
-// Padding sets the implicit padding on both sides of every spatial axis (at most
+// PoolPadding sets the implicit padding on both sides of every spatial axis (at most
 // half the kernel size; max pooling pads with -inf, average pooling with zeros).
-func Padding(p ...int) PoolOption { return func(c *poolConfig) { c.padding = slices.Clone(p) } }
+func PoolPadding(p ...int) PoolOption { return func(c *poolConfig) { c.padding = slices.Clone(p) } }
 
-// Dilation sets the spacing between the elements of a max-pooling window.
-func Dilation(d ...int) PoolOption {
+// PoolDilation sets the spacing between the elements of a max-pooling window.
+func PoolDilation(d ...int) PoolOption {
 	return func(c *poolConfig) { c.dilation, c.dilationSet = slices.Clone(d), true }
 }
 
@@ -230,7 +230,7 @@ func MaxPool1dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 //	indices  the flat position h W + w, within the (n, c) plane, of the maximum,
 //	         as float64 integers (PyTorch's return_indices).
 //
-// kernel_size, and the options Stride, Padding and Dilation, take one value or
+// kernel_size, and the options PoolStride, PoolPadding and PoolDilation, take one value or
 // one per spatial axis; the output size along an axis is
 // floor((n + 2p - d(k-1) - 1) / s) + 1, rounded up instead with CeilMode(true)
 // (a window starting in the right padding is dropped). Ties go to the first

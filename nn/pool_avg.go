@@ -32,7 +32,7 @@ func AvgPool1dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 // xbar = A^T ybar, ydot = A xdot and xbardot = A^T ybardot; A is separable (a
 // product of one sparse matrix per spatial axis) and is applied one axis at a
 // time. Its rules come from chainrules.LinearRule, whose recorded pullback reaches
-// every order. Bad sizes are errors as for MaxPool2dOp; Dilation is an error, and
+// every order. Bad sizes are errors as for MaxPool2dOp; PoolDilation is an error, and
 // so is DivisorOverride(0).
 func AvgPool2dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 	return newAvgPool("avg_pool2d", 2, kernel, opts)

@@ -19,7 +19,7 @@ import (
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	entries := append(append(softmaxEntries(), catalogueEntries()...), poolEntries()...)
+	entries := append(append(softmaxEntries(), catalogueEntries()...), append(poolEntries(), interpolateEntries()...)...)
 	return cr.RegisterEntries(reg, "nn.Register", append(entries, noDerivativeEntries()...)...)
 }
 

@@ -224,6 +224,11 @@ func TestTorchReference(t *testing.T) {
 
 func replayTorch(t *testing.T, c refCase) {
 	op, multi := refOp(t, c)
+	replayTorchOp(t, c, op, multi)
+}
+
+// replayTorchOp replays case c with the given op (or multi-output op).
+func replayTorchOp(t *testing.T, c refCase, op, multi cr.Op[*tensor.Dense]) {
 	tp := core.NewTape[*tensor.Dense](tensor.Space{})
 	var leaves []cr.NodeID
 	ids := make([]cr.NodeID, len(c.Inputs))

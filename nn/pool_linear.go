@@ -56,9 +56,10 @@ func (a *axisMap) identity() bool {
 	return true
 }
 
-// apply returns A applied along the middle axis of x viewed as [outer, n, inner].
-func (a *axisMap) apply(x []float64, outer, inner int) []float64 {
-	y := make([]float64, outer*a.m*inner)
+// apply writes into y (of outer m inner elements) A applied along the middle axis
+// of x viewed as [outer, n, inner].
+func (a *axisMap) apply(y, x []float64, outer, inner int) {
+	clear(y)
 	for o := range outer {
 		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
 		if inner == 1 {
@@ -81,12 +82,12 @@ func (a *axisMap) apply(x []float64, outer, inner int) []float64 {
 			}
 		}
 	}
-	return y
 }
 
-// adjoint returns A^T applied along the middle axis of y viewed as [outer, m, inner].
-func (a *axisMap) adjoint(y []float64, outer, inner int) []float64 {
-	x := make([]float64, outer*a.n*inner)
+// adjoint writes into x (of outer n inner elements) A^T applied along the middle
+// axis of y viewed as [outer, m, inner].
+func (a *axisMap) adjoint(x, y []float64, outer, inner int) {
+	clear(x)
 	for o := range outer {
 		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
 		if inner == 1 {
@@ -107,7 +108,6 @@ func (a *axisMap) adjoint(y []float64, outer, inner int) []float64 {
 			}
 		}
 	}
-	return x
 }
 
 // sepMap is the separable map factor (A_1 ⊗ ... ⊗ A_d) on the last d axes of a
@@ -120,6 +120,8 @@ type sepMap struct {
 }
 
 // run applies the map (adjoint false) or its adjoint to v, checking its shape.
+// It works one (n, c) plane at a time, through two scratch planes, so that the
+// intermediate results of the axes stay in cache.
 func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense, error) {
 	from, to := s.in, s.out
 	if adjoint {
@@ -128,48 +130,74 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), from) {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want float64%v", s.name, what, describe(v), from)
 	}
-	d := slices.Clone(from)
-	data := float64s(v)
 	lead := len(from) - len(s.maps)
-	order := make([]int, len(s.maps))
-	for i := range order {
-		order[i] = len(s.maps) - 1 - i // last spatial axis first
+	planes := 1
+	for _, n := range from[:lead] {
+		planes *= n
 	}
-	copied := false
-	for _, i := range order {
-		a := s.maps[i]
-		if a.identity() {
+	// The spatial sizes after each step (the last spatial axis first) and the
+	// largest intermediate plane.
+	var steps []int
+	d := slices.Clone(from[lead:])
+	inSize, big := 1, 1
+	for _, n := range d {
+		inSize *= n
+	}
+	for i := len(s.maps) - 1; i >= 0; i-- {
+		if s.maps[i].identity() {
 			continue
 		}
-		ax := lead + i
-		outer, inner := 1, 1
-		for _, n := range d[:ax] {
-			outer *= n
+		steps = append(steps, i)
+		d[i] = to[lead+i]
+		size := 1
+		for _, n := range d {
+			size *= n
 		}
-		for _, n := range d[ax+1:] {
-			inner *= n
+		big = max(big, size)
+	}
+	outSize := 1
+	for _, n := range to[lead:] {
+		outSize *= n
+	}
+	src := float64s(v)
+	out := make([]float64, planes*outSize)
+	bufs := [2][]float64{make([]float64, big), make([]float64, big)}
+	for p := range planes {
+		cur := src[p*inSize : (p+1)*inSize]
+		copy(d, from[lead:])
+		for k, i := range steps {
+			a := s.maps[i]
+			outer, inner := 1, 1
+			for _, n := range d[:i] {
+				outer *= n
+			}
+			for _, n := range d[i+1:] {
+				inner *= n
+			}
+			d[i] = to[lead+i]
+			dst := bufs[k%2]
+			if k == len(steps)-1 {
+				dst = out[p*outSize : (p+1)*outSize]
+			}
+			if adjoint {
+				dst = dst[:outer*a.n*inner]
+				a.adjoint(dst, cur, outer, inner)
+			} else {
+				dst = dst[:outer*a.m*inner]
+				a.apply(dst, cur, outer, inner)
+			}
+			cur = dst
 		}
-		if adjoint {
-			data = a.adjoint(data, outer, inner)
-		} else {
-			data = a.apply(data, outer, inner)
+		if len(steps) == 0 {
+			copy(out[p*outSize:(p+1)*outSize], cur)
 		}
-		copied = true
-		d[ax] = to[ax]
 	}
 	if s.factor != 1 {
-		if !copied {
-			data = slices.Clone(data)
-			copied = true
-		}
-		for i := range data {
-			data[i] *= s.factor
+		for i := range out {
+			out[i] *= s.factor
 		}
 	}
-	if !copied {
-		data = slices.Clone(data)
-	}
-	return tensor.FromFloat64(data, to...)
+	return tensor.FromFloat64(out, to...)
 }
 
 // linearPlaneOp is an op y = M x for a sepMap M that a build function derives from

@@ -28,7 +28,7 @@ func (v *poolInts) UnmarshalJSON(b []byte) error {
 		}
 		return nil
 	}
-	return json.Unmarshal((b), (*[]int)(v))
+	return json.Unmarshal(b, (*[]int)(v))
 }
 
 // poolFloats is a Python float or tuple of floats; null leaves it empty.

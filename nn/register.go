@@ -12,7 +12,9 @@ import (
 // testing/ruletest: softmax, log_softmax, the losses (cross_entropy,
 // cross_entropy_probs, nll_loss, mse_loss, huber_loss,
 // binary_cross_entropy_with_logits), the scans (cumsum, cumprod, logcumsumexp,
-// linear_scan), matmul, clamp, clamp_tensor, sort and topk; and argmax, argmin
+// linear_scan), matmul, clamp, clamp_tensor, sort and topk; the pools
+// (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d,
+// adaptive_max_pool1d/2d) and interpolate; and argmax, argmin
 // and one_hot, which are not differentiable by design (chainrules.Entry's
 // NoDerivative: testing/ruletest checks that differentiating them is an error
 // wrapping chainrules.ErrNoRule). It returns an error wrapping

@@ -91,6 +91,7 @@ max_pool("ties k2", ties(2, 2, 6, 6), 2, 2)
 max_pool("ties k3 s2 p1 ceil", ties(1, 3, 7, 7), 2, 3, 2, 1, 1, True)
 max_pool("ties k3 s1 dilation 2", ties(1, 2, 9), 1, 3, 1, 0, 2)
 max_pool("ties k2 s1", ties(1, 1, 3, 4, 4), 3, 2, 1)
+max_pool("nan entries", torch.tensor([[[1.0, float("nan"), 2.0, float("nan"), float("nan"), 0.5]]], dtype=DT), 1, 3, 1)
 max_pool("-inf entries", torch.tensor([[[-float("inf"), -float("inf"), 1.0, -float("inf")]]], dtype=DT), 1, 2)
 
 avg_pool("k3 s2 p1", r(2, 3, 9), 1, 3, 2, 1)

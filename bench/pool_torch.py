@@ -5,7 +5,9 @@ kernel 2 stride 2 and kernel 3 stride 2 padding 1, on one thread.
 
     /usr/bin/python3 bench/pool_torch.py [--threads 1] [--repeat 10]
 
-Prints, per workload, the minimum and median milliseconds of the repeats.
+Prints, per workload, the minimum and median wall milliseconds of the repeats,
+and the minimum process CPU milliseconds (less disturbed by other load on a
+shared machine).
 """
 import argparse
 import statistics
@@ -30,11 +32,13 @@ work = [
 ]
 print("torch %s, %d thread(s)" % (torch.__version__, torch.get_num_threads()))
 for name, f in work:
-    times = []
+    times, cpu = [], []
     for _ in range(args.repeat + 1):
         x = x0.clone().requires_grad_(True)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         f(x).backward(seed)
         times.append(time.perf_counter() - t0)
-    times = times[1:]  # the first run warms up
-    print("%-22s forward+backward  min %7.2f ms  median %7.2f ms" % (name, 1e3 * min(times), 1e3 * statistics.median(times)))
+        cpu.append(time.process_time() - c0)
+    times, cpu = times[1:], cpu[1:]  # the first run warms up
+    print("%-22s forward+backward  wall min %7.2f ms  median %7.2f ms  cpu min %7.2f ms"
+          % (name, 1e3 * min(times), 1e3 * statistics.median(times), 1e3 * min(cpu)))

@@ -25,6 +25,12 @@
 //     im2col and the project's GEMM, bilinear rules recorded with each other;
 //   - sort and topk (SortOp, TopKOp): multi-output ops (values, indices) whose
 //     indices are not differentiable (chainrules.PartialOp);
+//   - pooling and interpolation over (N, C, spatial...) inputs: max_pool1d/2d/3d
+//     and adaptive_max_pool1d/2d (MaxPool2dOp, ...), multi-output ops (values,
+//     indices) whose ties go to the first maximum; avg_pool1d/2d/3d and
+//     adaptive_avg_pool1d/2d (AvgPool2dOp, ...); interpolate (InterpolateOp:
+//     nearest, linear, bilinear, trilinear), checked against
+//     testdata/pool_ref.json (testdata/gen_pool_ref.py);
 //   - argmax, argmin and one_hot (ArgmaxOp, ArgminOp, OneHotOp): not differentiable;
 //     differentiating through them is an error wrapping chainrules.ErrNoRule, never a
 //     silent zero. They are registered marked chainrules.Entry.NoDerivative, and

@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -12,15 +13,17 @@ import (
 // testing/ruletest: softmax, log_softmax, the losses (cross_entropy,
 // cross_entropy_probs, nll_loss, mse_loss, huber_loss,
 // binary_cross_entropy_with_logits), the scans (cumsum, cumprod, logcumsumexp,
-// linear_scan), matmul, clamp, clamp_tensor, sort, topk, the convolutions
-// (conv1d/2d/3d, conv_transpose1d/2d/3d, conv1d/2d/3d_weight_grad); and argmax, argmin
+// linear_scan), matmul, clamp, clamp_tensor, sort and topk; the convolutions
+// (conv1d/2d/3d, conv_transpose1d/2d/3d, conv1d/2d/3d_weight_grad); the pools
+// (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d,
+// adaptive_max_pool1d/2d) and interpolate; and argmax, argmin
 // and one_hot, which are not differentiable by design (chainrules.Entry's
 // NoDerivative: testing/ruletest checks that differentiating them is an error
 // wrapping chainrules.ErrNoRule). It returns an error wrapping
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	entries := append(append(softmaxEntries(), catalogueEntries()...), convEntries()...)
+	entries := slices.Concat(softmaxEntries(), catalogueEntries(), convEntries(), poolEntries(), interpolateEntries())
 	return cr.RegisterEntries(reg, "nn.Register", append(entries, noDerivativeEntries()...)...)
 }
 

@@ -1,0 +1,542 @@
+package nn
+
+import (
+	"math"
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/permute"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// PoolOption sets an optional argument of the pooling ops, under PyTorch's names
+// and defaults: PoolStride (default: the kernel size), PoolPadding (0),
+// PoolDilation (1, max pooling only), CeilMode (false), CountIncludePad (true, average pooling only)
+// and DivisorOverride (none, avg_pool2d and avg_pool3d only). A sequence option
+// takes one value for every spatial axis or one value per axis.
+type PoolOption func(*poolConfig)
+
+type poolConfig struct {
+	stride, padding, dilation []int
+	strideSet, dilationSet    bool
+	ceil                      bool
+	countIncludePad           bool
+	countSet                  bool
+	divisor                   int
+	divisorSet                bool
+}
+
+// PoolStride sets the step between windows; with no values, or never given, it is the
+// kernel size.
+func PoolStride(s ...int) PoolOption {
+	return func(c *poolConfig) { c.stride, c.strideSet = slices.Clone(s), len(s) > 0 }
+}
+
+// PoolPadding sets the implicit padding on both sides of every spatial axis (at most
+// half the kernel size; max pooling pads with -inf, average pooling with zeros).
+func PoolPadding(p ...int) PoolOption { return func(c *poolConfig) { c.padding = slices.Clone(p) } }
+
+// PoolDilation sets the spacing between the elements of a max-pooling window.
+func PoolDilation(d ...int) PoolOption {
+	return func(c *poolConfig) { c.dilation, c.dilationSet = slices.Clone(d), true }
+}
+
+// CeilMode sets whether the output size rounds up (a last, partial window) rather
+// than down.
+func CeilMode(on bool) PoolOption { return func(c *poolConfig) { c.ceil = on } }
+
+// CountIncludePad sets whether average pooling divides by the window size counting
+// the padded positions (true, the default) or by the number of input elements in
+// the window.
+func CountIncludePad(on bool) PoolOption {
+	return func(c *poolConfig) { c.countIncludePad, c.countSet = on, true }
+}
+
+// DivisorOverride makes average pooling divide every window's sum by d (not 0).
+func DivisorOverride(d int) PoolOption {
+	return func(c *poolConfig) { c.divisor, c.divisorSet = d, true }
+}
+
+// poolGeom is the geometry of a pooling op along its nd spatial axes.
+type poolGeom struct {
+	k, s, p, d []int
+	ceil       bool
+}
+
+// perAxis expands v (one value, or nd values) to nd values, or returns an error.
+func perAxis(name, what string, v []int, nd int) ([]int, error) {
+	switch len(v) {
+	case 1:
+		out := make([]int, nd)
+		for i := range out {
+			out[i] = v[0]
+		}
+		return out, nil
+	case nd:
+		return slices.Clone(v), nil
+	}
+	return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %s has %d values %v, want 1 or %d", name, what, len(v), v, nd)
+}
+
+// geometry checks the kernel and the options and returns the geometry.
+func geometry(name string, nd int, kernel []int, c *poolConfig) (poolGeom, error) {
+	var g poolGeom
+	var err error
+	if g.k, err = perAxis(name, "kernel_size", kernel, nd); err != nil {
+		return g, err
+	}
+	g.s = g.k
+	if c.strideSet {
+		if g.s, err = perAxis(name, "stride", c.stride, nd); err != nil {
+			return g, err
+		}
+	}
+	g.p = make([]int, nd)
+	if c.padding != nil {
+		if g.p, err = perAxis(name, "padding", c.padding, nd); err != nil {
+			return g, err
+		}
+	}
+	g.d = []int{1}
+	if c.dilationSet {
+		g.d = c.dilation
+	}
+	if g.d, err = perAxis(name, "dilation", g.d, nd); err != nil {
+		return g, err
+	}
+	g.ceil = c.ceil
+	for i := range nd {
+		switch {
+		case g.k[i] <= 0:
+			return g, cr.Errorf(cr.ErrInvalidArgument, "%s: kernel_size %v must be positive", name, g.k)
+		case g.s[i] <= 0:
+			return g, cr.Errorf(cr.ErrInvalidArgument, "%s: stride %v must be positive", name, g.s)
+		case g.d[i] <= 0:
+			return g, cr.Errorf(cr.ErrInvalidArgument, "%s: dilation %v must be positive", name, g.d)
+		case g.p[i] < 0:
+			return g, cr.Errorf(cr.ErrInvalidArgument, "%s: padding %v must be non-negative", name, g.p)
+		case g.p[i] > g.k[i]/2:
+			return g, cr.Errorf(cr.ErrInvalidArgument, "%s: padding %v must be at most half of kernel_size %v", name, g.p, g.k)
+		}
+	}
+	return g, nil
+}
+
+// floorDiv is a / b rounded down (b > 0).
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// outSize returns PyTorch's pooling_output_shape along axis i for n input
+// positions:
+//
+//	out = floor((n + 2p - d(k-1) - 1 + (ceil ? s-1 : 0)) / s) + 1,
+//
+// less one in ceil mode when the last window would start in the right padding.
+func (g poolGeom) outSize(i, n int) int {
+	num := n + 2*g.p[i] - g.d[i]*(g.k[i]-1) - 1
+	if g.ceil {
+		num += g.s[i] - 1
+	}
+	out := floorDiv(num, g.s[i]) + 1
+	if g.ceil && (out-1)*g.s[i] >= n+g.p[i] {
+		out--
+	}
+	return out
+}
+
+// spatial checks the rank of shape (nd spatial axes after one channel axis and an
+// optional batch axis) and returns the number of planes and the spatial sizes.
+func spatial(name string, shape []int, nd int) (planes int, sp []int, err error) {
+	if len(shape) != nd+1 && len(shape) != nd+2 {
+		return 0, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input of shape %v, want %d-D (C, spatial) or %d-D (N, C, spatial)", name, shape, nd+1, nd+2)
+	}
+	lead := len(shape) - nd
+	planes = 1
+	for _, n := range shape[:lead] {
+		planes *= n
+	}
+	sp = shape[lead:]
+	for _, n := range sp {
+		if n <= 0 {
+			return 0, nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input of shape %v has an empty spatial axis", name, shape)
+		}
+	}
+	return planes, sp, nil
+}
+
+// outShape returns the output sizes of g on the spatial sizes sp, or an error
+// when one is below 1.
+func (g poolGeom) outShape(name string, shape, sp []int) ([]int, error) {
+	out := make([]int, len(sp))
+	for i, n := range sp {
+		if out[i] = g.outSize(i, n); out[i] < 1 {
+			return nil, cr.Errorf(cr.ErrInvalidArgument,
+				"%s: input of shape %v with kernel_size %v, stride %v, padding %v, dilation %v gives output size %d < 1 along spatial axis %d",
+				name, shape, g.k, g.s, g.p, g.d, out[i], i)
+		}
+	}
+	return out, nil
+}
+
+// window lists the input positions of output position j along one axis: lo,
+// lo+step, ..., below hi.
+type window struct{ lo, hi, step int }
+
+// maxWindows returns the windows of max pooling along axis i (PyTorch's: start at
+// j s - p, stride d, clipped to [0, n)).
+func (g poolGeom) maxWindows(i, n, m int) []window {
+	w := make([]window, m)
+	for j := range m {
+		lo := j*g.s[i] - g.p[i]
+		hi := min(lo+(g.k[i]-1)*g.d[i]+1, n)
+		for lo < 0 {
+			lo += g.d[i]
+		}
+		w[j] = window{lo, hi, g.d[i]}
+	}
+	return w
+}
+
+// adaptiveWindows returns PyTorch's adaptive windows of m outputs over n inputs:
+// [floor(j n / m), ceil((j+1) n / m)).
+func adaptiveWindows(n, m int) []window {
+	w := make([]window, m)
+	for j := range m {
+		w[j] = window{j * n / m, ((j+1)*n + m - 1) / m, 1}
+	}
+	return w
+}
+
+// MaxPool1dOp returns PyTorch's max_pool1d(x, kernel_size, stride, padding,
+// dilation, ceil_mode, return_indices=True) of a float64 input of shape (N, C, L)
+// or (C, L). See MaxPool2dOp.
+func MaxPool1dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
+	return newMaxPool("max_pool1d", 1, kernel, opts)
+}
+
+// MaxPool2dOp returns PyTorch's max_pool2d(x, kernel_size, stride, padding,
+// dilation, ceil_mode, return_indices=True) of a float64 input of shape
+// (N, C, H, W) or (C, H, W): a multi-output op (record it with
+// core.Tape.ApplyMulti) with the outputs
+//
+//	values   y[n, c, i, j] = max over the window of x[n, c, h, w],
+//	         h = i s_h - p_h + a d_h (0 <= a < k_h), w likewise, padding at -inf;
+//	indices  the flat position h W + w, within the (n, c) plane, of the maximum,
+//	         as float64 integers (PyTorch's return_indices).
+//
+// kernel_size, and the options PoolStride, PoolPadding and PoolDilation, take one value or
+// one per spatial axis; the output size along an axis is
+// floor((n + 2p - d(k-1) - 1) / s) + 1, rounded up instead with CeilMode(true)
+// (a window starting in the right padding is dropped). Ties go to the first
+// maximum in row-major window order, as in PyTorch's CPU kernel; a NaN is taken as
+// the maximum (the last NaN of the window).
+//
+// The indices are not differentiable. The values are a gather y = P x at the
+// argmax positions, linear in x away from ties, so
+//
+//	xbar = P^T ybar  (ybar scattered, and summed, at the argmax positions),
+//	ydot = P xdot,   xbardot = P^T ybardot.
+//
+// The pullback is recorded as index.ScatterAddOp on the (N C, H W) planes, so
+// derivatives of every order pass through. A kernel_size, stride or dilation
+// below 1, a padding above half the kernel, an output size below 1 or an input
+// of the wrong rank is an error wrapping chainrules.ErrInvalidArgument or
+// ErrShapeMismatch that names the op and the sizes.
+func MaxPool2dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
+	return newMaxPool("max_pool2d", 2, kernel, opts)
+}
+
+// MaxPool3dOp returns PyTorch's max_pool3d(x, kernel_size, stride, padding,
+// dilation, ceil_mode, return_indices=True) of a float64 input of shape
+// (N, C, D, H, W) or (C, D, H, W); the indices are d H W + h W + w. See
+// MaxPool2dOp.
+func MaxPool3dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
+	return newMaxPool("max_pool3d", 3, kernel, opts)
+}
+
+// MaxPool2d evaluates MaxPool2dOp(kernel, opts...) at x without a tape and returns
+// the values and the indices.
+func MaxPool2d(x *tensor.Dense, kernel []int, opts ...PoolOption) (values, indices *tensor.Dense, err error) {
+	return evalPair(MaxPool2dOp(kernel, opts...), x)
+}
+
+// AdaptiveMaxPool1dOp returns PyTorch's adaptive_max_pool1d(x, output_size,
+// return_indices=True) of a float64 input of shape (N, C, L) or (C, L): output j
+// is the maximum of x over [floor(j L / out), ceil((j+1) L / out)), with its
+// index, and the rules of MaxPool2dOp.
+func AdaptiveMaxPool1dOp(outputSize ...int) cr.Op[*tensor.Dense] {
+	return &maxPoolOp{name: "adaptive_max_pool1d", nd: 1, adaptive: slices.Clone(outputSize)}
+}
+
+// AdaptiveMaxPool2dOp returns PyTorch's adaptive_max_pool2d(x, output_size,
+// return_indices=True) of a float64 input of shape (N, C, H, W) or (C, H, W):
+// output (i, j) is the maximum over rows [floor(i H / oh), ceil((i+1) H / oh))
+// and columns [floor(j W / ow), ceil((j+1) W / ow)), with its index h W + w.
+// output_size takes one value or two. Its rules are those of MaxPool2dOp.
+func AdaptiveMaxPool2dOp(outputSize ...int) cr.Op[*tensor.Dense] {
+	return &maxPoolOp{name: "adaptive_max_pool2d", nd: 2, adaptive: slices.Clone(outputSize)}
+}
+
+func newMaxPool(name string, nd int, kernel []int, opts []PoolOption) *maxPoolOp {
+	o := &maxPoolOp{name: name, nd: nd, kernel: slices.Clone(kernel)}
+	for _, f := range opts {
+		f(&o.cfg)
+	}
+	return o
+}
+
+type maxPoolOp struct {
+	name     string
+	nd       int
+	kernel   []int
+	cfg      poolConfig
+	adaptive []int // output size of an adaptive pool (kernel unused)
+}
+
+func (o *maxPoolOp) Name() string { return o.name }
+
+// NumOutputs returns 2: the values and the indices.
+func (o *maxPoolOp) NumOutputs() int { return 2 }
+
+// Differentiable reports that the input is differentiable.
+func (o *maxPoolOp) Differentiable(int) bool { return true }
+
+// OutputDifferentiable reports that the values carry derivatives, the indices not.
+func (o *maxPoolOp) OutputDifferentiable(m int) bool { return m == 0 }
+
+// windows returns the windows of every spatial axis and the output shape.
+func (o *maxPoolOp) windows(shape, sp []int) ([][]window, []int, error) {
+	oshape := slices.Clone(shape)
+	lead := len(shape) - o.nd
+	wins := make([][]window, o.nd)
+	if o.adaptive != nil {
+		out, err := adaptiveSize(o.name, o.adaptive, o.nd)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i, n := range sp {
+			wins[i] = adaptiveWindows(n, out[i])
+			oshape[lead+i] = out[i]
+		}
+		return wins, oshape, nil
+	}
+	if o.cfg.countSet || o.cfg.divisorSet {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "%s: count_include_pad and divisor_override are options of average pooling", o.name)
+	}
+	g, err := geometry(o.name, o.nd, o.kernel, &o.cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := g.outShape(o.name, shape, sp)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, n := range sp {
+		wins[i] = g.maxWindows(i, n, out[i])
+		oshape[lead+i] = out[i]
+	}
+	return wins, oshape, nil
+}
+
+// adaptiveSize checks an adaptive pool's output_size (one value or nd, each >= 1).
+func adaptiveSize(name string, size []int, nd int) ([]int, error) {
+	out, err := perAxis(name, "output_size", size, nd)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range out {
+		if n < 1 {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: output_size %v must be positive", name, size)
+		}
+	}
+	return out, nil
+}
+
+// Apply computes the maxima and their indices and returns the rule.
+func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if err := checkRealApply(o.name, in, x, 1); err != nil {
+		return nil, err
+	}
+	shape := x[0].Shape()
+	planes, sp, err := spatial(o.name, shape, o.nd)
+	if err != nil {
+		return nil, err
+	}
+	wins, oshape, err := o.windows(shape, sp)
+	if err != nil {
+		return nil, err
+	}
+	// Pad to three axes (D, H, W) with one-position windows.
+	var n3 [3]int
+	var w3 [3][]window
+	for i := range 3 - o.nd {
+		n3[i], w3[i] = 1, []window{{0, 1, 1}}
+	}
+	for i := range o.nd {
+		n3[3-o.nd+i], w3[3-o.nd+i] = sp[i], wins[i]
+	}
+	isz := n3[0] * n3[1] * n3[2]
+	osz := len(w3[0]) * len(w3[1]) * len(w3[2])
+	xs := float64s(x[0])
+	if int64(len(xs)) > math.MaxInt32 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input of shape %v has more than 2^31 elements", o.name, shape)
+	}
+	vals := make([]float64, planes*osz)
+	idx := make([]float64, planes*osz)
+	src := make([]int32, planes*osz)
+	hw := n3[1] * n3[2]
+	for p := range planes {
+		xp := xs[p*isz : (p+1)*isz]
+		q := p * osz
+		for _, wd := range w3[0] {
+			for _, wh := range w3[1] {
+				for _, ww := range w3[2] {
+					best, bi := math.Inf(-1), wd.lo*hw+wh.lo*n3[2]+ww.lo
+					for d := wd.lo; d < wd.hi; d += wd.step {
+						for h := wh.lo; h < wh.hi; h += wh.step {
+							row := d*hw + h*n3[2]
+							for w := ww.lo; w < ww.hi; w += ww.step {
+								if v := xp[row+w]; v > best || v != v {
+									best, bi = v, row+w
+								}
+							}
+						}
+					}
+					vals[q], idx[q], src[q] = best, float64(bi), int32(p*isz+bi)
+					q++
+				}
+			}
+		}
+	}
+	v, err := tensor.FromFloat64(vals, oshape...)
+	if err != nil {
+		return nil, err
+	}
+	ind, err := tensor.FromFloat64(idx, oshape...)
+	if err != nil {
+		return nil, err
+	}
+	out[0], out[1] = v, ind
+	return &maxPoolRule{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src, planes: planes, isz: isz}, nil
+}
+
+// maxPoolRule differentiates the values of a max pool: output element i is input
+// element src[i].
+type maxPoolRule struct {
+	name          string
+	in            cr.NodeID
+	shape, oshape []int
+	src           []int32
+	planes, isz   int
+}
+
+func (r *maxPoolRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
+
+// scatter returns P^T v: zeros shaped like x with v[i] added at src[i].
+func (r *maxPoolRule) scatter(v *tensor.Dense, what string) (*tensor.Dense, error) {
+	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.oshape) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s of the values is %s, the values are float64%v", r.name, what, describe(v), r.oshape)
+	}
+	out := tensor.New(tensor.Float64, r.shape...)
+	d := out.Float64s()
+	src := r.src
+	for i, s := range float64s(v)[:len(src)] {
+		d[src[i]] += s
+	}
+	return out, nil
+}
+
+// Pullback appends xbar = P^T ybar (the indices never have a cotangent).
+func (r *maxPoolRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	if len(ybar) != 2 || len(has) != 2 {
+		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ybar), len(has))
+	}
+	if !has[0] {
+		return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: tensor.New(tensor.Float64, r.shape...)}), nil
+	}
+	xbar, err := r.scatter(ybar[0], "cotangent")
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
+}
+
+// Forward sets ydot = P xdot.
+func (r *maxPoolRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	if len(ydot) != 2 || len(has) != 2 {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: %d tangent slots for 2 outputs", r.name, len(ydot))
+	}
+	t, ok := tangentOf(r.in)
+	if !ok {
+		return nil
+	}
+	if t == nil || t.DType() != tensor.Float64 || !slices.Equal(t.Shape(), r.shape) {
+		return cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of the input is %s, the input is float64%v", r.name, describe(t), r.shape)
+	}
+	ts := float64s(t)
+	v := make([]float64, len(r.src))
+	for i, s := range r.src {
+		v[i] = ts[s]
+	}
+	out, err := tensor.FromFloat64(v, r.oshape...)
+	if err != nil {
+		return err
+	}
+	ydot[0], has[0] = out, true
+	return nil
+}
+
+// PullbackWithTangents appends (P^T ybar, P^T ybardot): P does not depend on x
+// away from ties, so the second-order term is zero.
+func (r *maxPoolRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	ct, has := a.Cotangents, a.Has
+	if len(ct) != 2 || len(has) != 2 {
+		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ct), len(has))
+	}
+	var d cr.Dual[*tensor.Dense]
+	if !has[0] {
+		d.Value = tensor.New(tensor.Float64, r.shape...)
+		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	}
+	var err error
+	if d.Value, err = r.scatter(ct[0].Value, "cotangent"); err != nil {
+		return dst, err
+	}
+	if ct[0].HasTangent {
+		if d.Tangent, err = r.scatter(ct[0].Tangent, "cotangent tangent"); err != nil {
+			return dst, err
+		}
+		d.HasTangent = true
+	}
+	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+}
+
+// RecordPullback records xbar = P^T ybar with ops (chainrules.PullbackRecorder):
+// ybar reshaped to the (planes, outputs per plane) matrix, index.ScatterAddOp
+// along axis 1 at the argmax positions onto a zero (planes, inputs per plane)
+// constant, reshaped to x's shape. The positions are fixed, so the recorded
+// pullback is linear and differentiable to every order.
+func (r *maxPoolRule) RecordPullback(rec cr.Recorder[*tensor.Dense], _, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	g := ybar[0]
+	if !g.Valid() {
+		return []cr.NodeID{0}, nil
+	}
+	osz := len(r.src) / max(r.planes, 1)
+	pos := make([]int, len(r.src))
+	for i, s := range r.src {
+		pos[i] = int(s) - (i/osz)*r.isz
+	}
+	zero, err := constant(rec, r.name, tensor.New(tensor.Float64, r.planes, r.isz))
+	if err != nil {
+		return nil, err
+	}
+	g2 := rec.Apply(permute.ReshapeOp(r.planes, osz), g)
+	xbar := rec.Apply(index.ScatterAddOp(1, pos, r.planes, osz), zero, g2)
+	return []cr.NodeID{rec.Apply(permute.ReshapeOp(r.shape...), xbar)}, rec.Err()
+}

@@ -1,0 +1,231 @@
+package nn
+
+import (
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The linear ops of this file's family (avg_pool, adaptive_avg_pool, interpolate)
+// are separable: along each spatial axis a sparse matrix A_a maps the input
+// positions to the output positions, and the op is
+//
+//	y = factor (A_1 ⊗ ... ⊗ A_d) x    applied to every (n, c) plane,
+//
+// computed one axis at a time (the last spatial axis first). Its adjoint applies
+// the transposes A_a^T and the same factor. The ops use chainrules.LinearRule, so
+// their recorded pullbacks (the adjoint as an op, whose adjoint is the map) reach
+// every order.
+
+// axisMap is a sparse matrix A of m rows and n columns along one axis:
+//
+//	out[j] = sum_{e in [start[j], start[j+1])} w[e] in[src[e]].
+type axisMap struct {
+	n, m  int
+	start []int
+	src   []int
+	w     []float64
+}
+
+// newAxisMap returns an empty map from n positions to none; rows are appended with
+// add and closed with next.
+func newAxisMap(n, m int) *axisMap {
+	return &axisMap{n: n, m: m, start: make([]int, 1, m+1)}
+}
+
+// add appends the entry (i, w) to the current row.
+func (a *axisMap) add(i int, w float64) {
+	a.src = append(a.src, i)
+	a.w = append(a.w, w)
+}
+
+// next closes the current row.
+func (a *axisMap) next() { a.start = append(a.start, len(a.src)) }
+
+// identity reports whether A is the identity (output j is input j with weight 1).
+func (a *axisMap) identity() bool {
+	if a.n != a.m || len(a.src) != a.m {
+		return false
+	}
+	for j := range a.m {
+		if a.src[j] != j || a.w[j] != 1 || a.start[j+1] != j+1 {
+			return false
+		}
+	}
+	return true
+}
+
+// apply writes into y (of outer m inner elements) A applied along the middle axis
+// of x viewed as [outer, n, inner].
+func (a *axisMap) apply(y, x []float64, outer, inner int) {
+	clear(y)
+	for o := range outer {
+		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
+		if inner == 1 {
+			for j := range a.m {
+				var s float64
+				for e := a.start[j]; e < a.start[j+1]; e++ {
+					s += a.w[e] * xo[a.src[e]]
+				}
+				yo[j] = s
+			}
+			continue
+		}
+		for j := range a.m {
+			yr := yo[j*inner : (j+1)*inner]
+			for e := a.start[j]; e < a.start[j+1]; e++ {
+				w, xr := a.w[e], xo[a.src[e]*inner:(a.src[e]+1)*inner]
+				for k := range yr {
+					yr[k] += w * xr[k]
+				}
+			}
+		}
+	}
+}
+
+// adjoint writes into x (of outer n inner elements) A^T applied along the middle
+// axis of y viewed as [outer, m, inner].
+func (a *axisMap) adjoint(x, y []float64, outer, inner int) {
+	clear(x)
+	for o := range outer {
+		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
+		if inner == 1 {
+			for j, v := range yo {
+				for e := a.start[j]; e < a.start[j+1]; e++ {
+					xo[a.src[e]] += a.w[e] * v
+				}
+			}
+			continue
+		}
+		for j := range a.m {
+			yr := yo[j*inner : (j+1)*inner]
+			for e := a.start[j]; e < a.start[j+1]; e++ {
+				w, xr := a.w[e], xo[a.src[e]*inner:(a.src[e]+1)*inner]
+				for k := range yr {
+					xr[k] += w * yr[k]
+				}
+			}
+		}
+	}
+}
+
+// sepMap is the separable map factor (A_1 ⊗ ... ⊗ A_d) on the last d axes of a
+// tensor of shape in, giving shape out.
+type sepMap struct {
+	name    string
+	in, out []int
+	maps    []*axisMap // one per spatial axis, in axis order
+	factor  float64
+}
+
+// run applies the map (adjoint false) or its adjoint to v, checking its shape.
+// It works one (n, c) plane at a time, through two scratch planes, so that the
+// intermediate results of the axes stay in cache.
+func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense, error) {
+	from, to := s.in, s.out
+	if adjoint {
+		from, to = s.out, s.in
+	}
+	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), from) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want float64%v", s.name, what, describe(v), from)
+	}
+	lead := len(from) - len(s.maps)
+	planes := 1
+	for _, n := range from[:lead] {
+		planes *= n
+	}
+	// The spatial sizes after each step (the last spatial axis first) and the
+	// largest intermediate plane.
+	var steps []int
+	d := slices.Clone(from[lead:])
+	inSize, big := 1, 1
+	for _, n := range d {
+		inSize *= n
+	}
+	for i := len(s.maps) - 1; i >= 0; i-- {
+		if s.maps[i].identity() {
+			continue
+		}
+		steps = append(steps, i)
+		d[i] = to[lead+i]
+		size := 1
+		for _, n := range d {
+			size *= n
+		}
+		big = max(big, size)
+	}
+	outSize := 1
+	for _, n := range to[lead:] {
+		outSize *= n
+	}
+	src := float64s(v)
+	out := make([]float64, planes*outSize)
+	bufs := [2][]float64{make([]float64, big), make([]float64, big)}
+	for p := range planes {
+		cur := src[p*inSize : (p+1)*inSize]
+		copy(d, from[lead:])
+		for k, i := range steps {
+			a := s.maps[i]
+			outer, inner := 1, 1
+			for _, n := range d[:i] {
+				outer *= n
+			}
+			for _, n := range d[i+1:] {
+				inner *= n
+			}
+			d[i] = to[lead+i]
+			dst := bufs[k%2]
+			if k == len(steps)-1 {
+				dst = out[p*outSize : (p+1)*outSize]
+			}
+			if adjoint {
+				dst = dst[:outer*a.n*inner]
+				a.adjoint(dst, cur, outer, inner)
+			} else {
+				dst = dst[:outer*a.m*inner]
+				a.apply(dst, cur, outer, inner)
+			}
+			cur = dst
+		}
+		if len(steps) == 0 {
+			copy(out[p*outSize:(p+1)*outSize], cur)
+		}
+	}
+	if s.factor != 1 {
+		for i := range out {
+			out[i] *= s.factor
+		}
+	}
+	return tensor.FromFloat64(out, to...)
+}
+
+// linearPlaneOp is an op y = M x for a sepMap M that a build function derives from
+// the input's shape.
+type linearPlaneOp struct {
+	cr.OneOutput
+	name  string
+	build func(shape []int) (*sepMap, error)
+}
+
+func (o *linearPlaneOp) Name() string { return o.name }
+
+// Apply builds the map for x's shape, computes y = M x and returns the linear rule.
+func (o *linearPlaneOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if err := checkRealApply(o.name, in, x, 1); err != nil {
+		return nil, err
+	}
+	m, err := o.build(x[0].Shape())
+	if err != nil {
+		return nil, err
+	}
+	m.name = o.name
+	y, err := m.run(x[0], false, "input")
+	if err != nil {
+		return nil, err
+	}
+	out[0] = y
+	return cr.LinearRule(in, nil,
+		func(xdot []*tensor.Dense, _ []bool) (*tensor.Dense, error) { return m.run(xdot[0], false, "tangent") },
+		func(_ int, ybar *tensor.Dense) (*tensor.Dense, error) { return m.run(ybar, true, "cotangent") }), nil
+}

@@ -62,6 +62,9 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 			}
 		}
 		tg.vals[i], tg.has[i] = v, true
+		if t.collecting(false) {
+			t.kept = append(t.kept, v)
+		}
 	}
 	// The output tangents handed to a rule: one slot per output, reused by every op
 	// of the sweep (rules must not retain them).
@@ -106,6 +109,17 @@ func (t *Tape[V]) forward(i, k int, rule cr.Rule[V], tg *Tangents[V], ydot []V, 
 	clear(has)
 	if err := fr.Forward(tg.of, ydot, has); err != nil {
 		return t.ruleErr(i, "forward", err)
+	}
+	if t.collecting(false) {
+		list := &t.kept
+		if _, fresh := rule.(cr.FreshStorage); fresh {
+			list = &t.dead
+		}
+		for m, ok := range has {
+			if ok {
+				*list = append(*list, ydot[m])
+			}
+		}
 	}
 	lo := i - k + 1
 	for m, ok := range has {

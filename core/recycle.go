@@ -2,19 +2,23 @@ package core
 
 import cr "github.com/chainrules-go/chainrules/chainrules"
 
-// EnableRecycling makes Release reuse the storage of the tape's values. Call it
-// on a fresh tape, before recording: from then on, Value marks the nodes whose
-// values it hands out, so that Release keeps them, and first-order sweeps (Backward,
-// BackwardSeed) keep the cotangents they are done with for Release to reuse. A
+// EnableRecycling makes Release reuse the storage of the tape's values, and
+// RecycleSweeps that of its sweeps' temporaries. Call it on a fresh tape, before
+// recording: from then on, Value marks the nodes whose values it hands out, so
+// that Release keeps them, and sweeps without hooks (Backward, ForwardTangents,
+// BackwardWithTangents and their seeded forms, unless asked for every node's
+// cotangent) keep the cotangents and tangents they are done with for Release and
+// RecycleSweeps to reuse. A
 // program that evaluates the same function again and again (an optimiser's
 // gradient at every step) then makes each evaluation's values in the previous
-// one's memory instead of in new pages: the hvp package's transforms do this.
+// one's memory instead of in new pages: the hvp package's transforms do this. On a
+// tape whose Space is not a chainrules.Recycler it does nothing.
 func (t *Tape[V]) EnableRecycling() {
 	if !t.enter() {
 		return
 	}
 	defer t.leave()
-	t.recycling = true
+	_, t.recycling = t.space.(cr.Recycler[V])
 }
 
 // Release frees the tape, as Free does, and hands the storage of its values back
@@ -52,4 +56,32 @@ func (t *Tape[V]) Release(keep ...V) {
 		r.Recycle(dead, live)
 	}
 	t.free()
+}
+
+// RecycleSweeps hands the storage of the temporaries of the sweeps run since the
+// last Release or RecycleSweeps back to the Space for reuse, as Release does, but
+// keeps the tape and all its node values: for a tape swept many times, such as a
+// Hessian operator applied in every iteration of a Krylov solver. The values the
+// caller goes on using (the results of those sweeps it keeps) go in keep; every
+// other value obtained from those sweeps (from a Gradients or a Tangents) is gone.
+// Without EnableRecycling, with hooks, or with a Space that is not a Recycler it
+// does nothing.
+func (t *Tape[V]) RecycleSweeps(keep ...V) {
+	if !t.enter() {
+		return
+	}
+	defer t.leave()
+	if r, ok := t.space.(cr.Recycler[V]); ok && t.recycling && len(t.hooks) == 0 && !t.freed && len(t.dead) != 0 {
+		live := append(t.kept, keep...)
+		for i := range t.n {
+			live = append(live, t.at(i).value)
+		}
+		r.Recycle(t.dead, live)
+		clear(live)
+		t.kept = live[:0]
+	}
+	clear(t.dead)
+	t.dead = t.dead[:0]
+	clear(t.kept)
+	t.kept = t.kept[:0]
 }

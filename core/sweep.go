@@ -60,12 +60,15 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 	if second {
 		phase = "second-order"
 	}
-	// collect keeps, for Release, the cotangents the sweep is done with (dead) and
-	// the values it cannot vouch for (kept): the seeds, and the cotangents of rules
-	// without chainrules.FreshStorage.
-	collect := t.recycling && !second && !allNodes && len(t.hooks) == 0
+	// collect keeps, for Release and RecycleSweeps, the values the sweep is done
+	// with (dead) and those it cannot vouch for (kept): the seeds, and what rules
+	// without chainrules.FreshStorage returned.
+	collect := t.collecting(allNodes)
 	if collect {
 		for _, s := range seeds {
+			t.kept = append(t.kept, s.v)
+		}
+		for _, s := range dseeds {
 			t.kept = append(t.kept, s.v)
 		}
 	}
@@ -182,6 +185,9 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 			if err != nil {
 				return acc, dacc, t.ruleErr(i, "second-order", err)
 			}
+			if collect {
+				t.collectDuals(rule, dbuf)
+			}
 			if err := t.addDualContributions(i, rule.Inputs(), dbuf, &acc, &dacc); err != nil {
 				return acc, dacc, err
 			}
@@ -189,6 +195,9 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 		if !allNodes {
 			if collect {
 				t.dead = append(t.dead, acc.vals[i])
+				if second && dacc.state[i] != absent {
+					t.dead = append(t.dead, dacc.vals[i])
+				}
 			}
 			acc.drop(i)
 			if second {
@@ -376,7 +385,7 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		if err != nil {
 			return buf, dbuf, t.ruleErr(i, "pullback", err)
 		}
-		if t.recycling && !second && !allNodes && len(t.hooks) == 0 {
+		if t.collecting(allNodes) {
 			t.collectContributions(rule, buf)
 		}
 		if err := t.addContributions(i, rule.Inputs(), buf, acc); err != nil {
@@ -391,6 +400,9 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		if err != nil {
 			return buf, dbuf, t.ruleErr(i, "second-order", err)
 		}
+		if t.collecting(allNodes) {
+			t.collectDuals(rule, dbuf)
+		}
 		if err := t.addDualContributions(i, rule.Inputs(), dbuf, acc, dacc); err != nil {
 			return buf, dbuf, err
 		}
@@ -404,6 +416,27 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		}
 	}
 	return buf, dbuf, nil
+}
+
+// collecting reports whether a sweep collects values for Release and
+// RecycleSweeps: on a recycling tape without hooks, when the sweep keeps no
+// cotangents of inner nodes for its caller.
+func (t *Tape[V]) collecting(allNodes bool) bool {
+	return t.recycling && !allNodes && len(t.hooks) == 0
+}
+
+// collectDuals is collectContributions for the pairs of a second-order pullback.
+func (t *Tape[V]) collectDuals(rule cr.Rule[V], dbuf []cr.DualContribution[V]) {
+	list := &t.kept
+	if _, fresh := rule.(cr.FreshStorage); fresh {
+		list = &t.dead
+	}
+	for _, c := range dbuf {
+		*list = append(*list, c.Cotangent.Value)
+		if c.Cotangent.HasTangent {
+			*list = append(*list, c.Cotangent.Tangent)
+		}
+	}
 }
 
 // collectContributions keeps, for Release, the cotangents in buf: with the values

@@ -52,3 +52,58 @@ func TestGradReusesNothingItReturned(t *testing.T) {
 		require.Equal(t, r.read, live[i][2].Float64s(), "call %d's read value changed later", i)
 	}
 }
+
+// TestOperatorReusesOnlyTemporaries applies one recording to several directions,
+// as a Krylov solver does, and evaluates HVP again and again: each product makes
+// its temporaries in the storage the previous one handed back, and no returned
+// product, gradient or flat result may change afterwards.
+func TestOperatorReusesOnlyTemporaries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	w := tensor.RandN(rng, tensor.Float64, 48, 48)
+	x := tensor.RandN(rng, tensor.Float64, 96, 48)
+	f := func(tp *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		h := tp.Apply(ew.TanhOp, tp.Apply(einsum.Op("ij,jk->ik"), tp.Constant(x), p[0]))
+		return tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.ExpOp, tp.Apply(ew.MulOp, h, h)))
+	}
+	op, err := hvp.NewOperator(f, []*tensor.Dense{w})
+	require.NoError(t, err)
+	grad, err := op.Grad()
+	require.NoError(t, err)
+	want := append([]float64(nil), grad[0].Float64s()...)
+	dirs := make([]*tensor.Dense, 4)
+	var hvs []*tensor.Dense
+	var copies [][]float64
+	flat := make([][]float64, len(dirs))
+	for i := range dirs {
+		dirs[i] = tensor.RandN(rng, tensor.Float64, 48, 48)
+		hv, err := op.Apply([]*tensor.Dense{dirs[i]})
+		require.NoError(t, err)
+		hvs = append(hvs, hv[0])
+		copies = append(copies, append([]float64(nil), hv[0].Float64s()...))
+		flat[i] = make([]float64, 48*48)
+		require.NoError(t, op.ApplyFlat(flat[i], dirs[i].Float64s()))
+	}
+	for i := range dirs {
+		require.Equal(t, copies[i], hvs[i].Float64s(), "product %d changed later", i)
+		require.Equal(t, copies[i], flat[i], "flat product %d", i)
+		again, err := op.Apply([]*tensor.Dense{dirs[i]})
+		require.NoError(t, err)
+		require.Equal(t, copies[i], again[0].Float64s(), "product %d again", i)
+	}
+	require.Equal(t, want, grad[0].Float64s(), "the gradient changed")
+
+	// The one-shot HVP releases its whole recording.
+	g1, hv1, err := hvp.HVP(f, []*tensor.Dense{w}, dirs[:1])
+	require.NoError(t, err)
+	g1c, hv1c := append([]float64(nil), g1[0].Float64s()...), append([]float64(nil), hv1[0].Float64s()...)
+	for range 3 {
+		g2, hv2, err := hvp.HVP(f, []*tensor.Dense{w}, dirs[:1])
+		require.NoError(t, err)
+		require.Equal(t, g1c, g2[0].Float64s())
+		require.Equal(t, hv1c, hv2[0].Float64s())
+	}
+	require.Equal(t, g1c, g1[0].Float64s())
+	require.Equal(t, hv1c, hv1[0].Float64s())
+	require.Equal(t, want, g1c)
+	require.Equal(t, copies[0], hv1c)
+}

@@ -101,6 +101,9 @@ func (s *LocalShard) at(x []float64) (*Operator, error) {
 		return nil, err
 	}
 	op.layout, op.hasLayout = s.layout, true
+	if old := s.cache[1].op; old != nil {
+		old.release() // its storage makes the new recording's values
+	}
 	s.cache[1] = s.cache[0]
 	s.cache[0] = recording{x: xs, op: op}
 	return op, nil

@@ -130,7 +130,9 @@ func (tr Transforms) VJP(f Func, x []*tensor.Dense, ybar *tensor.Dense) (y *tens
 	if err != nil {
 		return nil, nil, err
 	}
-	return y, collect(g, ids, x), nil
+	xbar = collect(g, ids, x)
+	t.Release(append(xbar, y)...)
+	return y, xbar, nil
 }
 
 // JVP returns y = f(x) and the Jacobian-vector product ydot = sum_k J_k v_k, where v
@@ -190,12 +192,16 @@ func (tr Transforms) HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense
 	if err != nil {
 		return nil, nil, err
 	}
-	hv, err = op.Apply(v)
+	hv, err = op.apply(v)
 	if err != nil {
 		return nil, nil, err
 	}
 	grad, err = op.Grad() // a by-product of Apply's second-order sweep
-	return grad, hv, err
+	if err != nil {
+		return nil, nil, err
+	}
+	op.tape.Release(append(slices.Clone(grad), hv...)...)
+	return grad, hv, nil
 }
 
 // HVPSeed is the Hessian-vector product of a function with any output: for y = f(x)
@@ -321,6 +327,7 @@ func (o *Operator) Grad() ([]*tensor.Dense, error) {
 			return nil, err
 		}
 		o.grad = collect(g, o.ids, o.x)
+		o.tape.RecycleSweeps(o.grad...)
 	}
 	return o.grad, nil
 }
@@ -328,6 +335,17 @@ func (o *Operator) Grad() ([]*tensor.Dense, error) {
 // Apply returns H v, one tensor per input; v holds one direction per input (nil
 // means zero).
 func (o *Operator) Apply(v []*tensor.Dense) ([]*tensor.Dense, error) {
+	hv, err := o.apply(v)
+	if err != nil {
+		return nil, err
+	}
+	// The sweeps' temporaries go back to the pool for the next product.
+	o.tape.RecycleSweeps(append(hv, o.grad...)...)
+	return hv, nil
+}
+
+// apply is Apply without handing the sweeps' temporaries back.
+func (o *Operator) apply(v []*tensor.Dense) ([]*tensor.Dense, error) {
 	if len(v) != len(o.ids) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp: %d directions for %d inputs", len(v), len(o.ids))
 	}
@@ -345,6 +363,21 @@ func (o *Operator) Apply(v []*tensor.Dense) ([]*tensor.Dense, error) {
 	return collect(hv, o.ids, o.x), nil
 }
 
+// release frees the operator's recordings (its own, its batch workers' and its
+// loss operator's) and hands their storage back for reuse; nothing may use the
+// operator, or any tensor it returned, afterwards.
+func (o *Operator) release() {
+	o.tape.Release()
+	for _, h := range o.helpers {
+		if h != nil {
+			h.release()
+		}
+	}
+	if o.lossOp != nil {
+		o.lossOp.release()
+	}
+}
+
 // Layout returns the layout of the operator's inputs, for its flat methods; complex
 // inputs are an error.
 func (o *Operator) Layout() (Layout, error) {
@@ -358,7 +391,11 @@ func (o *Operator) Layout() (Layout, error) {
 // ApplyFlat stores H v in dst, with v and dst in the flat view of the inputs' Layout
 // (one slice of length Layout().Dim(), as a Krylov solver or gonum wants): v is not
 // copied, and dst must not overlap it.
-func (o *Operator) ApplyFlat(dst, v []float64) error { return o.flat(dst, v, o.Apply) }
+func (o *Operator) ApplyFlat(dst, v []float64) error {
+	err := o.flat(dst, v, o.apply)
+	o.tape.RecycleSweeps(o.grad...) // H v is in dst: its tensors go back too
+	return err
+}
 
 // GradFlat stores the gradient of f at x in dst, in the flat view of the inputs.
 func (o *Operator) GradFlat(dst []float64) error {

@@ -1,6 +1,7 @@
 package vmath
 
 import (
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -51,8 +52,10 @@ func TestPutTakesOnlyClassSizes(t *testing.T) {
 	Put(odd)
 	for range 4 {
 		b := MakeNoZero[float64](1500)
-		require.NotEqual(t, unsafe.SliceData(odd), unsafe.SliceData(b))
+		// Addresses, not pointers: testify compares pointers by what they point to.
+		require.NotEqual(t, uintptr(unsafe.Pointer(unsafe.SliceData(odd))), uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 	}
 	small := make([]float64, 64)
 	Put(small) // below the pooled sizes: ignored
+	runtime.KeepAlive(odd)
 }

@@ -72,7 +72,7 @@ func pooled[T float64 | complex128](n int) []T {
 	return unsafe.Slice((*T)(p), words/per)[:n]
 }
 
-// Put hands b's storage back to the pool, for MakeNoZero (and Get) to reuse. The
+// Put hands b's storage back to the pool, for MakeNoZero to reuse. The
 // caller guarantees that nothing refers to b's storage any more: not b, not any
 // other slice or view of it. Put takes only buffers whose capacity is a class
 // size (as MakeNoZero's large buffers are), and ignores the others. Under the race
@@ -102,7 +102,3 @@ func Put[T float64 | complex128](b []T) {
 	}
 	pools[class].Put(unsafe.Pointer(unsafe.SliceData(b)))
 }
-
-// Get returns a slice of length n whose elements are unspecified, from the pool
-// when n is large enough to be pooled; it is MakeNoZero.
-func Get[T float64 | complex128](n int) []T { return MakeNoZero[T](n) }

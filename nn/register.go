@@ -23,7 +23,7 @@ import (
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	entries := slices.Concat(softmaxEntries(), catalogueEntries(), convEntries(), poolEntries(), interpolateEntries())
+	entries := slices.Concat(softmaxEntries(), catalogueEntries(), convEntries(), poolEntries(), interpolateEntries(), layerEntries())
 	return cr.RegisterEntries(reg, "nn.Register", append(entries, noDerivativeEntries()...)...)
 }
 

@@ -23,5 +23,27 @@ func layerEntries() []cr.Entry[*tensor.Dense] {
 					{Name: "[3] W [2 3] b [2]", Op: LinearOp(true), Inputs: inputs(f64(rng, 3), f64(rng, 2, 3), f64(rng, 2))},
 				}
 			}),
+		entry("layer_norm", cr.Variadic, "layer_norm (F.layer_norm) over the trailing normalized_shape, weight and bias optional",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[3 4] over [4] affine", Op: LayerNormOp([]int{4}, Affine(true, true)), Inputs: inputs(f64(rng, 3, 4), f64(rng, 4), f64(rng, 4))},
+					{Name: "[2 3 2] over [3 2]", Op: LayerNormOp([]int{3, 2}), Inputs: inputs(f64(rng, 2, 3, 2))},
+					{Name: "[5] over [5] weight eps 0.1", Op: LayerNormOp([]int{5}, Affine(true, false), NormEps(0.1)), Inputs: inputs(f64(rng, 5), f64(rng, 5))},
+				}
+			}),
+		entry("group_norm", cr.Variadic, "group_norm (F.group_norm) of [N, C, *] in num_groups groups, weight and bias optional",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[2 4 3] 2 groups affine", Op: GroupNormOp(2, Affine(true, true)), Inputs: inputs(f64(rng, 2, 4, 3), f64(rng, 4), f64(rng, 4))},
+					{Name: "[2 6 2 2] 3 groups bias", Op: GroupNormOp(3, Affine(false, true)), Inputs: inputs(f64(rng, 2, 6, 2, 2), f64(rng, 6))},
+				}
+			}),
+		entry("instance_norm", cr.Variadic, "instance_norm (F.instance_norm) of [N, C, *] with the input's statistics, weight and bias optional",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[2 3 4] affine", Op: InstanceNormOp(Affine(true, true)), Inputs: inputs(f64(rng, 2, 3, 4), f64(rng, 3), f64(rng, 3))},
+					{Name: "[2 2 2 3]", Op: InstanceNormOp(), Inputs: inputs(f64(rng, 2, 2, 2, 3))},
+				}
+			}),
 	}
 }

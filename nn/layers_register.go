@@ -23,6 +23,19 @@ func layerEntries() []cr.Entry[*tensor.Dense] {
 					{Name: "[3] W [2 3] b [2]", Op: LinearOp(true), Inputs: inputs(f64(rng, 3), f64(rng, 2, 3), f64(rng, 2))},
 				}
 			}),
+		entry("batch_norm", cr.Variadic, "batch_norm (F.batch_norm) of [N, C, *]: training (batch statistics, updated running statistics as outputs) or evaluation (running statistics)",
+			func(rng *rand.Rand) samples {
+				rm, rv := f64(rng, 3), tensor.RandUniform(rng, tensor.Float64, 0.5, 2, 3)
+				return samples{
+					{Name: "[4 3 2] training affine running stats", Op: BatchNormOp(Training(true), Affine(true, true), RunningStats(rm, rv)),
+						Inputs: inputs(f64(rng, 4, 3, 2), f64(rng, 3), f64(rng, 3))},
+					{Name: "[5 3] training no stats", Op: BatchNormOp(Training(true)), Inputs: inputs(f64(rng, 5, 3))},
+					{Name: "[2 3 2 2] training weight momentum 0.3", Op: BatchNormOp(Training(true), Affine(true, false), Momentum(0.3), RunningStats(rm, rv)),
+						Inputs: inputs(f64(rng, 2, 3, 2, 2), f64(rng, 3))},
+					{Name: "[4 3 2] eval affine", Op: BatchNormOp(Affine(true, true), RunningStats(rm, rv)), Inputs: inputs(f64(rng, 4, 3, 2), f64(rng, 3), f64(rng, 3))},
+					{Name: "[2 3] eval", Op: BatchNormOp(RunningStats(rm, rv), NormEps(0.1)), Inputs: inputs(f64(rng, 2, 3))},
+				}
+			}),
 		entry("layer_norm", cr.Variadic, "layer_norm (F.layer_norm) over the trailing normalized_shape, weight and bias optional",
 			func(rng *rand.Rand) samples {
 				return samples{

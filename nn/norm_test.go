@@ -90,6 +90,9 @@ func TestNormValues(t *testing.T) {
 	y, err = cr.Eval(nn.InstanceNormOp(aff, nn.NormEps(0.01)), x, w, b)
 	require.NoError(t, err)
 	require.InDeltaSlice(t, want(func(n, c, _ int) int { return n*4 + c }, 0.01), y.Float64s(), 1e-12)
+	y, err = cr.Eval(nn.BatchNormOp(aff, nn.Training(true)), x, w, b)
+	require.NoError(t, err)
+	require.InDeltaSlice(t, want(func(_, c, _ int) int { return c }, 1e-5), y.Float64s(), 1e-12)
 	// layer_norm over [4 3] with no affine parameters: weight 1 and bias 0.
 	y, err = nn.LayerNorm(x, []int{4, 3}, nil, nil, 1e-5)
 	require.NoError(t, err)

@@ -36,6 +36,15 @@ func layerEntries() []cr.Entry[*tensor.Dense] {
 					{Name: "[2 3] eval", Op: BatchNormOp(RunningStats(rm, rv), NormEps(0.1)), Inputs: inputs(f64(rng, 2, 3))},
 				}
 			}),
+		entry("dropout", 1, "dropout (F.dropout) with a mask drawn once per application from a seed",
+			func(rng *rand.Rand) samples {
+				return samples{
+					{Name: "[4 5] p 0.3 seed 11", Op: DropoutOp(0.3, true, 11), Inputs: inputs(f64(rng, 4, 5))},
+					{Name: "[3 2 2] p 0.7 seed 5", Op: DropoutOp(0.7, true, 5), Inputs: inputs(f64(rng, 3, 2, 2))},
+					{Name: "[3] eval", Op: DropoutOp(0.5, false, 5), Inputs: inputs(f64(rng, 3))},
+					{Name: "[2 2] p 1", Op: DropoutOp(1, true, 5), Inputs: inputs(f64(rng, 2, 2))},
+				}
+			}),
 		entry("layer_norm", cr.Variadic, "layer_norm (F.layer_norm) over the trailing normalized_shape, weight and bias optional",
 			func(rng *rand.Rand) samples {
 				return samples{

@@ -45,6 +45,19 @@ func layerEntries() []cr.Entry[*tensor.Dense] {
 					{Name: "[2 2] p 1", Op: DropoutOp(1, true, 5), Inputs: inputs(f64(rng, 2, 2))},
 				}
 			}),
+		entry("scaled_dot_product_attention", 3, "scaled_dot_product_attention (F.scaled_dot_product_attention): softmax(q k^T / sqrt(E) + mask) v, masks additive, boolean or causal",
+			func(rng *rand.Rand) samples {
+				keep := []bool{true, false, true, true, true, true, false, true, true, true, true, false}
+				return samples{
+					{Name: "[2 3 4] [2 5 4] [2 5 3]", Op: ScaledDotProductAttentionOp(), Inputs: inputs(f64(rng, 2, 3, 4), f64(rng, 2, 5, 4), f64(rng, 2, 5, 3))},
+					{Name: "[4 3] causal", Op: ScaledDotProductAttentionOp(IsCausal()), Inputs: inputs(f64(rng, 4, 3), f64(rng, 4, 3), f64(rng, 4, 2))},
+					{Name: "[2 2 3 2] float mask [3 4] broadcast k [2 1 4 2]", Op: ScaledDotProductAttentionOp(AttnMask(f64(rng, 3, 4))),
+						Inputs: inputs(f64(rng, 2, 2, 3, 2), f64(rng, 2, 1, 4, 2), f64(rng, 2, 1, 4, 3))},
+					{Name: "[2 3 2] bool mask [1 3 4] scale 0.3", Op: ScaledDotProductAttentionOp(AttnBoolMask(keep, 1, 3, 4), AttnScale(0.3)),
+						Inputs: inputs(f64(rng, 2, 3, 2), f64(rng, 2, 4, 2), f64(rng, 2, 4, 2))},
+					{Name: "[3 2] dropout 0.4", Op: ScaledDotProductAttentionOp(AttnDropout(0.4, 9)), Inputs: inputs(f64(rng, 3, 2), f64(rng, 4, 2), f64(rng, 4, 2))},
+				}
+			}),
 		entry("layer_norm", cr.Variadic, "layer_norm (F.layer_norm) over the trailing normalized_shape, weight and bias optional",
 			func(rng *rand.Rand) samples {
 				return samples{

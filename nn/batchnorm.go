@@ -121,7 +121,7 @@ func BatchNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 	if cfg.runMean != nil {
 		d.Outputs, d.NonDifferentiableOutputs = 3, []int{1, 2}
 	}
-	return core.Define(d)
+	return fastNormOp{Op: core.Define(d), view: view}
 }
 
 // batchNormEval is batch_norm with the running statistics: an affine map of x

@@ -169,30 +169,34 @@ func normStats(x []float64, v normView) (mean, variance []float64) {
 // normApply writes y = (x - mean[m]) * rstd[m] * w + b over the view, with w and
 // b optional (nil).
 func normApply(y, x, mean, rstd, w, b []float64, v normView) {
-	for a := 0; a < v.a; a++ {
-		for m := 0; m < v.m; m++ {
-			off := (a*v.m + m) * v.b
-			mu, r := mean[m], rstd[m]
-			xr, yr := x[off:off+v.b], y[off:off+v.b]
-			if w == nil && b == nil {
-				for j, e := range xr {
-					yr[j] = (e - mu) * r
-				}
-				continue
-			}
+	v.runs(func(off, n, m, c int) {
+		mu, r := mean[m], rstd[m]
+		xr, yr := x[off:off+n], y[off:off+n]
+		if c < 0 && (w != nil || b != nil) {
 			for j, e := range xr {
-				c := ((off + j) / v.wInner) % v.wLen
 				h := (e - mu) * r
 				if w != nil {
-					h *= w[c]
+					h *= w[j]
 				}
 				if b != nil {
-					h += b[c]
+					h += b[j]
 				}
 				yr[j] = h
 			}
+			return
 		}
-	}
+		// (x - mu) r w + b = s x + t on the run.
+		s, t := r, -mu*r
+		if w != nil && c >= 0 {
+			s, t = s*w[c], t*w[c]
+		}
+		if b != nil && c >= 0 {
+			t += b[c]
+		}
+		for j, e := range xr {
+			yr[j] = s*e + t
+		}
+	})
 }
 
 // affineInputs returns the weight and bias data of x[1:] (nil when absent).
@@ -272,7 +276,7 @@ func recordNormPullback(t *core.Tape[*tensor.Dense], v normView, x []cr.NodeID, 
 // compute the primal, and the pullback is recorded with ops (core.Define), which
 // gives the forward tangent, the second-order rule and every higher order.
 func normOp(name string, cfg normConfig, view func(x []*tensor.Dense) (normView, error)) cr.Op[*tensor.Dense] {
-	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: cfg.arity(),
+	return fastNormOp{view: view, Op: core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: cfg.arity(),
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			v, err := normCheck(name, x, cfg, view)
 			if err != nil {
@@ -288,7 +292,7 @@ func normOp(name string, cfg normConfig, view func(x []*tensor.Dense) (normView,
 			xv, _ := t.Value(x[0])
 			v, _ := view([]*tensor.Dense{xv})
 			return recordNormPullback(t, v, x, ybar[0])
-		}})
+		}})}
 }
 
 // normCheck checks the inputs of a normalisation and returns its view.

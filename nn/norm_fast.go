@@ -1,0 +1,200 @@
+package nn
+
+import (
+	"math"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The normalisations' first-order pullback, fused: the op defined with
+// core.Define (primal kernel, pullback recorded with ops) keeps its forward,
+// second-order and recorded rules, and fastNormOp replaces only its Pullback,
+// the one every training step runs, by two passes over x and ybar.
+
+// fastNormOp is a normalisation op whose rule's Pullback is the fused kernel.
+type fastNormOp struct {
+	cr.Op[*tensor.Dense] // the core.Define op
+	view                 func(x []*tensor.Dense) (normView, error)
+}
+
+// Differentiable reports the inner op's differentiable inputs.
+func (o fastNormOp) Differentiable(k int) bool { return o.Op.(cr.PartialOp).Differentiable(k) }
+
+// OutputDifferentiable reports the inner op's differentiable outputs.
+func (o fastNormOp) OutputDifferentiable(j int) bool {
+	return o.Op.(cr.PartialOp).OutputDifferentiable(j)
+}
+
+// Apply applies the inner op and wraps its rule.
+func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	r, err := o.Op.Apply(in, x, y)
+	if err != nil {
+		return nil, err
+	}
+	v, err := o.view(x)
+	if err != nil {
+		return nil, err
+	}
+	return &fastNormRule{inner: r, x: append([]*tensor.Dense(nil), x...), v: v}, nil
+}
+
+// fastNormRule is the inner op's rule with the fused Pullback.
+type fastNormRule struct {
+	inner cr.Rule[*tensor.Dense]
+	x     []*tensor.Dense
+	v     normView
+}
+
+func (r *fastNormRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
+
+// Pullback computes, with xhat = (x - mean) rstd and g = ybar * w, per group,
+//
+//	xbar = rstd (g - mean(g) - xhat mean(g xhat)),  wbar = sum ybar xhat,  bbar = sum ybar,
+//
+// in two passes: one for the sums, one writing xbar.
+func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	if !has[0] {
+		return r.inner.Pullback(ybar, has, dst)
+	}
+	v := r.v
+	in := r.inner.Inputs()
+	xd := r.x[0].Contiguous().Float64s()
+	yb := ybar[0].Contiguous().Float64s()
+	mean, variance := normStats(xd, v)
+	rstd := make([]float64, v.m)
+	for m, s := range variance {
+		rstd[m] = 1 / math.Sqrt(s+v.eps)
+	}
+	var w []float64
+	var wbar, bbar *tensor.Dense
+	if v.weight {
+		w = r.x[1].Contiguous().Float64s()
+		wbar = tensor.New(tensor.Float64, v.wshape...)
+	}
+	if v.bias {
+		bbar = tensor.New(tensor.Float64, v.wshape...)
+	}
+	sg, sgx := make([]float64, v.m), make([]float64, v.m)
+	var wb, bb []float64
+	if wbar != nil {
+		wb = wbar.Float64s()
+	}
+	if bbar != nil {
+		bb = bbar.Float64s()
+	}
+	// Pass 1: the sums of g and g xhat per group, and the parameters' cotangents.
+	v.runs(func(off, n, m, c int) {
+		mu, rs := mean[m], rstd[m]
+		xr, yr := xd[off:off+n], yb[off:off+n]
+		if c < 0 { // layer_norm: the parameters vary along the run
+			var s, sx float64
+			for j, e := range xr {
+				h := (e - mu) * rs
+				g := yr[j]
+				if wb != nil {
+					wb[j] += g * h
+				}
+				if bb != nil {
+					bb[j] += g
+				}
+				if w != nil {
+					g *= w[j]
+				}
+				s += g
+				sx += g * h
+			}
+			sg[m] += s
+			sgx[m] += sx
+			return
+		}
+		var sy, syx float64
+		for j, e := range xr {
+			yj := yr[j]
+			sy += yj
+			syx += yj * (e - mu) * rs
+		}
+		wc := 1.0
+		if w != nil {
+			wc = w[c]
+		}
+		sg[m] += wc * sy
+		sgx[m] += wc * syx
+		if wb != nil {
+			wb[c] += syx
+		}
+		if bb != nil {
+			bb[c] += sy
+		}
+	})
+	cnt := float64(v.a * v.b)
+	// Pass 2: xbar.
+	xbar := tensor.New(tensor.Float64, v.xshape...)
+	xb := xbar.Float64s()
+	v.runs(func(off, n, m, c int) {
+		mu, rs := mean[m], rstd[m]
+		mg, mgx := sg[m]/cnt, sgx[m]/cnt
+		xr, yr, out := xd[off:off+n], yb[off:off+n], xb[off:off+n]
+		if c < 0 && w != nil {
+			for j, e := range xr {
+				out[j] = rs * (w[j]*yr[j] - mg - (e-mu)*rs*mgx)
+			}
+			return
+		}
+		wc := 1.0
+		if c >= 0 && w != nil {
+			wc = w[c]
+		}
+		// rs (wc ybar - mg - (x - mu) rs mgx) = a ybar + b x + d, per run.
+		a, b := rs*wc, -rs*rs*mgx
+		d := -rs*mg + rs*rs*mgx*mu
+		for j, e := range xr {
+			out[j] = a*yr[j] + b*e + d
+		}
+	})
+	dst = append(dst, cr.Contribution[*tensor.Dense]{Node: in[0], Value: xbar})
+	k := 1
+	if v.weight {
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: in[k], Value: wbar})
+		k++
+	}
+	if v.bias {
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: in[k], Value: bbar})
+	}
+	return dst, nil
+}
+
+// Forward is the inner rule's (the transposed recorded pullback).
+func (r *fastNormRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	return r.inner.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
+}
+
+// PullbackWithTangents is the inner rule's (a forward sweep through the recorded pullback).
+func (r *fastNormRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	return r.inner.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
+}
+
+// RecordPullback is the inner rule's: the same cotangents recorded with ops.
+func (r *fastNormRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	return r.inner.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
+}
+
+// runs calls f for each run of elements of x (row-major) that share their
+// group m and their channel c: offset off and length n. A row of the [A, M, B]
+// view belongs to one group; the channel is constant on runs of wInner elements,
+// and for layer_norm (wInner 1), whose parameters vary along the row, the run is
+// the row and c is -1: element j of the run has the parameters' index j.
+func (v normView) runs(f func(off, n, m, c int)) {
+	for a := 0; a < v.a; a++ {
+		for m := 0; m < v.m; m++ {
+			off := (a*v.m + m) * v.b
+			if v.wInner == 1 {
+				f(off, v.b, m, -1)
+				continue
+			}
+			for r := off; r < off+v.b; r += v.wInner {
+				f(r, min(v.wInner, off+v.b-r), m, (r/v.wInner)%v.wLen)
+			}
+		}
+	}
+}

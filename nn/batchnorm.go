@@ -90,29 +90,29 @@ func BatchNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 	if !cfg.training {
 		return batchNormEval(name, cfg, check, view)
 	}
+	primal := func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error) {
+		v, err := check(x)
+		if err != nil {
+			return nil, normStatistics{}, err
+		}
+		y, st, err := normForward(x, v, cfg, true)
+		if err != nil {
+			return nil, normStatistics{}, err
+		}
+		if cfg.runMean == nil {
+			return []*tensor.Dense{y}, st, nil
+		}
+		rm, rv := cfg.runMean.Contiguous().Float64s(), cfg.runVar.Contiguous().Float64s()
+		nm, nv := tensor.New(tensor.Float64, v.m), tensor.New(tensor.Float64, v.m)
+		n := float64(v.a * v.b)
+		mom := cfg.momentum
+		for c, mu := range st.mean {
+			nm.Float64s()[c] = (1-mom)*rm[c] + mom*mu
+			nv.Float64s()[c] = (1-mom)*rv[c] + mom*st.variance[c]*n/(n-1)
+		}
+		return []*tensor.Dense{y, nm, nv}, st, nil
+	}
 	d := core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: cfg.arity(),
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			v, err := check(x)
-			if err != nil {
-				return nil, err
-			}
-			y, mean, variance, err := normForward(x, v, cfg)
-			if err != nil {
-				return nil, err
-			}
-			if cfg.runMean == nil {
-				return []*tensor.Dense{y}, nil
-			}
-			rm, rv := cfg.runMean.Contiguous().Float64s(), cfg.runVar.Contiguous().Float64s()
-			nm, nv := tensor.New(tensor.Float64, v.m), tensor.New(tensor.Float64, v.m)
-			n := float64(v.a * v.b)
-			mom := cfg.momentum
-			for c := range mean {
-				nm.Float64s()[c] = (1-mom)*rm[c] + mom*mean[c]
-				nv.Float64s()[c] = (1-mom)*rv[c] + mom*variance[c]*n/(n-1)
-			}
-			return []*tensor.Dense{y, nm, nv}, nil
-		},
 		Pullback: func(t *core.Tape[*tensor.Dense], x, _, ybar []cr.NodeID) []cr.NodeID {
 			xv, _ := t.Value(x[0])
 			v, _ := view([]*tensor.Dense{xv})
@@ -121,7 +121,7 @@ func BatchNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 	if cfg.runMean != nil {
 		d.Outputs, d.NonDifferentiableOutputs = 3, []int{1, 2}
 	}
-	return fastNormOp{Op: core.Define(d), view: view}
+	return newFastNormOp(d, primal)
 }
 
 // batchNormEval is batch_norm with the running statistics: an affine map of x

@@ -212,24 +212,32 @@ func affineInputs(x []*tensor.Dense, cfg normConfig) (w, b []float64) {
 	return w, b
 }
 
+// normStatistics are the statistics a normalisation computed, per group of
+// its view: kept by the rule for the fused pullback.
+type normStatistics struct {
+	v                    normView
+	mean, variance, rstd []float64
+}
+
 // normForward normalises x with its own statistics over the view. It returns y
-// and the statistics, or an error wrapping chainrules.ErrNonFinite if a
-// statistic is NaN or infinite.
-func normForward(x []*tensor.Dense, v normView, cfg normConfig) (y *tensor.Dense, mean, variance []float64, err error) {
+// and the statistics; with strict (batch_norm in training, whose statistics
+// feed the running ones) a NaN or infinite statistic is an error wrapping
+// chainrules.ErrNonFinite, otherwise it propagates to y as in PyTorch.
+func normForward(x []*tensor.Dense, v normView, cfg normConfig, strict bool) (*tensor.Dense, normStatistics, error) {
 	xd := x[0].Contiguous().Float64s()
-	mean, variance = normStats(xd, v)
+	mean, variance := normStats(xd, v)
 	rstd := make([]float64, len(variance))
 	for m, s := range variance {
-		if math.IsNaN(s) || math.IsInf(s, 0) || math.IsNaN(mean[m]) || math.IsInf(mean[m], 0) {
-			return nil, nil, nil, cr.Errorf(cr.ErrNonFinite, "%s: the statistics of group %d of input %s are mean %v, variance %v",
+		if strict && (math.IsNaN(s) || math.IsInf(s, 0) || math.IsNaN(mean[m]) || math.IsInf(mean[m], 0)) {
+			return nil, normStatistics{}, cr.Errorf(cr.ErrNonFinite, "%s: the statistics of group %d of input %s are mean %v, variance %v",
 				v.name, m, x[0].Describe(), mean[m], s)
 		}
 		rstd[m] = 1 / math.Sqrt(s+v.eps)
 	}
 	w, b := affineInputs(x, cfg)
-	y = tensor.New(tensor.Float64, v.xshape...)
+	y := tensor.New(tensor.Float64, v.xshape...)
 	normApply(y.Float64s(), xd, mean, rstd, w, b, v)
-	return y, mean, variance, nil
+	return y, normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
 }
 
 // recordNormPullback records the cotangents of x, weight and bias of the
@@ -276,23 +284,23 @@ func recordNormPullback(t *core.Tape[*tensor.Dense], v normView, x []cr.NodeID, 
 // compute the primal, and the pullback is recorded with ops (core.Define), which
 // gives the forward tangent, the second-order rule and every higher order.
 func normOp(name string, cfg normConfig, view func(x []*tensor.Dense) (normView, error)) cr.Op[*tensor.Dense] {
-	return fastNormOp{view: view, Op: core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: cfg.arity(),
-		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			v, err := normCheck(name, x, cfg, view)
-			if err != nil {
-				return nil, err
-			}
-			y, _, _, err := normForward(x, v, cfg)
-			if err != nil {
-				return nil, err
-			}
-			return []*tensor.Dense{y}, nil
-		},
+	primal := func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error) {
+		v, err := normCheck(name, x, cfg, view)
+		if err != nil {
+			return nil, normStatistics{}, err
+		}
+		y, st, err := normForward(x, v, cfg, false)
+		if err != nil {
+			return nil, normStatistics{}, err
+		}
+		return []*tensor.Dense{y}, st, nil
+	}
+	return newFastNormOp(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: cfg.arity(),
 		Pullback: func(t *core.Tape[*tensor.Dense], x, _, ybar []cr.NodeID) []cr.NodeID {
 			xv, _ := t.Value(x[0])
 			v, _ := view([]*tensor.Dense{xv})
 			return recordNormPullback(t, v, x, ybar[0])
-		}})}
+		}}, primal)
 }
 
 // normCheck checks the inputs of a normalisation and returns its view.

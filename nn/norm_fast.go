@@ -1,52 +1,80 @@
 package nn
 
 import (
-	"math"
+	"slices"
+	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // The normalisations' first-order pullback, fused: the op defined with
-// core.Define (primal kernel, pullback recorded with ops) keeps its forward,
+// core.Define (primal kernel, pullback recorded with ops) gives the forward,
 // second-order and recorded rules, and fastNormOp replaces only its Pullback,
-// the one every training step runs, by two passes over x and ybar.
+// the one every training step runs, by two passes over x and ybar with the
+// statistics of the primal.
 
 // fastNormOp is a normalisation op whose rule's Pullback is the fused kernel.
+// Apply runs the primal kernel once and keeps its statistics for the pullback;
+// the defined op's rule, which the other rules come from, is made (applying the
+// op again) only when a forward, second-order or recorded sweep asks for it.
 type fastNormOp struct {
 	cr.Op[*tensor.Dense] // the core.Define op
-	view                 func(x []*tensor.Dense) (normView, error)
+	primal               func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error)
 }
 
-// Differentiable reports the inner op's differentiable inputs.
+// newFastNormOp defines the op of d with primal as its primal.
+func newFastNormOp(d core.Def[*tensor.Dense], primal func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error)) fastNormOp {
+	d.Primal = func(x []*tensor.Dense) ([]*tensor.Dense, error) {
+		y, _, err := primal(x)
+		return y, err
+	}
+	return fastNormOp{Op: core.Define(d), primal: primal}
+}
+
+// Differentiable reports the defined op's differentiable inputs.
 func (o fastNormOp) Differentiable(k int) bool { return o.Op.(cr.PartialOp).Differentiable(k) }
 
-// OutputDifferentiable reports the inner op's differentiable outputs.
+// OutputDifferentiable reports the defined op's differentiable outputs.
 func (o fastNormOp) OutputDifferentiable(j int) bool {
 	return o.Op.(cr.PartialOp).OutputDifferentiable(j)
 }
 
-// Apply applies the inner op and wraps its rule.
+// Apply computes the outputs and returns the rule with the fused pullback.
 func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	r, err := o.Op.Apply(in, x, y)
+	outs, st, err := o.primal(x)
 	if err != nil {
 		return nil, err
 	}
-	v, err := o.view(x)
-	if err != nil {
-		return nil, err
+	if len(y) != len(outs) {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d output slots for %d outputs", o.Name(), len(y), len(outs))
 	}
-	return &fastNormRule{inner: r, x: append([]*tensor.Dense(nil), x...), v: v}, nil
+	copy(y, outs)
+	return &fastNormRule{op: o.Op, in: slices.Clone(in), x: slices.Clone(x), st: st}, nil
 }
 
-// fastNormRule is the inner op's rule with the fused Pullback.
+// fastNormRule is the rule of a normalisation: the fused Pullback, and the
+// defined op's rule for the rest.
 type fastNormRule struct {
-	inner cr.Rule[*tensor.Dense]
+	op    cr.Op[*tensor.Dense]
+	in    []cr.NodeID
 	x     []*tensor.Dense
-	v     normView
+	st    normStatistics
+	once  sync.Once
+	inner cr.Rule[*tensor.Dense]
+	err   error
 }
 
-func (r *fastNormRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
+func (r *fastNormRule) Inputs() []cr.NodeID { return r.in }
+
+// defined returns the defined op's rule at the same inputs.
+func (r *fastNormRule) defined() (cr.Rule[*tensor.Dense], error) {
+	r.once.Do(func() {
+		r.inner, r.err = r.op.Apply(r.in, r.x, make([]*tensor.Dense, r.op.NumOutputs()))
+	})
+	return r.inner, r.err
+}
 
 // Pullback computes, with xhat = (x - mean) rstd and g = ybar * w, per group,
 //
@@ -55,17 +83,15 @@ func (r *fastNormRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
 // in two passes: one for the sums, one writing xbar.
 func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	if !has[0] {
-		return r.inner.Pullback(ybar, has, dst)
+		inner, err := r.defined()
+		if err != nil {
+			return dst, err
+		}
+		return inner.Pullback(ybar, has, dst)
 	}
-	v := r.v
-	in := r.inner.Inputs()
+	v, mean, rstd, in := r.st.v, r.st.mean, r.st.rstd, r.in
 	xd := r.x[0].Contiguous().Float64s()
 	yb := ybar[0].Contiguous().Float64s()
-	mean, variance := normStats(xd, v)
-	rstd := make([]float64, v.m)
-	for m, s := range variance {
-		rstd[m] = 1 / math.Sqrt(s+v.eps)
-	}
 	var w []float64
 	var wbar, bbar *tensor.Dense
 	if v.weight {
@@ -166,17 +192,29 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 
 // Forward is the inner rule's (the transposed recorded pullback).
 func (r *fastNormRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	return r.inner.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
+	inner, err := r.defined()
+	if err != nil {
+		return err
+	}
+	return inner.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
 }
 
 // PullbackWithTangents is the inner rule's (a forward sweep through the recorded pullback).
 func (r *fastNormRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	return r.inner.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
+	inner, err := r.defined()
+	if err != nil {
+		return dst, err
+	}
+	return inner.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
 }
 
 // RecordPullback is the inner rule's: the same cotangents recorded with ops.
 func (r *fastNormRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
-	return r.inner.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
+	inner, err := r.defined()
+	if err != nil {
+		return nil, err
+	}
+	return inner.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
 }
 
 // runs calls f for each run of elements of x (row-major) that share their

@@ -115,3 +115,16 @@ func ExampleLayerNormOp() {
 	// y = [-1.3416 -0.4472 0.4472 1.3416]
 	// dy0/dx = [0.2683 -0.3578 -0.0894 0.1789]
 }
+
+// Outside batch_norm's training, where the statistics reach the running ones, a
+// NaN propagates to the output as in PyTorch.
+func TestNormNaNPropagates(t *testing.T) {
+	x := tensor.RandN(nil, tensor.Float64, 2, 3, 4)
+	x.SetFloat64(math.NaN(), 0, 1, 2)
+	for _, op := range []cr.Op[*tensor.Dense]{nn.LayerNormOp([]int{4}), nn.GroupNormOp(3), nn.InstanceNormOp()} {
+		y, err := cr.Eval(op, x)
+		require.NoError(t, err, op.Name())
+		require.True(t, math.IsNaN(y.AtFloat64(0, 1, 2)), op.Name())
+		require.False(t, math.IsNaN(y.AtFloat64(1, 1, 2)), op.Name())
+	}
+}

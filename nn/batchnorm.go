@@ -49,13 +49,7 @@ import (
 // never reaches the running statistics.
 func BatchNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 	const name = "batch_norm"
-	cfg := newNormConfig(opts)
-	if cfg.runMean != nil {
-		cfg.runMean = cfg.runMean.Clone()
-	}
-	if cfg.runVar != nil {
-		cfg.runVar = cfg.runVar.Clone()
-	}
+	cfg := newNormConfig(opts).cloneStats()
 	view := func(x []*tensor.Dense) (normView, error) {
 		n, c, sp, err := channels(name, x[0])
 		if err != nil {
@@ -71,25 +65,58 @@ func BatchNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 		if err != nil {
 			return v, err
 		}
-		for _, s := range []struct {
-			what string
-			t    *tensor.Dense
-		}{{"running_mean", cfg.runMean}, {"running_var", cfg.runVar}} {
-			if s.t == nil {
-				if !cfg.training || cfg.runMean != nil || cfg.runVar != nil {
-					return v, cr.Errorf(cr.ErrInvalidArgument, "%s: %s is missing; evaluation needs both running statistics, training both or neither", name, s.what)
-				}
-				continue
-			}
-			if s.t.DType() != tensor.Float64 || !equalInts(s.t.Shape(), v.wshape) {
-				return v, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s; want float64 %v for input %s", name, s.what, s.t.Describe(), v.wshape, x[0].Describe())
-			}
-		}
-		return v, nil
+		return v, checkRunning(name, cfg, v, x[0], cfg.training)
 	}
 	if !cfg.training {
 		return batchNormEval(name, cfg, check, view)
 	}
+	// The statistics of channel c are those of the view's group c, over n values.
+	update := func(st normStatistics, c int) (mean, unbiased float64) {
+		n := float64(st.v.a * st.v.b)
+		return st.mean[c], st.variance[c] * n / (n - 1)
+	}
+	return statsNormOp(name, cfg, view, check, update)
+}
+
+func (c normConfig) cloneStats() normConfig {
+	if c.runMean != nil {
+		c.runMean = c.runMean.Clone()
+	}
+	if c.runVar != nil {
+		c.runVar = c.runVar.Clone()
+	}
+	return c
+}
+
+// checkRunning checks the running statistics: both of shape [C] (the view's
+// wshape), or, when optional, neither.
+func checkRunning(name string, cfg normConfig, v normView, x *tensor.Dense, optional bool) error {
+	for _, s := range []struct {
+		what string
+		t    *tensor.Dense
+	}{{"running_mean", cfg.runMean}, {"running_var", cfg.runVar}} {
+		if s.t == nil {
+			if !optional || cfg.runMean != nil || cfg.runVar != nil {
+				return cr.Errorf(cr.ErrInvalidArgument, "%s: %s is missing; evaluation needs both running statistics, training both or neither", name, s.what)
+			}
+			continue
+		}
+		if s.t.DType() != tensor.Float64 || !equalInts(s.t.Shape(), v.wshape) {
+			return cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s; want float64 %v for input %s", name, s.what, s.t.Describe(), v.wshape, x.Describe())
+		}
+	}
+	return nil
+}
+
+// statsNormOp is a normalisation with the input's statistics which, given
+// running statistics, has two more outputs, the updated ones
+//
+//	running' = (1 - momentum) running + momentum update(st, c),
+//
+// update giving channel c's batch mean and unbiased variance. A NaN or infinite
+// statistic is then an error wrapping chainrules.ErrNonFinite.
+func statsNormOp(name string, cfg normConfig, view, check func(x []*tensor.Dense) (normView, error),
+	update func(st normStatistics, c int) (mean, unbiased float64)) cr.Op[*tensor.Dense] {
 	primal := func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error) {
 		v, err := check(x)
 		if err != nil {
@@ -103,12 +130,12 @@ func BatchNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 			return []*tensor.Dense{y}, st, nil
 		}
 		rm, rv := cfg.runMean.Contiguous().Float64s(), cfg.runVar.Contiguous().Float64s()
-		nm, nv := tensor.New(tensor.Float64, v.m), tensor.New(tensor.Float64, v.m)
-		n := float64(v.a * v.b)
+		nm, nv := tensor.New(tensor.Float64, len(rm)), tensor.New(tensor.Float64, len(rm))
 		mom := cfg.momentum
-		for c, mu := range st.mean {
-			nm.Float64s()[c] = (1-mom)*rm[c] + mom*mu
-			nv.Float64s()[c] = (1-mom)*rv[c] + mom*st.variance[c]*n/(n-1)
+		for c := range rm {
+			mean, unbiased := update(st, c)
+			nm.Float64s()[c] = (1-mom)*rm[c] + mom*mean
+			nv.Float64s()[c] = (1-mom)*rv[c] + mom*unbiased
 		}
 		return []*tensor.Dense{y, nm, nv}, st, nil
 	}

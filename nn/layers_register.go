@@ -73,11 +73,15 @@ func layerEntries() []cr.Entry[*tensor.Dense] {
 					{Name: "[2 6 2 2] 3 groups bias", Op: GroupNormOp(3, Affine(false, true)), Inputs: inputs(f64(rng, 2, 6, 2, 2), f64(rng, 6))},
 				}
 			}),
-		entry("instance_norm", cr.Variadic, "instance_norm (F.instance_norm) of [N, C, *] with the input's statistics, weight and bias optional",
+		entry("instance_norm", cr.Variadic, "instance_norm (F.instance_norm) of [N, C, *]: the input's statistics (updated running statistics as outputs) or running ones, weight and bias optional",
 			func(rng *rand.Rand) samples {
 				return samples{
 					{Name: "[2 3 4] affine", Op: InstanceNormOp(Affine(true, true)), Inputs: inputs(f64(rng, 2, 3, 4), f64(rng, 3), f64(rng, 3))},
 					{Name: "[2 2 2 3]", Op: InstanceNormOp(), Inputs: inputs(f64(rng, 2, 2, 2, 3))},
+					{Name: "[3 2 4] weight running stats", Op: InstanceNormOp(Affine(true, false), RunningStats(f64(rng, 2), tensor.RandUniform(rng, tensor.Float64, 0.5, 2, 2))),
+						Inputs: inputs(f64(rng, 3, 2, 4), f64(rng, 2))},
+					{Name: "[2 3 2] running stats not input stats, bias", Op: InstanceNormOp(UseInputStats(false), Affine(false, true),
+						RunningStats(f64(rng, 3), tensor.RandUniform(rng, tensor.Float64, 0.5, 2, 3))), Inputs: inputs(f64(rng, 2, 3, 2), f64(rng, 3))},
 				}
 			}),
 	}

@@ -21,6 +21,7 @@ type normConfig struct {
 	training        bool
 	momentum        float64
 	runMean, runVar *tensor.Dense
+	noInputStats    bool
 }
 
 // Affine makes the op take a weight (gamma) and/or a bias (beta) as inputs after
@@ -426,20 +427,49 @@ func GroupNormOp(numGroups int, opts ...NormOption) cr.Op[*tensor.Dense] {
 	})
 }
 
-// InstanceNormOp returns PyTorch's F.instance_norm of x [N, C, *] with its own
-// statistics (use_input_stats=True, the default): each sample's channel is
-// normalised with the mean and (biased) variance over its spatial positions,
+// InstanceNormOp returns PyTorch's F.instance_norm of x [N, C, *]. With the
+// input's statistics (use_input_stats=True, the default) each sample's channel
+// is normalised with the mean and (biased) variance over its spatial positions,
 //
 //	y = (x - mean_nc) / sqrt(var_nc + eps) * weight[c] + bias[c],
 //
-// weight and bias of shape [C]. The rules are layer_norm's over the spatial
-// positions (see LayerNormOp). An input with one spatial position or none is an
-// error wrapping chainrules.ErrInvalidArgument (PyTorch's "expected more than 1
-// spatial element").
+// weight and bias of shape [C] (inputs after x when Affine asks for them); the
+// rules are layer_norm's over the spatial positions (see LayerNormOp). Given
+// RunningStats(runningMean, runningVar) of shape [C], the op then has three
+// outputs, like batch_norm in training: y and the updated statistics (no
+// derivatives), PyTorch's
+//
+//	runningMean' = (1 - momentum) runningMean + momentum mean_n(mean_nc)
+//	runningVar'  = (1 - momentum) runningVar  + momentum mean_n(var_nc S/(S - 1))
+//
+// (S the spatial size), and a NaN or infinite statistic is an error wrapping
+// chainrules.ErrNonFinite. With UseInputStats(false) the op normalises with the
+// running statistics, which it then requires, as batch_norm in evaluation (see
+// BatchNormOp). An input with one spatial position or none is an error wrapping
+// chainrules.ErrInvalidArgument (PyTorch's "expected more than 1 spatial
+// element"), and so is a running statistic given alone; a running statistic,
+// weight or bias not of shape [C] wraps ErrShapeMismatch.
 func InstanceNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 	const name = "instance_norm"
-	cfg := newNormConfig(opts)
-	return normOp(name, cfg, func(x []*tensor.Dense) (normView, error) {
+	cfg := newNormConfig(opts).cloneStats()
+	if cfg.noInputStats {
+		view := func(x []*tensor.Dense) (normView, error) {
+			n, c, sp, err := channels(name, x[0])
+			if err != nil {
+				return normView{}, err
+			}
+			return channelView(name, x[0], n, c, sp, cfg), nil
+		}
+		check := func(x []*tensor.Dense) (normView, error) {
+			v, err := normCheck(name, x, cfg, view)
+			if err != nil {
+				return v, err
+			}
+			return v, checkRunning(name, cfg, v, x[0], false)
+		}
+		return batchNormEval(name, cfg, check, view)
+	}
+	view := func(x []*tensor.Dense) (normView, error) {
 		n, c, sp, err := channels(name, x[0])
 		if err != nil {
 			return normView{}, err
@@ -448,5 +478,32 @@ func InstanceNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 			return normView{}, cr.Errorf(cr.ErrInvalidArgument, "%s: input %s has %d spatial elements; want more than 1", name, x[0].Describe(), sp)
 		}
 		return channelView(name, x[0], 1, n*c, sp, cfg), nil
-	})
+	}
+	if cfg.runMean == nil && cfg.runVar == nil {
+		return normOp(name, cfg, view)
+	}
+	check := func(x []*tensor.Dense) (normView, error) {
+		v, err := normCheck(name, x, cfg, view)
+		if err != nil {
+			return v, err
+		}
+		return v, checkRunning(name, cfg, v, x[0], true)
+	}
+	// Channel c's statistics: the means over the samples of those of its
+	// instances, the variance unbiased within each instance.
+	update := func(st normStatistics, c int) (mean, unbiased float64) {
+		nc, s := st.v.m, float64(st.v.b)
+		cs := st.v.wLen
+		n := nc / cs
+		for i := c; i < nc; i += cs {
+			mean += st.mean[i]
+			unbiased += st.variance[i] * s / (s - 1)
+		}
+		return mean / float64(n), unbiased / float64(n)
+	}
+	return statsNormOp(name, cfg, view, check, update)
 }
+
+// UseInputStats sets instance_norm's use_input_stats (true by default): false
+// normalises with the running statistics (RunningStats).
+func UseInputStats(on bool) NormOption { return func(c *normConfig) { c.noInputStats = !on } }

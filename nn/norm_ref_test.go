@@ -32,6 +32,7 @@ type normRefParams struct {
 	BoolMask        []bool     `json:"bool_mask"`
 	BoolShape       []int      `json:"bool_shape"`
 	Scale           float64    `json:"scale"`
+	UseInputStats   *bool      `json:"use_input_stats"`
 }
 
 // normRefOp returns our op for a case: a single-output op, or a multi-output one.
@@ -54,7 +55,18 @@ func normRefOp(t *testing.T, c refCase) (op, multi cr.Op[*tensor.Dense]) {
 	case "group_norm":
 		return nn.GroupNormOp(p.NumGroups, aff...), nil
 	case "instance_norm":
-		return nn.InstanceNormOp(aff...), nil
+		opts := append(aff, nn.Momentum(p.Momentum))
+		use := p.UseInputStats == nil || *p.UseInputStats
+		if !use {
+			opts = append(opts, nn.UseInputStats(false))
+		}
+		if p.RunningMean != nil {
+			opts = append(opts, nn.RunningStats(p.RunningMean.dense(t), p.RunningVar.dense(t)))
+			if use {
+				return nil, nn.InstanceNormOp(opts...)
+			}
+		}
+		return nn.InstanceNormOp(opts...), nil
 	case "linear":
 		return nn.LinearOp(p.Bias), nil
 	case "attention":

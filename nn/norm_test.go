@@ -33,10 +33,13 @@ func TestNormBadInputs(t *testing.T) {
 		{"group_norm rank 1", nn.GroupNormOp(1), []*tensor.Dense{f(4)}, cr.ErrInvalidArgument},
 		{"instance_norm one spatial element", nn.InstanceNormOp(), []*tensor.Dense{f(2, 3, 1)}, cr.ErrInvalidArgument},
 		{"instance_norm bias channels", nn.InstanceNormOp(nn.Affine(false, true)), []*tensor.Dense{f(2, 3, 4), f(2)}, cr.ErrShapeMismatch},
+		{"instance_norm running mean alone", nn.InstanceNormOp(nn.RunningStats(f(3), nil)), []*tensor.Dense{f(2, 3, 4)}, cr.ErrInvalidArgument},
+		{"instance_norm running var channels", nn.InstanceNormOp(nn.RunningStats(f(3), f(2))), []*tensor.Dense{f(2, 3, 4)}, cr.ErrShapeMismatch},
+		{"instance_norm not input stats without running stats", nn.InstanceNormOp(nn.UseInputStats(false)), []*tensor.Dense{f(2, 3, 4)}, cr.ErrInvalidArgument},
 		{"instance_norm complex", nn.InstanceNormOp(), []*tensor.Dense{tensor.New(tensor.Complex128, 2, 3, 4)}, cr.ErrInvalidArgument},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := cr.Eval(c.op, c.x...)
+			_, err := cr.EvalMulti(c.op, c.x...)
 			require.ErrorIs(t, err, c.want)
 			require.ErrorContains(t, err, c.op.Name())
 		})

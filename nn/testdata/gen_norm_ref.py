@@ -171,16 +171,28 @@ def group_norm_cases():
 
 
 def instance_norm_cases():
-    for name, shape, weight, bias, eps in [
-        ("[2 3 5] affine", (2, 3, 5), True, True, 1e-5),
-        ("[2 2 3 3]", (2, 2, 3, 3), False, False, 1e-5),
+    for name, shape, weight, bias, running, use_input_stats, momentum, eps in [
+        ("[2 3 5] affine", (2, 3, 5), True, True, False, True, 0.1, 1e-5),
+        ("[2 2 3 3]", (2, 2, 3, 3), False, False, False, True, 0.1, 1e-5),
+        ("[3 2 4] weight running momentum 0.2", (3, 2, 4), True, False, True, True, 0.2, 1e-5),
+        ("[2 3 2 2] running not input stats affine", (2, 3, 2, 2), True, True, True, False, 0.1, 1e-3),
     ]:
-        def fn(*args, weight=weight, bias=bias, eps=eps):
-            x, w, b = split_affine(args, weight, bias)
-            return F.instance_norm(x, weight=w, bias=b, eps=eps)
+        c = shape[1]
+        rm, rv = rand(c), torch.rand(c, dtype=DT) + 0.5
+        params = {"weight": weight, "bias": bias, "eps": eps, "momentum": momentum, "use_input_stats": use_input_stats}
+        if running:
+            params["running_mean"], params["running_var"] = enc(rm), enc(rv)
 
-        case("instance_norm/" + name, "instance_norm", {"weight": weight, "bias": bias, "eps": eps},
-             affine_inputs(rand(*shape), shape[1], weight, bias), fn)
+        def fn(*args, weight=weight, bias=bias, eps=eps, running=running, use=use_input_stats, momentum=momentum, rm=rm, rv=rv):
+            x, w, b = split_affine(args, weight, bias)
+            m, v = (rm.clone(), rv.clone()) if running else (None, None)
+            y = F.instance_norm(x, m, v, weight=w, bias=b, use_input_stats=use, momentum=momentum, eps=eps)
+            if running and use:
+                return (y, m, v)
+            return y
+
+        outs_diff = [True, False, False] if running and use_input_stats else None
+        case("instance_norm/" + name, "instance_norm", params, affine_inputs(rand(*shape), c, weight, bias), fn, outs_diff)
 
 
 def linear_cases():

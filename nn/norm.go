@@ -6,6 +6,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -132,33 +133,28 @@ func equalInts(a, b []int) bool {
 }
 
 // normStats returns the mean and biased variance of x viewed as [A, M, B], per m,
-// in two passes (the second over the centred values, which keeps the variance
-// accurate when the mean is large).
+// in two passes over each row (the second over the centred values, from cache,
+// which keeps the variance accurate when the mean is large), with vmath's
+// vectorised sums.
 func normStats(x []float64, v normView) (mean, variance []float64) {
 	mean, variance = make([]float64, v.m), make([]float64, v.m)
 	n := float64(v.a * v.b)
 	for a := 0; a < v.a; a++ {
 		for m := 0; m < v.m; m++ {
-			row := x[(a*v.m+m)*v.b : (a*v.m+m+1)*v.b]
-			s := 0.0
-			for _, e := range row {
-				s += e
-			}
-			mean[m] += s
+			mean[m] += vmath.Sum(x[(a*v.m+m)*v.b : (a*v.m+m+1)*v.b])
 		}
 	}
 	for m := range mean {
 		mean[m] /= n
 	}
+	d := make([]float64, v.b)
 	for a := 0; a < v.a; a++ {
 		for m := 0; m < v.m; m++ {
-			row := x[(a*v.m+m)*v.b : (a*v.m+m+1)*v.b]
-			mu, s := mean[m], 0.0
-			for _, e := range row {
-				d := e - mu
-				s += d * d
+			mu := mean[m]
+			for j, e := range x[(a*v.m+m)*v.b : (a*v.m+m+1)*v.b] {
+				d[j] = e - mu
 			}
-			variance[m] += s
+			variance[m] += vmath.Dot(d, d)
 		}
 	}
 	for m := range variance {
@@ -174,15 +170,19 @@ func normApply(y, x, mean, rstd, w, b []float64, v normView) {
 		mu, r := mean[m], rstd[m]
 		xr, yr := x[off:off+n], y[off:off+n]
 		if c < 0 && (w != nil || b != nil) {
-			for j, e := range xr {
-				h := (e - mu) * r
-				if w != nil {
-					h *= w[j]
+			switch {
+			case w != nil && b != nil:
+				for j, e := range xr {
+					yr[j] = (e-mu)*r*w[j] + b[j]
 				}
-				if b != nil {
-					h += b[j]
+			case w != nil:
+				for j, e := range xr {
+					yr[j] = (e - mu) * r * w[j]
 				}
-				yr[j] = h
+			default:
+				for j, e := range xr {
+					yr[j] = (e-mu)*r + b[j]
+				}
 			}
 			return
 		}
@@ -236,8 +236,12 @@ func normForward(x []*tensor.Dense, v normView, cfg normConfig, strict bool) (*t
 		rstd[m] = 1 / math.Sqrt(s+v.eps)
 	}
 	w, b := affineInputs(x, cfg)
-	y := tensor.New(tensor.Float64, v.xshape...)
-	normApply(y.Float64s(), xd, mean, rstd, w, b, v)
+	yd := vmath.MakeNoZero[float64](len(xd)) // normApply writes every element
+	normApply(yd, xd, mean, rstd, w, b, v)
+	y, err := tensor.FromFloat64(yd, v.xshape...)
+	if err != nil {
+		return nil, normStatistics{}, err
+	}
 	return y, normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
 }
 

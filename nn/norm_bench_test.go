@@ -56,3 +56,23 @@ func BenchmarkLinear(b *testing.B) {
 		b.ReportMetric(total/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
 }
+
+// BenchmarkLayerNorm records layer_norm over the last axis of x [2048, 768]
+// (affine) and runs the backward sweep: a transformer block's normalisation.
+func BenchmarkLayerNorm(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := tensor.RandN(rng, tensor.Float64, 2048, 768)
+	gamma, beta := tensor.RandN(rng, tensor.Float64, 768), tensor.RandN(rng, tensor.Float64, 768)
+	ybar := tensor.RandN(rng, tensor.Float64, 2048, 768)
+	op := nn.LayerNormOp([]int{768}, nn.Affine(true, true))
+	b.Run("2048x768/forward+backward", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := core.NewTape[*tensor.Dense](tensor.Space{})
+			y := t.Apply(op, t.Leaf(x), t.Leaf(gamma), t.Leaf(beta))
+			if _, err := t.BackwardSeed(y, ybar); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

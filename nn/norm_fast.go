@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -110,36 +111,40 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 		bb = bbar.Float64s()
 	}
 	// Pass 1: the sums of g and g xhat per group, and the parameters' cotangents.
+	d := make([]float64, v.b)
 	v.runs(func(off, n, m, c int) {
 		mu, rs := mean[m], rstd[m]
-		xr, yr := xd[off:off+n], yb[off:off+n]
+		xr, yr, h := xd[off:off+n], yb[off:off+n], d[:n]
+		for j, e := range xr {
+			h[j] = (e - mu) * rs
+		}
 		if c < 0 { // layer_norm: the parameters vary along the run
-			var s, sx float64
-			for j, e := range xr {
-				h := (e - mu) * rs
-				g := yr[j]
-				if wb != nil {
-					wb[j] += g * h
+			if wb != nil {
+				for j, g := range yr {
+					wb[j] += g * h[j]
 				}
-				if bb != nil {
+			}
+			if bb != nil {
+				for j, g := range yr {
 					bb[j] += g
 				}
-				if w != nil {
-					g *= w[j]
-				}
+			}
+			if w == nil {
+				sg[m] += vmath.Sum(yr)
+				sgx[m] += vmath.Dot(yr, h)
+				return
+			}
+			var s float64
+			for j, g := range yr {
+				g *= w[j]
 				s += g
-				sx += g * h
+				h[j] *= g
 			}
 			sg[m] += s
-			sgx[m] += sx
+			sgx[m] += vmath.Sum(h)
 			return
 		}
-		var sy, syx float64
-		for j, e := range xr {
-			yj := yr[j]
-			sy += yj
-			syx += yj * (e - mu) * rs
-		}
+		sy, syx := vmath.Sum(yr), vmath.Dot(yr, h)
 		wc := 1.0
 		if w != nil {
 			wc = w[c]
@@ -155,8 +160,7 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 	})
 	cnt := float64(v.a * v.b)
 	// Pass 2: xbar.
-	xbar := tensor.New(tensor.Float64, v.xshape...)
-	xb := xbar.Float64s()
+	xb := vmath.MakeNoZero[float64](len(xd)) // every run is written whole
 	v.runs(func(off, n, m, c int) {
 		mu, rs := mean[m], rstd[m]
 		mg, mgx := sg[m]/cnt, sgx[m]/cnt
@@ -178,6 +182,10 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 			out[j] = a*yr[j] + b*e + d
 		}
 	})
+	xbar, err := tensor.FromFloat64(xb, v.xshape...)
+	if err != nil {
+		return dst, err
+	}
 	dst = append(dst, cr.Contribution[*tensor.Dense]{Node: in[0], Value: xbar})
 	k := 1
 	if v.weight {

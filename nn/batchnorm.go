@@ -39,9 +39,10 @@ import (
 //	y = (x - runningMean[c]) / sqrt(runningVar[c] + eps) * weight[c] + bias[c],
 //	xbar = ybar weight[c] / sqrt(runningVar[c] + eps).
 //
-// Both modes compute the primal with one fused kernel and record the pullback
-// with ops (core.Define), which gives the forward tangent, the second-order rule
-// and every higher order. Errors: x with fewer than two axes, a single value per
+// Both modes compute the primal with fused kernels, and training its
+// first-order pullback too (two passes over x and ybar with the statistics of
+// the primal); both record the pullback with ops (core.Define), which gives the
+// forward tangent, the second-order rule and every higher order. Errors: x with fewer than two axes, a single value per
 // channel in training, or a missing running statistic in evaluation wrap
 // chainrules.ErrInvalidArgument; a weight, bias or running statistic not of
 // shape [C] wraps ErrShapeMismatch; a NaN or infinite batch statistic in

@@ -285,9 +285,10 @@ func recordNormPullback(t *core.Tape[*tensor.Dense], v normView, x []cr.NodeID, 
 	return out
 }
 
-// normOp defines a normalisation by its view of x: the fused one-pass kernels
-// compute the primal, and the pullback is recorded with ops (core.Define), which
-// gives the forward tangent, the second-order rule and every higher order.
+// normOp defines a normalisation by its view of x: fused kernels compute the
+// primal and the first-order pullback, and the pullback recorded with ops
+// (core.Define) gives the forward tangent, the second-order rule and every
+// higher order.
 func normOp(name string, cfg normConfig, view func(x []*tensor.Dense) (normView, error)) cr.Op[*tensor.Dense] {
 	primal := func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error) {
 		v, err := normCheck(name, x, cfg, view)
@@ -339,9 +340,12 @@ func normCheck(name string, x []*tensor.Dense, cfg normConfig, view func(x []*te
 //	xbar = rstd (g - mean(g) - xhat mean(g xhat)),  weightbar = sum ybar xhat,
 //	biasbar = sum ybar  (sums over the leading axes).
 //
-// The primal is one fused kernel; the pullback is recorded with ops
+// The primal and the pullback are fused kernels (a pass for the statistics and
+// one for y; two for the cotangents); the pullback is also recorded with ops
 // (core.Define), which gives the forward tangent, the second-order rule and
-// every higher order. Options: Affine, NormEps. A normalizedShape that is not the
+// every higher order. A NaN in x propagates to y, as in PyTorch. Options:
+// Affine, NormEps (Training, Momentum, RunningStats and UseInputStats are
+// batch_norm's and instance_norm's and change nothing here). A normalizedShape that is not the
 // trailing shape of x, or a weight or bias of another shape, is an error
 // wrapping chainrules.ErrShapeMismatch.
 func LayerNormOp(normalizedShape []int, opts ...NormOption) cr.Op[*tensor.Dense] {

@@ -344,8 +344,9 @@ func normCheck(name string, x []*tensor.Dense, cfg normConfig, view func(x []*te
 // one for y; two for the cotangents); the pullback is also recorded with ops
 // (core.Define), which gives the forward tangent, the second-order rule and
 // every higher order. A NaN in x propagates to y, as in PyTorch. Options:
-// Affine, NormEps (Training, Momentum, RunningStats and UseInputStats are
-// batch_norm's and instance_norm's and change nothing here). A normalizedShape that is not the
+// Affine, NormEps (Training, Momentum and UseInputStats are batch_norm's and
+// instance_norm's and change nothing here; RunningStats is an error wrapping
+// chainrules.ErrInvalidArgument). A normalizedShape that is not the
 // trailing shape of x, or a weight or bias of another shape, is an error
 // wrapping chainrules.ErrShapeMismatch.
 func LayerNormOp(normalizedShape []int, opts ...NormOption) cr.Op[*tensor.Dense] {
@@ -353,6 +354,9 @@ func LayerNormOp(normalizedShape []int, opts ...NormOption) cr.Op[*tensor.Dense]
 	cfg := newNormConfig(opts)
 	ns := append([]int(nil), normalizedShape...)
 	return normOp(name, cfg, func(x []*tensor.Dense) (normView, error) {
+		if err := noRunningStats(name, cfg); err != nil {
+			return normView{}, err
+		}
 		s := x[0].Shape()
 		k := len(ns)
 		if k == 0 || k > len(s) || !equalInts(s[len(s)-k:], ns) {
@@ -397,6 +401,15 @@ func affineArgs(x, weight, bias *tensor.Dense) ([]*tensor.Dense, NormOption) {
 	return in, Affine(weight != nil, bias != nil)
 }
 
+// noRunningStats returns an error if running statistics were given to an op
+// that keeps none.
+func noRunningStats(name string, cfg normConfig) error {
+	if cfg.runMean != nil || cfg.runVar != nil {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: running statistics given; the op keeps none", name)
+	}
+	return nil
+}
+
 // channels checks that x is [N, C, *] and returns N, C and the product of *.
 func channels(name string, x *tensor.Dense) (n, c, sp int, err error) {
 	s := x.Shape()
@@ -424,6 +437,9 @@ func GroupNormOp(numGroups int, opts ...NormOption) cr.Op[*tensor.Dense] {
 	const name = "group_norm"
 	cfg := newNormConfig(opts)
 	return normOp(name, cfg, func(x []*tensor.Dense) (normView, error) {
+		if err := noRunningStats(name, cfg); err != nil {
+			return normView{}, err
+		}
 		n, c, sp, err := channels(name, x[0])
 		if err != nil {
 			return normView{}, err

@@ -27,6 +27,8 @@ func TestNormBadInputs(t *testing.T) {
 		{"layer_norm bias shape", nn.LayerNormOp([]int{4}, aff), []*tensor.Dense{f(3, 4), f(4), f(1, 4)}, cr.ErrShapeMismatch},
 		{"layer_norm negative eps", nn.LayerNormOp([]int{4}, nn.NormEps(-1)), []*tensor.Dense{f(3, 4)}, cr.ErrInvalidArgument},
 		{"layer_norm missing bias input", nn.LayerNormOp([]int{4}, aff), []*tensor.Dense{f(3, 4), f(4)}, cr.ErrInvalidArgument},
+		{"layer_norm running stats", nn.LayerNormOp([]int{4}, nn.RunningStats(f(4), f(4))), []*tensor.Dense{f(3, 4)}, cr.ErrInvalidArgument},
+		{"group_norm running stats", nn.GroupNormOp(2, nn.RunningStats(f(4), f(4))), []*tensor.Dense{f(2, 4, 5)}, cr.ErrInvalidArgument},
 		{"group_norm groups do not divide channels", nn.GroupNormOp(3), []*tensor.Dense{f(2, 4, 5)}, cr.ErrInvalidArgument},
 		{"group_norm zero groups", nn.GroupNormOp(0), []*tensor.Dense{f(2, 4, 5)}, cr.ErrInvalidArgument},
 		{"group_norm weight channels", nn.GroupNormOp(2, aff), []*tensor.Dense{f(2, 4, 5), f(5), f(4)}, cr.ErrShapeMismatch},

@@ -13,7 +13,7 @@ import (
 // BenchmarkBatchNorm records batch_norm in training (affine, running statistics)
 // of x [32, 64, 56, 56] and runs the backward sweep from a random cotangent: the
 // forward and backward of one ResNet layer's normalisation. PyTorch 1.13 on one
-// thread: see bench/batchnorm_torch.py.
+// thread, for this benchmark and the others of this file: bench/layers_torch.py.
 func BenchmarkBatchNorm(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n, c, h, w = 32, 64, 56, 56
@@ -70,6 +70,25 @@ func BenchmarkLayerNorm(b *testing.B) {
 		for b.Loop() {
 			t := core.NewTape[*tensor.Dense](tensor.Space{})
 			y := t.Apply(op, t.Leaf(x), t.Leaf(gamma), t.Leaf(beta))
+			if _, err := t.BackwardSeed(y, ybar); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// BenchmarkAttention records causal scaled_dot_product_attention of q, k, v
+// [4, 8, 128, 64] (batch, heads, tokens, head size) and runs the backward sweep.
+func BenchmarkAttention(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	q, k, v := tensor.RandN(rng, tensor.Float64, 4, 8, 128, 64), tensor.RandN(rng, tensor.Float64, 4, 8, 128, 64), tensor.RandN(rng, tensor.Float64, 4, 8, 128, 64)
+	ybar := tensor.RandN(rng, tensor.Float64, 4, 8, 128, 64)
+	op := nn.ScaledDotProductAttentionOp(nn.IsCausal())
+	b.Run("4x8x128x64/causal/forward+backward", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			t := core.NewTape[*tensor.Dense](tensor.Space{})
+			y := t.Apply(op, t.Leaf(q), t.Leaf(k), t.Leaf(v))
 			if _, err := t.BackwardSeed(y, ybar); err != nil {
 				b.Fatal(err)
 			}

@@ -112,6 +112,10 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 	}
 	// Pass 1: the sums of g and g xhat per group, and the parameters' cotangents.
 	d := make([]float64, v.b)
+	var gws []float64 // g = ybar w along a layer_norm row
+	if w != nil && v.wInner == 1 {
+		gws = make([]float64, v.b)
+	}
 	v.runs(func(off, n, m, c int) {
 		mu, rs := mean[m], rstd[m]
 		xr, yr, h := xd[off:off+n], yb[off:off+n], d[:n]
@@ -134,14 +138,12 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 				sgx[m] += vmath.Dot(yr, h)
 				return
 			}
-			var s float64
+			gw := gws[:n]
 			for j, g := range yr {
-				g *= w[j]
-				s += g
-				h[j] *= g
+				gw[j] = g * w[j]
 			}
-			sg[m] += s
-			sgx[m] += vmath.Sum(h)
+			sg[m] += vmath.Sum(gw)
+			sgx[m] += vmath.Dot(gw, h)
 			return
 		}
 		sy, syx := vmath.Sum(yr), vmath.Dot(yr, h)

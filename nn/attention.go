@@ -28,7 +28,12 @@ type attnConfig struct {
 // broadcasts to the scores' [..., L, S]. The mask is a parameter of the op and
 // receives no cotangent.
 func AttnMask(mask *tensor.Dense) AttentionOption {
-	return func(c *attnConfig) { c.mask, c.boolMask = mask.Clone(), nil }
+	return func(c *attnConfig) {
+		c.mask, c.boolMask = nil, nil
+		if mask != nil {
+			c.mask = mask.Clone()
+		}
+	}
 }
 
 // AttnBoolMask gives a boolean mask of the given shape (row-major), which
@@ -156,6 +161,9 @@ func (c attnConfig) check(name string, x []*tensor.Dense) error {
 	}
 	mshape := c.boolDims
 	if c.mask != nil {
+		if c.mask.DType() != tensor.Float64 {
+			return cr.Errorf(cr.ErrInvalidArgument, "%s: attn_mask is %s; want float64", name, c.mask.Describe())
+		}
 		mshape = c.mask.Shape()
 	} else if c.boolMask != nil {
 		size, err := tensor.ShapeSize(c.boolDims...)

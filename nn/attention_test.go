@@ -69,6 +69,11 @@ func TestAttentionValues(t *testing.T) {
 	}
 	require.InDeltaSlice(t, attentionLoops(q, k, v, 0.5, boolMask), y.Float64s(), 1e-13)
 
+	// A nil mask is no mask.
+	y, err = nn.ScaledDotProductAttention(q, k, v, nn.AttnMask(nil))
+	require.NoError(t, err)
+	require.InDeltaSlice(t, attentionLoops(q, k, v, 0.5, none), y.Float64s(), 1e-13)
+
 	m := tensor.RandN(nil, tensor.Float64, 5)
 	y, err = nn.ScaledDotProductAttention(q, k, v, nn.AttnMask(m), nn.AttnScale(0.2))
 	require.NoError(t, err)
@@ -87,6 +92,7 @@ func TestAttentionBadInputs(t *testing.T) {
 		{"mask batch", f(2, 3, 4), f(2, 5, 4), f(2, 5, 3), []nn.AttentionOption{nn.AttnMask(f(3, 3, 5))}, cr.ErrShapeMismatch},
 		{"bool mask shape", f(3, 4), f(5, 4), f(5, 3), []nn.AttentionOption{nn.AttnBoolMask(make([]bool, 12), 3, 4)}, cr.ErrShapeMismatch},
 		{"bool mask length", f(3, 4), f(5, 4), f(5, 3), []nn.AttentionOption{nn.AttnBoolMask(make([]bool, 12), 3, 5)}, cr.ErrShapeMismatch},
+		{"complex mask", f(3, 4), f(5, 4), f(5, 3), []nn.AttentionOption{nn.AttnMask(tensor.New(tensor.Complex128, 3, 5))}, cr.ErrInvalidArgument},
 		{"mask and causal", f(3, 4), f(5, 4), f(5, 3), []nn.AttentionOption{nn.AttnMask(f(3, 5)), nn.IsCausal()}, cr.ErrInvalidArgument},
 		{"embedding dims", f(3, 4), f(5, 3), f(5, 3), nil, cr.ErrShapeMismatch},
 		{"key and value lengths", f(3, 4), f(5, 4), f(6, 3), nil, cr.ErrShapeMismatch},

@@ -39,7 +39,7 @@
 //
 //   - [MakeNoZero] allocates a slice a kernel overwrites whole, without clearing
 //     it, and takes buffers of 8 kB and more from a pool of buffers given back with
-//     [Put] (size classes of four steps per power of two, emptied by the garbage
+//     [Put] (size classes of eight steps per power of two, emptied by the garbage
 //     collector when unused): the storage engine tapes reuse (core.Tape.Release);
 //   - [Dot] and [Sum] are blocked sums with several accumulators;
 //   - [ParallelFor] runs a loop over disjoint chunks on up to GOMAXPROCS goroutines

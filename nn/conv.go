@@ -749,3 +749,8 @@ func (r *convRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []c
 	}
 	return out, rec.Err()
 }
+
+// FreshStorage marks the convolution's output and every derivative its rule
+// returns as storage of its own (chainrules.FreshStorage), so that a released tape
+// reuses it.
+func (*convRule) FreshStorage() {}

@@ -102,3 +102,8 @@ func (r *gatherRule[I]) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense]
 	}
 	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
 }
+
+// FreshStorage marks the values, the indices and every derivative the rule returns
+// as storage of their own (chainrules.FreshStorage), so that a released tape
+// reuses it.
+func (*gatherRule[I]) FreshStorage() {}

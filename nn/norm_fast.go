@@ -246,3 +246,9 @@ func (v normView) runs(f func(off, n, m, c int)) {
 		}
 	}
 }
+
+// FreshStorage marks the normalisation's outputs and every derivative its rule
+// returns as storage of their own or of the defined op's rule, which lives no
+// longer than the recording (chainrules.FreshStorage), so that a released tape
+// reuses it.
+func (*fastNormRule) FreshStorage() {}

@@ -122,7 +122,7 @@ func (o compositeOp[V]) ApplyMasked(in []cr.NodeID, x, y []V, need []bool) (cr.R
 // apply records body once (kept, or without rules when recomputing) and returns
 // the rule. need[k] false (nil: all true) records input k as a constant.
 func (c *composite[V]) apply(in []cr.NodeID, x []V, need []bool) (*compositeRule[V], error) {
-	if err := checkArity(c.arity, in, x); err != nil {
+	if err := checkArity(c.name, c.arity, in, x); err != nil {
 		return nil, err
 	}
 	r := &compositeRule[V]{c: c, in: slices.Clone(in), x: slices.Clone(x), leaf: make([]bool, len(x))}
@@ -389,12 +389,12 @@ func (t *Tape[V]) Checkpoint(f func(sub *Tape[V], in []cr.NodeID) cr.NodeID, inp
 }
 
 // checkArity checks the inputs of an op that takes arity inputs (or Variadic).
-func checkArity[V any](arity int, in []cr.NodeID, x []V) error {
+func checkArity[V any](name string, arity int, in []cr.NodeID, x []V) error {
 	if len(in) != len(x) {
-		return cr.Errorf(cr.ErrInvalidArgument, "%d NodeIDs for %d values", len(in), len(x))
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: %d NodeIDs for %d values", name, len(in), len(x))
 	}
 	if arity != cr.Variadic && len(x) != arity {
-		return cr.Errorf(cr.ErrInvalidArgument, "takes %d inputs, got %d", arity, len(x))
+		return cr.Errorf(cr.ErrInvalidArgument, "%s takes %d inputs, got %d", name, arity, len(x))
 	}
 	return nil
 }

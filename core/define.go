@@ -97,7 +97,7 @@ func (d *definition[V]) apply(in []cr.NodeID, x []V) (*definedRule[V], error) {
 	if d.primal == nil || d.pullback == nil || d.space == nil {
 		return nil, cr.Errorf(cr.ErrNoRule, "op definition needs Space, Primal and Pullback")
 	}
-	if err := checkArity(d.arity, in, x); err != nil {
+	if err := checkArity(d.name, d.arity, in, x); err != nil {
 		return nil, err
 	}
 	y, err := d.primal(x)

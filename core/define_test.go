@@ -267,3 +267,14 @@ func TestDefineIgnoredOutputIsRefusedInEverySweep(t *testing.T) {
 	require.ErrorIs(t, err, cr.ErrInvalidArgument)
 	require.ErrorContains(t, err, "ignores the cotangent of output 1")
 }
+
+// TestDefineArityErrorNamesTheOp checks that a defined op given the wrong number of
+// inputs says which op it is, also when evaluated without a tape.
+func TestDefineArityErrorNamesTheOp(t *testing.T) {
+	op := core.Define(core.Def[float64]{Name: "copy", Space: cr.Float64Space{}, Arity: 1,
+		Primal:   func(x []float64) ([]float64, error) { return []float64{x[0]}, nil },
+		Pullback: func(t *core.Tape[float64], x, y, ybar []cr.NodeID) []cr.NodeID { return []cr.NodeID{ybar[0]} }})
+	_, err := cr.Eval(op, 1.0, 2.0)
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	require.ErrorContains(t, err, "copy takes 1 inputs, got 2")
+}

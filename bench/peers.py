@@ -13,6 +13,7 @@ minimum and median seconds of the samples.
 import argparse
 import ctypes
 import json
+import math
 import os
 import platform
 import statistics
@@ -192,6 +193,25 @@ def pool():
     bench("pool.avg_k2s2", lambda: torch.autograd.grad(F.avg_pool2d(x, 2), x, seed))
 
 
+def layers():
+    """nn's layer benchmarks (nn/norm_bench_test.go), forward and backward from a random cotangent."""
+    F = torch.nn.functional
+    x, gamma, beta = randn(32, 64, 56, 56, grad=True), randn(64, grad=True), randn(64, grad=True)
+    rm, rv, ybar = torch.zeros(64, dtype=f64), torch.ones(64, dtype=f64), torch.randn(32, 64, 56, 56, dtype=f64)
+    bench("layers.batch_norm", lambda: torch.autograd.grad(
+        F.batch_norm(x, rm, rv, gamma, beta, training=True, momentum=0.1, eps=1e-5), (x, gamma, beta), ybar))
+    lx, lw, lb, lybar = randn(2048, 768, grad=True), randn(768, grad=True), randn(768, grad=True), torch.randn(2048, 768, dtype=f64)
+    bench("layers.layer_norm", lambda: torch.autograd.grad(F.layer_norm(lx, (768,), lw, lb, 1e-5), (lx, lw, lb), lybar))
+    wx, ww, wb, wybar = randn(256, 512, grad=True), randn(512, 512, grad=True), randn(512, grad=True), torch.randn(256, 512, dtype=f64)
+    bench("layers.linear", lambda: torch.autograd.grad(F.linear(wx, ww, wb), (wx, ww, wb), wybar))
+    q, k, v = randn(4, 8, 128, 64, grad=True), randn(4, 8, 128, 64, grad=True), randn(4, 8, 128, 64, grad=True)
+    aybar = torch.randn(4, 8, 128, 64, dtype=f64)
+    causal = torch.zeros(128, 128, dtype=f64).masked_fill(~torch.ones(128, 128, dtype=torch.bool).tril(), -math.inf)
+    # torch 1.13 has no F.scaled_dot_product_attention: the explicit formula.
+    bench("layers.attention", lambda: torch.autograd.grad(
+        torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(64) + causal, -1) @ v, (q, k, v), aybar))
+
+
 def linalg():
     n = 512
     a = randn(n, n)
@@ -258,7 +278,7 @@ config = {"python": platform.python_version(), "numpy": np.__version__, "torch":
           "torch_threads": torch.get_num_threads(), "openblas": openblas(),
           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
 print("# peers:", json.dumps(config), flush=True)
-for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, conv, pool, linalg, scalar_chain, pinn):
+for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, conv, pool, layers, linalg, scalar_chain, pinn):
     section()
 with open(args.json, "w") as fh:
     json.dump({"config": config, "results": RESULTS}, fh, indent=1)

@@ -13,7 +13,7 @@ import (
 // BenchmarkBatchNorm records batch_norm in training (affine, running statistics)
 // of x [32, 64, 56, 56] and runs the backward sweep from a random cotangent: the
 // forward and backward of one ResNet layer's normalisation. PyTorch 1.13 on one
-// thread, for this benchmark and the others of this file: bench/layers_torch.py.
+// thread, for this benchmark and the others of this file: bench/peers.py (layers).
 func BenchmarkBatchNorm(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n, c, h, w = 32, 64, 56, 56

@@ -107,3 +107,30 @@ func TestOperatorReusesOnlyTemporaries(t *testing.T) {
 	require.Equal(t, want, g1c)
 	require.Equal(t, copies[0], hv1c)
 }
+
+// TestJVPReusesNothingItReturned is TestGradReusesNothingItReturned for JVP, whose
+// recording is released with its tangents.
+func TestJVPReusesNothingItReturned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	w := tensor.RandN(rng, tensor.Float64, 64, 64)
+	v := tensor.RandN(rng, tensor.Float64, 64, 64)
+	x := tensor.RandN(rng, tensor.Float64, 128, 64)
+	f := func(tp *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		h := tp.Apply(ew.TanhOp, tp.Apply(einsum.Op("ij,jk->ik"), tp.Constant(x), p[0]))
+		return tp.Apply(ew.SinOp, tp.Apply(ew.MulOp, h, h))
+	}
+	var ys, yds []*tensor.Dense
+	var want [2][]float64
+	for i := range 4 {
+		y, yd, err := hvp.JVP(f, []*tensor.Dense{w}, []*tensor.Dense{v})
+		require.NoError(t, err)
+		if i == 0 {
+			want = [2][]float64{append([]float64(nil), y.Float64s()...), append([]float64(nil), yd.Float64s()...)}
+		}
+		ys, yds = append(ys, y), append(yds, yd)
+	}
+	for i := range ys {
+		require.Equal(t, want[0], ys[i].Float64s(), "call %d's value", i)
+		require.Equal(t, want[1], yds[i].Float64s(), "call %d's tangent", i)
+	}
+}

@@ -157,9 +157,12 @@ func (tr Transforms) JVP(f Func, x, v []*tensor.Dense) (y, ydot *tensor.Dense, e
 		return nil, nil, err
 	}
 	if yd, ok := tan.Of(out); ok {
-		return y, yd, nil
+		ydot = yd
+	} else {
+		ydot = tensor.New(y.DType(), y.Shape()...)
 	}
-	return y, tensor.New(y.DType(), y.Shape()...), nil
+	t.Release(y, ydot)
+	return y, ydot, nil
 }
 
 func seeds(ids []cr.NodeID, v []*tensor.Dense) map[cr.NodeID]*tensor.Dense {

@@ -105,12 +105,14 @@ type Recycler[V any] interface {
 }
 
 // FreshStorage is an optional interface of a Rule. A rule that implements it
-// promises that each output its op returned with it, and each cotangent its
-// Pullback returns, is in storage made for it or is a view of a value the rule was
-// given (an input, an output, a cotangent); never storage that outlives the
-// recording, such as a cache kept in the op or a tensor the op captured. The engine
-// may then reuse that storage once the tape is released and no result refers to it
-// (core.Tape.Release); the storage of a rule without FreshStorage is never reused.
+// promises that each output its op returned with it, and each value its methods
+// return (the cotangents of Pullback, the tangents of Forward, the pairs of
+// PullbackWithTangents), is in storage made for that call, or is a view of a value
+// the rule was given (an input, an output, a cotangent, a tangent); never storage
+// that something keeps for later, such as a cache in the op or in the rule, or a
+// tensor the op captured. The engine may then reuse that storage once no result
+// refers to it (core.Tape.Release, core.Tape.RecycleSweeps); the storage of a
+// rule without FreshStorage is never reused.
 type FreshStorage interface {
 	FreshStorage()
 }

@@ -317,6 +317,9 @@ func (r *rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []c
 		}
 	}
 	vals := slices.Clone(r.x)
+	// The rule's arguments: a term of the sum below that is not a view of one of
+	// them is storage of its own, which goes back to the pool once added.
+	args := append(append([]*tensor.Dense{ct.Value, ct.Tangent}, r.x...), xdot...)
 	for k := range r.x {
 		if r.skipped(k) {
 			continue
@@ -327,9 +330,13 @@ func (r *rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []c
 				d.Tangent, d.HasTangent = t, true
 				return nil
 			}
-			var err error
-			d.Tangent, err = tensor.Add(d.Tangent, t)
-			return err
+			sum, err := tensor.Add(d.Tangent, t)
+			if err != nil {
+				return err
+			}
+			tensor.Space{}.Recycle([]*tensor.Dense{d.Tangent, t}, args)
+			d.Tangent = sum
+			return nil
 		}
 		if ct.HasTangent {
 			if err := add(r.pullback(k, ct.Tangent, r.x)); err != nil {

@@ -74,3 +74,25 @@ func ExampleWithRegistry() {
 	// default  grad = [0.0000 1.0000], H v = [0.0000 0.0000]
 	// smoothed grad = [0.0723 1.0908], H v = [0.3024 0.0501]
 }
+
+// A Gradient evaluates the same function at every step of a training loop, each
+// evaluation in the memory of the one before; here plain gradient descent on
+// f(w) = sum((w - c)^2).
+func ExampleGradient() {
+	c, _ := tensor.FromFloat64([]float64{1, -2, 3}, 3)
+	f := func(t *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		d := t.Apply(ew.SubOp, p[0], t.Constant(c))
+		return t.Apply(reduce.SumOp(nil, false), t.Apply(ew.MulOp, d, d))
+	}
+	w := tensor.New(tensor.Float64, 3)
+	g := hvp.NewGradient(f)
+	for range 50 {
+		_, grad, err := g.At([]*tensor.Dense{w})
+		if err != nil {
+			panic(err)
+		}
+		w, _ = tensor.AddScaled(w, -0.25, grad[0]) // grad is valid until the next At
+	}
+	fmt.Printf("%.6f\n", w.Float64s())
+	// Output: [1.000000 -2.000000 3.000000]
+}

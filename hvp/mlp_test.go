@@ -119,6 +119,15 @@ func BenchmarkMLP(b *testing.B) {
 			}
 		}
 	})
+	b.Run("gradient-reused", func(b *testing.B) {
+		g := hvp.NewGradient(f) // each call in the memory of the one before
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := g.At(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("hvp", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -134,3 +134,38 @@ func TestJVPReusesNothingItReturned(t *testing.T) {
 		require.Equal(t, want[1], yds[i].Float64s(), "call %d's tangent", i)
 	}
 }
+
+// TestGradientReusesItsResults checks Gradient's contract: the results of At are
+// right at every call, and the previous call's results are what the next call
+// reuses (under the race detector they are filled with NaN when handed back).
+func TestGradientReusesItsResults(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	w := tensor.RandN(rng, tensor.Float64, 64, 64)
+	x := tensor.RandN(rng, tensor.Float64, 128, 64)
+	f := func(tp *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		h := tp.Apply(ew.TanhOp, tp.Apply(einsum.Op("ij,jk->ik"), tp.Constant(x), p[0]))
+		return tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, tp.Apply(ew.MulOp, h, h)))
+	}
+	_, want, err := hvp.Grad(f, []*tensor.Dense{w})
+	require.NoError(t, err)
+	g := hvp.NewGradient(f)
+	var prev *tensor.Dense
+	for i := range 4 {
+		value, grad, err := g.At([]*tensor.Dense{w})
+		require.NoError(t, err)
+		require.Equal(t, want[0].Float64s(), grad[0].Float64s(), "call %d", i)
+		require.Equal(t, 1, value.Size())
+		if prev != nil {
+			require.NotSame(t, prev, grad[0])
+		}
+		prev = grad[0]
+	}
+	// A parameter passed back in as the point is never handed to the pool.
+	_, grad, err := g.At([]*tensor.Dense{w})
+	require.NoError(t, err)
+	keep := grad[0].Clone()
+	_, grad2, err := g.At(grad) // the previous gradient is now the point
+	require.NoError(t, err)
+	require.Equal(t, keep.Float64s(), grad[0].Float64s(), "the point was reused")
+	require.NotNil(t, grad2)
+}

@@ -13,6 +13,10 @@ import cr "github.com/chainrules-go/chainrules/chainrules"
 // gradient at every step) then makes each evaluation's values in the previous
 // one's memory instead of in new pages: the hvp package's transforms do this. On a
 // tape whose Space is not a chainrules.Recycler it does nothing.
+//
+// The caller takes on a duty: after the sweeps it runs, call RecycleSweeps (or
+// Release when done with the tape). Until then the tape holds on to the sweeps'
+// temporaries, so a tape swept again and again without either grows without bound.
 func (t *Tape[V]) EnableRecycling() {
 	if !t.enter() {
 		return

@@ -141,7 +141,11 @@ func (o *Operator) GaussNewton(v []*tensor.Dense) ([]*tensor.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	return collect(g, o.ids, o.x), nil
+	gv := collect(g, o.ids, o.x)
+	// The sweeps' temporaries go back to the pool for the next product; the
+	// operator's tape would otherwise keep them until the point changes.
+	o.tape.RecycleSweeps(append(slices.Clone(gv), o.grad...)...)
+	return gv, nil
 }
 
 // GaussNewtonFlat stores G v in dst, in the flat view of the inputs (see ApplyFlat).

@@ -3,6 +3,7 @@ package hvp
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -171,7 +172,9 @@ func (tr Transforms) HVPRev(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.De
 	if err != nil {
 		return nil, nil, fmt.Errorf("hvp.HVPRev: %w", err)
 	}
-	return grad, collect(gs, ids, x), nil
+	hv = collect(gs, ids, x)
+	t.Release(append(slices.Clone(grad), hv...)...)
+	return grad, hv, nil
 }
 
 // DirectionalDerivatives returns the derivatives of a scalar f along v at x,
@@ -233,6 +236,8 @@ func (tr Transforms) DirectionalDerivatives(f Func, x, v []*tensor.Dense, order 
 		dv, _ := t.Value(d)
 		out[j] = dv.Float64s()[0]
 	}
+	// The derivatives are copied into out: the recording is released on the way out.
+	defer t.Release()
 	tan, err := t.ForwardTangents(seeds(ids, v))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

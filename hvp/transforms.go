@@ -242,7 +242,9 @@ func (tr Transforms) HVPSeed(f Func, x, v []*tensor.Dense, ybar *tensor.Dense) (
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return y, collect(g, ids, x), collect(gd, ids, x), nil
+	xbar, hv = collect(g, ids, x), collect(gd, ids, x)
+	t.Release(append(append([]*tensor.Dense{y}, xbar...), hv...)...)
+	return y, xbar, hv, nil
 }
 
 // Operator applies the Hessian of a scalar function at a fixed point to any number of
@@ -550,7 +552,9 @@ func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 				jac.SetCol(j, yd.Contiguous().Float64s()) // copies: yd may alias e
 			}
 			e[j] = 0
+			t.RecycleSweeps() // the column is copied: the sweep's storage makes the next
 		}
+		t.Release()
 		return jac, nil
 	}
 	row := make([]float64, n)
@@ -566,6 +570,8 @@ func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 			return nil, err
 		}
 		jac.SetRow(i, row)
+		t.RecycleSweeps() // the row is copied: the sweep's storage makes the next
 	}
+	t.Release()
 	return jac, nil
 }

@@ -1,0 +1,428 @@
+// Command cnn trains a small convolutional network on scikit-learn's 8x8 handwritten
+// digits (1797 images; testdata/digits.csv.gz) and reports its accuracy on a held-out
+// fifth of them. The network, as PyTorch would write it, is
+//
+//	conv2d(1→16, 3x3, padding 1), relu, max_pool2d(2)    [N, 16, 4, 4]
+//	conv2d(16→32, 3x3, padding 1), relu, max_pool2d(2)   [N, 32, 2, 2]
+//	flatten, linear(128→10)                               [N, 10]
+//
+// with PyTorch's default initialisation (seeded), written as a Go function of its
+// parameter set (model.go): no layer objects, the parameters are a slice of tensors
+// that hvp differentiates and optim updates.
+//
+// It is trained twice from the same start: with Adam on shuffled minibatches
+// (optim.Adam, optim.Batches), with a progress line of the epoch, the loss, the
+// accuracy and the time left; and with the project's second-order method, trust-region
+// Newton-CG (hvp.Minimize with hvp.NewtonCG) on the cross-entropy of the whole
+// training set, its curvature the Gauss-Newton matrix J^T H J of the model's logits
+// (hvp.NewModelObjective), or the exact Hessian with -curvature hessian.
+//
+//	go run ./examples/cnn                   # 20 epochs of Adam, then 60 Newton-CG iterations
+//	go run ./examples/cnn -epochs 5         # quicker
+//	go run ./examples/cnn -newton 0         # Adam only
+//	go run ./examples/cnn -out DIR          # where to write cnn-*.png
+//
+// It prints the final training and test accuracy of both, and writes cnn-curves.png
+// (loss and accuracy per epoch of Adam), cnn-methods.png (training loss and test
+// accuracy of Adam and Newton-CG against time) and cnn-confusion.png (the confusion
+// matrix of Adam's network on the test set).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/optimize"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/hvp"
+	"github.com/chainrules-go/chainrules/nn"
+	"github.com/chainrules-go/chainrules/optim"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+func main() {
+	cfg := defaultConfig
+	flag.StringVar(&cfg.Data, "data", cfg.Data, "the digits CSV (gzip)")
+	flag.IntVar(&cfg.Epochs, "epochs", cfg.Epochs, "epochs of Adam")
+	flag.IntVar(&cfg.BatchSize, "batch", cfg.BatchSize, "minibatch size of Adam")
+	flag.Float64Var(&cfg.LR, "lr", cfg.LR, "learning rate of Adam")
+	flag.IntVar(&cfg.NewtonIters, "newton", cfg.NewtonIters, "Newton-CG iterations (0: no Newton-CG)")
+	flag.StringVar(&cfg.Curvature, "curvature", cfg.Curvature, "Newton-CG curvature: gn (Gauss-Newton) or hessian")
+	flag.Float64Var(&cfg.Radius, "radius", cfg.Radius, "first trust-region radius of Newton-CG")
+	flag.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "seed of the split, the initialisation and the batches")
+	flag.StringVar(&cfg.Out, "out", cfg.Out, "directory for the PNG plots (empty: no plots)")
+	flag.Parse()
+	cfg.Terminal = isTerminal(os.Stdout)
+	res, err := run(os.Stdout, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cnn:", err)
+		os.Exit(1)
+	}
+	if cfg.Out != "" {
+		if err := writePlots(cfg.Out, res); err != nil {
+			fmt.Fprintln(os.Stderr, "cnn:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// isTerminal says whether f is a character device, where the progress line is
+// rewritten in place.
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// config is what the flags choose.
+type config struct {
+	Data        string
+	TestFrac    float64 // the held-out fraction of every class
+	Limit       int     // use only the first Limit samples (0: all)
+	Epochs      int
+	BatchSize   int
+	LR          float64
+	NewtonIters int     // 0: no Newton-CG
+	NewtonCG    int     // the most CG iterations per Newton step
+	Curvature   string  // "gn" or "hessian"
+	Radius      float64 // the first trust-region radius of Newton-CG
+	Seed        uint64
+	Out         string
+	Terminal    bool // rewrite the progress line in place (\r) instead of a line per epoch
+}
+
+var defaultConfig = config{
+	Data: "examples/cnn/testdata/digits.csv.gz", TestFrac: 0.2, Epochs: 30, BatchSize: 64, LR: 1e-2,
+	NewtonIters: 20, NewtonCG: 30, Curvature: "gn", Radius: 1, Seed: 1, Out: ".",
+}
+
+// epoch holds the figures of one epoch of Adam.
+type epoch struct {
+	Loss      float64 // the mean minibatch loss over the epoch
+	TrainAcc  float64 // the accuracy on the minibatches, as they were seen
+	TestAcc   float64 // the test accuracy at the end of the epoch
+	TestLoss  float64 // the test loss at the end of the epoch
+	Elapsed   time.Duration
+	Evaluated time.Duration // time spent evaluating the test set (not training)
+}
+
+// point is one iterate of Newton-CG.
+type point struct {
+	Iter     int
+	Loss     float64
+	TestAcc  float64
+	Elapsed  time.Duration
+	HVPs, CG int
+}
+
+// result is the trained network of one method.
+type result struct {
+	Method     string
+	Params     []*tensor.Dense
+	TrainAcc   float64 // on the whole training set, at the end
+	TestAcc    float64
+	Iterations int // Adam steps, or Newton-CG iterations
+	HVPs       int // Newton-CG's curvature products
+	Elapsed    time.Duration
+	Status     string
+}
+
+// outcome is what a run found.
+type outcome struct {
+	Train, Test *dataset
+	Epochs      []epoch
+	Adam        result
+	Newton      *result // nil without Newton-CG
+	Trace       []point
+	Confusion   [classes][classes]int // Adam's test set: [true][predicted]
+	Params      int                   // the number of parameters
+}
+
+func run(w io.Writer, cfg config) (*outcome, error) {
+	pixels, labels, err := loadDigits(cfg.Data)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
+	train, test := split(pixels, labels, cfg.TestFrac, cfg.Limit, rng)
+	params, err := initParams(rng)
+	if err != nil {
+		return nil, err
+	}
+	layout, err := hvp.LayoutOf(params)
+	if err != nil {
+		return nil, err
+	}
+	start := make([]*tensor.Dense, len(params))
+	for k, p := range params {
+		start[k] = p.Clone()
+	}
+	out := &outcome{Train: train, Test: test, Params: layout.Dim()}
+	fmt.Fprintf(w, "digits: %d training and %d test images (8x8, stratified split, seed %d)\n", train.Len(), test.Len(), cfg.Seed)
+	fmt.Fprintf(w, "network: conv 1→%d, relu, pool; conv %d→%d, relu, pool; linear %d→%d: %d parameters\n\n",
+		channels1, channels1, channels2, flat, classes, layout.Dim())
+
+	if err := trainAdam(w, cfg, params, out); err != nil {
+		return nil, err
+	}
+	pred, err := predict(out.Adam.Params, test.X)
+	if err != nil {
+		return nil, err
+	}
+	for i, y := range test.Labels {
+		out.Confusion[y][pred[i]]++
+	}
+	if cfg.NewtonIters > 0 {
+		if err := trainNewton(w, cfg, start, layout, out); err != nil {
+			return nil, err
+		}
+	}
+	fmt.Fprintf(w, "\n%-10s %10s %10s %10s %8s %10s\n", "method", "iterations", "time", "train acc", "test acc", "HVPs")
+	for _, r := range []*result{&out.Adam, out.Newton} {
+		if r == nil {
+			continue
+		}
+		hvps := "-"
+		if r.HVPs > 0 {
+			hvps = fmt.Sprint(r.HVPs)
+		}
+		fmt.Fprintf(w, "%-10s %10d %10v %9.2f%% %7.2f%% %10s\n", r.Method, r.Iterations, r.Elapsed.Round(10*time.Millisecond),
+			100*r.TrainAcc, 100*r.TestAcc, hvps)
+	}
+	return out, nil
+}
+
+// crossEntropy returns the mean cross-entropy of the network on the images x with
+// the labels, as a function of the parameter set; the logits' values are handed to
+// seen, if not nil, while the tape holds them.
+func crossEntropy(x *tensor.Dense, labels []int, seen func(*tensor.Dense)) hvp.Func {
+	ce := nn.CrossEntropyOp(labels)
+	return func(t *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		y := logits(t, p, t.Constant(x))
+		if seen != nil {
+			if v, err := t.Value(y); err == nil {
+				seen(v)
+			}
+		}
+		return t.Apply(ce, y)
+	}
+}
+
+// trainAdam trains params in place with Adam on minibatches of the training set,
+// printing a progress line, and fills out.Epochs and out.Adam.
+func trainAdam(w io.Writer, cfg config, params []*tensor.Dense, out *outcome) error {
+	train, test := out.Train, out.Test
+	batches, err := optim.NewBatches(train.X, train.Y, optim.BatchConfig{BatchSize: cfg.BatchSize, Shuffle: true, Seed: cfg.Seed})
+	if err != nil {
+		return err
+	}
+	opt, err := optim.NewAdam(params, optim.AdamConfig{LR: cfg.LR})
+	if err != nil {
+		return err
+	}
+	// The learning rate falls from LR to 0 over the run on a cosine
+	// (torch.optim.lr_scheduler.CosineAnnealingLR, stepped once per epoch).
+	schedule, err := optim.NewCosineAnnealingLR(opt, cfg.Epochs, 0)
+	if err != nil {
+		return err
+	}
+	bar := &progress{w: w, terminal: cfg.Terminal, epochs: cfg.Epochs, steps: cfg.Epochs * batches.Len()}
+	labels := make([]int, cfg.BatchSize)
+	began := time.Now()
+	var evaluating time.Duration // spent on the test set, not counted in the ETA
+	steps := 0
+	for e := range cfg.Epochs {
+		var lossSum float64
+		right, seen := 0, 0
+		for batches.Next() {
+			xb, yb := batches.Batch()
+			labels = labels[:0]
+			for _, v := range yb.Float64s() {
+				labels = append(labels, int(v))
+			}
+			count := func(logits *tensor.Dense) {
+				for i, c := range argmax(logits) {
+					if c == labels[i] {
+						right++
+					}
+				}
+			}
+			loss, grads, err := hvp.Grad(crossEntropy(xb, labels, count), params)
+			if err != nil {
+				return err
+			}
+			if err := opt.Step(grads); err != nil {
+				return err
+			}
+			l := loss.Float64s()[0]
+			lossSum += l * float64(len(labels))
+			seen += len(labels)
+			steps++
+			bar.step(e, steps, lossSum/float64(seen), float64(right)/float64(seen), time.Since(began)-evaluating)
+		}
+		if err := schedule.Step(); err != nil {
+			return err
+		}
+		ev := time.Now()
+		testLoss, testAcc, err := evaluate(params, test)
+		if err != nil {
+			return err
+		}
+		evaluating += time.Since(ev)
+		out.Epochs = append(out.Epochs, epoch{Loss: lossSum / float64(seen), TrainAcc: float64(right) / float64(seen),
+			TestAcc: testAcc, TestLoss: testLoss, Elapsed: time.Since(began), Evaluated: evaluating})
+		bar.epoch(e, out.Epochs[e], time.Since(began)-evaluating)
+	}
+	elapsed := time.Since(began)
+	_, trainAcc, err := evaluate(params, train)
+	if err != nil {
+		return err
+	}
+	last := out.Epochs[len(out.Epochs)-1]
+	out.Adam = result{Method: "Adam", Params: params, TrainAcc: trainAcc, TestAcc: last.TestAcc, Iterations: steps,
+		Elapsed: elapsed, Status: fmt.Sprintf("%d epochs", cfg.Epochs)}
+	fmt.Fprintf(w, "Adam: %d epochs (%d steps of batch %d, lr %g on a cosine to 0) in %v (%v of it on the test set): train accuracy %.2f%%, test accuracy %.2f%%\n",
+		cfg.Epochs, steps, cfg.BatchSize, cfg.LR, elapsed.Round(10*time.Millisecond), evaluating.Round(10*time.Millisecond), 100*trainAcc, 100*last.TestAcc)
+	return nil
+}
+
+// evaluate returns the mean cross-entropy and the accuracy of the network on d.
+func evaluate(params []*tensor.Dense, d *dataset) (loss, acc float64, err error) {
+	var pred []int
+	f := crossEntropy(d.X, d.Labels, func(y *tensor.Dense) { pred = argmax(y) })
+	t := core.NewTape[*tensor.Dense](tensor.Space{})
+	var out cr.NodeID
+	t.NoGrad(func() {
+		p := make([]cr.NodeID, len(params))
+		for k, v := range params {
+			p[k] = t.Constant(v)
+		}
+		out = f(t, p)
+	})
+	v, err := t.Value(out)
+	if err != nil {
+		return 0, 0, err
+	}
+	return v.Float64s()[0], accuracy(pred, d.Labels), nil
+}
+
+// trainNewton minimises the mean cross-entropy of the whole training set from the
+// parameters start with trust-region Newton-CG, and fills out.Newton and out.Trace.
+func trainNewton(w io.Writer, cfg config, start []*tensor.Dense, layout hvp.Layout, out *outcome) error {
+	train, test := out.Train, out.Test
+	model := func(t *hvp.Tape, p []cr.NodeID) cr.NodeID { return logits(t, p, t.Constant(train.X)) }
+	obj := hvp.NewModelObjective(model, hvp.CrossEntropyLoss(train.Labels), layout)
+	method := &hvp.NewtonCG{MaxCGIterations: cfg.NewtonCG, InitialRadius: cfg.Radius}
+	switch strings.ToLower(cfg.Curvature) {
+	case "gn", "gauss-newton":
+		method.Curvature = hvp.GaussNewtonCurvature
+	case "hessian":
+		method.Curvature = hvp.HessianCurvature
+	default:
+		return fmt.Errorf("unknown curvature %q (gn or hessian)", cfg.Curvature)
+	}
+	x0, err := layout.Flatten(start)
+	if err != nil {
+		return err
+	}
+	// The recorder evaluates the test accuracy at every iterate, off the clock.
+	rec := &testRecorder{layout: layout, test: test, method: method}
+	settings := &optimize.Settings{
+		GradientThreshold: 1e-6,
+		MajorIterations:   cfg.NewtonIters + 1, // gonum counts the start
+		Recorder:          rec,
+	}
+	fmt.Fprintf(w, "\nNewton-CG (%s curvature, at most %d CG iterations a step) on the cross-entropy of the %d training images:\n",
+		map[hvp.Curvature]string{hvp.GaussNewtonCurvature: "Gauss-Newton", hvp.HessianCurvature: "exact Hessian"}[method.Curvature],
+		cfg.NewtonCG, train.Len())
+	rec.w = w
+	rec.began = time.Now()
+	res, err := hvp.Minimize(obj, x0, settings, method)
+	if err != nil {
+		return err
+	}
+	elapsed := time.Since(rec.began) - rec.evaluating
+	params, err := layout.Unflatten(res.X)
+	if err != nil {
+		return err
+	}
+	_, trainAcc, err := evaluate(params, train)
+	if err != nil {
+		return err
+	}
+	_, testAcc, err := evaluate(params, test)
+	if err != nil {
+		return err
+	}
+	out.Newton = &result{Method: "Newton-CG", Params: params, TrainAcc: trainAcc, TestAcc: testAcc,
+		Iterations: res.Stats.MajorIterations - 1, HVPs: method.HVPs, Elapsed: elapsed, Status: res.Status.String()}
+	out.Trace = rec.points
+	fmt.Fprintf(w, "Newton-CG: %v after %d iterations (%d curvature products, %d rejected steps) in %v: loss %.4g, train accuracy %.2f%%, test accuracy %.2f%%\n",
+		res.Status, res.Stats.MajorIterations-1, method.HVPs, method.Rejected, elapsed.Round(10*time.Millisecond), res.F, 100*trainAcc, 100*testAcc)
+	return nil
+}
+
+// testRecorder is an optimize.Recorder that keeps every iterate of Newton-CG with
+// its test accuracy, and prints a line per iteration; the time it takes is kept
+// apart (evaluating) so that it does not count as the method's.
+type testRecorder struct {
+	w          io.Writer
+	layout     hvp.Layout
+	test       *dataset
+	method     *hvp.NewtonCG
+	began      time.Time
+	evaluating time.Duration
+	points     []point
+	next       int // the next iteration to keep
+}
+
+func (r *testRecorder) Init() error { return nil }
+
+func (r *testRecorder) Record(loc *optimize.Location, op optimize.Operation, stats *optimize.Stats) error {
+	// gonum counts the starting point as a major iteration, and records the result
+	// once more after the last one (PostIteration), as hvp.Trace reads them.
+	iter := stats.MajorIterations - 1
+	if op != optimize.MajorIteration && (op != optimize.PostIteration || iter < r.next) {
+		return nil
+	}
+	r.next = iter + 1
+	ev := time.Now()
+	params, err := r.layout.Unflatten(loc.X)
+	if err != nil {
+		return err
+	}
+	_, acc, err := evaluate(params, r.test)
+	if err != nil {
+		return err
+	}
+	p := point{Iter: iter, Loss: loc.F, TestAcc: acc, Elapsed: ev.Sub(r.began) - r.evaluating}
+	radius := math.NaN()
+	if it := r.method.LastIteration(); it.Iter == iter && iter > 0 {
+		p.HVPs, p.CG, radius = it.HVPs, it.CGIterations, it.Radius
+	}
+	r.add(p, infNorm(loc.Gradient), radius)
+	r.evaluating += time.Since(ev)
+	return nil
+}
+
+// add keeps p and prints it.
+func (r *testRecorder) add(p point, gradNorm, radius float64) {
+	r.points = append(r.points, p)
+	fmt.Fprintf(r.w, "  iteration %3d  loss %.4e  |g|∞ %.2e  radius %8.3g  CG %3d  test accuracy %6.2f%%  %v\n",
+		p.Iter, p.Loss, gradNorm, radius, p.CG, 100*p.TestAcc, p.Elapsed.Round(10*time.Millisecond))
+}
+
+func infNorm(g []float64) float64 {
+	m := 0.0
+	for _, v := range g {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}

@@ -182,6 +182,16 @@ def conv():
         bench(name + ".grad", lambda fn=fn, x=x, w=w, kw=kw, ybar=ybar: torch.autograd.grad(fn(x, w, **kw), (x, w), ybar))
 
 
+def pool():
+    """nn's BenchmarkPool2d: a float64 [32 64 56 56] input, forward and backward from a ones cotangent."""
+    F = torch.nn.functional
+    x = randn(32, 64, 56, 56, grad=True)
+    seed = torch.ones(32, 64, 28, 28, dtype=f64)
+    bench("pool.max_k2s2", lambda: torch.autograd.grad(F.max_pool2d(x, 2), x, seed))
+    bench("pool.max_k3s2p1", lambda: torch.autograd.grad(F.max_pool2d(x, 3, 2, 1), x, seed))
+    bench("pool.avg_k2s2", lambda: torch.autograd.grad(F.avg_pool2d(x, 2), x, seed))
+
+
 def linalg():
     n = 512
     a = randn(n, n)
@@ -248,7 +258,7 @@ config = {"python": platform.python_version(), "numpy": np.__version__, "torch":
           "torch_threads": torch.get_num_threads(), "openblas": openblas(),
           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
 print("# peers:", json.dumps(config), flush=True)
-for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, conv, linalg, scalar_chain, pinn):
+for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, conv, pool, linalg, scalar_chain, pinn):
     section()
 with open(args.json, "w") as fh:
     json.dump({"config": config, "results": RESULTS}, fh, indent=1)

@@ -2,6 +2,7 @@ package hvp_test
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -53,11 +54,17 @@ func TestRegistryIsComplete(t *testing.T) {
 // of the gradient along v. For a family marked NoDerivative (argmax, one_hot) the
 // gradient and the Hessian-vector product are errors wrapping ErrNoRule instead.
 func TestEveryFamilyHVPMatchesFiniteDifferences(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 8))
 	for _, e := range ops.Default().Entries() {
 		if e.Samples == nil {
 			continue // reported by TestRegistryIsComplete
 		}
+		// Each family draws from a generator of its own, seeded by its name, so
+		// that registering another family does not move its samples (a sample
+		// of lu_factor moved onto a pivoting tie, where the finite differences
+		// straddle a change of pivot, when the layer ops of package nn came).
+		seed := fnv.New64a()
+		seed.Write([]byte(e.Name))
+		rng := rand.New(rand.NewPCG(5, seed.Sum64()))
 		for _, s := range e.Samples(rng) {
 			t.Run(e.Name+"/"+s.Name, func(t *testing.T) {
 				f := func(tp *hvp.Tape, x []cr.NodeID) cr.NodeID {

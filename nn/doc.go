@@ -23,6 +23,14 @@
 //     groups, padding_mode zeros/reflect/replicate/circular, optional bias) and
 //     conv_transpose1d/2d/3d (ConvTranspose1dOp, ... with output_padding), by
 //     im2col and the project's GEMM, bilinear rules recorded with each other;
+//   - layers (testdata/norm_ref.json, written by testdata/gen_norm_ref.py): linear
+//     (LinearOp, x W^T + b); the normalisations batch_norm (BatchNormOp, training
+//     with the updated running statistics as outputs, or evaluation), layer_norm,
+//     group_norm and instance_norm (LayerNormOp, GroupNormOp, InstanceNormOp), with
+//     fused kernels; dropout with a seeded mask (DropoutOp);
+//     scaled_dot_product_attention (ScaledDotProductAttentionOp) with additive,
+//     boolean or causal masks; and embedding (EmbeddingOp, index_select's
+//     row-sparse lookup);
 //   - sort and topk (SortOp, TopKOp): multi-output ops (values, indices) whose
 //     indices are not differentiable (chainrules.PartialOp);
 //   - pooling and interpolation over (N, C, spatial...) inputs: max_pool1d/2d/3d

@@ -423,98 +423,14 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 		return nil, err
 	}
 	out[0], out[1] = v, ind
-	return &maxPoolRule{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src, planes: planes, isz: isz}, nil
+	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz}, nil
 }
 
 // maxPoolRule differentiates the values of a max pool: output element i is input
 // element src[i].
 type maxPoolRule struct {
-	name          string
-	in            cr.NodeID
-	shape, oshape []int
-	src           []int32
-	planes, isz   int
-}
-
-func (r *maxPoolRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
-
-// scatter returns P^T v: zeros shaped like x with v[i] added at src[i].
-func (r *maxPoolRule) scatter(v *tensor.Dense, what string) (*tensor.Dense, error) {
-	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.oshape) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s of the values is %s, the values are float64%v", r.name, what, describe(v), r.oshape)
-	}
-	out := tensor.New(tensor.Float64, r.shape...)
-	d := out.Float64s()
-	src := r.src
-	for i, s := range float64s(v)[:len(src)] {
-		d[src[i]] += s
-	}
-	return out, nil
-}
-
-// Pullback appends xbar = P^T ybar (the indices never have a cotangent).
-func (r *maxPoolRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	if len(ybar) != 2 || len(has) != 2 {
-		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ybar), len(has))
-	}
-	if !has[0] {
-		return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: tensor.New(tensor.Float64, r.shape...)}), nil
-	}
-	xbar, err := r.scatter(ybar[0], "cotangent")
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
-}
-
-// Forward sets ydot = P xdot.
-func (r *maxPoolRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	if len(ydot) != 2 || len(has) != 2 {
-		return cr.Errorf(cr.ErrInvalidArgument, "%s: %d tangent slots for 2 outputs", r.name, len(ydot))
-	}
-	t, ok := tangentOf(r.in)
-	if !ok {
-		return nil
-	}
-	if t == nil || t.DType() != tensor.Float64 || !slices.Equal(t.Shape(), r.shape) {
-		return cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of the input is %s, the input is float64%v", r.name, describe(t), r.shape)
-	}
-	ts := float64s(t)
-	v := make([]float64, len(r.src))
-	for i, s := range r.src {
-		v[i] = ts[s]
-	}
-	out, err := tensor.FromFloat64(v, r.oshape...)
-	if err != nil {
-		return err
-	}
-	ydot[0], has[0] = out, true
-	return nil
-}
-
-// PullbackWithTangents appends (P^T ybar, P^T ybardot): P does not depend on x
-// away from ties, so the second-order term is zero.
-func (r *maxPoolRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	ct, has := a.Cotangents, a.Has
-	if len(ct) != 2 || len(has) != 2 {
-		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ct), len(has))
-	}
-	var d cr.Dual[*tensor.Dense]
-	if !has[0] {
-		d.Value = tensor.New(tensor.Float64, r.shape...)
-		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
-	}
-	var err error
-	if d.Value, err = r.scatter(ct[0].Value, "cotangent"); err != nil {
-		return dst, err
-	}
-	if ct[0].HasTangent {
-		if d.Tangent, err = r.scatter(ct[0].Tangent, "cotangent tangent"); err != nil {
-			return dst, err
-		}
-		d.HasTangent = true
-	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	gatherRule[int32]
+	planes, isz int
 }
 
 // RecordPullback records xbar = P^T ybar with ops (chainrules.PullbackRecorder):

@@ -12,7 +12,7 @@ import (
 
 // BenchmarkPool2d records max_pool2d and avg_pool2d of a [32 64 56 56] input (a
 // ResNet stem's size) and runs the backward sweep from a ones cotangent: kernel 2
-// stride 2, and kernel 3 stride 2 padding 1. bench/pool_torch.py times PyTorch
+// stride 2, and kernel 3 stride 2 padding 1. bench/peers.py (pool) times PyTorch
 // on the same work.
 func BenchmarkPool2d(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))

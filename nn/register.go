@@ -16,14 +16,15 @@ import (
 // linear_scan), matmul, clamp, clamp_tensor, sort and topk; the convolutions
 // (conv1d/2d/3d, conv_transpose1d/2d/3d, conv1d/2d/3d_weight_grad); the pools
 // (max_pool1d/2d/3d, avg_pool1d/2d/3d, adaptive_avg_pool1d/2d,
-// adaptive_max_pool1d/2d) and interpolate; and argmax, argmin
-// and one_hot, which are not differentiable by design (chainrules.Entry's
+// adaptive_max_pool1d/2d) and interpolate; the layers (linear, batch_norm,
+// layer_norm, group_norm, instance_norm, dropout, scaled_dot_product_attention);
+// and argmax, argmin and one_hot, which are not differentiable by design (chainrules.Entry's
 // NoDerivative: testing/ruletest checks that differentiating them is an error
 // wrapping chainrules.ErrNoRule). It returns an error wrapping
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	entries := slices.Concat(softmaxEntries(), catalogueEntries(), convEntries(), poolEntries(), interpolateEntries())
+	entries := slices.Concat(softmaxEntries(), catalogueEntries(), convEntries(), poolEntries(), interpolateEntries(), layerEntries())
 	return cr.RegisterEntries(reg, "nn.Register", append(entries, noDerivativeEntries()...)...)
 }
 

@@ -146,7 +146,7 @@ func (o *sortOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.
 	if err != nil {
 		return nil, err
 	}
-	r := &sortRule{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src, ax: ax, n: l.n, inner: l.inner}
+	r := &sortRule{gatherRule: gatherRule[int]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, ax: ax, n: l.n, inner: l.inner}
 	copy(out, []*tensor.Dense{v, ind})
 	return r, nil
 }
@@ -176,91 +176,8 @@ func descending(a, b float64) int { return ascending(b, a) }
 // sortRule differentiates the values of a sort: output element i is input element
 // src[i].
 type sortRule struct {
-	name          string
-	in            cr.NodeID
-	shape, oshape []int
-	src           []int
-	ax, n, inner  int // the sorted axis, its size and the elements after it
-}
-
-func (r *sortRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
-
-// scatter returns P^T v: a tensor shaped like x holding v[i] at src[i].
-func (r *sortRule) scatter(v *tensor.Dense, what string) (*tensor.Dense, error) {
-	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.oshape) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s of the values is %s, the values are float64%v", r.name, what, describe(v), r.oshape)
-	}
-	out := tensor.New(tensor.Float64, r.shape...)
-	d := out.Float64s()
-	for i, s := range float64s(v) {
-		d[r.src[i]] += s
-	}
-	return out, nil
-}
-
-// Pullback appends xbar = P^T vbar (the indices never have a cotangent).
-func (r *sortRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	if len(ybar) != 2 || len(has) != 2 {
-		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ybar), len(has))
-	}
-	if !has[0] {
-		return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: tensor.New(tensor.Float64, r.shape...)}), nil
-	}
-	xbar, err := r.scatter(ybar[0], "cotangent")
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
-}
-
-// Forward sets vdot = P xdot.
-func (r *sortRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	t, ok := tangentOf(r.in)
-	if !ok {
-		return nil
-	}
-	if t == nil || t.DType() != tensor.Float64 || !slices.Equal(t.Shape(), r.shape) {
-		return cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of the input is %s, the input is float64%v", r.name, describe(t), r.shape)
-	}
-	if len(ydot) != 2 || len(has) != 2 {
-		return cr.Errorf(cr.ErrInvalidArgument, "%s: %d tangent slots for 2 outputs", r.name, len(ydot))
-	}
-	ts := float64s(t)
-	v := make([]float64, len(r.src))
-	for i, s := range r.src {
-		v[i] = ts[s]
-	}
-	out, err := tensor.FromFloat64(v, r.oshape...)
-	if err != nil {
-		return err
-	}
-	ydot[0], has[0] = out, true
-	return nil
-}
-
-// PullbackWithTangents appends (P^T vbar, P^T vbardot): P does not depend on x
-// away from ties.
-func (r *sortRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	ct, has := a.Cotangents, a.Has
-	if len(ct) != 2 || len(has) != 2 {
-		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ct), len(has))
-	}
-	var d cr.Dual[*tensor.Dense]
-	if !has[0] {
-		d.Value = tensor.New(tensor.Float64, r.shape...)
-		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
-	}
-	var err error
-	if d.Value, err = r.scatter(ct[0].Value, "cotangent"); err != nil {
-		return dst, err
-	}
-	if ct[0].HasTangent {
-		if d.Tangent, err = r.scatter(ct[0].Tangent, "cotangent tangent"); err != nil {
-			return dst, err
-		}
-		d.HasTangent = true
-	}
-	return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
+	gatherRule[int]
+	ax, n, inner int // the sorted axis, its size and the elements after it
 }
 
 // RecordPullback records xbar = P^T vbar with ops (chainrules.PullbackRecorder):

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // Copy writes the elements of src into dst in row-major order, whatever src's
@@ -123,8 +124,25 @@ func gather[T element](dst, src []T, shape, strides []int, offset int) {
 			}
 		}
 	}
+	if n0 := dims[0]; r >= 2 && c.a != 0 && n0 >= 2 && len(dst) >= parallelCopyMin {
+		// Slabs of the outermost axis go to goroutines: disjoint parts of dst, so
+		// the result is the same for any split. Each slab is at least
+		// parallelCopyMin/2 elements.
+		s0, d0 := ss[0], ds[0]
+		vmath.ParallelFor(n0, max(1, parallelCopyMin/2/d0), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				c.loop(1, offset+i*s0, i*d0)
+			}
+		})
+		return
+	}
 	c.loop(0, offset, 0)
 }
+
+// parallelCopyMin is the fewest elements a copy splits over goroutines: a copy is
+// bound by memory bandwidth, which one core of a small machine nearly saturates
+// below a few megabytes.
+const parallelCopyMin = 1 << 19
 
 // stridedCopy is the state of one gather over a coalesced layout: dims, source
 // strides ss and (row-major) destination strides ds. a is the axis tiled against

@@ -492,7 +492,10 @@ func (t *Dense) Contiguous() *Dense {
 // copy is larger than memory can hold (a broadcast view can have any number of
 // elements): check CheckAlloc(t.DType(), t.Shape()...) first where that can happen.
 func (t *Dense) Clone() *Dense {
-	out := New(t.dtype, t.shape...)
+	out, err := allocNoZero(t.dtype, t.shape...) // gather writes every element
+	if err != nil {
+		panic("tensor.Clone: " + err.Error())
+	}
 	if t.dtype == Complex128 {
 		gather(out.c128, t.c128, t.shape, t.strides, t.offset)
 	} else {

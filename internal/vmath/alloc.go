@@ -20,7 +20,7 @@ func mallocgc(size uintptr, typ unsafe.Pointer, needzero bool) unsafe.Pointer
 // runtime's clearing, which for an output that a kernel overwrites whole is a second
 // pass over memory: for the 8 MB result of exp over 10^6 elements, half the time.
 // Buffers of 8 kB and more come from the pool of buffers given back with Put (a
-// slice's capacity is then its size class, at most 25% above n); small slices
+// slice's capacity is then its size class, at most 12.5% above n); small slices
 // come from make, and so do sizes past 1 TiB, for make's panic.
 func MakeNoZero[T float64 | complex128](n int) []T {
 	if b := pooled[T](n); b != nil {

@@ -33,6 +33,18 @@
 // They follow Go's built-in max and min: a NaN anywhere makes the result NaN, and
 // +0 is larger than -0, so the result does not depend on the order of the elements.
 //
+// # Memory, sums and loops
+//
+// The package also holds what every kernel package shares:
+//
+//   - [MakeNoZero] allocates a slice a kernel overwrites whole, without clearing
+//     it, and takes buffers of 8 kB and more from a pool of buffers given back with
+//     [Put] (size classes of eight steps per power of two, emptied by the garbage
+//     collector when unused): the storage engine tapes reuse (core.Tape.Release);
+//   - [Dot] and [Sum] are blocked sums with several accumulators;
+//   - [ParallelFor] runs a loop over disjoint chunks on up to GOMAXPROCS goroutines
+//     with a dynamic schedule, and brings a worker's panic back to the caller.
+//
 // Example:
 //
 //	y := make([]float64, len(x))

@@ -13,10 +13,10 @@ import (
 // memory, the runtime's scavenging of freed memory back to the system, and most
 // garbage collections.
 //
-// Buffers come in size classes of four steps per power of two, so that a buffer
-// is at most 25% larger than asked for:
+// Buffers come in size classes of eight steps per power of two, so that a buffer
+// is at most 12.5% larger than asked for:
 //
-//	class sizes (in 8-byte words): 2^(c-1) * (1 + k/4), k = 1..4, for c >= 3.
+//	class sizes (in 8-byte words): 2^(c-1) * (1 + k/8), k = 1..8, for c >= 4.
 //
 // A class keeps its free buffers in a sync.Pool, which the garbage collector
 // empties of buffers unused for two cycles, so the pool never holds memory a
@@ -30,7 +30,7 @@ const poolMinWords = 1 << 10
 // are plain allocations.
 const poolMaxLog = 36
 
-var pools [4 * (poolMaxLog + 1)]sync.Pool
+var pools [8 * (poolMaxLog + 1)]sync.Pool
 
 // classOf returns the class index and size in words of the smallest class that
 // holds n words (n >= poolMinWords), or ok false when n is past the classes.
@@ -39,9 +39,9 @@ func classOf(n uintptr) (class int, words uintptr, ok bool) {
 	if c > poolMaxLog {
 		return 0, 0, false
 	}
-	half, step := uintptr(1)<<(c-1), uintptr(1)<<(c-3)
-	k := (n - half + step - 1) / step // 1..4
-	return 4*c + int(k) - 1, half + k*step, true
+	half, step := uintptr(1)<<(c-1), uintptr(1)<<(c-4)
+	k := (n - half + step - 1) / step // 1..8
+	return 8*c + int(k) - 1, half + k*step, true
 }
 
 // getWords returns a pooled or new buffer of the class holding n words, and its
@@ -72,7 +72,7 @@ func pooled[T float64 | complex128](n int) []T {
 	return unsafe.Slice((*T)(p), words/per)[:n]
 }
 
-// Put hands b's storage back to the pool, for MakeNoZero (and Get) to reuse. The
+// Put hands b's storage back to the pool, for MakeNoZero to reuse. The
 // caller guarantees that nothing refers to b's storage any more: not b, not any
 // other slice or view of it. Put takes only buffers whose capacity is a class
 // size (as MakeNoZero's large buffers are), and ignores the others. Under the race
@@ -102,7 +102,3 @@ func Put[T float64 | complex128](b []T) {
 	}
 	pools[class].Put(unsafe.Pointer(unsafe.SliceData(b)))
 }
-
-// Get returns a slice of length n whose elements are unspecified, from the pool
-// when n is large enough to be pooled; it is MakeNoZero.
-func Get[T float64 | complex128](n int) []T { return MakeNoZero[T](n) }

@@ -12,21 +12,21 @@ func TestClassOf(t *testing.T) {
 	for _, tc := range []struct {
 		n, words uintptr
 	}{
-		{1024, 1024}, {1025, 1280}, {1280, 1280}, {1281, 1536}, {1536, 1536},
-		{1537, 1792}, {1792, 1792}, {1793, 2048}, {2048, 2048}, {32768, 32768}, {32769, 40960},
+		{1024, 1024}, {1025, 1152}, {1152, 1152}, {1153, 1280}, {1280, 1280}, {1281, 1408},
+		{1500, 1536}, {1537, 1664}, {1793, 1920}, {2047, 2048}, {2048, 2048}, {32768, 32768}, {32769, 36864},
 	} {
 		_, words, ok := classOf(tc.n)
 		require.True(t, ok, "n=%d", tc.n)
 		require.Equal(t, tc.words, words, "n=%d", tc.n)
 	}
 	// Every size from poolMinWords to 2^16 gets the smallest class holding it, at most
-	// 25% larger, and class indices grow with the size.
+	// 12.5% larger, and class indices grow with the size.
 	prev := -1
 	for n := uintptr(poolMinWords); n <= 1<<16; n++ {
 		c, words, ok := classOf(n)
 		require.True(t, ok)
 		require.GreaterOrEqual(t, words, n)
-		require.LessOrEqual(t, float64(words), 1.25*float64(n))
+		require.LessOrEqual(t, float64(words), 1.125*float64(n))
 		require.GreaterOrEqual(t, c, prev)
 		prev = c
 	}

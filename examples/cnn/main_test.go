@@ -129,7 +129,7 @@ func BenchmarkAdamStep(b *testing.B) {
 	for i, v := range y.Float64s() {
 		lab[i] = int(v)
 	}
-	f := crossEntropy(x, lab, nil)
+	f := crossEntropy(x, lab, newNorms(), nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		_, grads, err := hvp.Grad(f, params)

@@ -45,20 +45,21 @@ func writeCurves(path string, res *outcome) error {
 		trainAcc = append(trainAcc, plotter.XY{X: x, Y: 100 * e.TrainAcc})
 		testAcc = append(testAcc, plotter.XY{X: x, Y: 100 * e.TestAcc})
 	}
-	if err := pair.Add("training (minibatches)", 0, trainLoss, trainAcc); err != nil {
+	if err := pair.Add("training", 0, trainLoss, trainAcc); err != nil {
 		return err
 	}
 	if err := pair.Add("test", 1, testLoss, testAcc); err != nil {
 		return err
 	}
-	return pair.SavePNG(path, 10*vg.Inch, 4*vg.Inch, 1.8*vg.Inch)
+	return pair.SavePNG(path, 10*vg.Inch, 4*vg.Inch, 1.4*vg.Inch)
 }
 
 // writeMethods plots the training loss and the test accuracy of Adam (per epoch)
 // and Newton-CG (per iteration) against the training time.
 func writeMethods(path string, res *outcome) error {
-	loss := plots.NewLogPlot("training loss", "seconds", "loss")
+	loss := plots.NewLogPlot("training loss (Adam: per epoch, Newton-CG: per iteration)", "seconds", "loss")
 	acc := accuracyPlot("test accuracy", "seconds")
+	loss.X.Min, acc.X.Min = 0, 0
 	pair := plots.NewPair(loss, acc)
 	var adamLoss, adamAcc, newtonLoss, newtonAcc plotter.XYs
 	for _, e := range res.Epochs {
@@ -71,13 +72,13 @@ func writeMethods(path string, res *outcome) error {
 		newtonLoss = append(newtonLoss, plotter.XY{X: x, Y: p.Loss})
 		newtonAcc = append(newtonAcc, plotter.XY{X: x, Y: 100 * p.TestAcc})
 	}
-	if err := pair.Add("Adam (per epoch)", 0, adamLoss, adamAcc); err != nil {
+	if err := pair.Add("Adam", 0, adamLoss, adamAcc); err != nil {
 		return err
 	}
-	if err := pair.Add("Newton-CG (per iteration)", 1, newtonLoss, newtonAcc); err != nil {
+	if err := pair.Add("Newton-CG", 1, newtonLoss, newtonAcc); err != nil {
 		return err
 	}
-	return pair.SavePNG(path, 10*vg.Inch, 4*vg.Inch, 2*vg.Inch)
+	return pair.SavePNG(path, 10*vg.Inch, 4*vg.Inch, 1.6*vg.Inch)
 }
 
 // accuracyPlot is a plot of accuracies in percent, with a grid.

@@ -1,6 +1,7 @@
 """Times one Adam step of the digits CNN in PyTorch 1.13 on one thread, the step of
 BenchmarkAdamStep: the cross-entropy of a minibatch of 64 images, its gradient with
-respect to the parameters, and torch.optim.Adam's update (foreach=False, the path
+respect to the parameters (batch norm in training mode, its running statistics
+updated), and torch.optim.Adam's update (foreach=False, the path
 package optim follows), in float64 as the Go program computes.
 
     /usr/bin/python3 examples/cnn/adam_step_torch.py
@@ -25,8 +26,8 @@ x = torch.tensor(data[:64, :64] / 16, dtype=torch.float64).reshape(64, 1, 8, 8)
 y = torch.tensor(data[:64, 64], dtype=torch.int64)
 
 model = torch.nn.Sequential(
-    torch.nn.Conv2d(1, 16, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
-    torch.nn.Conv2d(16, 32, 3, padding=1), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+    torch.nn.Conv2d(1, 16, 3, padding=1, bias=False), torch.nn.BatchNorm2d(16), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+    torch.nn.Conv2d(16, 32, 3, padding=1, bias=False), torch.nn.BatchNorm2d(32), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
     torch.nn.Flatten(), torch.nn.Linear(128, 10)).double()
 opt = torch.optim.Adam(model.parameters(), lr=1e-3, foreach=False)
 

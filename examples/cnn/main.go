@@ -142,9 +142,10 @@ type result struct {
 	Norms      *norms  // the batch norms' running statistics, for evaluation
 	TrainAcc   float64 // on the whole training set, at the end
 	TestAcc    float64
-	Iterations int // Adam steps, or Newton-CG iterations
-	HVPs       int // Newton-CG's curvature products
-	Elapsed    time.Duration
+	Iterations int           // Adam steps, or Newton-CG iterations
+	HVPs       int           // Newton-CG's curvature products
+	Elapsed    time.Duration // wall time, without the test set's evaluations
+	CPU        time.Duration // processor time of the process (user + system, all threads), likewise; 0 if unknown
 	Status     string
 }
 
@@ -198,7 +199,7 @@ func run(w io.Writer, cfg config) (*outcome, error) {
 			return nil, err
 		}
 	}
-	fmt.Fprintf(w, "\n%-10s %10s %10s %10s %8s %10s\n", "method", "iterations", "time", "train acc", "test acc", "HVPs")
+	fmt.Fprintf(w, "\n%-10s %10s %10s %10s %10s %8s %10s\n", "method", "iterations", "time", "CPU time", "train acc", "test acc", "HVPs")
 	for _, r := range []*result{&out.Adam, out.Newton} {
 		if r == nil {
 			continue
@@ -207,7 +208,11 @@ func run(w io.Writer, cfg config) (*outcome, error) {
 		if r.HVPs > 0 {
 			hvps = fmt.Sprint(r.HVPs)
 		}
-		fmt.Fprintf(w, "%-10s %10d %10v %9.2f%% %7.2f%% %10s\n", r.Method, r.Iterations, r.Elapsed.Round(10*time.Millisecond),
+		cpu := "-"
+		if r.CPU > 0 {
+			cpu = r.CPU.Round(10 * time.Millisecond).String()
+		}
+		fmt.Fprintf(w, "%-10s %10d %10v %10s %9.2f%% %7.2f%% %10s\n", r.Method, r.Iterations, r.Elapsed.Round(10*time.Millisecond), cpu,
 			100*r.TrainAcc, 100*r.TestAcc, hvps)
 	}
 	return out, nil
@@ -251,8 +256,8 @@ func trainAdam(w io.Writer, cfg config, params []*tensor.Dense, out *outcome) er
 	bar := &progress{w: w, terminal: cfg.Terminal, epochs: cfg.Epochs, steps: cfg.Epochs * batches.Len()}
 	labels := make([]int, cfg.BatchSize)
 	bn := newNorms() // training mode: batch statistics, running ones updated
-	began := time.Now()
-	var evaluating time.Duration // spent on the test set, not counted in the ETA
+	began, cpu0 := time.Now(), cpuTime()
+	var evaluating, cpuEval time.Duration // spent on the test set, not counted in the ETA
 	steps := 0
 	for e := range cfg.Epochs {
 		var lossSum float64
@@ -287,17 +292,18 @@ func trainAdam(w io.Writer, cfg config, params []*tensor.Dense, out *outcome) er
 		if err := schedule.Step(); err != nil {
 			return err
 		}
-		ev := time.Now()
+		ev, cpuEv := time.Now(), cpuTime()
 		testLoss, testAcc, _, err := evaluate(params, bn.with(runningStats), test)
 		if err != nil {
 			return err
 		}
 		evaluating += time.Since(ev)
+		cpuEval += cpuTime() - cpuEv
 		out.Epochs = append(out.Epochs, epoch{Loss: lossSum / float64(seen), TrainAcc: float64(right) / float64(seen),
 			TestAcc: testAcc, TestLoss: testLoss, Elapsed: time.Since(began), Evaluated: evaluating})
 		bar.epoch(e, out.Epochs[e], time.Since(began)-evaluating)
 	}
-	elapsed := time.Since(began)
+	elapsed, cpu := time.Since(began), cpuTime()-cpu0-cpuEval
 	eval := bn.with(runningStats)
 	_, trainAcc, _, err := evaluate(params, eval, train)
 	if err != nil {
@@ -306,7 +312,7 @@ func trainAdam(w io.Writer, cfg config, params []*tensor.Dense, out *outcome) er
 	last := out.Epochs[len(out.Epochs)-1]
 	// The method's time leaves out the test set's evaluations, as Newton-CG's does.
 	out.Adam = result{Method: "Adam", Params: params, Norms: eval, TrainAcc: trainAcc, TestAcc: last.TestAcc, Iterations: steps,
-		Elapsed: elapsed - evaluating, Status: fmt.Sprintf("%d epochs", cfg.Epochs)}
+		Elapsed: elapsed - evaluating, CPU: cpu, Status: fmt.Sprintf("%d epochs", cfg.Epochs)}
 	fmt.Fprintf(w, "Adam: %d epochs (%d steps of batch %d, lr %g on a cosine to 0) in %v of training (%v with the test set's evaluations): train accuracy %.2f%%, test accuracy %.2f%%\n",
 		cfg.Epochs, steps, cfg.BatchSize, cfg.LR, (elapsed - evaluating).Round(10*time.Millisecond), elapsed.Round(10*time.Millisecond), 100*trainAcc, 100*last.TestAcc)
 	return nil
@@ -367,12 +373,12 @@ func trainNewton(w io.Writer, cfg config, start []*tensor.Dense, layout hvp.Layo
 		map[hvp.Curvature]string{hvp.GaussNewtonCurvature: "Gauss-Newton", hvp.HessianCurvature: "exact Hessian"}[method.Curvature],
 		cfg.NewtonCG, train.Len())
 	rec.w = w
-	rec.began = time.Now()
+	rec.began, rec.cpuBegan = time.Now(), cpuTime()
 	res, err := hvp.Minimize(obj, x0, settings, method)
 	if err != nil {
 		return err
 	}
-	elapsed := time.Since(rec.began) - rec.evaluating
+	elapsed, cpu := time.Since(rec.began)-rec.evaluating, cpuTime()-rec.cpuBegan-rec.cpuEval
 	params, err := layout.Unflatten(res.X)
 	if err != nil {
 		return err
@@ -392,7 +398,7 @@ func trainNewton(w io.Writer, cfg config, start []*tensor.Dense, layout hvp.Layo
 		return err
 	}
 	out.Newton = &result{Method: "Newton-CG", Params: params, Norms: eval, TrainAcc: trainAcc, TestAcc: testAcc,
-		Iterations: res.Stats.MajorIterations - 1, HVPs: method.HVPs, Elapsed: elapsed, Status: res.Status.String()}
+		Iterations: res.Stats.MajorIterations - 1, HVPs: method.HVPs, Elapsed: elapsed, CPU: cpu, Status: res.Status.String()}
 	out.Trace = rec.points
 	fmt.Fprintf(w, "Newton-CG: %v after %d iterations (%d curvature products, %d rejected steps) in %v: loss %.4g, train accuracy %.2f%%, test accuracy %.2f%%\n",
 		res.Status, res.Stats.MajorIterations-1, method.HVPs, method.Rejected, elapsed.Round(10*time.Millisecond), res.F, 100*trainAcc, 100*testAcc)
@@ -410,6 +416,8 @@ type testRecorder struct {
 	method     *hvp.NewtonCG
 	began      time.Time
 	evaluating time.Duration
+	cpuBegan   time.Duration // the process's processor time at the start
+	cpuEval    time.Duration // processor time of the evaluations
 	points     []point
 	next       int // the next iteration to keep
 }
@@ -424,7 +432,7 @@ func (r *testRecorder) Record(loc *optimize.Location, op optimize.Operation, sta
 		return nil
 	}
 	r.next = iter + 1
-	ev := time.Now()
+	ev, cpuEv := time.Now(), cpuTime()
 	params, err := r.layout.Unflatten(loc.X)
 	if err != nil {
 		return err
@@ -444,6 +452,7 @@ func (r *testRecorder) Record(loc *optimize.Location, op optimize.Operation, sta
 	}
 	r.add(p, infNorm(loc.Gradient), radius)
 	r.evaluating += time.Since(ev)
+	r.cpuEval += cpuTime() - cpuEv
 	return nil
 }
 

@@ -146,7 +146,6 @@ type result struct {
 	HVPs       int           // Newton-CG's curvature products
 	Elapsed    time.Duration // wall time, without the test set's evaluations
 	CPU        time.Duration // processor time of the process (user + system, all threads), likewise; 0 if unknown
-	Status     string
 }
 
 // outcome is what a run found.
@@ -157,16 +156,25 @@ type outcome struct {
 	Newton      *result // nil without Newton-CG
 	Trace       []point
 	Confusion   [classes][classes]int // Adam's test set: [true][predicted]
-	Params      int                   // the number of parameters
 }
 
 func run(w io.Writer, cfg config) (*outcome, error) {
+	if cfg.Epochs < 1 || cfg.BatchSize < 1 || cfg.NewtonIters < 0 || !(cfg.TestFrac > 0 && cfg.TestFrac < 1) {
+		return nil, fmt.Errorf("bad configuration: %d epochs, batch %d, %d Newton iterations, test fraction %g (want at least 1, 1, 0, and in (0, 1))",
+			cfg.Epochs, cfg.BatchSize, cfg.NewtonIters, cfg.TestFrac)
+	}
+	if _, err := curvatureOf(cfg.Curvature); err != nil {
+		return nil, err
+	}
 	pixels, labels, err := loadDigits(cfg.Data)
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 1))
 	train, test := split(pixels, labels, cfg.TestFrac, cfg.Limit, rng)
+	if train.Len() < 2 || test.Len() < 1 {
+		return nil, fmt.Errorf("%d training and %d test images: too few", train.Len(), test.Len())
+	}
 	params, err := initParams(rng)
 	if err != nil {
 		return nil, err
@@ -179,7 +187,7 @@ func run(w io.Writer, cfg config) (*outcome, error) {
 	for k, p := range params {
 		start[k] = p.Clone()
 	}
-	out := &outcome{Train: train, Test: test, Params: layout.Dim()}
+	out := &outcome{Train: train, Test: test}
 	fmt.Fprintf(w, "digits: %d training and %d test images (8x8, stratified split, seed %d)\n", train.Len(), test.Len(), cfg.Seed)
 	fmt.Fprintf(w, "network: conv 1→%d, batch norm, relu, pool; conv %d→%d, batch norm, relu, pool; linear %d→%d: %d parameters\n\n",
 		channels1, channels1, channels2, flat, classes, layout.Dim())
@@ -312,7 +320,7 @@ func trainAdam(w io.Writer, cfg config, params []*tensor.Dense, out *outcome) er
 	last := out.Epochs[len(out.Epochs)-1]
 	// The method's time leaves out the test set's evaluations, as Newton-CG's does.
 	out.Adam = result{Method: "Adam", Params: params, Norms: eval, TrainAcc: trainAcc, TestAcc: last.TestAcc, Iterations: steps,
-		Elapsed: elapsed - evaluating, CPU: cpu, Status: fmt.Sprintf("%d epochs", cfg.Epochs)}
+		Elapsed: elapsed - evaluating, CPU: cpu}
 	fmt.Fprintf(w, "Adam: %d epochs (%d steps of batch %d, lr %g on a cosine to 0) in %v of training (%v with the test set's evaluations): train accuracy %.2f%%, test accuracy %.2f%%\n",
 		cfg.Epochs, steps, cfg.BatchSize, cfg.LR, (elapsed - evaluating).Round(10*time.Millisecond), elapsed.Round(10*time.Millisecond), 100*trainAcc, 100*last.TestAcc)
 	return nil
@@ -349,15 +357,11 @@ func trainNewton(w io.Writer, cfg config, start []*tensor.Dense, layout hvp.Layo
 	full := newNorms().with(batchStats)
 	model := func(t *hvp.Tape, p []cr.NodeID) cr.NodeID { return logits(t, p, t.Constant(train.X), full) }
 	obj := hvp.NewModelObjective(model, hvp.CrossEntropyLoss(train.Labels), layout)
-	method := &hvp.NewtonCG{MaxCGIterations: cfg.NewtonCG, InitialRadius: cfg.Radius}
-	switch strings.ToLower(cfg.Curvature) {
-	case "gn", "gauss-newton":
-		method.Curvature = hvp.GaussNewtonCurvature
-	case "hessian":
-		method.Curvature = hvp.HessianCurvature
-	default:
-		return fmt.Errorf("unknown curvature %q (gn or hessian)", cfg.Curvature)
+	curvature, err := curvatureOf(cfg.Curvature)
+	if err != nil {
+		return err
 	}
+	method := &hvp.NewtonCG{MaxCGIterations: cfg.NewtonCG, InitialRadius: cfg.Radius, Curvature: curvature}
 	x0, err := layout.Flatten(start)
 	if err != nil {
 		return err
@@ -398,11 +402,22 @@ func trainNewton(w io.Writer, cfg config, start []*tensor.Dense, layout hvp.Layo
 		return err
 	}
 	out.Newton = &result{Method: "Newton-CG", Params: params, Norms: eval, TrainAcc: trainAcc, TestAcc: testAcc,
-		Iterations: res.Stats.MajorIterations - 1, HVPs: method.HVPs, Elapsed: elapsed, CPU: cpu, Status: res.Status.String()}
+		Iterations: res.Stats.MajorIterations - 1, HVPs: method.HVPs, Elapsed: elapsed, CPU: cpu}
 	out.Trace = rec.points
 	fmt.Fprintf(w, "Newton-CG: %v after %d iterations (%d curvature products, %d rejected steps) in %v: loss %.4g, train accuracy %.2f%%, test accuracy %.2f%%\n",
 		res.Status, res.Stats.MajorIterations-1, method.HVPs, method.Rejected, elapsed.Round(10*time.Millisecond), res.F, 100*trainAcc, 100*testAcc)
 	return nil
+}
+
+// curvatureOf returns the curvature the -curvature flag names.
+func curvatureOf(name string) (hvp.Curvature, error) {
+	switch strings.ToLower(name) {
+	case "gn", "gauss-newton":
+		return hvp.GaussNewtonCurvature, nil
+	case "hessian":
+		return hvp.HessianCurvature, nil
+	}
+	return 0, fmt.Errorf("unknown curvature %q (gn or hessian)", name)
 }
 
 // testRecorder is an optimize.Recorder that keeps every iterate of Newton-CG with

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"compress/gzip"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -91,12 +92,45 @@ func TestSplit(t *testing.T) {
 	require.Less(t, dup, 5) // the digits hold a few repeated images, no more
 }
 
-// A missing file and a malformed row are errors, not panics.
-func TestLoadDigitsErrors(t *testing.T) {
-	_, _, err := loadDigits(filepath.Join(t.TempDir(), "none.csv.gz"))
+// A missing file, a file that is not gzip, a malformed row and a bad configuration
+// are errors, not panics.
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	_, _, err := loadDigits(filepath.Join(dir, "none.csv.gz"))
 	require.Error(t, err)
-	_, _, err = loadDigits("main.go") // not gzip
-	require.Error(t, err)
+	_, _, err = loadDigits("main.go")
+	require.ErrorContains(t, err, "gzip")
+	for name, rows := range map[string]string{
+		"pixel": "0," + strings.Repeat("17,", 63) + "3\n",
+		"label": strings.Repeat("1,", 64) + "10\n",
+		"short": "1,2,3\n",
+	} {
+		path := filepath.Join(dir, name+".csv.gz")
+		f, err := os.Create(path)
+		require.NoError(t, err)
+		zw := gzip.NewWriter(f)
+		_, err = zw.Write([]byte(rows))
+		require.NoError(t, err)
+		require.NoError(t, zw.Close())
+		require.NoError(t, f.Close())
+		_, _, err = loadDigits(path)
+		require.Error(t, err, name)
+	}
+	for _, bad := range []func(*config){
+		func(c *config) { c.Epochs = 0 },
+		func(c *config) { c.BatchSize = 0 },
+		func(c *config) { c.TestFrac = 1 },
+		func(c *config) { c.Limit = 3 },
+		func(c *config) { c.Curvature = "bfgs" },
+	} {
+		cfg := defaultConfig
+		cfg.Data = testData
+		bad(&cfg)
+		var log strings.Builder
+		_, err := run(&log, cfg)
+		require.Error(t, err)
+		require.Empty(t, log.String(), "the configuration is checked before any work")
+	}
 }
 
 // BenchmarkAdamStep is one Adam step of the digits CNN on a minibatch of 64: the

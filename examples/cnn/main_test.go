@@ -16,15 +16,15 @@ import (
 
 const testData = "testdata/digits.csv.gz"
 
-// A short run on a third of the digits (a few seconds) takes both methods well above
+// A short run on 500 of the digits (a few seconds) takes both methods well above
 // chance (10%) on the held-out images, and writes the plots.
 func TestCNNLearns(t *testing.T) {
 	cfg := defaultConfig
-	cfg.Data, cfg.Limit, cfg.Epochs, cfg.NewtonIters = testData, 600, 6, 10
+	cfg.Data, cfg.Limit, cfg.Epochs, cfg.NewtonIters = testData, 500, 5, 5
 	var log strings.Builder
 	res, err := run(&log, cfg)
 	require.NoError(t, err, log.String())
-	require.Equal(t, 600, res.Train.Len()+res.Test.Len())
+	require.Equal(t, 500, res.Train.Len()+res.Test.Len())
 	require.Len(t, res.Epochs, cfg.Epochs)
 	require.Greater(t, res.Adam.TestAcc, 0.8, log.String())
 	require.Greater(t, res.Adam.TrainAcc, 0.8, log.String())
@@ -32,8 +32,8 @@ func TestCNNLearns(t *testing.T) {
 	require.NotNil(t, res.Newton)
 	require.Equal(t, cfg.NewtonIters, res.Newton.Iterations)
 	require.Greater(t, res.Newton.HVPs, 0)
-	require.Greater(t, res.Newton.TestAcc, 0.5, log.String())
-	require.Less(t, res.Trace[len(res.Trace)-1].Loss, res.Trace[0].Loss/2)
+	require.Greater(t, res.Newton.TestAcc, 0.7, log.String())
+	require.Less(t, res.Trace[len(res.Trace)-1].Loss, 0.7*res.Trace[0].Loss)
 	total := 0
 	for _, row := range res.Confusion {
 		for _, n := range row {

@@ -85,13 +85,13 @@ func ExampleGradient() {
 		return t.Apply(reduce.SumOp(nil, false), t.Apply(ew.MulOp, d, d))
 	}
 	w := tensor.New(tensor.Float64, 3)
-	g := hvp.NewGradient(f)
+	var g hvp.Gradient
 	for range 50 {
-		_, grad, err := g.At([]*tensor.Dense{w})
+		_, grad, err := g.Grad(f, []*tensor.Dense{w})
 		if err != nil {
 			panic(err)
 		}
-		w, _ = tensor.AddScaled(w, -0.25, grad[0]) // grad is valid until the next At
+		w, _ = tensor.AddScaled(w, -0.25, grad[0]) // grad is valid until the next g.Grad
 	}
 	fmt.Printf("%.6f\n", w.Float64s())
 	// Output: [1.000000 -2.000000 3.000000]

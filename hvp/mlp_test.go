@@ -120,10 +120,10 @@ func BenchmarkMLP(b *testing.B) {
 		}
 	})
 	b.Run("gradient-reused", func(b *testing.B) {
-		g := hvp.NewGradient(f) // each call in the memory of the one before
+		var g hvp.Gradient // each call in the memory of the one before
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, _, err := g.At(p); err != nil {
+			if _, _, err := g.Grad(f, p); err != nil {
 				b.Fatal(err)
 			}
 		}

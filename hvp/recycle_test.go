@@ -10,6 +10,7 @@ import (
 	"github.com/chainrules-go/chainrules/einsum"
 	ew "github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/hvp"
+	"github.com/chainrules-go/chainrules/ops"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -148,10 +149,10 @@ func TestGradientReusesItsResults(t *testing.T) {
 	}
 	_, want, err := hvp.Grad(f, []*tensor.Dense{w})
 	require.NoError(t, err)
-	g := hvp.NewGradient(f)
+	var g hvp.Gradient
 	var prev *tensor.Dense
 	for i := range 4 {
-		value, grad, err := g.At([]*tensor.Dense{w})
+		value, grad, err := g.Grad(f, []*tensor.Dense{w})
 		require.NoError(t, err)
 		require.Equal(t, want[0].Float64s(), grad[0].Float64s(), "call %d", i)
 		require.Equal(t, 1, value.Size())
@@ -161,10 +162,13 @@ func TestGradientReusesItsResults(t *testing.T) {
 		prev = grad[0]
 	}
 	// A parameter passed back in as the point is never handed to the pool.
-	_, grad, err := g.At([]*tensor.Dense{w})
+	_, grad, err := g.Grad(f, []*tensor.Dense{w})
 	require.NoError(t, err)
 	keep := grad[0].Clone()
-	_, grad2, err := g.At(grad) // the previous gradient is now the point
+	_, grad2, err := hvp.WithRegistry(ops.Default()).NewGradient().Grad(f, grad)
+	require.NoError(t, err)
+	require.NotNil(t, grad2)
+	_, grad2, err = g.Grad(f, grad) // the previous gradient is now the point
 	require.NoError(t, err)
 	require.Equal(t, keep.Float64s(), grad[0].Float64s(), "the point was reused")
 	require.NotNil(t, grad2)

@@ -267,6 +267,7 @@ func trainAdam(w io.Writer, cfg config, params []*tensor.Dense, out *outcome) er
 	began, cpu0 := time.Now(), cpuTime()
 	var evaluating, cpuEval time.Duration // spent on the test set, not counted in the ETA
 	steps := 0
+	var grad hvp.Gradient // each step's gradient in the memory of the one before
 	for e := range cfg.Epochs {
 		var lossSum float64
 		right, seen := 0, 0
@@ -283,7 +284,8 @@ func trainAdam(w io.Writer, cfg config, params []*tensor.Dense, out *outcome) er
 					}
 				}
 			}
-			loss, grads, err := hvp.Grad(crossEntropy(xb, labels, bn, count), params)
+			// grads lives until the next step's gradient, which reuses its memory.
+			loss, grads, err := grad.Grad(crossEntropy(xb, labels, bn, count), params)
 			if err != nil {
 				return err
 			}

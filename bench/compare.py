@@ -60,6 +60,7 @@ W = [
     ("layer_norm 2048x768: forward+backward", "./nn", "BenchmarkLayerNorm/2048x768/forward\\+backward", "layers.layer_norm", "torch", "s"),
     ("linear 256x512x512 + bias: forward+backward", "./nn", "BenchmarkLinear/256x512x512/forward\\+backward", "layers.linear", "torch", "s"),
     ("causal attention 4x8x128x64: forward+backward", "./nn", "BenchmarkAttention/4x8x128x64/causal/forward\\+backward", "layers.attention", "torch (explicit formula)", "s"),
+    ("Adam step of the digits CNN, batch 64 (examples/cnn)", "./examples/cnn", "BenchmarkAdamStep", "cnn.adam_step", "torch", "s"),
     ("cholesky 512", "./linalg", "BenchmarkOps/cholesky/forward", "linalg.cholesky", "torch", "s"),
     ("cholesky 512 fwd+bwd", "./linalg", "BenchmarkOps/cholesky/backward", "linalg.cholesky.grad", "torch", "s"),
     ("lu_factor 512", "./linalg", "BenchmarkOps/lu_factor/forward", "linalg.lu_factor", "torch", "s"),

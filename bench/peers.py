@@ -212,6 +212,31 @@ def layers():
         torch.softmax(q @ k.transpose(-2, -1) / math.sqrt(64) + causal, -1) @ v, (q, k, v), aybar))
 
 
+def cnn():
+    """One Adam step of examples/cnn's digits CNN (BenchmarkAdamStep): a minibatch of 64
+    8x8 images, batch norm in training, cross-entropy, backward, torch.optim.Adam
+    (foreach=False, the path package optim follows), float64."""
+    import gzip
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "cnn", "testdata", "digits.csv.gz")
+    with gzip.open(here, "rt") as f:
+        data = np.loadtxt(f, delimiter=",")
+    x = torch.tensor(data[:64, :64] / 16, dtype=f64).reshape(64, 1, 8, 8)
+    y = torch.tensor(data[:64, 64], dtype=torch.int64)
+    nn_ = torch.nn
+    model = nn_.Sequential(
+        nn_.Conv2d(1, 16, 3, padding=1, bias=False), nn_.BatchNorm2d(16), nn_.ReLU(), nn_.MaxPool2d(2),
+        nn_.Conv2d(16, 32, 3, padding=1, bias=False), nn_.BatchNorm2d(32), nn_.ReLU(), nn_.MaxPool2d(2),
+        nn_.Flatten(), nn_.Linear(128, 10)).double()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, foreach=False)
+
+    def step():
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(model(x), y).backward()
+        opt.step()
+
+    bench("cnn.adam_step", step)
+
+
 def linalg():
     n = 512
     a = randn(n, n)
@@ -278,7 +303,7 @@ config = {"python": platform.python_version(), "numpy": np.__version__, "torch":
           "torch_threads": torch.get_num_threads(), "openblas": openblas(),
           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
 print("# peers:", json.dumps(config), flush=True)
-for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, conv, pool, layers, linalg, scalar_chain, pinn):
+for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, conv, pool, layers, cnn, linalg, scalar_chain, pinn):
     section()
 with open(args.json, "w") as fh:
     json.dump({"config": config, "results": RESULTS}, fh, indent=1)

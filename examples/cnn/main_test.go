@@ -135,7 +135,7 @@ func TestErrors(t *testing.T) {
 
 // BenchmarkAdamStep is one Adam step of the digits CNN on a minibatch of 64: the
 // loss's gradient with respect to the parameter set (a recording and a reverse
-// sweep), then the update. adam_step_torch.py times the same step in PyTorch.
+// sweep), then the update. bench/peers.py (cnn) times the same step in PyTorch.
 func BenchmarkAdamStep(b *testing.B) {
 	pixels, labels, err := loadDigits(testData)
 	if err != nil {

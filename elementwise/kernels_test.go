@@ -90,7 +90,7 @@ func TestSlicesMatchScalarKernels(t *testing.T) {
 	}
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b) }
 	specs := map[string]UnarySpec{"exp": expSpec, "tanh": tanhSpec, "sigmoid": sigmoidSpec, "silu": siluSpec,
-		"logsigmoid": logSigmoidSpec, "softplus": softplusSpec(1, 20), "softplus(2.5, 3)": softplusSpec(2.5, 3)}
+		"logsigmoid": logSigmoidSpec, "softplus": softplusSpec(1, 20), "softplus(2.5, 3)": softplusSpec(2.5, 3), "relu": reluSpec}
 	for name, spec := range specs {
 		fn := spec.Real
 		for _, x := range inputs {
@@ -99,6 +99,20 @@ func TestSlicesMatchScalarKernels(t *testing.T) {
 			for i, v := range x {
 				if !same(dst[i], fn.F(v)) {
 					t.Errorf("%s(%v) n=%d: slice %v, scalar %v", name, v, len(x), dst[i], fn.F(v))
+				}
+			}
+			if fn.Pull == nil {
+				continue
+			}
+			// The pullback's fast path against D1(x, y) ybar, with special cotangents.
+			y, yb, got := make([]float64, len(x)), make([]float64, len(x)), make([]float64, len(x))
+			for i, v := range x {
+				y[i], yb[i] = fn.F(v), special[(i*7)%len(special)]
+			}
+			fn.Pull(got, x, y, yb)
+			for i, v := range x {
+				if want := fn.D1(v, y[i]) * yb[i]; !same(got[i], want) {
+					t.Errorf("%s' at %v, cotangent %v: fast pullback %v, generic %v", name, v, yb[i], got[i], want)
 				}
 			}
 		}

@@ -207,6 +207,33 @@ func relu(x float64) float64 {
 	return 0
 }
 
+// reluSlice is relu over a slice (Func1.Slice).
+func reluSlice(dst, x []float64) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		if v > 0 || v != v {
+			dst[i] = v
+		} else {
+			dst[i] = 0
+		}
+	}
+}
+
+// reluPull is relu's pullback (Func1.Pull): reluD1(x) ybar, the product kept
+// (0 times a NaN or an infinite cotangent is NaN, times a negative one -0), as the
+// generic loop computes it.
+func reluPull(dst, x, _, yb []float64) {
+	x = x[:len(dst)]
+	yb = yb[:len(dst)]
+	for i, v := range yb {
+		if x[i] > 0 {
+			dst[i] = 1 * v
+		} else {
+			dst[i] = 0 * v
+		}
+	}
+}
+
 // reluD1 is relu' with the subgradient 0 at 0.
 func reluD1(x, _ float64) float64 {
 	if x > 0 {
@@ -356,7 +383,7 @@ var (
 	sigmoidSpec = UnarySpec{Real: Func1[float64]{F: sigmoid, Slice: sigmoidSlice, D1: sigmoidD1[float64], D2: sigmoidD2[float64], Pull: sigmoidPull},
 		Complex: Func1[complex128]{F: csigmoid, D1: sigmoidD1[complex128], D2: sigmoidD2[complex128]}}
 	logSigmoidSpec = UnarySpec{Real: Func1[float64]{F: logSigmoid, Slice: logSigmoidSlice, D1: logSigmoidD1, D2: logSigmoidD2}}
-	reluSpec       = UnarySpec{Real: Func1[float64]{F: relu, D1: reluD1, D2: zero[float64]}}
+	reluSpec       = UnarySpec{Real: Func1[float64]{F: relu, Slice: reluSlice, D1: reluD1, D2: zero[float64], Pull: reluPull}}
 	siluSpec       = UnarySpec{Real: Func1[float64]{F: silu, Slice: siluSlice, D1: siluD1, D2: siluD2}}
 	erfSpec        = UnarySpec{Real: Func1[float64]{F: math.Erf, D1: erfD1, D2: erfD2}}
 	conjSpec       = UnarySpec{Real: identity, Wirtinger: Wirtinger{F: cmplx.Conj, D1: conjD1, D2: conjD2}}

@@ -200,13 +200,99 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 	return dst, nil
 }
 
-// Forward is the inner rule's (the transposed recorded pullback).
+// Forward computes, per group with xhat = (x - mean) rstd (the batch statistics
+// of the primal: mean' = mean(xdot), rstd' = -rstd^2 mean(xhat xdot)),
+//
+//	ydot = w rstd (xdot - mean(xdot) - xhat mean(xhat xdot)) + wdot xhat + bdot,
+//
+// in two passes over x and xdot: the tangent of the normalised output (the
+// updated running statistics carry none). Gauss-Newton products and every
+// forward sweep run it, so it is fused like Pullback rather than taken from the
+// defined op's transposed recording.
 func (r *fastNormRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	inner, err := r.defined()
+	v, mean, rstd, in := r.st.v, r.st.mean, r.st.rstd, r.in
+	tangent := func(k int, shape []int, what string) ([]float64, error) {
+		t, ok := tangentOf(in[k])
+		if !ok {
+			return nil, nil
+		}
+		if t == nil || t.DType() != tensor.Float64 || !slices.Equal(t.Shape(), shape) {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of the %s is %s, want float64%v", v.name, what, describe(t), shape)
+		}
+		return t.Contiguous().Float64s(), nil
+	}
+	xt, err := tangent(0, v.xshape, "input")
 	if err != nil {
 		return err
 	}
-	return inner.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
+	var w, wt, bt []float64
+	k := 1
+	if v.weight {
+		w = r.x[1].Contiguous().Float64s()
+		if wt, err = tangent(k, v.wshape, "weight"); err != nil {
+			return err
+		}
+		k++
+	}
+	if v.bias {
+		if bt, err = tangent(k, v.wshape, "bias"); err != nil {
+			return err
+		}
+	}
+	if xt == nil && wt == nil && bt == nil {
+		return nil
+	}
+	xd := r.x[0].Contiguous().Float64s()
+	h := make([]float64, v.b) // xhat along a run
+	// Pass 1: the sums of xdot and xhat xdot per group.
+	s1, s2 := make([]float64, v.m), make([]float64, v.m)
+	if xt != nil {
+		v.runs(func(off, n, m, _ int) {
+			mu, rs := mean[m], rstd[m]
+			hr := h[:n]
+			for j, e := range xd[off : off+n] {
+				hr[j] = (e - mu) * rs
+			}
+			s1[m] += vmath.Sum(xt[off : off+n])
+			s2[m] += vmath.Dot(hr, xt[off:off+n])
+		})
+	}
+	cnt := float64(v.a * v.b)
+	// Pass 2: ydot.
+	out := vmath.MakeNoZero[float64](len(xd)) // every run is written whole
+	v.runs(func(off, n, m, c int) {
+		mu, rs := mean[m], rstd[m]
+		m1, m2 := s1[m]/cnt, s2[m]/cnt
+		o := out[off : off+n]
+		for j, e := range xd[off : off+n] {
+			p := j // layer_norm: the parameters vary along the run
+			if c >= 0 {
+				p = c
+			}
+			hj := (e - mu) * rs
+			var d float64
+			if xt != nil {
+				g := rs * (xt[off+j] - m1 - hj*m2)
+				if w != nil {
+					g *= w[p]
+				}
+				d = g
+			}
+			if wt != nil {
+				d += wt[p] * hj
+			}
+			if bt != nil {
+				d += bt[p]
+			}
+			o[j] = d
+		}
+	})
+	y, err := tensor.FromFloat64(out, v.xshape...)
+	if err != nil {
+		return err
+	}
+	ydot[0], has[0] = y, true
+	return nil
 }
 
 // PullbackWithTangents is the inner rule's (a forward sweep through the recorded pullback).

@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""Writes the golden exchanges of cmd/gradbench's tests: for each eval, small
+inputs in the eval's own format and the outputs computed here, independently of
+the Go tool, with PyTorch's autograd (float64) from a direct transcription of the
+eval's definition (bench/gradbench/README.md links each one).
+
+Run with Debian's python (torch 1.13): /usr/bin/python3 gen_golden.py [eval...]
+from this directory. Each eval goes to golden_<eval>.json:
+{"module": ..., "cases": [{"function": ..., "input": ..., "output": ...}]}.
+"""
+import json
+import math
+import sys
+
+import numpy as np
+import torch
+
+torch.set_default_dtype(torch.float64)
+RUNS = {"min_runs": 1, "min_seconds": 0}
+
+
+def t(x, grad=False):
+    return torch.tensor(x, dtype=torch.float64, requires_grad=grad)
+
+
+def grad_of(f, *xs):
+    """f(*xs) and its gradient with respect to every x (PyTorch's autograd)."""
+    xs = [x.detach().clone().requires_grad_(True) for x in xs]
+    y = f(*xs)
+    gs = torch.autograd.grad(y, xs)
+    return y.item(), [g.tolist() for g in gs]
+
+
+def hello():
+    cases = []
+    for x in [0.0, 1.5, -3.25]:
+        cases.append({"function": "square", "input": x, "output": x * x})
+        _, (g,) = grad_of(lambda v: v * v, t(x))
+        cases.append({"function": "double", "input": x, "output": g})
+    return cases
+
+
+def lse():
+    rng = np.random.default_rng(1)
+    cases = []
+    for n in [1, 5, 17]:
+        x = (rng.uniform(-100, 100, size=n)).tolist()
+        f = lambda v: torch.logsumexp(v, 0)
+        y, (g,) = grad_of(f, t(x))
+        inp = {"x": x} | RUNS
+        cases.append({"function": "primal", "input": inp, "output": y})
+        cases.append({"function": "gradient", "input": inp, "output": g})
+    return cases
+
+
+EVALS = {"hello": hello, "lse": lse}
+
+
+def main():
+    names = sys.argv[1:] or list(EVALS)
+    for name in names:
+        with open(f"golden_{name}.json", "w") as f:
+            json.dump({"module": name, "cases": EVALS[name]()}, f)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -2,4 +2,9 @@ package main
 
 // shapeErrors are inputs of the wrong shape, one or more per eval: each must be
 // refused with an error.
-var shapeErrors = []struct{ name, line string }{}
+var shapeErrors = []struct{ name, line string }{
+	{"llsq n too small", `{"id": 3, "kind": "evaluate", "module": "llsq", "function": "gradient", "input": {"x": [1, 2], "n": 1, "min_runs": 1, "min_seconds": 0}}`},
+	{"llsq no coefficients", `{"id": 3, "kind": "evaluate", "module": "llsq", "function": "primal", "input": {"x": [], "n": 4, "min_runs": 1, "min_seconds": 0}}`},
+	{"det A not ell²", `{"id": 3, "kind": "evaluate", "module": "det", "function": "gradient", "input": {"A": [1, 2, 3], "ell": 2, "min_runs": 1, "min_seconds": 0}}`},
+	{"det ell 0", `{"id": 3, "kind": "evaluate", "module": "det", "function": "primal", "input": {"A": [], "ell": 0, "min_runs": 1, "min_seconds": 0}}`},
+}

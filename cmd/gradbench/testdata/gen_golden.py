@@ -53,7 +53,37 @@ def lse():
     return cases
 
 
-EVALS = {"hello": hello, "lse": lse}
+def llsq():
+    rng = np.random.default_rng(2)
+    cases = []
+    for n, m in [(2, 1), (7, 3), (16, 8)]:
+        x = rng.uniform(size=m).tolist()
+        ts = torch.tensor([-1 + i * 2 / (n - 1) for i in range(n)])
+
+        def f(v):
+            powers = torch.stack([ts**j for j in range(m)], 1)
+            return 0.5 * torch.sum((torch.sign(ts) - powers @ v) ** 2)
+
+        y, (g,) = grad_of(f, t(x))
+        inp = {"x": x, "n": n} | RUNS
+        cases.append({"function": "primal", "input": inp, "output": y})
+        cases.append({"function": "gradient", "input": inp, "output": g})
+    return cases
+
+
+def det():
+    rng = np.random.default_rng(3)
+    cases = []
+    for ell in [1, 2, 3, 5]:
+        a = rng.uniform(size=ell * ell).tolist()
+        y, (g,) = grad_of(lambda v: torch.linalg.det(v.reshape(ell, ell)), t(a))
+        inp = {"A": a, "ell": ell} | RUNS
+        cases.append({"function": "primal", "input": inp, "output": y})
+        cases.append({"function": "gradient", "input": inp, "output": g})
+    return cases
+
+
+EVALS = {"hello": hello, "lse": lse, "llsq": llsq, "det": det}
 
 
 def main():

@@ -7,4 +7,7 @@ var shapeErrors = []struct{ name, line string }{
 	{"llsq no coefficients", `{"id": 3, "kind": "evaluate", "module": "llsq", "function": "primal", "input": {"x": [], "n": 4, "min_runs": 1, "min_seconds": 0}}`},
 	{"det A not ell²", `{"id": 3, "kind": "evaluate", "module": "det", "function": "gradient", "input": {"A": [1, 2, 3], "ell": 2, "min_runs": 1, "min_seconds": 0}}`},
 	{"det ell 0", `{"id": 3, "kind": "evaluate", "module": "det", "function": "primal", "input": {"A": [], "ell": 0, "min_runs": 1, "min_seconds": 0}}`},
+	{"gmm x row of the wrong length", `{"id": 3, "kind": "evaluate", "module": "gmm", "function": "jacobian", "input": {"d": 2, "k": 1, "n": 1, "m": 0, "gamma": 1, "x": [[1, 2, 3]], "alpha": [0], "mu": [[0, 0]], "q": [[0, 0]], "l": [[0]], "min_runs": 1, "min_seconds": 0}}`},
+	{"gmm n not the number of points", `{"id": 3, "kind": "evaluate", "module": "gmm", "function": "objective", "input": {"d": 2, "k": 1, "n": 2, "m": 0, "gamma": 1, "x": [[1, 2]], "alpha": [0], "mu": [[0, 0]], "q": [[0, 0]], "l": [[0]], "min_runs": 1, "min_seconds": 0}}`},
+	{"gmm l of the wrong length", `{"id": 3, "kind": "evaluate", "module": "gmm", "function": "jacobian", "input": {"d": 2, "k": 1, "n": 1, "m": 0, "gamma": 1, "x": [[1, 2]], "alpha": [0], "mu": [[0, 0]], "q": [[0, 0]], "l": [[0, 1]], "min_runs": 1, "min_seconds": 0}}`},
 }

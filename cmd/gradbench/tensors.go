@@ -43,3 +43,30 @@ func scalarOf(v *tensor.Dense) (float64, error) {
 func flat(v *tensor.Dense) []float64 {
 	return append([]float64(nil), v.Float64s()...)
 }
+
+// matrix copies rows into a len(rows) x cols tensor; every row must have cols
+// elements.
+func matrix(name string, rows [][]float64, cols int) (*tensor.Dense, error) {
+	data := make([]float64, 0, len(rows)*cols)
+	for i, r := range rows {
+		if len(r) != cols {
+			return nil, fmt.Errorf("%s[%d] has %d elements, want %d", name, i, len(r), cols)
+		}
+		data = append(data, r...)
+	}
+	return tensor.FromFloat64(data, len(rows), cols)
+}
+
+// rows returns a 2-d tensor as a slice of rows (JSON's double[][]).
+func rows(v *tensor.Dense) [][]float64 {
+	sh := v.Shape()
+	data := flat(v)
+	if data == nil {
+		data = []float64{} // rows of no elements are [] in JSON, not null
+	}
+	out := make([][]float64, sh[0])
+	for i := range out {
+		out[i] = data[i*sh[1] : (i+1)*sh[1] : (i+1)*sh[1]]
+	}
+	return out
+}

@@ -83,7 +83,60 @@ def det():
     return cases
 
 
-EVALS = {"hello": hello, "lse": lse, "llsq": llsq, "det": det}
+def gmm():
+    rng = np.random.default_rng(4)
+    cases = []
+    for d, k, n, m, gamma in [(1, 2, 3, 0, 1.0), (3, 2, 4, 2, 0.7)]:
+        inp = {
+            "d": d, "k": k, "n": n, "m": m, "gamma": gamma,
+            "x": rng.normal(size=(n, d)).tolist(),
+            "alpha": rng.normal(size=k).tolist(),
+            "mu": rng.uniform(size=(k, d)).tolist(),
+            "q": rng.normal(size=(k, d)).tolist(),
+            "l": rng.normal(size=(k, d * (d - 1) // 2)).tolist(),
+        }
+        x = t(inp["x"])
+
+        def f(alpha, mu, q, l):
+            # Q_k: exp(q_k) on the diagonal, l_k below it in column-major order.
+            Qs = []
+            for c in range(k):
+                cols = [torch.zeros(d, dtype=torch.float64) for _ in range(d)]
+                rows = []
+                it = 0
+                Q = torch.diag(torch.exp(q[c]))
+                for j in range(d):
+                    for i in range(j + 1, d):
+                        e = torch.zeros(d, d)
+                        e[i, j] = 1.0
+                        Q = Q + l[c, it] * e
+                        it += 1
+                Qs.append(Q)
+            total = -n * d / 2 * math.log(2 * math.pi)
+            for i in range(n):
+                terms = torch.stack([
+                    alpha[c] + q[c].sum() - 0.5 * torch.sum((Qs[c] @ (x[i] - mu[c])) ** 2)
+                    for c in range(k)
+                ])
+                total = total + torch.logsumexp(terms, 0)
+            total = total - n * torch.logsumexp(alpha, 0)
+            nn = d + m + 1
+            for c in range(k):
+                total = total + m * q[c].sum() - gamma**2 / 2 * (
+                    torch.sum(torch.exp(q[c]) ** 2) + torch.sum(l[c] ** 2))
+            const = nn * d * math.log(gamma / math.sqrt(2)) - float(
+                torch.special.multigammaln(torch.tensor(nn / 2), d))
+            return total + k * const
+
+        y, (ga, gmu, gq, gl) = grad_of(f, t(inp["alpha"]), t(inp["mu"]), t(inp["q"]), t(inp["l"]))
+        inp |= RUNS
+        cases.append({"function": "objective", "input": inp, "output": y})
+        cases.append({"function": "jacobian", "input": inp,
+                      "output": {"alpha": ga, "mu": gmu, "q": gq, "l": gl}})
+    return cases
+
+
+EVALS = {"hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm}
 
 
 def main():

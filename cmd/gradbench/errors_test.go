@@ -10,4 +10,9 @@ var shapeErrors = []struct{ name, line string }{
 	{"gmm x row of the wrong length", `{"id": 3, "kind": "evaluate", "module": "gmm", "function": "jacobian", "input": {"d": 2, "k": 1, "n": 1, "m": 0, "gamma": 1, "x": [[1, 2, 3]], "alpha": [0], "mu": [[0, 0]], "q": [[0, 0]], "l": [[0]], "min_runs": 1, "min_seconds": 0}}`},
 	{"gmm n not the number of points", `{"id": 3, "kind": "evaluate", "module": "gmm", "function": "objective", "input": {"d": 2, "k": 1, "n": 2, "m": 0, "gamma": 1, "x": [[1, 2]], "alpha": [0], "mu": [[0, 0]], "q": [[0, 0]], "l": [[0]], "min_runs": 1, "min_seconds": 0}}`},
 	{"gmm l of the wrong length", `{"id": 3, "kind": "evaluate", "module": "gmm", "function": "jacobian", "input": {"d": 2, "k": 1, "n": 1, "m": 0, "gamma": 1, "x": [[1, 2]], "alpha": [0], "mu": [[0, 0]], "q": [[0, 0]], "l": [[0, 1]], "min_runs": 1, "min_seconds": 0}}`},
+	{"kmeans ragged points", `{"id": 3, "kind": "evaluate", "module": "kmeans", "function": "dir", "input": {"points": [[1, 2], [3]], "centroids": [[1, 2]], "min_runs": 1, "min_seconds": 0}}`},
+	{"kmeans centroids of another dimension", `{"id": 3, "kind": "evaluate", "module": "kmeans", "function": "cost", "input": {"points": [[1, 2]], "centroids": [[1, 2, 3]], "min_runs": 1, "min_seconds": 0}}`},
+	{"kmeans no centroids", `{"id": 3, "kind": "evaluate", "module": "kmeans", "function": "dir", "input": {"points": [[1, 2]], "centroids": [], "min_runs": 1, "min_seconds": 0}}`},
+	{"ode no steps", `{"id": 3, "kind": "evaluate", "module": "ode", "function": "gradient", "input": {"x": [1, 2], "s": 0, "min_runs": 1, "min_seconds": 0}}`},
+	{"ode empty x", `{"id": 3, "kind": "evaluate", "module": "ode", "function": "primal", "input": {"x": [], "s": 2, "min_runs": 1, "min_seconds": 0}}`},
 }

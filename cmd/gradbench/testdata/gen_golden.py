@@ -136,7 +136,55 @@ def gmm():
     return cases
 
 
-EVALS = {"hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm}
+def kmeans():
+    rng = np.random.default_rng(5)
+    cases = []
+    for n, k, d in [(4, 1, 1), (12, 3, 2)]:
+        points = rng.uniform(size=(n, d))
+        centroids = points[-k:] + 0.01  # each centroid keeps a nearest point
+        P = t(points.tolist())
+
+        def cost(c):
+            dist = ((P[:, None, :] - c[None, :, :]) ** 2).sum(2)
+            return dist.min(1).values.sum()
+
+        c = t(centroids.tolist(), True)
+        (g,) = torch.autograd.grad(cost(c), c, create_graph=True)
+        (hdiag,) = torch.autograd.grad(g, c, torch.ones_like(c))
+        inp = {"points": points.tolist(), "centroids": centroids.tolist()} | RUNS
+        cases.append({"function": "cost", "input": inp, "output": cost(c).item()})
+        cases.append({"function": "dir", "input": inp, "output": (g / hdiag).tolist()})
+    return cases
+
+
+def ode():
+    rng = np.random.default_rng(6)
+    cases = []
+    for n, s in [(1, 1), (2, 3), (6, 4)]:
+        x = rng.uniform(size=n).tolist()
+
+        def solve(v):
+            def rhs(y):
+                return v * torch.cat([torch.ones(1), y[:-1]])
+
+            y = torch.zeros(n)
+            h = 2.0 / s
+            for _ in range(s):
+                k1 = rhs(y)
+                k2 = rhs(y + h / 2 * k1)
+                k3 = rhs(y + h / 2 * k2)
+                k4 = rhs(y + h * k3)
+                y = y + h / 6 * (k1 + 2 * k2 + 2 * k3 + k4)
+            return y
+
+        _, (g,) = grad_of(lambda v: solve(v)[-1], t(x))
+        inp = {"x": x, "s": s} | RUNS
+        cases.append({"function": "primal", "input": inp, "output": solve(t(x)).tolist()})
+        cases.append({"function": "gradient", "input": inp, "output": g})
+    return cases
+
+
+EVALS = {"hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
 
 
 def main():

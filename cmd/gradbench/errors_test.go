@@ -15,4 +15,7 @@ var shapeErrors = []struct{ name, line string }{
 	{"kmeans no centroids", `{"id": 3, "kind": "evaluate", "module": "kmeans", "function": "dir", "input": {"points": [[1, 2]], "centroids": [], "min_runs": 1, "min_seconds": 0}}`},
 	{"ode no steps", `{"id": 3, "kind": "evaluate", "module": "ode", "function": "gradient", "input": {"x": [1, 2], "s": 0, "min_runs": 1, "min_seconds": 0}}`},
 	{"ode empty x", `{"id": 3, "kind": "evaluate", "module": "ode", "function": "primal", "input": {"x": [], "s": 2, "min_runs": 1, "min_seconds": 0}}`},
+	{"lstm odd number of main_params rows", `{"id": 3, "kind": "evaluate", "module": "lstm", "function": "jacobian", "input": {"main_params": [[1, 2, 3, 4]], "extra_params": [[1], [1], [1]], "state": [[0], [0]], "sequence": [[1], [0]], "min_runs": 1, "min_seconds": 0}}`},
+	{"lstm weights of the wrong width", `{"id": 3, "kind": "evaluate", "module": "lstm", "function": "objective", "input": {"main_params": [[1, 2, 3], [1, 2, 3]], "extra_params": [[1], [1], [1]], "state": [[0], [0]], "sequence": [[1], [0]], "min_runs": 1, "min_seconds": 0}}`},
+	{"lstm one character", `{"id": 3, "kind": "evaluate", "module": "lstm", "function": "jacobian", "input": {"main_params": [[1, 2, 3, 4], [1, 2, 3, 4]], "extra_params": [[1], [1], [1]], "state": [[0], [0]], "sequence": [[1]], "min_runs": 1, "min_seconds": 0}}`},
 }

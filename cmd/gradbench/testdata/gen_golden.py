@@ -184,7 +184,42 @@ def ode():
     return cases
 
 
-EVALS = {"hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
+def lstm():
+    rng = np.random.default_rng(7)
+    cases = []
+    for l, c, b in [(1, 2, 2), (2, 5, 3)]:
+        main = rng.normal(size=(2 * l, 4 * b))
+        extra = rng.normal(size=(3, b))
+        state = rng.normal(size=(2 * l, b))
+        seq = rng.integers(0, 2, size=(c, b)).astype(float)
+
+        def f(w, w2):
+            s = [t(r) for r in state]
+            total = 0.0
+            for step in range(c - 1):
+                x = t(seq[step]) * w2[0]
+                for i in range(l):
+                    h, cell = s[2 * i], s[2 * i + 1]
+                    g = torch.cat([x, h, x, h]) * w[2 * i] + w[2 * i + 1]
+                    cell = cell * torch.sigmoid(g[:b]) + torch.sigmoid(g[b:2 * b]) * torch.tanh(g[3 * b:])
+                    h = torch.sigmoid(g[2 * b:3 * b]) * torch.tanh(cell)
+                    s[2 * i], s[2 * i + 1] = h, cell
+                    x = h
+                y = x * w2[1] + w2[2]
+                # ADBench's normalisation: log(2 + sum exp y).
+                total = total + torch.sum(t(seq[step + 1]) * (y - torch.log(2 + torch.exp(y).sum())))
+            return -total / ((c - 1) * b)
+
+        y, (gw, gw2) = grad_of(f, t(main.tolist()), t(extra.tolist()))
+        inp = {"main_params": main.tolist(), "extra_params": extra.tolist(),
+               "state": state.tolist(), "sequence": seq.tolist()} | RUNS
+        cases.append({"function": "objective", "input": inp, "output": y})
+        cases.append({"function": "jacobian", "input": inp,
+                      "output": np.concatenate([np.ravel(gw), np.ravel(gw2)]).tolist()})
+    return cases
+
+
+EVALS = {"lstm": lstm, "hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
 
 
 def main():

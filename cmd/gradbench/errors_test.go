@@ -18,4 +18,6 @@ var shapeErrors = []struct{ name, line string }{
 	{"lstm odd number of main_params rows", `{"id": 3, "kind": "evaluate", "module": "lstm", "function": "jacobian", "input": {"main_params": [[1, 2, 3, 4]], "extra_params": [[1], [1], [1]], "state": [[0], [0]], "sequence": [[1], [0]], "min_runs": 1, "min_seconds": 0}}`},
 	{"lstm weights of the wrong width", `{"id": 3, "kind": "evaluate", "module": "lstm", "function": "objective", "input": {"main_params": [[1, 2, 3], [1, 2, 3]], "extra_params": [[1], [1], [1]], "state": [[0], [0]], "sequence": [[1], [0]], "min_runs": 1, "min_seconds": 0}}`},
 	{"lstm one character", `{"id": 3, "kind": "evaluate", "module": "lstm", "function": "jacobian", "input": {"main_params": [[1, 2, 3, 4], [1, 2, 3, 4]], "extra_params": [[1], [1], [1]], "state": [[0], [0]], "sequence": [[1]], "min_runs": 1, "min_seconds": 0}}`},
+	{"ba camera of 10 parameters", `{"id": 3, "kind": "evaluate", "module": "ba", "function": "jacobian", "input": {"n": 1, "m": 1, "p": 1, "cam": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "x": [1, 2, 3], "w": 1, "feat": [1, 2], "min_runs": 1, "min_seconds": 0}}`},
+	{"ba no observations", `{"id": 3, "kind": "evaluate", "module": "ba", "function": "objective", "input": {"n": 1, "m": 1, "p": 0, "cam": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], "x": [1, 2, 3], "w": 1, "feat": [1, 2], "min_runs": 1, "min_seconds": 0}}`},
 }

@@ -219,7 +219,61 @@ def lstm():
     return cases
 
 
-EVALS = {"lstm": lstm, "hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
+def ba():
+    rng = np.random.default_rng(8)
+    cases = []
+    for n, m, p, rot in [(2, 3, 16, None), (3, 2, 17, [0.0, 0.0, 0.0])]:
+        cam = rng.uniform(-1, 1, size=11)
+        cam[3:6] = rng.uniform(-1, 1, size=3)
+        cam[6] = 2.0
+        if rot is not None:
+            cam[0:3] = rot
+        x = rng.uniform(-1, 1, size=3) + np.array([0, 0, 5])
+        w = float(rng.uniform(0.5, 1.5))
+        feat = rng.uniform(-1, 1, size=2)
+
+        def reproj(c, X, wj):
+            r, Y = c[0:3], X - c[3:6]
+            sq = torch.sum(r**2)
+            if sq.item() != 0:
+                th = torch.sqrt(sq)
+                om = r / th
+                Y = Y * torch.cos(th) + torch.linalg.cross(om, Y) * torch.sin(th) + om * torch.dot(om, Y) * (1 - torch.cos(th))
+            else:
+                Y = Y + torch.linalg.cross(r, Y)
+            u = Y[0:2] / Y[2]
+            rsq = torch.sum(u**2)
+            u = u * (1 + c[9] * rsq + c[10] * rsq**2)
+            return wj * (u * c[6] + c[7:9] - t(feat.tolist()))
+
+        # Full CSR Jacobian: per observation two rows of (11 cam, 3 point, 1 weight).
+        rows, cols, vals = [0], [], []
+        errs = []
+        for j in range(p):
+            ci, pi = j % n, j % m
+            c, X, wj = t(cam.tolist()), t(x.tolist()), t(w)
+            J = torch.autograd.functional.jacobian(reproj, (c, X, wj))
+            errs.append(reproj(c, X, wj).tolist())
+            for r in range(2):
+                rows.append(rows[-1] + 15)
+                cols += [11 * ci + i for i in range(11)] + [11 * n + 3 * pi + i for i in range(3)] + [11 * n + 3 * m + j]
+                vals += J[0][r].tolist() + J[1][r].tolist() + [J[2][r].item()]
+        for j in range(p):
+            rows.append(rows[-1] + 1)
+            cols.append(11 * n + 3 * m + j)
+            vals.append(-2 * w)
+        inp = {"n": n, "m": m, "p": p, "cam": cam.tolist(), "x": x.tolist(), "w": w,
+               "feat": feat.tolist()} | RUNS
+        cases.append({"function": "objective", "input": inp, "output": {
+            "reproj_error": {"elements": errs[0], "repeated": float(p)},
+            "w_err": {"element": 1 - w * w, "repeated": float(p)}}})
+        cut = lambda v: [float(a) for a in v[:30] + [v[-1]]]
+        cases.append({"function": "jacobian", "input": inp,
+                      "output": {"rows": cut(rows), "cols": cut(cols), "vals": cut(vals)}})
+    return cases
+
+
+EVALS = {"ba": ba, "lstm": lstm, "hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
 
 
 def main():

@@ -1,5 +1,12 @@
 package main
 
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+)
+
 // shapeErrors are inputs of the wrong shape, one or more per eval: each must be
 // refused with an error.
 var shapeErrors = []struct{ name, line string }{
@@ -20,4 +27,53 @@ var shapeErrors = []struct{ name, line string }{
 	{"lstm one character", `{"id": 3, "kind": "evaluate", "module": "lstm", "function": "jacobian", "input": {"main_params": [[1, 2, 3, 4], [1, 2, 3, 4]], "extra_params": [[1], [1], [1]], "state": [[0], [0]], "sequence": [[1]], "min_runs": 1, "min_seconds": 0}}`},
 	{"ba camera of 10 parameters", `{"id": 3, "kind": "evaluate", "module": "ba", "function": "jacobian", "input": {"n": 1, "m": 1, "p": 1, "cam": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "x": [1, 2, 3], "w": 1, "feat": [1, 2], "min_runs": 1, "min_seconds": 0}}`},
 	{"ba no observations", `{"id": 3, "kind": "evaluate", "module": "ba", "function": "objective", "input": {"n": 1, "m": 1, "p": 0, "cam": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], "x": [1, 2, 3], "w": 1, "feat": [1, 2], "min_runs": 1, "min_seconds": 0}}`},
+	{"ht theta of 25", `{"id": 3, "kind": "evaluate", "module": "ht", "function": "jacobian", "input": {"theta": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "us": [], "data": {"model": {"bone_count": 0}, "correspondences": [], "points": []}, "min_runs": 1, "min_seconds": 0}}`},
+}
+
+// TestHTBadModel corrupts a valid ht input (from the golden file) one field at
+// a time: each corruption must be refused.
+func TestHTBadModel(t *testing.T) {
+	b, err := os.ReadFile("testdata/golden_ht.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g golden
+	if err := json.Unmarshal(b, &g); err != nil {
+		t.Fatal(err)
+	}
+	corrupt := map[string]func(in map[string]any){
+		"weights row too short": func(in map[string]any) {
+			w := in["data"].(map[string]any)["model"].(map[string]any)["weights"].([]any)
+			w[0] = w[0].([]any)[1:]
+		},
+		"correspondence out of range": func(in map[string]any) {
+			in["data"].(map[string]any)["correspondences"].([]any)[0] = 100000.0
+		},
+		"parent after its child": func(in map[string]any) {
+			in["data"].(map[string]any)["model"].(map[string]any)["parents"].([]any)[1] = 5
+		},
+		"base relative of three rows": func(in map[string]any) {
+			r := in["data"].(map[string]any)["model"].(map[string]any)["base_relatives"].([]any)
+			r[0] = r[0].([]any)[:3]
+		},
+		"one point too many": func(in map[string]any) {
+			d := in["data"].(map[string]any)
+			d["points"] = append(d["points"].([]any), []any{1.0, 2.0, 3.0})
+		},
+	}
+	for name, f := range corrupt {
+		for _, c := range g.Cases[:2] {
+			var in map[string]any
+			if err := json.Unmarshal(c.Input, &in); err != nil {
+				t.Fatal(err)
+			}
+			f(in)
+			raw, _ := json.Marshal(in)
+			line := fmt.Sprintf(`{"id": 3, "kind": "evaluate", "module": "ht", "function": %q, "input": %s}`, c.Function, raw)
+			r := exchange(t, []string{line})[0]
+			if r["success"] != false || r["error"] == "" {
+				t.Errorf("%s (%s): got %v, want an error", name, c.Function, r["success"])
+			}
+		}
+	}
 }

@@ -273,7 +273,134 @@ def ba():
     return cases
 
 
-EVALS = {"ba": ba, "lstm": lstm, "hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
+def ht_model(rng, nb=22, nv=7, ntri=4):
+    parents = [-1] + [int(rng.integers(0, i)) for i in range(1, nb)]
+
+    def transform():
+        q, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+        m = np.eye(4)
+        m[:3, :3] = q
+        m[:3, 3] = rng.normal(size=3)
+        return m.tolist()
+
+    w = rng.uniform(size=(nv, nb))
+    w /= w.sum(1, keepdims=True)
+    base = np.ones((nv, 4))
+    base[:, :3] = rng.normal(size=(nv, 3))
+    return {
+        "bone_count": nb, "bone_names": [f"b{i}" for i in range(nb)], "parents": parents,
+        "base_relatives": [transform() for _ in range(nb)],
+        "inverse_base_absolutes": [transform() for _ in range(nb)],
+        "base_positions": base.tolist(), "weights": w.tolist(),
+        "triangles": rng.integers(0, nv, size=(ntri, 3)).tolist(), "is_mirrored": False,
+    }
+
+
+def ht_errors(model, points, corr, theta, us):
+    """The hand model's errors (GradBench's C++ definition, written anew)."""
+    nb = model["bone_count"]
+    z = torch.zeros(())
+    pose = [[z, z, z] for _ in range(nb + 3)]
+    pose[0] = [theta[0], theta[1], theta[2]]
+    pose[1] = [torch.ones(())] * 3
+    pose[2] = [theta[3], theta[4], theta[5]]
+    it, row = 6, 5
+    for _ in range(5):
+        for joint in range(3):
+            pose[row][0] = theta[it]
+            it += 1
+            if joint == 0:
+                pose[row][1] = theta[it]
+                it += 1
+            row += 1
+        row += 1
+    pose = torch.stack([torch.stack(r) for r in pose])
+
+    def rot(tx, ty, tz):
+        cx, sx, cy, sy, cz, sz = torch.cos(tx), torch.sin(tx), torch.cos(ty), torch.sin(ty), torch.cos(tz), torch.sin(tz)
+        o, n = torch.ones(()), torch.zeros(())
+        Rx = torch.stack([torch.stack(r) for r in [[o, n, n], [n, cx, -sx], [n, sx, cx]]])
+        Ry = torch.stack([torch.stack(r) for r in [[cy, n, sy], [n, o, n], [-sy, n, cy]]])
+        Rz = torch.stack([torch.stack(r) for r in [[cz, -sz, n], [sz, cz, n], [n, n, o]]])
+        return Rz @ Ry @ Rx
+
+    absolutes = []
+    for i in range(nb):
+        a = pose[i + 3]
+        tr = torch.eye(4)
+        tr = tr + torch.nn.functional.pad(rot(a[0], a[2], a[1]) - torch.eye(3), (0, 1, 0, 1))
+        rel = t(model["base_relatives"][i]) @ tr
+        p = model["parents"][i]
+        absolutes.append(rel if p == -1 else absolutes[p] @ rel)
+    base = t(model["base_positions"])
+    W = t(model["weights"])
+    pos = torch.zeros(3, base.shape[0])
+    for b in range(nb):
+        T = absolutes[b] @ t(model["inverse_base_absolutes"][b])
+        pos = pos + (T @ base.T)[:3] * W[:, b]
+    if model["is_mirrored"]:
+        pos = pos * t([[-1.0], [1.0], [1.0]])
+    aa = pose[0]
+    nrm = torch.sqrt(torch.sum(aa**2))
+    if nrm.item() < 1e-4:
+        R = torch.eye(3)
+    else:
+        x, y, zz = aa / nrm
+        s, c = torch.sin(nrm), torch.cos(nrm)
+        R = torch.stack([torch.stack(r) for r in [
+            [x * x + (1 - x * x) * c, x * y * (1 - c) - zz * s, x * zz * (1 - c) + y * s],
+            [x * y * (1 - c) + zz * s, y * y + (1 - y * y) * c, y * zz * (1 - c) - x * s],
+            [x * zz * (1 - c) - y * s, zz * y * (1 - c) + x * s, zz * zz + (1 - zz * zz) * c]]])
+    R = R * pose[1]
+    pos = R @ pos + pose[2][:, None]
+    errs = []
+    for i, ci in enumerate(corr):
+        if us is None:
+            hand = pos[:, ci]
+        else:
+            a, b, c = model["triangles"][ci]
+            hand = us[i, 0] * pos[:, a] + us[i, 1] * pos[:, b] + (1 - us[i, 0] - us[i, 1]) * pos[:, c]
+        errs.append(t(points[i]) - hand)
+    return torch.cat(errs)
+
+
+def ht():
+    rng = np.random.default_rng(9)
+    cases = []
+    for complicated, mirrored, small_rotation in [(False, False, False), (True, False, False), (True, True, True)]:
+        model = ht_model(rng)
+        model["is_mirrored"] = mirrored
+        npts = 3
+        points = rng.normal(size=(npts, 3)).tolist()
+        theta = rng.normal(size=26)
+        if small_rotation:
+            theta[0:3] = 1e-5
+        if complicated:
+            corr = rng.integers(0, len(model["triangles"]), size=npts).tolist()
+            us = rng.uniform(size=(npts, 2))
+        else:
+            corr = rng.integers(0, len(model["base_positions"]), size=npts).tolist()
+            us = None
+        th = t(theta.tolist())
+        if us is None:
+            f = lambda v: ht_errors(model, points, corr, v, None)
+            err = f(th)
+            jac = torch.autograd.functional.jacobian(f, th)
+        else:
+            f = lambda v, u: ht_errors(model, points, corr, v, u)
+            err = f(th, t(us.tolist()))
+            jt, ju = torch.autograd.functional.jacobian(f, (th, t(us.tolist())))
+            # Row 3i+k depends on us[i] only: keep that 2-column block.
+            ublock = torch.stack([ju[r, r // 3] for r in range(3 * npts)])
+            jac = torch.cat([ublock, jt], 1)
+        inp = {"theta": theta.tolist(), "us": [] if us is None else us.tolist(),
+               "data": {"model": model, "correspondences": corr, "points": points}} | RUNS
+        cases.append({"function": "objective", "input": inp, "output": err.tolist()})
+        cases.append({"function": "jacobian", "input": inp, "output": jac.tolist()})
+    return cases
+
+
+EVALS = {"ht": ht, "ba": ba, "lstm": lstm, "hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
 
 
 def main():

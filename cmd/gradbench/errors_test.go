@@ -28,6 +28,9 @@ var shapeErrors = []struct{ name, line string }{
 	{"ba camera of 10 parameters", `{"id": 3, "kind": "evaluate", "module": "ba", "function": "jacobian", "input": {"n": 1, "m": 1, "p": 1, "cam": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], "x": [1, 2, 3], "w": 1, "feat": [1, 2], "min_runs": 1, "min_seconds": 0}}`},
 	{"ba no observations", `{"id": 3, "kind": "evaluate", "module": "ba", "function": "objective", "input": {"n": 1, "m": 1, "p": 0, "cam": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], "x": [1, 2, 3], "w": 1, "feat": [1, 2], "min_runs": 1, "min_seconds": 0}}`},
 	{"ht theta of 25", `{"id": 3, "kind": "evaluate", "module": "ht", "function": "jacobian", "input": {"theta": [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], "us": [], "data": {"model": {"bone_count": 0}, "correspondences": [], "points": []}, "min_runs": 1, "min_seconds": 0}}`},
+	{"particle without w", `{"id": 3, "kind": "evaluate", "module": "particle", "function": "rr", "input": {"min_runs": 1, "min_seconds": 0}}`},
+	{"particle unknown mode", `{"id": 3, "kind": "evaluate", "module": "particle", "function": "rx", "input": {"w": 0, "min_runs": 1, "min_seconds": 0}}`},
+	{"saddle start of three", `{"id": 3, "kind": "evaluate", "module": "saddle", "function": "ff", "input": {"start": [1, 1, 1], "min_runs": 1, "min_seconds": 0}}`},
 }
 
 // TestHTBadModel corrupts a valid ht input (from the golden file) one field at

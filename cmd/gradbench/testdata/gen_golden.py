@@ -400,12 +400,120 @@ def ht():
     return cases
 
 
-EVALS = {"ht": ht, "ba": ba, "lstm": lstm, "hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
+def descent(f, grad, x0):
+    """GradBench's gradient descent (its solver.fut / gd.hpp), on values or,
+    with f and grad differentiable in torch, recorded for an outer gradient."""
+    x, fx, gx = x0, f(x0), grad(x0)
+    eta, i = 1e-5, 0
+    while True:
+        if torch.sqrt(torch.sum(gx.detach() ** 2)).item() <= 1e-5:
+            return x
+        if i == 10:
+            eta, i = eta * 2, 0
+            continue
+        xp = x - eta * gx
+        if torch.sqrt(torch.sum((x.detach() - xp.detach()) ** 2)).item() <= 1e-5:
+            return x
+        fxp = f(xp)
+        if fxp.item() < fx.item():
+            x, fx, gx = xp, fxp, grad(xp)
+            i += 1
+        else:
+            eta, i = eta / 2, 0
+
+
+def naive_euler(w):
+    """x_f(w)_0² of the particle eval, the force by a recorded gradient."""
+    charges = torch.stack([torch.stack([torch.tensor(10.0), 10 - w[0]]), t([10.0, 0.0])])
+    x = t([0.0, 8.0], True)
+    xdot = t([0.75, 0.0])
+    dt = 0.1
+    while True:
+        p = torch.sum(1 / torch.sqrt(torch.sum((x - charges) ** 2, 1)))
+        (g,) = torch.autograd.grad(p, x, create_graph=True)
+        xnew = x + dt * xdot
+        if xnew[1].item() <= 0:
+            dtf = -xnew[1] / xdot[1]
+            return (xnew + dtf * xdot)[0] ** 2
+        xdot = xdot - dt * g
+        x = xnew
+
+
+def value_and_grad(f, x):
+    x = x.detach().clone().requires_grad_(True)
+    y = f(x)
+    (g,) = torch.autograd.grad(y, x)
+    return y.detach(), g
+
+
+def particle_opt():
+    w = descent(lambda v: naive_euler(v).detach(), lambda v: value_and_grad(naive_euler, v)[1], t([0.0]))
+    return w.item()
+
+
+def saddle_cost(p1, p2):
+    return torch.sum(p1**2) - torch.sum(p2**2)
+
+
+def inner_max(p1, start):
+    """max over p2 of f(p1, p2) by the recorded descent on -f from start."""
+    def neg(p2):
+        return -saddle_cost(p1, p2)
+
+    def grad(p2):
+        (g,) = torch.autograd.grad(neg(p2), p2, create_graph=True)
+        return g
+
+    p2 = descent(neg, grad, t(start, True))
+    return saddle_cost(p1, p2)
+
+
+def saddle_opt(start):
+    r1 = descent(lambda p: inner_max(p, start).detach(), lambda p: value_and_grad(lambda q: inner_max(q, start), p)[1], t(start))
+    r1 = r1.detach()
+    r2 = descent(lambda p: -saddle_cost(r1, p).detach(),
+                 lambda p: value_and_grad(lambda q: -saddle_cost(r1, q), p)[1], t(start))
+    return r1.tolist() + r2.detach().tolist()
+
+
+def particle():
+    # From the optimum the descent stops at once: the exchange checks the
+    # protocol of the four functions; nested_ref.json checks the derivatives.
+    w = particle_opt()
+    return [{"function": fn, "input": {"w": w} | RUNS, "output": w} for fn in ["rr", "ff", "fr", "rf"]]
+
+
+def saddle():
+    start = [1.0, 1.0]
+    opt = saddle_opt(start)
+    return [{"function": fn, "input": {"start": opt[:2]} | RUNS, "output": saddle_opt(opt[:2])}
+            for fn in ["rr", "ff", "fr", "rf"]]
+
+
+def nested_ref():
+    """Values and derivatives of the nested functions, through the recorded
+    inner gradients (and, for saddle, the recorded inner descent)."""
+    out = {"particle": [], "saddle": []}
+    for w in [0.0, 0.15]:
+        y, g = value_and_grad(naive_euler, t([w]))
+        out["particle"].append({"w": [w], "value": y.item(), "grad": g.tolist()})
+    for p1 in [[1.0, 1.0], [0.5, -0.3]]:
+        y, g = value_and_grad(lambda q: inner_max(q, [1.0, 1.0]), t(p1))
+        out["saddle"].append({"p1": p1, "start": [1.0, 1.0], "value": y.item(), "grad": g.tolist()})
+    with open("nested_ref.json", "w") as f:
+        json.dump(out, f)
+        f.write("\n")
+
+
+EVALS = {"particle": particle, "saddle": saddle, "ht": ht, "ba": ba, "lstm": lstm, "hello": hello, "lse": lse, "llsq": llsq, "det": det, "gmm": gmm, "kmeans": kmeans, "ode": ode}
 
 
 def main():
-    names = sys.argv[1:] or list(EVALS)
+    names = sys.argv[1:] or list(EVALS) + ["nested_ref"]
     for name in names:
+        if name == "nested_ref":
+            nested_ref()
+            continue
         with open(f"golden_{name}.json", "w") as f:
             json.dump({"module": name, "cases": EVALS[name]()}, f)
             f.write("\n")

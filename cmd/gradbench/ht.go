@@ -84,7 +84,7 @@ func (in *htInput) model() (*htModel, error) {
 	if nb < 1 || len(md.Parents) != nb || len(md.BaseRelatives) != nb || len(md.InverseBaseAbsolutes) != nb {
 		return nil, fmt.Errorf("bone_count = %d, with %d parents, %d base_relatives and %d inverse_base_absolutes", nb, len(md.Parents), len(md.BaseRelatives), len(md.InverseBaseAbsolutes))
 	}
-	if nb < 24-3 {
+	if nb < 21 { // the pose layout fills bones up to 20 (pose row 23)
 		return nil, fmt.Errorf("bone_count = %d: the pose layout needs at least 21 bones", nb)
 	}
 	if len(in.Theta) != htThetas {
@@ -100,12 +100,12 @@ func (in *htInput) model() (*htModel, error) {
 	mats := func(name string, v [][][]float64) (*tensor.Dense, error) {
 		data := make([]float64, 0, 16*len(v))
 		for i, a := range v {
+			if len(a) != 4 {
+				return nil, fmt.Errorf("%s[%d] has %d rows, want 4", name, i, len(a))
+			}
 			t, err := matrix(fmt.Sprintf("%s[%d]", name, i), a, 4)
 			if err != nil {
 				return nil, err
-			}
-			if len(a) != 4 {
-				return nil, fmt.Errorf("%s[%d] has %d rows, want 4", name, i, len(a))
 			}
 			data = append(data, t.Float64s()...)
 		}

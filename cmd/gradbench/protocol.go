@@ -64,11 +64,19 @@ var modules = map[string]map[string]prepare{}
 // only when r or w does.
 func serve(r io.Reader, w *bufio.Writer) error {
 	br := bufio.NewReaderSize(r, 1<<20)
-	enc := json.NewEncoder(w)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(line)) > 0 {
-			if werr := enc.Encode(answer(line)); werr != nil {
+			resp := answer(line)
+			b, merr := json.Marshal(resp)
+			if merr != nil {
+				// An output JSON cannot hold (NaN or an infinity).
+				b, merr = json.Marshal(failure(resp.ID, fmt.Errorf("the output cannot be sent: %w", merr)))
+				if merr != nil {
+					return merr
+				}
+			}
+			if _, werr := w.Write(append(b, '\n')); werr != nil {
 				return werr
 			}
 			if werr := w.Flush(); werr != nil {
@@ -163,10 +171,8 @@ func evaluate(id json.RawMessage, m message) (resp response) {
 	return response{ID: id, Success: &ok, Output: out, Timings: timings}
 }
 
-// decode unmarshals an input strictly enough to catch a wrong type of field.
+// decode unmarshals an input into the eval's input type; a field of the wrong
+// JSON type is an error. Fields the tool does not read are ignored.
 func decode(input json.RawMessage, v any) error {
-	if err := json.Unmarshal(input, v); err != nil {
-		return err
-	}
-	return nil
+	return json.Unmarshal(input, v)
 }

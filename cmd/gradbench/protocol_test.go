@@ -155,6 +155,7 @@ func TestErrors(t *testing.T) {
 		{"no input", `{"id": 3, "kind": "evaluate", "module": "lse", "function": "primal"}`},
 		{"input of the wrong type", `{"id": 3, "kind": "evaluate", "module": "lse", "function": "primal", "input": {"x": "abc"}}`},
 		{"hello input not a number", `{"id": 3, "kind": "evaluate", "module": "hello", "function": "square", "input": [1]}`},
+		{"output not representable in JSON", `{"id": 3, "kind": "evaluate", "module": "kmeans", "function": "dir", "input": {"points": [[0], [1]], "centroids": [[0], [9]], "min_runs": 1, "min_seconds": 0}}`}, // the centroid at 9 is nobody's nearest: 0/0
 		{"empty vector", `{"id": 3, "kind": "evaluate", "module": "lse", "function": "gradient", "input": {"x": [], "min_runs": 1, "min_seconds": 0}}`},
 	}
 	cases = append(cases, shapeErrors...)

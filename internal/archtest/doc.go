@@ -17,7 +17,7 @@
 //	optim                                         optimisers, schedules, clipping, batches (tensor only; never hvp)
 //	testing/ruletest   testing/oracle             checkers (chainrules, core; oracle: tensor)
 //	internal/recordtest                           test helpers of the op packages' tests (core, tensor, primitive ops)
-//	examples/...                                  programs: anything
+//	examples/...   cmd/...                        programs: anything
 //
 // Only tensor imports internal/gemm: every matrix product goes through
 // tensor.GemmBatch. Only ops knows the list of op packages: it assembles the

@@ -1,6 +1,16 @@
 // Package chainrules is the protocol of chainrules-go: the contract between the
 // rules that know calculus and the engine that knows graphs.
 //
+// Where to start: to differentiate a function of tensors, write it as an
+// hvp.Func (it records its ops on a tape) and call hvp.Grad for its value and
+// gradient, or hvp.Eval for its value alone; hvp also gives VJP, JVP, HVP, Hessian,
+// Jacobian and Minimize. The ops are in packages elementwise, reduce, einsum,
+// permute, index, nn and linalg (PyTorch's names: XxxOp, applied with
+// tape.Apply(op, inputs...)), and package ops assembles their registry. Package
+// core is the engine (Tape: Leaf, Apply, Backward, GradGraph) and package
+// chainrules the protocol an op implements (Op, Rule); the README's "Writing an
+// op" shows the four ways to add one.
+//
 // A value recorded on a tape is named by a [NodeID]. An operation is an [Op]: given
 // its input values it computes its outputs (y_0, ..., y_{m-1}) = f(x_1, ..., x_n)
 // and returns a [Rule] that differentiates f at those inputs. There is one kind of

@@ -1,6 +1,16 @@
 // Package core is the engine of chainrules-go: a tape that records values and the
 // rules that differentiate them, and the sweeps that run those rules.
 //
+// Where to start: to differentiate a function of tensors, write it as an
+// hvp.Func (it records its ops on a tape) and call hvp.Grad for its value and
+// gradient, or hvp.Eval for its value alone; hvp also gives VJP, JVP, HVP, Hessian,
+// Jacobian and Minimize. The ops are in packages elementwise, reduce, einsum,
+// permute, index, nn and linalg (PyTorch's names: XxxOp, applied with
+// tape.Apply(op, inputs...)), and package ops assembles their registry. Package
+// core is the engine (Tape: Leaf, Apply, Backward, GradGraph) and package
+// chainrules the protocol an op implements (Op, Rule); the README's "Writing an
+// op" shows the four ways to add one.
+//
 // A [Tape] is generic over the value type V and needs only the [chainrules.Space] of
 // V, so one engine serves scalar graphs on float64 and tensor graphs on
 // *tensor.Dense.

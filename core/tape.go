@@ -443,6 +443,10 @@ func (t *Tape[V]) indexErr(id cr.NodeID) error {
 	switch {
 	case t.freed:
 		return cr.ErrGraphFreed
+	case !id.Valid() && t.err != nil:
+		// The zero NodeID is what Apply returns once the tape holds an error: that
+		// error is the one the caller needs to see.
+		return fmt.Errorf("%w: the zero NodeID, returned after the recording error: %w", cr.ErrMissingNode, t.err)
 	case !id.Valid():
 		return cr.Errorf(cr.ErrMissingNode, "the zero NodeID (returned after a recording error?)")
 	case id.Tape() != t.tag:
@@ -451,7 +455,12 @@ func (t *Tape[V]) indexErr(id cr.NodeID) error {
 	return cr.Errorf(cr.ErrMissingNode, "NodeID %v is past the end of this tape (%d nodes)", id, t.n)
 }
 
-// Value returns the value recorded at id.
+// Value returns the value recorded at id. After a recording error, the ops applied
+// later return the zero NodeID, and Value of it returns a nil value and an error
+// that wraps the tape's error (the one Err returns) as well as
+// chainrules.ErrMissingNode: check the error before using the value. (The methods
+// of *tensor.Dense that describe a tensor, such as Shape, Size and String, accept a
+// nil tensor, so printing one does not panic before the error is seen.)
 func (t *Tape[V]) Value(id cr.NodeID) (V, error) {
 	i, err := t.index(id)
 	if err != nil {

@@ -4,6 +4,14 @@
 // sets, including two Newton-CG methods that need only such products, progress
 // recorders and objectives sharded over goroutines or machines.
 //
+// Where to start: write the function as a [Func] — it records its ops on a tape
+// from the NodeIDs of its inputs and returns the NodeID of its output — and call
+// [Grad] for its value and gradient, or [Eval] for its value alone (no gradients
+// recorded). The ops are in packages elementwise, reduce, einsum, permute, index,
+// nn and linalg (PyTorch's names: XxxOp, applied with t.Apply(op, inputs...)).
+// Package core is the engine underneath (core.Tape) and package chainrules the
+// protocol an op implements.
+//
 // A function is a [Func]: it records its computation on a tape from the NodeIDs of
 // its inputs and returns the NodeID of its output, for example
 //

@@ -43,6 +43,16 @@ var ErrUnbounded = fmt.Errorf("%w: hvp: the objective is unbounded below", cr.Er
 // gradient the objective computed there (NaN and nil if it computed none). An empty
 // x0 is an error wrapping chainrules.ErrInvalidArgument (gonum would panic).
 //
+// Without a gradient threshold of the caller's (nil settings, or
+// Settings.GradientThreshold 0), gonum stops at |g|∞ < 1e-12, which rounding often
+// puts out of reach: its line searches (BFGS, LBFGS, CG) then fail to find a
+// decrease of f at a point that is already a minimum to working precision, and
+// report optimize.Failure with "linesearch: failed to converge" or "no change in
+// location". Minimize reports such a stop as optimize.Success, with no error, when
+// the gradient there is below StalledGradientTol (torch.optim.LBFGS's default
+// tolerance_grad); a line search that fails with a larger gradient stays a
+// failure, and so does every stop when the caller set a GradientThreshold.
+//
 // Every method of this package stops in bounded time; see NewtonCG and
 // LineSearchNewtonCG for their iteration limits and their tests of unboundedness.
 func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method optimize.Method) (*optimize.Result, error) {
@@ -81,6 +91,9 @@ func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method 
 	if res == nil {
 		return nil, err
 	}
+	if stalledAtMinimum(res, err, settings) && obj.Err() == nil {
+		res.Status, err = optimize.Success, nil
+	}
 	if res.Stats.MajorIterations == 0 {
 		// gonum's location is its zero value: return the start point.
 		res.X = slices.Clone(x0)
@@ -100,6 +113,32 @@ func Minimize(obj *Objective, x0 []float64, settings *optimize.Settings, method 
 		err = errors.Join(err, fmt.Errorf("%w: f is -Inf at the result", ErrUnbounded))
 	}
 	return res, err
+}
+
+// StalledGradientTol is the largest |g|∞ at which Minimize, with gonum's default
+// gradient threshold, takes a line search that can no longer decrease f for
+// convergence (see Minimize). It is torch.optim.LBFGS's tolerance_grad.
+const StalledGradientTol = 1e-7
+
+// stalledAtMinimum reports whether gonum stopped because its line search could make
+// no more progress, at a finite point whose gradient is below StalledGradientTol,
+// under the default gradient threshold.
+func stalledAtMinimum(res *optimize.Result, err error, settings *optimize.Settings) bool {
+	if res.Status != optimize.Failure || res.Stats.MajorIterations == 0 || len(res.Gradient) == 0 || !finiteResult(res) {
+		return false
+	}
+	if settings != nil && settings.GradientThreshold != 0 {
+		return false
+	}
+	if !errors.Is(err, optimize.ErrLinesearcherFailure) && !errors.Is(err, optimize.ErrNoProgress) {
+		return false
+	}
+	for _, g := range res.Gradient {
+		if math.Abs(g) > StalledGradientTol {
+			return false
+		}
+	}
+	return true
 }
 
 // fromGonum wraps with chainrules.ErrNonFinite gonum's errors for a start point whose

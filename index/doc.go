@@ -7,7 +7,8 @@
 //   - Gather, IndexSelect and ScatterAdd index with fixed integer indices;
 //   - Concat and Stack join; Split cuts, as one multi-output op whose outputs are
 //     views of x (ApplySplit and ApplyChunk record it on a Recorder);
-//   - Pad, Flip and Roll move elements; Where chooses by a fixed boolean mask.
+//   - Pad, Flip and Roll move elements; Where chooses by a fixed boolean mask;
+//     Tril and Triu keep a triangle of the last two axes (with a diagonal offset).
 //
 // Every op is linear in its differentiable inputs: indices, masks, ranges and
 // shifts are parameters of the op, fixed when it is built, and receive no

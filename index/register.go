@@ -11,7 +11,7 @@ type sample = cr.Sample[*tensor.Dense]
 
 // Register adds the package's op families to reg under their names — "slice",
 // "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
-// "concat", "stack", "split", "pad", "flip", "roll" and "where" — with sample inputs
+// "concat", "stack", "split", "pad", "flip", "roll", "where", "tril" and "triu" — with sample inputs
 // for testing/ruletest. It returns an error wrapping chainrules.ErrInvalidArgument
 // for a nil reg, or chainrules.ErrDuplicate if a name is taken; registration stops
 // there, and the families added before it stay.
@@ -42,6 +42,8 @@ func entries() []cr.Entry[*tensor.Dense] {
 	reg("flip", 1, "reversal along axes", flipSamples)
 	reg("roll", 1, "cyclic shift along axes", rollSamples)
 	reg("where", 2, "where(mask, a, b) with a fixed broadcasting boolean mask", whereSamples)
+	reg("tril", 1, "lower triangle of the last two axes with a diagonal offset (torch.tril)", trilSamples)
+	reg("triu", 1, "upper triangle of the last two axes with a diagonal offset (torch.triu)", triuSamples)
 	return out
 }
 
@@ -171,5 +173,23 @@ func whereSamples(rng *rand.Rand) []sample {
 		{Name: "same shape float64", Op: WhereOp([]bool{true, false, false, true, true, false}, 2, 3), Inputs: []*tensor.Dense{rnd(rng, f64, 2, 3), rnd(rng, f64, 2, 3)}},
 		{Name: "broadcast complex128", Op: WhereOp([]bool{true, false, true}, 3, 1), Inputs: []*tensor.Dense{rnd(rng, c128, 3, 4), rnd(rng, c128, 4)}},
 		{Name: "mixed dtypes broadcast a", Op: WhereOp([]bool{false, true, true, false}, 2, 2), Inputs: []*tensor.Dense{rnd(rng, f64, 1, 2), rnd(rng, c128, 2, 2)}},
+	}
+}
+
+func trilSamples(rng *rand.Rand) []sample {
+	return []sample{
+		{Name: "3x4 float64", Op: TrilOp(0), Inputs: []*tensor.Dense{rnd(rng, f64, 3, 4)}},
+		{Name: "batched diagonal -1 complex128", Op: TrilOp(-1), Inputs: []*tensor.Dense{rnd(rng, c128, 2, 3, 3)}},
+		{Name: "4x3 diagonal 1", Op: TrilOp(1), Inputs: []*tensor.Dense{rnd(rng, f64, 4, 3)}},
+		{Name: "diagonal past the corner", Op: TrilOp(-5), Inputs: []*tensor.Dense{rnd(rng, f64, 3, 3)}},
+	}
+}
+
+func triuSamples(rng *rand.Rand) []sample {
+	return []sample{
+		{Name: "3x4 float64", Op: TriuOp(0), Inputs: []*tensor.Dense{rnd(rng, f64, 3, 4)}},
+		{Name: "batched diagonal 1 complex128", Op: TriuOp(1), Inputs: []*tensor.Dense{rnd(rng, c128, 2, 3, 3)}},
+		{Name: "4x3 diagonal -2", Op: TriuOp(-2), Inputs: []*tensor.Dense{rnd(rng, f64, 4, 3)}},
+		{Name: "size 0", Op: TriuOp(0), Inputs: []*tensor.Dense{rnd(rng, f64, 0, 3)}},
 	}
 }

@@ -17,7 +17,7 @@ func ourRegistry(t *testing.T) *cr.Registry[*tensor.Dense] {
 	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, index.Register(reg))
 	require.ElementsMatch(t, []string{"slice", "narrow", "select", "diagonal", "gather", "index_select", "scatter_add",
-		"concat", "stack", "split", "pad", "flip", "roll", "where"}, reg.Names())
+		"concat", "stack", "split", "pad", "flip", "roll", "where", "tril", "triu"}, reg.Names())
 	return reg
 }
 

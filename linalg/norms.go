@@ -287,6 +287,9 @@ const (
 // and the pullback of "nuc", e.g., is U Vh ybar). An unknown ord or bad axes are an
 // error wrapping chainrules.ErrInvalidArgument, and so is a NaN or infinite entry
 // for "nuc", 2 and -2 (whose singular values are not defined).
+//
+// MatrixNormFroOp is the op with PyTorch's defaults (ord "fro", dim (-2, -1), keepdim
+// False).
 func MatrixNormOp(ord MatrixOrd, rows, cols int, keepdim bool) cr.Op[*tensor.Dense] {
 	body := core.Composite("matrix_norm", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
 		r := rank(t, x[0])

@@ -46,6 +46,9 @@ type PinvOptions struct {
 // chainrules.ErrInvalidArgument (its singular values, hence the cut-off, are not
 // defined). Complex input always takes the SVD path (Hermitian only selects the
 // eigen-decomposition of real symmetric input).
+//
+// The zero PinvOptions are PyTorch's defaults: PinvOp(PinvOptions{}), or
+// PinvDefaultOp(), is torch.linalg.pinv(A).
 func PinvOp(opt PinvOptions) cr.Op[*tensor.Dense] {
 	return define(core.Def[*tensor.Dense]{Name: "pinv", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(pinvValues(x[0], opt)) },

@@ -207,6 +207,8 @@ func solveTriangularSamples(rng *rand.Rand) []sample {
 			}
 		}
 	}
+	out = append(out, sample{Name: "options Upper Right UnitTriangular", Op: SolveTriangularOptsOp(Upper(), Right(), UnitTriangular()),
+		Inputs: in(triangular(rng, f64, 3, 3), rnd(rng, f64, 2, 3))})
 	return out
 }
 
@@ -422,6 +424,7 @@ func pinvSamples(rng *rand.Rand) []sample {
 		{Name: "wide complex128", Op: PinvOp(PinvOptions{}), Inputs: in(rnd(rng, c128, 3, 5))},
 		{Name: "tall batched complex128", Op: PinvOp(PinvOptions{}), Inputs: in(rnd(rng, c128, 2, 4, 3))},
 		{Name: "square complex128", Op: PinvOp(PinvOptions{Hermitian: true}), Inputs: in(rnd(rng, c128, 3, 3))},
+		{Name: "defaults (PinvDefaultOp)", Op: PinvDefaultOp(), Inputs: in(rnd(rng, f64, 4, 2))},
 	}
 }
 
@@ -473,6 +476,7 @@ func matrixNormSamples(rng *rand.Rand) []sample {
 	out = append(out,
 		sample{Name: "nuc axes 0,-1 keepdim", Op: MatrixNormOp(OrdNuc, 0, -1, true), Inputs: in(rnd(rng, f64, 3, 2, 4))},
 		sample{Name: "fro complex128", Op: MatrixNormOp(OrdFro, -1, -2, false), Inputs: in(rnd(rng, c128, 3, 2))},
+		sample{Name: "defaults (MatrixNormFroOp)", Op: MatrixNormFroOp(), Inputs: in(rnd(rng, f64, 2, 3, 2))},
 		sample{Name: "inf complex128", Op: MatrixNormOp(OrdInf, -2, -1, true), Inputs: in(rnd(rng, c128, 3, 2))},
 		sample{Name: "nuc complex128", Op: MatrixNormOp(OrdNuc, -2, -1, false), Inputs: in(rnd(rng, c128, 2, 3, 4))},
 		sample{Name: "2 complex128", Op: MatrixNormOp(Ord2, -2, -1, false), Inputs: in(rnd(rng, c128, 4, 3))},

@@ -34,6 +34,9 @@ import (
 // the primal. The pullback is also recorded with ops (this op on A^H, einsum, a
 // mask and sums; chainrules.PullbackRecorder), for derivatives of higher order
 // through core.Tape.GradGraph.
+//
+// SolveTriangularOptsOp builds the same op from options (Upper, Right,
+// UnitTriangular), for callers who would rather not pass three bools.
 func SolveTriangularOp(upper, left, unitriangular bool) cr.Op[*tensor.Dense] {
 	return triSolveOp{upper: upper, left: left, unit: unitriangular}
 }

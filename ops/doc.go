@@ -2,6 +2,16 @@
 // family of packages einsum, elementwise, index, permute, reduce, nn and linalg, each
 // with its sample inputs for testing/ruletest.
 //
+// Where to start: to differentiate a function of tensors, write it as an
+// hvp.Func (it records its ops on a tape) and call hvp.Grad for its value and
+// gradient, or hvp.Eval for its value alone; hvp also gives VJP, JVP, HVP, Hessian,
+// Jacobian and Minimize. The ops are in packages elementwise, reduce, einsum,
+// permute, index, nn and linalg (PyTorch's names: XxxOp, applied with
+// tape.Apply(op, inputs...)), and package ops assembles their registry. Package
+// core is the engine (Tape: Leaf, Apply, Backward, GradGraph) and package
+// chainrules the protocol an op implements (Op, Rule); the README's "Writing an
+// op" shows the four ways to add one.
+//
 // The op packages do not register anything on import; each exports a Register
 // function that adds its families to a registry the caller owns, and this package
 // calls them all:

@@ -1,5 +1,6 @@
 // Package permute holds the layout ops of chainrules-go: Permute, Transpose,
-// MoveAxis, Reshape, Squeeze, Unsqueeze and BroadcastTo, each with its pullback,
+// MoveAxis, Reshape, Squeeze, Unsqueeze, BroadcastTo and Adjoint (the conjugate
+// transpose of the last two axes, torch.adjoint), each with its pullback,
 // forward tangent and second-order rule, and Materialize, a cache-blocked copy of
 // permuted views.
 //

@@ -8,10 +8,11 @@ import (
 )
 
 // Register adds the package's op families to reg under their names — "permute",
-// "transpose", "moveaxis", "reshape", "squeeze", "unsqueeze" and "broadcast_to" —
-// with sample inputs for testing/ruletest. It returns an error wrapping
-// chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
-// is taken; registration stops there, and the families added before it stay.
+// "transpose", "moveaxis", "reshape", "squeeze", "unsqueeze", "adjoint" and
+// "broadcast_to" — with sample inputs for testing/ruletest. It returns an error
+// wrapping chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate
+// if a name is taken; registration stops there, and the families added before it
+// stay.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
 	return cr.RegisterEntries(reg, "permute.Register", entries()...)
 }
@@ -69,6 +70,13 @@ func entries() []cr.Entry[*tensor.Dense] {
 				{Name: "front", Op: UnsqueezeOp(0), Inputs: in(f(3, 2))},
 				{Name: "back complex", Op: UnsqueezeOp(-1), Inputs: in(c(3, 2))},
 				{Name: "scalar", Op: UnsqueezeOp(0), Inputs: in(f())},
+			}
+		}},
+		{"adjoint", "conjugate transpose of the last two axes (torch.adjoint, x.mH)", func(f, c maker) []sample {
+			return []sample{
+				{Name: "2-d", Op: AdjointOp, Inputs: in(f(3, 4))},
+				{Name: "batched complex", Op: AdjointOp, Inputs: in(c(2, 3, 2))},
+				{Name: "size 0", Op: AdjointOp, Inputs: in(c(0, 3))},
 			}
 		}},
 		{"broadcast_to", "broadcast to a shape (a stride-0 view); pulls back by summing", func(f, c maker) []sample {

@@ -16,6 +16,6 @@ import (
 func TestRules(t *testing.T) {
 	reg := cr.NewRegistry[*tensor.Dense]()
 	require.NoError(t, permute.Register(reg))
-	require.ElementsMatch(t, []string{"permute", "transpose", "moveaxis", "reshape", "squeeze", "unsqueeze", "broadcast_to"}, reg.Names())
+	require.ElementsMatch(t, []string{"permute", "transpose", "moveaxis", "reshape", "squeeze", "unsqueeze", "adjoint", "broadcast_to"}, reg.Names())
 	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{FullJacobianMaxSize: 64, MinOrder: 4})
 }

@@ -301,12 +301,26 @@ func (t *Dense) view(shape, strides []int, offset int) *Dense {
 	return &Dense{dtype: t.dtype, shape: shape, strides: strides, offset: offset, f64: t.f64, c128: t.c128}
 }
 
-// DType returns the element type of t.
-func (t *Dense) DType() DType { return t.dtype }
+// DType returns the element type of t (the zero DType, which is neither Float64
+// nor Complex128, for a nil *Dense).
+func (t *Dense) DType() DType {
+	if t == nil {
+		return 0
+	}
+	return t.dtype
+}
 
 // Shape returns the dims of t (empty, not nil, for a scalar). The slice is t's own:
 // callers must not modify it. Its capacity is clipped, so appending to it copies.
-func (t *Dense) Shape() []int { return t.shape[:len(t.shape):len(t.shape)] }
+// A nil *Dense has the nil shape, so that printing the shape of a value read after
+// an error (core.Tape.Value returns nil and the tape's error) does not panic before
+// the error is seen.
+func (t *Dense) Shape() []int {
+	if t == nil {
+		return nil
+	}
+	return t.shape[:len(t.shape):len(t.shape)]
+}
 
 // Strides returns the strides of t in elements. Like Shape, the slice is t's own and
 // must not be modified.
@@ -315,11 +329,22 @@ func (t *Dense) Strides() []int { return t.strides[:len(t.strides):len(t.strides
 // Offset returns the index of element (0, ..., 0) in the backing slice.
 func (t *Dense) Offset() int { return t.offset }
 
-// Rank returns the number of dims of t (0 for a scalar).
-func (t *Dense) Rank() int { return len(t.shape) }
+// Rank returns the number of dims of t (0 for a scalar, and for a nil *Dense).
+func (t *Dense) Rank() int {
+	if t == nil {
+		return 0
+	}
+	return len(t.shape)
+}
 
-// Size returns the number of elements of t, prod(shape) (1 for a scalar).
-func (t *Dense) Size() int { return prod(t.shape) }
+// Size returns the number of elements of t, prod(shape) (1 for a scalar, 0 for a
+// nil *Dense).
+func (t *Dense) Size() int {
+	if t == nil {
+		return 0
+	}
+	return prod(t.shape)
+}
 
 // storageLen returns the length of the backing slice.
 func (t *Dense) storageLen() int {
@@ -791,8 +816,11 @@ func (t *Dense) Conj() *Dense {
 const maxStringElems = 64
 
 // Describe returns the dtype and shape of t, e.g. "float64[2 3]" ("float64[]" for a
-// scalar).
+// scalar, "<nil>" for a nil *Dense).
 func (t *Dense) Describe() string {
+	if t == nil {
+		return "<nil>"
+	}
 	var b strings.Builder
 	t.describe(&b)
 	return b.String()
@@ -811,7 +839,8 @@ func (t *Dense) describe(b *strings.Builder) {
 }
 
 // String returns the dtype and shape of t, followed for tensors of at most 64
-// elements by the elements nested by rows, e.g. "float64[2 2] [[1 2] [3 4]]".
+// elements by the elements nested by rows, e.g. "float64[2 2] [[1 2] [3 4]]"
+// ("<nil>" for a nil *Dense).
 func (t *Dense) String() string {
 	if t == nil {
 		return "<nil>"

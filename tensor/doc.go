@@ -3,6 +3,16 @@
 // and [Space], the chainrules.Space that lets the engine and the rule checker treat
 // tensors as vectors.
 //
+// Where to start: to differentiate a function of tensors, write it as an
+// hvp.Func (it records its ops on a tape) and call hvp.Grad for its value and
+// gradient, or hvp.Eval for its value alone; hvp also gives VJP, JVP, HVP, Hessian,
+// Jacobian and Minimize. The ops are in packages elementwise, reduce, einsum,
+// permute, index, nn and linalg (PyTorch's names: XxxOp, applied with
+// tape.Apply(op, inputs...)), and package ops assembles their registry. Package
+// core is the engine (Tape: Leaf, Apply, Backward, GradGraph) and package
+// chainrules the protocol an op implements (Op, Rule); the README's "Writing an
+// op" shows the four ways to add one.
+//
 // A [Dense] has a dtype, a shape, strides (in elements, never negative, 0 on
 // broadcast axes) and an offset into its storage. Element (i_0, ..., i_{n-1}) lives
 // at

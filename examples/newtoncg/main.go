@@ -137,6 +137,7 @@ func compare(w io.Writer, outDir string, sz sizes, progress time.Duration) ([]co
 		return nil, err
 	}
 	problems := []problem{logistic, rosenbrockProblem(sz.RosenbrockDim)}
+	fmt.Fprint(w, legend)
 	var all []comparison
 	for _, p := range problems {
 		c := comparison{problem: p}
@@ -165,10 +166,36 @@ func compare(w io.Writer, outDir string, sz sizes, progress time.Duration) ([]co
 		if err := writePlot(c.plotPath, &c); err != nil {
 			return nil, err
 		}
-		fmt.Fprintf(w, "convergence plot: %s\n\n", c.plotPath)
+		fmt.Fprintf(w, "convergence plot of f - f*, f* = %.15g (%s): %s\n\n", c.fstar, fstarSource(p), c.plotPath)
 		all = append(all, c)
 	}
 	return all, nil
+}
+
+// gradientThreshold is the convergence test of every run: gonum stops with the
+// status GradientThreshold, which the tables print, once |grad|_inf falls below it.
+const gradientThreshold = 1e-9
+
+// legend explains the columns of the tables and the plots, printed once before them.
+var legend = fmt.Sprintf(`Each table compares four methods on one problem:
+  status       why gonum stopped; GradientThreshold means converged: |grad|_inf < %g
+  iters        steps taken after the start point
+  f evals, grad evals   evaluations of the loss and of its gradient (gonum's counts)
+  HVPs         exact Hessian-vector products (Newton-CG only; no Hessian matrix is formed)
+  tapes        recordings of the loss: a tape is the engine's record of the ops f ran,
+               which gradients and HVPs are swept back through; a new point records one,
+               and the HVPs at that point reuse it
+  final f, |grad|_inf   the loss and the largest gradient entry at the result
+The plots show f - f*, the distance to the minimum value f*, on a log scale.
+
+`, gradientThreshold)
+
+// fstarSource says where the minimum f* of a comparison comes from.
+func fstarSource(p problem) string {
+	if p.fstarKnown {
+		return "the known minimum"
+	}
+	return "the lowest final f of the four methods"
 }
 
 // method builds a fresh optimize.Method for an objective.
@@ -194,7 +221,8 @@ func solve(p problem, m method, w io.Writer, progress time.Duration) (outcome, e
 		recorder = hvp.Recorders{rec, &hvp.Printer{Writer: w, ValueInterval: progress, Runtime: true}}
 	}
 	settings := &optimize.Settings{
-		GradientThreshold: 1e-9,
+		// Converged: gonum stops with status GradientThreshold once |grad|_inf < 1e-9.
+		GradientThreshold: gradientThreshold,
 		MajorIterations:   5000,
 		// Stop if f has not decreased by 1e-15 in 50 iterations (stalled line searches
 		// at the limit of floating point); the gradient threshold normally comes first.

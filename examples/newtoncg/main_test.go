@@ -41,6 +41,10 @@ func TestCompare(t *testing.T) {
 		assert.Contains(t, out.String(), c.problem.title)
 		assert.Contains(t, out.String(), c.plotPath)
 	}
+	// The output explains its terms: the status, the tapes, f*.
+	for _, term := range []string{"GradientThreshold means converged: |grad|_inf < 1e-09", "tapes        recordings of the loss", "f - f*, the distance to the minimum value f*", "f* = 0 (the known minimum)"} {
+		assert.Contains(t, out.String(), term)
+	}
 
 	// Logistic regression: every method's w satisfies the optimality condition
 	// 1/n sum_i sigmoid(-y_i x_i.w) (-y_i x_i) + lambda w = 0, with the gradient written

@@ -4,7 +4,9 @@
 // the rule); when ARCHITECTURE.md at the module root no longer draws that table
 // (archdoc_test.go); when an op package leaves the naming scheme of the chainrules
 // package doc (naming_test.go); and when a Go snippet of a doc comment or of the
-// README is not compiled code (docs_test.go). The layers, from the bottom; a package
+// README is not compiled code (docs_test.go), or when a Go block of the README does
+// not build on its own (readme_build_test.go, which states the convention for
+// fragments). The layers, from the bottom; a package
 // imports only packages on lower lines, and of those only the ones allowed lists:
 //
 //	chainrules   internal/vmath   internal/gemm   the protocol; vector and GEMM kernels

@@ -8,8 +8,9 @@ import (
 
 // Check runs every applicable check of op at inputs and reports failures through t,
 // with one subtest per check and input ("adjoint-fd/x0", "structure"). Checks that do
-// not apply (no ForwardRule, no SecondOrderRule, no finite differences) are
-// reported as skipped subtests.
+// not apply (no ForwardRule, no SecondOrderRule, no finite differences) get no
+// subtest: the reason is logged on t ("jacobian: not checked: ..."), which go test
+// prints only with -v or when the test fails, so a passing check is quiet.
 //
 // An op with several outputs y_m = f_m(x), m < op.NumOutputs(), is checked once per
 // round of output cotangents: each differentiable output alone (the others'

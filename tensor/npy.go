@@ -1,0 +1,378 @@
+package tensor
+
+import (
+	"archive/zip"
+	"bytes"
+	bin "encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"codeberg.org/sbinet/npyio/npy"
+	"codeberg.org/sbinet/npyio/npz"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// ErrNPY is the error of .npy or .npz input that is not a NumPy array this package
+// reads: not the NumPy format, a malformed or oversized header, a dtype other than
+// float64 ('<f8', '>f8') and complex128 ('<c16', '>c16'), a negative or overflowing
+// shape, or data shorter than the shape says. It wraps
+// chainrules.ErrInvalidArgument; the errors of LoadNPY and LoadNPZ that come from
+// the input wrap it (errors.Is(err, tensor.ErrNPY)), and an error of the underlying
+// reader is wrapped as well.
+var ErrNPY = fmt.Errorf("%w: tensor: not a NumPy float64 or complex128 array", cr.ErrInvalidArgument)
+
+// maxNPYHeader bounds the header length LoadNPY accepts (numpy's own default limit,
+// max_header_size, is 10000 bytes).
+const maxNPYHeader = 1 << 16
+
+var npyMagic = [6]byte{0x93, 'N', 'U', 'M', 'P', 'Y'}
+
+// SaveNPY writes t to w in NumPy's .npy format (version 1.0, C order,
+// little-endian '<f8' or '<c16'), which numpy.load reads back as an array of t's
+// shape and dtype; a scalar is a 0-d array. It writes t's elements in row-major
+// order whatever its strides (a view is saved as its elements). Errors are w's.
+func SaveNPY(w io.Writer, t *Dense) error {
+	if t == nil {
+		return cr.Errorf(cr.ErrInvalidArgument, "tensor.SaveNPY: nil tensor")
+	}
+	descr := "<f8"
+	if t.DType() == Complex128 {
+		descr = "<c16"
+	}
+	var shape strings.Builder
+	shape.WriteByte('(')
+	for k, d := range t.Shape() {
+		if k > 0 {
+			shape.WriteString(", ")
+		}
+		shape.WriteString(strconv.Itoa(d))
+	}
+	if t.Rank() == 1 {
+		shape.WriteByte(',')
+	}
+	shape.WriteByte(')')
+	header := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': %s, }", descr, shape.String())
+	// Pad with spaces and end with a newline so that the data starts at a multiple
+	// of 64 bytes, as numpy does.
+	const preamble = len(npyMagic) + 2 + 2
+	pad := 64 - (preamble+len(header)+1)%64
+	if pad == 64 {
+		pad = 0
+	}
+	header += strings.Repeat(" ", pad) + "\n"
+	var pre [preamble]byte
+	copy(pre[:], npyMagic[:])
+	pre[6], pre[7] = 1, 0
+	bin.LittleEndian.PutUint16(pre[8:], uint16(len(header)))
+	if _, err := w.Write(pre[:]); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, header); err != nil {
+		return err
+	}
+	return writeElements(w, t)
+}
+
+// writeElements writes t's elements in row-major order, little-endian, in chunks.
+func writeElements(w io.Writer, t *Dense) error {
+	const chunk = 8192 // float64 words per write
+	buf := make([]byte, 0, 8*chunk)
+	flush := func() error {
+		_, err := w.Write(buf)
+		buf = buf[:0]
+		return err
+	}
+	put := func(v float64) error {
+		buf = bin.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+		if len(buf) == cap(buf) {
+			return flush()
+		}
+		return nil
+	}
+	if t.DType() == Complex128 {
+		for _, z := range t.Complex128s() {
+			if err := put(real(z)); err != nil {
+				return err
+			}
+			if err := put(imag(z)); err != nil {
+				return err
+			}
+		}
+	} else {
+		for _, v := range t.Float64s() {
+			if err := put(v); err != nil {
+				return err
+			}
+		}
+	}
+	if len(buf) > 0 {
+		return flush()
+	}
+	return nil
+}
+
+// LoadNPY reads a NumPy .npy array of dtype float64 or complex128 from r (as written
+// by numpy.save or SaveNPY; either byte order, C or Fortran order, any rank) into a
+// fresh contiguous tensor. The header is parsed by codeberg.org/sbinet/npyio after
+// its length has been checked; the data are read in chunks, so a header that
+// promises more data than r holds costs no more memory than r's data. Input that is
+// not such an array is an error wrapping ErrNPY; it never panics.
+func LoadNPY(r io.Reader) (*Dense, error) {
+	hdr, err := readNPYHeader(r)
+	if err != nil {
+		return nil, err
+	}
+	descr := strings.Trim(strings.TrimSpace(hdr.Descr.Type), "'\"")
+	var dt DType
+	var order bin.ByteOrder
+	switch descr {
+	case "<f8", "=f8":
+		dt, order = Float64, bin.LittleEndian
+	case ">f8":
+		dt, order = Float64, bin.BigEndian
+	case "<c16", "=c16":
+		dt, order = Complex128, bin.LittleEndian
+	case ">c16":
+		dt, order = Complex128, bin.BigEndian
+	default:
+		return nil, fmt.Errorf("%w: dtype %q (want float64 '<f8' or complex128 '<c16')", ErrNPY, descr)
+	}
+	shape := hdr.Descr.Shape
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			return nil, fmt.Errorf("%w: negative dim in shape %v", ErrNPY, shape)
+		}
+		if d > 0 && n > math.MaxInt/16/d {
+			return nil, fmt.Errorf("%w: shape %v has too many elements", ErrNPY, shape)
+		}
+		n *= d
+	}
+	if err := CheckAlloc(dt, shape...); err != nil {
+		return nil, fmt.Errorf("%w: shape %v: %w", ErrNPY, shape, err)
+	}
+	words := n
+	if dt == Complex128 {
+		words = 2 * n
+	}
+	vals, err := readWords(r, words, order)
+	if err != nil {
+		return nil, err
+	}
+	fileShape := append([]int(nil), shape...)
+	if hdr.Descr.Fortran {
+		// Column-major: the data are the row-major elements of the transpose.
+		for i, j := 0, len(fileShape)-1; i < j; i, j = i+1, j-1 {
+			fileShape[i], fileShape[j] = fileShape[j], fileShape[i]
+		}
+	}
+	var t *Dense
+	if dt == Complex128 {
+		zs := make([]complex128, n)
+		for i := range zs {
+			zs[i] = complex(vals[2*i], vals[2*i+1])
+		}
+		t, err = FromSlice(zs, fileShape...)
+	} else {
+		t, err = FromSlice(vals, fileShape...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNPY, err)
+	}
+	if hdr.Descr.Fortran && len(shape) > 1 {
+		axes := make([]int, len(shape))
+		for k := range axes {
+			axes[k] = len(shape) - 1 - k
+		}
+		v, err := t.Permute(axes...)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNPY, err)
+		}
+		t = v.Clone()
+	}
+	return t, nil
+}
+
+// readNPYHeader reads the preamble and header of a .npy stream, checks the magic
+// and bounds the header length itself, and parses the header with npyio.
+func readNPYHeader(r io.Reader) (hdr npy.Header, err error) {
+	var pre [12]byte
+	if _, err := io.ReadFull(r, pre[:8]); err != nil {
+		return hdr, npyReadErr("the preamble", err)
+	}
+	if !bytes.Equal(pre[:6], npyMagic[:]) {
+		return hdr, fmt.Errorf("%w: no NumPy magic string", ErrNPY)
+	}
+	var hlen, plen int
+	switch pre[6] {
+	case 1:
+		plen = 10
+		if _, err := io.ReadFull(r, pre[8:10]); err != nil {
+			return hdr, npyReadErr("the header length", err)
+		}
+		hlen = int(bin.LittleEndian.Uint16(pre[8:10]))
+	case 2:
+		plen = 12
+		if _, err := io.ReadFull(r, pre[8:12]); err != nil {
+			return hdr, npyReadErr("the header length", err)
+		}
+		hlen = int(bin.LittleEndian.Uint32(pre[8:12]))
+	default:
+		return hdr, fmt.Errorf("%w: format version %d.%d (want 1.0 or 2.0)", ErrNPY, pre[6], pre[7])
+	}
+	if hlen > maxNPYHeader {
+		return hdr, fmt.Errorf("%w: header of %d bytes (at most %d)", ErrNPY, hlen, maxNPYHeader)
+	}
+	buf := make([]byte, plen+hlen)
+	copy(buf, pre[:plen])
+	if _, err := io.ReadFull(r, buf[plen:]); err != nil {
+		return hdr, npyReadErr("the header", err)
+	}
+	// npyio slices the header by the positions of its keys and assumes they are in
+	// numpy's order: check that first, so that its parser sees only well-formed
+	// dictionaries.
+	text := buf[plen:]
+	end := bytes.LastIndexByte(text, '\n')
+	if end < 0 {
+		return hdr, fmt.Errorf("%w: header without a final newline", ErrNPY)
+	}
+	if !wellFormedHeader(string(text[:end])) {
+		return hdr, fmt.Errorf("%w: header %q is not numpy's dictionary of descr, fortran_order and shape", ErrNPY, truncate(string(text[:end]), 120))
+	}
+	rd, err := parseNPYHeader(buf)
+	if err != nil {
+		return hdr, fmt.Errorf("%w: %w", ErrNPY, err)
+	}
+	return rd.Header, nil
+}
+
+// parseNPYHeader runs npyio's header parser on a complete preamble and header; a
+// panic of the parser on input it does not expect becomes an error.
+func parseNPYHeader(b []byte) (rd *npy.Reader, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			rd, err = nil, fmt.Errorf("malformed header (%v)", p)
+		}
+	}()
+	return npy.NewReader(bytes.NewReader(b))
+}
+
+// wellFormedHeader reports whether h (without its final newline) is a dictionary
+// {'descr': ..., 'fortran_order': ..., 'shape': (...), } in numpy's key order, the
+// form npyio parses.
+func wellFormedHeader(h string) bool {
+	h = strings.TrimRight(h, " ")
+	d := strings.Index(h, "'descr': ")
+	o := strings.Index(h, "'fortran_order': ")
+	s := strings.Index(h, "'shape': ")
+	c := strings.Index(h, "}")
+	if !strings.HasPrefix(h, "{") || d < 0 || o < 0 || s < 0 || c < 0 {
+		return false
+	}
+	if !(d < o && o < s && s < c && c == len(h)-1) {
+		return false
+	}
+	// Between the keys, ", " separators as npyio expects; the shape a parenthesised
+	// tuple followed by ", ".
+	if d+len("'descr': ") > o-2 || h[o-2:o] != ", " || o+len("'fortran_order': ") > s-2 || h[s-2:s] != ", " {
+		return false
+	}
+	shape := h[s+len("'shape': ") : c]
+	if !strings.HasSuffix(shape, ", ") {
+		return false
+	}
+	shape = strings.TrimSuffix(shape, ", ")
+	return len(shape) >= 2 && shape[0] == '(' && shape[len(shape)-1] == ')' && !strings.ContainsAny(shape[1:len(shape)-1], "()")
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
+
+// npyReadErr wraps an error met reading part of a .npy stream: a short stream is
+// malformed input (ErrNPY); another error is the reader's, wrapped with ErrNPY too.
+func npyReadErr(what string, err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w: the input ends in %s", ErrNPY, what)
+	}
+	return fmt.Errorf("%w: reading %s: %w", ErrNPY, what, err)
+}
+
+// readWords reads n float64 words in the given byte order, in chunks, so that
+// memory grows only with the data actually read.
+func readWords(r io.Reader, n int, order bin.ByteOrder) ([]float64, error) {
+	const chunk = 1 << 13
+	vals := make([]float64, 0, min(n, chunk))
+	buf := make([]byte, 8*min(n, chunk))
+	for len(vals) < n {
+		k := min(n-len(vals), chunk)
+		if _, err := io.ReadFull(r, buf[:8*k]); err != nil {
+			return nil, npyReadErr(fmt.Sprintf("the data (%d of %d values read)", len(vals), n), err)
+		}
+		for i := range k {
+			vals = append(vals, math.Float64frombits(order.Uint64(buf[8*i:])))
+		}
+	}
+	return vals, nil
+}
+
+// SaveNPZ writes arrays to w as a NumPy .npz archive (what numpy.savez writes: a zip
+// of uncompressed .npy members, one per name, "name.npy"), in the order of their
+// names; numpy.load reads it back as a mapping from name to array. A nil tensor or
+// an empty name is an error wrapping chainrules.ErrInvalidArgument.
+func SaveNPZ(w io.Writer, arrays map[string]*Dense) error {
+	names := make([]string, 0, len(arrays))
+	for name, t := range arrays {
+		if name == "" || t == nil {
+			return cr.Errorf(cr.ErrInvalidArgument, "tensor.SaveNPZ: array %q is nil or unnamed", name)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	zw := zip.NewWriter(w)
+	for _, name := range names {
+		f, err := zw.CreateHeader(&zip.FileHeader{Name: name + ".npy", Method: zip.Store})
+		if err != nil {
+			return err
+		}
+		if err := SaveNPY(f, arrays[name]); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
+
+// LoadNPZ reads the float64 and complex128 arrays of a NumPy .npz archive of size
+// bytes (numpy.savez or savez_compressed, or SaveNPZ), read through
+// codeberg.org/sbinet/npyio's npz reader, keyed by their names without ".npy". A
+// member that is not such an array, or input that is not a zip archive, is an error
+// wrapping ErrNPY (naming the member); it never panics.
+func LoadNPZ(r io.ReaderAt, size int64) (map[string]*Dense, error) {
+	zr, err := npz.NewReader(r, size)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNPY, err)
+	}
+	out := map[string]*Dense{}
+	for _, key := range zr.Keys() {
+		rc, err := zr.Open(key)
+		if err != nil {
+			return nil, fmt.Errorf("%w: member %q: %w", ErrNPY, key, err)
+		}
+		t, err := LoadNPY(rc)
+		rc.Close()
+		if err != nil {
+			return nil, fmt.Errorf("member %q: %w", key, err)
+		}
+		out[strings.TrimSuffix(key, ".npy")] = t
+	}
+	return out, nil
+}

@@ -100,33 +100,47 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 		isWant[i] = true
 		first = min(first, i)
 	}
-	// need[i]: node i depends on a node of wrt, so its cotangent flows to one.
-	need := make([]bool, top+1)
+	// The sweep covers the nodes base..top: from the first node of wrt (or of the
+	// op whose output it is), since no earlier node depends on wrt, to the last
+	// output. Its slices are that long, not as long as the tape, so that a loop
+	// that takes a gradient at every step costs the steps' nodes, not the tape's.
+	base := first
+	if base <= top {
+		last := t.groupEnd(base)
+		base = last - int(t.at(last).grp)
+	}
+	span := max(top+1-base, 0)
+	// need[i-base]: node i depends on a node of wrt, so its cotangent flows to one.
+	need := make([]bool, span)
+	needs := func(j int) bool { return j >= base && j <= top && need[j-base] }
 	for _, i := range want {
 		if i <= top {
-			need[i] = true
+			need[i-base] = true
 		}
 	}
 	for i := first; i <= top; i++ {
-		if need[i] {
+		if need[i-base] {
 			continue
 		}
 		if r := t.ruleOf(i); r != nil {
 			for _, in := range r.Inputs() {
-				if j := in.Index(); j <= top && need[j] {
-					need[i] = true
+				if needs(in.Index()) {
+					need[i-base] = true
 					break
 				}
 			}
 		}
 	}
-	acc := make([]cr.NodeID, top+1)
+	acc := make([]cr.NodeID, span) // acc[j-base]: node j's cotangent so far
 	add := cr.AddOp(t.space)
 	put := func(j int, v cr.NodeID) {
-		if acc[j].Valid() {
-			v = t.Apply(add, acc[j], v)
+		if j < base || j > top {
+			return // a node no node of wrt reaches
 		}
-		acc[j] = v
+		if acc[j-base].Valid() {
+			v = t.Apply(add, acc[j-base], v)
+		}
+		acc[j-base] = v
 	}
 	for k, o := range outs {
 		put(o.Index(), seeds[k])
@@ -138,15 +152,15 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 			return nil, err
 		}
 		nd := t.at(i)
-		if nd.flags&flagSibling != 0 || !need[i] || nd.rule == nil || (stop && isWant[i]) {
+		if nd.flags&flagSibling != 0 || !need[i-base] || nd.rule == nil || (stop && isWant[i]) {
 			continue
 		}
 		k := int(nd.grp) + 1
 		lo := i - k + 1
 		present := false
 		for j := lo; j <= i; j++ {
-			present = present || acc[j].Valid()
-			if acc[j].Valid() && t.at(j).flags&flagHook != 0 {
+			present = present || acc[j-base].Valid()
+			if acc[j-base].Valid() && t.at(j).flags&flagHook != 0 {
 				return nil, t.opErr(j, "recorded backward", cr.Errorf(cr.ErrInvalidArgument,
 					"the node has hooks, which a recorded backward sweep does not run"))
 			}
@@ -168,7 +182,7 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 		// The ops recorded for this node are one derivative deeper than it.
 		lvl := nd.level
 		t.level = min(lvl, 254) + 1
-		xbar, err := pr.RecordPullback(t, ins, ys, append([]cr.NodeID(nil), acc[lo:i+1]...))
+		xbar, err := pr.RecordPullback(t, ins, ys, append([]cr.NodeID(nil), acc[lo-base:i+1-base]...))
 		t.level = level
 		if err == nil {
 			err = t.Err()
@@ -197,15 +211,15 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 				return nil, &cr.OpError{Op: name, Node: id, Phase: "recorded backward", Err: cr.Errorf(cr.ErrShapeMismatch,
 					"cotangent of input %d is %s, the input is %s", m, t.space.Describe(t.at(ci).value), t.space.Describe(t.at(j).value))}
 			}
-			if need[j] {
+			if needs(j) {
 				put(j, c)
 			}
 		}
 		for j := lo; j <= i; j++ {
 			if isWant[j] {
-				done[j] = acc[j] // an op node of wrt: its cotangent is complete
+				done[j] = acc[j-base] // an op node of wrt: its cotangent is complete
 			}
-			acc[j] = 0
+			acc[j-base] = 0
 		}
 	}
 	res := make([]cr.NodeID, len(wrt))
@@ -213,8 +227,8 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 		switch {
 		case done[i].Valid():
 			res[k] = done[i]
-		case i <= top && acc[i].Valid():
-			res[k] = acc[i]
+		case i <= top && acc[i-base].Valid():
+			res[k] = acc[i-base]
 		default:
 			res[k] = t.Constant(t.space.Zero(t.at(i).value))
 		}

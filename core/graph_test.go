@@ -3,6 +3,7 @@ package core_test
 import (
 	"errors"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -241,4 +242,32 @@ func BenchmarkGradGraphChain(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/node")
 	b.ReportMetric(float64(after-before)/n, "nodes/node")
+}
+
+// TestGradGraphCostsItsSpan checks that a recorded gradient at the end of a long
+// tape allocates for the nodes between its inputs and its output, not for the
+// whole tape: a loop that takes a gradient at every step (particle, saddle,
+// meta-learning) would otherwise be quadratic in its length.
+func TestGradGraphCostsItsSpan(t *testing.T) {
+	sin := trigD(false)
+	bytes := func(prefix int) uint64 {
+		tp := core.NewTape[float64](f64)
+		y := tp.Leaf(0.1)
+		for range prefix {
+			y = tp.Apply(sin, y)
+		}
+		x := tp.Leaf(0.5)
+		out := tp.Apply(sin, tp.Apply(sin, x))
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		g, err := tp.GradGraph(out, x)
+		runtime.ReadMemStats(&after)
+		require.NoError(t, err)
+		v, err := tp.Value(g[0])
+		require.NoError(t, err)
+		require.InDelta(t, math.Cos(math.Sin(0.5))*math.Cos(0.5), v, 1e-15)
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	short, long := bytes(10), bytes(200000)
+	require.Less(t, long, short+4096, "a gradient after 200000 nodes allocated %d bytes, after 10 nodes %d", long, short)
 }

@@ -18,15 +18,27 @@ import (
 // left to the garbage collector. The caller guarantees that nothing outside dead
 // and live refers to the storage of a dead tensor.
 func (Space) Recycle(dead, live []*Dense) {
-	spans := make([]span, 0, len(dead)+len(live))
+	// Only buffers the pool takes are candidates; a live range matters only if it
+	// can overlap one, that is if it meets [lo, hi) of the candidates.
+	var spans []span
+	lo, hi := ^uintptr(0), uintptr(0)
 	for _, d := range dead {
+		if d == nil || !poolable(d) {
+			continue
+		}
 		spans = appendSpan(spans, d, false)
+		if n := len(spans); n > 0 {
+			lo, hi = min(lo, spans[n-1].lo), max(hi, spans[n-1].hi)
+		}
 	}
 	if len(spans) == 0 {
 		return
 	}
 	for _, d := range live {
-		spans = appendSpan(spans, d, true)
+		n := len(spans)
+		if spans = appendSpan(spans, d, true); len(spans) > n && (spans[n].hi <= lo || spans[n].lo >= hi) {
+			spans = spans[:n] // apart from every candidate
+		}
 	}
 	slices.SortFunc(spans, func(a, b span) int {
 		if c := cmp.Compare(a.lo, b.lo); c != 0 {
@@ -57,6 +69,14 @@ var recycle = func(d *Dense) {
 	} else {
 		vmath.Put(d.f64)
 	}
+}
+
+// poolable reports whether d's storage is of a size the pool takes.
+func poolable(d *Dense) bool {
+	if d.dtype == Complex128 {
+		return vmath.Poolable[complex128](cap(d.c128))
+	}
+	return vmath.Poolable[float64](cap(d.f64))
 }
 
 // span is the address range of a tensor's backing storage.

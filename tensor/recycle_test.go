@@ -19,12 +19,16 @@ func TestRecycleOverlaps(t *testing.T) {
 	a, b, c, d := fresh(2048), fresh(2048), fresh(2048), fresh(4096)
 	aView, _ := a.Reshape(32, 64) // same storage as a
 	bHead := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: b.f64[:10]}
-	dTail := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: d.f64[100:]} // inside d, another range
-	cx := fresh(3000).AsComplex()                                                          // complex storage
+	dTail := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: d.f64[2048:]} // inside d, another poolable range
+	small := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: c.f64[5:15]}  // inside c, too small to pool
+	cx, err := allocNoZero(Complex128, 3000)                                                // complex storage
+	require.NoError(t, err)
+	odd := &Dense{dtype: Float64, shape: []int{3000}, strides: []int{1}, f64: make([]float64, 3000)} // not a class size
 
-	Space{}.Recycle([]*Dense{a, aView, b, c, d, dTail, cx, nil}, []*Dense{bHead, nil})
-	// a and its view go back once; b overlaps a live view; c and cx go back; d and
-	// dTail overlap without being one range, so neither does.
+	Space{}.Recycle([]*Dense{a, aView, b, c, small, d, dTail, cx, odd, nil}, []*Dense{bHead, nil})
+	// a and its view go back once; b overlaps a live view; c and cx go back (a dead
+	// view too small to pool is no candidate); d and dTail overlap without being
+	// one range, so neither does; odd is not of a size the pool takes.
 	require.ElementsMatch(t, []*Dense{a, c, cx}, replaceView(got, aView, a))
 }
 

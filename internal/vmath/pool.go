@@ -72,6 +72,18 @@ func pooled[T float64 | complex128](n int) []T {
 	return unsafe.Slice((*T)(p), words/per)[:n]
 }
 
+// Poolable reports whether Put would take a buffer of the given capacity in
+// elements of T, so that a caller can leave small ones out before any work.
+func Poolable[T float64 | complex128](capacity int) bool {
+	var z T
+	words := uintptr(capacity) * (unsafe.Sizeof(z) / 8)
+	if words < poolMinWords {
+		return false
+	}
+	_, size, ok := classOf(words)
+	return ok && size == words
+}
+
 // Put hands b's storage back to the pool, for MakeNoZero to reuse. The
 // caller guarantees that nothing refers to b's storage any more: not b, not any
 // other slice or view of it. Put takes only buffers whose capacity is a class

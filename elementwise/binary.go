@@ -29,13 +29,21 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	if a == nil || b == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
-	out, err := tensor.BroadcastShapes(a.Shape(), b.Shape())
-	if err != nil {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: shapes %v and %v do not broadcast", o.name, a.Shape(), b.Shape())
-	}
 	r := &binaryRule{op: o, in: [2]cr.NodeID{in[0], in[1]},
-		out: out, aShape: slices.Clone(a.Shape()), bShape: slices.Clone(b.Shape()),
 		aReal: a.DType() == tensor.Float64, bReal: b.DType() == tensor.Float64}
+	same := slices.Equal(a.Shape(), b.Shape())
+	if same {
+		// One copy serves as the three shapes: the rule only reads them.
+		r.out = slices.Clone(a.Shape())
+		r.aShape, r.bShape = r.out, r.out
+	} else {
+		out, err := tensor.BroadcastShapes(a.Shape(), b.Shape())
+		if err != nil {
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: shapes %v and %v do not broadcast", o.name, a.Shape(), b.Shape())
+		}
+		r.out, r.aShape, r.bShape = out, slices.Clone(a.Shape()), slices.Clone(b.Shape())
+	}
+	out := r.out
 	wide := tensor.Float64 // the dtype of the result and of the operands' copies
 	if o.realToComplex.F != nil || !r.aReal || !r.bReal {
 		wide = tensor.Complex128
@@ -43,7 +51,11 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	if err := checkResult(o.name, wide, out); err != nil {
 		return nil, err
 	}
-	r.lay = newLayout(out, r.aShape, r.bShape)
+	if same {
+		r.lay = sameLayout(out)
+	} else {
+		r.lay = newLayout(out, r.aShape, r.bShape)
+	}
 	if o.realToComplex.F != nil {
 		if !r.aReal || !r.bReal {
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: inputs must be float64, got %s and %s", o.name, a.Describe(), b.Describe())
@@ -404,6 +416,23 @@ type layout struct {
 	size   int
 	shape  []int // collapsed output dims
 	sa, sb []int // the operands' strides on them, 0 on broadcast dims
+}
+
+// unitStride is the strides of a single run of both operands, shared read-only.
+var unitStride = []int{1}
+
+// sameLayout is newLayout(out, out, out): operands of the output's own shape make
+// one run of unit strides, built without the general case's allocations (the
+// common case of small elementwise ops, whose overhead is their allocations).
+func sameLayout(out []int) layout {
+	size := 1
+	for _, d := range out {
+		size *= d
+	}
+	if size < 2 {
+		return newLayout(out, out, out) // one element or none: the general form
+	}
+	return layout{size: size, shape: []int{size}, sa: unitStride, sb: unitStride}
 }
 
 func newLayout(out, ashape, bshape []int) layout {

@@ -64,6 +64,22 @@ type Dense struct {
 	offset  int
 	f64     []float64
 	c128    []complex128
+	// lay holds the shape and strides of a new tensor of rank 2 or less (most of
+	// them), so that they cost no allocation of their own (setContiguous).
+	lay [4]int
+}
+
+// setContiguous sets t's shape to a copy of shape, with row-major strides: in t.lay
+// when they fit, else in an allocation of their own. t is a tensor being made.
+func (t *Dense) setContiguous(shape []int) {
+	r := len(shape)
+	if 2*r > len(t.lay) {
+		t.shape, t.strides = contiguousLayout(shape)
+		return
+	}
+	t.shape, t.strides = t.lay[:r:r], t.lay[r:2*r:2*r]
+	copy(t.shape, shape)
+	fillRowMajor(t.strides, t.shape)
 }
 
 // rowMajorStrides returns the contiguous row-major strides of shape.
@@ -192,7 +208,7 @@ func Alloc(dt DType, shape ...int) (*Dense, error) {
 		return nil, err
 	}
 	t := &Dense{dtype: dt}
-	t.shape, t.strides = contiguousLayout(shape)
+	t.setContiguous(shape)
 	if dt == Complex128 {
 		t.c128 = make([]complex128, n)
 	} else {
@@ -209,7 +225,7 @@ func allocNoZero(dt DType, shape ...int) (*Dense, error) {
 		return nil, err
 	}
 	t := &Dense{dtype: dt}
-	t.shape, t.strides = contiguousLayout(shape)
+	t.setContiguous(shape)
 	if dt == Complex128 {
 		t.c128 = vmath.MakeNoZero[complex128](n)
 	} else {
@@ -643,7 +659,7 @@ func (t *Dense) Reshape(shape ...int) (*Dense, error) {
 		return t.view(newShape, st, t.offset), nil
 	}
 	c := t.Clone()
-	c.shape, c.strides = contiguousLayout(newShape)
+	c.setContiguous(newShape)
 	return c, nil
 }
 

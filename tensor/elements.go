@@ -23,7 +23,7 @@ func FromSlice[T Element](data []T, shape ...int) (*Dense, error) {
 	case []complex128:
 		t.dtype, t.c128 = Complex128, d
 	}
-	t.shape, t.strides = contiguousLayout(shape)
+	t.setContiguous(shape)
 	return t, nil
 }
 

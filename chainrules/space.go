@@ -100,8 +100,13 @@ func (Float64Space) Describe(float64) string { return "float64[]" }
 // dead that is not the same storage. The engine calls it when a tape is released
 // (core.Tape.Release), with the values nothing can refer to any more in dead and
 // every other value it knows of in live.
+//
+// Reusable reports whether v's storage is of a kind Recycle would reuse (large
+// enough to pool, say): the engine collects only such values as dead, so that a
+// graph of small values pays no bookkeeping for storage nobody would reuse.
 type Recycler[V any] interface {
 	Recycle(dead, live []V)
+	Reusable(v V) bool
 }
 
 // FreshStorage is an optional interface of a Rule. A rule that implements it

@@ -111,13 +111,13 @@ func (t *Tape[V]) forward(i, k int, rule cr.Rule[V], tg *Tangents[V], ydot []V, 
 		return t.ruleErr(i, "forward", err)
 	}
 	if t.collecting(false) {
-		list := &t.kept
+		add := t.addKept
 		if _, fresh := rule.(cr.FreshStorage); fresh {
-			list = &t.dead
+			add = t.addDead
 		}
 		for m, ok := range has {
 			if ok {
-				*list = append(*list, ydot[m])
+				add(ydot[m])
 			}
 		}
 	}

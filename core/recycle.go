@@ -22,7 +22,15 @@ func (t *Tape[V]) EnableRecycling() {
 		return
 	}
 	defer t.leave()
-	_, t.recycling = t.space.(cr.Recycler[V])
+	t.recycler, t.recycling = t.space.(cr.Recycler[V])
+}
+
+// addDead collects v, which nothing refers to any more, for Release and
+// RecycleSweeps, if its storage is of a kind the Space reuses.
+func (t *Tape[V]) addDead(v V) {
+	if t.recycler.Reusable(v) {
+		t.dead = append(t.dead, v)
+	}
 }
 
 // Release frees the tape, as Free does, and hands the storage of its values back
@@ -46,18 +54,25 @@ func (t *Tape[V]) Release(keep ...V) {
 		return
 	}
 	defer t.leave()
-	r, ok := t.space.(cr.Recycler[V])
-	if ok && t.recycling && len(t.hooks) == 0 && !t.freed {
-		dead, live := t.dead, append(t.kept, keep...)
+	if r := t.recycler; t.recycling && len(t.hooks) == 0 && !t.freed {
+		dead := t.dead
 		for i := range t.n {
 			nd := t.at(i)
-			if _, fresh := nd.rule.(cr.FreshStorage); fresh && nd.flags&(flagEscaped|flagSibling) == 0 {
+			if _, fresh := nd.rule.(cr.FreshStorage); fresh && nd.flags&(flagEscaped|flagSibling) == 0 && r.Reusable(nd.value) {
 				dead = append(dead, nd.value)
-			} else {
-				live = append(live, nd.value)
 			}
 		}
-		r.Recycle(dead, live)
+		if len(dead) != 0 {
+			// Everything else the tape knows of may still be referred to.
+			live := append(t.kept, keep...)
+			for i := range t.n {
+				nd := t.at(i)
+				if _, fresh := nd.rule.(cr.FreshStorage); !fresh || nd.flags&(flagEscaped|flagSibling) != 0 {
+					live = append(live, nd.value)
+				}
+			}
+			r.Recycle(dead, live)
+		}
 	}
 	t.free()
 }
@@ -75,12 +90,12 @@ func (t *Tape[V]) RecycleSweeps(keep ...V) {
 		return
 	}
 	defer t.leave()
-	if r, ok := t.space.(cr.Recycler[V]); ok && t.recycling && len(t.hooks) == 0 && !t.freed && len(t.dead) != 0 {
+	if t.recycling && len(t.hooks) == 0 && !t.freed && len(t.dead) != 0 {
 		live := append(t.kept, keep...)
 		for i := range t.n {
 			live = append(live, t.at(i).value)
 		}
-		r.Recycle(t.dead, live)
+		t.recycler.Recycle(t.dead, live)
 		clear(live)
 		t.kept = live[:0]
 	}

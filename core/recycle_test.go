@@ -29,8 +29,10 @@ func TestReleaseSortsValues(t *testing.T) {
 	sp := &spyRecycler{}
 	tp := core.NewTape[*tensor.Dense](sp)
 	tp.EnableRecycling()
-	xv := tensor.RandN(nil, tensor.Float64, 8)
-	cv := tensor.RandN(nil, tensor.Float64, 8)
+	// Large enough for the pool (tensor.Space.Reusable): smaller values are never
+	// collected at all.
+	xv := tensor.RandN(nil, tensor.Float64, 2048)
+	cv := tensor.RandN(nil, tensor.Float64, 2048)
 	x, c := tp.Leaf(xv), tp.Constant(cv)
 	s := tp.Apply(elementwise.SinOp, x)    // read below: kept
 	m := tp.Apply(elementwise.MulOp, s, c) // reused

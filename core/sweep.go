@@ -194,9 +194,9 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 		}
 		if !allNodes {
 			if collect {
-				t.dead = append(t.dead, acc.vals[i])
+				t.addDead(acc.vals[i])
 				if second && dacc.state[i] != absent {
-					t.dead = append(t.dead, dacc.vals[i])
+					t.addDead(dacc.vals[i])
 				}
 			}
 			acc.drop(i)
@@ -427,17 +427,21 @@ func (t *Tape[V]) collecting(allNodes bool) bool {
 
 // collectDuals is collectContributions for the pairs of a second-order pullback.
 func (t *Tape[V]) collectDuals(rule cr.Rule[V], dbuf []cr.DualContribution[V]) {
-	list := &t.kept
+	add := t.addKept
 	if _, fresh := rule.(cr.FreshStorage); fresh {
-		list = &t.dead
+		add = t.addDead
 	}
 	for _, c := range dbuf {
-		*list = append(*list, c.Cotangent.Value)
+		add(c.Cotangent.Value)
 		if c.Cotangent.HasTangent {
-			*list = append(*list, c.Cotangent.Tangent)
+			add(c.Cotangent.Tangent)
 		}
 	}
 }
+
+// addKept collects v, which something may still refer to, for Release and
+// RecycleSweeps: storage that overlaps it is not reused.
+func (t *Tape[V]) addKept(v V) { t.kept = append(t.kept, v) }
 
 // collectContributions keeps, for Release, the cotangents in buf: with the values
 // that may be reused (dead) when rule promises fresh storage for them
@@ -445,11 +449,11 @@ func (t *Tape[V]) collectDuals(rule cr.Rule[V], dbuf []cr.DualContribution[V]) {
 // contribution is collected, not only the cotangents the sweep drops: one that is
 // added into another, or that goes to a node needing none, is garbage too.
 func (t *Tape[V]) collectContributions(rule cr.Rule[V], buf []cr.Contribution[V]) {
-	list := &t.kept
+	add := t.addKept
 	if _, fresh := rule.(cr.FreshStorage); fresh {
-		list = &t.dead
+		add = t.addDead
 	}
 	for _, c := range buf {
-		*list = append(*list, c.Value)
+		add(c.Value)
 	}
 }

@@ -109,6 +109,7 @@ type Tape[V any] struct {
 	// out, and first-order sweeps keep the cotangents they drop in dead, and in
 	// kept those that rules without chainrules.FreshStorage returned, for Release.
 	recycling  bool
+	recycler   cr.Recycler[V] // the Space, when recycling
 	dead, kept []V
 }
 

@@ -71,6 +71,10 @@ var recycle = func(d *Dense) {
 	}
 }
 
+// Reusable reports whether Recycle would hand d's storage to the pool: its
+// capacity is one of the pool's size classes (chainrules.Recycler).
+func (Space) Reusable(d *Dense) bool { return d != nil && poolable(d) }
+
 // poolable reports whether d's storage is of a size the pool takes.
 func poolable(d *Dense) bool {
 	if d.dtype == Complex128 {

@@ -33,8 +33,9 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 		aReal: a.DType() == tensor.Float64, bReal: b.DType() == tensor.Float64}
 	same := slices.Equal(a.Shape(), b.Shape())
 	if same {
-		// One copy serves as the three shapes: the rule only reads them.
-		r.out = slices.Clone(a.Shape())
+		// a's shape serves as the three: tensors never change their shapes, and
+		// the rule only reads them.
+		r.out = a.Shape()
 		r.aShape, r.bShape = r.out, r.out
 	} else {
 		out, err := tensor.BroadcastShapes(a.Shape(), b.Shape())
@@ -52,7 +53,7 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 		return nil, err
 	}
 	if same {
-		r.lay = sameLayout(out)
+		r.lay.same(out)
 	} else {
 		r.lay = newLayout(out, r.aShape, r.bShape)
 	}
@@ -416,23 +417,27 @@ type layout struct {
 	size   int
 	shape  []int // collapsed output dims
 	sa, sb []int // the operands' strides on them, 0 on broadcast dims
+	run    [1]int
 }
 
 // unitStride is the strides of a single run of both operands, shared read-only.
 var unitStride = []int{1}
 
-// sameLayout is newLayout(out, out, out): operands of the output's own shape make
-// one run of unit strides, built without the general case's allocations (the
-// common case of small elementwise ops, whose overhead is their allocations).
-func sameLayout(out []int) layout {
+// same sets l to newLayout(out, out, out): operands of the output's own shape make
+// one run of unit strides, which l holds in itself, without the general case's
+// allocations (small elementwise ops, whose overhead is their allocations). l
+// must not be copied afterwards (its shape points into it).
+func (l *layout) same(out []int) {
 	size := 1
 	for _, d := range out {
 		size *= d
 	}
 	if size < 2 {
-		return newLayout(out, out, out) // one element or none: the general form
+		*l = newLayout(out, out, out) // one element or none: the general form
+		return
 	}
-	return layout{size: size, shape: []int{size}, sa: unitStride, sb: unitStride}
+	l.size, l.run[0] = size, size
+	l.shape, l.sa, l.sb = l.run[:], unitStride, unitStride
 }
 
 func newLayout(out, ashape, bshape []int) layout {

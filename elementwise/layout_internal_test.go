@@ -23,6 +23,12 @@ func TestSameLayoutIsNewLayout(t *testing.T) {
 	}
 	gen(nil)
 	for _, s := range shapes {
-		require.Equal(t, newLayout(s, s, s), sameLayout(s), "shape %v", s)
+		want := newLayout(s, s, s)
+		var got layout
+		got.same(s)
+		require.Equal(t, want.size, got.size, "shape %v", s)
+		require.Equal(t, want.shape, got.shape, "shape %v", s)
+		require.Equal(t, want.sa, got.sa, "shape %v", s)
+		require.Equal(t, want.sb, got.sb, "shape %v", s)
 	}
 }

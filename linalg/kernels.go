@@ -261,8 +261,10 @@ func symEig(a, w []float64, n int, vectors bool) bool {
 // (k×n) into vt, k = min(m, n). It reports whether the algorithm converged.
 func svdKernel(a []float64, m, n int, s, u, vt []float64, vectors bool) bool {
 	k := min(m, n)
-	if vectors && k > svdSmall && !useLAPACK64.Load() && svdFast(a, m, n, s, u, vt) {
-		return true
+	if k > svdSmall && !useLAPACK64.Load() {
+		if vectors && svdFast(a, m, n, s, u, vt) || !vectors && svdValuesFast(a, m, n, s) {
+			return true
+		}
 	}
 	ga := blas64.General{Rows: m, Cols: n, Data: a, Stride: n}
 	gu := blas64.General{Rows: m, Cols: k, Data: u, Stride: max(k, 1)}

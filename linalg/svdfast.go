@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"sort"
+
+	"gonum.org/v1/gonum/blas"
 )
 
 // The SVD for larger matrices (LAPACK's xGESVDX path): A = Q_U B Q_V^T by blocked
@@ -40,6 +42,57 @@ func svdFast(a []float64, m, n int, s, u, vt []float64) bool {
 		return true
 	}
 	return svdTall(slices.Clone(a), m, n, s, u, vt)
+}
+
+// svdValuesFast computes the singular values (descending, into s) of the m×n
+// matrix a (not modified) as LAPACK's xGESDD does without vectors: the blocked
+// bidiagonalisation gebrdUpper (of A^T when m < n) and the dqds algorithm on the
+// bidiagonal matrix (gonum's Dbdsqr without vectors, which is Dlasq1). Like
+// xGESVD it first scales A by a power of two (exactly) when its largest entry is
+// outside [sqrt(safmin)/eps, eps/sqrt(safmin)], where the products of the
+// reduction could overflow or lose accuracy to underflow. It reports success.
+func svdValuesFast(a []float64, m, n int, s []float64) bool {
+	var w []float64
+	if m < n {
+		w = make([]float64, m*n)
+		transposeInto(w, a, m, n)
+		m, n = n, m
+	} else {
+		w = slices.Clone(a)
+	}
+	const (
+		smlnum = 0x1p-484 // about sqrt(safmin)/eps, as xGESVD's
+		bignum = 0x1p484
+	)
+	anrm := maxAbsSlice(w)
+	if math.IsInf(anrm, 0) {
+		return false
+	}
+	exp := 0 // A is scaled by 2^exp
+	switch {
+	case anrm == 0:
+		clear(s[:n])
+		return true
+	case anrm > bignum:
+		exp = math.Ilogb(bignum) - math.Ilogb(anrm) - 1
+	case anrm < smlnum:
+		exp = math.Ilogb(smlnum) - math.Ilogb(anrm)
+	}
+	if exp != 0 {
+		for i := range w {
+			w[i] = math.Ldexp(w[i], exp)
+		}
+	}
+	d, e := make([]float64, n), make([]float64, n)
+	tauq, taup := make([]float64, n), make([]float64, n)
+	gebrdUpper(w, n, m, n, d, e[:n-1], tauq, taup)
+	if !lapackGonum.Dbdsqr(blas.Upper, n, 0, 0, 0, d, e, nil, 1, nil, 1, nil, 1, make([]float64, 4*n)) {
+		return false
+	}
+	for i := range n {
+		s[i] = math.Ldexp(d[i], -exp)
+	}
+	return true
 }
 
 // svdTall is svdFast for m >= n; a is clobbered.
@@ -282,20 +335,29 @@ func (b *reflectorBlock) apply(z []float64, ldz, rows, cols int, a []float64, ld
 // diagonal) and the right ones (u_i[i+1] = 1, u_i[i+2:] in row i right of the
 // superdiagonal) remain in a with their scales tauq and taup. Panels of nb columns
 // are reduced by labrd and the trailing matrix then takes
-// A -= V Y^T + X U^T as two matrix products.
+// A -= V Y^T + X U^T = [V X] [Y U^T]^T as one matrix product (k = 2nb). Half of
+// the flops are labrd's two matrix-vector products with the trailing matrix for
+// each column (gemvT and gemvN along its rows), half the matrix products.
 func gebrdUpper(a []float64, lda, m, n int, d, e, tauq, taup []float64) {
 	const nb = 32
-	x := make([]float64, m*nb)
-	y := make([]float64, n*nb)
+	pb := min(n, 2*nb)               // the widest panel
+	pw := make([]float64, 2*pb*m)    // the panel's columns and X, transposed
+	yt := make([]float64, pb*n)      // Y, transposed
+	right := make([]float64, 2*nb*n) // [Y^T; U]
+	scr := newLabrdScratch(m, n, pb)
 	i0 := 0
 	for ; n-i0 > 2*nb; i0 += nb {
 		mm, nn := m-i0, n-i0
 		sub := a[i0*lda+i0:]
-		labrd(sub, lda, mm, nn, nb, d[i0:], e[i0:], tauq[i0:], taup[i0:], x, nb, y, nb)
-		// A22 -= A[nb:, :nb] Y[nb:, :]^T + X[nb:, :] A[:nb, nb:].
-		c := sub[nb*lda+nb:]
-		gemm(false, true, mm-nb, nn-nb, nb, -1, sub[nb*lda:], lda, y[nb*nb:], nb, 1, c, lda)
-		gemm(false, false, mm-nb, nn-nb, nb, -1, x[nb*nb:], nb, sub[nb:], lda, 1, c, lda)
+		labrd(sub, lda, mm, nn, nb, d[i0:], e[i0:], tauq[i0:], taup[i0:], pw, yt, scr)
+		// A22 -= A[nb:, :nb] Y[nb:, :]^T + X[nb:, :] A[:nb, nb:]: the left factor
+		// [V^T; X^T] is pw's rows from column nb on, the right one [Y^T; U].
+		mt, nt := mm-nb, nn-nb
+		for k := range nb {
+			copy(right[k*nt:(k+1)*nt], yt[k*nn+nb:(k+1)*nn])
+			copy(right[(nb+k)*nt:(nb+k+1)*nt], sub[k*lda+nb:k*lda+nn])
+		}
+		gemm(true, false, mt, nt, 2*nb, -1, pw[nb:], mm, right, nt, 1, sub[nb*lda+nb:], lda)
 		for j := range nb {
 			sub[j*lda+j] = d[i0+j]
 			sub[j*lda+j+1] = e[i0+j]
@@ -303,103 +365,109 @@ func gebrdUpper(a []float64, lda, m, n int, d, e, tauq, taup []float64) {
 	}
 	mm, nn := m-i0, n-i0
 	sub := a[i0*lda+i0:]
-	xs := make([]float64, mm*nn)
-	ys := make([]float64, nn*nn)
-	labrd(sub, lda, mm, nn, nn, d[i0:], e[i0:], tauq[i0:], taup[i0:], xs, nn, ys, nn)
+	labrd(sub, lda, mm, nn, nn, d[i0:], e[i0:], tauq[i0:], taup[i0:], pw, yt, scr)
+}
+
+// labrdScratch holds labrd's work vectors.
+type labrdScratch struct{ t1, t2, c1, c2 []float64 }
+
+func newLabrdScratch(m, n, nb int) *labrdScratch {
+	return &labrdScratch{t1: make([]float64, nb+1), t2: make([]float64, nb+1), c1: make([]float64, nb+1), c2: make([]float64, nb+1)}
 }
 
 // labrd reduces the first nb rows and columns of the m×n matrix a (m >= n) as
 // LAPACK's Dlabrd: the left and right reflectors of each step are generated from
-// the column and row updated by the panel's earlier steps, and X (m×nb, ldx) and
-// Y (n×nb, ldy) accumulate so that the trailing matrix is A - V Y^T - X U^T. The
-// unit entries of the reflectors are left in place (a[i, i] and a[i, i+1]).
-func labrd(a []float64, lda, m, n, nb int, d, e, tauq, taup, x []float64, ldx int, y []float64, ldy int) {
-	vbuf := make([]float64, m)
-	tmp := make([]float64, nb+1)
-	tmp2 := make([]float64, nb+1)
-	colAbove := make([]float64, nb)
+// the column and row updated by the panel's earlier steps, and X (m×nb) and Y
+// (n×nb) accumulate so that the trailing matrix is A - V Y^T - X U^T. The panel's
+// columns (rows i >= column c) are worked on transposed in the rows 0..nb-1 of pw
+// (leading dimension m) and copied back at the end; X^T is left in pw's rows
+// nb..2nb-1 and Y^T in yt (leading dimension n), so that every matrix-vector
+// product runs along contiguous rows. The unit entries of the reflectors are left
+// in place (a[i, i] and a[i, i+1]).
+func labrd(a []float64, lda, m, n, nb int, d, e, tauq, taup, pw, yt []float64, scr *labrdScratch) {
+	pc := pw[:nb*m]         // pc[c*m+r] = A[r, c] for r >= c
+	xt := pw[nb*m : 2*nb*m] // xt[c*m+r] = X[r, c]
+	for r := range m {
+		row := a[r*lda : r*lda+min(r+1, nb)]
+		for c, v := range row {
+			pc[c*m+r] = v
+		}
+	}
 	for i := range nb {
+		col := pc[i*m+i : i*m+m] // A[i:, i]
 		// A[i:, i] -= A[i:, :i] Y[i, :i]^T + X[i:, :i] A[:i, i].
 		if i > 0 {
-			yi := y[i*ldy : i*ldy+i]
+			c1, c2 := scr.c1[:i], scr.c2[:i]
 			for c := range i {
-				colAbove[c] = a[c*lda+i]
+				c1[c] = yt[c*n+i]
+				c2[c] = a[c*lda+i]
 			}
-			ca := colAbove[:i]
-			for r := i; r < m; r++ {
-				a[r*lda+i] -= level1.Ddot(i, a[r*lda:r*lda+i], 1, yi, 1) + level1.Ddot(i, x[r*ldx:r*ldx+i], 1, ca, 1)
-			}
+			gemvT(i, m-i, -1, pc[i:], m, c1, col)
+			gemvT(i, m-i, -1, xt[i:], m, c2, col)
 		}
 		// Left reflector of A[i:, i].
-		beta, tq := lapackGonum.Dlarfg(m-i, a[i*lda+i], a[min(i+1, m-1)*lda+i:], lda)
+		mv := m - i
+		beta, tq := lapackGonum.Dlarfg(mv, col[0], col[min(1, mv-1):], 1)
 		d[i], tauq[i] = beta, tq
 		if i >= n-1 {
-			a[i*lda+i] = beta
+			col[0] = beta
 			continue
 		}
-		a[i*lda+i] = 1
-		mv := m - i
-		v := vbuf[:mv]
-		for r := range mv {
-			v[r] = a[(i+r)*lda+i]
-		}
+		col[0] = 1
+		v := col
 		nt := n - i - 1
-		// Y[i+1:, i] = A[i:, i+1:]^T v - Y[i+1:, :i] (A[i:, :i]^T v) - A[:i, i+1:]^T (X[i:, :i]^T v).
-		yc := make([]float64, nt)
-		for r := range mv {
-			if v[r] != 0 {
-				level1.Daxpy(nt, v[r], a[(i+r)*lda+i+1:(i+r)*lda+n], 1, yc, 1)
-			}
-		}
+		// Y[i+1:, i] = tauq (A[i:, i+1:]^T v - Y[i+1:, :i] (A[i:, :i]^T v) - A[:i, i+1:]^T (X[i:, :i]^T v)).
+		yc := yt[i*n+i+1 : i*n+n]
+		clear(yc)
+		gemvT(mv, nt, 1, a[i*lda+i+1:], lda, v, yc)
 		if i > 0 {
-			t1, t2 := tmp[:i], tmp2[:i]
+			t1, t2 := scr.t1[:i], scr.t2[:i]
 			clear(t1)
 			clear(t2)
-			for r := range mv {
-				level1.Daxpy(i, v[r], a[(i+r)*lda:(i+r)*lda+i], 1, t1, 1)
-				level1.Daxpy(i, v[r], x[(i+r)*ldx:(i+r)*ldx+i], 1, t2, 1)
-			}
-			for j := range nt {
-				yc[j] -= level1.Ddot(i, y[(i+1+j)*ldy:(i+1+j)*ldy+i], 1, t1, 1)
-			}
-			for c := range i {
-				level1.Daxpy(nt, -t2[c], a[c*lda+i+1:c*lda+n], 1, yc, 1)
-			}
+			gemvN(i, mv, 1, pc[i:], m, v, t1, 1)
+			gemvN(i, mv, 1, xt[i:], m, v, t2, 1)
+			gemvT(i, nt, -1, yt[i+1:], n, t1, yc)
+			gemvT(i, nt, -1, a[i+1:], lda, t2, yc)
 		}
-		level1.Dscal(nt, tq, yc, 1)
-		for j := range nt {
-			y[(i+1+j)*ldy+i] = yc[j]
+		for j := range yc {
+			yc[j] *= tq
 		}
 		// A[i, i+1:] -= Y[i+1:, :i+1] A[i, :i+1]^T + A[:i, i+1:]^T X[i, :i]^T.
 		row := a[i*lda+i+1 : i*lda+n]
-		ai := a[i*lda : i*lda+i+1]
-		for j := range nt {
-			row[j] -= level1.Ddot(i+1, y[(i+1+j)*ldy:(i+1+j)*ldy+i+1], 1, ai, 1)
+		c1, c2 := scr.c1[:i+1], scr.c2[:i]
+		for c := range i + 1 {
+			c1[c] = pc[c*m+i]
 		}
 		for c := range i {
-			level1.Daxpy(nt, -x[i*ldx+c], a[c*lda+i+1:c*lda+n], 1, row, 1)
+			c2[c] = xt[c*m+i]
 		}
+		gemvT(i+1, nt, -1, yt[i+1:], n, c1, row)
+		gemvT(i, nt, -1, a[i+1:], lda, c2, row)
 		// Right reflector of A[i, i+1:].
 		beta, tp := lapackGonum.Dlarfg(nt, row[0], row[min(1, nt-1):], 1)
 		e[i], taup[i] = beta, tp
 		row[0] = 1
-		// X[i+1:, i] = A[i+1:, i+1:] u - A[i+1:, :i+1] (Y[i+1:, :i+1]^T u) - X[i+1:, :i] (A[:i, i+1:] u).
+		// X[i+1:, i] = taup (A[i+1:, i+1:] u - A[i+1:, :i+1] (Y[i+1:, :i+1]^T u) - X[i+1:, :i] (A[:i, i+1:] u)).
 		mx := m - i - 1
-		t3, t4 := tmp[:i+1], tmp2[:i]
+		xc := xt[i*m+i+1 : i*m+m]
+		clear(xc)
+		gemvN(mx, nt, 1, a[(i+1)*lda+i+1:], lda, row, xc, 1)
+		t3, t4 := scr.t1[:i+1], scr.t2[:i]
 		clear(t3)
-		for j := range nt {
-			level1.Daxpy(i+1, row[j], y[(i+1+j)*ldy:(i+1+j)*ldy+i+1], 1, t3, 1)
+		clear(t4)
+		gemvN(i+1, nt, 1, yt[i+1:], n, row, t3, 1)
+		gemvN(i, nt, 1, a[i+1:], lda, row, t4, 1)
+		gemvT(i+1, mx, -1, pc[i+1:], m, t3, xc)
+		gemvT(i, mx, -1, xt[i+1:], m, t4, xc)
+		for j := range xc {
+			xc[j] *= tp
 		}
-		for c := range i {
-			t4[c] = level1.Ddot(nt, a[c*lda+i+1:c*lda+n], 1, row, 1)
-		}
-		for r := range mx {
-			rr := (i + 1 + r) * lda
-			xv := level1.Ddot(nt, a[rr+i+1:rr+n], 1, row, 1) - level1.Ddot(i+1, a[rr:rr+i+1], 1, t3, 1)
-			if i > 0 {
-				xv -= level1.Ddot(i, x[(i+1+r)*ldx:(i+1+r)*ldx+i], 1, t4, 1)
-			}
-			x[(i+1+r)*ldx+i] = xv * tp
+	}
+	// The panel's columns back into a (rows r >= c; above, the right reflectors).
+	for r := range m {
+		row := a[r*lda : r*lda+min(r+1, nb)]
+		for c := range row {
+			row[c] = pc[c*m+r]
 		}
 	}
 }

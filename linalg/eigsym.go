@@ -76,8 +76,9 @@ func tridiagEig(d, e, w, z []float64) bool {
 	if !vectors {
 		return true
 	}
-	// Z: the eigenvectors of T, column j for w[j].
-	clear(z)
+	// Z: the eigenvectors of T, column j for w[j]; stein writes them as the rows
+	// of zt.
+	zt := make([]float64, n*n)
 	for bi, b := range blocks {
 		var vals []float64
 		var cols []int
@@ -87,10 +88,11 @@ func tridiagEig(d, e, w, z []float64) bool {
 				cols = append(cols, j)
 			}
 		}
-		if !stein(d[b[0]:b[1]], e[b[0]:b[1]-1], vals, z, n, b[0], cols) {
+		if !stein(d[b[0]:b[1]], e[b[0]:b[1]-1], vals, zt, n, b[0], cols) {
 			return false
 		}
 	}
+	transposeInto(z, zt, n, n)
 	return true
 }
 
@@ -113,15 +115,19 @@ func splitTridiag(d, e []float64) [][2]int {
 
 // stein computes by inverse iteration the eigenvectors of the unreduced symmetric
 // tridiagonal block (d, e) for its eigenvalues vals (ascending), writing each into
-// column cols[k] of the n×n matrix z at rows off..off+len(d)-1 (LAPACK's xSTEIN:
-// random start, at most 5 iterations plus 2 after convergence, modified
-// Gram-Schmidt against the previous vectors of a cluster, eigenvalues closer than
-// 1e-3 ||T||_1; the entry of largest magnitude made positive). It reports success
-// (every vector converged).
-func stein(d, e, vals []float64, z []float64, n, off int, cols []int) bool {
+// row cols[k] of the matrix zt (leading dimension ldz) at columns
+// off..off+len(d)-1, the rest of the row untouched (LAPACK's xSTEIN: random
+// start, at most 5 iterations plus 2 after convergence, eigenvalues closer than
+// 1e-3 ||T||_1 form a cluster, the entry of largest magnitude made positive).
+// Within a cluster each iterate is orthogonalised against the cluster's previous
+// vectors by classical Gram-Schmidt (two matrix-vector products on the cluster's
+// vectors instead of xSTEIN's dot product and axpy for each), and the final one
+// twice (so that it is as accurate as xSTEIN's modified Gram-Schmidt). It reports success (every vector
+// converged).
+func stein(d, e, vals []float64, zt []float64, ldz, off int, cols []int) bool {
 	bs := len(d)
 	if bs == 1 {
-		z[off*n+cols[0]] = 1
+		zt[cols[0]*ldz+off] = 1
 		return true
 	}
 	const (
@@ -145,8 +151,9 @@ func stein(d, e, vals []float64, z []float64, n, off int, cols []int) bool {
 	rng := rand.New(rand.NewPCG(uint64(bs), uint64(off)+1)) // deterministic starts
 	fac := newTridiagLU(bs)
 	x := make([]float64, bs)
-	vecs := make([][]float64, len(vals)) // the block's eigenvectors so far
-	gpStart := 0                         // first eigenvalue of the current cluster
+	vecs := make([]float64, len(vals)*bs) // the block's eigenvectors so far, as rows
+	coef := make([]float64, len(vals))
+	gpStart := 0 // first eigenvalue of the current cluster
 	xjm := 0.0
 	for j, lambda := range vals {
 		xj := lambda
@@ -165,21 +172,35 @@ func stein(d, e, vals []float64, z []float64, n, off int, cols []int) bool {
 			x[i] = 2*rng.Float64() - 1
 		}
 		fac.factor(d, e, xj, eps*onenrm)
+		// One classical Gram-Schmidt pass against the cluster's previous vectors:
+		// x -= C^T (C x) with the vectors as the rows of C.
+		orthogonalise := func(x []float64) {
+			if nc := j - gpStart; nc > 0 {
+				cl := vecs[gpStart*bs : j*bs]
+				c := coef[:nc]
+				clear(c)
+				gemvN(nc, bs, 1, cl, bs, x, c, 1)
+				gemvT(nc, bs, -1, cl, bs, c, x)
+			}
+		}
 		converged := false
 		xnorm := infNorm(x)
 		for its, nrmchk := 1, 0; its <= maxits; its++ {
 			// Scale the right-hand side to bs ||T||_1 max(eps, |u_nn|) in the
 			// infinity norm: a solution much larger than that has converged.
-			level1.Dscal(bs, float64(bs)*onenrm*math.Max(eps, math.Abs(fac.u[bs-1]))/xnorm, x, 1)
-			fac.solve(x)
-			for k := gpStart; k < j; k++ {
-				level1.Daxpy(bs, -level1.Ddot(bs, vecs[k], 1, x, 1), vecs[k], 1, x, 1)
+			sc := float64(bs) * onenrm * math.Max(eps, math.Abs(fac.u[bs-1])) / xnorm
+			for i := range x {
+				x[i] *= sc
 			}
+			fac.solve(x)
+			orthogonalise(x)
 			if xnorm = infNorm(x); xnorm < dtpcrt {
 				continue
 			}
 			// Iterate twice more after the criterion is met.
 			if nrmchk++; nrmchk >= extra+1 {
+				// The second Gram-Schmidt pass of the final iterate.
+				orthogonalise(x)
 				converged = true
 				break
 			}
@@ -199,20 +220,22 @@ func stein(d, e, vals []float64, z []float64, n, off int, cols []int) bool {
 		if x[jmax] < 0 {
 			scl = -scl
 		}
-		v := make([]float64, bs)
+		v := vecs[j*bs : (j+1)*bs]
 		for i := range x {
 			v[i] = x[i] * scl
-			z[(off+i)*n+cols[j]] = v[i]
 		}
-		vecs[j] = v
+		copy(zt[cols[j]*ldz+off:cols[j]*ldz+off+bs], v)
 	}
 	return true
 }
 
+// infNorm returns max |x_i| (NaN entries are skipped).
 func infNorm(x []float64) float64 {
 	m := 0.0
 	for _, v := range x {
-		m = math.Max(m, math.Abs(v))
+		if a := math.Abs(v); a > m {
+			m = a
+		}
 	}
 	return m
 }
@@ -220,16 +243,23 @@ func infNorm(x []float64) float64 {
 // tridiagLU is the LU factorisation with partial pivoting of T - lambda I for a
 // symmetric tridiagonal T (LAPACK's xLAGTF): U has the diagonal u and two
 // superdiagonals u1, u2; l holds the multipliers and swap whether rows k and k+1
-// were interchanged.
+// were interchanged. solve uses them in a branch-free form (ga, gb, ca, cb, w1,
+// w2, set by factor), so that each step of its two recurrences waits for one
+// fused multiply-add.
 type tridiagLU struct {
 	u, u1, u2, l []float64
 	uinv         []float64 // 1/u, with pivots below tol in magnitude replaced by ±tol
 	swap         []bool
+	// Forward step k: x[k] = ga c + gb b, carry = ca c + cb b, where c is the
+	// carried value and b = x[k+1]; back substitution:
+	// x[k] = (x[k] uinv[k] - w2[k] x[k+2]) - w1[k] x[k+1].
+	ga, gb, ca, cb, w1, w2 []float64
 }
 
 func newTridiagLU(n int) *tridiagLU {
-	return &tridiagLU{u: make([]float64, n), u1: make([]float64, n), u2: make([]float64, n),
-		l: make([]float64, n), uinv: make([]float64, n), swap: make([]bool, n)}
+	f := func() []float64 { return make([]float64, n) }
+	return &tridiagLU{u: f(), u1: f(), u2: f(), l: f(), uinv: f(), swap: make([]bool, n),
+		ga: f(), gb: f(), ca: f(), cb: f(), w1: f(), w2: f()}
 }
 
 // factor factors T - lambda I; pivots smaller than tol in magnitude are replaced by
@@ -242,6 +272,17 @@ func (f *tridiagLU) factor(d, e []float64, lambda, tol float64) {
 				p = math.Copysign(tol, p)
 			}
 			f.uinv[k] = 1 / p
+			f.w1[k] = f.u1[k] * f.uinv[k]
+			f.w2[k] = f.u2[k] * f.uinv[k]
+		}
+		for k, sw := range f.swap[:len(d)-1] {
+			// No interchange: x[k] = c, carry = b - l c; interchange: x[k] = b,
+			// carry = c - l b.
+			if sw {
+				f.ga[k], f.gb[k], f.ca[k], f.cb[k] = 0, 1, 1, -f.l[k]
+			} else {
+				f.ga[k], f.gb[k], f.ca[k], f.cb[k] = 1, 0, -f.l[k], 1
+			}
 		}
 	}()
 	n := len(d)
@@ -279,22 +320,24 @@ func (f *tridiagLU) factor(d, e []float64, lambda, tol float64) {
 	f.u[n-1], f.u1[n-1], f.u2[n-1] = a, 0, 0
 }
 
-// solve overwrites x with (T - lambda I)^-1 x.
+// solve overwrites x with (T - lambda I)^-1 x (x finite).
 func (f *tridiagLU) solve(x []float64) {
 	n := len(x)
+	ga, gb, ca, cb := f.ga[:n-1], f.gb[:n-1], f.ca[:n-1], f.cb[:n-1]
+	c := x[0]
 	for k := range n - 1 {
-		if f.swap[k] {
-			x[k], x[k+1] = x[k+1], x[k]-f.l[k]*x[k+1]
-		} else {
-			x[k+1] -= f.l[k] * x[k]
-		}
+		b := x[k+1]
+		x[k] = ga[k]*c + gb[k]*b // one term is zero, the other exact
+		c = math.FMA(ca[k], c, cb[k]*b)
 	}
-	x[n-1] *= f.uinv[n-1]
+	x[n-1] = c
+	uinv, w1, w2 := f.uinv[:n], f.w1[:n], f.w2[:n]
+	x[n-1] *= uinv[n-1]
 	if n > 1 {
-		x[n-2] = (x[n-2] - f.u1[n-2]*x[n-1]) * f.uinv[n-2]
+		x[n-2] = x[n-2]*uinv[n-2] - w1[n-2]*x[n-1]
 	}
 	for k := n - 3; k >= 0; k-- {
-		x[k] = (x[k] - f.u1[k]*x[k+1] - f.u2[k]*x[k+2]) * f.uinv[k]
+		x[k] = math.FMA(-w1[k], x[k+1], x[k]*uinv[k]-w2[k]*x[k+2])
 	}
 }
 

@@ -142,14 +142,22 @@ func svdTall(a []float64, m, n int, s, u, vt []float64) bool {
 		if (b[1]-b[0])%2 != 0 {
 			return false
 		}
-		bd := make([]float64, b[1]-b[0])
-		be := slices.Clone(t[b[0] : b[1]-1])
-		if !lapackGonum.Dsterf(len(bd), bd, be) {
+		// The block's eigenvalues are ± the singular values of the bidiagonal
+		// matrix with diagonal t[b0], t[b0+2], ... and superdiagonal t[b0+1],
+		// t[b0+3], ...: dqds (Dlasq1, descending) on that matrix.
+		k := (b[1] - b[0]) / 2
+		bd, be := make([]float64, k), make([]float64, k)
+		for i := range k {
+			bd[i] = t[b[0]+2*i]
+			if i < k-1 {
+				be[i] = t[b[0]+2*i+1]
+			}
+		}
+		if lapackGonum.Dlasq1(k, bd, be, make([]float64, 4*k)) != 0 {
 			return false
 		}
-		// Dsterf sorts ascending: the upper half are the singular values.
-		for _, v := range bd[len(bd)/2:] {
-			svs = append(svs, sv{v, bi})
+		for i := k - 1; i >= 0; i-- {
+			svs = append(svs, sv{bd[i], bi})
 		}
 	}
 	sort.SliceStable(svs, func(i, j int) bool { return svs[i].v > svs[j].v })
@@ -161,8 +169,8 @@ func svdTall(a []float64, m, n int, s, u, vt []float64) bool {
 		}
 		s[i] = v.v
 	}
-	// Eigenvectors of TGK for +s: column j of z (2n×n) for s[j].
-	z := make([]float64, 2*n*n)
+	// Eigenvectors of TGK for +s: row j of zt (n×2n) for s[j].
+	zt := make([]float64, 2*n*n)
 	for bi, b := range blocks {
 		var vals []float64
 		var cols []int
@@ -172,26 +180,32 @@ func svdTall(a []float64, m, n int, s, u, vt []float64) bool {
 				cols = append(cols, j)
 			}
 		}
-		if !stein(zero[b[0]:b[1]], t[b[0]:b[1]-1], vals, z, n, b[0], cols) {
+		if !stein(zero[b[0]:b[1]], t[b[0]:b[1]-1], vals, zt, 2*n, b[0], cols) {
 			return false
 		}
 	}
-	// Split into V_B (even rows) and U_B (odd rows), each column normalised.
-	ub := make([]float64, m*n) // [U_B; 0]
-	vb := make([]float64, n*n)
+	// Split into V_B (even entries) and U_B (odd entries), each column normalised:
+	// the rows of ubt and vbt, transposed into ub and vb.
+	ubt := make([]float64, n*n)
+	vbt := make([]float64, n*n)
 	for j := range n {
+		zj := zt[j*2*n : (j+1)*2*n]
 		nu, nv := 0.0, 0.0
 		for k := range n {
-			vk, uk := z[(2*k)*n+j], z[(2*k+1)*n+j]
+			vk, uk := zj[2*k], zj[2*k+1]
 			nv += vk * vk
 			nu += uk * uk
 		}
 		nu, nv = 1/math.Sqrt(nu), 1/math.Sqrt(nv)
 		for k := range n {
-			vb[k*n+j] = z[(2*k)*n+j] * nv
-			ub[k*n+j] = z[(2*k+1)*n+j] * nu
+			vbt[j*n+k] = zj[2*k] * nv
+			ubt[j*n+k] = zj[2*k+1] * nu
 		}
 	}
+	ub := make([]float64, m*n) // [U_B; 0]
+	vb := make([]float64, n*n)
+	transposeInto(ub[:n*n], ubt, n, n)
+	transposeInto(vb, vbt, n, n)
 	// U = Q_U [U_B; 0], V = Q_V V_B.
 	applyReflectors(ub, n, m, n, a, n, n, 0, tauq, true, false)
 	applyReflectors(vb, n, n, n, a, n, n-1, 1, taup, false, false)

@@ -161,9 +161,11 @@ func eigBatch[T scalar](ad []T, count, n int, kernel func(s []T, w []float64) bo
 func eigScale(a any) float64 {
 	big := 0.0
 	switch d := a.(type) {
-	case []float64:
+	case []float64: // finite entries (checked by the callers)
 		for _, v := range d {
-			big = math.Max(big, math.Abs(v))
+			if a := math.Abs(v); a > big {
+				big = a
+			}
 		}
 	case []complex128:
 		for _, v := range d {

@@ -168,14 +168,16 @@ func symvLower(n int, a []float64, lda int, x, y []float64) {
 			y[r+2] += d[2]
 			y[r+3] += d[3]
 		}
-		for q := range 4 {
-			row := a[(r+q)*lda+r : (r+q)*lda+r+q+1]
-			for p := range q {
-				y[r+q] += row[p] * x[r+p]
-				y[r+p] += row[p] * x[r+q]
-			}
-			y[r+q] += row[q] * x[r+q]
-		}
+		// The diagonal block (lower triangle of rows r..r+3, columns r..r+3).
+		d0 := a[r*lda+r : r*lda+r+1]
+		d1 := a[(r+1)*lda+r : (r+1)*lda+r+2]
+		d2 := a[(r+2)*lda+r : (r+2)*lda+r+3]
+		d3 := a[(r+3)*lda+r : (r+3)*lda+r+4]
+		x0, x1, x2, x3 := x[r], x[r+1], x[r+2], x[r+3]
+		y[r] += (d0[0]*x0 + d1[0]*x1) + (d2[0]*x2 + d3[0]*x3)
+		y[r+1] += (d1[0]*x0 + d1[1]*x1) + (d2[1]*x2 + d3[1]*x3)
+		y[r+2] += (d2[0]*x0 + d2[1]*x1) + (d2[2]*x2 + d3[2]*x3)
+		y[r+3] += (d3[0]*x0 + d3[1]*x1) + (d3[2]*x2 + d3[3]*x3)
 	}
 	for ; r < n; r++ {
 		row := a[r*lda : r*lda+r+1]

@@ -18,6 +18,9 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// CPUTime is cpuTime for the external benchmarks (package linalg_test).
+var CPUTime = cpuTime
+
 // loopCPU runs f b.N times and reports the CPU time per call as cpu-ms/op besides
 // the wall time (on a loaded machine the wall time counts the waits for a core).
 func loopCPU(b *testing.B, f func()) {

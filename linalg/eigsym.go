@@ -267,22 +267,16 @@ func newTridiagLU(n int) *tridiagLU {
 // up to rounding at an eigenvalue, and the perturbation only scales the result).
 func (f *tridiagLU) factor(d, e []float64, lambda, tol float64) {
 	defer func() {
-		for k, p := range f.u {
+		u, uinv, w1, w2 := f.u, f.uinv[:len(f.u)], f.w1[:len(f.u)], f.w2[:len(f.u)]
+		u1, u2 := f.u1[:len(f.u)], f.u2[:len(f.u)]
+		for k, p := range u {
 			if math.Abs(p) < tol {
 				p = math.Copysign(tol, p)
 			}
-			f.uinv[k] = 1 / p
-			f.w1[k] = f.u1[k] * f.uinv[k]
-			f.w2[k] = f.u2[k] * f.uinv[k]
-		}
-		for k, sw := range f.swap[:len(d)-1] {
-			// No interchange: x[k] = c, carry = b - l c; interchange: x[k] = b,
-			// carry = c - l b.
-			if sw {
-				f.ga[k], f.gb[k], f.ca[k], f.cb[k] = 0, 1, 1, -f.l[k]
-			} else {
-				f.ga[k], f.gb[k], f.ca[k], f.cb[k] = 1, 0, -f.l[k], 1
-			}
+			r := 1 / p
+			uinv[k] = r
+			w1[k] = u1[k] * r
+			w2[k] = u2[k] * r
 		}
 	}()
 	n := len(d)
@@ -305,6 +299,8 @@ func (f *tridiagLU) factor(d, e []float64, lambda, tol float64) {
 			f.u[k], f.u1[k], f.u2[k] = sub, dia, sup
 			m := a / sub
 			f.l[k] = m
+			// solve's step: x[k] = b, carry = c - l b.
+			f.ga[k], f.gb[k], f.ca[k], f.cb[k] = 0, 1, 1, -m
 			a, b, c = b-m*dia, c-m*sup, 0
 		} else {
 			f.swap[k] = false
@@ -314,6 +310,8 @@ func (f *tridiagLU) factor(d, e []float64, lambda, tol float64) {
 				m = sub / a
 			}
 			f.l[k] = m
+			// solve's step: x[k] = c, carry = b - l c.
+			f.ga[k], f.gb[k], f.ca[k], f.cb[k] = 1, 0, -m, 1
 			a, b, c = dia-m*b, sup-m*c, 0
 		}
 	}

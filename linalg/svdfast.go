@@ -16,11 +16,13 @@ import (
 //	TGK = tridiag(0; d_1, e_1, d_2, e_2, ..., d_n),
 //
 // whose eigenvalues are ±s_i with eigenvectors (v_1, u_1, v_2, u_2, ...)/sqrt(2)
-// (B v = s u, B^T u = s v): Dsterf for the eigenvalues, inverse iteration for the
-// vectors (as symEigTridiag), and the reflectors applied to the vectors in compact
-// WY form. The result is checked (U^T U = I, V^T V = I and A V = U S to a few
-// hundred ulps); matrices with zero or tiny singular values, where the Golub-Kahan
-// vectors do not separate, and any check that fails, fall back to gonum's Dgesvd.
+// (B v = s u, B^T u = s v): dqds for the values (of each unreduced block's
+// bidiagonal), inverse iteration for the vectors (as symEigTridiag), and the
+// reflectors applied to the vectors in compact WY form. The vectors of B are
+// checked (U_B^T U_B = I, V_B^T V_B = I and B V_B = U_B S to a few hundred ulps;
+// the orthogonal Q_U and Q_V, backward stable, change these by rounding only);
+// matrices with zero or tiny singular values, where the Golub-Kahan vectors do
+// not separate, and any check that fails, fall back to gonum's Dgesvd.
 
 // svdSmall is the size (min(m, n)) up to which svdKernel uses Dgesvd directly.
 const svdSmall = 48
@@ -97,7 +99,6 @@ func svdValuesFast(a []float64, m, n int, s []float64) bool {
 
 // svdTall is svdFast for m >= n; a is clobbered.
 func svdTall(a []float64, m, n int, s, u, vt []float64) bool {
-	orig := slices.Clone(a)
 	d := make([]float64, n)
 	e := make([]float64, n-1)
 	tauq := make([]float64, n)
@@ -206,12 +207,59 @@ func svdTall(a []float64, m, n int, s, u, vt []float64) bool {
 	vb := make([]float64, n*n)
 	transposeInto(ub[:n*n], ubt, n, n)
 	transposeInto(vb, vbt, n, n)
+	if !bidiagCheck(d, e, s, ub, vb, n) {
+		return false
+	}
 	// U = Q_U [U_B; 0], V = Q_V V_B.
 	applyReflectors(ub, n, m, n, a, n, n, 0, tauq, true, false)
 	applyReflectors(vb, n, n, n, a, n, n-1, 1, taup, false, false)
 	copy(u, ub)
 	transposeInto(vt, vb, n, n)
-	return svdCheck(orig, m, n, s, u, vt)
+	return true
+}
+
+// bidiagCheck verifies U_B^T U_B = I, V_B^T V_B = I and B V_B = U_B diag(s) for
+// the n×n upper bidiagonal B (diagonal d, superdiagonal e) to the tolerances of
+// svdCheck. The Gram matrices are computed on the row blocks of their lower block
+// triangle (half of a matrix product each), B V_B in O(n^2).
+func bidiagCheck(d, e, s, ub, vb []float64, n int) bool {
+	tol := 500 * float64(n) * 0x1p-53
+	g := make([]float64, n*n)
+	for _, q := range [][]float64{ub, vb} {
+		clear(g)
+		const rb = 64
+		for r0 := 0; r0 < n; r0 += rb {
+			h := min(rb, n-r0)
+			gemm(true, false, h, r0+h, n, 1, q[r0:], n, q, n, 0, g[r0*n:], n)
+		}
+		for i := range n {
+			g[i*n+i]--
+		}
+		if maxAbsSlice(g) > tol {
+			return false
+		}
+	}
+	worst := 0.0
+	for i := range n {
+		vi, ui := vb[i*n:(i+1)*n], ub[i*n:(i+1)*n]
+		var vn []float64
+		if i < n-1 {
+			vn = vb[(i+1)*n : (i+2)*n]
+		}
+		for j := range n {
+			r := d[i]*vi[j] - ui[j]*s[j]
+			if vn != nil {
+				r += e[i] * vn[j]
+			}
+			if a := math.Abs(r); a > worst || math.IsNaN(a) {
+				if math.IsNaN(a) {
+					return false
+				}
+				worst = a
+			}
+		}
+	}
+	return worst <= tol*s[0]
 }
 
 // svdCheck verifies U^T U = I, Vh Vh^T = I and A Vh^T = U diag(s) to 500 ulps of

@@ -2,7 +2,6 @@ package linalg
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 	"sort"
 
@@ -148,7 +147,18 @@ func stein(d, e, vals []float64, zt []float64, ldz, off int, cols []int) bool {
 	}
 	ortol := 1e-3 * onenrm
 	dtpcrt := math.Sqrt(0.1 / float64(bs))
-	rng := rand.New(rand.NewPCG(uint64(bs), uint64(off)+1)) // deterministic starts
+	// Deterministic random starts in (-1, 1), from xorshift64* (a few integer
+	// operations an entry).
+	seed := uint64(bs)*0x9e3779b97f4a7c15 ^ (uint64(off)+1)*0xbf58476d1ce4e5b9
+	if seed == 0 {
+		seed = 1
+	}
+	uniform := func() float64 {
+		seed ^= seed >> 12
+		seed ^= seed << 25
+		seed ^= seed >> 27
+		return float64((seed*2685821657736338717)>>11)*0x1p-52 - 1
+	}
 	fac := newTridiagLU(bs)
 	x := make([]float64, bs)
 	vecs := make([]float64, len(vals)*bs) // the block's eigenvectors so far, as rows
@@ -169,7 +179,7 @@ func stein(d, e, vals []float64, zt []float64, ldz, off int, cols []int) bool {
 		}
 		xjm = xj
 		for i := range x {
-			x[i] = 2*rng.Float64() - 1
+			x[i] = uniform()
 		}
 		fac.factor(d, e, xj, eps*onenrm)
 		// One classical Gram-Schmidt pass against the cluster's previous vectors:

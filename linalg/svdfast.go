@@ -319,7 +319,7 @@ func applyReflectors(z []float64, ldz, rows, cols int, a []float64, lda, k, off 
 		return
 	}
 	blk := reflectorBlock{v: make([]float64, rows*nb), t: make([]float64, nb*nb), w: make([]float64, nb*cols),
-		w2: make([]float64, nb*cols), col: make([]float64, nb)}
+		w2: make([]float64, nb*cols), col: make([]float64, nb), vtv: make([]float64, nb*nb)}
 	last := ((k - 1) / nb) * nb
 	if trans { // Q^T z = H_{k-1} ... H_0 z: the first block first.
 		for j0 := 0; j0 <= last; j0 += nb {
@@ -333,7 +333,7 @@ func applyReflectors(z []float64, ldz, rows, cols int, a []float64, lda, k, off 
 }
 
 // reflectorBlock holds the scratch space of applyReflectors.
-type reflectorBlock struct{ v, t, w, w2, col []float64 }
+type reflectorBlock struct{ v, t, w, w2, col, vtv []float64 }
 
 // apply applies the block of reflectors j0..j0+kb-1: z -= V T V^T z, or
 // z -= V T^T V^T z when trans is set.
@@ -360,9 +360,12 @@ func (b *reflectorBlock) apply(z []float64, ldz, rows, cols int, a []float64, ld
 			}
 		}
 	}
-	// T upper triangular: T[c, c] = tau_c, T[:c, c] = -tau_c T[:c, :c] (V[:, :c]^T v_c).
+	// T upper triangular: T[c, c] = tau_c, T[:c, c] = -tau_c T[:c, :c] (V[:, :c]^T v_c),
+	// with the products V^T V from one matrix product.
 	t := b.t[:kb*kb]
 	clear(t)
+	vtv := b.vtv[:kb*kb]
+	gemm(true, false, kb, kb, m, 1, v, kb, v, kb, 0, vtv, kb)
 	for c := range kb {
 		tc := tau[j0+c]
 		t[c*kb+c] = tc
@@ -370,11 +373,8 @@ func (b *reflectorBlock) apply(z []float64, ldz, rows, cols int, a []float64, ld
 			continue
 		}
 		cc := b.col[:c]
-		clear(cc)
-		for r := range m {
-			if vc := v[r*kb+c]; vc != 0 {
-				level1.Daxpy(c, vc, v[r*kb:r*kb+c], 1, cc, 1)
-			}
+		for i := range c {
+			cc[i] = vtv[i*kb+c]
 		}
 		for i := range c {
 			acc := 0.0

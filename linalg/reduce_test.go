@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
+
+	"github.com/chainrules-go/chainrules/einsum"
 )
 
 // reduceCases returns the test matrices of the reduction tests: random m×n, zero,
@@ -194,6 +196,25 @@ func TestSVDValuesFast(t *testing.T) {
 					t.Fatalf("%dx%d %s: s[%d] = %v, Dgesvd %v", m, n, name, i, s[i], sr[i])
 				}
 			}
+		}
+	}
+}
+
+// TestVDiagVt compares the float64 fast pullback of eigvalsh with the einsum it
+// replaces, for a batch and for sizes around the row block (64).
+func TestVDiagVt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, sh := range [][]int{{2, 5}, {1, 63}, {1, 64}, {1, 65}, {3, 130}} {
+		b, n := sh[0], sh[1]
+		v := newOf(randSlice(rng, b*n*n), b, n, n)
+		g := newOf(randSlice(rng, b*n), b, n)
+		got := vDiagVt(v, g).Float64s()
+		want, err := einsum.Eval("...ij,...j,...kj->...ik", v, g, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxRelDiff(got, want.Float64s()); d > 1e-13 {
+			t.Errorf("batch %d, n = %d: V diag(g) V^T differs from einsum by %g", b, n, d)
 		}
 	}
 }

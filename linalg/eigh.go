@@ -146,7 +146,12 @@ func eigBatch[T scalar](ad []T, count, n int, kernel func(s []T, w []float64) bo
 	wd, vd = make([]float64, count*n), make([]T, count*n*n)
 	for b := range count {
 		s, w := vd[b*n*n:(b+1)*n*n], wd[b*n:(b+1)*n]
-		hermPart(s, ad[b*n*n:(b+1)*n*n], n)
+		if f, ok := any(s).([]float64); ok {
+			// The real kernel (symEig) reads the lower triangle only.
+			symLowerPart(f, any(ad).([]float64)[b*n*n:(b+1)*n*n], n)
+		} else {
+			hermPart(s, ad[b*n*n:(b+1)*n*n], n)
+		}
 		sigma := eigScale(s)
 		if !kernel(s, w) {
 			return nil, nil, false
@@ -154,6 +159,25 @@ func eigBatch[T scalar](ad []T, count, n int, kernel func(s []T, w []float64) bo
 		unscale(w, sigma)
 	}
 	return wd, vd, true
+}
+
+// symLowerPart writes the lower triangle (diagonal included) of the symmetric part
+// (A + A^T)/2 of the n×n matrix a to dst, leaving dst's strict upper triangle
+// untouched; in 8×8 tiles, so that the transposed reads walk a few cache lines at
+// a time.
+func symLowerPart(dst, a []float64, n int) {
+	const tile = 8
+	for i0 := 0; i0 < n; i0 += tile {
+		i1 := min(i0+tile, n)
+		for j0 := 0; j0 <= i0; j0 += tile {
+			for i := i0; i < i1; i++ {
+				di, ai := dst[i*n:i*n+i+1], a[i*n:i*n+i+1]
+				for j := j0; j < min(j0+tile, i+1); j++ {
+					di[j] = (ai[j] + a[j*n+i]) * 0.5
+				}
+			}
+		}
+	}
 }
 
 // eigScale scales the matrix a by a power of two sigma (returned) when its largest

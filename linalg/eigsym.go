@@ -23,7 +23,7 @@ const eigSmall = 48
 var lapackGonum gonum.Implementation
 
 // symEigTridiag computes the eigen-decomposition of the symmetric n×n matrix a
-// (both triangles set) into w (ascending) and, with vectors, the columns of a.
+// (lower triangle read) into w (ascending) and, with vectors, the columns of a.
 func symEigTridiag(a, w []float64, n int, vectors bool) bool {
 	d := make([]float64, n)
 	e := make([]float64, n-1)

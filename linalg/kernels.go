@@ -231,7 +231,7 @@ func cholUnblocked[T scalar](a []T, n int) int {
 
 // symEig computes the eigenvalues (ascending, into w) and, when vectors is set, the
 // orthonormal eigenvectors (into the columns of a) of the symmetric n×n matrix a
-// (both triangles set). It reports whether the algorithm converged.
+// (lower triangle read). It reports whether the algorithm converged.
 func symEig(a, w []float64, n int, vectors bool) bool {
 	if n == 0 {
 		return true

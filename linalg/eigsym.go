@@ -420,7 +420,7 @@ func sytrdLower(a []float64, n int, d, e, tau []float64) {
 type latrdScratch struct{ wc, tw, ta, cw, ca []float64 }
 
 func newLatrdScratch(n, nb int) *latrdScratch {
-	nb = max(nb, 2*nb) // the last panel has up to 2nb columns
+	nb *= 2 // the last panel has up to 2nb columns
 	return &latrdScratch{wc: make([]float64, n), tw: make([]float64, nb), ta: make([]float64, nb),
 		cw: make([]float64, nb), ca: make([]float64, nb)}
 }

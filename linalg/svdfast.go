@@ -406,7 +406,7 @@ func gebrdUpper(a []float64, lda, m, n int, d, e, tauq, taup []float64) {
 	pw := make([]float64, 2*pb*m)    // the panel's columns and X, transposed
 	yt := make([]float64, pb*n)      // Y, transposed
 	right := make([]float64, 2*nb*n) // [Y^T; U]
-	scr := newLabrdScratch(m, n, pb)
+	scr := newLabrdScratch(pb)
 	i0 := 0
 	for ; n-i0 > 2*nb; i0 += nb {
 		mm, nn := m-i0, n-i0
@@ -433,7 +433,7 @@ func gebrdUpper(a []float64, lda, m, n int, d, e, tauq, taup []float64) {
 // labrdScratch holds labrd's work vectors.
 type labrdScratch struct{ t1, t2, c1, c2 []float64 }
 
-func newLabrdScratch(m, n, nb int) *labrdScratch {
+func newLabrdScratch(nb int) *labrdScratch {
 	return &labrdScratch{t1: make([]float64, nb+1), t2: make([]float64, nb+1), c1: make([]float64, nb+1), c2: make([]float64, nb+1)}
 }
 

@@ -197,9 +197,12 @@
 //   - eigh (n > 48): blocked tridiagonalisation of the lower triangle (xSYTRD:
 //     panels by xLATRD with the package's AVX2 matrix-vector kernels, the
 //     rank-2k trailing update as matrix products), eigenvalues by the
-//     Pal-Walker-Kahan QR algorithm (Dsterf), eigenvectors by inverse iteration
-//     with reorthogonalisation in clusters (xSTEIN), back-transformation in compact
-//     WY form; if an eigenvector does not converge, gonum's Dsyev;
+//     Pal-Walker-Kahan QR algorithm (Dsterf) without vectors, with them divide
+//     and conquer (xSTEDC: deflation, the secular equation as xLAED4, Gu and
+//     Eisenstat's vectors, the merges as matrix products) or, if it fails,
+//     Dsterf and inverse iteration with reorthogonalisation in clusters
+//     (xSTEIN), back-transformation in compact WY form; if an eigenvector does
+//     not converge, gonum's Dsyev;
 //   - svdvals (min(m, n) > 48): blocked bidiagonalisation (xGEBRD: panels by
 //     xLABRD on the same kernels, one matrix product a panel for the trailing
 //     update) and dqds (as xGESDD without vectors);

@@ -8,14 +8,16 @@ import (
 	"gonum.org/v1/gonum/lapack/gonum"
 )
 
-// The symmetric eigensolver for larger matrices (LAPACK's xSYEVX path without
-// bisection): A = Q T Q^T by Householder tridiagonalisation (gonum's Dsytrd), the
+// The symmetric eigensolver for larger matrices: A = Q T Q^T by blocked Householder
+// tridiagonalisation (sytrdLower, as LAPACK's xSYTRD); without vectors the
 // eigenvalues of T by the Pal-Walker-Kahan QR algorithm (Dsterf) on each unreduced
-// block, the eigenvectors of T by inverse iteration (LAPACK's xSTEIN: tridiagonal LU
-// with partial pivoting, reorthogonalisation within clusters), and V = Q Z by one
-// matrix product. The O(n^3) work is the reduction and the product; gonum's Dsteqr,
-// which applies every QR rotation to the n×n eigenvector matrix, spends most of its
-// time there.
+// block (xSYEV's path); with vectors, the eigenvalues and eigenvectors of T by
+// divide and conquer (stedc.go, xSTEDC), or, should a secular equation not
+// converge, Dsterf and inverse iteration (xSTEIN: tridiagonal LU with partial
+// pivoting, reorthogonalisation within clusters); then V = Q Z by blocked
+// reflector products. The O(n^3) work is the reduction, the merges' products and
+// V = Q Z; gonum's Dsteqr, which applies every QR rotation to the n×n eigenvector
+// matrix, spends most of its time there.
 
 // eigSmall is the size up to which symEig uses Dsyev directly.
 const eigSmall = 48
@@ -32,8 +34,12 @@ func symEigTridiag(a, w []float64, n int, vectors bool) bool {
 	var z []float64
 	if vectors {
 		z = make([]float64, n*n)
-	}
-	if !tridiagEig(d, e, w, z) {
+		// Divide and conquer; if a secular equation does not converge, inverse
+		// iteration.
+		if !tridiagEigDC(d, e, w, z) && !tridiagEig(d, e, w, z) {
+			return false
+		}
+	} else if !tridiagEig(d, e, w, nil) {
 		return false
 	}
 	if vectors {

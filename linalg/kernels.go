@@ -237,12 +237,16 @@ func symEig(a, w []float64, n int, vectors bool) bool {
 		return true
 	}
 	if n > eigSmall && !useLAPACK64.Load() {
+		if !vectors {
+			// Dsterf, which Dsyev would run too on the same tridiagonal matrix.
+			return symEigTridiag(a, w, n, false)
+		}
 		orig := slices.Clone(a)
 		if symEigTridiag(a, w, n, vectors) {
 			return true
 		}
-		// Inverse iteration did not converge for some vector (LAPACK's xSTEIN
-		// failure): fall back to the QR algorithm.
+		// Neither divide and conquer nor inverse iteration gave the vectors:
+		// fall back to the QR algorithm.
 		copy(a, orig)
 	}
 	job := lapack.EVNone

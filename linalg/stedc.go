@@ -31,7 +31,7 @@ func stedc(d, e []float64, qt []float64, ld int) bool {
 	var scr *dcScratch
 	if n > dcLeaf {
 		scr = &dcScratch{out: make([]float64, n*n), delta: make([]float64, n*n), rows: make([]float64, n*n),
-			qk: make([]float64, n*n), uk: make([]float64, n*n)}
+			qk: make([]float64, (n-n/2)*n), uk: make([]float64, n*n)}
 	}
 	return dcRec(d, slicesClone(e), qt, ld, scr)
 }
@@ -383,8 +383,9 @@ func secularRoot(d, z []float64, rho float64, r int, delta []float64) (org int, 
 }
 
 // tridiagEigDC is tridiagEig with vectors by divide and conquer (stedc) on each
-// unreduced block larger than dcLeaf; d and e are not modified. It reports
-// success.
+// unreduced block (Dsteqr for blocks of at most dcLeaf); d and e are not
+// modified. It reports success: false if a secular equation did not converge or a
+// vector is not finite.
 func tridiagEigDC(d, e, w, z []float64) bool {
 	n := len(d)
 	d, e = slicesClone(d), slicesClone(e)
@@ -408,6 +409,13 @@ func tridiagEigDC(d, e, w, z []float64) bool {
 		}
 	}
 	sort.SliceStable(eigs, func(i, j int) bool { return eigs[i].v < eigs[j].v })
+	for _, q := range vecs { // a guard: the fallback takes any non-finite result
+		for _, v := range q {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return false
+			}
+		}
+	}
 	zt := make([]float64, n*n)
 	for j, ev := range eigs {
 		w[j] = ev.v

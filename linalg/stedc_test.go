@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -17,7 +18,7 @@ func TestStedc(t *testing.T) {
 	cases := map[string]tri{}
 	for _, n := range []int{33, 64, 65, 100, 257} {
 		d, e := randSlice(rng, n), randSlice(rng, n-1)
-		cases["random"+itoa(n)] = tri{d, e}
+		cases["random"+strconv.Itoa(n)] = tri{d, e}
 		wd, we := make([]float64, n), make([]float64, n-1)
 		for i := range n {
 			wd[i] = math.Abs(float64(i - n/2))
@@ -25,7 +26,7 @@ func TestStedc(t *testing.T) {
 				we[i] = 1
 			}
 		}
-		cases["wilkinson"+itoa(n)] = tri{wd, we}
+		cases["wilkinson"+strconv.Itoa(n)] = tri{wd, we}
 		cd, ce := make([]float64, n), make([]float64, n-1)
 		for i := range n {
 			cd[i] = 1
@@ -33,7 +34,7 @@ func TestStedc(t *testing.T) {
 				ce[i] = 1e-9 * rng.Float64()
 			}
 		}
-		cases["constant"+itoa(n)] = tri{cd, ce}
+		cases["constant"+strconv.Itoa(n)] = tri{cd, ce}
 		gd, ge := make([]float64, n), make([]float64, n-1)
 		for i := range n {
 			gd[i] = math.Pow(2, -float64(i%40))
@@ -41,7 +42,7 @@ func TestStedc(t *testing.T) {
 				ge[i] = gd[i] * 0.5
 			}
 		}
-		cases["graded"+itoa(n)] = tri{gd, ge}
+		cases["graded"+strconv.Itoa(n)] = tri{gd, ge}
 		// Glued Wilkinson matrices: copies of W21 coupled by 1e-10.
 		ld, le := make([]float64, n), make([]float64, n-1)
 		for i := range n {
@@ -53,7 +54,7 @@ func TestStedc(t *testing.T) {
 				}
 			}
 		}
-		cases["glued"+itoa(n)] = tri{ld, le}
+		cases["glued"+strconv.Itoa(n)] = tri{ld, le}
 	}
 	for name, c := range cases {
 		n := len(c.d)
@@ -104,13 +105,4 @@ func TestStedc(t *testing.T) {
 			t.Errorf("%s: residual %g (norm %g), orthogonality %g", name, res, norm, orth)
 		}
 	}
-}
-
-func itoa(n int) string {
-	s := ""
-	for n > 0 {
-		s = string(rune('0'+n%10)) + s
-		n /= 10
-	}
-	return s
 }

@@ -76,8 +76,9 @@ dot4done:
 
 // func axpy4AVX2(a *float64, lda, n int, c *[4]float64, y *float64)
 //
-// y[j] += sum_q c[q] a[q lda + j] for j < n, four columns an iteration in two
-// chains: (y + c0 a0 + c2 a2) + (c1 a1 + c3 a3).
+// y[j] += sum_q c[q] a[q lda + j] for j < n, four columns an iteration: four
+// fused multiply-adds into y (the iterations are independent, so their chains
+// overlap).
 TEXT ·axpy4AVX2(SB), NOSPLIT, $0-40
 	MOVQ         a+0(FP), SI
 	MOVQ         lda+8(FP), AX
@@ -95,11 +96,10 @@ TEXT ·axpy4AVX2(SB), NOSPLIT, $0-40
 
 axpy4loop:
 	VMOVUPD     (DI), Y0
-	VMULPD      (R8), Y13, Y1
 	VFMADD231PD (SI), Y12, Y0
-	VFMADD231PD (R10), Y15, Y1
+	VFMADD231PD (R8), Y13, Y0
 	VFMADD231PD (R9), Y14, Y0
-	VADDPD      Y1, Y0, Y0
+	VFMADD231PD (R10), Y15, Y0
 	VMOVUPD     Y0, (DI)
 	ADDQ        $32, SI
 	ADDQ        $32, R8
@@ -143,15 +143,14 @@ symv4loop:
 	VMOVUPD     (R8), Y11
 	VFMADD231PD Y10, Y8, Y0
 	VFMADD231PD Y10, Y12, Y9
-	VMULPD      Y11, Y13, Y7
 	VFMADD231PD Y11, Y8, Y1
+	VFMADD231PD Y11, Y13, Y9
 	VMOVUPD     (R9), Y10
 	VMOVUPD     (R10), Y11
 	VFMADD231PD Y10, Y8, Y2
 	VFMADD231PD Y10, Y14, Y9
 	VFMADD231PD Y11, Y8, Y3
-	VFMADD231PD Y11, Y15, Y7
-	VADDPD      Y7, Y9, Y9
+	VFMADD231PD Y11, Y15, Y9
 	VMOVUPD     Y9, (DI)
 	ADDQ        $32, SI
 	ADDQ        $32, R8
@@ -294,11 +293,10 @@ gemvTrows:
 
 gemvTloop:
 	VMOVUPD     (DI), Y0
-	VMULPD      (R8), Y13, Y1
 	VFMADD231PD (R13), Y12, Y0
-	VFMADD231PD (R10), Y15, Y1
+	VFMADD231PD (R8), Y13, Y0
 	VFMADD231PD (R9), Y14, Y0
-	VADDPD      Y1, Y0, Y0
+	VFMADD231PD (R10), Y15, Y0
 	VMOVUPD     Y0, (DI)
 	ADDQ        $32, R13
 	ADDQ        $32, R8

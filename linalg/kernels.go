@@ -265,8 +265,8 @@ func symEig(a, w []float64, n int, vectors bool) bool {
 // (k×n) into vt, k = min(m, n). It reports whether the algorithm converged.
 func svdKernel(a []float64, m, n int, s, u, vt []float64, vectors bool) bool {
 	k := min(m, n)
-	if k > svdSmall && !useLAPACK64.Load() {
-		if vectors && svdFast(a, m, n, s, u, vt) || !vectors && svdValuesFast(a, m, n, s) {
+	if !useLAPACK64.Load() {
+		if vectors && k > svdSmall && svdFast(a, m, n, s, u, vt) || !vectors && k > svdValuesSmall && svdValuesFast(a, m, n, s) {
 			return true
 		}
 	}

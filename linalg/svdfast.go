@@ -24,8 +24,13 @@ import (
 // matrices with zero or tiny singular values, where the Golub-Kahan vectors do
 // not separate, and any check that fails, fall back to gonum's Dgesvd.
 
-// svdSmall is the size (min(m, n)) up to which svdKernel uses Dgesvd directly.
-const svdSmall = 48
+// svdSmall is the size (min(m, n)) up to which svdKernel uses Dgesvd directly;
+// svdValuesSmall the same without vectors (Dgesvd's unblocked Dgebd2 and
+// svdValuesFast take about as long at 128, Dgesvd 1.6 times longer at 256).
+const (
+	svdSmall       = 48
+	svdValuesSmall = 128
+)
 
 // svdFast computes the thin SVD of the m×n matrix a (not modified) into s, u
 // (m×k) and vt (k×n), k = min(m, n), and reports success.

@@ -1,6 +1,7 @@
 package linalg_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -95,5 +96,49 @@ func BenchmarkOps(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDecompSizes times eigvalsh and svdvals at n = 128, 512 and 1024 as
+// BenchmarkOps does (forward; forward and backward), reporting besides the wall
+// time the process's CPU time per op (cpu-ms/op), which a loaded machine does not
+// inflate with waits for a core. Run with -cpu 1 for one thread.
+func BenchmarkDecompSizes(b *testing.B) {
+	for _, n := range []int{128, 512, 1024} {
+		for _, bo := range benchOps(n, rand.New(rand.NewPCG(1, 2))) {
+			if bo.name != "eigh" && bo.name != "svd" {
+				continue
+			}
+			for _, backward := range []bool{false, true} {
+				name := fmt.Sprintf("%s/%d/forward", bo.name, n)
+				if backward {
+					name = fmt.Sprintf("%s/%d/backward", bo.name, n)
+				}
+				b.Run(name, func(b *testing.B) {
+					t0 := linalg.CPUTime()
+					for b.Loop() {
+						t := core.NewTape[*tensor.Dense](tensor.Space{})
+						t.SetGradEnabled(backward)
+						ids := make([]cr.NodeID, len(bo.x))
+						for k, v := range bo.x {
+							if backward {
+								ids[k] = t.Leaf(v)
+							} else {
+								ids[k] = t.Constant(v)
+							}
+						}
+						y := bo.f(t, ids)
+						if backward {
+							if _, err := t.Backward(y); err != nil {
+								b.Fatal(err)
+							}
+						} else if err := t.Err(); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.ReportMetric(float64(linalg.CPUTime()-t0)/1e6/float64(b.N), "cpu-ms/op")
+				})
+			}
+		}
 	}
 }

@@ -66,6 +66,9 @@ func EighOp() cr.Op[*tensor.Dense] {
 			return nil, false, nil
 		}
 		// Only w was used: Abar = V diag(wbar) V^H.
+		if y[1].DType() == tensor.Float64 {
+			return []*tensor.Dense{vDiagVt(y[1], ybar[0])}, true, nil
+		}
 		g, err := einsum.Eval("...ij,...j,...kj->...ik", y[1], ybar[0], y[1].Conj())
 		return []*tensor.Dense{g}, true, err
 	}, func(t *Tape, _, y, ybar []cr.NodeID) ([]cr.NodeID, bool) {
@@ -143,7 +146,12 @@ func eigBatch[T scalar](ad []T, count, n int, kernel func(s []T, w []float64) bo
 	wd, vd = make([]float64, count*n), make([]T, count*n*n)
 	for b := range count {
 		s, w := vd[b*n*n:(b+1)*n*n], wd[b*n:(b+1)*n]
-		hermPart(s, ad[b*n*n:(b+1)*n*n], n)
+		if f, ok := any(s).([]float64); ok {
+			// The real kernel (symEig) reads the lower triangle only.
+			symLowerPart(f, any(ad).([]float64)[b*n*n:(b+1)*n*n], n)
+		} else {
+			hermPart(s, ad[b*n*n:(b+1)*n*n], n)
+		}
 		sigma := eigScale(s)
 		if !kernel(s, w) {
 			return nil, nil, false
@@ -151,6 +159,25 @@ func eigBatch[T scalar](ad []T, count, n int, kernel func(s []T, w []float64) bo
 		unscale(w, sigma)
 	}
 	return wd, vd, true
+}
+
+// symLowerPart writes the lower triangle (diagonal included) of the symmetric part
+// (A + A^T)/2 of the n×n matrix a to dst, leaving dst's strict upper triangle
+// untouched; in 8×8 tiles, so that the transposed reads walk a few cache lines at
+// a time.
+func symLowerPart(dst, a []float64, n int) {
+	const tile = 8
+	for i0 := 0; i0 < n; i0 += tile {
+		i1 := min(i0+tile, n)
+		for j0 := 0; j0 <= i0; j0 += tile {
+			for i := i0; i < i1; i++ {
+				di, ai := dst[i*n:i*n+i+1], a[i*n:i*n+i+1]
+				for j := j0; j < min(j0+tile, i+1); j++ {
+					di[j] = (ai[j] + a[j*n+i]) * 0.5
+				}
+			}
+		}
+	}
 }
 
 // eigScale scales the matrix a by a power of two sigma (returned) when its largest
@@ -161,9 +188,11 @@ func eigBatch[T scalar](ad []T, count, n int, kernel func(s []T, w []float64) bo
 func eigScale(a any) float64 {
 	big := 0.0
 	switch d := a.(type) {
-	case []float64:
+	case []float64: // finite entries (checked by the callers)
 		for _, v := range d {
-			big = math.Max(big, math.Abs(v))
+			if a := math.Abs(v); a > big {
+				big = a
+			}
 		}
 	case []complex128:
 		for _, v := range d {
@@ -195,5 +224,51 @@ func unscale(w []float64, sigma float64) {
 	}
 	for i := range w {
 		w[i] /= sigma
+	}
+}
+
+// vDiagVt returns V diag(g) V^T for a float64 batch of n×n matrices V [..., n, n]
+// and vectors g [..., n]: W = V diag(g), then the lower block triangle of W V^T by
+// matrix products on its row blocks (half the flops of the full product), mirrored
+// into the upper triangle (so the result is exactly symmetric).
+func vDiagVt(v, g *tensor.Dense) *tensor.Dense {
+	sh := v.Shape()
+	n := sh[len(sh)-1]
+	vd, gd := v.Contiguous().Float64s(), g.Contiguous().Float64s()
+	out := make([]float64, len(vd))
+	if n == 0 {
+		return newOf(out, sh...)
+	}
+	w := make([]float64, n*n)
+	const rb = 64
+	for b := range len(vd) / (n * n) {
+		vb, gb, ob := vd[b*n*n:(b+1)*n*n], gd[b*n:(b+1)*n], out[b*n*n:(b+1)*n*n]
+		for i := range n {
+			wi, vi := w[i*n:(i+1)*n], vb[i*n:(i+1)*n]
+			for j, x := range vi {
+				wi[j] = x * gb[j]
+			}
+		}
+		for r0 := 0; r0 < n; r0 += rb {
+			h := min(rb, n-r0)
+			gemm(false, true, h, r0+h, n, 1, w[r0*n:], n, vb, n, 0, ob[r0*n:], n)
+		}
+		mirrorLower(ob, n)
+	}
+	return newOf(out, sh...)
+}
+
+// mirrorLower copies the strict lower triangle of the n×n matrix a onto its strict
+// upper triangle, in 8×8 tiles.
+func mirrorLower(a []float64, n int) {
+	const tile = 8
+	for i0 := 0; i0 < n; i0 += tile {
+		for j0 := 0; j0 <= i0; j0 += tile {
+			for i := i0; i < min(i0+tile, n); i++ {
+				for j := j0; j < min(j0+tile, i); j++ {
+					a[j*n+i] = a[i*n+j]
+				}
+			}
+		}
 	}
 }

@@ -231,18 +231,22 @@ func cholUnblocked[T scalar](a []T, n int) int {
 
 // symEig computes the eigenvalues (ascending, into w) and, when vectors is set, the
 // orthonormal eigenvectors (into the columns of a) of the symmetric n×n matrix a
-// (both triangles set). It reports whether the algorithm converged.
+// (lower triangle read). It reports whether the algorithm converged.
 func symEig(a, w []float64, n int, vectors bool) bool {
 	if n == 0 {
 		return true
 	}
 	if n > eigSmall && !useLAPACK64.Load() {
+		if !vectors {
+			// Dsterf, which Dsyev would run too on the same tridiagonal matrix.
+			return symEigTridiag(a, w, n, false)
+		}
 		orig := slices.Clone(a)
 		if symEigTridiag(a, w, n, vectors) {
 			return true
 		}
-		// Inverse iteration did not converge for some vector (LAPACK's xSTEIN
-		// failure): fall back to the QR algorithm.
+		// Neither divide and conquer nor inverse iteration gave the vectors:
+		// fall back to the QR algorithm.
 		copy(a, orig)
 	}
 	job := lapack.EVNone
@@ -261,8 +265,10 @@ func symEig(a, w []float64, n int, vectors bool) bool {
 // (k×n) into vt, k = min(m, n). It reports whether the algorithm converged.
 func svdKernel(a []float64, m, n int, s, u, vt []float64, vectors bool) bool {
 	k := min(m, n)
-	if vectors && k > svdSmall && !useLAPACK64.Load() && svdFast(a, m, n, s, u, vt) {
-		return true
+	if !useLAPACK64.Load() {
+		if vectors && k > svdSmall && svdFast(a, m, n, s, u, vt) || !vectors && k > svdValuesSmall && svdValuesFast(a, m, n, s) {
+			return true
+		}
 	}
 	ga := blas64.General{Rows: m, Cols: n, Data: a, Stride: n}
 	gu := blas64.General{Rows: m, Cols: k, Data: u, Stride: max(k, 1)}

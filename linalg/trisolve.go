@@ -138,11 +138,21 @@ func conjInPlace[T scalar](x []T) {
 	}
 }
 
-// transposeInto writes the transpose of the rows×cols matrix src to dst (cols×rows).
+// transposeInto writes the transpose of the rows×cols matrix src to dst (cols×rows),
+// in 8×8 tiles so that both matrices are walked a few cache lines at a time (8
+// lines of a tile of dst may fall in one cache set when rows is a power of two).
 func transposeInto[T scalar](dst, src []T, rows, cols int) {
-	for i := range rows {
-		for j := range cols {
-			dst[j*rows+i] = src[i*cols+j]
+	const tile = 8
+	for i0 := 0; i0 < rows; i0 += tile {
+		i1 := min(i0+tile, rows)
+		for j0 := 0; j0 < cols; j0 += tile {
+			j1 := min(j0+tile, cols)
+			for i := i0; i < i1; i++ {
+				row := src[i*cols+j0 : i*cols+j1]
+				for j, v := range row {
+					dst[(j0+j)*rows+i] = v
+				}
+			}
 		}
 	}
 }

@@ -7,9 +7,9 @@ import cr "github.com/chainrules-go/chainrules/chainrules"
 // recording: from then on, Value marks the nodes whose values it hands out, so
 // that Release keeps them, and sweeps without hooks (Backward, ForwardTangents,
 // BackwardWithTangents and their seeded forms, unless asked for every node's
-// cotangent) keep the cotangents and tangents they are done with for Release and
-// RecycleSweeps to reuse. A
-// program that evaluates the same function again and again (an optimiser's
+// cotangent) keep the cotangents and tangents they are done with, if the Space
+// would reuse them (chainrules.Recycler.Reusable), for Release and RecycleSweeps.
+// A program that evaluates the same function again and again (an optimiser's
 // gradient at every step) then makes each evaluation's values in the previous
 // one's memory instead of in new pages: the hvp package's transforms do this. On a
 // tape whose Space is not a chainrules.Recycler it does nothing.

@@ -3,7 +3,6 @@ package gemm
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -18,14 +17,6 @@ const (
 	shortA = "gemm: insufficient length of a"
 	shortB = "gemm: insufficient length of b"
 	shortC = "gemm: insufficient length of c"
-)
-
-// parallelMin is the smallest m*n*k that is split across goroutines, and
-// parallelSlab the smallest width (rows or columns) of a slab of C given to
-// one goroutine.
-const (
-	parallelMin  = 1 << 21
-	parallelSlab = 256
 )
 
 // Dgemm computes C = alpha*op(A)*op(B) + beta*C, where op(X) is X if the
@@ -180,60 +171,6 @@ func aligned(buf []float64, n int) []float64 {
 	return s[off : off+n : off+n]
 }
 
-// run computes C = alpha*A*B + beta*C for C m x n, splitting the work over at most
-// workers goroutines when the product is large enough.
-func run(kn *kernel, workers, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
-	if m*n*k < parallelMin || workers < 2 {
-		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
-		return
-	}
-	// Split the larger dimension into slabs of whole tiles: one per worker,
-	// or two per worker if they are still at least parallelSlab wide, so
-	// that a worker slowed down by a busy core holds up the others less.
-	// Every slab re-packs the whole shared operand, hence the minimum width.
-	size, unit := n, kn.nr
-	if m > n {
-		size, unit = m, kn.mr
-	}
-	tiles := (size + unit - 1) / unit
-	slabs := min(2*workers, max(workers, size/parallelSlab), tiles)
-	if slabs < 2 {
-		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
-		return
-	}
-	ForEach(slabs, workers, func(s int) {
-		lo := tiles * s / slabs * unit
-		hi := min(size, tiles*(s+1)/slabs*unit)
-		if m > n {
-			serial(kn, lo, hi, 0, n, k, pa, pb, alpha, beta, c, ldc)
-		} else {
-			serial(kn, 0, m, lo, hi, k, pa, pb, alpha, beta, c, ldc)
-		}
-	})
-}
-
-// ForEach calls f(i) for every i < n, on at most workers goroutines, the calling one
-// among them; the indices go out in increasing order to whichever goroutine is free,
-// so that one slowed down by a busy core holds up the others less.
-func ForEach(n, workers int, f func(i int)) {
-	var next atomic.Int64
-	work := func() {
-		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-			f(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for range min(workers, n) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
-}
-
 // serial computes rows [i0, i1) and columns [j0, j1) of C on one goroutine
 // with the blocked BLIS loop nest.
 func serial(kn *kernel, i0, i1, j0, j1, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
@@ -259,23 +196,23 @@ func serial(kn *kernel, i0, i1, j0, j1, k int, pa packerA, pb packerB, alpha, be
 			for ic := i0; ic < i1; ic += kn.mc {
 				mc := min(kn.mc, i1-ic)
 				pa.pack(ws.a, mr, ic, mc, pc, kc)
-				macroKernel(kn, kc, ws, mc, nc, c[ic*ldc+jc:], ldc, alpha, bt)
+				macroKernel(kn, kc, ws.a, ws.b, ws.tmp, mc, nc, c[ic*ldc+jc:], ldc, alpha, bt)
 			}
 		}
 	}
 }
 
-// macroKernel multiplies a packed mc x kc block of A by a packed kc x nc
-// block of B into C (whose top-left element is c[0]).
-func macroKernel(kn *kernel, kc int, ws *workspace, mc, nc int, c []float64, ldc int, alpha, beta float64) {
+// macroKernel multiplies a packed mc x kc block of A (pa) by a packed kc x nc
+// block of B (pb) into C (whose top-left element is c[0]); tmp is the mr x nr
+// scratch tile for partial tiles.
+func macroKernel(kn *kernel, kc int, pa, pb, tmp []float64, mc, nc int, c []float64, ldc int, alpha, beta float64) {
 	mr, nr := kn.mr, kn.nr
-	tmp := ws.tmp
 	for jr := 0; jr < nc; jr += nr {
 		nb := min(nr, nc-jr)
-		bp := ws.b[jr*kc:]
+		bp := pb[jr*kc:]
 		for ir := 0; ir < mc; ir += mr {
 			mb := min(mr, mc-ir)
-			ap := ws.a[ir*kc:]
+			ap := pa[ir*kc:]
 			off := ir*ldc + jr
 			if mb == mr && nb == nr {
 				kn.fn(kc, ap, bp, c[off:], ldc, alpha, beta)

@@ -62,15 +62,24 @@
 //
 // # Parallelism
 //
-// Products with m*n*k >= 2^21 are split across runtime.GOMAXPROCS(0)
-// goroutines along the larger of m and n, in slabs of whole tiles (one per
-// goroutine, or two if they are still at least 256 wide) handed out through
-// an atomic counter, so that a goroutine on a busy core holds up the rest
-// less.
-// Each slab runs the serial algorithm with the goroutine's own packing
-// buffers (taken from a sync.Pool); there is no synchronisation apart from
-// the counter and the final wait. The price is that every slab packs its own
-// copy of the shared operand, O(k*(m+n)) against O(m*n*k) work.
+// Products with m*n*k >= 2^21 run on runtime.GOMAXPROCS(0) goroutines (read
+// at each call; DgemmOn and ZgemmOn take the number), smaller ones on the
+// calling goroutine. The goroutines share the packed operands, BLIS style:
+// the serial loop nest is cut into blocks (jc, pc, i0) — a KC x NC block of
+// op(B) times a block of up to 1536 rows of op(A) — and each block is packed
+// once, into buffers shared by all goroutines, and then multiplied in small
+// units (MC rows of the packed A times 96 columns of the packed B, about
+// 5 MFLOP), which the goroutines take from an atomic counter: a goroutine on
+// a core busy with another process simply takes fewer units. The packing of
+// block t+1 is itself cut into units (MC rows of A, 96 columns of B) queued
+// after the compute units of block t, into a second pair of buffers, so there
+// is one barrier per block. Every element of C sees the same rank-KC updates
+// in the same order with the same tiles as in the serial algorithm, so the
+// result is bit-identical whatever the number of goroutines.
+//
+// A panic in a worker goroutine (a bug, since arguments are checked first) is
+// recovered there and re-raised on the caller's goroutine as a [*WorkerPanic]
+// once every worker has stopped; [ForEach] does the same.
 //
 // # Complex
 //

@@ -1,0 +1,144 @@
+package gemm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+)
+
+// parallelShapes are above parallelMin and cross the parallel blocking: several
+// KC blocks, an NC block boundary, several row blocks (parallelRows), edges that
+// are not multiples of MR, NR or the unit sizes.
+var parallelShapes = [][3]int{
+	{300, 290, 600}, {41, 3100, 20}, {1601, 40, 41}, {129, 131, 257}, {8, 2000, 300},
+}
+
+// TestParallelBitIdentical checks that Dgemm and Zgemm give the same bits on
+// one goroutine (the serial algorithm) and on several.
+func TestParallelBitIdentical(t *testing.T) {
+	if testing.Short() {
+		parallelShapes = parallelShapes[:3]
+	}
+	withKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 9))
+		for i, s := range parallelShapes {
+			m, n, k := s[0], s[1], s[2]
+			tA, tB := i%2 == 1, i/2%2 == 1
+			pad := i % 3
+			ar, ac := dims(tA, m, k)
+			br, bc := dims(tB, k, n)
+			lda, ldb, ldc := ac+pad, bc+pad, n+pad
+			a, b := randSlice(rng, ar*lda), randSlice(rng, br*ldb)
+			c0 := randSlice(rng, m*ldc)
+			for _, beta := range []float64{0, 0.5} {
+				want := append([]float64(nil), c0...)
+				DgemmOn(1, tA, tB, m, n, k, 1.25, a, lda, b, ldb, beta, want, ldc)
+				for _, w := range []int{2, 3, 7} {
+					got := append([]float64(nil), c0...)
+					DgemmOn(w, tA, tB, m, n, k, 1.25, a, lda, b, ldb, beta, got, ldc)
+					for j := range got {
+						if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+							t.Fatalf("%v tA=%v tB=%v beta=%v workers=%d: c[%d] = %v, serial %v", s, tA, tB, beta, w, j, got[j], want[j])
+						}
+					}
+				}
+			}
+			if m*n*k > 4e7 {
+				continue // keep the complex products (4x the work) short
+			}
+			za, zb := randCSlice(rng, ar*lda), randCSlice(rng, br*ldb)
+			zc := randCSlice(rng, m*ldc)
+			want := append([]complex128(nil), zc...)
+			ZgemmOn(1, tA, tB, m, n, k, complex(0.5, -1), za, lda, zb, ldb, complex(0.25, 1), want, ldc)
+			got := append([]complex128(nil), zc...)
+			ZgemmOn(2, tA, tB, m, n, k, complex(0.5, -1), za, lda, zb, ldb, complex(0.25, 1), got, ldc)
+			for j := range got {
+				if got[j] != want[j] {
+					t.Fatalf("Zgemm %v: c[%d] = %v, serial %v", s, j, got[j], want[j])
+				}
+			}
+		}
+	})
+}
+
+// panicB is a right operand whose packing panics from the second block on.
+type panicB struct {
+	realB
+	calls atomic.Int64
+}
+
+var errPack = errors.New("pack failed")
+
+func (x *panicB) pack(dst []float64, nr, j0, nb, p0, kb int) {
+	if p0 > 0 {
+		x.calls.Add(1)
+		panic(errPack)
+	}
+	x.realB.pack(dst, nr, j0, nb, p0, kb)
+}
+
+// TestParallelPanic checks that a panic in a worker comes back to the caller
+// as a *WorkerPanic instead of crashing the process.
+func TestParallelPanic(t *testing.T) {
+	m, n, k := 200, 300, 600
+	rng := rand.New(rand.NewPCG(1, 1))
+	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float64, m*n)
+	for range 20 {
+		pb := &panicB{realB: realB{b: b, ldb: n}}
+		func() {
+			defer func() {
+				r := recover()
+				wp, ok := r.(*WorkerPanic)
+				if !ok {
+					t.Fatalf("recovered %T %v, want *WorkerPanic", r, r)
+				}
+				if !errors.Is(wp, errPack) || len(wp.Stack) == 0 {
+					t.Fatalf("WorkerPanic %v, want value errPack and a stack", wp.Value)
+				}
+			}()
+			run(kern, 4, m, n, k, &realA{a: a, lda: k}, pb, 1, 0, c, n)
+		}()
+		if pb.calls.Load() == 0 {
+			t.Fatal("the panicking packer was not called")
+		}
+	}
+}
+
+// TestForEachPanic checks that a panic in f comes back to the caller, after
+// every goroutine has stopped, and stops the handing out of indices.
+func TestForEachPanic(t *testing.T) {
+	for range 20 {
+		var running, calls atomic.Int64
+		func() {
+			defer func() {
+				r := recover()
+				if wp, ok := r.(*WorkerPanic); ok {
+					r = wp.Value
+				}
+				if r != "boom" {
+					t.Fatalf("recovered %v, want boom", r)
+				}
+				if running.Load() != 0 {
+					t.Fatal("ForEach returned with f still running")
+				}
+				if calls.Load() >= 1000 {
+					t.Fatal("ForEach kept going after a panic")
+				}
+			}()
+			ForEach(1000, 4, func(i int) {
+				running.Add(1)
+				defer running.Add(-1)
+				calls.Add(1)
+				if i == 5 {
+					panic("boom")
+				}
+				for range 1000 {
+					_ = fmt.Sprint(i)
+				}
+			})
+		}()
+	}
+}

@@ -29,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # workload, go package, -bench regexp, peer key, peer name, unit ("s" or "gflops")
 W = [
     ("GEMM 1024 (GFLOP/s)", "./internal/gemm", "BenchmarkDgemm/1024/gemm", "gemm.1024", "numpy", "gflops"),
+    ("float32 GEMM 1024 (GFLOP/s)", "./internal/gemm", "BenchmarkSgemm/1024/gemm", "sgemm.1024", "numpy float32", "gflops"),
     ("complex GEMM 512 (GFLOP/s)", "./internal/gemm", "BenchmarkZgemm/512/gemm", "zgemm.512", "numpy", "gflops"),
     ("einsum ij,jk->ik 512", "./einsum", "BenchmarkEval/matmul512", "einsum.matmul512", "torch", "s"),
     ("einsum bij,bjk->bik 64x128", "./einsum", "BenchmarkEval/bmm64x128", "einsum.bmm64x128", "torch", "s"),

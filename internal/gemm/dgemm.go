@@ -43,8 +43,8 @@ func DgemmOn(workers int, transA, transB bool, m, n, k int, alpha float64, a []f
 		return
 	}
 	run(kern, workers, m, n, k,
-		&realA{a: a, lda: lda, trans: transA},
-		&realB{b: b, ldb: ldb, trans: transB},
+		&realA[float64]{a: a, lda: lda, trans: transA},
+		&realB[float64]{b: b, ldb: ldb, trans: transB},
 		alpha, beta, c, ldc)
 }
 
@@ -113,9 +113,15 @@ func trivial[T element](transA, transB bool, m, n, k int, alpha T, lenA, lda, le
 	return false
 }
 
-// element is the type set of tensor.Element (float64 | complex128), which this
-// package, below tensor in the layering, cannot import: the constraint of [Scale].
-type element interface{ float64 | complex128 }
+// element is the type set of the matrices of this package: it includes
+// tensor.Element (float64 | complex128), which this package, below tensor in the
+// layering, cannot import. It is the constraint of [Scale].
+type element interface {
+	float32 | float64 | complex64 | complex128
+}
+
+// float is the element type of the real driver and kernels.
+type float interface{ float32 | float64 }
 
 // Scale sets C = beta*C for the m x n row-major matrix C with row stride ldc, and
 // C = 0 when beta is zero, without reading C (so NaN and Inf are cleared). It is the
@@ -138,44 +144,70 @@ func Scale[T element](m, n int, beta T, c []T, ldc int) {
 }
 
 // packerA packs a block of the left operand (m x k as seen by the product).
-type packerA interface {
+type packerA[R float] interface {
 	// pack writes rows [i0, i0+mb) and columns [p0, p0+kb) into dst as
 	// ceil(mb/mr) micro-panels of mr*kb values, each stored k-major
 	// (dst[panel*mr*kb + p*mr + r]), zero-padding rows beyond mb.
-	pack(dst []float64, mr, i0, mb, p0, kb int)
+	pack(dst []R, mr, i0, mb, p0, kb int)
 }
 
 // packerB packs a block of the right operand (k x n as seen by the product).
-type packerB interface {
+type packerB[R float] interface {
 	// pack writes rows [p0, p0+kb) and columns [j0, j0+nb) into dst as
 	// ceil(nb/nr) micro-panels of kb*nr values, each stored k-major
 	// (dst[panel*nr*kb + p*nr + c]), zero-padding columns beyond nb.
-	pack(dst []float64, nr, j0, nb, p0, kb int)
+	pack(dst []R, nr, j0, nb, p0, kb int)
 }
 
 // workspace holds one worker's packing buffers and edge scratch tile.
-type workspace struct {
-	a, b, tmp []float64
+type workspace[R float] struct {
+	a, b, tmp []R
 }
 
-var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+// pools are the sync.Pools of the buffers of one element type.
+type pools[R float] struct {
+	workspaces sync.Pool // *workspace[R], one per goroutine of a product
+	shared     sync.Pool // *shared[R], one per parallel product
+}
+
+var (
+	pools32 = &pools[float32]{
+		workspaces: sync.Pool{New: func() any { return new(workspace[float32]) }},
+		shared:     sync.Pool{New: func() any { return new(shared[float32]) }},
+	}
+	pools64 = &pools[float64]{
+		workspaces: sync.Pool{New: func() any { return new(workspace[float64]) }},
+		shared:     sync.Pool{New: func() any { return new(shared[float64]) }},
+	}
+)
+
+// poolsFor returns the pools of element type R.
+func poolsFor[R float]() *pools[R] {
+	var z R
+	if _, ok := any(z).(float32); ok {
+		return any(pools32).(*pools[R])
+	}
+	return any(pools64).(*pools[R])
+}
 
 // aligned returns a slice of length n whose first element is 64-byte aligned,
 // reusing buf when it is large enough.
-func aligned(buf []float64, n int) []float64 {
+func aligned[R float](buf []R, n int) []R {
 	if cap(buf) >= n && uintptr(unsafe.Pointer(unsafe.SliceData(buf[:1])))%64 == 0 {
 		return buf[:n]
 	}
-	s := make([]float64, n+8)
-	off := int((64-uintptr(unsafe.Pointer(&s[0]))%64)%64) / 8
+	size := int(unsafe.Sizeof(R(0)))
+	s := make([]R, n+64/size)
+	off := int((64-uintptr(unsafe.Pointer(&s[0]))%64)%64) / size
 	return s[off : off+n : off+n]
 }
 
 // serial computes rows [i0, i1) and columns [j0, j1) of C on one goroutine
 // with the blocked BLIS loop nest.
-func serial(kn *kernel, i0, i1, j0, j1, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
-	ws := workspaces.Get().(*workspace)
-	defer workspaces.Put(ws)
+func serial[R float](kn *kernel[R], i0, i1, j0, j1, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) {
+	pl := poolsFor[R]()
+	ws := pl.workspaces.Get().(*workspace[R])
+	defer pl.workspaces.Put(ws)
 	mr, nr := kn.mr, kn.nr
 	kcMax := min(kn.kc, k)
 	mcMax := min(kn.mc, roundUp(i1-i0, mr))
@@ -205,7 +237,7 @@ func serial(kn *kernel, i0, i1, j0, j1, k int, pa packerA, pb packerB, alpha, be
 // macroKernel multiplies a packed mc x kc block of A (pa) by a packed kc x nc
 // block of B (pb) into C (whose top-left element is c[0]); tmp is the mr x nr
 // scratch tile for partial tiles.
-func macroKernel(kn *kernel, kc int, pa, pb, tmp []float64, mc, nc int, c []float64, ldc int, alpha, beta float64) {
+func macroKernel[R float](kn *kernel[R], kc int, pa, pb, tmp []R, mc, nc int, c []R, ldc int, alpha, beta R) {
 	mr, nr := kn.mr, kn.nr
 	for jr := 0; jr < nc; jr += nr {
 		nb := min(nr, nc-jr)

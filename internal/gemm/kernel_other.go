@@ -3,4 +3,7 @@
 package gemm
 
 // asmKernels returns no kernel: this build has no assembly.
-func asmKernels() []*kernel { return nil }
+func asmKernels() []*kernel[float64] { return nil }
+
+// asmKernels32 returns no kernel: this build has no assembly.
+func asmKernels32() []*kernel[float32] { return nil }

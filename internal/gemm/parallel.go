@@ -22,7 +22,7 @@ const (
 // run computes C = alpha*A*B + beta*C for C m x n, on the calling goroutine
 // alone when the product is small or workers < 2, otherwise on at most workers
 // goroutines sharing the packed operands.
-func run(kn *kernel, workers, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
+func run[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) {
 	if workers < 2 || m*n*k < parallelMin {
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return
@@ -37,8 +37,9 @@ func run(kn *kernel, workers, m, n, k int, pa packerA, pb packerB, alpha, beta f
 	}
 	p.bar.parties = workers
 	p.bar.cond.L = &p.bar.mu
-	bufs := sharedBufs.Get().(*shared)
-	defer sharedBufs.Put(bufs)
+	pl := poolsFor[R]()
+	bufs := pl.shared.Get().(*shared[R])
+	defer pl.shared.Put(bufs)
 	for i := range 2 {
 		bufs.a[i] = aligned(bufs.a[i], p.aLen)
 		bufs.b[i] = aligned(bufs.b[i], p.bLen)
@@ -69,11 +70,9 @@ type block struct {
 
 // shared holds the packing buffers shared by the workers of one product: two of
 // each, so that the next block is packed while the current one is multiplied.
-type shared struct {
-	a, b [2][]float64
+type shared[R float] struct {
+	a, b [2][]R
 }
-
-var sharedBufs = sync.Pool{New: func() any { return new(shared) }}
 
 // parallel is one product split over several goroutines.
 //
@@ -87,18 +86,18 @@ var sharedBufs = sync.Pool{New: func() any { return new(shared) }}
 // A unit writes to its own part of C or of a packing buffer, so the only
 // synchronisation is the counter and the barrier, which also orders the
 // rank-kc updates of every element of C exactly as in the serial algorithm.
-type parallel struct {
-	kn         *kernel
-	pa         packerA
-	pb         packerB
-	alpha      float64
-	beta       float64
-	c          []float64
+type parallel[R float] struct {
+	kn         *kernel[R]
+	pa         packerA[R]
+	pb         packerB[R]
+	alpha      R
+	beta       R
+	c          []R
 	ldc        int
 	blocks     []block
 	jw         int // columns of a compute unit and of a B pack unit
 	aLen, bLen int // sizes of the packing buffers
-	bufs       *shared
+	bufs       *shared[R]
 
 	next    atomic.Int64 // next unit of the current phase
 	bar     barrier
@@ -107,8 +106,8 @@ type parallel struct {
 	failure any // the first panic of a worker
 }
 
-func newParallel(kn *kernel, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) *parallel {
-	p := &parallel{kn: kn, pa: pa, pb: pb, alpha: alpha, beta: beta, c: c, ldc: ldc,
+func newParallel[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) *parallel[R] {
+	p := &parallel[R]{kn: kn, pa: pa, pb: pb, alpha: alpha, beta: beta, c: c, ldc: ldc,
 		jw: roundUp(parallelCols, kn.nr)}
 	// Split m into row blocks of at most parallelRows (multiples of MC), as even
 	// as possible.
@@ -133,7 +132,7 @@ func newParallel(kn *kernel, m, n, k int, pa packerA, pb packerB, alpha, beta fl
 
 // units returns the numbers of compute units in phase t (those of block t) and
 // of A and B pack units (those of block t+1).
-func (p *parallel) units(t int) (nComp, nA, nB int) {
+func (p *parallel[R]) units(t int) (nComp, nA, nB int) {
 	if t >= 0 {
 		b := &p.blocks[t]
 		nComp = ceilDiv(b.mb, p.kn.mc) * ceilDiv(b.nc, p.jw)
@@ -151,7 +150,7 @@ func (p *parallel) units(t int) (nComp, nA, nB int) {
 // work is the loop of one goroutine over all phases. A panic in a unit is
 // recovered and recorded (run re-panics on the caller's goroutine); the
 // goroutine then leaves the barrier and the others stop taking units.
-func (p *parallel) work() {
+func (p *parallel[R]) work() {
 	defer func() {
 		if r := recover(); r != nil {
 			p.mu.Lock()
@@ -163,8 +162,9 @@ func (p *parallel) work() {
 			p.bar.leave(p.resetNext)
 		}
 	}()
-	ws := workspaces.Get().(*workspace)
-	defer workspaces.Put(ws)
+	pl := poolsFor[R]()
+	ws := pl.workspaces.Get().(*workspace[R])
+	defer pl.workspaces.Put(ws)
 	ws.tmp = aligned(ws.tmp, p.kn.mr*p.kn.nr)
 	for t := -1; t < len(p.blocks); t++ {
 		nComp, nA, nB := p.units(t)
@@ -186,10 +186,10 @@ func (p *parallel) work() {
 	}
 }
 
-func (p *parallel) resetNext() { p.next.Store(0) }
+func (p *parallel[R]) resetNext() { p.next.Store(0) }
 
 // compute runs compute unit u of block t.
-func (p *parallel) compute(t, u int, tmp []float64) {
+func (p *parallel[R]) compute(t, u int, tmp []R) {
 	b := &p.blocks[t]
 	kn := p.kn
 	nj := ceilDiv(b.nc, p.jw)
@@ -205,14 +205,14 @@ func (p *parallel) compute(t, u int, tmp []float64) {
 }
 
 // packA packs A pack unit u (MC rows) of block t.
-func (p *parallel) packA(t, u int) {
+func (p *parallel[R]) packA(t, u int) {
 	b := &p.blocks[t]
 	ir := u * p.kn.mc
 	p.pa.pack(p.bufs.a[t%2][ir*b.kc:], p.kn.mr, b.i0+ir, min(p.kn.mc, b.mb-ir), b.pc, b.kc)
 }
 
 // packB packs B pack unit u (jw columns) of block t.
-func (p *parallel) packB(t, u int) {
+func (p *parallel[R]) packB(t, u int) {
 	b := &p.blocks[t]
 	jr := u * p.jw
 	p.pb.pack(p.bufs.b[b.bi%2][jr*b.kc:], p.kn.nr, b.jc+jr, min(p.jw, b.nc-jr), b.pc, b.kc)

@@ -66,7 +66,7 @@ func TestParallelBitIdentical(t *testing.T) {
 
 // panicB is a right operand whose packing panics from the second block on.
 type panicB struct {
-	realB
+	realB[float64]
 	calls atomic.Int64
 }
 
@@ -87,7 +87,7 @@ func TestParallelPanic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float64, m*n)
 	for range 20 {
-		pb := &panicB{realB: realB{b: b, ldb: n}}
+		pb := &panicB{realB: realB[float64]{b: b, ldb: n}}
 		func() {
 			defer func() {
 				r := recover()
@@ -99,7 +99,7 @@ func TestParallelPanic(t *testing.T) {
 					t.Fatalf("WorkerPanic %v, want value errPack and a stack", wp.Value)
 				}
 			}()
-			run(kern, 4, m, n, k, &realA{a: a, lda: k}, pb, 1, 0, c, n)
+			run(kern, 4, m, n, k, &realA[float64]{a: a, lda: k}, pb, 1, 0, c, n)
 		}()
 		if pb.calls.Load() == 0 {
 			t.Fatal("the panicking packer was not called")

@@ -12,11 +12,13 @@ import (
 const parallelMin = 1 << 21
 
 // Parallel blocking (see the package doc). parallelRows bounds the rows of op(A)
-// packed at once into a shared buffer, and parallelCols is the width of C given
-// to one compute unit (rounded up to a multiple of NR).
+// packed at once into a shared buffer, parallelCols is the width of C given to
+// one compute unit (rounded up to a multiple of NR), and parallelBufs is the
+// number of shared buffers of each operand (blocks packed ahead).
 const (
-	parallelRows = 1536
+	parallelRows = 1024
 	parallelCols = 96
+	parallelBufs = 3
 )
 
 // run computes C = alpha*A*B + beta*C for C m x n, on the calling goroutine
@@ -29,19 +31,18 @@ func run[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb packerB
 	}
 	p := newParallel(kn, m, n, k, pa, pb, alpha, beta, c, ldc)
 	// More goroutines than compute units in a block would only wait.
-	b0 := p.blocks[0]
-	workers = min(workers, ceilDiv(b0.mb, kn.mc)*ceilDiv(b0.nc, p.jw))
+	workers = min(workers, p.nComp(0))
 	if workers < 2 {
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return
 	}
-	p.bar.parties = workers
-	p.bar.cond.L = &p.bar.mu
 	pl := poolsFor[R]()
 	bufs := pl.shared.Get().(*shared[R])
 	defer pl.shared.Put(bufs)
-	for i := range 2 {
+	for i := range min(parallelBufs, len(p.blocks)) {
 		bufs.a[i] = aligned(bufs.a[i], p.aLen)
+	}
+	for i := range min(parallelBufs, p.blocks[len(p.blocks)-1].bi+1) {
 		bufs.b[i] = aligned(bufs.b[i], p.bLen)
 	}
 	p.bufs = bufs
@@ -66,90 +67,141 @@ type block struct {
 	jc, nc, pc, kc, i0, mb int
 	bi                     int  // index of its packed B block (one per (jc, pc))
 	newB                   bool // first block of its B block: B is packed with it
+	region                 int  // index of its part (jc, i0) of C
+	prev                   int  // the block before it on the same part of C, or -1
 }
 
-// shared holds the packing buffers shared by the workers of one product: two of
-// each, so that the next block is packed while the current one is multiplied.
+// shared holds the packing buffers shared by the workers of one product.
 type shared[R float] struct {
-	a, b [2][]R
+	a, b [parallelBufs][]R
 }
 
 // parallel is one product split over several goroutines.
 //
-// The blocks (jc, pc, i0) of the serial loop nest run one after another. While
-// block t is multiplied, block t+1 is packed into the other pair of buffers,
-// so a phase t consists of the units: compute units of block t (one MC-row
-// slice of the packed A block times one jw-column slice of the packed B block),
-// then pack units of block t+1 (MC rows of A, jw columns of B). Goroutines take
-// units from an atomic counter in that order until none remain and then wait
-// at a barrier that starts the next phase; there is one barrier per block.
-// A unit writes to its own part of C or of a packing buffer, so the only
-// synchronisation is the counter and the barrier, which also orders the
-// rank-kc updates of every element of C exactly as in the serial algorithm.
+// The blocks (jc, pc, i0) of the serial loop nest are packed and multiplied in
+// units: a pack unit packs MC rows of the A block or jw columns of the B block
+// into shared buffers, and a compute unit multiplies MC rows of the packed A
+// block by jw columns of the packed B block into C. All units form one
+// sequence, which the goroutines take in order from an atomic counter:
+//
+//	P(0) P(1) | C(0) P(2) | C(1) P(3) | C(2) P(4) | ... | C(T-1)
+//
+// where P(t) are the pack units of block t and C(t) its compute units. Instead
+// of barriers, each unit waits (if ever) only for what it needs: C(t)[u] for
+// the packing of blocks up to t and for C(prev)[u], the same unit of the
+// previous block on the same part of C (which fixes the order of the rank-KC
+// updates of every element of C to the serial one); P(t) for C(t-3) to have
+// finished reading the buffers it overwrites (there are three of each). Every
+// dependency is at least one block earlier in the sequence than the unit
+// waiting for it, so a goroutine that is preempted while it holds a unit holds
+// the others up only if it is still off the CPU a block later.
 type parallel[R float] struct {
-	kn         *kernel[R]
-	pa         packerA[R]
-	pb         packerB[R]
-	alpha      R
-	beta       R
-	c          []R
-	ldc        int
-	blocks     []block
-	jw         int // columns of a compute unit and of a B pack unit
-	aLen, bLen int // sizes of the packing buffers
-	bufs       *shared[R]
+	kn     *kernel[R]
+	pa     packerA[R]
+	pb     packerB[R]
+	alpha  R
+	beta   R
+	c      []R
+	ldc    int
+	blocks []block
+	jw     int // columns of a compute unit and of a B pack unit
+	// unitsPerRegion is the stride of lastDone: the compute units of a block
+	// of the largest shape.
+	unitsPerRegion int
+	aLen, bLen     int // sizes of the packing buffers
+	bufs           *shared[R]
 
-	next    atomic.Int64 // next unit of the current phase
-	bar     barrier
-	aborted atomic.Bool
+	phaseStart []int          // start of each phase of the sequence, and its end
+	next       atomic.Int64   // next unit of the sequence
+	packDone   []atomic.Int32 // per block: pack units done
+	compDone   []atomic.Int32 // per block: compute units done
+	lastDone   []atomic.Int32 // per region and compute unit: last block done
+	packPrefix atomic.Int32   // blocks known to be fully packed
+	compPrefix atomic.Int32   // blocks known to be fully computed
+
 	mu      sync.Mutex
+	cond    sync.Cond
+	waiters atomic.Int32
+	aborted atomic.Bool
 	failure any // the first panic of a worker
 }
 
 func newParallel[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) *parallel[R] {
 	p := &parallel[R]{kn: kn, pa: pa, pb: pb, alpha: alpha, beta: beta, c: c, ldc: ldc,
 		jw: roundUp(parallelCols, kn.nr)}
+	p.cond.L = &p.mu
 	// Split m into row blocks of at most parallelRows (multiples of MC), as even
 	// as possible.
 	rowBlocks := ceilDiv(m, parallelRows)
 	mbMax := min(roundUp(ceilDiv(m, rowBlocks), kn.mc), roundUp(m, kn.mr))
+	nIb := ceilDiv(m, mbMax)
 	kcMax := min(kn.kc, k)
 	p.aLen = mbMax * kcMax
 	p.bLen = min(kn.nc, roundUp(n, kn.nr)) * kcMax
-	bi := 0
+	bi, jci := 0, 0
 	for jc := 0; jc < n; jc += kn.nc {
 		nc := min(kn.nc, n-jc)
 		for pc := 0; pc < k; pc += kn.kc {
 			kc := min(kn.kc, k-pc)
-			for i0 := 0; i0 < m; i0 += mbMax {
-				p.blocks = append(p.blocks, block{jc: jc, nc: nc, pc: pc, kc: kc, i0: i0, mb: min(mbMax, m-i0), bi: bi, newB: i0 == 0})
+			for ib, i0 := 0, 0; i0 < m; ib, i0 = ib+1, i0+mbMax {
+				prev := -1
+				if pc > 0 {
+					prev = len(p.blocks) - nIb
+				}
+				p.blocks = append(p.blocks, block{jc: jc, nc: nc, pc: pc, kc: kc, i0: i0, mb: min(mbMax, m-i0),
+					bi: bi, newB: i0 == 0, region: jci*nIb + ib, prev: prev})
 			}
 			bi++
 		}
+		jci++
+	}
+	T := len(p.blocks)
+	p.packDone = make([]atomic.Int32, T)
+	p.compDone = make([]atomic.Int32, T)
+	// Compute units per region: the region's blocks all have its shape.
+	p.unitsPerRegion = ceilDiv(mbMax, kn.mc) * ceilDiv(min(kn.nc, n), p.jw)
+	p.lastDone = make([]atomic.Int32, jci*nIb*p.unitsPerRegion)
+	for i := range p.lastDone {
+		p.lastDone[i].Store(-1)
+	}
+	p.phaseStart = make([]int, T+2)
+	for s := range T + 1 {
+		size := 0
+		if s == 0 {
+			size = p.nPack(0)
+		} else {
+			size = p.nComp(s - 1)
+		}
+		if s+1 < T {
+			size += p.nPack(s + 1)
+		}
+		p.phaseStart[s+1] = p.phaseStart[s] + size
 	}
 	return p
 }
 
-// units returns the numbers of compute units in phase t (those of block t) and
-// of A and B pack units (those of block t+1).
-func (p *parallel[R]) units(t int) (nComp, nA, nB int) {
-	if t >= 0 {
-		b := &p.blocks[t]
-		nComp = ceilDiv(b.mb, p.kn.mc) * ceilDiv(b.nc, p.jw)
-	}
-	if t+1 < len(p.blocks) {
-		b := &p.blocks[t+1]
-		nA = ceilDiv(b.mb, p.kn.mc)
-		if b.newB {
-			nB = ceilDiv(b.nc, p.jw)
-		}
-	}
-	return nComp, nA, nB
+// nComp returns the number of compute units of block t.
+func (p *parallel[R]) nComp(t int) int {
+	b := &p.blocks[t]
+	return ceilDiv(b.mb, p.kn.mc) * ceilDiv(b.nc, p.jw)
 }
 
-// work is the loop of one goroutine over all phases. A panic in a unit is
-// recovered and recorded (run re-panics on the caller's goroutine); the
-// goroutine then leaves the barrier and the others stop taking units.
+// nPackA and nPack return the numbers of A pack units and of all pack units of
+// block t.
+func (p *parallel[R]) nPackA(t int) int { return ceilDiv(p.blocks[t].mb, p.kn.mc) }
+
+func (p *parallel[R]) nPack(t int) int {
+	b := &p.blocks[t]
+	n := p.nPackA(t)
+	if b.newB {
+		n += ceilDiv(b.nc, p.jw)
+	}
+	return n
+}
+
+// work is the loop of one goroutine over the sequence of units. A panic in a
+// unit is recovered and recorded (run re-panics on the caller's goroutine), and
+// the other goroutines stop taking units.
 func (p *parallel[R]) work() {
 	defer func() {
 		if r := recover(); r != nil {
@@ -157,41 +209,65 @@ func (p *parallel[R]) work() {
 			if p.failure == nil {
 				p.failure = &WorkerPanic{Value: r, Stack: debug.Stack()}
 			}
-			p.mu.Unlock()
 			p.aborted.Store(true)
-			p.bar.leave(p.resetNext)
+			p.cond.Broadcast()
+			p.mu.Unlock()
 		}
 	}()
 	pl := poolsFor[R]()
 	ws := pl.workspaces.Get().(*workspace[R])
 	defer pl.workspaces.Put(ws)
 	ws.tmp = aligned(ws.tmp, p.kn.mr*p.kn.nr)
-	for t := -1; t < len(p.blocks); t++ {
-		nComp, nA, nB := p.units(t)
-		for total := nComp + nA + nB; !p.aborted.Load(); {
-			u := int(p.next.Add(1)) - 1
-			if u >= total {
-				break
-			}
-			switch {
-			case u < nComp:
-				p.compute(t, u, ws.tmp)
-			case u < nComp+nA:
-				p.packA(t+1, u-nComp)
-			default:
-				p.packB(t+1, u-nComp-nA)
-			}
+	T := len(p.blocks)
+	end := p.phaseStart[T+1]
+	for s := 0; !p.aborted.Load(); {
+		u := int(p.next.Add(1)) - 1
+		if u >= end {
+			return
 		}
-		p.bar.wait(p.resetNext)
+		for u >= p.phaseStart[s+1] {
+			s++
+		}
+		l := u - p.phaseStart[s]
+		switch {
+		case s == 0 && l < p.nPack(0):
+			p.pack(0, l)
+		case s == 0:
+			p.pack(1, l-p.nPack(0))
+		case l < p.nComp(s-1):
+			p.compute(s-1, l, ws.tmp)
+		default:
+			p.pack(s+1, l-p.nComp(s-1))
+		}
 	}
 }
 
-func (p *parallel[R]) resetNext() { p.next.Store(0) }
+// pack runs pack unit u of block t, after the compute units that read the
+// buffers it overwrites.
+func (p *parallel[R]) pack(t, u int) {
+	if t >= parallelBufs {
+		p.waitFor(func() bool { return p.computedThrough(t - parallelBufs) })
+	}
+	b := &p.blocks[t]
+	kn := p.kn
+	if nA := p.nPackA(t); u < nA {
+		ir := u * kn.mc
+		p.pa.pack(p.bufs.a[t%parallelBufs][ir*b.kc:], kn.mr, b.i0+ir, min(kn.mc, b.mb-ir), b.pc, b.kc)
+	} else {
+		jr := (u - nA) * p.jw
+		p.pb.pack(p.bufs.b[b.bi%parallelBufs][jr*b.kc:], kn.nr, b.jc+jr, min(p.jw, b.nc-jr), b.pc, b.kc)
+	}
+	p.packDone[t].Add(1)
+	p.signal()
+}
 
-// compute runs compute unit u of block t.
+// compute runs compute unit u of block t, after the packing of blocks up to t
+// and the same unit of the previous block on the same part of C.
 func (p *parallel[R]) compute(t, u int, tmp []R) {
 	b := &p.blocks[t]
 	kn := p.kn
+	last := &p.lastDone[b.region*p.unitsPerRegion+u]
+	p.waitFor(func() bool { return p.packedThrough(t) && int(last.Load()) == b.prev })
 	nj := ceilDiv(b.nc, p.jw)
 	ir, jr := u/nj*kn.mc, u%nj*p.jw
 	mc, nc := min(kn.mc, b.mb-ir), min(p.jw, b.nc-jr)
@@ -200,64 +276,61 @@ func (p *parallel[R]) compute(t, u int, tmp []R) {
 		beta = 1
 	}
 	i := b.i0 + ir
-	macroKernel(kn, b.kc, p.bufs.a[t%2][ir*b.kc:], p.bufs.b[b.bi%2][jr*b.kc:], tmp,
+	macroKernel(kn, b.kc, p.bufs.a[t%parallelBufs][ir*b.kc:], p.bufs.b[b.bi%parallelBufs][jr*b.kc:], tmp,
 		mc, nc, p.c[i*p.ldc+b.jc+jr:], p.ldc, p.alpha, beta)
+	last.Store(int32(t))
+	p.compDone[t].Add(1)
+	p.signal()
 }
 
-// packA packs A pack unit u (MC rows) of block t.
-func (p *parallel[R]) packA(t, u int) {
-	b := &p.blocks[t]
-	ir := u * p.kn.mc
-	p.pa.pack(p.bufs.a[t%2][ir*b.kc:], p.kn.mr, b.i0+ir, min(p.kn.mc, b.mb-ir), b.pc, b.kc)
-}
-
-// packB packs B pack unit u (jw columns) of block t.
-func (p *parallel[R]) packB(t, u int) {
-	b := &p.blocks[t]
-	jr := u * p.jw
-	p.pb.pack(p.bufs.b[b.bi%2][jr*b.kc:], p.kn.nr, b.jc+jr, min(p.jw, b.nc-jr), b.pc, b.kc)
-}
-
-// barrier is a reusable barrier for a set of goroutines that may shrink.
-type barrier struct {
-	mu      sync.Mutex
-	cond    sync.Cond
-	parties int // goroutines taking part
-	arrived int
-	gen     uint64
-}
-
-// wait blocks until every party has called wait (or left); the last one to
-// arrive calls last before releasing the others.
-func (b *barrier) wait(last func()) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.arrived++
-	if b.arrived >= b.parties {
-		b.release(last)
-		return
+// packedThrough reports whether blocks 0..t are fully packed.
+func (p *parallel[R]) packedThrough(t int) bool {
+	i := int(p.packPrefix.Load())
+	for ; i <= t; i++ {
+		if int(p.packDone[i].Load()) < p.nPack(i) {
+			break
+		}
 	}
-	for g := b.gen; g == b.gen; {
-		b.cond.Wait()
-	}
+	p.packPrefix.Store(int32(i)) // a stale smaller value is harmless
+	return i > t
 }
 
-// leave removes the caller from the parties, releasing the others if they were
-// waiting only for it.
-func (b *barrier) leave(last func()) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.parties--
-	if b.arrived > 0 && b.arrived >= b.parties {
-		b.release(last)
+// computedThrough reports whether blocks 0..t are fully computed.
+func (p *parallel[R]) computedThrough(t int) bool {
+	i := int(p.compPrefix.Load())
+	for ; i <= t; i++ {
+		if int(p.compDone[i].Load()) < p.nComp(i) {
+			break
+		}
 	}
+	p.compPrefix.Store(int32(i))
+	return i > t
 }
 
-func (b *barrier) release(last func()) {
-	last()
-	b.arrived = 0
-	b.gen++
-	b.cond.Broadcast()
+// waitFor returns when ready() holds or the product is aborted: after a short
+// spin, asleep until the next unit completes.
+func (p *parallel[R]) waitFor(ready func() bool) {
+	for range 64 {
+		if ready() || p.aborted.Load() {
+			return
+		}
+	}
+	p.mu.Lock()
+	p.waiters.Add(1)
+	for !ready() && !p.aborted.Load() {
+		p.cond.Wait()
+	}
+	p.waiters.Add(-1)
+	p.mu.Unlock()
+}
+
+// signal wakes the goroutines waiting in waitFor, if any, after a unit is done.
+func (p *parallel[R]) signal() {
+	if p.waiters.Load() > 0 {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}
 }
 
 // WorkerPanic is the value with which [Dgemm], [Zgemm] and [ForEach] panic on

@@ -142,3 +142,40 @@ func TestForEachPanic(t *testing.T) {
 		}()
 	}
 }
+
+// TestParallelManyBlocks runs the parallel driver with kernels whose block
+// sizes are shrunk, so that products of moderate size have many blocks: several
+// NC column blocks, row blocks (m > parallelRows), more KC blocks than shared
+// buffers, so that every dependency of the unit sequence is exercised. The
+// result must be correct and bit-identical to the serial one.
+func TestParallelManyBlocks(t *testing.T) {
+	saved := kern
+	defer func() { kern = saved }()
+	for _, kn := range kernels() {
+		small := *kn
+		small.mc, small.kc, small.nc = 2*kn.mr, 16, 2*kn.nr
+		kern = &small
+		t.Run(kn.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(21, 22))
+			checkDgemm(t, rng, dcase{false, true, 150, 100, 150, 1, 0.5, 0.25})
+			for i, s := range [][3]int{{1100, 70, 60}, {200, 150, 130}} {
+				m, n, k := s[0], s[1], s[2]
+				tA, tB := i == 1, i == 0
+				ar, ac := dims(tA, m, k)
+				br, bc := dims(tB, k, n)
+				a, b, c0 := randSlice(rng, ar*ac), randSlice(rng, br*bc), randSlice(rng, m*n)
+				want := append([]float64(nil), c0...)
+				DgemmOn(1, tA, tB, m, n, k, 1, a, ac, b, bc, 0.5, want, n)
+				for _, w := range []int{2, 3} {
+					got := append([]float64(nil), c0...)
+					DgemmOn(w, tA, tB, m, n, k, 1, a, ac, b, bc, 0.5, got, n)
+					for j := range got {
+						if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+							t.Fatalf("%v workers=%d: c[%d] = %v, serial %v", s, w, j, got[j], want[j])
+						}
+					}
+				}
+			}
+		})
+	}
+}

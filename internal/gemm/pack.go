@@ -71,6 +71,13 @@ func packPanels[R float](dst []R, w int, x []R, ld int, across bool, i0, nb, p0,
 // instead of eight strided ones. It packs full A panels (stride MR) and,
 // in groups of 8 columns, full panels of a transposed B (stride NR).
 func packRows8[R float](dst []R, stride int, a []R, off, lda, kb int) {
+	done := packRows8Asm(dst, stride, a, off, lda, kb)
+	if done == kb {
+		return
+	}
+	dst = dst[stride*done:]
+	off += done
+	kb -= done
 	r0 := a[off : off+kb]
 	r1 := a[off+lda : off+lda+kb]
 	r2 := a[off+2*lda : off+2*lda+kb]
@@ -79,6 +86,9 @@ func packRows8[R float](dst []R, stride int, a []R, off, lda, kb int) {
 	r5 := a[off+5*lda : off+5*lda+kb]
 	r6 := a[off+6*lda : off+6*lda+kb]
 	r7 := a[off+7*lda : off+7*lda+kb]
+	// Equal lengths, for the bounds-check elimination of rX[p].
+	r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
+	r4, r5, r6, r7 = r4[:len(r0)], r5[:len(r0)], r6[:len(r0)], r7[:len(r0)]
 	for p := range r0 {
 		d := dst[stride*p : stride*p+8 : stride*p+8]
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
@@ -92,6 +102,7 @@ func packRows4[R float](dst []R, stride int, a []R, off, lda, kb int) {
 	r1 := a[off+lda : off+lda+kb]
 	r2 := a[off+2*lda : off+2*lda+kb]
 	r3 := a[off+3*lda : off+3*lda+kb]
+	r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
 	for p := range r0 {
 		d := dst[stride*p : stride*p+4 : stride*p+4]
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]

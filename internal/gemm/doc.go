@@ -65,8 +65,9 @@
 // accumulators, leaving no register for B; 14 x 32 (28 accumulators, 2 B
 // vectors) has 28 FMAs per 2 loads and 14 broadcasts, so more load-port
 // work per FMA. A B row is 192 bytes, as in float64, so the prefetch
-// distances and the L1 footprint of a micro-panel are unchanged; MC=192
-// keeps the packed A block at 192 KiB. The AVX2 kernel is 4 x 24
+// distances are unchanged; the block sizes are KC=192 (a 36 KiB B
+// micro-panel, leaving room in L1 for the A micro-panel) and MC=384, measured
+// about 4% faster than the float64 kernel's KC=256. The AVX2 kernel is 4 x 24
 // (kern4x24AVX2, 12 ymm accumulators). [Sgemm] is about twice as fast as
 // [Dgemm] in GFLOP/s. At that speed packing is a larger share of the time, so
 // full float32 panels of 8 rows are packed with an AVX 8x8 transpose
@@ -92,7 +93,7 @@
 // once, into buffers shared by all goroutines (three of each, so that blocks
 // are packed ahead), in pack units (MC rows of A, 96 columns of B), and
 // multiplied in compute units (MC rows of the packed A times 96 columns of the
-// packed B, about 5 MFLOP). All units form one sequence, which the goroutines
+// packed B, about 5 MFLOP; at most 192 rows when MC is larger). All units form one sequence, which the goroutines
 // take in order from an atomic counter: a goroutine on a core busy with
 // another process simply takes fewer units. There is no barrier: a unit waits
 // only for the units it depends on (a compute unit for the packing of its

@@ -28,10 +28,13 @@ var (
 	avx512 = &kernel[float64]{name: "avx512_8x24", mr: 8, nr: 24, mc: 96, kc: 256, nc: 3072, fn: fnAVX512}
 	avx2   = &kernel[float64]{name: "avx2_4x12", mr: 4, nr: 12, mc: 96, kc: 256, nc: 3072, fn: fnAVX2}
 
-	// The float32 kernels have the float64 kernels' B micro-panels in bytes (NR
-	// twice as large) and MC doubled so that the packed A block has the same
-	// size in bytes too.
-	avx512s = &kernel[float32]{name: "avx512_8x48", mr: 8, nr: 48, mc: 192, kc: 256, nc: 3072, fn: fnAVX512s}
+	// The float32 kernels have the float64 kernels' B rows in bytes (NR twice
+	// as large). For the AVX-512 one, KC=192 (a 36 KiB B micro-panel, which
+	// leaves room in a 48 KiB L1 for the A micro-panel) and MC=384 (288 KiB
+	// packed A block) were about 4% faster than KC=256 (48 KiB B micro-panel)
+	// and MC=192 at n=1024: 216 against 208 GFLOP/s of CPU time, mean of 48
+	// products each, on a loaded Zen 5 core.
+	avx512s = &kernel[float32]{name: "avx512_8x48", mr: 8, nr: 48, mc: 384, kc: 192, nc: 3072, fn: fnAVX512s}
 	avx2s   = &kernel[float32]{name: "avx2_4x24", mr: 4, nr: 24, mc: 192, kc: 256, nc: 3072, fn: fnAVX2s}
 )
 

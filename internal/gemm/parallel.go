@@ -13,12 +13,14 @@ const parallelMin = 1 << 21
 
 // Parallel blocking (see the package doc). parallelRows bounds the rows of op(A)
 // packed at once into a shared buffer, parallelCols is the width of C given to
-// one compute unit (rounded up to a multiple of NR), and parallelBufs is the
-// number of shared buffers of each operand (blocks packed ahead).
+// one compute unit (rounded up to a multiple of NR), parallelUnitRows bounds its
+// height (MC, or less if MC is larger), and parallelBufs is the number of
+// shared buffers of each operand (blocks packed ahead).
 const (
-	parallelRows = 1024
-	parallelCols = 96
-	parallelBufs = 3
+	parallelRows     = 1024
+	parallelCols     = 96
+	parallelUnitRows = 192
+	parallelBufs     = 3
 )
 
 // run computes C = alpha*A*B + beta*C for C m x n, on the calling goroutine
@@ -96,15 +98,16 @@ type shared[R float] struct {
 // waiting for it, so a goroutine that is preempted while it holds a unit holds
 // the others up only if it is still off the CPU a block later.
 type parallel[R float] struct {
-	kn     *kernel[R]
-	pa     packerA[R]
-	pb     packerB[R]
-	alpha  R
-	beta   R
-	c      []R
-	ldc    int
-	blocks []block
-	jw     int // columns of a compute unit and of a B pack unit
+	kn       *kernel[R]
+	pa       packerA[R]
+	pb       packerB[R]
+	alpha    R
+	beta     R
+	c        []R
+	ldc      int
+	blocks   []block
+	jw       int // columns of a compute unit and of a B pack unit
+	unitRows int // rows of a compute unit and of an A pack unit
 	// unitsPerRegion is the stride of lastDone: the compute units of a block
 	// of the largest shape.
 	unitsPerRegion int
@@ -128,12 +131,12 @@ type parallel[R float] struct {
 
 func newParallel[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) *parallel[R] {
 	p := &parallel[R]{kn: kn, pa: pa, pb: pb, alpha: alpha, beta: beta, c: c, ldc: ldc,
-		jw: roundUp(parallelCols, kn.nr)}
+		jw: roundUp(parallelCols, kn.nr), unitRows: min(kn.mc, roundUp(parallelUnitRows, kn.mr))}
 	p.cond.L = &p.mu
 	// Split m into row blocks of at most parallelRows (multiples of MC), as even
 	// as possible.
 	rowBlocks := ceilDiv(m, parallelRows)
-	mbMax := min(roundUp(ceilDiv(m, rowBlocks), kn.mc), roundUp(m, kn.mr))
+	mbMax := min(roundUp(ceilDiv(m, rowBlocks), p.unitRows), roundUp(m, kn.mr))
 	nIb := ceilDiv(m, mbMax)
 	kcMax := min(kn.kc, k)
 	p.aLen = mbMax * kcMax
@@ -159,7 +162,7 @@ func newParallel[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[
 	p.packDone = make([]atomic.Int32, T)
 	p.compDone = make([]atomic.Int32, T)
 	// Compute units per region: the region's blocks all have its shape.
-	p.unitsPerRegion = ceilDiv(mbMax, kn.mc) * ceilDiv(min(kn.nc, n), p.jw)
+	p.unitsPerRegion = ceilDiv(mbMax, p.unitRows) * ceilDiv(min(kn.nc, n), p.jw)
 	p.lastDone = make([]atomic.Int32, jci*nIb*p.unitsPerRegion)
 	for i := range p.lastDone {
 		p.lastDone[i].Store(-1)
@@ -183,12 +186,12 @@ func newParallel[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[
 // nComp returns the number of compute units of block t.
 func (p *parallel[R]) nComp(t int) int {
 	b := &p.blocks[t]
-	return ceilDiv(b.mb, p.kn.mc) * ceilDiv(b.nc, p.jw)
+	return ceilDiv(b.mb, p.unitRows) * ceilDiv(b.nc, p.jw)
 }
 
 // nPackA and nPack return the numbers of A pack units and of all pack units of
 // block t.
-func (p *parallel[R]) nPackA(t int) int { return ceilDiv(p.blocks[t].mb, p.kn.mc) }
+func (p *parallel[R]) nPackA(t int) int { return ceilDiv(p.blocks[t].mb, p.unitRows) }
 
 func (p *parallel[R]) nPack(t int) int {
 	b := &p.blocks[t]
@@ -251,8 +254,8 @@ func (p *parallel[R]) pack(t, u int) {
 	b := &p.blocks[t]
 	kn := p.kn
 	if nA := p.nPackA(t); u < nA {
-		ir := u * kn.mc
-		p.pa.pack(p.bufs.a[t%parallelBufs][ir*b.kc:], kn.mr, b.i0+ir, min(kn.mc, b.mb-ir), b.pc, b.kc)
+		ir := u * p.unitRows
+		p.pa.pack(p.bufs.a[t%parallelBufs][ir*b.kc:], kn.mr, b.i0+ir, min(p.unitRows, b.mb-ir), b.pc, b.kc)
 	} else {
 		jr := (u - nA) * p.jw
 		p.pb.pack(p.bufs.b[b.bi%parallelBufs][jr*b.kc:], kn.nr, b.jc+jr, min(p.jw, b.nc-jr), b.pc, b.kc)
@@ -269,8 +272,8 @@ func (p *parallel[R]) compute(t, u int, tmp []R) {
 	last := &p.lastDone[b.region*p.unitsPerRegion+u]
 	p.waitFor(func() bool { return p.packedThrough(t) && int(last.Load()) == b.prev })
 	nj := ceilDiv(b.nc, p.jw)
-	ir, jr := u/nj*kn.mc, u%nj*p.jw
-	mc, nc := min(kn.mc, b.mb-ir), min(p.jw, b.nc-jr)
+	ir, jr := u/nj*p.unitRows, u%nj*p.jw
+	mc, nc := min(p.unitRows, b.mb-ir), min(p.jw, b.nc-jr)
 	beta := p.beta
 	if b.pc > 0 {
 		beta = 1

@@ -249,7 +249,9 @@ func (p *parallel[R]) work() {
 // buffers it overwrites.
 func (p *parallel[R]) pack(t, u int) {
 	if t >= parallelBufs {
-		p.waitFor(func() bool { return p.computedThrough(t - parallelBufs) })
+		if !p.waitFor(func() bool { return p.computedThrough(t - parallelBufs) }) {
+			return
+		}
 	}
 	b := &p.blocks[t]
 	kn := p.kn
@@ -270,7 +272,9 @@ func (p *parallel[R]) compute(t, u int, tmp []R) {
 	b := &p.blocks[t]
 	kn := p.kn
 	last := &p.lastDone[b.region*p.unitsPerRegion+u]
-	p.waitFor(func() bool { return p.packedThrough(t) && int(last.Load()) == b.prev })
+	if !p.waitFor(func() bool { return p.packedThrough(t) && int(last.Load()) == b.prev }) {
+		return
+	}
 	nj := ceilDiv(b.nc, p.jw)
 	ir, jr := u/nj*p.unitRows, u%nj*p.jw
 	mc, nc := min(p.unitRows, b.mb-ir), min(p.jw, b.nc-jr)
@@ -310,21 +314,28 @@ func (p *parallel[R]) computedThrough(t int) bool {
 	return i > t
 }
 
-// waitFor returns when ready() holds or the product is aborted: after a short
-// spin, asleep until the next unit completes.
-func (p *parallel[R]) waitFor(ready func() bool) {
+// waitFor returns true when ready() holds, false if the product is aborted
+// first: it spins briefly, then sleeps until the next unit completes.
+func (p *parallel[R]) waitFor(ready func() bool) bool {
 	for range 64 {
-		if ready() || p.aborted.Load() {
-			return
+		if p.aborted.Load() {
+			return false
+		}
+		if ready() {
+			return true
 		}
 	}
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.waiters.Add(1)
-	for !ready() && !p.aborted.Load() {
+	defer p.waiters.Add(-1)
+	for !p.aborted.Load() {
+		if ready() {
+			return true
+		}
 		p.cond.Wait()
 	}
-	p.waiters.Add(-1)
-	p.mu.Unlock()
+	return false
 }
 
 // signal wakes the goroutines waiting in waitFor, if any, after a unit is done.

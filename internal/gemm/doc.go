@@ -8,12 +8,12 @@
 // # API
 //
 // [Dgemm], [Zgemm], [Sgemm] and [Cgemm] compute C = alpha*op(A)*op(B) + beta*C
-// for row-major matrices with the conventions of gonum's blas64 and blas32 (lda, ldb, ldc are row
-// strides, op(X) is X or its plain transpose). Arguments are validated like
-// gonum's Implementation: programmer errors (negative sizes, strides smaller
-// than a row, slices too short) panic with a "gemm: ..." message. When
-// beta == 0, C is overwritten and never read, so NaN or Inf in C do not
-// propagate.
+// for row-major matrices with the conventions of gonum's blas64 and blas32
+// (lda, ldb, ldc are row strides, op(X) is X or its plain transpose). Arguments
+// are validated like gonum's Implementation: programmer errors (negative sizes,
+// strides smaller than a row, slices too short) panic with a "gemm: ..."
+// message. When beta == 0, C is overwritten and never read, so NaN or Inf in C
+// do not propagate.
 //
 // # Design
 //
@@ -85,26 +85,25 @@
 //
 // # Parallelism
 //
-// Products with m*n*k >= 2^21 run on runtime.GOMAXPROCS(0) goroutines (read
-// at each call; DgemmOn, ZgemmOn, SgemmOn and CgemmOn take the number), smaller ones on the
-// calling goroutine. The goroutines share the packed operands, BLIS style:
-// the serial loop nest is cut into blocks (jc, pc, i0) — a KC x NC block of
-// op(B) times a block of up to 1024 rows of op(A) — and each block is packed
+// Products with m*n*k >= 2^21 run on runtime.GOMAXPROCS(0) goroutines (read at
+// each call; DgemmOn, ZgemmOn, SgemmOn and CgemmOn take the number), smaller
+// ones on the calling goroutine. The goroutines share the packed operands, BLIS
+// style: the serial loop nest is cut into blocks (jc, pc, i0) — a KC x NC block
+// of op(B) times a block of up to 1024 rows of op(A) — and each block is packed
 // once, into buffers shared by all goroutines (three of each, so that blocks
 // are packed ahead), in pack units (MC rows of A, 96 columns of B), and
-// multiplied in compute units (MC rows of the packed A times 96 columns of the
-// packed B, about 5 MFLOP; at most 192 rows when MC is larger). All units form one sequence, which the goroutines
-// take in order from an atomic counter: a goroutine on a core busy with
-// another process simply takes fewer units. There is no barrier: a unit waits
-// only for the units it depends on (a compute unit for the packing of its
-// block and for the same unit of the previous KC block, which updates the
-// same part of C; a pack unit for the compute units that last read its
+// multiplied in compute units (MC rows, at most 192, of the packed A times 96
+// columns of the packed B: about 5 MFLOP). All units form one sequence, which
+// the goroutines take in order from an atomic counter: a goroutine on a core
+// busy with another process simply takes fewer units. There is no barrier: a
+// unit waits only for the units it depends on (a compute unit for the packing
+// of its block and for the same unit of the previous KC block, which updates
+// the same part of C; a pack unit for the compute units that last read its
 // buffer), and all of them are at least a block earlier in the sequence, so a
-// goroutine preempted in the middle of a unit holds up the others only if it
-// is still off the CPU a block later. Every element of C sees the same
-// rank-KC updates in the same order with the same tiles as in the serial
-// algorithm, so the result is bit-identical whatever the number of
-// goroutines.
+// goroutine preempted in the middle of a unit holds up the others only if it is
+// still off the CPU a block later. Every element of C sees the same rank-KC
+// updates in the same order with the same tiles as in the serial algorithm, so
+// the result is bit-identical whatever the number of goroutines.
 //
 // A panic in a worker goroutine (a bug, since arguments are checked first) is
 // recovered there and re-raised on the caller's goroutine as a [*WorkerPanic]

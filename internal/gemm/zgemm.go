@@ -49,8 +49,13 @@ func complexRun[X complex64 | complex128, R float](kn *kernel[R], workers int, t
 	default:
 		Scale(m, n, beta, c, ldc)
 	}
-	run(kn, workers, m, 2*n, 2*k,
-		&cplxA[R]{a: asReal[R](a), lda: lda, trans: transA},
+	// Without transposition, Ã is the real view of A with twice the stride,
+	// which the real packing (with its vector transposes) handles.
+	var pa packerA[R] = &realA[R]{a: asReal[R](a), lda: 2 * lda}
+	if transA {
+		pa = &cplxA[R]{a: asReal[R](a), lda: lda}
+	}
+	run(kn, workers, m, 2*n, 2*k, pa,
 		&cplxB[R]{b: asReal[R](b), ldb: ldb, trans: transB, alphaRe: alphaRe, alphaIm: alphaIm},
 		1, rbeta, asReal[R](c), 2*ldc)
 }
@@ -61,13 +66,13 @@ func asReal[R float, X complex64 | complex128](s []X) []R {
 	return unsafe.Slice((*R)(unsafe.Pointer(unsafe.SliceData(s))), 2*len(s))
 }
 
-// cplxA is a complex left operand seen as the real m x 2k matrix
-// Ã[i, 2p] = re op(A)[i,p], Ã[i, 2p+1] = im op(A)[i,p]. a holds the complex
-// matrix as interleaved real and imaginary parts; lda is in complex elements.
+// cplxA is a transposed complex left operand, op(A) = A^T, seen as the real
+// m x 2k matrix Ã[i, 2p] = re A[p,i], Ã[i, 2p+1] = im A[p,i]. a holds the
+// complex matrix as interleaved real and imaginary parts; lda is in complex
+// elements. (Without transposition Ã is a plain real matrix: see complexRun.)
 type cplxA[R float] struct {
-	a     []R
-	lda   int
-	trans bool
+	a   []R
+	lda int
 }
 
 // pack implements packerA; q0 and kb are even because KC is.
@@ -76,27 +81,17 @@ func (x *cplxA[R]) pack(dst []R, mr, i0, mb, q0, kb int) {
 	for ip := 0; ip < mb; ip += mr {
 		panel := dst[ip*kb : (ip+mr)*kb]
 		rows := min(mr, mb-ip)
-		for r := 0; r < rows; r++ {
-			i := i0 + ip + r
-			if x.trans {
-				for p := 0; p < kp; p++ {
-					v := x.a[2*((p0+p)*x.lda+i):]
-					panel[2*p*mr+r] = v[0]
-					panel[(2*p+1)*mr+r] = v[1]
-				}
-				continue
+		for p := 0; p < kp; p++ {
+			// Row p0+p of A holds op(A)[i, p0+p] for consecutive i.
+			src := x.a[2*((p0+p)*x.lda+i0+ip):]
+			src = src[:2*rows]
+			d0 := panel[2*p*mr : 2*p*mr+mr]
+			d1 := panel[(2*p+1)*mr : (2*p+1)*mr+mr]
+			for r := range rows {
+				d0[r], d1[r] = src[2*r], src[2*r+1]
 			}
-			src := x.a[2*(i*x.lda+p0):]
-			src = src[:2*kp]
-			for p := 0; p < kp; p++ {
-				panel[2*p*mr+r] = src[2*p]
-				panel[(2*p+1)*mr+r] = src[2*p+1]
-			}
-		}
-		if rows < mr {
-			for q := 0; q < kb; q++ {
-				clear(panel[q*mr+rows : q*mr+mr])
-			}
+			clear(d0[rows:])
+			clear(d1[rows:])
 		}
 	}
 }
@@ -119,25 +114,42 @@ func (x *cplxB[R]) pack(dst []R, nr, j0, nb, q0, kb int) {
 		panel := dst[jp*kb : (jp+nr)*kb]
 		cols := min(nr, nb-jp)
 		jb := (j0 + jp) / 2
+		if x.trans {
+			// Column j of op(B) is row j of B: contiguous in p.
+			for cc := 0; cc < cols; cc += 2 {
+				src := x.b[2*((jb+cc/2)*x.ldb+p0):]
+				src = src[:2*kp]
+				for p := 0; p < kp; p++ {
+					vr, vi := src[2*p], src[2*p+1]
+					// (vr + i vi)(ar + i ai), as Go multiplies complex numbers.
+					re, im := vr*ar-vi*ai, vr*ai+vi*ar
+					d := panel[2*p*nr+cc : 2*p*nr+cc+2]
+					d[0], d[1] = re, im
+					d = panel[(2*p+1)*nr+cc : (2*p+1)*nr+cc+2]
+					d[0], d[1] = -im, re
+				}
+			}
+			if cols < nr {
+				for q := 0; q < kb; q++ {
+					clear(panel[q*nr+cols : q*nr+nr])
+				}
+			}
+			continue
+		}
 		for p := 0; p < kp; p++ {
 			d0 := panel[2*p*nr : 2*p*nr+nr]
 			d1 := panel[(2*p+1)*nr : (2*p+1)*nr+nr]
-			for cc := 0; cc < cols; cc += 2 {
-				j := jb + cc/2
-				var idx int
-				if x.trans {
-					idx = 2 * (j*x.ldb + p0 + p)
-				} else {
-					idx = 2 * ((p0+p)*x.ldb + j)
-				}
-				vr, vi := x.b[idx], x.b[idx+1]
-				// (vr + i vi)(ar + i ai), as Go multiplies complex numbers.
+			src := x.b[2*((p0+p)*x.ldb+jb):]
+			src = src[:cols]
+			d0, d1 = d0[:len(src)], d1[:len(src)]
+			for c := 0; c+1 < len(src); c += 2 {
+				vr, vi := src[c], src[c+1]
 				re, im := vr*ar-vi*ai, vr*ai+vi*ar
-				d0[cc], d0[cc+1] = re, im
-				d1[cc], d1[cc+1] = -im, re
+				d0[c], d0[c+1] = re, im
+				d1[c], d1[c+1] = -im, re
 			}
-			clear(d0[cols:])
-			clear(d1[cols:])
+			clear(panel[2*p*nr+cols : 2*p*nr+nr])
+			clear(panel[(2*p+1)*nr+cols : (2*p+1)*nr+nr])
 		}
 	}
 }

@@ -23,6 +23,11 @@ const (
 	parallelBufs     = 3
 )
 
+// The sequence of units needs at least two buffers of each operand: with one,
+// P(1), which comes before C(0), would wait for C(0). (A negative value does
+// not compile.)
+const _ = uint(parallelBufs - 2)
+
 // run computes C = alpha*A*B + beta*C for C m x n, on the calling goroutine
 // alone when the product is small or workers < 2, otherwise on at most workers
 // goroutines sharing the packed operands.

@@ -87,17 +87,19 @@
 //
 // Products with m*n*k >= 2^21 run on runtime.GOMAXPROCS(0) goroutines (read at
 // each call; DgemmOn, ZgemmOn, SgemmOn and CgemmOn take the number), smaller
-// ones on the calling goroutine. The goroutines share the packed operands, BLIS
-// style: the serial loop nest is cut into blocks (jc, pc, i0) — a KC x NC block
-// of op(B) times a block of up to 1024 rows of op(A) — and each block is packed
-// once, into buffers shared by all goroutines (three of each, so that blocks
-// are packed ahead), in pack units (MC rows of A, 96 columns of B), and
-// multiplied in compute units (MC rows, at most 192, of the packed A times 96
-// columns of the packed B: about 5 MFLOP). All units form one sequence, which
+// ones on the calling goroutine. The goroutines share the packed B operand,
+// BLIS style: the serial loop nest is cut into blocks (jc, pc, i0) — a KC x NC
+// block of op(B) times a block of up to 1024 rows of op(A) — and each B block
+// is packed once, into buffers shared by all goroutines (three, so that blocks
+// are packed ahead), in pack units of 96 columns. The products are computed in
+// compute units (MC rows, at most 192, of op(A) times 96 columns of the packed
+// B: about 5 MFLOP), each of which packs its rows of A into its goroutine's own
+// buffer unless it already holds them (consecutive units share their rows, so
+// A is packed about once per goroutine). All units form one sequence, which
 // the goroutines take in order from an atomic counter: a goroutine on a core
 // busy with another process simply takes fewer units. There is no barrier: a
 // unit waits only for the units it depends on (a compute unit for the packing
-// of its block and for the same unit of the previous KC block, which updates
+// of its B block and for the same unit of the previous KC block, which updates
 // the same part of C; a pack unit for the compute units that last read its
 // buffer), and all of them are at least a block earlier in the sequence, so a
 // goroutine preempted in the middle of a unit holds up the others only if it is

@@ -107,6 +107,15 @@
 // updates in the same order with the same tiles as in the serial algorithm, so
 // the result is bit-identical whatever the number of goroutines.
 //
+// Measured on two Zen 5 cores (n=1024, 68 interleaved rounds, medians of the
+// per-round ratio of 2 goroutines to 1): 1.76x on an idle machine and 0.90x
+// with a busy-loop process on one core. The previous design — C split into
+// 2-4 column slabs, each packing its own copy of A — measured 1.92x and 0.99x
+// in the same rounds: at these sizes its B slab stays in the L2 of its core,
+// where the shared B block (2 MiB at n=1024) is streamed from L3 by both
+// cores, and it has no waits between goroutines but the final one. Sharing
+// pays where the copies of A cost more (large m*k against n per goroutine).
+//
 // A panic in a worker goroutine (a bug, since arguments are checked first) is
 // recovered there and re-raised on the caller's goroutine as a [*WorkerPanic]
 // once every worker has stopped; [ForEach] does the same.

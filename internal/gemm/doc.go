@@ -114,7 +114,8 @@
 // in the same rounds: at these sizes its B slab stays in the L2 of its core,
 // where the shared B block (2 MiB at n=1024) is streamed from L3 by both
 // cores, and it has no waits between goroutines but the final one. Sharing
-// pays where the copies of A cost more (large m*k against n per goroutine).
+// should pay where the copies of A cost more (m*k large against the columns
+// of a goroutine; not measured).
 //
 // A panic in a worker goroutine (a bug, since arguments are checked first) is
 // recovered there and re-raised on the caller's goroutine as a [*WorkerPanic]

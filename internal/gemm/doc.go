@@ -111,9 +111,10 @@
 // per-round ratio of 2 goroutines to 1): 1.76x on an idle machine and 0.90x
 // with a busy-loop process on one core. The previous design — C split into
 // 2-4 column slabs, each packing its own copy of A — measured 1.92x and 0.99x
-// in the same rounds: at these sizes its B slab stays in the L2 of its core,
-// where the shared B block (2 MiB at n=1024) is streamed from L3 by both
-// cores, and it has no waits between goroutines but the final one. Sharing
+// in the same rounds. Likely reasons (not isolated): its B slab (512 KiB)
+// fits the L2 of its core, where the shared B block (2 MiB at n=1024) is
+// streamed from L3 by both cores, and it has no waits between goroutines but
+// the final one; CPU time per product is about the same for both. Sharing
 // should pay where the copies of A cost more (m*k large against the columns
 // of a goroutine; not measured).
 //

@@ -87,36 +87,34 @@
 //
 // Products with m*n*k >= 2^21 run on runtime.GOMAXPROCS(0) goroutines (read at
 // each call; DgemmOn, ZgemmOn, SgemmOn and CgemmOn take the number), smaller
-// ones on the calling goroutine. The goroutines share the packed B operand,
-// BLIS style: the serial loop nest is cut into blocks (jc, pc, i0) — a KC x NC
-// block of op(B) times a block of up to 1024 rows of op(A) — and each B block
-// is packed once, into buffers shared by all goroutines (three, so that blocks
-// are packed ahead), in pack units of 96 columns. The products are computed in
-// compute units (MC rows, at most 192, of op(A) times 96 columns of the packed
-// B: about 5 MFLOP), each of which packs its rows of A into its goroutine's own
-// buffer unless it already holds them (consecutive units share their rows, so
-// A is packed about once per goroutine). All units form one sequence, which
-// the goroutines take in order from an atomic counter: a goroutine on a core
-// busy with another process simply takes fewer units. There is no barrier: a
-// unit waits only for the units it depends on (a compute unit for the packing
-// of its B block and for the same unit of the previous KC block, which updates
-// the same part of C; a pack unit for the compute units that last read its
-// buffer), and all of them are at least a block earlier in the sequence, so a
-// goroutine preempted in the middle of a unit holds up the others only if it is
-// still off the CPU a block later. Every element of C sees the same rank-KC
-// updates in the same order with the same tiles as in the serial algorithm, so
-// the result is bit-identical whatever the number of goroutines.
+// ones on the calling goroutine. By default the larger of m and n is cut into
+// slabs of whole tiles, one per goroutine, or two if they are still 256 wide,
+// which the goroutines take from a counter as they become free (a goroutine on a
+// core busy with another process takes fewer); each slab runs the serial loop
+// nest with its own packing buffers, so it packs its own copy of the shared
+// operand. Every element of C sees the same rank-KC updates in the same order
+// with the same tiles as in the serial algorithm, so the result is bit-identical
+// whatever the number of goroutines.
+//
+// The alternative, BLIS's scheme (sharedPacking, kept and tested): the goroutines
+// share the packed B operand. The serial loop nest is cut into blocks (jc, pc,
+// i0) — a KC x NC block of op(B) times a block of up to 1024 rows of op(A) — and
+// each B block is packed once, into buffers shared by all goroutines (three, so
+// that blocks are packed ahead), in pack units of 96 columns; the products are
+// computed in compute units (MC rows, at most 192, of op(A) times 96 columns of
+// the packed B), each packing its rows of A into its goroutine's own buffer
+// unless it already holds them. All units form one sequence taken in order from
+// an atomic counter, without barriers: a unit waits only for the units it
+// depends on, all at least a block earlier in the sequence.
 //
 // Measured on two Zen 5 cores (n=1024, 68 interleaved rounds, medians of the
-// per-round ratio of 2 goroutines to 1): 1.76x on an idle machine and 0.90x
-// with a busy-loop process on one core. The previous design — C split into
-// 2-4 column slabs, each packing its own copy of A — measured 1.92x and 0.99x
-// in the same rounds. Likely reasons (not isolated): its B slab (512 KiB)
-// fits the L2 of its core, where the shared B block (2 MiB at n=1024) is
-// streamed from L3 by both cores, and it has no waits between goroutines but
-// the final one; CPU time per product is about the same for both. Sharing
-// should pay where the copies of A cost more (m*k large against the columns
-// of a goroutine; not measured).
+// per-round ratio of 2 goroutines to 1): the slab split 1.92x on an idle machine
+// and 0.99x with a busy-loop process on one core, the shared scheme 1.76x and
+// 0.90x. Likely reasons (not isolated): a slab's part of B (512 KiB) fits the L2
+// of its core, where the shared B block (2 MiB at n=1024) is streamed from L3 by
+// both cores, and slabs never wait for one another; CPU time per product is
+// about the same for both. Sharing should pay with more cores, where the copies
+// of the shared operand cost more (not measured).
 //
 // A panic in a worker goroutine (a bug, since arguments are checked first) is
 // recovered there and re-raised on the caller's goroutine as a [*WorkerPanic]

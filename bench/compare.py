@@ -6,6 +6,7 @@ Run from the project root:
     python3 bench/compare.py                 # ours only, when torch/numpy are missing
     /usr/bin/python3 bench/compare.py        # Debian's python3 with python3-torch and python3-numpy
     /usr/bin/python3 bench/compare.py --threads 2 --only mlp,einsum
+    /usr/bin/python3 bench/compare.py --threads 2 --busy --only gemm   # one core loaded
 
 Our side is `go test -bench` with GOMAXPROCS=threads and -benchmem, -count N; each
 figure is the minimum of the N runs (the machine is shared, so the minimum is the
@@ -28,6 +29,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # workload, go package, -bench regexp, peer key, peer name, unit ("s" or "gflops")
 W = [
     ("GEMM 1024 (GFLOP/s)", "./internal/gemm", "BenchmarkDgemm/1024/gemm", "gemm.1024", "numpy", "gflops"),
+    ("float32 GEMM 1024 (GFLOP/s)", "./internal/gemm", "BenchmarkSgemm/1024/gemm", "sgemm.1024", "numpy float32", "gflops"),
     ("complex GEMM 512 (GFLOP/s)", "./internal/gemm", "BenchmarkZgemm/512/gemm", "zgemm.512", "numpy", "gflops"),
     ("einsum ij,jk->ik 512", "./einsum", "BenchmarkEval/matmul512", "einsum.matmul512", "torch", "s"),
     ("einsum bij,bjk->bik 64x128", "./einsum", "BenchmarkEval/bmm64x128", "einsum.bmm64x128", "torch", "s"),
@@ -156,13 +158,22 @@ def main():
     ap.add_argument("--benchtime", default="1s")
     ap.add_argument("--only", default="", help="comma-separated substrings of workload names or peer keys")
     ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--busy", action="store_true",
+                    help="run a busy-loop process (one core's worth of load) during all measurements")
     args = ap.parse_args()
     keys = [k for k in args.only.split(",") if k]
     ws = [w for w in W if not keys or any(k in w[0] or k in w[3] for k in keys)]
-    config, peer = (None, {}) if args.no_peers else peers(ws, args.threads)
-    ours = go_bench(ws, args.threads, args.count, args.benchtime)
+    busy = subprocess.Popen(["sh", "-c", "while :; do :; done"]) if args.busy else None
+    try:
+        config, peer = (None, {}) if args.no_peers else peers(ws, args.threads)
+        ours = go_bench(ws, args.threads, args.count, args.benchtime)
+    finally:
+        if busy:
+            busy.kill()
+            busy.wait()
     goversion = subprocess.run(["go", "version"], capture_output=True, text=True).stdout.strip()
-    print(f"ours: {goversion}, GOMAXPROCS={args.threads}, minimum of {args.count} runs of -benchtime {args.benchtime}")
+    print(f"ours: {goversion}, GOMAXPROCS={args.threads}, minimum of {args.count} runs of -benchtime {args.benchtime}"
+          + (", with a busy-loop process loading one core" if args.busy else ""))
     if config:
         ob = config.get("openblas", {})
         print(f"peers: torch {config['torch']}, numpy {config['numpy']}, OpenBLAS core {ob.get('core')} "

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peer timings for bench/compare.py: torch and numpy on the workloads of the project's
-Go benchmarks, float64, CPU. Run with Debian's python3 (python3-numpy, python3-torch).
+Go benchmarks, float64 (one GEMM also in float32), CPU. Run with Debian's python3 (python3-numpy, python3-torch).
 
     python3 bench/peers.py --threads 1 --json out.json [--only PREFIX,...]
 
@@ -79,6 +79,8 @@ def randn(*shape, grad=False):
 def gemm():
     a, b = rng.standard_normal((1024, 1024)), rng.standard_normal((1024, 1024))
     bench("gemm.1024", lambda: a @ b)
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    bench("sgemm.1024", lambda: a32 @ b32)
     z = rng.standard_normal((512, 512)) + 1j * rng.standard_normal((512, 512))
     bench("zgemm.512", lambda: z @ z)
 

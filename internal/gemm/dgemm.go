@@ -3,7 +3,6 @@ package gemm
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -18,14 +17,6 @@ const (
 	shortA = "gemm: insufficient length of a"
 	shortB = "gemm: insufficient length of b"
 	shortC = "gemm: insufficient length of c"
-)
-
-// parallelMin is the smallest m*n*k that is split across goroutines, and
-// parallelSlab the smallest width (rows or columns) of a slab of C given to
-// one goroutine.
-const (
-	parallelMin  = 1 << 21
-	parallelSlab = 256
 )
 
 // Dgemm computes C = alpha*op(A)*op(B) + beta*C, where op(X) is X if the
@@ -52,8 +43,8 @@ func DgemmOn(workers int, transA, transB bool, m, n, k int, alpha float64, a []f
 		return
 	}
 	run(kern, workers, m, n, k,
-		&realA{a: a, lda: lda, trans: transA},
-		&realB{b: b, ldb: ldb, trans: transB},
+		&realA[float64]{a: a, lda: lda, trans: transA},
+		&realB[float64]{b: b, ldb: ldb, trans: transB},
 		alpha, beta, c, ldc)
 }
 
@@ -122,9 +113,15 @@ func trivial[T element](transA, transB bool, m, n, k int, alpha T, lenA, lda, le
 	return false
 }
 
-// element is the type set of tensor.Element (float64 | complex128), which this
-// package, below tensor in the layering, cannot import: the constraint of [Scale].
-type element interface{ float64 | complex128 }
+// element is the type set of the matrices of this package: it includes
+// tensor.Element (float64 | complex128), which this package, below tensor in the
+// layering, cannot import. It is the constraint of [Scale].
+type element interface {
+	float32 | float64 | complex64 | complex128
+}
+
+// float is the element type of the real driver and kernels.
+type float interface{ float32 | float64 }
 
 // Scale sets C = beta*C for the m x n row-major matrix C with row stride ldc, and
 // C = 0 when beta is zero, without reading C (so NaN and Inf are cleared). It is the
@@ -147,98 +144,70 @@ func Scale[T element](m, n int, beta T, c []T, ldc int) {
 }
 
 // packerA packs a block of the left operand (m x k as seen by the product).
-type packerA interface {
+type packerA[R float] interface {
 	// pack writes rows [i0, i0+mb) and columns [p0, p0+kb) into dst as
 	// ceil(mb/mr) micro-panels of mr*kb values, each stored k-major
 	// (dst[panel*mr*kb + p*mr + r]), zero-padding rows beyond mb.
-	pack(dst []float64, mr, i0, mb, p0, kb int)
+	pack(dst []R, mr, i0, mb, p0, kb int)
 }
 
 // packerB packs a block of the right operand (k x n as seen by the product).
-type packerB interface {
+type packerB[R float] interface {
 	// pack writes rows [p0, p0+kb) and columns [j0, j0+nb) into dst as
 	// ceil(nb/nr) micro-panels of kb*nr values, each stored k-major
 	// (dst[panel*nr*kb + p*nr + c]), zero-padding columns beyond nb.
-	pack(dst []float64, nr, j0, nb, p0, kb int)
+	pack(dst []R, nr, j0, nb, p0, kb int)
 }
 
 // workspace holds one worker's packing buffers and edge scratch tile.
-type workspace struct {
-	a, b, tmp []float64
+type workspace[R float] struct {
+	a, b, tmp []R
 }
 
-var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+// pools are the sync.Pools of the buffers of one element type.
+type pools[R float] struct {
+	workspaces sync.Pool // *workspace[R], one per goroutine of a product
+	shared     sync.Pool // *shared[R], one per parallel product
+}
+
+var (
+	pools32 = &pools[float32]{
+		workspaces: sync.Pool{New: func() any { return new(workspace[float32]) }},
+		shared:     sync.Pool{New: func() any { return new(shared[float32]) }},
+	}
+	pools64 = &pools[float64]{
+		workspaces: sync.Pool{New: func() any { return new(workspace[float64]) }},
+		shared:     sync.Pool{New: func() any { return new(shared[float64]) }},
+	}
+)
+
+// poolsFor returns the pools of element type R.
+func poolsFor[R float]() *pools[R] {
+	var z R
+	if _, ok := any(z).(float32); ok {
+		return any(pools32).(*pools[R])
+	}
+	return any(pools64).(*pools[R])
+}
 
 // aligned returns a slice of length n whose first element is 64-byte aligned,
 // reusing buf when it is large enough.
-func aligned(buf []float64, n int) []float64 {
+func aligned[R float](buf []R, n int) []R {
 	if cap(buf) >= n && uintptr(unsafe.Pointer(unsafe.SliceData(buf[:1])))%64 == 0 {
 		return buf[:n]
 	}
-	s := make([]float64, n+8)
-	off := int((64-uintptr(unsafe.Pointer(&s[0]))%64)%64) / 8
+	size := int(unsafe.Sizeof(R(0)))
+	s := make([]R, n+64/size)
+	off := int((64-uintptr(unsafe.Pointer(&s[0]))%64)%64) / size
 	return s[off : off+n : off+n]
-}
-
-// run computes C = alpha*A*B + beta*C for C m x n, splitting the work over at most
-// workers goroutines when the product is large enough.
-func run(kn *kernel, workers, m, n, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
-	if m*n*k < parallelMin || workers < 2 {
-		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
-		return
-	}
-	// Split the larger dimension into slabs of whole tiles: one per worker,
-	// or two per worker if they are still at least parallelSlab wide, so
-	// that a worker slowed down by a busy core holds up the others less.
-	// Every slab re-packs the whole shared operand, hence the minimum width.
-	size, unit := n, kn.nr
-	if m > n {
-		size, unit = m, kn.mr
-	}
-	tiles := (size + unit - 1) / unit
-	slabs := min(2*workers, max(workers, size/parallelSlab), tiles)
-	if slabs < 2 {
-		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
-		return
-	}
-	ForEach(slabs, workers, func(s int) {
-		lo := tiles * s / slabs * unit
-		hi := min(size, tiles*(s+1)/slabs*unit)
-		if m > n {
-			serial(kn, lo, hi, 0, n, k, pa, pb, alpha, beta, c, ldc)
-		} else {
-			serial(kn, 0, m, lo, hi, k, pa, pb, alpha, beta, c, ldc)
-		}
-	})
-}
-
-// ForEach calls f(i) for every i < n, on at most workers goroutines, the calling one
-// among them; the indices go out in increasing order to whichever goroutine is free,
-// so that one slowed down by a busy core holds up the others less.
-func ForEach(n, workers int, f func(i int)) {
-	var next atomic.Int64
-	work := func() {
-		for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-			f(i)
-		}
-	}
-	var wg sync.WaitGroup
-	for range min(workers, n) - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			work()
-		}()
-	}
-	work()
-	wg.Wait()
 }
 
 // serial computes rows [i0, i1) and columns [j0, j1) of C on one goroutine
 // with the blocked BLIS loop nest.
-func serial(kn *kernel, i0, i1, j0, j1, k int, pa packerA, pb packerB, alpha, beta float64, c []float64, ldc int) {
-	ws := workspaces.Get().(*workspace)
-	defer workspaces.Put(ws)
+func serial[R float](kn *kernel[R], i0, i1, j0, j1, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) {
+	pl := poolsFor[R]()
+	ws := pl.workspaces.Get().(*workspace[R])
+	defer pl.workspaces.Put(ws)
 	mr, nr := kn.mr, kn.nr
 	kcMax := min(kn.kc, k)
 	mcMax := min(kn.mc, roundUp(i1-i0, mr))
@@ -259,23 +228,23 @@ func serial(kn *kernel, i0, i1, j0, j1, k int, pa packerA, pb packerB, alpha, be
 			for ic := i0; ic < i1; ic += kn.mc {
 				mc := min(kn.mc, i1-ic)
 				pa.pack(ws.a, mr, ic, mc, pc, kc)
-				macroKernel(kn, kc, ws, mc, nc, c[ic*ldc+jc:], ldc, alpha, bt)
+				macroKernel(kn, kc, ws.a, ws.b, ws.tmp, mc, nc, c[ic*ldc+jc:], ldc, alpha, bt)
 			}
 		}
 	}
 }
 
-// macroKernel multiplies a packed mc x kc block of A by a packed kc x nc
-// block of B into C (whose top-left element is c[0]).
-func macroKernel(kn *kernel, kc int, ws *workspace, mc, nc int, c []float64, ldc int, alpha, beta float64) {
+// macroKernel multiplies a packed mc x kc block of A (pa) by a packed kc x nc
+// block of B (pb) into C (whose top-left element is c[0]); tmp is the mr x nr
+// scratch tile for partial tiles.
+func macroKernel[R float](kn *kernel[R], kc int, pa, pb, tmp []R, mc, nc int, c []R, ldc int, alpha, beta R) {
 	mr, nr := kn.mr, kn.nr
-	tmp := ws.tmp
 	for jr := 0; jr < nc; jr += nr {
 		nb := min(nr, nc-jr)
-		bp := ws.b[jr*kc:]
+		bp := pb[jr*kc:]
 		for ir := 0; ir < mc; ir += mr {
 			mb := min(mr, mc-ir)
-			ap := ws.a[ir*kc:]
+			ap := pa[ir*kc:]
 			off := ir*ldc + jr
 			if mb == mr && nb == nr {
 				kn.fn(kc, ap, bp, c[off:], ldc, alpha, beta)

@@ -1,17 +1,19 @@
 // Package gemm is a pure-Go (plus Go assembly) general matrix multiply for
-// float64 and complex128, in the style of BLIS / GotoBLAS. Its only caller is
-// package tensor (GemmBatch, the one path of the project's matrix products, and
-// the gonum BLAS adapter tensor.BLAS); nothing else imports it.
+// float64, complex128, float32 and complex64, in the style of BLIS / GotoBLAS.
+// Its only caller is package tensor (GemmBatch, the one path of the project's
+// matrix products, and the gonum BLAS adapter tensor.BLAS); nothing else
+// imports it. (The float32 and complex64 products, [Sgemm] and [Cgemm], have
+// no caller yet: tensor's dtypes are float64 and complex128.)
 //
 // # API
 //
-// [Dgemm] and [Zgemm] compute C = alpha*op(A)*op(B) + beta*C for row-major
-// matrices with the conventions of gonum's blas64 (lda, ldb, ldc are row
-// strides, op(X) is X or its plain transpose). Arguments are validated like
-// gonum's Implementation: programmer errors (negative sizes, strides smaller
-// than a row, slices too short) panic with a "gemm: ..." message. When
-// beta == 0, C is overwritten and never read, so NaN or Inf in C do not
-// propagate.
+// [Dgemm], [Zgemm], [Sgemm] and [Cgemm] compute C = alpha*op(A)*op(B) + beta*C
+// for row-major matrices with the conventions of gonum's blas64 and blas32
+// (lda, ldb, ldc are row strides, op(X) is X or its plain transpose). Arguments
+// are validated like gonum's Implementation: programmer errors (negative sizes,
+// strides smaller than a row, slices too short) panic with a "gemm: ..."
+// message. When beta == 0, C is overwritten and never read, so NaN or Inf in C
+// do not propagate.
 //
 // # Design
 //
@@ -55,6 +57,27 @@
 //   - Portable Go (kernGeneric): 4 x 4 with scalar accumulators, used on
 //     other architectures and with the noasm build tag.
 //
+// The float32 kernels are the same two with single-precision instructions:
+// a zmm holds 16 floats, so the 8 x 48 tile (kern8x48AVX512) has the same
+// register plan as 8 x 24 in float64 (24 accumulators, 3 B vectors, 2
+// broadcast registers: 24 FMAs per 3 loads and 8 broadcasts per k step) and
+// twice the flops per FMA. The alternatives are worse: 16 x 32 needs 32
+// accumulators, leaving no register for B; 14 x 32 (28 accumulators, 2 B
+// vectors) has 28 FMAs per 2 loads and 14 broadcasts, so more load-port
+// work per FMA. A B row is 192 bytes, as in float64, so the prefetch
+// distances are unchanged; the block sizes are KC=192 (a 36 KiB B
+// micro-panel, leaving room in L1 for the A micro-panel) and MC=384, measured
+// about 4% faster than the float64 kernel's KC=256. The AVX2 kernel is 4 x 24
+// (kern4x24AVX2, 12 ymm accumulators). [Sgemm] is about twice as fast as
+// [Dgemm] in GFLOP/s. At that speed packing is a larger share of the time, so
+// full float32 panels of 8 rows are packed with an AVX 8x8 transpose
+// (transpose8x8f32): about 7% of the time of a 1024 product in the Go loop,
+// under 3% in assembly (CPU profiles).
+//
+// The driver (packing, blocking, parallel split) is written once, generic over
+// the real element type (float32 | float64); the micro-kernels are the only
+// per-type code.
+//
 // The kernel is selected at init from golang.org/x/sys/cpu (AVX-512F, then
 // AVX2+FMA, then Go). Alpha and beta are applied by the kernel at write-back:
 // the tile is computed as alpha*AB + beta*C with beta == 0 meaning "do not
@@ -62,19 +85,45 @@
 //
 // # Parallelism
 //
-// Products with m*n*k >= 2^21 are split across runtime.GOMAXPROCS(0)
-// goroutines along the larger of m and n, in slabs of whole tiles (one per
-// goroutine, or two if they are still at least 256 wide) handed out through
-// an atomic counter, so that a goroutine on a busy core holds up the rest
-// less.
-// Each slab runs the serial algorithm with the goroutine's own packing
-// buffers (taken from a sync.Pool); there is no synchronisation apart from
-// the counter and the final wait. The price is that every slab packs its own
-// copy of the shared operand, O(k*(m+n)) against O(m*n*k) work.
+// Products with m*n*k >= 2^21 run on runtime.GOMAXPROCS(0) goroutines (read at
+// each call; DgemmOn, ZgemmOn, SgemmOn and CgemmOn take the number), smaller
+// ones on the calling goroutine. By default the larger of m and n is cut into
+// slabs of whole tiles, one per goroutine, or two if they are still 256 wide,
+// which the goroutines take from a counter as they become free (a goroutine on a
+// core busy with another process takes fewer); each slab runs the serial loop
+// nest with its own packing buffers, so it packs its own copy of the shared
+// operand. Every element of C sees the same rank-KC updates in the same order
+// with the same tiles as in the serial algorithm, so the result is bit-identical
+// whatever the number of goroutines.
+//
+// The alternative, BLIS's scheme (sharedPacking, kept and tested): the goroutines
+// share the packed B operand. The serial loop nest is cut into blocks (jc, pc,
+// i0) — a KC x NC block of op(B) times a block of up to 1024 rows of op(A) — and
+// each B block is packed once, into buffers shared by all goroutines (three, so
+// that blocks are packed ahead), in pack units of 96 columns; the products are
+// computed in compute units (MC rows, at most 192, of op(A) times 96 columns of
+// the packed B), each packing its rows of A into its goroutine's own buffer
+// unless it already holds them. All units form one sequence taken in order from
+// an atomic counter, without barriers: a unit waits only for the units it
+// depends on, all at least a block earlier in the sequence.
+//
+// Measured on two Zen 5 cores (n=1024, 68 interleaved rounds, medians of the
+// per-round ratio of 2 goroutines to 1): the slab split 1.92x on an idle machine
+// and 0.99x with a busy-loop process on one core, the shared scheme 1.76x and
+// 0.90x. Likely reasons (not isolated): a slab's part of B (512 KiB) fits the L2
+// of its core, where the shared B block (2 MiB at n=1024) is streamed from L3 by
+// both cores, and slabs never wait for one another; CPU time per product is
+// about the same for both. Sharing should pay with more cores, where the copies
+// of the shared operand cost more (not measured).
+//
+// A panic in a worker goroutine (a bug, since arguments are checked first) is
+// recovered there and re-raised on the caller's goroutine as a [*WorkerPanic]
+// once every worker has stopped; [ForEach] does the same.
 //
 // # Complex
 //
-// [Zgemm] reuses the real kernels through the "1m" embedding. With C viewed
+// [Zgemm] (and [Cgemm] on the float32 kernels) reuses the real kernels through
+// the "1m" embedding. With C viewed
 // as a real m x 2n matrix (interleaved real and imaginary parts, which is its
 // memory layout), A as a real m x 2k matrix (likewise) and B expanded to the
 // real 2k x 2n matrix with 2x2 blocks [re im; -im re], the real product is

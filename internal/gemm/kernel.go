@@ -1,7 +1,8 @@
 package gemm
 
-// kernel describes a micro-kernel and the block sizes tuned for it.
-type kernel struct {
+// kernel describes a micro-kernel for element type R and the block sizes tuned
+// for it.
+type kernel[R float] struct {
 	name   string
 	mr, nr int // register tile
 	mc, kc int // packed A block (multiple of mr) and depth of a rank-kc update
@@ -9,32 +10,39 @@ type kernel struct {
 	// fn computes the mr x nr tile C = alpha*A*B + beta*C from an mr x k
 	// micro-panel a and a k x nr micro-panel b (both packed k-major). C has
 	// row stride ldc. If beta == 0, C is not read.
-	fn func(k int, a, b, c []float64, ldc int, alpha, beta float64)
+	fn func(k int, a, b, c []R, ldc int, alpha, beta R)
 }
 
-// kern is the kernel used by Dgemm and Zgemm: the fastest one available,
-// chosen at init. Tests switch it to exercise every kernel.
-var kern = bestKernel()
+// kern is the float64 kernel used by Dgemm and Zgemm, and kern32 the float32
+// kernel used by Sgemm and Cgemm: the fastest ones available, chosen at init.
+// Tests switch them to exercise every kernel.
+var (
+	kern   = kernels()[0]
+	kern32 = kernels32()[0]
+)
 
-// generic is the portable kernel.
-var generic = &kernel{name: "go4x4", mr: 4, nr: 4, mc: 128, kc: 256, nc: 2048, fn: kernGeneric}
+// generic and generic32 are the portable kernels.
+var (
+	generic   = &kernel[float64]{name: "go4x4", mr: 4, nr: 4, mc: 128, kc: 256, nc: 2048, fn: kernGeneric[float64]}
+	generic32 = &kernel[float32]{name: "go4x4", mr: 4, nr: 4, mc: 128, kc: 256, nc: 2048, fn: kernGeneric[float32]}
+)
 
-func bestKernel() *kernel {
-	ks := kernels()
-	return ks[0]
-}
-
-// kernels returns the kernels usable on this machine, fastest first.
-func kernels() []*kernel {
+// kernels returns the float64 kernels usable on this machine, fastest first.
+func kernels() []*kernel[float64] {
 	return append(asmKernels(), generic)
 }
 
+// kernels32 returns the float32 kernels usable on this machine, fastest first.
+func kernels32() []*kernel[float32] {
+	return append(asmKernels32(), generic32)
+}
+
 // kernGeneric is the 4x4 portable micro-kernel.
-func kernGeneric(k int, a, b, c []float64, ldc int, alpha, beta float64) {
-	var c00, c01, c02, c03 float64
-	var c10, c11, c12, c13 float64
-	var c20, c21, c22, c23 float64
-	var c30, c31, c32, c33 float64
+func kernGeneric[R float](k int, a, b, c []R, ldc int, alpha, beta R) {
+	var c00, c01, c02, c03 R
+	var c10, c11, c12, c13 R
+	var c20, c21, c22, c23 R
+	var c30, c31, c32, c33 R
 	a = a[:4*k]
 	b = b[:4*k]
 	for p := 0; p < 4*k; p += 4 {
@@ -65,7 +73,7 @@ func kernGeneric(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 	storeRow4(c[3*ldc:3*ldc+4], alpha, beta, c30, c31, c32, c33)
 }
 
-func storeRow4(c []float64, alpha, beta, v0, v1, v2, v3 float64) {
+func storeRow4[R float](c []R, alpha, beta, v0, v1, v2, v3 R) {
 	c = c[:4]
 	if beta == 0 {
 		c[0], c[1], c[2], c[3] = alpha*v0, alpha*v1, alpha*v2, alpha*v3

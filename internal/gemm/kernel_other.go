@@ -3,4 +3,10 @@
 package gemm
 
 // asmKernels returns no kernel: this build has no assembly.
-func asmKernels() []*kernel { return nil }
+func asmKernels() []*kernel[float64] { return nil }
+
+// asmKernels32 returns no kernel: this build has no assembly.
+func asmKernels32() []*kernel[float32] { return nil }
+
+// packRows8Asm does nothing: this build has no assembly.
+func packRows8Asm[R float](dst []R, stride int, a []R, off, lda, kb int) int { return 0 }

@@ -1,29 +1,29 @@
 package gemm
 
-// realA is a float64 left operand: op(A) = A (m x k, A[i*lda+p]) or, if
+// realA is a real left operand: op(A) = A (m x k, A[i*lda+p]) or, if
 // trans, A^T (A is k x m, op(A)[i,p] = a[p*lda+i]).
-type realA struct {
-	a     []float64
+type realA[R float] struct {
+	a     []R
 	lda   int
 	trans bool
 }
 
 // pack implements packerA: rows of op(A) are the panels' width.
-func (x *realA) pack(dst []float64, mr, i0, mb, p0, kb int) {
+func (x *realA[R]) pack(dst []R, mr, i0, mb, p0, kb int) {
 	packPanels(dst, mr, x.a, x.lda, x.trans, i0, mb, p0, kb)
 }
 
-// realB is a float64 right operand: op(B) = B (k x n, B[p*ldb+j]) or, if
+// realB is a real right operand: op(B) = B (k x n, B[p*ldb+j]) or, if
 // trans, B^T (B is n x k, op(B)[p,j] = b[j*ldb+p]).
-type realB struct {
-	b     []float64
+type realB[R float] struct {
+	b     []R
 	ldb   int
 	trans bool
 }
 
 // pack implements packerB: columns of op(B) are the panels' width; op(B)'s column
 // j is contiguous in b when B is stored transposed.
-func (x *realB) pack(dst []float64, nr, j0, nb, p0, kb int) {
+func (x *realB[R]) pack(dst []R, nr, j0, nb, p0, kb int) {
 	packPanels(dst, nr, x.b, x.ldb, !x.trans, j0, nb, p0, kb)
 }
 
@@ -33,7 +33,7 @@ func (x *realB) pack(dst []float64, nr, j0, nb, p0, kb int) {
 // values stored k-major (dst[panel*w*kb + p*w + r]), zero-padding lines beyond nb.
 // It packs both operands: the rows of op(A) (w = MR) and the columns of op(B)
 // (w = NR).
-func packPanels(dst []float64, w int, x []float64, ld int, across bool, i0, nb, p0, kb int) {
+func packPanels[R float](dst []R, w int, x []R, ld int, across bool, i0, nb, p0, kb int) {
 	for ip := 0; ip < nb; ip += w {
 		panel := dst[ip*kb : (ip+w)*kb]
 		rows := min(w, nb-ip)
@@ -70,7 +70,14 @@ func packPanels(dst []float64, w int, x []float64, ld int, across bool, i0, nb, 
 // lda) into dst[p*stride+r], r < 8: one sequential store stream per k step
 // instead of eight strided ones. It packs full A panels (stride MR) and,
 // in groups of 8 columns, full panels of a transposed B (stride NR).
-func packRows8(dst []float64, stride int, a []float64, off, lda, kb int) {
+func packRows8[R float](dst []R, stride int, a []R, off, lda, kb int) {
+	done := packRows8Asm(dst, stride, a, off, lda, kb)
+	if done == kb {
+		return
+	}
+	dst = dst[stride*done:]
+	off += done
+	kb -= done
 	r0 := a[off : off+kb]
 	r1 := a[off+lda : off+lda+kb]
 	r2 := a[off+2*lda : off+2*lda+kb]
@@ -79,6 +86,9 @@ func packRows8(dst []float64, stride int, a []float64, off, lda, kb int) {
 	r5 := a[off+5*lda : off+5*lda+kb]
 	r6 := a[off+6*lda : off+6*lda+kb]
 	r7 := a[off+7*lda : off+7*lda+kb]
+	// Equal lengths, for the bounds-check elimination of rX[p].
+	r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
+	r4, r5, r6, r7 = r4[:len(r0)], r5[:len(r0)], r6[:len(r0)], r7[:len(r0)]
 	for p := range r0 {
 		d := dst[stride*p : stride*p+8 : stride*p+8]
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
@@ -87,11 +97,12 @@ func packRows8(dst []float64, stride int, a []float64, off, lda, kb int) {
 }
 
 // packRows4 is packRows8 for 4 rows.
-func packRows4(dst []float64, stride int, a []float64, off, lda, kb int) {
+func packRows4[R float](dst []R, stride int, a []R, off, lda, kb int) {
 	r0 := a[off : off+kb]
 	r1 := a[off+lda : off+lda+kb]
 	r2 := a[off+2*lda : off+2*lda+kb]
 	r3 := a[off+3*lda : off+3*lda+kb]
+	r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
 	for p := range r0 {
 		d := dst[stride*p : stride*p+4 : stride*p+4]
 		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
@@ -100,7 +111,7 @@ func packRows4(dst []float64, stride int, a []float64, off, lda, kb int) {
 
 // packGroups packs a full panel of width w (a multiple of 4) from w rows of
 // a starting at a[off] with row stride lda, as dst[p*w+r].
-func packGroups(dst []float64, w int, a []float64, off, lda, kb int) {
+func packGroups[R float](dst []R, w int, a []R, off, lda, kb int) {
 	g := 0
 	for ; g+8 <= w; g += 8 {
 		packRows8(dst[g:], w, a, off+g*lda, lda, kb)

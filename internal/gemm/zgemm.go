@@ -22,7 +22,26 @@ func ZgemmOn(workers int, transA, transB bool, m, n, k int, alpha complex128, a 
 	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
-	rbeta := 1.0
+	complexRun(kern, workers, transA, transB, m, n, k, real(alpha), imag(alpha), a, lda, b, ldb, beta, c, ldc)
+}
+
+// Cgemm is [Zgemm] for complex64 matrices, on the float32 kernels of [Sgemm].
+func Cgemm(transA, transB bool, m, n, k int, alpha complex64, a []complex64, lda int, b []complex64, ldb int, beta complex64, c []complex64, ldc int) {
+	CgemmOn(runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// CgemmOn is Cgemm split over at most workers goroutines, as DgemmOn is Dgemm.
+func CgemmOn(workers int, transA, transB bool, m, n, k int, alpha complex64, a []complex64, lda int, b []complex64, ldb int, beta complex64, c []complex64, ldc int) {
+	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
+		return
+	}
+	complexRun(kern32, workers, transA, transB, m, n, k, real(alpha), imag(alpha), a, lda, b, ldb, beta, c, ldc)
+}
+
+// complexRun is Zgemm or Cgemm after the argument checks: the complex matrices
+// (element type X) are seen as real ones of element type R, their memory layout.
+func complexRun[X complex64 | complex128, R float](kn *kernel[R], workers int, transA, transB bool, m, n, k int, alphaRe, alphaIm R, a []X, lda int, b []X, ldb int, beta X, c []X, ldc int) {
+	var rbeta R = 1
 	switch beta {
 	case 0:
 		rbeta = 0
@@ -30,85 +49,107 @@ func ZgemmOn(workers int, transA, transB bool, m, n, k int, alpha complex128, a 
 	default:
 		Scale(m, n, beta, c, ldc)
 	}
-	cf := unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(c))), 2*len(c))
-	run(kern, workers, m, 2*n, 2*k,
-		&cplxA{a: a, lda: lda, trans: transA},
-		&cplxB{b: b, ldb: ldb, trans: transB, alpha: alpha},
-		1, rbeta, cf, 2*ldc)
+	// Without transposition, Ã is the real view of A with twice the stride,
+	// which the real packing (with its vector transposes) handles.
+	var pa packerA[R] = &realA[R]{a: asReal[R](a), lda: 2 * lda}
+	if transA {
+		pa = &cplxA[R]{a: asReal[R](a), lda: lda}
+	}
+	run(kn, workers, m, 2*n, 2*k, pa,
+		&cplxB[R]{b: asReal[R](b), ldb: ldb, trans: transB, alphaRe: alphaRe, alphaIm: alphaIm},
+		1, rbeta, asReal[R](c), 2*ldc)
 }
 
-// cplxA is a complex left operand seen as the real m x 2k matrix
-// Ã[i, 2p] = re op(A)[i,p], Ã[i, 2p+1] = im op(A)[i,p].
-type cplxA struct {
-	a     []complex128
-	lda   int
-	trans bool
+// asReal returns the memory of a complex slice as a real slice of twice the
+// length (real and imaginary parts interleaved).
+func asReal[R float, X complex64 | complex128](s []X) []R {
+	return unsafe.Slice((*R)(unsafe.Pointer(unsafe.SliceData(s))), 2*len(s))
+}
+
+// cplxA is a transposed complex left operand, op(A) = A^T, seen as the real
+// m x 2k matrix Ã[i, 2p] = re A[p,i], Ã[i, 2p+1] = im A[p,i]. a holds the
+// complex matrix as interleaved real and imaginary parts; lda is in complex
+// elements. (Without transposition Ã is a plain real matrix: see complexRun.)
+type cplxA[R float] struct {
+	a   []R
+	lda int
 }
 
 // pack implements packerA; q0 and kb are even because KC is.
-func (x *cplxA) pack(dst []float64, mr, i0, mb, q0, kb int) {
+func (x *cplxA[R]) pack(dst []R, mr, i0, mb, q0, kb int) {
 	p0, kp := q0/2, kb/2
 	for ip := 0; ip < mb; ip += mr {
 		panel := dst[ip*kb : (ip+mr)*kb]
 		rows := min(mr, mb-ip)
-		for r := 0; r < rows; r++ {
-			i := i0 + ip + r
-			if x.trans {
-				for p := 0; p < kp; p++ {
-					v := x.a[(p0+p)*x.lda+i]
-					panel[2*p*mr+r] = real(v)
-					panel[(2*p+1)*mr+r] = imag(v)
-				}
-				continue
+		for p := 0; p < kp; p++ {
+			// Row p0+p of A holds op(A)[i, p0+p] for consecutive i.
+			src := x.a[2*((p0+p)*x.lda+i0+ip):]
+			src = src[:2*rows]
+			d0 := panel[2*p*mr : 2*p*mr+mr]
+			d1 := panel[(2*p+1)*mr : (2*p+1)*mr+mr]
+			for r := range rows {
+				d0[r], d1[r] = src[2*r], src[2*r+1]
 			}
-			src := x.a[i*x.lda+p0:]
-			for p, v := range src[:kp] {
-				panel[2*p*mr+r] = real(v)
-				panel[(2*p+1)*mr+r] = imag(v)
-			}
-		}
-		if rows < mr {
-			for q := 0; q < kb; q++ {
-				clear(panel[q*mr+rows : q*mr+mr])
-			}
+			clear(d0[rows:])
+			clear(d1[rows:])
 		}
 	}
 }
 
 // cplxB is alpha*op(B) seen as the real 2k x 2n matrix made of the 2x2
-// blocks [re im; -im re] of its entries.
-type cplxB struct {
-	b     []complex128
-	ldb   int
-	trans bool
-	alpha complex128
+// blocks [re im; -im re] of its entries. b holds the complex matrix as
+// interleaved real and imaginary parts; ldb is in complex elements.
+type cplxB[R float] struct {
+	b                []R
+	ldb              int
+	trans            bool
+	alphaRe, alphaIm R
 }
 
 // pack implements packerB; j0, nb, q0 and kb are even because NR and KC are.
-func (x *cplxB) pack(dst []float64, nr, j0, nb, q0, kb int) {
+func (x *cplxB[R]) pack(dst []R, nr, j0, nb, q0, kb int) {
 	p0, kp := q0/2, kb/2
+	ar, ai := x.alphaRe, x.alphaIm
 	for jp := 0; jp < nb; jp += nr {
 		panel := dst[jp*kb : (jp+nr)*kb]
 		cols := min(nr, nb-jp)
 		jb := (j0 + jp) / 2
+		if x.trans {
+			// Column j of op(B) is row j of B: contiguous in p.
+			for cc := 0; cc < cols; cc += 2 {
+				src := x.b[2*((jb+cc/2)*x.ldb+p0):]
+				src = src[:2*kp]
+				for p := 0; p < kp; p++ {
+					vr, vi := src[2*p], src[2*p+1]
+					// (vr + i vi)(ar + i ai), as Go multiplies complex numbers.
+					re, im := vr*ar-vi*ai, vr*ai+vi*ar
+					d := panel[2*p*nr+cc : 2*p*nr+cc+2]
+					d[0], d[1] = re, im
+					d = panel[(2*p+1)*nr+cc : (2*p+1)*nr+cc+2]
+					d[0], d[1] = -im, re
+				}
+			}
+			if cols < nr {
+				for q := 0; q < kb; q++ {
+					clear(panel[q*nr+cols : q*nr+nr])
+				}
+			}
+			continue
+		}
 		for p := 0; p < kp; p++ {
 			d0 := panel[2*p*nr : 2*p*nr+nr]
 			d1 := panel[(2*p+1)*nr : (2*p+1)*nr+nr]
-			for cc := 0; cc < cols; cc += 2 {
-				j := jb + cc/2
-				var v complex128
-				if x.trans {
-					v = x.b[j*x.ldb+p0+p]
-				} else {
-					v = x.b[(p0+p)*x.ldb+j]
-				}
-				v *= x.alpha
-				re, im := real(v), imag(v)
-				d0[cc], d0[cc+1] = re, im
-				d1[cc], d1[cc+1] = -im, re
+			src := x.b[2*((p0+p)*x.ldb+jb):]
+			src = src[:cols]
+			d0, d1 = d0[:len(src)], d1[:len(src)]
+			for c := 0; c+1 < len(src); c += 2 {
+				vr, vi := src[c], src[c+1]
+				re, im := vr*ar-vi*ai, vr*ai+vi*ar
+				d0[c], d0[c+1] = re, im
+				d1[c], d1[c+1] = -im, re
 			}
-			clear(d0[cols:])
-			clear(d1[cols:])
+			clear(panel[2*p*nr+cols : 2*p*nr+nr])
+			clear(panel[(2*p+1)*nr+cols : (2*p+1)*nr+nr])
 		}
 	}
 }

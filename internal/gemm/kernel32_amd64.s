@@ -1,0 +1,331 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// The float32 kernels: the float64 kernels of kernel_amd64.s with single
+// precision instructions and twice the columns per vector. A B row (NR values)
+// has the same length in bytes as in the float64 kernels, an A column half.
+// Register use, both kernels:
+//   SI = packed A (MR values per k step), DI = packed B (NR values per k step)
+//   DX = C, R8 = ldc in bytes, CX = k % 4, BX = k / 4.
+
+// ---------------------------------------------------------------------------
+// AVX-512: 8x48 float32 tile. Accumulators Z0..Z23 (row r in Z(3r), Z(3r+1), Z(3r+2)),
+// B row in Z24..Z26, A broadcasts in Z27/Z28.
+
+#define ROW512(aoff, bc, c0, c1, c2) \
+	VBROADCASTSS aoff(SI), bc; \
+	VFMADD231PS  Z24, bc, c0;  \
+	VFMADD231PS  Z25, bc, c1;  \
+	VFMADD231PS  Z26, bc, c2
+
+// STEP512 performs one k step; a and b are byte offsets from SI and DI.
+#define STEP512(a, b) \
+	VMOVUPS (b)(DI), Z24;                      \
+	VMOVUPS (b+64)(DI), Z25;                   \
+	VMOVUPS (b+128)(DI), Z26;                  \
+	ROW512((a), Z27, Z0, Z1, Z2);              \
+	ROW512((a+4), Z28, Z3, Z4, Z5);            \
+	ROW512((a+8), Z27, Z6, Z7, Z8);            \
+	ROW512((a+12), Z28, Z9, Z10, Z11);         \
+	ROW512((a+16), Z27, Z12, Z13, Z14);        \
+	ROW512((a+20), Z28, Z15, Z16, Z17);        \
+	ROW512((a+24), Z27, Z18, Z19, Z20);        \
+	ROW512((a+28), Z28, Z21, Z22, Z23)
+
+#define SCALE512(s, c0, c1, c2) \
+	VMULPS s, c0, c0; \
+	VMULPS s, c1, c1; \
+	VMULPS s, c2, c2
+
+// BETAROW512 stores c = acc + beta*c for one row and advances DX.
+#define BETAROW512(c0, c1, c2) \
+	VFMADD231PS (DX), Z25, c0;    \
+	VFMADD231PS 64(DX), Z25, c1;  \
+	VFMADD231PS 128(DX), Z25, c2; \
+	VMOVUPS     c0, (DX);         \
+	VMOVUPS     c1, 64(DX);       \
+	VMOVUPS     c2, 128(DX);      \
+	ADDQ        R8, DX
+
+#define STOREROW512(c0, c1, c2) \
+	VMOVUPS c0, (DX);    \
+	VMOVUPS c1, 64(DX);  \
+	VMOVUPS c2, 128(DX); \
+	ADDQ    R8, DX
+
+// PREFETCHROW* touch every cache line of one C row and advance R9.
+#define PREFETCHROW512 \
+	PREFETCHT0 (R9);    \
+	PREFETCHT0 64(R9);  \
+	PREFETCHT0 128(R9); \
+	PREFETCHT0 184(R9); \
+	ADDQ       R8, R9
+
+#define PREFETCHROW256 \
+	PREFETCHT0 (R9);   \
+	PREFETCHT0 64(R9); \
+	PREFETCHT0 88(R9); \
+	ADDQ       R8, R9
+
+// Software prefetch distances (bytes ahead, 8 k steps: the B rows are as long as in the float64 kernel, the A rows half) for B and A.
+#define BDIST 1536
+#define ADIST 256
+
+// func kern8x48AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
+TEXT ·kern8x48AVX512(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+
+	// Bring the C tile towards L1 while the k loop runs.
+	MOVQ DX, R9
+	PREFETCHROW512
+	PREFETCHROW512
+	PREFETCHROW512
+	PREFETCHROW512
+	PREFETCHROW512
+	PREFETCHROW512
+	PREFETCHROW512
+	PREFETCHROW512
+
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+
+	MOVQ CX, BX
+	SHRQ $2, BX
+	ANDQ $3, CX
+	TESTQ BX, BX
+	JZ   tail512
+
+loop512:
+	PREFETCHT0 (BDIST+0)(DI)
+	PREFETCHT0 (BDIST+64)(DI)
+	PREFETCHT0 (BDIST+128)(DI)
+	PREFETCHT0 (ADIST+0)(SI)
+	STEP512(0, 0)
+	PREFETCHT0 (BDIST+192)(DI)
+	PREFETCHT0 (BDIST+256)(DI)
+	PREFETCHT0 (BDIST+320)(DI)
+	STEP512(32, 192)
+	PREFETCHT0 (BDIST+384)(DI)
+	PREFETCHT0 (BDIST+448)(DI)
+	PREFETCHT0 (BDIST+512)(DI)
+	PREFETCHT0 (ADIST+64)(SI)
+	STEP512(64, 384)
+	PREFETCHT0 (BDIST+576)(DI)
+	PREFETCHT0 (BDIST+640)(DI)
+	PREFETCHT0 (BDIST+704)(DI)
+	STEP512(96, 576)
+	ADDQ $128, SI
+	ADDQ $768, DI
+	DECQ BX
+	JNZ  loop512
+
+tail512:
+	TESTQ CX, CX
+	JZ    done512
+
+loop512one:
+	STEP512(0, 0)
+	ADDQ $32, SI
+	ADDQ $192, DI
+	DECQ CX
+	JNZ  loop512one
+
+done512:
+	VBROADCASTSS alpha+40(FP), Z24
+	SCALE512(Z24, Z0, Z1, Z2)
+	SCALE512(Z24, Z3, Z4, Z5)
+	SCALE512(Z24, Z6, Z7, Z8)
+	SCALE512(Z24, Z9, Z10, Z11)
+	SCALE512(Z24, Z12, Z13, Z14)
+	SCALE512(Z24, Z15, Z16, Z17)
+	SCALE512(Z24, Z18, Z19, Z20)
+	SCALE512(Z24, Z21, Z22, Z23)
+
+	// beta == ±0: overwrite C without reading it.
+	MOVL beta+44(FP), AX
+	SHLL $1, AX
+	JZ   store512
+
+	VBROADCASTSS beta+44(FP), Z25
+	BETAROW512(Z0, Z1, Z2)
+	BETAROW512(Z3, Z4, Z5)
+	BETAROW512(Z6, Z7, Z8)
+	BETAROW512(Z9, Z10, Z11)
+	BETAROW512(Z12, Z13, Z14)
+	BETAROW512(Z15, Z16, Z17)
+	BETAROW512(Z18, Z19, Z20)
+	BETAROW512(Z21, Z22, Z23)
+	VZEROUPPER
+	RET
+
+store512:
+	STOREROW512(Z0, Z1, Z2)
+	STOREROW512(Z3, Z4, Z5)
+	STOREROW512(Z6, Z7, Z8)
+	STOREROW512(Z9, Z10, Z11)
+	STOREROW512(Z12, Z13, Z14)
+	STOREROW512(Z15, Z16, Z17)
+	STOREROW512(Z18, Z19, Z20)
+	STOREROW512(Z21, Z22, Z23)
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// AVX2: 4x24 float32 tile. Accumulators Y0..Y11 (row r in Y(3r), Y(3r+1), Y(3r+2)),
+// B row in Y12..Y14, A broadcast in Y15.
+
+#define ROW256(aoff, c0, c1, c2) \
+	VBROADCASTSS aoff(SI), Y15; \
+	VFMADD231PS  Y12, Y15, c0;  \
+	VFMADD231PS  Y13, Y15, c1;  \
+	VFMADD231PS  Y14, Y15, c2
+
+#define STEP256(a, b) \
+	VMOVUPS (b)(DI), Y12;            \
+	VMOVUPS (b+32)(DI), Y13;         \
+	VMOVUPS (b+64)(DI), Y14;         \
+	ROW256((a), Y0, Y1, Y2);         \
+	ROW256((a+4), Y3, Y4, Y5);       \
+	ROW256((a+8), Y6, Y7, Y8);       \
+	ROW256((a+12), Y9, Y10, Y11)
+
+#define SCALE256(s, c0, c1, c2) \
+	VMULPS s, c0, c0; \
+	VMULPS s, c1, c1; \
+	VMULPS s, c2, c2
+
+#define BETAROW256(c0, c1, c2) \
+	VFMADD231PS (DX), Y13, c0;   \
+	VFMADD231PS 32(DX), Y13, c1; \
+	VFMADD231PS 64(DX), Y13, c2; \
+	VMOVUPS     c0, (DX);        \
+	VMOVUPS     c1, 32(DX);      \
+	VMOVUPS     c2, 64(DX);      \
+	ADDQ        R8, DX
+
+#define STOREROW256(c0, c1, c2) \
+	VMOVUPS c0, (DX);   \
+	VMOVUPS c1, 32(DX); \
+	VMOVUPS c2, 64(DX); \
+	ADDQ    R8, DX
+
+// Software prefetch distances (bytes ahead) for B and A.
+#define BDIST2 768
+#define ADIST2 128
+
+// func kern4x24AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
+TEXT ·kern4x24AVX2(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+
+	MOVQ DX, R9
+	PREFETCHROW256
+	PREFETCHROW256
+	PREFETCHROW256
+	PREFETCHROW256
+
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+
+	MOVQ CX, BX
+	SHRQ $2, BX
+	ANDQ $3, CX
+	TESTQ BX, BX
+	JZ   tail256
+
+loop256:
+	PREFETCHT0 (BDIST2+0)(DI)
+	PREFETCHT0 (BDIST2+64)(DI)
+	STEP256(0, 0)
+	PREFETCHT0 (BDIST2+128)(DI)
+	PREFETCHT0 (ADIST2+0)(SI)
+	STEP256(16, 96)
+	PREFETCHT0 (BDIST2+192)(DI)
+	PREFETCHT0 (BDIST2+256)(DI)
+	STEP256(32, 192)
+	PREFETCHT0 (BDIST2+320)(DI)
+	STEP256(48, 288)
+	ADDQ $64, SI
+	ADDQ $384, DI
+	DECQ BX
+	JNZ  loop256
+
+tail256:
+	TESTQ CX, CX
+	JZ    done256
+
+loop256one:
+	STEP256(0, 0)
+	ADDQ $16, SI
+	ADDQ $96, DI
+	DECQ CX
+	JNZ  loop256one
+
+done256:
+	VBROADCASTSS alpha+40(FP), Y12
+	SCALE256(Y12, Y0, Y1, Y2)
+	SCALE256(Y12, Y3, Y4, Y5)
+	SCALE256(Y12, Y6, Y7, Y8)
+	SCALE256(Y12, Y9, Y10, Y11)
+
+	MOVL beta+44(FP), AX
+	SHLL $1, AX
+	JZ   store256
+
+	VBROADCASTSS beta+44(FP), Y13
+	BETAROW256(Y0, Y1, Y2)
+	BETAROW256(Y3, Y4, Y5)
+	BETAROW256(Y6, Y7, Y8)
+	BETAROW256(Y9, Y10, Y11)
+	VZEROUPPER
+	RET
+
+store256:
+	STOREROW256(Y0, Y1, Y2)
+	STOREROW256(Y3, Y4, Y5)
+	STOREROW256(Y6, Y7, Y8)
+	STOREROW256(Y9, Y10, Y11)
+	VZEROUPPER
+	RET

@@ -1,0 +1,80 @@
+//go:build amd64 && !noasm
+
+#include "textflag.h"
+
+// func transpose8x8f32(dst *float32, stride int, src *float32, lda int, blocks int)
+//
+// For each of blocks groups of 8 k steps, loads 8 floats from each of 8 rows
+// (src + r*lda + 8*b) and stores the 8x8 transpose: the 8 values of step p go
+// to dst + (8*b+p)*stride, contiguous. stride and lda are in elements.
+TEXT ·transpose8x8f32(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ stride+8(FP), R12
+	MOVQ src+16(FP), SI
+	MOVQ lda+24(FP), R9
+	MOVQ blocks+32(FP), CX
+	SHLQ $2, R12             // stride in bytes
+	SHLQ $2, R9              // lda in bytes
+	LEAQ (R9)(R9*2), R10     // 3*lda
+	LEAQ (R12)(R12*2), R13   // 3*stride
+	MOVQ R12, R14
+	SHLQ $3, R14             // 8*stride: dst advance per block
+	TESTQ CX, CX
+	JZ   done
+
+loop:
+	LEAQ (SI)(R9*4), R11     // row 4
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R9*1), Y1
+	VMOVUPS (SI)(R9*2), Y2
+	VMOVUPS (SI)(R10*1), Y3
+	VMOVUPS (R11), Y4
+	VMOVUPS (R11)(R9*1), Y5
+	VMOVUPS (R11)(R9*2), Y6
+	VMOVUPS (R11)(R10*1), Y7
+
+	VUNPCKLPS Y1, Y0, Y8     // a00 a10 a01 a11 | a04 a14 a05 a15
+	VUNPCKHPS Y1, Y0, Y9     // a02 a12 a03 a13 | a06 a16 a07 a17
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+
+	VSHUFPS $0x44, Y10, Y8, Y0   // a00 a10 a20 a30 | a04 a14 a24 a34
+	VSHUFPS $0xEE, Y10, Y8, Y1   // a01 a11 a21 a31 | a05 ...
+	VSHUFPS $0x44, Y11, Y9, Y2   // a02 ... | a06 ...
+	VSHUFPS $0xEE, Y11, Y9, Y3   // a03 ... | a07 ...
+	VSHUFPS $0x44, Y14, Y12, Y4  // a40 a50 a60 a70 | a44 ...
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+
+	LEAQ (DI)(R12*4), R11    // dst row 4
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VMOVUPS Y8, (DI)
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VMOVUPS Y9, (DI)(R12*1)
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VMOVUPS Y10, (DI)(R12*2)
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VMOVUPS Y11, (DI)(R13*1)
+	VPERM2F128 $0x31, Y4, Y0, Y8
+	VMOVUPS Y8, (R11)
+	VPERM2F128 $0x31, Y5, Y1, Y9
+	VMOVUPS Y9, (R11)(R12*1)
+	VPERM2F128 $0x31, Y6, Y2, Y10
+	VMOVUPS Y10, (R11)(R12*2)
+	VPERM2F128 $0x31, Y7, Y3, Y11
+	VMOVUPS Y11, (R11)(R13*1)
+
+	ADDQ $32, SI
+	ADDQ R14, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET
+

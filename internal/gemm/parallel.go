@@ -1,0 +1,474 @@
+package gemm
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+)
+
+// parallelMin is the smallest m*n*k that is split across goroutines: below it
+// the product runs on the calling goroutine.
+const parallelMin = 1 << 21
+
+// Parallel blocking (see the package doc). parallelRows bounds the rows of op(A)
+// packed at once into a shared buffer, parallelCols is the width of C given to
+// one compute unit (rounded up to a multiple of NR), parallelUnitRows bounds its
+// height (MC, or less if MC is larger), and parallelBufs is the number of
+// shared buffers of each operand (blocks packed ahead).
+const (
+	parallelRows     = 1024
+	parallelCols     = 96
+	parallelUnitRows = 192
+	parallelBufs     = 3
+)
+
+// The sequence of units needs at least two buffers of each operand: with one,
+// P(1), which comes before C(0), would wait for C(0). (A negative value does
+// not compile.)
+const _ = uint(parallelBufs - 2)
+
+// parallelSlab is the narrowest slab worth a goroutine of its own in the slab
+// split: every slab packs the whole shared operand.
+const parallelSlab = 256
+
+// sharedPacking selects the parallel scheme. The default (false) is the slab
+// split: the larger of m and n is cut into slabs of whole tiles, one per
+// goroutine or two if they are still parallelSlab wide, taken from a counter,
+// each computed by the serial loop nest with its own packing buffers. With
+// sharedPacking set, the goroutines share the packed blocks of B and take
+// small units (runShared, BLIS's scheme). On the project's 2-core machine
+// the slab split measured faster: 2 goroutines at 1.92x one at n = 1024 on an
+// idle machine (shared packing 1.76x), and 0.99x with a busy loop on one core
+// (shared 0.90x): each slab's part of B stays in its core's L2, where the shared
+// 2 MiB block is read from L3 by both cores, and slabs never wait for one
+// another. The shared scheme is kept, and tested, for machines with more
+// cores, where re-packing the shared operand per slab costs more.
+var sharedPacking = false
+
+// run computes C = alpha*A*B + beta*C for C m x n, on the calling goroutine
+// alone when the product is small or workers < 2, otherwise on at most workers
+// goroutines (see sharedPacking for the two schemes). A panic on a worker comes
+// back to the caller as a *WorkerPanic.
+func run[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) {
+	if workers < 2 || m*n*k < parallelMin {
+		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
+		return
+	}
+	if sharedPacking {
+		runShared(kn, workers, m, n, k, pa, pb, alpha, beta, c, ldc)
+		return
+	}
+	size, unit := n, kn.nr
+	if m > n {
+		size, unit = m, kn.mr
+	}
+	tiles := (size + unit - 1) / unit
+	slabs := min(2*workers, max(workers, size/parallelSlab), tiles)
+	if slabs < 2 {
+		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
+		return
+	}
+	ForEach(slabs, workers, func(s int) {
+		lo := tiles * s / slabs * unit
+		hi := min(size, tiles*(s+1)/slabs*unit)
+		if m > n {
+			serial(kn, lo, hi, 0, n, k, pa, pb, alpha, beta, c, ldc)
+		} else {
+			serial(kn, 0, m, lo, hi, k, pa, pb, alpha, beta, c, ldc)
+		}
+	})
+}
+
+// runShared is run with the goroutines sharing the packed operands (see
+// sharedPacking).
+func runShared[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) {
+	p := newParallel(kn, m, n, k, pa, pb, alpha, beta, c, ldc)
+	// More goroutines than compute units in a block would only wait.
+	workers = min(workers, p.nComp(0))
+	if workers < 2 {
+		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
+		return
+	}
+	pl := poolsFor[R]()
+	bufs := pl.shared.Get().(*shared[R])
+	defer pl.shared.Put(bufs)
+	for i := range min(parallelBufs, p.blocks[len(p.blocks)-1].bi+1) {
+		bufs.b[i] = aligned(bufs.b[i], p.bLen)
+	}
+	p.bufs = bufs
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.work()
+		}()
+	}
+	p.work()
+	wg.Wait()
+	if p.failure != nil {
+		panic(p.failure)
+	}
+}
+
+// block is one rank-kc update of rows [i0, i0+mb) and columns [jc, jc+nc) of C
+// by columns [pc, pc+kc) of op(A) and rows [pc, pc+kc) of op(B).
+type block struct {
+	jc, nc, pc, kc, i0, mb int
+	bi                     int  // index of its packed B block (one per (jc, pc))
+	newB                   bool // first block of its B block: B is packed with it
+	region                 int  // index of its part (jc, i0) of C
+	prev                   int  // the block before it on the same part of C, or -1
+}
+
+// shared holds the packing buffers shared by the workers of one product.
+type shared[R float] struct {
+	b [parallelBufs][]R
+}
+
+// parallel is one product split over several goroutines.
+//
+// The blocks (jc, pc, i0) of the serial loop nest are packed and multiplied in
+// units: a pack unit packs jw columns of the B block into a shared buffer, and
+// a compute unit packs its rows (at most MC) of the A block into its
+// goroutine's own buffer (unless that goroutine's previous unit had the same
+// rows, which the order of the units makes the rule) and multiplies them by jw
+// columns of the packed B block into C. All units form one sequence, which the
+// goroutines take in order from an atomic counter:
+//
+//	P(0) P(1) | C(0) P(2) | C(1) P(3) | C(2) P(4) | ... | C(T-1)
+//
+// where P(t) are the pack units of block t (none if it shares its B block with
+// the block before) and C(t) its compute units. Instead of barriers, each unit
+// waits (if ever) only for what it needs: C(t)[u] for the packing of blocks up
+// to t and for C(prev)[u], the same unit of the previous block on the same part
+// of C (which fixes the order of the rank-KC updates of every element of C to
+// the serial one); P(t) for C(t-3) to have finished reading the buffer it
+// overwrites (there are three). Packing A privately costs at most one packing
+// of A per goroutine instead of one in all, and keeps the packed rows in the
+// cache of the core that uses them: with A packed once into a shared buffer a
+// block ahead, two goroutines needed 2-3% more CPU time per product. Every
+// dependency is at least one block earlier in the sequence than the unit
+// waiting for it, so a goroutine that is preempted while it holds a unit holds
+// the others up only if it is still off the CPU a block later.
+type parallel[R float] struct {
+	kn       *kernel[R]
+	pa       packerA[R]
+	pb       packerB[R]
+	alpha    R
+	beta     R
+	c        []R
+	ldc      int
+	blocks   []block
+	jw       int // columns of a compute unit and of a B pack unit
+	unitRows int // rows of a compute unit
+	// unitsPerRegion is the stride of lastDone: the compute units of a block
+	// of the largest shape.
+	unitsPerRegion int
+	aLen, bLen     int // sizes of a worker's A buffer and of a shared B buffer
+	bufs           *shared[R]
+
+	phaseStart []int          // start of each phase of the sequence, and its end
+	next       atomic.Int64   // next unit of the sequence
+	packDone   []atomic.Int32 // per block: pack units done
+	compDone   []atomic.Int32 // per block: compute units done
+	lastDone   []atomic.Int32 // per region and compute unit: last block done
+	packPrefix atomic.Int32   // blocks known to be fully packed
+	compPrefix atomic.Int32   // blocks known to be fully computed
+
+	mu      sync.Mutex
+	cond    sync.Cond
+	waiters atomic.Int32
+	aborted atomic.Bool
+	failure any // the first panic of a worker
+}
+
+func newParallel[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) *parallel[R] {
+	p := &parallel[R]{kn: kn, pa: pa, pb: pb, alpha: alpha, beta: beta, c: c, ldc: ldc,
+		jw: roundUp(parallelCols, kn.nr), unitRows: min(kn.mc, roundUp(parallelUnitRows, kn.mr))}
+	p.cond.L = &p.mu
+	// Split m into row blocks of at most parallelRows (multiples of MC), as even
+	// as possible.
+	rowBlocks := ceilDiv(m, parallelRows)
+	mbMax := min(roundUp(ceilDiv(m, rowBlocks), p.unitRows), roundUp(m, kn.mr))
+	nIb := ceilDiv(m, mbMax)
+	kcMax := min(kn.kc, k)
+	p.aLen = p.unitRows * kcMax
+	p.bLen = min(kn.nc, roundUp(n, kn.nr)) * kcMax
+	bi, jci := 0, 0
+	for jc := 0; jc < n; jc += kn.nc {
+		nc := min(kn.nc, n-jc)
+		for pc := 0; pc < k; pc += kn.kc {
+			kc := min(kn.kc, k-pc)
+			for ib, i0 := 0, 0; i0 < m; ib, i0 = ib+1, i0+mbMax {
+				prev := -1
+				if pc > 0 {
+					prev = len(p.blocks) - nIb
+				}
+				p.blocks = append(p.blocks, block{jc: jc, nc: nc, pc: pc, kc: kc, i0: i0, mb: min(mbMax, m-i0),
+					bi: bi, newB: i0 == 0, region: jci*nIb + ib, prev: prev})
+			}
+			bi++
+		}
+		jci++
+	}
+	T := len(p.blocks)
+	p.packDone = make([]atomic.Int32, T)
+	p.compDone = make([]atomic.Int32, T)
+	// Compute units per region: the region's blocks all have its shape.
+	p.unitsPerRegion = ceilDiv(mbMax, p.unitRows) * ceilDiv(min(kn.nc, n), p.jw)
+	p.lastDone = make([]atomic.Int32, jci*nIb*p.unitsPerRegion)
+	for i := range p.lastDone {
+		p.lastDone[i].Store(-1)
+	}
+	p.phaseStart = make([]int, T+2)
+	for s := range T + 1 {
+		size := 0
+		if s == 0 {
+			size = p.nPack(0)
+		} else {
+			size = p.nComp(s - 1)
+		}
+		if s+1 < T {
+			size += p.nPack(s + 1)
+		}
+		p.phaseStart[s+1] = p.phaseStart[s] + size
+	}
+	return p
+}
+
+// nComp returns the number of compute units of block t.
+func (p *parallel[R]) nComp(t int) int {
+	b := &p.blocks[t]
+	return ceilDiv(b.mb, p.unitRows) * ceilDiv(b.nc, p.jw)
+}
+
+// nPack returns the number of pack units of block t: those of its B block if
+// it is the first block to use it.
+func (p *parallel[R]) nPack(t int) int {
+	b := &p.blocks[t]
+	if !b.newB {
+		return 0
+	}
+	return ceilDiv(b.nc, p.jw)
+}
+
+// work is the loop of one goroutine over the sequence of units. A panic in a
+// unit is recovered and recorded (run re-panics on the caller's goroutine), and
+// the other goroutines stop taking units.
+func (p *parallel[R]) work() {
+	defer func() {
+		if r := recover(); r != nil {
+			p.mu.Lock()
+			if p.failure == nil {
+				p.failure = &WorkerPanic{Value: r, Stack: debug.Stack()}
+			}
+			p.aborted.Store(true)
+			p.cond.Broadcast()
+			p.mu.Unlock()
+		}
+	}()
+	pl := poolsFor[R]()
+	ws := pl.workspaces.Get().(*workspace[R])
+	defer pl.workspaces.Put(ws)
+	ws.tmp = aligned(ws.tmp, p.kn.mr*p.kn.nr)
+	ws.a = aligned(ws.a, p.aLen)
+	held := [2]int{-1, -1} // the block and row offset of the A rows packed in ws.a
+	T := len(p.blocks)
+	end := p.phaseStart[T+1]
+	for s := 0; !p.aborted.Load(); {
+		u := int(p.next.Add(1)) - 1
+		if u >= end {
+			return
+		}
+		for u >= p.phaseStart[s+1] {
+			s++
+		}
+		l := u - p.phaseStart[s]
+		switch {
+		case s == 0 && l < p.nPack(0):
+			p.pack(0, l)
+		case s == 0:
+			p.pack(1, l-p.nPack(0))
+		case l < p.nComp(s-1):
+			p.compute(s-1, l, ws, &held)
+		default:
+			p.pack(s+1, l-p.nComp(s-1))
+		}
+	}
+}
+
+// pack runs pack unit u (jw columns of B) of block t, after the compute units
+// that read the buffer it overwrites.
+func (p *parallel[R]) pack(t, u int) {
+	if t >= parallelBufs {
+		if !p.waitFor(func() bool { return p.computedThrough(t - parallelBufs) }) {
+			return
+		}
+	}
+	b := &p.blocks[t]
+	jr := u * p.jw
+	p.pb.pack(p.bufs.b[b.bi%parallelBufs][jr*b.kc:], p.kn.nr, b.jc+jr, min(p.jw, b.nc-jr), b.pc, b.kc)
+	p.packDone[t].Add(1)
+	p.signal()
+}
+
+// compute runs compute unit u of block t, after the packing of the B blocks up
+// to t and the same unit of the previous block on the same part of C. The
+// unit's rows of A are packed by the goroutine itself into its own buffer
+// (held records which), unless it holds them from its previous unit.
+func (p *parallel[R]) compute(t, u int, ws *workspace[R], held *[2]int) {
+	b := &p.blocks[t]
+	kn := p.kn
+	last := &p.lastDone[b.region*p.unitsPerRegion+u]
+	if !p.waitFor(func() bool { return p.packedThrough(t) && int(last.Load()) == b.prev }) {
+		return
+	}
+	nj := ceilDiv(b.nc, p.jw)
+	ir, jr := u/nj*p.unitRows, u%nj*p.jw
+	mc, nc := min(p.unitRows, b.mb-ir), min(p.jw, b.nc-jr)
+	beta := p.beta
+	if b.pc > 0 {
+		beta = 1
+	}
+	i := b.i0 + ir
+	if held[0] != t || held[1] != ir {
+		p.pa.pack(ws.a, kn.mr, i, mc, b.pc, b.kc)
+		*held = [2]int{t, ir}
+	}
+	macroKernel(kn, b.kc, ws.a, p.bufs.b[b.bi%parallelBufs][jr*b.kc:], ws.tmp,
+		mc, nc, p.c[i*p.ldc+b.jc+jr:], p.ldc, p.alpha, beta)
+	last.Store(int32(t))
+	p.compDone[t].Add(1)
+	p.signal()
+}
+
+// packedThrough reports whether blocks 0..t are fully packed.
+func (p *parallel[R]) packedThrough(t int) bool {
+	i := int(p.packPrefix.Load())
+	for ; i <= t; i++ {
+		if int(p.packDone[i].Load()) < p.nPack(i) {
+			break
+		}
+	}
+	p.packPrefix.Store(int32(i)) // a stale smaller value is harmless
+	return i > t
+}
+
+// computedThrough reports whether blocks 0..t are fully computed.
+func (p *parallel[R]) computedThrough(t int) bool {
+	i := int(p.compPrefix.Load())
+	for ; i <= t; i++ {
+		if int(p.compDone[i].Load()) < p.nComp(i) {
+			break
+		}
+	}
+	p.compPrefix.Store(int32(i))
+	return i > t
+}
+
+// waitFor returns true when ready() holds, false if the product is aborted
+// first: it spins briefly, then sleeps until the next unit completes.
+func (p *parallel[R]) waitFor(ready func() bool) bool {
+	for range 64 {
+		if p.aborted.Load() {
+			return false
+		}
+		if ready() {
+			return true
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.waiters.Add(1)
+	defer p.waiters.Add(-1)
+	for !p.aborted.Load() {
+		if ready() {
+			return true
+		}
+		p.cond.Wait()
+	}
+	return false
+}
+
+// signal wakes the goroutines waiting in waitFor, if any, after a unit is done.
+func (p *parallel[R]) signal() {
+	if p.waiters.Load() > 0 {
+		p.mu.Lock()
+		p.cond.Broadcast()
+		p.mu.Unlock()
+	}
+}
+
+// WorkerPanic is the value with which [Dgemm], [Zgemm] and [ForEach] panic on
+// the caller's goroutine when the work they run on another goroutine panicked:
+// Value is the original panic value and Stack the worker's stack at the panic.
+type WorkerPanic struct {
+	Value any
+	Stack []byte
+}
+
+func (w *WorkerPanic) Error() string {
+	return fmt.Sprintf("gemm: panic in worker goroutine: %v\n\n%s", w.Value, w.Stack)
+}
+
+// Unwrap returns the original panic value if it is an error.
+func (w *WorkerPanic) Unwrap() error {
+	err, _ := w.Value.(error)
+	return err
+}
+
+// ForEach calls f(i) for every i < n, on at most workers goroutines, the calling one
+// among them; the indices go out in increasing order to whichever goroutine is free,
+// so that one slowed down by a busy core holds up the others less. If a call of f
+// panics, no further indices are handed out and ForEach panics on the calling
+// goroutine, after the other goroutines have stopped, with the original value if
+// the panic was on the calling goroutine and a [*WorkerPanic] otherwise.
+func ForEach(n, workers int, f func(i int)) {
+	var (
+		next    atomic.Int64
+		aborted atomic.Bool
+		mu      sync.Mutex
+		failure any
+	)
+	work := func() {
+		for i := int(next.Add(1)) - 1; i < n && !aborted.Load(); i = int(next.Add(1)) - 1 {
+			f(i)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(workers, n) - 1 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					aborted.Store(true)
+					mu.Lock()
+					if failure == nil {
+						failure = &WorkerPanic{Value: r, Stack: debug.Stack()}
+					}
+					mu.Unlock()
+				}
+			}()
+			work()
+		}()
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				aborted.Store(true)
+				wg.Wait()
+				panic(r)
+			}
+		}()
+		work()
+	}()
+	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
+}
+
+func ceilDiv(x, d int) int { return (x + d - 1) / d }

@@ -1,0 +1,203 @@
+package gemm
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+)
+
+// parallelShapes are above parallelMin and cross the parallel blocking: several
+// KC blocks, an NC block boundary, several row blocks (parallelRows), edges that
+// are not multiples of MR, NR or the unit sizes.
+var parallelShapes = [][3]int{
+	{300, 290, 600}, {41, 3100, 20}, {1601, 40, 41}, {129, 131, 257}, {8, 2000, 300},
+}
+
+// bothSchemes runs f with the slab split (the default) and with shared packing.
+func bothSchemes(t *testing.T, f func(t *testing.T)) {
+	saved := sharedPacking
+	defer func() { sharedPacking = saved }()
+	for _, shared := range []bool{false, true} {
+		sharedPacking = shared
+		t.Run(fmt.Sprintf("shared=%v", shared), f)
+	}
+}
+
+// TestParallelBitIdentical checks that Dgemm and Zgemm give the same bits on
+// one goroutine (the serial algorithm) and on several, with either scheme.
+func TestParallelBitIdentical(t *testing.T) { bothSchemes(t, testParallelBitIdentical) }
+
+func testParallelBitIdentical(t *testing.T) {
+	if testing.Short() {
+		parallelShapes = parallelShapes[:3]
+	}
+	withKernel(t, func(t *testing.T) {
+		rng := rand.New(rand.NewPCG(9, 9))
+		for i, s := range parallelShapes {
+			m, n, k := s[0], s[1], s[2]
+			tA, tB := i%2 == 1, i/2%2 == 1
+			pad := i % 3
+			ar, ac := dims(tA, m, k)
+			br, bc := dims(tB, k, n)
+			lda, ldb, ldc := ac+pad, bc+pad, n+pad
+			a, b := randSlice(rng, ar*lda), randSlice(rng, br*ldb)
+			c0 := randSlice(rng, m*ldc)
+			for _, beta := range []float64{0, 0.5} {
+				want := append([]float64(nil), c0...)
+				DgemmOn(1, tA, tB, m, n, k, 1.25, a, lda, b, ldb, beta, want, ldc)
+				for _, w := range []int{2, 3, 7} {
+					got := append([]float64(nil), c0...)
+					DgemmOn(w, tA, tB, m, n, k, 1.25, a, lda, b, ldb, beta, got, ldc)
+					for j := range got {
+						if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+							t.Fatalf("%v tA=%v tB=%v beta=%v workers=%d: c[%d] = %v, serial %v", s, tA, tB, beta, w, j, got[j], want[j])
+						}
+					}
+				}
+			}
+			if m*n*k > 4e7 {
+				continue // keep the complex products (4x the work) short
+			}
+			za, zb := randCSlice(rng, ar*lda), randCSlice(rng, br*ldb)
+			zc := randCSlice(rng, m*ldc)
+			want := append([]complex128(nil), zc...)
+			ZgemmOn(1, tA, tB, m, n, k, complex(0.5, -1), za, lda, zb, ldb, complex(0.25, 1), want, ldc)
+			got := append([]complex128(nil), zc...)
+			ZgemmOn(2, tA, tB, m, n, k, complex(0.5, -1), za, lda, zb, ldb, complex(0.25, 1), got, ldc)
+			for j := range got {
+				if got[j] != want[j] {
+					t.Fatalf("Zgemm %v: c[%d] = %v, serial %v", s, j, got[j], want[j])
+				}
+			}
+		}
+	})
+}
+
+// panicB is a right operand whose packing panics from the second block on.
+type panicB struct {
+	realB[float64]
+	calls atomic.Int64
+}
+
+var errPack = errors.New("pack failed")
+
+func (x *panicB) pack(dst []float64, nr, j0, nb, p0, kb int) {
+	if p0 > 0 {
+		x.calls.Add(1)
+		panic(errPack)
+	}
+	x.realB.pack(dst, nr, j0, nb, p0, kb)
+}
+
+// TestParallelPanic checks that a panic in a worker comes back to the caller
+// as a *WorkerPanic instead of crashing the process, with either scheme.
+func TestParallelPanic(t *testing.T) { bothSchemes(t, testParallelPanic) }
+
+func testParallelPanic(t *testing.T) {
+	m, n, k := 200, 300, 600
+	rng := rand.New(rand.NewPCG(1, 1))
+	a, b, c := randSlice(rng, m*k), randSlice(rng, k*n), make([]float64, m*n)
+	for range 20 {
+		pb := &panicB{realB: realB[float64]{b: b, ldb: n}}
+		func() {
+			defer func() {
+				// A panic on a worker comes back as a *WorkerPanic; one on the
+				// calling goroutine (the slab split computes a slab there too)
+				// as itself.
+				r := recover()
+				if r == errPack {
+					return
+				}
+				wp, ok := r.(*WorkerPanic)
+				if !ok {
+					t.Fatalf("recovered %T %v, want *WorkerPanic or errPack", r, r)
+				}
+				if !errors.Is(wp, errPack) || len(wp.Stack) == 0 {
+					t.Fatalf("WorkerPanic %v, want value errPack and a stack", wp.Value)
+				}
+			}()
+			run(kern, 4, m, n, k, &realA[float64]{a: a, lda: k}, pb, 1, 0, c, n)
+		}()
+		if pb.calls.Load() == 0 {
+			t.Fatal("the panicking packer was not called")
+		}
+	}
+}
+
+// TestForEachPanic checks that a panic in f comes back to the caller, after
+// every goroutine has stopped, and stops the handing out of indices.
+func TestForEachPanic(t *testing.T) {
+	for range 20 {
+		var running, calls atomic.Int64
+		func() {
+			defer func() {
+				r := recover()
+				if wp, ok := r.(*WorkerPanic); ok {
+					r = wp.Value
+				}
+				if r != "boom" {
+					t.Fatalf("recovered %v, want boom", r)
+				}
+				if running.Load() != 0 {
+					t.Fatal("ForEach returned with f still running")
+				}
+				if calls.Load() >= 1000 {
+					t.Fatal("ForEach kept going after a panic")
+				}
+			}()
+			ForEach(1000, 4, func(i int) {
+				running.Add(1)
+				defer running.Add(-1)
+				calls.Add(1)
+				if i == 5 {
+					panic("boom")
+				}
+				for range 1000 {
+					_ = fmt.Sprint(i)
+				}
+			})
+		}()
+	}
+}
+
+// TestParallelManyBlocks runs the parallel driver with kernels whose block
+// sizes are shrunk, so that products of moderate size have many blocks: several
+// NC column blocks, row blocks (m > parallelRows), more KC blocks than shared
+// buffers, so that every dependency of the unit sequence is exercised. The
+// result must be correct and bit-identical to the serial one.
+func TestParallelManyBlocks(t *testing.T) { bothSchemes(t, testParallelManyBlocks) }
+
+func testParallelManyBlocks(t *testing.T) {
+	saved := kern
+	defer func() { kern = saved }()
+	for _, kn := range kernels() {
+		small := *kn
+		small.mc, small.kc, small.nc = 2*kn.mr, 16, 2*kn.nr
+		kern = &small
+		t.Run(kn.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(21, 22))
+			checkDgemm(t, rng, dcase{false, true, 150, 100, 150, 1, 0.5, 0.25})
+			for i, s := range [][3]int{{1100, 70, 60}, {200, 150, 130}} {
+				m, n, k := s[0], s[1], s[2]
+				tA, tB := i == 1, i == 0
+				ar, ac := dims(tA, m, k)
+				br, bc := dims(tB, k, n)
+				a, b, c0 := randSlice(rng, ar*ac), randSlice(rng, br*bc), randSlice(rng, m*n)
+				want := append([]float64(nil), c0...)
+				DgemmOn(1, tA, tB, m, n, k, 1, a, ac, b, bc, 0.5, want, n)
+				for _, w := range []int{2, 3} {
+					got := append([]float64(nil), c0...)
+					DgemmOn(w, tA, tB, m, n, k, 1, a, ac, b, bc, 0.5, got, n)
+					for j := range got {
+						if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+							t.Fatalf("%v workers=%d: c[%d] = %v, serial %v", s, w, j, got[j], want[j])
+						}
+					}
+				}
+			}
+		})
+	}
+}

@@ -385,3 +385,95 @@ func TestOrdersStopBelowTheFirstFailure(t *testing.T) {
 		assert.Equal(t, map[string]int{"sin": c.want}, ruletest.Orders[float64](cr.Float64Space{}, reg, ruletest.Config{}), c.name)
 	}
 }
+
+// Directions 0 means the default, 2: the checker makes the same calls as with
+// Directions 2, more than with 1.
+func TestDefaultDirections(t *testing.T) {
+	calls := func(d int) int {
+		var norms []float64
+		op := cr.OpFunc[float64]{OpName: "mul", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
+			return x[0] * x[1], spyMul{in: append([]cr.NodeID(nil), in...), a: x[0], b: x[1], norms: &norms}, nil
+		}}
+		require.NoError(t, ruletest.Verify(cr.Float64Space{}, op, []float64{1.3, -0.4}, ruletest.Config{Directions: d}))
+		return len(norms)
+	}
+	assert.Equal(t, calls(2), calls(0))
+	assert.Less(t, calls(1), calls(0))
+}
+
+// ---- a value type without element access ----
+
+// vec is a float64 vector whose space has no element access (no
+// ruletest.ElementSpace): the checker compares norms.
+type vec []float64
+
+type vecSpace struct{}
+
+func (vecSpace) Zero(v vec) vec            { return make(vec, len(v)) }
+func (vecSpace) One(v vec) (vec, error)    { return nil, cr.ErrNonScalarLoss }
+func (vecSpace) Add(a, b vec) (vec, error) { return vecSpace{}.Accumulate(slicesClone(a), b) }
+func (vecSpace) Accumulate(a, b vec) (vec, error) {
+	for i := range a {
+		a[i] += b[i]
+	}
+	return a, nil
+}
+func (vecSpace) Scale(a vec, s float64) vec {
+	out := make(vec, len(a))
+	for i, v := range a {
+		out[i] = s * v
+	}
+	return out
+}
+func (vecSpace) Inner(a, b vec) (float64, error) {
+	s := 0.0
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s, nil
+}
+func (vecSpace) Clone(v vec) vec       { return slicesClone(v) }
+func (vecSpace) Shape(v vec) []int     { return []int{len(v)} }
+func (vecSpace) Size(v vec) int        { return len(v) }
+func (vecSpace) DType(vec) string      { return "float64" }
+func (vecSpace) Describe(v vec) string { return "vec" }
+func (vecSpace) Rand(v vec, r *rand.Rand) vec {
+	out := make(vec, len(v))
+	for i := range out {
+		out[i] = r.NormFloat64()
+	}
+	return out
+}
+
+func slicesClone(v vec) vec { return append(vec(nil), v...) }
+
+// twiceRule is y = 2 x with a pullback offset by off in every element.
+type twiceRule struct {
+	in  []cr.NodeID
+	off float64
+}
+
+func (r twiceRule) Inputs() []cr.NodeID { return r.in }
+func (r twiceRule) Pullback(ybar []vec, _ []bool, dst []cr.Contribution[vec]) ([]cr.Contribution[vec], error) {
+	g := vecSpace{}.Scale(ybar[0], 2)
+	for i := range g {
+		g[i] += r.off
+	}
+	return append(dst, cr.Contribution[vec]{Node: r.in[0], Value: g}), nil
+}
+
+// Without element access the absolute tolerance grows with sqrt(n), the norm of a
+// vector of n elements each within it: a pullback of the zero cotangent that is
+// 5e-13 in each of 100 elements (norm 5e-12) is not zero within ExactAtol 1e-13.
+func TestNormComparisonAbsoluteTolerance(t *testing.T) {
+	twice := func(off float64) cr.Op[vec] {
+		return cr.OpFunc[vec]{OpName: "twice", F: func(in []cr.NodeID, x []vec) (vec, cr.Rule[vec], error) {
+			return vecSpace{}.Scale(x[0], 2), twiceRule{in: append([]cr.NodeID(nil), in...), off: off}, nil
+		}}
+	}
+	x := []vec{vecSpace{}.Rand(make(vec, 100), rng())}
+	require.NoError(t, ruletest.Verify(vecSpace{}, twice(0), x, ruletest.Config{}))
+	require.NoError(t, ruletest.Verify(vecSpace{}, twice(5e-15), x, ruletest.Config{}), "within 1e-13 sqrt(100)")
+	err := ruletest.Verify(vecSpace{}, twice(5e-13), x, ruletest.Config{})
+	assert.Equal(t, []string{ruletest.CheckZeroCotangent}, failedChecks(t, err))
+}

@@ -239,3 +239,17 @@ func TestApplyBatchNamesTheFirstFailingDirection(t *testing.T) {
 	assert.ErrorContains(t, err, "direction 0:")
 	assert.False(t, errors.Is(err, cr.ErrShapeMismatch))
 }
+
+// JVPOf takes one direction per input: fewer is an error naming the op and the
+// counts.
+func TestJVPOfDirectionCount(t *testing.T) {
+	f := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+		return t.Apply(reduce.SumOp(nil, false), t.Apply(ew.MulOp, x[0], x[1]))
+	}
+	g := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+		return hvp.JVPOf(f)(t, x, x[:1])
+	}
+	_, _, err := hvp.Grad(g, []*tensor.Dense{tensor.Ones(tensor.Float64, 2), tensor.Ones(tensor.Float64, 2)})
+	require.ErrorIs(t, err, cr.ErrInvalidArgument)
+	assert.ErrorContains(t, err, "1 directions for 2 inputs")
+}

@@ -8,6 +8,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/nn"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // With ceil_mode, a last window that would start past the input's end (in the
@@ -26,4 +27,17 @@ func TestCeilModeDropsAWindowStartingInThePadding(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 1, 3}, a.Shape())
 	assert.InDeltaSlice(t, []float64{0, 1.5, 3.5}, a.Float64s(), 1e-15)
+}
+
+// topk with k equal to the axis size is the full sort (allowed, as in PyTorch);
+// k past it is an error.
+func TestTopKWholeAxis(t *testing.T) {
+	x, err := tensor.FromFloat64([]float64{3, 1, 2}, 3)
+	require.NoError(t, err)
+	v, idx, err := nn.TopK(x, 3, 0, true)
+	require.NoError(t, err)
+	assert.Equal(t, []float64{3, 2, 1}, v.Float64s())
+	assert.Equal(t, []float64{0, 2, 1}, idx.Float64s())
+	_, _, err = nn.TopK(x, 4, 0, true)
+	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 }

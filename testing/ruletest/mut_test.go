@@ -477,3 +477,72 @@ func TestNormComparisonAbsoluteTolerance(t *testing.T) {
 	err := ruletest.Verify(vecSpace{}, twice(5e-13), x, ruletest.Config{})
 	assert.Equal(t, []string{ruletest.CheckZeroCotangent}, failedChecks(t, err))
 }
+
+// ---- contracts: masked ops, retained slices, kinks ----
+
+// omitMul is maskedMul whose masked rule, when a is not needed, also leaves out b's
+// contribution. At a = 0 that contribution is zero, so only the count shows it.
+type omitMul struct{ maskedMul }
+
+func (o omitMul) ApplyMasked(in []cr.NodeID, x, y []float64, need []bool) (cr.Rule[float64], error) {
+	r, err := o.maskedMul.ApplyMasked(in, x, y, need)
+	if err == nil && !need[0] {
+		r.(*maskedMulRule).need = []bool{false, false}
+	}
+	return r, err
+}
+
+// A masked rule owes exactly one contribution to every needed input, even a zero
+// one.
+func TestMaskedCheckCountsNeededContributions(t *testing.T) {
+	err := ruletest.Verify(cr.Float64Space{}, omitMul{}, []float64{0, -0.4}, ruletest.Config{})
+	assert.Equal(t, []string{ruletest.CheckMasked}, failedChecks(t, err))
+	assert.ErrorContains(t, err, "returned 0 contributions for x1")
+}
+
+// keepInOnlyRule keeps the slice in for Inputs but names its contributions from a
+// copy: only Inputs changes when the caller overwrites the slice.
+type keepInOnlyRule struct {
+	in, ids []cr.NodeID
+	c       float64
+}
+
+func (r keepInOnlyRule) Inputs() []cr.NodeID { return r.in }
+func (r keepInOnlyRule) Pullback(ybar []float64, _ []bool, dst []cr.Contribution[float64]) ([]cr.Contribution[float64], error) {
+	return append(dst, cr.Contribution[float64]{Node: r.ids[0], Value: r.c * ybar[0]}), nil
+}
+
+// A rule whose Inputs change when the caller reuses the slice it passed to Apply
+// fails the retain check.
+func TestRetainSeesInputsThatChange(t *testing.T) {
+	op := cr.OpFunc[float64]{OpName: "keepinputs", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
+		return math.Sin(x[0]), keepInOnlyRule{in: in, ids: append([]cr.NodeID(nil), in...), c: math.Cos(x[0])}, nil
+	}}
+	err := ruletest.Verify(cr.Float64Space{}, op, []float64{0.7}, ruletest.Config{})
+	assert.Equal(t, []string{ruletest.CheckRetain}, failedChecks(t, err))
+}
+
+// reluOne is a first-order relu taking the subgradient 1 at 0.
+var reluOne = cr.OpFunc[float64]{OpName: "relu", F: func(in []cr.NodeID, x []float64) (float64, cr.Rule[float64], error) {
+	d := 0.0
+	if x[0] >= 0 {
+		d = 1
+	}
+	return max(x[0], 0), firstOrder[float64]{&scalarRule{in: append([]cr.NodeID(nil), in...), d1: d}}, nil
+}}
+
+// At a kink, the pullback is compared with the documented one (here the only
+// documented rule, of a first-order op); a documented pullback with too few values
+// is a failure, not a panic.
+func TestKinkPullbackIsCompared(t *testing.T) {
+	kink := &ruletest.Kink[float64]{Reason: "relu at 0: subgradient 0",
+		Pullback: func(float64) ([]float64, error) { return []float64{0}, nil }}
+	err := ruletest.Verify(cr.Float64Space{}, reluOne, []float64{0}, ruletest.Config{Kink: kink})
+	assert.Equal(t, []string{ruletest.CheckKink}, failedChecks(t, err))
+
+	short := &ruletest.Kink[float64]{Reason: "relu at 0",
+		Pullback: func(float64) ([]float64, error) { return nil, nil }}
+	err = ruletest.Verify(cr.Float64Space{}, reluFirstOrder, []float64{0}, ruletest.Config{Kink: short})
+	assert.Equal(t, []string{ruletest.CheckKink}, failedChecks(t, err))
+	assert.ErrorContains(t, err, "returned 0 values")
+}

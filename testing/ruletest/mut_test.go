@@ -546,3 +546,17 @@ func TestKinkPullbackIsCompared(t *testing.T) {
 	assert.Equal(t, []string{ruletest.CheckKink}, failedChecks(t, err))
 	assert.ErrorContains(t, err, "returned 0 values")
 }
+
+// A kink that documents only the pullback leaves the forward rule to the other
+// checks; a documented JVP is compared with the forward rule.
+func TestKinkJVPOnlyWhenDocumented(t *testing.T) {
+	pullbackOnly := &ruletest.Kink[float64]{Reason: "relu at 0: subgradient 0",
+		Pullback: func(float64) ([]float64, error) { return []float64{0}, nil }}
+	assert.NoError(t, ruletest.Verify(cr.Float64Space{}, reluOp(false), []float64{0}, ruletest.Config{Kink: pullbackOnly}))
+
+	jvpOne := &ruletest.Kink[float64]{Reason: "relu at 0: derivative 1",
+		JVP: func(xdot []float64) (float64, error) { return xdot[0], nil }}
+	err := ruletest.Verify(cr.Float64Space{}, reluOp(false), []float64{0}, ruletest.Config{Kink: jvpOne})
+	assert.Equal(t, []string{ruletest.CheckKink}, failedChecks(t, err))
+	assert.ErrorContains(t, err, "Kink.JVP")
+}

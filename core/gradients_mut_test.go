@@ -123,3 +123,23 @@ func TestLinearMapTransposeArity(t *testing.T) {
 	_, err = lin.Apply()
 	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 }
+
+// A value the caller read with Value escaped: Release never hands its storage
+// back for reuse, even from an op whose rule promises fresh storage.
+func TestReleaseKeepsEscapedValues(t *testing.T) {
+	sp := &copySpy{}
+	tp := core.NewTape[*tensor.Dense](sp)
+	tp.EnableRecycling()
+	x := tp.Leaf(tensor.RandN(nil, tensor.Float64, 2048))
+	e := tp.Apply(elementwise.ExpOp, tp.Apply(elementwise.SinOp, x))
+	e2 := tp.Apply(elementwise.ExpOp, e)
+	out := tp.Apply(reduce.SumOp(nil, false), e2)
+	ev, err := tp.Value(e) // escapes
+	require.NoError(t, err)
+	g, err := tp.Backward(out)
+	require.NoError(t, err)
+	gx, _ := g.Of(x)
+	tp.Release(gx)
+	require.Equal(t, 1, sp.calls)
+	assert.False(t, slices.Contains(sp.dead, ev), "an escaped value was handed back for reuse")
+}

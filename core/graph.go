@@ -131,6 +131,15 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 			}
 		}
 	}
+	// feeds reports whether some input of rule needs a cotangent.
+	feeds := func(rule cr.Rule[V]) bool {
+		for _, in := range rule.Inputs() {
+			if needs(in.Index()) {
+				return true
+			}
+		}
+		return false
+	}
 	acc := make([]cr.NodeID, span) // acc[j-base]: node j's cotangent so far
 	add := cr.AddOp(t.space)
 	put := func(j int, v cr.NodeID) {
@@ -165,7 +174,10 @@ func (t *Tape[V]) gradGraph(outs, seeds, wrt []cr.NodeID, stop bool) ([]cr.NodeI
 					"the node has hooks, which a recorded backward sweep does not run"))
 			}
 		}
-		if !present {
+		if !present || !feeds(nd.rule) {
+			// No cotangent, or none of the op's inputs needs one: a node of wrt
+			// whose op lies before every other node of wrt is not between wrt and
+			// out, and its pullback is not recorded (its cotangent is complete).
 			continue
 		}
 		rule, name, id := nd.rule, t.nameOf(i), cr.NewNodeID(t.tag, i)

@@ -64,6 +64,7 @@ func normAxes(op string, axes []int, r int) ([]int, error) {
 //	p = 2:           xbar = x ybar / y           (0 where y = 0)
 //	p = 1:           xbar = sgn(x) ybar
 //	p = ±Inf:        xbar = sgn(x) ybar / c at the c elements with |x_i| = y, else 0
+//	                 (with a NaN x_i, y is NaN and the NaN elements are the c)
 //	p = 0:           xbar = 0
 //	p < 1:           xbar = sgn(x) |x|^(p-1) ybar y^(1-p)   (0 where x_i = 0)
 //	other p > 1:     xbar = sgn(x) |x|^(p-1) ybar / y^(p-1) (0 where y = 0)
@@ -105,13 +106,17 @@ func VectorNormOp(ord float64, axes []int, keepdim bool) cr.Op[*tensor.Dense] {
 				if err != nil || yv == nil {
 					return []cr.NodeID{0}
 				}
-				hit, err := tensor.Sub(absx, yv)
+				// The elements that attain the norm, |x_i| = y, and those that are
+				// NaN (which make it NaN: PyTorch's mask "respecting NaNs"); with a
+				// NaN norm no other element gets a share of ybar.
+				yb, err := tensor.Add(tensor.New(tensor.Float64, xv.Shape()...), yv) // y broadcast like x
 				if err != nil {
 					return []cr.NodeID{0}
 				}
-				hd := hit.Float64s()
-				for i, v := range hd {
-					hd[i] = b2f(v == 0 || math.IsNaN(v))
+				hit := tensor.New(tensor.Float64, xv.Shape()...)
+				hd, ad, yd := hit.Float64s(), absx.Contiguous().Float64s(), yb.Contiguous().Float64s()
+				for i := range hd {
+					hd[i] = b2f(ad[i] == yd[i] || math.IsNaN(ad[i]))
 				}
 				count, err := reduce.Sum(hit, ax, true)
 				if err != nil {

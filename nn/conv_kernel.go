@@ -166,7 +166,7 @@ func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) 
 		a, b := i0[q/n1], i1[q%n1]
 		if a < 0 || b < 0 {
 			if !scatter {
-				clear(seg)
+				zero(seg)
 			}
 			continue
 		}
@@ -189,13 +189,13 @@ func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) 
 		first, last := min(max(aff[0], lo), hi), min(max(aff[1], lo), hi)
 		if first >= last {
 			if !scatter {
-				clear(seg)
+				zero(seg)
 			}
 			continue
 		}
 		if !scatter {
-			clear(seg[:first-lo])
-			clear(seg[last-lo:])
+			zero(seg[:first-lo])
+			zero(seg[last-lo:])
 		}
 		src := xc[base+aff[2]+(first-aff[0])*s2:]
 		dst := seg[first-lo : last-lo]
@@ -204,6 +204,12 @@ func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) 
 			src = src[:len(dst)]
 			for j, v := range dst {
 				src[j] += v
+			}
+		case s2 == 1 && len(dst) <= 16:
+			// Short segments (small images): a loop, not a call to memmove.
+			src = src[:len(dst)]
+			for j, v := range src {
+				dst[j] = v
 			}
 		case s2 == 1:
 			copy(dst, src)
@@ -216,6 +222,18 @@ func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) 
 				dst[j] = src[j*s2]
 			}
 		}
+	}
+}
+
+// zero clears s: in a loop when it is short (the padding of a small image's
+// segment), where a call to the runtime's memclr costs more than the stores.
+func zero(s []float64) {
+	if len(s) > 16 {
+		clear(s)
+		return
+	}
+	for j := range s {
+		s[j] = 0
 	}
 }
 

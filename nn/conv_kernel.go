@@ -205,12 +205,6 @@ func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) 
 			for j, v := range dst {
 				src[j] += v
 			}
-		case s2 == 1 && len(dst) <= 16:
-			// Short segments (small images): a loop, not a call to memmove.
-			src = src[:len(dst)]
-			for j, v := range src {
-				dst[j] = v
-			}
 		case s2 == 1:
 			copy(dst, src)
 		case scatter:

@@ -203,23 +203,21 @@ func elemSize(dt DType) int {
 // Float64 and Complex128. Ops that allocate a shape computed from their inputs or
 // parameters use it.
 func Alloc(dt DType, shape ...int) (*Dense, error) {
-	n, err := allocSize(dt, shape)
-	if err != nil {
-		return nil, err
-	}
-	t := &Dense{dtype: dt}
-	t.setContiguous(shape)
-	if dt == Complex128 {
-		t.c128 = make([]complex128, n)
-	} else {
-		t.f64 = make([]float64, n)
-	}
-	return t, nil
+	return alloc(dt, shape, zeros[float64], zeros[complex128])
 }
+
+// zeros returns n zero elements.
+func zeros[T element](n int) []T { return make([]T, n) }
 
 // allocNoZero is Alloc for a result the caller writes whole: its elements are
 // unspecified, and large ones come from the module's buffer pool (vmath.MakeNoZero).
 func allocNoZero(dt DType, shape ...int) (*Dense, error) {
+	return alloc(dt, shape, vmath.MakeNoZero[float64], vmath.MakeNoZero[complex128])
+}
+
+// alloc makes a contiguous tensor of dtype dt and the given shape, its storage
+// from f64 or c128.
+func alloc(dt DType, shape []int, f64 func(n int) []float64, c128 func(n int) []complex128) (*Dense, error) {
 	n, err := allocSize(dt, shape)
 	if err != nil {
 		return nil, err
@@ -227,9 +225,9 @@ func allocNoZero(dt DType, shape ...int) (*Dense, error) {
 	t := &Dense{dtype: dt}
 	t.setContiguous(shape)
 	if dt == Complex128 {
-		t.c128 = vmath.MakeNoZero[complex128](n)
+		t.c128 = c128(n)
 	} else {
-		t.f64 = vmath.MakeNoZero[float64](n)
+		t.f64 = f64(n)
 	}
 	return t, nil
 }

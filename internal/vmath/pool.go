@@ -90,15 +90,11 @@ func Poolable[T float64 | complex128](capacity int) bool {
 // size (as MakeNoZero's large buffers are), and ignores the others. Under the race
 // detector the buffer is filled with NaN first, so that a use after Put shows.
 func Put[T float64 | complex128](b []T) {
+	if !Poolable[T](cap(b)) {
+		return
+	}
 	var z T
-	words := uintptr(cap(b)) * (unsafe.Sizeof(z) / 8)
-	if words < poolMinWords {
-		return
-	}
-	class, size, ok := classOf(words)
-	if !ok || size != words {
-		return
-	}
+	class, _, _ := classOf(uintptr(cap(b)) * (unsafe.Sizeof(z) / 8))
 	b = b[:cap(b)]
 	if raceEnabled {
 		var nan T

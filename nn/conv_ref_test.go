@@ -2,7 +2,6 @@ package nn_test
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -69,13 +68,7 @@ func convRefOp(t *testing.T, c refCase) cr.Op[*tensor.Dense] {
 }
 
 func TestConvTorchReference(t *testing.T) {
-	raw, err := os.ReadFile("testdata/conv_ref.json")
-	require.NoError(t, err)
-	var ref struct {
-		Torch string    `json:"torch"`
-		Cases []refCase `json:"cases"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &ref))
+	ref := loadTorchRef(t, "testdata/conv_ref.json")
 	require.NotEmpty(t, ref.Cases)
 	for _, c := range ref.Cases {
 		t.Run(strings.ReplaceAll(c.Name, " ", "_"), func(t *testing.T) {

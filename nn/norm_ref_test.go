@@ -2,7 +2,6 @@ package nn_test
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -90,13 +89,7 @@ func normRefOp(t *testing.T, c refCase) (op, multi cr.Op[*tensor.Dense]) {
 }
 
 func TestNormTorchReference(t *testing.T) {
-	raw, err := os.ReadFile("testdata/norm_ref.json")
-	require.NoError(t, err)
-	var ref struct {
-		Torch string    `json:"torch"`
-		Cases []refCase `json:"cases"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &ref))
+	ref := loadTorchRef(t, "testdata/norm_ref.json")
 	require.NotEmpty(t, ref.Cases)
 	ops := map[string]bool{}
 	for _, c := range ref.Cases {

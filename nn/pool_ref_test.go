@@ -2,7 +2,6 @@ package nn_test
 
 import (
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 
@@ -105,13 +104,7 @@ func poolRefOp(t *testing.T, c refCase) (single, multi cr.Op[*tensor.Dense]) {
 // TestPoolTorchReference replays every case: outputs (and the max pools'
 // indices, exactly, ties included), vjp, jvp and hvp.
 func TestPoolTorchReference(t *testing.T) {
-	raw, err := os.ReadFile("testdata/pool_ref.json")
-	require.NoError(t, err)
-	var ref struct {
-		Torch string    `json:"torch"`
-		Cases []refCase `json:"cases"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &ref))
+	ref := loadTorchRef(t, "testdata/pool_ref.json")
 	require.NotEmpty(t, ref.Cases)
 	ties := 0
 	for _, c := range ref.Cases {
@@ -132,12 +125,7 @@ func TestPoolTorchReference(t *testing.T) {
 // (small integers, 2x2 windows, stride 2) torch's indices are the first maximum
 // of each window, some windows hold a tie, and the op's indices equal torch's.
 func TestMaxPoolTiesGoToFirstMaximum(t *testing.T) {
-	raw, err := os.ReadFile("testdata/pool_ref.json")
-	require.NoError(t, err)
-	var ref struct {
-		Cases []refCase `json:"cases"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &ref))
+	ref := loadTorchRef(t, "testdata/pool_ref.json")
 	var c *refCase
 	for i := range ref.Cases {
 		if ref.Cases[i].Name == "max_pool2d/ties k2" {

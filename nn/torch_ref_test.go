@@ -206,13 +206,7 @@ func requireClose(t *testing.T, want, got *tensor.Dense, what string) {
 }
 
 func TestTorchReference(t *testing.T) {
-	raw, err := os.ReadFile("testdata/torch_ref.json")
-	require.NoError(t, err)
-	var ref struct {
-		Torch string    `json:"torch"`
-		Cases []refCase `json:"cases"`
-	}
-	require.NoError(t, json.Unmarshal(raw, &ref))
+	ref := loadTorchRef(t, "testdata/torch_ref.json")
 	require.NotEmpty(t, ref.Cases)
 	ops := map[string]bool{}
 	for _, c := range ref.Cases {
@@ -220,6 +214,22 @@ func TestTorchReference(t *testing.T) {
 		t.Run(strings.ReplaceAll(c.Name, " ", "_"), func(t *testing.T) { replayTorch(t, c) })
 	}
 	t.Logf("%d cases of %d ops from torch %s", len(ref.Cases), len(ops), ref.Torch)
+}
+
+// torchRef is a file of PyTorch reference cases (testdata/gen_*_ref.py).
+type torchRef struct {
+	Torch string    `json:"torch"`
+	Cases []refCase `json:"cases"`
+}
+
+// loadTorchRef reads the reference cases of path.
+func loadTorchRef(t *testing.T, path string) torchRef {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var ref torchRef
+	require.NoError(t, json.Unmarshal(raw, &ref))
+	return ref
 }
 
 func replayTorch(t *testing.T, c refCase) {

@@ -91,10 +91,13 @@ func run[T tensor.Element](p *Plan, data [][]T) []T {
 	return out
 }
 
-// release recycles the storage of an intermediate the caller no longer uses.
+// release hands the storage of an intermediate the caller no longer uses back to
+// the module's buffer pool (vmath.Put), which vmath.MakeNoZero allocates from:
+// intermediates are short-lived and often large. Results handed to callers go
+// back only when their owner (a tape's Release) knows nobody refers to them.
 func release[T tensor.Element](x block[T]) {
 	if x.owned && !x.exact {
-		putBuf(x.data)
+		vmath.Put(x.data)
 	}
 }
 
@@ -138,7 +141,7 @@ func unary[T tensor.Element](p *Plan, k int, data []T) block[T] {
 	}
 	outSh := sh[len(sum):]
 	copy(dst[len(sum):], rowMajor(outSh))
-	out := getBuf[T](numel(outSh))
+	out := vmath.MakeNoZero[T](numel(outSh))
 	if len(sum) > 0 {
 		clear(out)
 	}
@@ -171,7 +174,7 @@ func sumOut[T tensor.Element](x block[T], keep lset, size *[maxLabels]int) block
 	}
 	outSh := sh[len(gone):]
 	copy(dst[len(gone):], rowMajor(outSh))
-	out := getBuf[T](numel(outSh))
+	out := vmath.MakeNoZero[T](numel(outSh))
 	clear(out)
 	strided(out, dst, x.data, src, sh, true)
 	return block[T]{data: out, labels: kept, owned: true}
@@ -180,7 +183,7 @@ func sumOut[T tensor.Element](x block[T], keep lset, size *[maxLabels]int) block
 // permute returns x with its dims in the order of labels (a permutation of
 // x.labels), as a fresh block.
 func permute[T tensor.Element](x block[T], labels []int, size *[maxLabels]int) block[T] {
-	out := getBuf[T](len(x.data))
+	out := vmath.MakeNoZero[T](len(x.data))
 	permuteInto(out, x, labels, size)
 	return block[T]{data: out, labels: slices.Clone(labels), owned: true}
 }
@@ -295,7 +298,7 @@ func pair[T tensor.Element](x, y block[T], need lset, size *[maxLabels]int, want
 	if exact {
 		out = vmath.MakeNoZero[T](nb * m * n) // the product writes all of it (beta = 0)
 	} else {
-		out = getBuf[T](nb * m * n)
+		out = vmath.MakeNoZero[T](nb * m * n)
 	}
 	batchGemm(L.tA, L.tB, nb, m, n, k, xd, yd, out)
 	return block[T]{data: out, labels: labels, owned: true, exact: exact}

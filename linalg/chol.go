@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -110,11 +111,11 @@ func hermOf(x *tensor.Dense) *tensor.Dense {
 
 // sandwich returns L^-H x L^-1.
 func (r *cholRule) sandwich(x *tensor.Dense) (*tensor.Dense, error) {
-	y, err := lowerRight.solve(r.l, x, noTrans) // x L^-1
+	y, err := lowerRight.solve(r.l, x, lapack.NoTrans) // x L^-1
 	if err != nil {
 		return nil, err
 	}
-	return lowerLeft.solve(r.l, y, conjTrans) // L^-H (x L^-1)
+	return lowerLeft.solve(r.l, y, lapack.ConjTrans) // L^-H (x L^-1)
 }
 
 // lowerCot returns the cotangent (or its tangent) of the lower factor.
@@ -152,11 +153,11 @@ func (r *cholRule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contributi
 
 // c returns C = Phi(L^-1 Sdot L^-H) and Ldot = L C for the input tangent adot.
 func (r *cholRule) c(adot *tensor.Dense) (c, ldot *tensor.Dense, err error) {
-	w, err := lowerLeft.solve(r.l, hermOf(adot), noTrans) // L^-1 Sdot
+	w, err := lowerLeft.solve(r.l, hermOf(adot), lapack.NoTrans) // L^-1 Sdot
 	if err != nil {
 		return nil, nil, err
 	}
-	if w, err = lowerRight.solve(r.l, w, conjTrans); err != nil { // (L^-1 Sdot) L^-H
+	if w, err = lowerRight.solve(r.l, w, lapack.ConjTrans); err != nil { // (L^-1 Sdot) L^-H
 		return nil, nil, err
 	}
 	c = phi(w)
@@ -254,7 +255,7 @@ func lowerProdF64(c, l, b []float64, n int) {
 	clear(c)
 	for i0 := 0; i0 < n; i0 += cholBlockRows {
 		i1 := min(i0+cholBlockRows, n)
-		gemm(true, false, i1-i0, i1, n-i0, 1, l[i0*n+i0:], n, b[i0*n:], n, 0, c[i0*n:], n)
+		lapack.Gemm(true, false, i1-i0, i1, n-i0, 1, l[i0*n+i0:], n, b[i0*n:], n, 0, c[i0*n:], n)
 		for i := i0; i < i1; i++ {
 			clear(c[i*n+i+1 : i*n+i1])
 		}
@@ -266,9 +267,9 @@ func lowerProdF64(c, l, b []float64, n int) {
 // through the GEMM-based trsmRec and a transpose; the result is symmetrised to
 // remove rounding asymmetry.
 func sandwichHermF64(q, l []float64, n int) {
-	trsmF64(false, true, false, n, n, l, n, q, n)
+	lapack.TrsmF64(false, true, false, n, n, l, n, q, n)
 	transposeSquare(q, n)
-	trsmF64(false, true, false, n, n, l, n, q, n)
+	lapack.TrsmF64(false, true, false, n, n, l, n, q, n)
 	for i := range n {
 		for j := range i {
 			v := (q[i*n+j] + q[j*n+i]) * 0.5
@@ -375,4 +376,77 @@ func (r *cholRule) RecordPullback(rec cr.Recorder[*tensor.Dense], _, y, ybar []c
 	gm := t.Apply(triSolveOp{upper: true, left: true}, lh, w) // L^-H (P L^-1)
 	abar := scale(t, add(t, gm, mH(t, gm)), 0.5)
 	return []cr.NodeID{abar}, t.Err()
+}
+
+// Cholesky is CholeskyOp without a tape.
+func Cholesky(a *tensor.Dense, upper bool) (*tensor.Dense, error) {
+	return eval(CholeskyOp(upper), a)
+}
+
+func choleskyValues(a *tensor.Dense, upper bool) (*tensor.Dense, error) {
+	const op = "cholesky"
+	_, _, n, err := square(op, "A", a)
+	if err != nil {
+		return nil, err
+	}
+	if a.DType() == tensor.Complex128 {
+		return cholT[complex128](op, a, n, upper)
+	}
+	return cholT[float64](op, a, n, upper)
+}
+
+func cholT[T scalar](op string, a *tensor.Dense, n int, upper bool) (*tensor.Dense, error) {
+	ad := dataOf[T](a)
+	out := make([]T, len(ad))
+	if n > 0 {
+		s := make([]T, n*n)
+		for b := range len(ad) / (n * n) {
+			hermPart(s, ad[b*n*n:(b+1)*n*n], n)
+			l := out[b*n*n : (b+1)*n*n]
+			copy(l, s)
+			if bad := lapack.Potrf(l, s, n); bad > 0 {
+				return nil, opErr(op, cr.ErrInvalidArgument,
+					"the matrix is not positive-definite (the leading minor of order %d is not positive-definite)", bad)
+			}
+			if upper {
+				conjTransposeInPlace(l, n)
+			}
+		}
+	}
+	return newOf(out, a.Shape()...), nil
+}
+
+// hermPart writes (A + A^H)/2 of the n×n matrix a to dst.
+func hermPart[T scalar](dst, a []T, n int) {
+	if d, ok := any(dst).([]float64); ok {
+		// In 8×8 tiles: the transposed reads walk a few cache lines at a time.
+		s := any(a).([]float64)
+		const tile = 8
+		for i0 := 0; i0 < n; i0 += tile {
+			for j0 := 0; j0 < n; j0 += tile {
+				for i := i0; i < min(i0+tile, n); i++ {
+					for j := j0; j < min(j0+tile, n); j++ {
+						d[i*n+j] = (s[i*n+j] + s[j*n+i]) * 0.5
+					}
+				}
+			}
+		}
+		return
+	}
+	half := fromReal[T](0.5)
+	for i := range n {
+		for j := range n {
+			dst[i*n+j] = (a[i*n+j] + cj(a[j*n+i])) * half
+		}
+	}
+}
+
+// conjTransposeInPlace replaces the n×n matrix a by a^H.
+func conjTransposeInPlace[T scalar](a []T, n int) {
+	for i := range n {
+		a[i*n+i] = cj(a[i*n+i])
+		for j := i + 1; j < n; j++ {
+			a[i*n+j], a[j*n+i] = cj(a[j*n+i]), cj(a[i*n+j])
+		}
+	}
 }

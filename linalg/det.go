@@ -8,6 +8,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -30,7 +31,7 @@ func dets[T scalar](a *tensor.Dense, count, n int) []luDet[T] {
 		r := luDet[T]{det: fromReal[T](1), sign: fromReal[T](1)}
 		if n > 0 {
 			copy(lu, ad[b*n*n:(b+1)*n*n])
-			getrf(lu, n, n, piv)
+			lapack.Getrf(lu, n, n, piv)
 			for i := range n {
 				u := lu[i*n+i]
 				if piv[i] != i {
@@ -149,7 +150,7 @@ func detAdjugatePullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
 	ad := av.AsComplex().Contiguous().Complex128s()
 	radius := make([]float64, count)
 	for b := range radius {
-		f := cnrm2(ad[b*n*n:], n*n, 1)
+		f := lapack.Cnrm2(ad[b*n*n:], n*n, 1)
 		radius[b] = 2 * f
 		if f == 0 {
 			radius[b] = 1

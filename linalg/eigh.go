@@ -6,6 +6,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -122,7 +123,7 @@ func eighValues(a *tensor.Dense, vectors bool) (w, v *tensor.Dense, err error) {
 	}
 	if a.DType() == tensor.Complex128 {
 		wd, vd, ok := eigBatch(a.Contiguous().Complex128s(), count, n, func(s []complex128, w []float64) bool {
-			return hermEig(s, w, n)
+			return lapack.HermEig(s, w, n)
 		})
 		if !ok {
 			return nil, nil, opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge")
@@ -130,7 +131,7 @@ func eighValues(a *tensor.Dense, vectors bool) (w, v *tensor.Dense, err error) {
 		return newOf(wd, shapeOf(batch, n)...), newOf(vd, shapeOf(batch, n, n)...), nil
 	}
 	wd, vd, ok := eigBatch(a.Contiguous().Float64s(), count, n, func(s, w []float64) bool {
-		return symEig(s, w, n, vectors)
+		return lapack.SymEig(s, w, n, vectors)
 	})
 	if !ok {
 		return nil, nil, opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge")
@@ -147,7 +148,7 @@ func eigBatch[T scalar](ad []T, count, n int, kernel func(s []T, w []float64) bo
 	for b := range count {
 		s, w := vd[b*n*n:(b+1)*n*n], wd[b*n:(b+1)*n]
 		if f, ok := any(s).([]float64); ok {
-			// The real kernel (symEig) reads the lower triangle only.
+			// The real kernel (lapack.SymEig) reads the lower triangle only.
 			symLowerPart(f, any(ad).([]float64)[b*n*n:(b+1)*n*n], n)
 		} else {
 			hermPart(s, ad[b*n*n:(b+1)*n*n], n)
@@ -251,7 +252,7 @@ func vDiagVt(v, g *tensor.Dense) *tensor.Dense {
 		}
 		for r0 := 0; r0 < n; r0 += rb {
 			h := min(rb, n-r0)
-			gemm(false, true, h, r0+h, n, 1, w[r0*n:], n, vb, n, 0, ob[r0*n:], n)
+			lapack.Gemm(false, true, h, r0+h, n, 1, w[r0*n:], n, vb, n, 0, ob[r0*n:], n)
 		}
 		mirrorLower(ob, n)
 	}

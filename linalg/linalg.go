@@ -9,6 +9,7 @@ import (
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -363,3 +364,16 @@ func tapeOf(rec cr.Recorder[*tensor.Dense], op string) (*Tape, error) {
 	}
 	return t, nil
 }
+
+// UseLAPACK64 routes the float64 factorisations of the package through gonum's
+// lapack64 and blas64 when on is true: Cholesky, LU and triangular solves
+// (Dpotrf, Dgetrf, Dtrsm), QR (Dgeqrf, Dorgqr), eigh (Dsyev) and svd (Dgesvd), so
+// that an implementation installed with lapack64.Use or blas64.Use (a cgo binding
+// of OpenBLAS or MKL, say) computes them. By default they run on the package's own
+// kernels, which do their matrix products with tensor.Gemm (recursive Cholesky, LU
+// and triangular solves, blocked QR, and for eigh and svd of matrices larger than
+// 48 blocked reductions); only small eigh and svd, the fallbacks of the larger
+// ones, and eig and eigvals (Dgeev), call lapack64 then. The complex128 kernels
+// are the package's own either way. The setting is process-wide and safe for concurrent use; it returns nothing
+// and takes effect for the factorisations that start after it.
+func UseLAPACK64(on bool) { lapack.SetLAPACK64(on) }

@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -65,7 +66,7 @@ func luFactorT[T scalar](op string, a *tensor.Dense, batch []int, count, m, n in
 	ip := make([]int, k)
 	if k > 0 {
 		for b := range count {
-			z := getrf(out[b*m*n:(b+1)*m*n], m, n, ip)
+			z := lapack.Getrf(out[b*m*n:(b+1)*m*n], m, n, ip)
 			if z >= 0 && check && m == n {
 				return nil, nil, opErr(op, cr.ErrInvalidArgument, "U[%d,%d] is zero: the matrix is singular", z, z)
 			}
@@ -327,11 +328,11 @@ func luSolveT[T scalar](lu *tensor.Dense, piv [][]int, b *tensor.Dense, n, br, b
 		lm := ld[i*n*n : (i+1)*n*n]
 		xm := x[i*br*bc : (i+1)*br*bc]
 		if left {
-			tr := noTrans
+			tr := lapack.NoTrans
 			if adjoint {
-				tr = conjTrans
+				tr = lapack.ConjTrans
 			}
-			getrs(lm, n, piv[i], xm, bc, tr)
+			lapack.Getrs(lm, n, piv[i], xm, bc, tr)
 			continue
 		}
 		// X op(A) = B  <=>  op(A)^T X^T = B^T; A^H^T = conj(A): conj(A) Y = B^T is
@@ -341,12 +342,12 @@ func luSolveT[T scalar](lu *tensor.Dense, piv [][]int, b *tensor.Dense, n, br, b
 			for j := range tmp {
 				tmp[j] = cj(tmp[j])
 			}
-			getrs(lm, n, piv[i], tmp, br, noTrans)
+			lapack.Getrs(lm, n, piv[i], tmp, br, lapack.NoTrans)
 			for j := range tmp {
 				tmp[j] = cj(tmp[j])
 			}
 		} else {
-			getrs(lm, n, piv[i], tmp, br, trans)
+			lapack.Getrs(lm, n, piv[i], tmp, br, lapack.Trans)
 		}
 		transposeInto(xm, tmp, bc, br)
 	}

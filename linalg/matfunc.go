@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -135,8 +136,8 @@ func expm[T scalar](dst, a []T, n int) {
 		p[i], q[i] = v[i]+u[i], v[i]-u[i]
 	}
 	piv := make([]int, n)
-	getrf(q, n, n, piv)
-	getrs(q, n, piv, p, n, noTrans)
+	lapack.Getrf(q, n, n, piv)
+	lapack.Getrs(q, n, piv, p, n, lapack.NoTrans)
 	for range sq {
 		p = mul(p, p)
 	}

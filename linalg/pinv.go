@@ -8,6 +8,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -117,7 +118,7 @@ func pinvValues(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) {
 		pm := out[b*n*m : (b+1)*n*m]
 		if opt.Hermitian && m == n && isSymmetric(am, n) {
 			copy(work, am)
-			if !symEig(work, s, n, true) {
+			if !lapack.SymEig(work, s, n, true) {
 				return nil, opErr(op, cr.ErrInvalidArgument, "the eigenvalue algorithm did not converge")
 			}
 			smax := 0.0
@@ -140,7 +141,7 @@ func pinvValues(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) {
 			continue
 		}
 		copy(work, am)
-		if !svdKernel(work, m, n, s, u, vt, true) {
+		if !lapack.SVD(work, m, n, s, u, vt, true) {
 			return nil, opErr(op, cr.ErrInvalidArgument, "the SVD algorithm did not converge")
 		}
 		tol := math.Max(opt.Atol, rtol*s[0])
@@ -165,7 +166,7 @@ func pinvValues(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) {
 }
 
 // cpinvValues is pinvValues for complex A: V diag(1/s) U^H over the kept singular
-// values of csvdKernel's SVD (Hermitian or not).
+// values of lapack.CSVD's SVD (Hermitian or not).
 func cpinvValues(a *tensor.Dense, batch []int, count, m, n int, atol, rtol float64) (*tensor.Dense, error) {
 	k := min(m, n)
 	ad := a.Contiguous().Complex128s()
@@ -177,7 +178,7 @@ func cpinvValues(a *tensor.Dense, batch []int, count, m, n int, atol, rtol float
 		if k == 0 {
 			break
 		}
-		if !csvdKernel(ad[b*m*n:(b+1)*m*n], m, n, s, u, vh) {
+		if !lapack.CSVD(ad[b*m*n:(b+1)*m*n], m, n, s, u, vh) {
 			return nil, opErr("pinv", cr.ErrInvalidArgument, "the SVD algorithm did not converge")
 		}
 		pm := out[b*n*m : (b+1)*n*m]

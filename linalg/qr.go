@@ -3,6 +3,7 @@ package linalg
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -81,10 +82,10 @@ func qrValues(a *tensor.Dense) (q, r *tensor.Dense, err error) {
 	}
 	k := min(m, n)
 	if a.DType() == tensor.Complex128 {
-		qd, rd := qrBatch(a.Contiguous().Complex128s(), count, m, n, qrKernelComplex)
+		qd, rd := qrBatch(a.Contiguous().Complex128s(), count, m, n, lapack.QRComplex)
 		return newOf(qd, shapeOf(batch, m, k)...), newOf(rd, shapeOf(batch, k, n)...), nil
 	}
-	qd, rd := qrBatch(a.Contiguous().Float64s(), count, m, n, qrKernel)
+	qd, rd := qrBatch(a.Contiguous().Float64s(), count, m, n, lapack.QR)
 	return newOf(qd, shapeOf(batch, m, k)...), newOf(rd, shapeOf(batch, k, n)...), nil
 }
 

@@ -1,9 +1,7 @@
 package linalg
 
 import (
-	"math"
-	"math/cmplx"
-
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -12,44 +10,13 @@ import (
 type scalar = tensor.Element
 
 // cj returns the complex conjugate (x itself for float64).
-func cj[T scalar](x T) T {
-	if c, ok := any(x).(complex128); ok {
-		return any(cmplx.Conj(c)).(T)
-	}
-	return x
-}
+func cj[T scalar](x T) T { return lapack.Conj(x) }
 
 // abs returns |x|.
-func abs[T scalar](x T) float64 {
-	switch v := any(x).(type) {
-	case complex128:
-		return cmplx.Abs(v)
-	case float64:
-		return math.Abs(v)
-	}
-	return 0
-}
-
-// re returns the real part of x.
-func re[T scalar](x T) float64 {
-	switch v := any(x).(type) {
-	case complex128:
-		return real(v)
-	case float64:
-		return v
-	}
-	return 0
-}
+func abs[T scalar](x T) float64 { return lapack.Abs(x) }
 
 // fromReal returns x as a T.
-func fromReal[T scalar](x float64) T {
-	var z T
-	switch any(z).(type) {
-	case complex128:
-		return any(complex(x, 0)).(T)
-	}
-	return any(x).(T)
-}
+func fromReal[T scalar](x float64) T { return lapack.FromReal[T](x) }
 
 // isCmplx reports whether T is complex128.
 func isCmplx[T scalar]() bool {

@@ -7,6 +7,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -134,7 +135,7 @@ func factors[T scalar](c *luCache, a, ae *tensor.Dense, batch []int, n int) ([]T
 	piv := make([]int, count*n)
 	bad := -1
 	for i := range count {
-		if z := getrf(lu[i*n*n:(i+1)*n*n], n, n, piv[i*n:(i+1)*n]); z >= 0 && bad < 0 {
+		if z := lapack.Getrf(lu[i*n*n:(i+1)*n*n], n, n, piv[i*n:(i+1)*n]); z >= 0 && bad < 0 {
 			bad = z
 		}
 	}
@@ -177,9 +178,9 @@ func solveValuesWith(c *luCache, a, b *tensor.Dense, adjoint bool) (*tensor.Dens
 	if err != nil {
 		return nil, err
 	}
-	tr := noTrans
+	tr := lapack.NoTrans
 	if adjoint {
-		tr = conjTrans
+		tr = lapack.ConjTrans
 	}
 	var x *tensor.Dense
 	if a.DType() == tensor.Complex128 {
@@ -195,7 +196,7 @@ func solveValuesWith(c *luCache, a, b *tensor.Dense, adjoint bool) (*tensor.Dens
 
 // solveT solves the batch op(A) X = B for contiguous A [..., n, n] (a expanded
 // to batch) and B [..., n, k] of equal batch shape, with the factors from c.
-func solveT[T scalar](op string, c *luCache, a, ae, b *tensor.Dense, batch []int, n, k int, tr transKind) (*tensor.Dense, error) {
+func solveT[T scalar](op string, c *luCache, a, ae, b *tensor.Dense, batch []int, n, k int, tr lapack.TransKind) (*tensor.Dense, error) {
 	x := append([]T(nil), dataOf[T](b)...)
 	if len(x) == 0 {
 		x = []T{}
@@ -206,83 +207,10 @@ func solveT[T scalar](op string, c *luCache, a, ae, b *tensor.Dense, batch []int
 			return nil, opErr(op, cr.ErrInvalidArgument, "the matrix is singular (U[%d,%d] of its LU factorisation is zero)", z, z)
 		}
 		for i := range len(lu) / (n * n) {
-			getrs(lu[i*n*n:(i+1)*n*n], n, piv[i*n:(i+1)*n], x[i*n*k:(i+1)*n*k], k, tr)
+			lapack.Getrs(lu[i*n*n:(i+1)*n*n], n, piv[i*n:(i+1)*n], x[i*n*k:(i+1)*n*k], k, tr)
 		}
 	}
 	return newOf(x, b.Shape()...), nil
-}
-
-// Cholesky is CholeskyOp without a tape.
-func Cholesky(a *tensor.Dense, upper bool) (*tensor.Dense, error) {
-	return eval(CholeskyOp(upper), a)
-}
-
-func choleskyValues(a *tensor.Dense, upper bool) (*tensor.Dense, error) {
-	const op = "cholesky"
-	_, _, n, err := square(op, "A", a)
-	if err != nil {
-		return nil, err
-	}
-	if a.DType() == tensor.Complex128 {
-		return cholT[complex128](op, a, n, upper)
-	}
-	return cholT[float64](op, a, n, upper)
-}
-
-func cholT[T scalar](op string, a *tensor.Dense, n int, upper bool) (*tensor.Dense, error) {
-	ad := dataOf[T](a)
-	out := make([]T, len(ad))
-	if n > 0 {
-		s := make([]T, n*n)
-		for b := range len(ad) / (n * n) {
-			hermPart(s, ad[b*n*n:(b+1)*n*n], n)
-			l := out[b*n*n : (b+1)*n*n]
-			copy(l, s)
-			if bad := potrf(l, s, n); bad > 0 {
-				return nil, opErr(op, cr.ErrInvalidArgument,
-					"the matrix is not positive-definite (the leading minor of order %d is not positive-definite)", bad)
-			}
-			if upper {
-				conjTransposeInPlace(l, n)
-			}
-		}
-	}
-	return newOf(out, a.Shape()...), nil
-}
-
-// hermPart writes (A + A^H)/2 of the n×n matrix a to dst.
-func hermPart[T scalar](dst, a []T, n int) {
-	if d, ok := any(dst).([]float64); ok {
-		// In 8×8 tiles: the transposed reads walk a few cache lines at a time.
-		s := any(a).([]float64)
-		const tile = 8
-		for i0 := 0; i0 < n; i0 += tile {
-			for j0 := 0; j0 < n; j0 += tile {
-				for i := i0; i < min(i0+tile, n); i++ {
-					for j := j0; j < min(j0+tile, n); j++ {
-						d[i*n+j] = (s[i*n+j] + s[j*n+i]) * 0.5
-					}
-				}
-			}
-		}
-		return
-	}
-	half := fromReal[T](0.5)
-	for i := range n {
-		for j := range n {
-			dst[i*n+j] = (a[i*n+j] + cj(a[j*n+i])) * half
-		}
-	}
-}
-
-// conjTransposeInPlace replaces the n×n matrix a by a^H.
-func conjTransposeInPlace[T scalar](a []T, n int) {
-	for i := range n {
-		a[i*n+i] = cj(a[i*n+i])
-		for j := i + 1; j < n; j++ {
-			a[i*n+j], a[j*n+i] = cj(a[j*n+i]), cj(a[i*n+j])
-		}
-	}
 }
 
 // CholeskySolveOp returns the op of PyTorch's cholesky_solve(B, L, upper): the
@@ -359,10 +287,10 @@ func invT[T scalar](op string, a *tensor.Dense, batch []int, n int, check bool) 
 	piv := make([]int, n)
 	for i := range len(ad) / (n * n) {
 		copy(lu, ad[i*n*n:(i+1)*n*n])
-		if z := getrf(lu, n, n, piv); z >= 0 && check {
+		if z := lapack.Getrf(lu, n, n, piv); z >= 0 && check {
 			return nil, opErr(op, cr.ErrInvalidArgument, "the matrix is singular (U[%d,%d] of its LU factorisation is zero)", z, z)
 		}
-		getrs(lu, n, piv, x[i*n*n:(i+1)*n*n], n, noTrans)
+		lapack.Getrs(lu, n, piv, x[i*n*n:(i+1)*n*n], n, lapack.NoTrans)
 	}
 	return e, nil
 }

@@ -6,6 +6,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -180,7 +181,7 @@ func svdValues(a *tensor.Dense, vectors bool) (u, s, vh *tensor.Dense, err error
 		work := make([]float64, m*n)
 		for b := range count {
 			copy(work, ad[b*m*n:(b+1)*m*n])
-			if !svdKernel(work, m, n, sd[b*k:(b+1)*k], ud[b*m*k:(b+1)*m*k], vd[b*k*n:(b+1)*k*n], vectors) {
+			if !lapack.SVD(work, m, n, sd[b*k:(b+1)*k], ud[b*m*k:(b+1)*m*k], vd[b*k*n:(b+1)*k*n], vectors) {
 				return nil, nil, nil, opErr(op, cr.ErrInvalidArgument, "the SVD algorithm did not converge")
 			}
 		}
@@ -188,7 +189,7 @@ func svdValues(a *tensor.Dense, vectors bool) (u, s, vh *tensor.Dense, err error
 	return newOf(ud, shapeOf(batch, m, k)...), newOf(sd, shapeOf(batch, k)...), newOf(vd, shapeOf(batch, k, n)...), nil
 }
 
-// csvdValues computes the thin SVDs of a complex batch with csvdKernel.
+// csvdValues computes the thin SVDs of a complex batch with lapack.CSVD.
 func csvdValues(a *tensor.Dense, batch []int, count, m, n int) (u, s, vh *tensor.Dense, err error) {
 	k := min(m, n)
 	ad := a.Contiguous().Complex128s()
@@ -196,7 +197,7 @@ func csvdValues(a *tensor.Dense, batch []int, count, m, n int) (u, s, vh *tensor
 	sd := make([]float64, count*k)
 	vd := make([]complex128, count*k*n)
 	for b := range count {
-		if !csvdKernel(ad[b*m*n:(b+1)*m*n], m, n, sd[b*k:(b+1)*k], ud[b*m*k:(b+1)*m*k], vd[b*k*n:(b+1)*k*n]) {
+		if !lapack.CSVD(ad[b*m*n:(b+1)*m*n], m, n, sd[b*k:(b+1)*k], ud[b*m*k:(b+1)*m*k], vd[b*k*n:(b+1)*k*n]) {
 			return nil, nil, nil, opErr("svd", cr.ErrInvalidArgument, "the SVD algorithm did not converge")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -57,7 +58,7 @@ func (o triSolveOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	if err := checkApply("solve_triangular", in, x, 2); err != nil {
 		return nil, err
 	}
-	y, err := o.solve(x[0], x[1], noTrans)
+	y, err := o.solve(x[0], x[1], lapack.NoTrans)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +68,7 @@ func (o triSolveOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 
 // solve computes X with op(T) X = B (left) or X op(T) = B (right), with the batch
 // dims of A and B broadcast.
-func (o triSolveOp) solve(a, b *tensor.Dense, tr transKind) (*tensor.Dense, error) {
+func (o triSolveOp) solve(a, b *tensor.Dense, tr lapack.TransKind) (*tensor.Dense, error) {
 	const op = "solve_triangular"
 	_, n, br, bc, err := sidedOperands(op, "A", a, b, o.left)
 	if err != nil {
@@ -85,7 +86,7 @@ func (o triSolveOp) solve(a, b *tensor.Dense, tr transKind) (*tensor.Dense, erro
 
 // trsmBatch solves the batch of triangular systems op(T) X = B (left) or
 // X op(T) = B (right) for contiguous A and B of equal batch shape; B is br×bc.
-func trsmBatch[T scalar](a, b *tensor.Dense, n, br, bc int, upper, left, unit bool, tr transKind) *tensor.Dense {
+func trsmBatch[T scalar](a, b *tensor.Dense, n, br, bc int, upper, left, unit bool, tr lapack.TransKind) *tensor.Dense {
 	ad := dataOf[T](a)
 	x := append([]T{}, dataOf[T](b)...)
 	if n == 0 || br == 0 || bc == 0 {
@@ -100,20 +101,20 @@ func trsmBatch[T scalar](a, b *tensor.Dense, n, br, bc int, upper, left, unit bo
 		am := ad[i*n*n : (i+1)*n*n]
 		xm := x[i*br*bc : (i+1)*br*bc]
 		if left {
-			trsm(am, n, xm, bc, upper, tr, unit)
+			lapack.Trsm(am, n, xm, bc, upper, tr, unit)
 			continue
 		}
 		// X op(T) = B  <=>  op(T)^T X^T = B^T: op(T)^T is T^T, T, or conj(T), and
 		// conj(T) Y = C is T conj(Y) = conj(C).
 		transposeInto(tmp, xm, br, bc)
 		switch tr {
-		case noTrans:
-			trsm(am, n, tmp, br, upper, trans, unit)
-		case trans:
-			trsm(am, n, tmp, br, upper, noTrans, unit)
-		case conjTrans:
+		case lapack.NoTrans:
+			lapack.Trsm(am, n, tmp, br, upper, lapack.Trans, unit)
+		case lapack.Trans:
+			lapack.Trsm(am, n, tmp, br, upper, lapack.NoTrans, unit)
+		case lapack.ConjTrans:
 			conjInPlace(tmp)
-			trsm(am, n, tmp, br, upper, noTrans, unit)
+			lapack.Trsm(am, n, tmp, br, upper, lapack.NoTrans, unit)
 			conjInPlace(tmp)
 		}
 		transposeInto(xm, tmp, bc, br)
@@ -141,21 +142,7 @@ func conjInPlace[T scalar](x []T) {
 // transposeInto writes the transpose of the rows×cols matrix src to dst (cols×rows),
 // in 8×8 tiles so that both matrices are walked a few cache lines at a time (8
 // lines of a tile of dst may fall in one cache set when rows is a power of two).
-func transposeInto[T scalar](dst, src []T, rows, cols int) {
-	const tile = 8
-	for i0 := 0; i0 < rows; i0 += tile {
-		i1 := min(i0+tile, rows)
-		for j0 := 0; j0 < cols; j0 += tile {
-			j1 := min(j0+tile, cols)
-			for i := i0; i < i1; i++ {
-				row := src[i*cols+j0 : i*cols+j1]
-				for j, v := range row {
-					dst[(j0+j)*rows+i] = v
-				}
-			}
-		}
-	}
-}
+func transposeInto[T scalar](dst, src []T, rows, cols int) { lapack.Transpose(dst, src, rows, cols) }
 
 type triSolveRule struct {
 	o      triSolveOp
@@ -207,7 +194,7 @@ func prod(a, b *tensor.Dense, ha, hb bool) (*tensor.Dense, error) {
 // bbar returns Bbar = op(T)^-H Xbar (left; right: Xbar op(T)^-H), not summed over
 // B's broadcast dims, for the cotangent xbar.
 func (r *triSolveRule) bbar(xbar *tensor.Dense) (*tensor.Dense, error) {
-	return r.o.solve(r.a, xbar, conjTrans)
+	return r.o.solve(r.a, xbar, lapack.ConjTrans)
 }
 
 // accAdd returns the sum acc + x, or x when acc is nil (no term yet).
@@ -306,7 +293,7 @@ func (r *triSolveRule) xdot(tangentOf cr.TangentOf[*tensor.Dense]) (*tensor.Dens
 			return nil, false, err
 		}
 	}
-	y, err := r.o.solve(r.a, rhs, noTrans)
+	y, err := r.o.solve(r.a, rhs, lapack.NoTrans)
 	if err != nil {
 		return nil, false, err
 	}

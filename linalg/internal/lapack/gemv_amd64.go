@@ -1,6 +1,6 @@
 //go:build amd64 && !noasm
 
-package linalg
+package lapack
 
 import "golang.org/x/sys/cpu"
 

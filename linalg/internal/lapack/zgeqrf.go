@@ -1,17 +1,15 @@
-package linalg
+package lapack
 
-import (
-	"math/cmplx"
-)
+import "math/cmplx"
 
-// qrKernelComplex computes the reduced QR decomposition of the m×n complex matrix a
+// QRComplex computes the reduced QR decomposition of the m×n complex matrix a
 // (row-major, clobbered): Q (m×k) into q and R (k×n) into r, k = min(m, n). It is
 // LAPACK's unblocked ZGEQR2 and ZUNG2R: the reflectors H_i = I - tau_i v_i v_i^H
 // of zlarfg, which makes R's diagonal real, beta = -sign(Re alpha) ||(alpha, x)||
 // (so that, as in LAPACK and PyTorch, the signs follow the sign of the real part
 // of the pivot column's leading entry), applied as H_i^H from the left, and
 // Q = H_1 H_2 ... H_k formed backwards from the identity.
-func qrKernelComplex(a []complex128, m, n int, q, r []complex128) {
+func QRComplex(a []complex128, m, n int, q, r []complex128) {
 	k := min(m, n)
 	tau := make([]complex128, k)
 	for i := range k {

@@ -1,4 +1,4 @@
-package linalg
+package lapack
 
 import (
 	"math"
@@ -236,7 +236,7 @@ func dcMerge(d, z []float64, rho float64, qt []float64, ld, n1 int, scr *dcScrat
 					kr[a] = ur[i]
 				}
 			}
-			gemm(false, false, k, w, nr, 1, uk, nr, qk, w, 0, newRows[c0:], n)
+			Gemm(false, false, k, w, nr, 1, uk, nr, qk, w, 0, newRows[c0:], n)
 		}
 	}
 	for _, p := range defl {
@@ -423,6 +423,6 @@ func tridiagEigDC(d, e, w, z []float64) bool {
 		bs := b[1] - b[0]
 		copy(zt[j*n+b[0]:j*n+b[1]], vecs[ev.block][ev.idx*bs:(ev.idx+1)*bs])
 	}
-	transposeInto(z, zt, n, n)
+	Transpose(z, zt, n, n)
 	return true
 }

@@ -1,4 +1,4 @@
-package linalg
+package lapack
 
 import (
 	"math"
@@ -96,7 +96,7 @@ func TestStedc(t *testing.T) {
 			}
 		}
 		g := make([]float64, n*n)
-		gemm(true, false, n, n, n, 1, z, n, z, n, 0, g, n)
+		Gemm(true, false, n, n, n, 1, z, n, z, n, 0, g, n)
 		for i := range n {
 			g[i*n+i]--
 		}

@@ -1,4 +1,4 @@
-package linalg
+package lapack
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"sort"
 )
 
-// csvdKernel computes the thin SVD of the complex m×n matrix a (row-major, not
+// CSVD computes the thin SVD of the complex m×n matrix a (row-major, not
 // modified): A = U diag(s) Vh with s real and descending (k = min(m, n) values),
 // U (m×k) with orthonormal columns and Vh (k×n) with orthonormal rows, by the
 // one-sided (Hestenes) Jacobi method on A (m >= n) or on A^H (m < n). It reports
@@ -20,7 +20,7 @@ import (
 // 2×2 transformation accumulates into V. At convergence the columns of A V are
 // orthogonal: s_j = |(A V)_j| and u_j = (A V)_j / s_j. Columns with a negligible
 // s_j are completed to an orthonormal set by Gram-Schmidt.
-func csvdKernel(a []complex128, m, n int, s []float64, u, vh []complex128) bool {
+func CSVD(a []complex128, m, n int, s []float64, u, vh []complex128) bool {
 	k := min(m, n)
 	if k == 0 {
 		return true
@@ -104,7 +104,7 @@ func csvdKernel(a []complex128, m, n int, s []float64, u, vh []complex128) bool 
 	}
 	norms := make([]float64, cols)
 	for j := range cols {
-		norms[j] = cnrm2(w[j], len(w[j]), 1)
+		norms[j] = Cnrm2(w[j], len(w[j]), 1)
 	}
 	order := make([]int, cols)
 	for j := range order {
@@ -181,7 +181,7 @@ func svdCompleteColumn(cols [][]complex128, rows int) []complex128 {
 				}
 			}
 		}
-		nrm := cnrm2(x, len(x), 1)
+		nrm := Cnrm2(x, len(x), 1)
 		if nrm > best && nrm > 0 {
 			best, out = nrm, x
 			for l := range out {

@@ -1,4 +1,4 @@
-package linalg
+package lapack
 
 // Level-2 kernels of the blocked reductions (sytrdLower, gebrdUpper): matrix-vector
 // products on row-major matrices, four rows at a time so that each load of x or y

@@ -1,4 +1,4 @@
-package linalg
+package lapack
 
 import (
 	"math"
@@ -38,7 +38,7 @@ func TestOwnKernelsMatchLAPACK(t *testing.T) {
 		// Cholesky of B B^T + n I.
 		b := randSlice(rng, n*n)
 		a := make([]float64, n*n)
-		gemm(false, true, n, n, n, 1, b, n, b, n, 0, a, n)
+		Gemm(false, true, n, n, n, 1, b, n, b, n, 0, a, n)
 		for i := range n {
 			a[i*n+i] += float64(n)
 		}
@@ -107,17 +107,17 @@ func TestOwnKernelsMatchLAPACK(t *testing.T) {
 	}
 }
 
-// TestUseLAPACK64 checks that the switch routes the kernels through lapack64 and
+// TestSetLAPACK64 checks that the switch routes the kernels through lapack64 and
 // back.
-func TestUseLAPACK64(t *testing.T) {
-	defer UseLAPACK64(false)
+func TestSetLAPACK64(t *testing.T) {
+	defer SetLAPACK64(false)
 	a := []float64{4, 2, 2, 3}
-	UseLAPACK64(true)
+	SetLAPACK64(true)
 	x := slices.Clone(a)
 	if !potrfF64(x, 2) || math.Abs(x[0]-2) > 1e-15 {
 		t.Fatalf("lapack64 Cholesky: %v", x)
 	}
-	UseLAPACK64(false)
+	SetLAPACK64(false)
 	y := slices.Clone(a)
 	if !potrfF64(y, 2) || math.Abs(y[3]-math.Sqrt(2)) > 1e-15 {
 		t.Fatalf("own Cholesky: %v", y)
@@ -134,7 +134,7 @@ func TestSymEigTridiag(t *testing.T) {
 	// An orthogonal Q from the QR decomposition of a random matrix.
 	randQ := func() []float64 {
 		q := make([]float64, n*n)
-		qrKernel(randSlice(rng, n*n), n, n, q, make([]float64, n*n))
+		QR(randSlice(rng, n*n), n, n, q, make([]float64, n*n))
 		return q
 	}
 	withSpectrum := func(w []float64) []float64 {
@@ -146,7 +146,7 @@ func TestSymEigTridiag(t *testing.T) {
 			}
 		}
 		a := make([]float64, n*n)
-		gemm(false, true, n, n, n, 1, qw, n, q, n, 0, a, n)
+		Gemm(false, true, n, n, n, 1, qw, n, q, n, 0, a, n)
 		for i := range n { // exactly symmetric
 			for j := range i {
 				a[i*n+j] = a[j*n+i]
@@ -209,9 +209,9 @@ func TestSymEigTridiag(t *testing.T) {
 			}
 		}
 		av := make([]float64, n*n)
-		gemm(false, false, n, n, n, 1, a, n, v, n, 0, av, n)
+		Gemm(false, false, n, n, n, 1, a, n, v, n, 0, av, n)
 		vtv := make([]float64, n*n)
-		gemm(true, false, n, n, n, 1, v, n, v, n, 0, vtv, n)
+		Gemm(true, false, n, n, n, 1, v, n, v, n, 0, vtv, n)
 		res, orth := 0.0, 0.0
 		for i := range n {
 			for j := range n {
@@ -260,7 +260,7 @@ func TestSVDFast(t *testing.T) {
 			}
 		}
 		r := make([]float64, m*n)
-		gemm(false, false, m, n, k, 1, us, k, vt, n, 0, r, n)
+		Gemm(false, false, m, n, k, 1, us, k, vt, n, 0, r, n)
 		if d := maxRelDiff(r, a); d > 1e-12 {
 			t.Errorf("%dx%d: U S Vh differs from A by %g", m, n, d)
 		}
@@ -270,7 +270,7 @@ func TestSVDFast(t *testing.T) {
 	b := randSlice(rng, n*3)
 	c := randSlice(rng, 3*n)
 	a := make([]float64, n*n)
-	gemm(false, false, n, n, 3, 1, b, 3, c, n, 0, a, n)
+	Gemm(false, false, n, n, 3, 1, b, 3, c, n, 0, a, n)
 	if svdFast(a, n, n, make([]float64, n), make([]float64, n*n), make([]float64, n*n)) {
 		t.Error("svdFast accepted a rank-3 matrix")
 	}

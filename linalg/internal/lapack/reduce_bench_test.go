@@ -1,4 +1,4 @@
-package linalg
+package lapack
 
 import (
 	"fmt"
@@ -17,9 +17,6 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
-
-// CPUTime is cpuTime for the external benchmarks (package linalg_test).
-var CPUTime = cpuTime
 
 // loopCPU runs f b.N times and reports the CPU time per call as cpu-ms/op besides
 // the wall time (on a loaded machine the wall time counts the waits for a core).
@@ -58,7 +55,7 @@ func BenchmarkReduce(b *testing.B) {
 		})
 		// The matrices of BenchmarkOps: A A^T + n I for the eigenvectors.
 		spd := make([]float64, n*n)
-		gemm(false, true, n, n, n, 1, a, n, a, n, 0, spd, n)
+		Gemm(false, true, n, n, n, 1, a, n, a, n, 0, spd, n)
 		for i := range n {
 			spd[i*n+i] += float64(n)
 		}

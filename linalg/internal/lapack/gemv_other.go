@@ -1,6 +1,6 @@
 //go:build !amd64 || noasm
 
-package linalg
+package lapack
 
 // useGemvAsm is false: this build has no assembly kernels.
 const useGemvAsm = false

@@ -1,4 +1,4 @@
-package linalg
+package lapack
 
 import (
 	"math"

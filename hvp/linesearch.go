@@ -117,33 +117,22 @@ const armijo = 1e-4
 
 func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task) (optimize.Status, error) {
 	n := m.dim
-	gradTol := orDefault(m.GradStopThreshold, 1e-10)
 	ls := m.Linesearcher
 	if ls == nil {
 		ls = &optimize.MoreThuente{DecreaseFactor: armijo, CurvatureFactor: 0.9}
 	}
-	evalErr := func() error { return callErr(m.Err) }
+	settings := newtonSettings{name: "LineSearchNewtonCG", hessVec: m.HessVec, err: m.Err, gradTol: m.GradStopThreshold, maxIterations: m.MaxIterations}
 
-	x, f, g, status, err := start(operation, result, task, n, m.HessVec, evalErr)
-	if err != nil {
-		return status, err
-	}
-	m.last = Iteration{Iter: 0, Radius: math.NaN()}
-	if err := major(operation, result, x, f, g); err != nil {
-		return optimize.NotTerminated, err
-	}
-
-	p, trial, gTrial := make([]float64, n), make([]float64, n), make([]float64, n)
+	p := make([]float64, n)
 	best, gBest := make([]float64, n), make([]float64, n)
 	cg := newSteihaug(n)
-	fOld := f + floats.Norm(g, 2)/2 // scipy's guess of the previous value
-	maxOuter := maxIterations(m.MaxIterations, n)
-	for k := 0; ; k++ {
-		if gn := floats.Norm(g, math.Inf(1)); gn == 0 || !math.IsNaN(gradTol) && gn < gradTol {
-			return optimize.GradientThreshold, nil // (a zero gradient is stationary even without a threshold)
-		}
-		if k == maxOuter {
-			return iterationLimit("LineSearchNewtonCG", k)
+	var fOld float64 // the value before the last step
+	started := false
+	first := Iteration{Iter: 0, Radius: math.NaN()}
+	return m.outer(operation, result, task, settings, first, func(it *iterate) (optimize.Status, error) {
+		x, f, g := it.x, it.f, it.g
+		if !started {
+			fOld, started = f+floats.Norm(g, 2)/2, true // scipy's guess of the previous value
 		}
 		maxIter := m.MaxCGIterations
 		if maxIter <= 0 {
@@ -191,26 +180,20 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 				}
 				break
 			}
-			floats.AddScaledTo(trial, x, step, p)
-			if bad != nil && (floats.Equal(trial, x) || step*pnorm < 1e-14*math.Max(1, floats.Norm(x, 2))) {
+			floats.AddScaledTo(it.trial, x, step, p)
+			if bad != nil && (floats.Equal(it.trial, x) || step*pnorm < 1e-14*math.Max(1, floats.Norm(x, 2))) {
 				// Every step led to a value or gradient that is not finite, down to
 				// steps too short to resolve (NewtonCG's limit on its radius).
 				return optimize.Failure, noShorterStep(bad)
 			}
-			if floats.Equal(trial, x) {
+			if floats.Equal(it.trial, x) {
 				// The step is too short to move x: it is as good as floating point
 				// allows along this direction.
 				return optimize.StepConvergence, nil
 			}
-			t, err := eval(operation, result, optimize.Task{
-				Op:       optimize.FuncEvaluation | optimize.GradEvaluation,
-				Location: &optimize.Location{X: trial, Gradient: gTrial},
-			})
+			t, status, err := it.evalTrial()
 			if err != nil {
-				return optimize.NotTerminated, err
-			}
-			if err := evalErr(); err != nil {
-				return optimize.Failure, err
+				return status, err
 			}
 			ft := t.F
 			if bad = trialErr(ft, t.Gradient); bad != nil {
@@ -224,7 +207,7 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 			}
 			if ft < fBest {
 				fBest, stepBest = ft, step
-				copy(best, trial)
+				copy(best, it.trial)
 				copy(gBest, t.Gradient)
 			}
 			if math.IsInf(ft, -1) {
@@ -237,7 +220,7 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 			}
 			if op == optimize.MajorIteration {
 				fBest, stepBest = ft, step // the point the search accepted
-				copy(best, trial)
+				copy(best, it.trial)
 				copy(gBest, t.Gradient)
 				break
 			}
@@ -247,7 +230,7 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 				// instead, taking this point if it decreases f enough (Armijo).
 				if ft <= f+armijo*step*slope {
 					fBest, stepBest = ft, step
-					copy(best, trial)
+					copy(best, it.trial)
 					copy(gBest, t.Gradient)
 					break
 				}
@@ -269,19 +252,17 @@ func (m *LineSearchNewtonCG) run(operation chan<- optimize.Task, result <-chan o
 		}
 		// The accepted point, or where a failed search found the least value.
 		step = stepBest
-		copy(x, best)
-		copy(g, gBest)
-		f = fBest
-		m.last = Iteration{Iter: m.last.Iter + 1, Step: step * pnorm, Radius: math.NaN(), StepSize: step,
+		last := Iteration{Iter: m.last.Iter + 1, Step: step * pnorm, Radius: math.NaN(), StepSize: step,
 			CGIterations: iters, HVPs: hvps, Rejected: rejected}
-		if err := major(operation, result, x, f, g); err != nil {
+		if err := it.take(best, fBest, gBest, last); err != nil {
 			return optimize.NotTerminated, err
 		}
 		if errors.Is(lsErr, optimize.ErrLinesearcherBound) && step*pnorm >= unboundedStep {
 			// f still fell at the searcher's largest step, and that is a long way.
-			return optimize.Failure, fmt.Errorf("%w: f fell to %v along a step of length %.3g, the line searcher's largest (%w)", ErrUnbounded, f, step*pnorm, lsErr)
+			return optimize.Failure, fmt.Errorf("%w: f fell to %v along a step of length %.3g, the line searcher's largest (%w)", ErrUnbounded, it.f, step*pnorm, lsErr)
 		}
-	}
+		return optimize.NotTerminated, nil
+	})
 }
 
 // maxLineSearchTrials bounds the trial points of one line search.

@@ -228,30 +228,16 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 	radius := orDefault(m.InitialRadius, 1)
 	maxRadius := orDefault(m.MaxRadius, 1e10)
 	eta := orDefault(m.Eta, 1e-4)
-	gradTol := orDefault(m.GradStopThreshold, 1e-10)
+	settings := newtonSettings{name: "NewtonCG", hessVec: m.HessVec, err: m.Err, gradTol: m.GradStopThreshold, maxIterations: m.MaxIterations}
 
-	x, f, g, status, err := start(operation, result, task, n, m.HessVec, m.evalErr)
-	if err != nil {
-		return status, err
-	}
-	// Report the starting point as the first major iteration.
-	m.last = Iteration{Iter: 0, Radius: radius, StepSize: math.NaN()}
-	if err := major(operation, result, x, f, g); err != nil {
-		return optimize.NotTerminated, err
-	}
-
-	p, trial, gTrial := make([]float64, n), make([]float64, n), make([]float64, n)
+	p := make([]float64, n)
 	cg := newSteihaug(n)
 	var stepCG, stepHVPs, stepRejected int
 	var bad error // why the last trial point was not finite, if it was not
-	maxOuter := maxIterations(m.MaxIterations, n)
-	for k := 0; ; k++ {
-		if gn := floats.Norm(g, math.Inf(1)); gn == 0 || !math.IsNaN(gradTol) && gn < gradTol {
-			return optimize.GradientThreshold, nil // (a zero gradient is stationary even without a threshold)
-		}
-		if k == maxOuter {
-			return iterationLimit("NewtonCG", k)
-		}
+	// Report the starting point as the first major iteration.
+	first := Iteration{Iter: 0, Radius: radius, StepSize: math.NaN()}
+	return m.outer(operation, result, task, settings, first, func(it *iterate) (optimize.Status, error) {
+		x, f, g := it.x, it.f, it.g
 		maxIter := m.MaxCGIterations
 		if maxIter <= 0 {
 			maxIter = n
@@ -265,16 +251,10 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			return optimize.Failure, err
 		}
 		pnorm := floats.Norm(p, 2)
-		floats.AddTo(trial, x, p)
-		t, err := eval(operation, result, optimize.Task{
-			Op:       optimize.FuncEvaluation | optimize.GradEvaluation,
-			Location: &optimize.Location{X: trial, Gradient: gTrial},
-		})
+		floats.AddTo(it.trial, x, p)
+		t, status, err := it.evalTrial()
 		if err != nil {
-			return optimize.NotTerminated, err
-		}
-		if err := m.evalErr(); err != nil {
-			return optimize.Failure, err
+			return status, err
 		}
 		fTrial := t.F
 		rho := math.Inf(-1)
@@ -298,23 +278,20 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 		unbounded := cg.nonPositive && rho > 0.75 && pnorm >= 0.99*radius && radius >= unboundedStep
 		radius = nextRadius(radius, maxRadius, rho, pnorm)
 		if rho > eta {
-			copy(x, trial)
-			copy(g, t.Gradient)
-			f = fTrial
-			m.last = Iteration{Iter: m.last.Iter + 1, Step: pnorm, Radius: radius, StepSize: math.NaN(),
+			last := Iteration{Iter: m.last.Iter + 1, Step: pnorm, Radius: radius, StepSize: math.NaN(),
 				CGIterations: stepCG, HVPs: stepHVPs, Rejected: stepRejected}
 			stepCG, stepHVPs, stepRejected = 0, 0, 0
-			if err := major(operation, result, x, f, g); err != nil {
+			if err := it.take(it.trial, fTrial, t.Gradient, last); err != nil {
 				return optimize.NotTerminated, err
 			}
 			if unbounded {
-				return optimize.Failure, fmt.Errorf("%w: f fell to %v along a step of length %.3g, to the trust region's boundary along a direction of non-positive curvature", ErrUnbounded, f, pnorm)
+				return optimize.Failure, fmt.Errorf("%w: f fell to %v along a step of length %.3g, to the trust region's boundary along a direction of non-positive curvature", ErrUnbounded, it.f, pnorm)
 			}
 		} else {
 			m.Rejected++
 			stepRejected++
 		}
-		if radius < 1e-14*math.Max(1, floats.Norm(x, 2)) {
+		if radius < 1e-14*math.Max(1, floats.Norm(it.x, 2)) {
 			if bad != nil {
 				// Every step, however short, led to a value or gradient that is not
 				// finite: a failure, not convergence.
@@ -324,7 +301,8 @@ func (m *NewtonCG) run(operation chan<- optimize.Task, result <-chan optimize.Ta
 			// floating point allows.
 			return optimize.StepConvergence, nil
 		}
-	}
+		return optimize.NotTerminated, nil
+	})
 }
 
 // nextRadius returns the trust radius after a step of length pnorm, taken in a region
@@ -367,9 +345,6 @@ func maxIterations(max, dim int) int {
 func iterationLimit(name string, iters int) (optimize.Status, error) {
 	return optimize.IterationLimit, fmt.Errorf("hvp: %s made %d iterations (MaxIterations) without converging: %w", name, iters, optimize.IterationLimit.Err())
 }
-
-// evalErr returns the objective's evaluation error, if Err is set and reports one.
-func (m *NewtonCG) evalErr() error { return callErr(m.Err) }
 
 func callErr(f func() error) error {
 	if f == nil {

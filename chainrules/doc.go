@@ -78,10 +78,10 @@
 //
 // Op packages follow one scheme. An op without parameters is a variable named after
 // it with the suffix Op (elementwise.ExpOp, nn.MatmulOp); an op with parameters is a
-// constructor taking them (reduce.SumOp(axes, keepdims), einsum.Op(spec)); a
+// constructor taking them (reduce.SumOp(axes, keepdim), einsum.Op(spec)); a
 // package of one op may call it Op (einsum.Op, the softplus.Op of
 // examples/customop). A function of the same name without the suffix evaluates it
-// without a tape (elementwise.Exp(x), reduce.Sum(x, axes, keepdims)), through [Eval]
+// without a tape (elementwise.Exp(x), reduce.Sum(x, axes, keepdim)), through [Eval]
 // or [EvalMulti].
 //
 // The one exception is package linalg, whose ops without parameters are also

@@ -21,7 +21,7 @@ func Register(reg *cr.Registry[*tensor.Dense]) error {
 
 // entries returns the registry entries of the package's op families.
 func entries() []cr.Entry[*tensor.Dense] {
-	all := []string{"float64", "complex128"}
+	all := tensor.DTypeNames()
 	var out []cr.Entry[*tensor.Dense]
 	reg := func(name string, arity int, doc string, samples func(rng *rand.Rand) []sample) {
 		out = append(out, cr.Entry[*tensor.Dense]{

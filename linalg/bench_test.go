@@ -18,7 +18,7 @@ import (
 func benchOps(n int, rng *rand.Rand) []struct {
 	name string
 	x    []*tensor.Dense
-	f    func(t *linalg.Tape, x []cr.NodeID) cr.NodeID
+	f    func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID
 } {
 	a := tensor.RandN(rng, tensor.Float64, n, n)
 	spd, err := einsum.Eval("ij,kj->ik", a, a)
@@ -29,34 +29,34 @@ func benchOps(n int, rng *rand.Rand) []struct {
 		spd.Set(spd.At(i, i)+complex(float64(n), 0), i, i)
 	}
 	b := tensor.RandN(rng, tensor.Float64, n, n)
-	sum := func(t *linalg.Tape, y cr.NodeID) cr.NodeID { return t.Apply(reduce.SumOp(nil, false), y) }
+	sum := func(t *core.Tape[*tensor.Dense], y cr.NodeID) cr.NodeID { return t.Apply(reduce.SumOp(nil, false), y) }
 	return []struct {
 		name string
 		x    []*tensor.Dense
-		f    func(t *linalg.Tape, x []cr.NodeID) cr.NodeID
+		f    func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID
 	}{
-		{"cholesky", []*tensor.Dense{spd}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		{"cholesky", []*tensor.Dense{spd}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sum(t, t.Apply(linalg.CholeskyOp(false), x[0]))
 		}},
-		{"lu_factor", []*tensor.Dense{a}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		{"lu_factor", []*tensor.Dense{a}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sum(t, t.ApplyMulti(linalg.LUFactorOp(), x[0])[0])
 		}},
-		{"solve", []*tensor.Dense{a, b}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		{"solve", []*tensor.Dense{a, b}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sum(t, t.Apply(linalg.SolveOp(), x...))
 		}},
-		{"inv", []*tensor.Dense{a}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		{"inv", []*tensor.Dense{a}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sum(t, t.Apply(linalg.InvOp(), x[0]))
 		}},
-		{"logdet", []*tensor.Dense{spd}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		{"logdet", []*tensor.Dense{spd}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return t.Apply(linalg.LogdetOp(), x[0])
 		}},
-		{"qr", []*tensor.Dense{a}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		{"qr", []*tensor.Dense{a}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sum(t, t.ApplyMulti(linalg.QROp(), x[0])[1])
 		}},
-		{"eigh", []*tensor.Dense{spd}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		{"eigh", []*tensor.Dense{spd}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sum(t, t.Apply(linalg.EigvalshOp(), x[0]))
 		}},
-		{"svd", []*tensor.Dense{a}, func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		{"svd", []*tensor.Dense{a}, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sum(t, t.Apply(linalg.SvdvalsOp(), x[0]))
 		}},
 	}

@@ -44,7 +44,7 @@ func (o cholOp) Name() string { return "cholesky" }
 func (o cholOp) NumOutputs() int { return 1 }
 
 func (o cholOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if err := checkApply("cholesky", in, x, 1); err != nil {
+	if err := tensor.CheckApply("cholesky", in, x, 1); err != nil {
 		return nil, err
 	}
 	y, err := choleskyValues(x[0], o.upper)

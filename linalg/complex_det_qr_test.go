@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/linalg"
@@ -19,7 +20,7 @@ import (
 // PyTorch's adjugate formula ybar adj(A)^H (here of the loss Re det A, ybar = 1),
 // finite, and its HVP the derivative of that polynomial.
 func TestSingularComplexDet(t *testing.T) {
-	detF := func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	detF := func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 		return t.Apply(elementwise.RealOp, t.Apply(linalg.DetOp(), x[0]))
 	}
 	// [[1, 2], [2, 4]] as complex128: adj = [[4, -2], [-2, 1]].

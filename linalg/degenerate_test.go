@@ -18,7 +18,9 @@ import (
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
-func sumAll(t *linalg.Tape, x cr.NodeID) cr.NodeID { return t.Apply(reduce.SumOp(nil, false), x) }
+func sumAll(t *core.Tape[*tensor.Dense], x cr.NodeID) cr.NodeID {
+	return t.Apply(reduce.SumOp(nil, false), x)
+}
 
 func finite(x *tensor.Dense) bool { return tensor.Space{}.IsFinite(x) }
 
@@ -27,14 +29,14 @@ func finite(x *tensor.Dense) bool { return tensor.Space{}.IsFinite(x) }
 // not, as in PyTorch.
 func TestRepeatedEigenvalues(t *testing.T) {
 	a := eye(tensor.Float64, 3) // eigenvalue 1, three times
-	_, g, err := hvp.Grad(func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	_, g, err := hvp.Grad(func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 		w := t.Apply(linalg.EigvalshOp(), x[0])
 		return sumAll(t, t.Apply(elementwise.SquareOp, w))
 	}, []*tensor.Dense{a})
 	require.NoError(t, err)
 	near(t, g[0], tensor.Scale(eye(tensor.Float64, 3), 2), 1e-14, "d sum(w^2)/dA = 2A")
 
-	_, g, err = hvp.Grad(func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	_, g, err = hvp.Grad(func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 		ys := t.ApplyMulti(linalg.EighOp(), x[0])
 		return sumAll(t, t.Apply(elementwise.Abs2Op, t.Apply(einsum.Op("ij,j->ij"), ys[1], ys[0])))
 	}, []*tensor.Dense{a})
@@ -49,7 +51,7 @@ func TestRepeatedEigenvalues(t *testing.T) {
 			r.Set(complex(u[i]*u[j], 0), i, j)
 		}
 	}
-	_, g, err = hvp.Grad(func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	_, g, err = hvp.Grad(func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 		return t.Apply(linalg.MatrixNormOp(linalg.OrdNuc, -2, -1, false), x[0])
 	}, []*tensor.Dense{r})
 	require.NoError(t, err)
@@ -67,7 +69,7 @@ func TestRepeatedEigenvalues(t *testing.T) {
 func TestSingularMatrices(t *testing.T) {
 	s, err := tensor.FromFloat64([]float64{1, 2, 3, 2, 4, 6, 1, 0, 1}, 3, 3) // rank 2
 	require.NoError(t, err)
-	d, g, err := hvp.Grad(func(t *linalg.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(linalg.DetOp(), x[0]) }, []*tensor.Dense{s})
+	d, g, err := hvp.Grad(func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID { return t.Apply(linalg.DetOp(), x[0]) }, []*tensor.Dense{s})
 	require.NoError(t, err)
 	require.Zero(t, real(d.At()))
 	// The cofactor matrix of s, by hand: C_ij = (-1)^(i+j) M_ij.
@@ -79,7 +81,7 @@ func TestSingularMatrices(t *testing.T) {
 	// cofactor matrix, a polynomial; compare with central differences of it.
 	rng := rand.New(rand.NewPCG(31, 32))
 	v := randn(rng, tensor.Float64, 3, 3)
-	_, hv, err := hvp.HVP(func(t *linalg.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(linalg.DetOp(), x[0]) }, []*tensor.Dense{s}, []*tensor.Dense{v})
+	_, hv, err := hvp.HVP(func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID { return t.Apply(linalg.DetOp(), x[0]) }, []*tensor.Dense{s}, []*tensor.Dense{v})
 	require.NoError(t, err)
 	cofAt := func(a *tensor.Dense) *tensor.Dense {
 		inv, err := linalg.Inv(a)
@@ -115,16 +117,16 @@ func TestSingularMatrices(t *testing.T) {
 func TestGaugeInvariantLosses(t *testing.T) {
 	rng := rand.New(rand.NewPCG(33, 34))
 	sp := tensor.Space{}
-	expSym := core.Composite("V diag(exp(w)) V^T", sp, 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+	expSym := core.Composite("V diag(exp(w)) V^T", sp, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(linalg.EighOp(), x[0])
 		return []cr.NodeID{t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.ExpOp, ys[0]), ys[1])}
 	})
-	polar := core.Composite("U Vh + S", sp, 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+	polar := core.Composite("U Vh + S", sp, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(linalg.SVDOp(), x[0])
 		uvh := t.Apply(einsum.Op("...ij,...jk->...ik"), ys[0], ys[2])
 		return []cr.NodeID{t.Apply(elementwise.AddOp, uvh, t.Apply(reduce.SumOp([]int{-1}, true), ys[1]))}
 	})
-	qdiag := core.Composite("Q diag(R) and |R|", sp, 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+	qdiag := core.Composite("Q diag(R) and |R|", sp, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(linalg.QROp(), x[0])
 		qd := t.Apply(einsum.Op("...ij,...jj->...ij"), ys[0], ys[1])
 		return []cr.NodeID{t.Apply(elementwise.AddOp, qd, t.Apply(elementwise.AbsOp, t.Apply(einsum.Op("...ij->...ji"), ys[1])))}
@@ -151,18 +153,18 @@ func TestHVPThroughFactorisations(t *testing.T) {
 	a0 := spdOf(t, b)
 	rhs := randn(rng, tensor.Float64, 4, 2)
 	losses := map[string]hvp.Func{
-		"logdet": func(t *linalg.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(linalg.LogdetOp(), x[0]) },
-		"sum exp(cholesky)": func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		"logdet": func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID { return t.Apply(linalg.LogdetOp(), x[0]) },
+		"sum exp(cholesky)": func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sumAll(t, t.Apply(elementwise.ExpOp, t.Apply(linalg.CholeskyOp(false), x[0])))
 		},
-		"logdet + sum(solve^2)": func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		"logdet + sum(solve^2)": func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			y := t.Apply(linalg.SolveOp(), x[0], t.Constant(rhs))
 			return t.Apply(elementwise.AddOp, t.Apply(linalg.LogdetOp(), x[0]), sumAll(t, t.Apply(elementwise.SquareOp, y)))
 		},
-		"sum sin(eigvalsh)": func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		"sum sin(eigvalsh)": func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			return sumAll(t, t.Apply(elementwise.SinOp, t.Apply(linalg.EigvalshOp(), x[0])))
 		},
-		"gaussian nll": func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+		"gaussian nll": func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			l := t.Apply(linalg.CholeskyOp(false), x[0])
 			z := t.Apply(linalg.SolveTriangularOp(false, true, false), l, t.Constant(rhs))
 			half := t.Apply(elementwise.ScaleOp(0.5), sumAll(t, t.Apply(elementwise.SquareOp, z)))

@@ -54,7 +54,7 @@ func dets[T scalar](a *tensor.Dense, count, n int) []luDet[T] {
 
 // scalarPerMatrix records s[..., None, None] * m for a batch of scalars s and
 // matrices m.
-func scalarPerMatrix(t *Tape, s, m cr.NodeID) cr.NodeID {
+func scalarPerMatrix(t *tape, s, m cr.NodeID) cr.NodeID {
 	return mul(t, unsq(t, unsq(t, s, -1), -1), m)
 }
 
@@ -79,7 +79,7 @@ func DetOp() cr.Op[*tensor.Dense] {
 		Primal: detPrimal("det",
 			func(d luDet[float64]) float64 { return d.det },
 			func(d luDet[complex128]) complex128 { return d.det }),
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 && slices.Contains(yv.Float64s(), 0) {
 				return []cr.NodeID{detCofactorPullback(t, x[0], ybar)}
@@ -98,7 +98,7 @@ func DetOp() cr.Op[*tensor.Dense] {
 //
 // which is finite at singular A (PyTorch's formula there). The signs det(U) and
 // det(Vh) are locally constant (±1) and recorded as constants.
-func detCofactorPullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
+func detCofactorPullback(t *tape, a, ybar cr.NodeID) cr.NodeID {
 	ys := t.ApplyMulti(SVDOp(), a)
 	u, s, vh := ys[0], ys[1], ys[2]
 	uv, vhv := val(t, u), val(t, vh)
@@ -139,7 +139,7 @@ func detCofactorPullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
 // The terms are of size (3 ||A||_F)^(n-1): the rounding error relative to adj(A)
 // grows with n and with the conditioning of A's nonzero singular values, which is
 // harmless for the small exactly singular matrices that reach this path.
-func detAdjugatePullback(t *Tape, a, ybar cr.NodeID) cr.NodeID {
+func detAdjugatePullback(t *tape, a, ybar cr.NodeID) cr.NodeID {
 	av := val(t, a)
 	if av == nil {
 		return 0
@@ -228,7 +228,7 @@ func LogdetOp() cr.Op[*tensor.Dense] {
 				}
 				return complex(d.logabs, cmplx.Phase(d.sign))
 			}),
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			g := ybar
 			if yv := val(t, y); yv != nil && yv.DType() == tensor.Float64 {
@@ -285,7 +285,7 @@ func SlogdetOp() cr.Op[*tensor.Dense] {
 				detValues(ds, batch, func(d luDet[float64]) float64 { return d.logabs }),
 			}, nil
 		},
-		func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+		func(t *tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			var g cr.NodeID
 			if isComplex(t, a) {
 				// g = logabsdetbar - i Im(conj(signbar) sign), as a complex tensor.

@@ -145,7 +145,7 @@
 // batch dims that do not broadcast), chainrules.ErrInvalidArgument for bad
 // parameters and for inputs outside the op's domain (singular, not
 // positive-definite, complex input to a float64-only op), with the op's name in the
-// message ("linalg.cholesky: the matrix is not positive-definite (the leading minor
+// message ("cholesky: the matrix is not positive-definite (the leading minor
 // of order 3 is not positive-definite)"). Shapes are checked before any kernel runs,
 // and so are sizes: an input too large for memory to hold a copy of (a broadcast
 // view, which costs nothing to make, of 2^62 elements, say) and batch dims that

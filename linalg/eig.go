@@ -43,7 +43,7 @@ import (
 func EigOp() cr.Op[*tensor.Dense] {
 	return decomposition("eig", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(eigValues("eig", a, true)) },
-		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+		func(t *tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			return eigPullback(t, y[0], y[1], ybar[0], ybar[1])
 		})
 }
@@ -65,7 +65,7 @@ func EigvalsOp() cr.Op[*tensor.Dense] {
 			l, _, err := eigValues("eigvals", x[0], false)
 			return []*tensor.Dense{l}, err
 		},
-		Pullback: func(t *Tape, x, _, ybar []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, _, ybar []cr.NodeID) []cr.NodeID {
 			ys := t.ApplyMulti(EigOp(), x[0])
 			return []cr.NodeID{eigPullback(t, ys[0], ys[1], ybar[0], 0)}
 		}})
@@ -76,7 +76,7 @@ func Eigvals(a *tensor.Dense) (*tensor.Dense, error) { return eval(EigvalsOp(), 
 
 // eigPullback records Re(V^-H G V^H) with G as in EigOp (vbar 0: no eigenvector
 // cotangent, G = diag(lbar)).
-func eigPullback(t *Tape, l, v, lbar, vbar cr.NodeID) cr.NodeID {
+func eigPullback(t *tape, l, v, lbar, vbar cr.NodeID) cr.NodeID {
 	sh := shape(t, v)
 	if sh == nil {
 		return 0

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/linalg"
@@ -46,20 +47,20 @@ func TestEigPrimal(t *testing.T) {
 func TestEigGauge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	a := randn(rng, tensor.Float64, 4, 4)
-	loss := func(f func(t *linalg.Tape, l, v cr.NodeID) cr.NodeID) error {
-		_, _, err := hvp.Grad(func(t *linalg.Tape, x []cr.NodeID) cr.NodeID {
+	loss := func(f func(t *core.Tape[*tensor.Dense], l, v cr.NodeID) cr.NodeID) error {
+		_, _, err := hvp.Grad(func(t *core.Tape[*tensor.Dense], x []cr.NodeID) cr.NodeID {
 			ys := t.ApplyMulti(linalg.EigOp(), x[0])
 			return t.Apply(reduce.SumOp(nil, false), f(t, ys[0], ys[1]))
 		}, []*tensor.Dense{a})
 		return err
 	}
 	c := randn(rng, tensor.Complex128, 4, 4)
-	err := loss(func(t *linalg.Tape, _, v cr.NodeID) cr.NodeID {
+	err := loss(func(t *core.Tape[*tensor.Dense], _, v cr.NodeID) cr.NodeID {
 		return t.Apply(elementwise.RealOp, t.Apply(elementwise.MulOp, v, t.Constant(c)))
 	})
 	require.ErrorIs(t, err, cr.ErrInvalidArgument)
 	require.ErrorContains(t, err, "phase")
-	require.NoError(t, loss(func(t *linalg.Tape, l, v cr.NodeID) cr.NodeID {
+	require.NoError(t, loss(func(t *core.Tape[*tensor.Dense], l, v cr.NodeID) cr.NodeID {
 		return t.Apply(elementwise.AddOp, t.Apply(elementwise.AbsOp, v), t.Apply(elementwise.RealOp, t.Apply(permute.UnsqueezeOp(-2), l)))
 	}))
 }

@@ -45,7 +45,7 @@ import (
 func EighOp() cr.Op[*tensor.Dense] {
 	def := decomposition("eigh", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(eighValues(a, true)) },
-		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+		func(t *tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			w, v, wbar, vbar := y[0], y[1], ybar[0], ybar[1]
 			n := 0
 			if sh := shape(t, w); len(sh) > 0 {
@@ -72,7 +72,7 @@ func EighOp() cr.Op[*tensor.Dense] {
 		}
 		g, err := einsum.Eval("...ij,...j,...kj->...ik", y[1], ybar[0], y[1].Conj())
 		return []*tensor.Dense{g}, true, err
-	}, func(t *Tape, _, y, ybar []cr.NodeID) ([]cr.NodeID, bool) {
+	}, func(t *tape, _, y, ybar []cr.NodeID) ([]cr.NodeID, bool) {
 		if ybar[1].Valid() || !ybar[0].Valid() {
 			return nil, false
 		}
@@ -95,11 +95,11 @@ func Eigh(a *tensor.Dense) (w, v *tensor.Dense, err error) { return eval2(EighOp
 // float64 input (complex input still computes the vectors). float64 and complex128; non-finite input is an error wrapping
 // chainrules.ErrInvalidArgument.
 func EigvalshOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("eigvalsh", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("eigvalsh", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.ApplyMulti(EighOp(), x[0])[0]}
 	})
 	return valuesOnly(body, func(x []*tensor.Dense) (*tensor.Dense, error) {
-		if err := checkInputs("eigvalsh", x, 1); err != nil {
+		if err := tensor.CheckInputs("eigvalsh", x, 1); err != nil {
 			return nil, err
 		}
 		w, _, err := eighValues(x[0], false)

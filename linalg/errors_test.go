@@ -61,23 +61,23 @@ func TestInvalidInput(t *testing.T) {
 		sentinel error
 		contains string
 	}{
-		{"solve non-square", linalg.SolveOp(), nil, in(r(3, 4), r(3, 2)), cr.ErrShapeMismatch, "linalg.solve"},
-		{"solve rows", linalg.SolveOp(), nil, in(r(3, 3), r(4, 2)), cr.ErrShapeMismatch, "linalg.solve"},
-		{"solve batch", linalg.SolveOp(), nil, in(r(2, 3, 3), r(3, 3, 2)), cr.ErrShapeMismatch, "linalg.solve"},
+		{"solve non-square", linalg.SolveOp(), nil, in(r(3, 4), r(3, 2)), cr.ErrShapeMismatch, "solve:"},
+		{"solve rows", linalg.SolveOp(), nil, in(r(3, 3), r(4, 2)), cr.ErrShapeMismatch, "solve:"},
+		{"solve batch", linalg.SolveOp(), nil, in(r(2, 3, 3), r(3, 3, 2)), cr.ErrShapeMismatch, "solve:"},
 		{"solve dtypes", linalg.SolveOp(), nil, in(r(3, 3), c(3, 2)), cr.ErrInvalidArgument, "dtypes"},
 		{"solve singular", linalg.SolveOp(), nil, in(singular, r(3, 2)), cr.ErrInvalidArgument, "singular"},
 		{"solve vector A", linalg.SolveOp(), nil, in(r(3), r(3)), cr.ErrShapeMismatch, "at least 2 dims"},
-		{"inv singular", linalg.InvOp(), nil, in(singular), cr.ErrInvalidArgument, "linalg.inv"},
+		{"inv singular", linalg.InvOp(), nil, in(singular), cr.ErrInvalidArgument, "inv:"},
 		{"inv non-square", linalg.InvOp(), nil, in(r(2, 3)), cr.ErrShapeMismatch, "square"},
-		{"det non-square", linalg.DetOp(), nil, in(r(2, 3)), cr.ErrShapeMismatch, "linalg.det"},
+		{"det non-square", linalg.DetOp(), nil, in(r(2, 3)), cr.ErrShapeMismatch, "det:"},
 		{"cholesky not PD", linalg.CholeskyOp(false), nil, in(notPD), cr.ErrInvalidArgument, "leading minor of order 2"},
-		{"cholesky non-square", linalg.CholeskyOp(true), nil, in(r(3, 2)), cr.ErrShapeMismatch, "linalg.cholesky"},
+		{"cholesky non-square", linalg.CholeskyOp(true), nil, in(r(3, 2)), cr.ErrShapeMismatch, "cholesky:"},
 		{"solve_triangular rows", linalg.SolveTriangularOp(true, true, false), nil, in(r(3, 3), r(2, 3)), cr.ErrShapeMismatch, "solve_triangular"},
 		{"solve_triangular cols", linalg.SolveTriangularOp(true, false, false), nil, in(r(3, 3), r(3, 2)), cr.ErrShapeMismatch, "solve_triangular"},
 		{"cholesky_solve rows", linalg.CholeskySolveOp(false), nil, in(r(2, 1), r(3, 3)), cr.ErrShapeMismatch, "solve_triangular"},
-		{"eigh non-square", nil, linalg.EighOp(), in(r(3, 2)), cr.ErrShapeMismatch, "linalg.eigh"},
-		{"svd vector", nil, linalg.SVDOp(), in(r(3)), cr.ErrShapeMismatch, "linalg.svd"},
-		{"lstsq rows", nil, linalg.LstsqOp(), in(r(4, 3), r(3, 2)), cr.ErrShapeMismatch, "linalg.lstsq"},
+		{"eigh non-square", nil, linalg.EighOp(), in(r(3, 2)), cr.ErrShapeMismatch, "eigh:"},
+		{"svd vector", nil, linalg.SVDOp(), in(r(3)), cr.ErrShapeMismatch, "svd:"},
+		{"lstsq rows", nil, linalg.LstsqOp(), in(r(4, 3), r(3, 2)), cr.ErrShapeMismatch, "lstsq:"},
 		{"matrix_exp non-square", linalg.MatrixExpOp(), nil, in(r(2, 3)), cr.ErrShapeMismatch, "matrix_exp"},
 		{"matrix_power non-square", linalg.MatrixPowerOp(2), nil, in(r(2, 3)), cr.ErrShapeMismatch, "matrix_power"},
 		{"matrix_power singular", linalg.MatrixPowerOp(-1), nil, in(singular), cr.ErrInvalidArgument, "singular"},
@@ -105,7 +105,7 @@ func TestInvalidInput(t *testing.T) {
 		{"lu_factor vector", nil, linalg.LUFactorOp(), in(r(3)), cr.ErrShapeMismatch, "lu_factor"},
 		{"lu_solve pivots", linalg.LUSolveOp(true, false), nil, in(r(3, 3), badPiv, r(3, 2)), cr.ErrInvalidArgument, "pivot"},
 		{"lu_solve pivot shape", linalg.LUSolveOp(true, false), nil, in(r(3, 3), r(2), r(3, 2)), cr.ErrShapeMismatch, "pivots"},
-		{"lu vector", nil, linalg.LUOp(), in(r(3)), cr.ErrShapeMismatch, "linalg.lu"},
+		{"lu vector", nil, linalg.LUOp(), in(r(3)), cr.ErrShapeMismatch, "lu:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := applyErr(t, tc.op, tc.multi, tc.x...)
@@ -137,10 +137,10 @@ func TestSizeParametersCheckedFirst(t *testing.T) {
 		x        *tensor.Dense
 		contains []string
 	}{
-		{"matrix_power MinInt", linalg.MatrixPowerOp(math.MinInt), spd, []string{"linalg.matrix_power", "k = -9223372036854775808", "overflows"}},
-		{"vander 2^62 columns", linalg.VanderOp(1 << 62), tensor.Ones(tensor.Float64, 3), []string{"linalg.vander", "4611686018427387904 columns", "too large"}},
-		{"vander MaxInt columns", linalg.VanderOp(math.MaxInt), tensor.Ones(tensor.Complex128, 2, 3), []string{"linalg.vander", "too large"}},
-		{"vander default columns of a broadcast", linalg.VanderOp(0), wide, []string{"linalg.vander", "1099511627776 columns"}},
+		{"matrix_power MinInt", linalg.MatrixPowerOp(math.MinInt), spd, []string{"matrix_power:", "k = -9223372036854775808", "overflows"}},
+		{"vander 2^62 columns", linalg.VanderOp(1 << 62), tensor.Ones(tensor.Float64, 3), []string{"vander:", "4611686018427387904 columns", "too large"}},
+		{"vander MaxInt columns", linalg.VanderOp(math.MaxInt), tensor.Ones(tensor.Complex128, 2, 3), []string{"vander:", "too large"}},
+		{"vander default columns of a broadcast", linalg.VanderOp(0), wide, []string{"vander:", "1099511627776 columns"}},
 	} {
 		ok := t.Run(tc.name, func(t *testing.T) {
 			err := applyErr(t, tc.op, nil, tc.x)

@@ -35,7 +35,7 @@ func ExampleCholesky() {
 	fmt.Println(err)
 	// Output:
 	// float64[2 2] [[2 0] [1 2]]
-	// invalid argument: linalg.cholesky: the matrix is not positive-definite (the leading minor of order 2 is not positive-definite)
+	// invalid argument: cholesky: the matrix is not positive-definite (the leading minor of order 2 is not positive-definite)
 }
 
 // The gradient of a loss through a linear solve: the pullback solves with A^T.

@@ -15,7 +15,7 @@ type fastFunc func(x, y, ybar []*tensor.Dense, has []bool) (xbar []*tensor.Dense
 // fastRecord records, for the cotangent patterns the fast path handles (ok false:
 // not handled), the same cotangents as fastFunc with ops, from the nodes of the
 // inputs x, the outputs y and their cotangents ybar (the zero NodeID where absent).
-type fastRecord func(t *Tape, x, y, ybar []cr.NodeID) (xbar []cr.NodeID, ok bool)
+type fastRecord func(t *tape, x, y, ybar []cr.NodeID) (xbar []cr.NodeID, ok bool)
 
 // withFastPath wraps a defined multi-output op so that its first-order pullback
 // takes fast for the cotangent patterns fast handles — typically, "only the

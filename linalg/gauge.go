@@ -15,7 +15,7 @@ import (
 // diagonal entry whose imaginary part exceeds 1e-2 times the largest modulus of its
 // matrix is the error (relative, so that the check does not depend on the
 // cotangent's scale, and far above the rounding of a gauge-invariant loss).
-func checkGauge(t *Tape, k cr.NodeID, op string) {
+func checkGauge(t *tape, k cr.NodeID, op string) {
 	kv := val(t, k)
 	if kv == nil || kv.DType() != tensor.Complex128 {
 		return

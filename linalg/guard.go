@@ -26,7 +26,7 @@ type guard struct {
 // validate returns an error unless x holds arity values, none nil, that check
 // accepts.
 func (g guard) validate(x []*tensor.Dense) error {
-	if err := checkInputs(g.name, x, g.arity); err != nil {
+	if err := tensor.CheckInputs(g.name, x, g.arity); err != nil {
 		return err
 	}
 	return g.check(x)
@@ -72,52 +72,18 @@ func squareMatrices(op string) func(x []*tensor.Dense) error {
 	}
 }
 
-// checkInputs returns an error unless there are n inputs, none nil, none too large
-// to copy (checkCopies).
-func checkInputs(op string, x []*tensor.Dense, n int) error {
-	if len(x) != n {
-		return opErr(op, cr.ErrInvalidArgument, "takes %d inputs, got %d", n, len(x))
-	}
-	for k, v := range x {
-		if v == nil {
-			return opErr(op, cr.ErrInvalidArgument, "input %d is nil", k)
-		}
-	}
-	return checkCopies(op, x)
-}
-
-// checkCopies returns an error wrapping chainrules.ErrInvalidArgument, naming the
-// op, if memory cannot hold a copy of some (non-nil) input (tensor.CheckCopies): a
-// broadcast view of any size costs nothing, but the kernels work on contiguous
-// copies of the matrices, and on a tape the input's cotangent is as large.
-func checkCopies(op string, x []*tensor.Dense) error {
-	return tensor.CheckCopies("linalg."+op, x)
-}
-
 // define is core.Define for the package's ops: the primal runs only on inputs that
-// checkCopies accepts, so that a view too large to copy is an error before a
+// tensor.CheckCopies accepts, so that a view too large to copy is an error before a
 // kernel allocates.
 func define(d core.Def[*tensor.Dense]) cr.Op[*tensor.Dense] {
 	name, primal := d.Name, d.Primal
 	d.Primal = func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-		if err := checkCopies(name, x); err != nil {
+		if err := tensor.CheckCopies(name, x); err != nil {
 			return nil, err
 		}
 		return primal(x)
 	}
 	return core.Define(d)
-}
-
-// checkApply is checkInputs for an op's Apply(in, x): it also checks that in names
-// one node for each of the n inputs.
-func checkApply(op string, in []cr.NodeID, x []*tensor.Dense, n int) error {
-	if err := checkInputs(op, x, n); err != nil {
-		return err
-	}
-	if len(in) != n {
-		return opErr(op, cr.ErrInvalidArgument, "got %d NodeIDs, want %d (one per input)", len(in), n)
-	}
-	return nil
 }
 
 // valuesOnly returns op with a cheaper primal, values, for an application in which

@@ -15,15 +15,15 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Tape is the tape of tensor graphs.
-type Tape = core.Tape[*tensor.Dense]
+// tape is the tape of tensor graphs (hvp.Tape, to users).
+type tape = core.Tape[*tensor.Dense]
 
 // space is the value space of every op of the package.
 var space = tensor.Space{}
 
 // opErr returns an error wrapping sentinel whose message starts with the op's name.
 func opErr(op string, sentinel error, format string, args ...any) error {
-	return cr.Errorf(sentinel, "linalg.%s: %s", op, fmt.Sprintf(format, args...))
+	return cr.Errorf(sentinel, "%s: %s", op, fmt.Sprintf(format, args...))
 }
 
 // errComplex is the error of a float64-only op given complex input.
@@ -89,7 +89,7 @@ func expandBatches(op string, a, b *tensor.Dense) (batch []int, ae, be *tensor.D
 	for _, x := range []*tensor.Dense{a, b} {
 		xs := x.Shape()
 		if err := tensor.CheckAlloc(x.DType(), shapeOf(batch, xs[len(xs)-2:]...)...); err != nil {
-			return nil, nil, nil, fmt.Errorf("linalg.%s: batch dims %v and %v broadcast to a batch too large to hold: %w", op, as[:len(as)-2], bs[:len(bs)-2], err)
+			return nil, nil, nil, fmt.Errorf("%s: batch dims %v and %v broadcast to a batch too large to hold: %w", op, as[:len(as)-2], bs[:len(bs)-2], err)
 		}
 	}
 	if ae, err = expand(a, shapeOf(batch, as[len(as)-2:]...)); err != nil {
@@ -149,11 +149,11 @@ func eval3(op cr.Op[*tensor.Dense], x ...*tensor.Dense) (*tensor.Dense, *tensor.
 // outputs y and their cotangents ybar (invalid for an output nobody used). The
 // outputs listed in nondiff are not differentiable.
 func decomposition(name string, outputs int, primal func(a *tensor.Dense) ([]*tensor.Dense, error),
-	pullback func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID, nondiff ...int) cr.Op[*tensor.Dense] {
+	pullback func(t *tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID, nondiff ...int) cr.Op[*tensor.Dense] {
 	return define(core.Def[*tensor.Dense]{Name: name, Space: space, Arity: 1, Outputs: outputs,
 		NonDifferentiableOutputs: nondiff,
 		Primal:                   func(x []*tensor.Dense) ([]*tensor.Dense, error) { return primal(x[0]) },
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, y, ybar []cr.NodeID) []cr.NodeID {
 			return []cr.NodeID{pullback(t, x[0], y, ybar)}
 		}})
 }
@@ -180,7 +180,7 @@ func triple(y0, y1, y2 *tensor.Dense, err error) ([]*tensor.Dense, error) {
 // recording error the tape's sticky error is reported by the caller.
 
 // val returns the value of a node, or nil after a recording error.
-func val(t *Tape, id cr.NodeID) *tensor.Dense {
+func val(t *tape, id cr.NodeID) *tensor.Dense {
 	v, err := t.Value(id)
 	if err != nil {
 		return nil
@@ -189,13 +189,13 @@ func val(t *Tape, id cr.NodeID) *tensor.Dense {
 }
 
 // isComplex reports whether the node's value is complex128.
-func isComplex(t *Tape, id cr.NodeID) bool {
+func isComplex(t *tape, id cr.NodeID) bool {
 	v := val(t, id)
 	return v != nil && v.DType() == tensor.Complex128
 }
 
 // rank returns the rank of the node's value (0 after an error).
-func rank(t *Tape, id cr.NodeID) int {
+func rank(t *tape, id cr.NodeID) int {
 	if v := val(t, id); v != nil {
 		return v.Rank()
 	}
@@ -203,7 +203,7 @@ func rank(t *Tape, id cr.NodeID) int {
 }
 
 // shape returns the shape of the node's value (nil after an error).
-func shape(t *Tape, id cr.NodeID) []int {
+func shape(t *tape, id cr.NodeID) []int {
 	if v := val(t, id); v != nil {
 		return v.Shape()
 	}
@@ -211,10 +211,10 @@ func shape(t *Tape, id cr.NodeID) []int {
 }
 
 // mT records the transpose of the last two axes.
-func mT(t *Tape, x cr.NodeID) cr.NodeID { return t.Apply(permute.TransposeOp(-2, -1), x) }
+func mT(t *tape, x cr.NodeID) cr.NodeID { return t.Apply(permute.TransposeOp(-2, -1), x) }
 
 // conj records the complex conjugate, nothing for a real value.
-func conj(t *Tape, x cr.NodeID) cr.NodeID {
+func conj(t *tape, x cr.NodeID) cr.NodeID {
 	if isComplex(t, x) {
 		return t.Apply(elementwise.ConjOp, x)
 	}
@@ -222,32 +222,32 @@ func conj(t *Tape, x cr.NodeID) cr.NodeID {
 }
 
 // mH records the conjugate transpose of the last two axes.
-func mH(t *Tape, x cr.NodeID) cr.NodeID { return conj(t, mT(t, x)) }
+func mH(t *tape, x cr.NodeID) cr.NodeID { return conj(t, mT(t, x)) }
 
 // mm records the batched matrix product a b.
-func mm(t *Tape, a, b cr.NodeID) cr.NodeID {
+func mm(t *tape, a, b cr.NodeID) cr.NodeID {
 	return t.Apply(einsum.Op("...ij,...jk->...ik"), a, b)
 }
 
 // mm3 records the batched matrix product a b c.
-func mm3(t *Tape, a, b, c cr.NodeID) cr.NodeID {
+func mm3(t *tape, a, b, c cr.NodeID) cr.NodeID {
 	return t.Apply(einsum.Op("...ij,...jk,...kl->...il"), a, b, c)
 }
 
-func add(t *Tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.AddOp, a, b) }
-func sub(t *Tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.SubOp, a, b) }
-func mul(t *Tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.MulOp, a, b) }
-func div(t *Tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.DivOp, a, b) }
-func neg(t *Tape, a cr.NodeID) cr.NodeID    { return t.Apply(elementwise.NegOp, a) }
-func scale(t *Tape, a cr.NodeID, s float64) cr.NodeID {
+func add(t *tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.AddOp, a, b) }
+func sub(t *tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.SubOp, a, b) }
+func mul(t *tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.MulOp, a, b) }
+func div(t *tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.DivOp, a, b) }
+func neg(t *tape, a cr.NodeID) cr.NodeID    { return t.Apply(elementwise.NegOp, a) }
+func scale(t *tape, a cr.NodeID, s float64) cr.NodeID {
 	return t.Apply(elementwise.ScaleOp(complex(s, 0)), a)
 }
 
 // unsq records x with a new axis of size 1 at axis.
-func unsq(t *Tape, x cr.NodeID, axis int) cr.NodeID { return t.Apply(permute.UnsqueezeOp(axis), x) }
+func unsq(t *tape, x cr.NodeID, axis int) cr.NodeID { return t.Apply(permute.UnsqueezeOp(axis), x) }
 
 // diagEmbed records the batch of diagonal matrices with diagonals d ([..., n]).
-func diagEmbed(t *Tape, d cr.NodeID) cr.NodeID {
+func diagEmbed(t *tape, d cr.NodeID) cr.NodeID {
 	sh := shape(t, d)
 	if sh == nil {
 		return 0
@@ -257,18 +257,18 @@ func diagEmbed(t *Tape, d cr.NodeID) cr.NodeID {
 }
 
 // narrow records x[..., start:start+length, ...] along axis.
-func narrow(t *Tape, x cr.NodeID, axis, start, length int) cr.NodeID {
+func narrow(t *tape, x cr.NodeID, axis, start, length int) cr.NodeID {
 	return t.Apply(index.NarrowOp(axis, start, length), x)
 }
 
 // concat records the concatenation along axis.
-func concat(t *Tape, axis int, xs ...cr.NodeID) cr.NodeID {
+func concat(t *tape, axis int, xs ...cr.NodeID) cr.NodeID {
 	return t.Apply(index.ConcatOp(axis), xs...)
 }
 
 // masked records x times a constant 0/1 mask of the last two axes: mask(i, j) for a
 // rows×cols matrix.
-func masked(t *Tape, x cr.NodeID, mask func(i, j int) float64) cr.NodeID {
+func masked(t *tape, x cr.NodeID, mask func(i, j int) float64) cr.NodeID {
 	sh := shape(t, x)
 	if len(sh) < 2 {
 		return 0
@@ -286,12 +286,12 @@ func masked(t *Tape, x cr.NodeID, mask func(i, j int) float64) cr.NodeID {
 
 // tril records the lower triangle of the last two axes below diagonal k (k = 0: with
 // the diagonal, k = -1: strictly lower).
-func tril(t *Tape, x cr.NodeID, k int) cr.NodeID {
+func tril(t *tape, x cr.NodeID, k int) cr.NodeID {
 	return masked(t, x, func(i, j int) float64 { return b2f(j-i <= k) })
 }
 
 // triu records the upper triangle of the last two axes above diagonal k.
-func triu(t *Tape, x cr.NodeID, k int) cr.NodeID {
+func triu(t *tape, x cr.NodeID, k int) cr.NodeID {
 	return masked(t, x, func(i, j int) float64 { return b2f(j-i >= k) })
 }
 
@@ -305,7 +305,7 @@ func b2f(b bool) float64 {
 // sumTo records the sum of x over the axes that broadcasting target to x's shape adds
 // or stretches, so that the result has shape target (nothing when the shapes are
 // equal).
-func sumTo(t *Tape, x cr.NodeID, target []int) cr.NodeID {
+func sumTo(t *tape, x cr.NodeID, target []int) cr.NodeID {
 	sh := shape(t, x)
 	if sh == nil || slices.Equal(sh, target) {
 		return x
@@ -357,8 +357,8 @@ func batchEye(dt tensor.DType, batch []int, n int) *tensor.Dense {
 
 // tapeOf returns the recorder of a recorded pullback as the tape it is in
 // practice, or an error wrapping chainrules.ErrInvalidArgument.
-func tapeOf(rec cr.Recorder[*tensor.Dense], op string) (*Tape, error) {
-	t, ok := rec.(*Tape)
+func tapeOf(rec cr.Recorder[*tensor.Dense], op string) (*tape, error) {
+	t, ok := rec.(*tape)
 	if !ok {
 		return nil, opErr(op, cr.ErrInvalidArgument, "a recorded pullback records on a core.Tape, not a %T", rec)
 	}

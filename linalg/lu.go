@@ -37,7 +37,7 @@ func luFactorOp(check bool) cr.Op[*tensor.Dense] {
 	const pivots = 1 // the non-differentiable output
 	return decomposition("lu_factor", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(luFactorValues(a, check)) },
-		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+		func(t *tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			return luPullback(t, y[0], val(t, y[pivots]), ybar[0])
 		}, pivots)
 }
@@ -132,7 +132,7 @@ func permMatrices(piv [][]int, batch []int, m int, transpose bool) *tensor.Dense
 
 // luParts records L (unit lower, [..., m, k]) and U (upper, [..., k, n]) from the
 // packed factors.
-func luParts(t *Tape, lu cr.NodeID, m, n int) (l, u cr.NodeID) {
+func luParts(t *tape, lu cr.NodeID, m, n int) (l, u cr.NodeID) {
 	k := min(m, n)
 	l = tril(t, narrow(t, lu, -1, 0, k), -1)
 	id := tensor.New(tensor.Float64, m, k)
@@ -146,7 +146,7 @@ func luParts(t *Tape, lu cr.NodeID, m, n int) (l, u cr.NodeID) {
 
 // luPullback records PyTorch's linalg_lu_backward for the packed factors lu with
 // pivots piv (1-based, a value) and the cotangent glu of lu.
-func luPullback(t *Tape, lu cr.NodeID, piv *tensor.Dense, glu cr.NodeID) cr.NodeID {
+func luPullback(t *tape, lu cr.NodeID, piv *tensor.Dense, glu cr.NodeID) cr.NodeID {
 	sh := shape(t, lu)
 	if sh == nil || piv == nil {
 		return 0
@@ -191,7 +191,7 @@ func luPullback(t *Tape, lu cr.NodeID, piv *tensor.Dense, glu cr.NodeID) cr.Node
 // complex128 A [..., m, n]. A composite of LUFactorOp (so its derivatives are
 // lu_factor's); P is a constant (zero derivative).
 func LUOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("lu", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("lu", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(luFactorOp(false), x[0])
 		sh := shape(t, x[0])
 		m, n := sh[len(sh)-2], sh[len(sh)-1]
@@ -233,7 +233,7 @@ func LUSolveOp(left, adjoint bool) cr.Op[*tensor.Dense] {
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			return single(luSolveValues(x[0], x[1], x[2], left, adjoint))
 		},
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			luv, pivv, bv := val(t, x[0]), val(t, x[1]), val(t, x[2])
 			if luv == nil || pivv == nil || bv == nil {

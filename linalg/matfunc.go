@@ -23,7 +23,7 @@ import (
 func MatrixExpOp() cr.Op[*tensor.Dense] {
 	return define(core.Def[*tensor.Dense]{Name: "matrix_exp", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(matrixExpValues(x[0])) },
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			ybar := ybars[0]
 			xv := val(t, x[0])
 			if xv == nil {
@@ -152,7 +152,7 @@ func expm[T scalar](dst, a []T, n int) {
 // A composite: its rules are those of the products (and of the inverse). float64
 // and complex128.
 func MatrixPowerOp(k int) cr.Op[*tensor.Dense] {
-	body := core.Composite("matrix_power", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("matrix_power", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		xv := val(t, x[0])
 		if k == 0 {
 			sh := xv.Shape()

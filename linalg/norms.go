@@ -77,7 +77,7 @@ func VectorNormOp(ord float64, axes []int, keepdim bool) cr.Op[*tensor.Dense] {
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			return single(vectorNormValues(x[0], ord, axes, keepdim))
 		},
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			xv := val(t, x[0])
 			if xv == nil {
@@ -145,7 +145,7 @@ func VectorNorm(x *tensor.Dense, ord float64, axes []int, keepdim bool) (*tensor
 
 // nonZero records, for the real node y, the constant mask (y != 0) and y with its
 // zeros replaced by ones (a safe divisor whose zeros the mask removes).
-func nonZero(t *Tape, y cr.NodeID) (mask, safe cr.NodeID) {
+func nonZero(t *tape, y cr.NodeID) (mask, safe cr.NodeID) {
 	yv := val(t, y)
 	if yv == nil {
 		return 0, 0
@@ -161,7 +161,7 @@ func nonZero(t *Tape, y cr.NodeID) (mask, safe cr.NodeID) {
 
 // safeAbs records |x| with its zeros replaced by ones: the base of |x|^q where the
 // result is multiplied by sgn(x) = 0 at those elements.
-func safeAbs(t *Tape, absx cr.NodeID) cr.NodeID {
+func safeAbs(t *tape, absx cr.NodeID) cr.NodeID {
 	_, s := nonZero(t, absx)
 	return s
 }
@@ -296,7 +296,7 @@ const (
 // MatrixNormFroOp is the op with PyTorch's defaults (ord "fro", dim (-2, -1), keepdim
 // False).
 func MatrixNormOp(ord MatrixOrd, rows, cols int, keepdim bool) cr.Op[*tensor.Dense] {
-	body := core.Composite("matrix_norm", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("matrix_norm", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		r := rank(t, x[0])
 		ax, _ := normAxes("matrix_norm", []int{rows, cols}, r)
 		if ord == OrdFro {
@@ -391,7 +391,7 @@ func normAxis(a, r int) int {
 // Ord2 and OrdNeg2 a NaN or infinite entry is an error wrapping
 // chainrules.ErrInvalidArgument.
 func CondOp(ord MatrixOrd) cr.Op[*tensor.Dense] {
-	body := core.Composite("cond", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("cond", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		if ord == Ord2 || ord == OrdNeg2 {
 			s := t.Apply(SvdvalsOp(), x[0])
 			k := shape(t, s)

@@ -143,8 +143,8 @@ func names(ts oracle.Tensors) []string {
 
 // observable returns the composite op that records outs on its inputs and returns
 // the outputs flattened and concatenated.
-func observable(name string, arity int, outs func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID) cr.Op[*tensor.Dense] {
-	return core.Composite("oracle observable "+name, tensor.Space{}, arity, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+func observable(name string, arity int, outs func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID) cr.Op[*tensor.Dense] {
+	return core.Composite("oracle observable "+name, tensor.Space{}, arity, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		ys := outs(t, x)
 		flat := make([]cr.NodeID, len(ys))
 		for k, y := range ys {
@@ -159,7 +159,7 @@ func observable(name string, arity int, outs func(t *linalg.Tape, x []cr.NodeID)
 
 // multi returns the observable of the outputs picks of a multi-output op.
 func multi(op cr.Op[*tensor.Dense], arity int, picks ...int) cr.Op[*tensor.Dense] {
-	return observable(op.Name(), arity, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+	return observable(op.Name(), arity, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(op, x...)
 		out := make([]cr.NodeID, len(picks))
 		for k, p := range picks {
@@ -172,7 +172,7 @@ func multi(op cr.Op[*tensor.Dense], arity int, picks ...int) cr.Op[*tensor.Dense
 // flat returns the observable of a single-output op: its output flattened (the
 // cases of PyTorch's *_ex ops name the output output_0).
 func flat(op cr.Op[*tensor.Dense], arity int) cr.Op[*tensor.Dense] {
-	return observable(op.Name(), arity, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+	return observable(op.Name(), arity, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.Apply(op, x...)}
 	})
 }
@@ -182,7 +182,7 @@ func flat(op cr.Op[*tensor.Dense], arity int) cr.Op[*tensor.Dense] {
 // the oracle's references are those of the wrapped function (the recorded input is
 // the one before the wrapper).
 func hermitianInput(op cr.Op[*tensor.Dense]) cr.Op[*tensor.Dense] {
-	return core.Composite("hermitian input "+op.Name(), tensor.Space{}, 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite("hermitian input "+op.Name(), tensor.Space{}, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		xh := t.Apply(permute.TransposeOp(-2, -1), x[0])
 		if v, err := t.Value(x[0]); err == nil && v.DType() == tensor.Complex128 {
 			xh = t.Apply(elementwise.ConjOp, xh)
@@ -192,7 +192,7 @@ func hermitianInput(op cr.Op[*tensor.Dense]) cr.Op[*tensor.Dense] {
 }
 
 // absOf records |y| elementwise.
-func absOf(t *linalg.Tape, y cr.NodeID) cr.NodeID { return t.Apply(elementwise.AbsOp, y) }
+func absOf(t *core.Tape[*tensor.Dense], y cr.NodeID) cr.NodeID { return t.Apply(elementwise.AbsOp, y) }
 
 // family is one replayed family: its case file, the output keys to flatten (nil
 // for single-output cases) and the resolver.
@@ -283,7 +283,7 @@ func families() []family {
 		return flat(op, 1), nil
 	}
 	lufactor := multi(linalg.LUFactorOp(), 1, 0)
-	svd := func(f func(t *linalg.Tape, u, s, vh cr.NodeID) []cr.NodeID) func(*oracle.Case, []json.RawMessage, []*tensor.Dense) (cr.Op[*tensor.Dense], error) {
+	svd := func(f func(t *core.Tape[*tensor.Dense], u, s, vh cr.NodeID) []cr.NodeID) func(*oracle.Case, []json.RawMessage, []*tensor.Dense) (cr.Op[*tensor.Dense], error) {
 		return func(c *oracle.Case, _ []json.RawMessage, x []*tensor.Dense) (cr.Op[*tensor.Dense], error) {
 			full, err := kwBool(c, "full_matrices")
 			if err != nil {
@@ -293,7 +293,7 @@ func families() []family {
 			if sh := x[0].Shape(); full && sh[len(sh)-1] != sh[len(sh)-2] && c.Family != "s" {
 				return nil, oracle.Skip("svd full_matrices=True of a non-square matrix: the extra columns are not unique, and SVDOp is thin")
 			}
-			return observable("svd", 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+			return observable("svd", 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 				ys := t.ApplyMulti(linalg.SVDOp(), x[0])
 				return f(t, ys[0], ys[1], ys[2])
 			}), nil
@@ -304,13 +304,13 @@ func families() []family {
 		{op: "cholesky_ex", file: "identity", keys: keys("output_0"), resolve: cholEx},
 		{op: "det", file: "identity", resolve: one(linalg.DetOp())},
 		{op: "slogdet", file: "identity", keys: keys("output_0", "output_1"), resolve: one(multi(linalg.SlogdetOp(), 1, 0, 1))},
-		{op: "eigh", file: "values_vectors_abs", keys: keys("values", "vectors"), resolve: one(hermitianInput(observable("eigh", 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+		{op: "eigh", file: "values_vectors_abs", keys: keys("values", "vectors"), resolve: one(hermitianInput(observable("eigh", 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 			ys := t.ApplyMulti(linalg.EighOp(), x[0])
 			return []cr.NodeID{ys[0], absOf(t, ys[1])}
 		})))},
 		{op: "eigh", file: "gauge_ill_defined", resolve: one(multi(linalg.EighOp(), 1, 0, 1))},
 		{op: "eigvalsh", file: "identity", resolve: one(hermitianInput(linalg.EigvalshOp()))},
-		{op: "eig", file: "values_vectors_abs", keys: keys("values", "vectors"), resolve: one(observable("eig", 1, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+		{op: "eig", file: "values_vectors_abs", keys: keys("values", "vectors"), resolve: one(observable("eig", 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 			ys := t.ApplyMulti(linalg.EigOp(), x[0])
 			return []cr.NodeID{ys[0], absOf(t, ys[1])}
 		}))},
@@ -331,7 +331,7 @@ func families() []family {
 			}
 			sh := x[0].Shape()
 			residuals := sh[len(sh)-2] > sh[len(sh)-1] && driver != "gelsy"
-			return observable("lstsq", 2, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+			return observable("lstsq", 2, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 				ys := t.ApplyMulti(linalg.LstsqOp(), x...)
 				if residuals {
 					return ys
@@ -376,16 +376,16 @@ func families() []family {
 		{op: "qr", file: "identity", keys: keys("output_0", "output_1"), resolve: one(multi(linalg.QROp(), 1, 0, 1))},
 		{op: "solve", file: "identity", resolve: one(linalg.SolveOp())},
 		{op: "solve_ex", file: "identity", keys: keys("output_0"), resolve: one(flat(linalg.SolveOp(), 2))},
-		{op: "svd", file: "s", keys: keys("s"), resolve: svd(func(t *linalg.Tape, u, s, vh cr.NodeID) []cr.NodeID {
+		{op: "svd", file: "s", keys: keys("s"), resolve: svd(func(t *core.Tape[*tensor.Dense], u, s, vh cr.NodeID) []cr.NodeID {
 			return []cr.NodeID{s}
 		})},
-		{op: "svd", file: "u_abs", keys: keys("u"), resolve: svd(func(t *linalg.Tape, u, s, vh cr.NodeID) []cr.NodeID {
+		{op: "svd", file: "u_abs", keys: keys("u"), resolve: svd(func(t *core.Tape[*tensor.Dense], u, s, vh cr.NodeID) []cr.NodeID {
 			return []cr.NodeID{absOf(t, u)}
 		})},
-		{op: "svd", file: "vh_abs", keys: keys("s", "vh"), resolve: svd(func(t *linalg.Tape, u, s, vh cr.NodeID) []cr.NodeID {
+		{op: "svd", file: "vh_abs", keys: keys("s", "vh"), resolve: svd(func(t *core.Tape[*tensor.Dense], u, s, vh cr.NodeID) []cr.NodeID {
 			return []cr.NodeID{s, absOf(t, vh)}
 		})},
-		{op: "svd", file: "uvh_product", keys: keys("s", "uvh"), resolve: svd(func(t *linalg.Tape, u, s, vh cr.NodeID) []cr.NodeID {
+		{op: "svd", file: "uvh_product", keys: keys("s", "uvh"), resolve: svd(func(t *core.Tape[*tensor.Dense], u, s, vh cr.NodeID) []cr.NodeID {
 			return []cr.NodeID{s, t.Apply(linalgMatmul(), u, vh)}
 		})},
 		{op: "svd", file: "gauge_ill_defined", resolve: one(multi(linalg.SVDOp(), 1, 0, 1, 2))},
@@ -432,7 +432,7 @@ func families() []family {
 
 // linalgMatmul is the batched matrix product as an op.
 func linalgMatmul() cr.Op[*tensor.Dense] {
-	return core.Composite("matmul", tensor.Space{}, 2, func(t *linalg.Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite("matmul", tensor.Space{}, 2, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.Apply(einsum.Op("...ij,...jk->...ik"), x...)}
 	})
 }
@@ -576,7 +576,7 @@ func resolveLUSolve(c *oracle.Case, _ []json.RawMessage, x []*tensor.Dense) (cr.
 		return nil, err
 	}
 	op := linalg.LUSolveOp(left, adjoint)
-	return core.Composite("lu_solve with recovered pivots", tensor.Space{}, 2, func(t *linalg.Tape, in []cr.NodeID) []cr.NodeID {
+	return core.Composite("lu_solve with recovered pivots", tensor.Space{}, 2, func(t *core.Tape[*tensor.Dense], in []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.Apply(op, in[0], t.Constant(piv), in[1])}
 	}), nil
 }

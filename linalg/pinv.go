@@ -53,7 +53,7 @@ type PinvOptions struct {
 func PinvOp(opt PinvOptions) cr.Op[*tensor.Dense] {
 	return define(core.Def[*tensor.Dense]{Name: "pinv", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(pinvValues(x[0], opt)) },
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			return []cr.NodeID{pinvPullback(t, x[0], y, ybar)}
 		}})
@@ -63,7 +63,7 @@ func PinvOp(opt PinvOptions) cr.Op[*tensor.Dense] {
 func Pinv(a *tensor.Dense, opt PinvOptions) (*tensor.Dense, error) { return eval(PinvOp(opt), a) }
 
 // pinvPullback records PyTorch's pinv_backward.
-func pinvPullback(t *Tape, a, p, g cr.NodeID) cr.NodeID {
+func pinvPullback(t *tape, a, p, g cr.NodeID) cr.NodeID {
 	sh := shape(t, a)
 	if sh == nil {
 		return 0
@@ -229,7 +229,7 @@ func isSymmetric(a []float64, n int) bool {
 // Pbar = Xbar B^H, Bbar = P^H Xbar) follow. An A with a NaN or infinite entry is an
 // error wrapping chainrules.ErrInvalidArgument.
 func LstsqOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("lstsq", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("lstsq", space, 2, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		a, b := x[0], x[1]
 		sh := shape(t, a)
 		m, n := sh[len(sh)-2], sh[len(sh)-1]
@@ -264,7 +264,7 @@ func LstsqOp() cr.Op[*tensor.Dense] {
 		}
 		// The solution's size, checked before pinv works through A's batch.
 		if err := tensor.CheckAlloc(x[0].DType(), shapeOf(batch, n, k)...); err != nil {
-			return fmt.Errorf("linalg.%s: the solution, of batch %v, is too large: %w", op, batch, err)
+			return fmt.Errorf("%s: the solution, of batch %v, is too large: %w", op, batch, err)
 		}
 		return checkFiniteSVD(op, "A", x[0])
 	})

@@ -36,7 +36,7 @@ import (
 func QROp() cr.Op[*tensor.Dense] {
 	return decomposition("qr", 2,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return pair(qrValues(a)) },
-		func(t *Tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+		func(t *tape, a cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			q, r, qbar, rbar := y[0], y[1], ybar[0], ybar[1]
 			sh := shape(t, a)
 			if sh == nil {
@@ -59,7 +59,7 @@ func QROp() cr.Op[*tensor.Dense] {
 // square R, with copyltu(M) = tril(M, -1) + tril(M, -1)^H + Re diag(M) (the real
 // part of the diagonal: R's diagonal is real, and the imaginary part of Q^H dQ's
 // diagonal is fixed by it).
-func qrPullbackTall(t *Tape, q, r, qbar, rbar cr.NodeID) cr.NodeID {
+func qrPullbackTall(t *tape, q, r, qbar, rbar cr.NodeID) cr.NodeID {
 	mt := sub(t, mm(t, r, mH(t, rbar)), mm(t, mH(t, qbar), q))
 	low := tril(t, mt, -1)
 	d := masked(t, mt, func(i, j int) float64 { return b2f(i == j) })

@@ -24,15 +24,7 @@ type sample = cr.Sample[*tensor.Dense]
 // reg, or chainrules.ErrDuplicate if a name is taken; registration stops there,
 // and the families added before it stay.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	if reg == nil {
-		return cr.Errorf(cr.ErrInvalidArgument, "linalg.Register: nil registry")
-	}
-	for _, e := range entries() {
-		if err := reg.Register(e); err != nil {
-			return fmt.Errorf("linalg.Register: %w", err)
-		}
-	}
-	return nil
+	return cr.RegisterEntries(reg, "linalg.Register", entries()...)
 }
 
 const (
@@ -42,8 +34,8 @@ const (
 
 // entries returns the registry entries of the package's op families.
 func entries() []cr.Entry[*tensor.Dense] {
-	both := []string{"float64", "complex128"}
-	real := []string{"float64"}
+	both := tensor.DTypeNames()
+	real := tensor.RealDTypeNames()
 	var out []cr.Entry[*tensor.Dense]
 	reg := func(name string, arity int, dtypes []string, doc string, samples func(rng *rand.Rand) []sample) {
 		out = append(out, cr.Entry[*tensor.Dense]{Name: name, Arity: arity, DTypes: dtypes,
@@ -300,7 +292,7 @@ func slogdetSamples(rng *rand.Rand) []sample {
 // A -> V diag(sin w) V^H + V o conj(V) of eigh's outputs (V^T and V o V for real A),
 // named "eigh" for the family's samples.
 func eighInvariant() cr.Op[*tensor.Dense] {
-	return core.Composite("eigh", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite("eigh", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(EighOp(), x[0])
 		f := t.Apply(einsum.Op("...ij,...j,...kj->...ik"), ys[1], t.Apply(elementwise.SinOp, ys[0]), conj(t, ys[1]))
 		return []cr.NodeID{add(t, f, mul(t, ys[1], conj(t, ys[1])))}
@@ -310,7 +302,7 @@ func eighInvariant() cr.Op[*tensor.Dense] {
 // svdInvariant is the sign-invariant function A -> U diag(log S) Vh of svd's
 // outputs, named "svd" for the family's samples.
 func svdInvariant() cr.Op[*tensor.Dense] {
-	return core.Composite("svd", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite("svd", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(SVDOp(), x[0])
 		return []cr.NodeID{t.Apply(einsum.Op("...ij,...j,...jk->...ik"), ys[0], t.Apply(elementwise.LogOp, ys[1]), ys[2])}
 	})
@@ -355,7 +347,7 @@ func svdSamples(rng *rand.Rand) []sample {
 // svdAbsInvariant is the phase-invariant function A -> |U| (out 0) or |Vh|
 // (out 2) of svd's outputs, named "svd" for the family's samples.
 func svdAbsInvariant(out int) cr.Op[*tensor.Dense] {
-	return core.Composite("svd", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite("svd", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.Apply(elementwise.AbsOp, t.ApplyMulti(SVDOp(), x[0])[out])}
 	})
 }
@@ -372,7 +364,7 @@ func svdvalsSamples(rng *rand.Rand) []sample {
 // eigInvariant is the phase-invariant function A -> |V| + L (L along the rows) of
 // eig's outputs, named "eig" for the family's samples.
 func eigInvariant() cr.Op[*tensor.Dense] {
-	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite("eig", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(EigOp(), x[0])
 		return []cr.NodeID{add(t, t.Apply(elementwise.AbsOp, ys[1]), unsq(t, ys[0], -2))}
 	})
@@ -380,7 +372,7 @@ func eigInvariant() cr.Op[*tensor.Dense] {
 
 // eigSpectral is the phase-invariant function A -> V diag(sin L) V^-1 (sin of A).
 func eigSpectral() cr.Op[*tensor.Dense] {
-	return core.Composite("eig", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite("eig", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		ys := t.ApplyMulti(EigOp(), x[0])
 		vs := mul(t, ys[1], unsq(t, t.Apply(elementwise.SinOp, ys[0]), -2))
 		return []cr.NodeID{mT(t, t.Apply(SolveOp(), mT(t, ys[1]), mT(t, vs)))}

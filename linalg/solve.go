@@ -80,7 +80,7 @@ func solveOpWith(c *luCache, adjoint bool) cr.Op[*tensor.Dense] {
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			return single(solveValuesWith(c, x[0], x[1], adjoint))
 		},
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			a, b := val(t, x[0]), val(t, x[1])
 			if a == nil || b == nil {
@@ -221,7 +221,7 @@ func solveT[T scalar](op string, c *luCache, a, ae, b *tensor.Dense, batch []int
 // (PyTorch's gradient for L also has entries in the other triangle, which its primal
 // does not read).
 func CholeskySolveOp(upper bool) cr.Op[*tensor.Dense] {
-	return core.Composite("cholesky_solve", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite("cholesky_solve", space, 2, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		b, l := x[0], x[1]
 		if upper {
 			z := t.Apply(SolveTriangularOp(false, true, false), mH(t, l), b)
@@ -257,7 +257,7 @@ func Inv(a *tensor.Dense) (*tensor.Dense, error) { return eval(InvOp(), a) }
 func invOp(check bool) cr.Op[*tensor.Dense] {
 	return define(core.Def[*tensor.Dense]{Name: "inv", Space: space, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) { return single(invValues(x[0], check)) },
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			yh := mH(t, y)
 			return []cr.NodeID{neg(t, mm3(t, yh, ybar, yh))}

@@ -45,7 +45,7 @@ import (
 func SVDOp() cr.Op[*tensor.Dense] {
 	def := decomposition("svd", 3,
 		func(a *tensor.Dense) ([]*tensor.Dense, error) { return triple(svdValues(a, true)) },
-		func(t *Tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
+		func(t *tape, _ cr.NodeID, y, ybar []cr.NodeID) cr.NodeID {
 			return svdPullback(t, y[0], y[1], y[2], ybar[0], ybar[1], ybar[2])
 		})
 	return withFastPath(def, func(x, y, ybar []*tensor.Dense, has []bool) ([]*tensor.Dense, bool, error) {
@@ -54,7 +54,7 @@ func SVDOp() cr.Op[*tensor.Dense] {
 		}
 		g, err := einsum.Eval("...ij,...j,...jk->...ik", y[0], ybar[1], y[2])
 		return []*tensor.Dense{g}, true, err
-	}, func(t *Tape, _, y, ybar []cr.NodeID) ([]cr.NodeID, bool) {
+	}, func(t *tape, _, y, ybar []cr.NodeID) ([]cr.NodeID, bool) {
 		if ybar[0].Valid() || ybar[2].Valid() || !ybar[1].Valid() {
 			return nil, false
 		}
@@ -63,7 +63,7 @@ func SVDOp() cr.Op[*tensor.Dense] {
 }
 
 // svdPullback records PyTorch's svd_backward.
-func svdPullback(t *Tape, u, s, vh, gu, gs, gvh cr.NodeID) cr.NodeID {
+func svdPullback(t *tape, u, s, vh, gu, gs, gvh cr.NodeID) cr.NodeID {
 	ush, vsh := shape(t, u), shape(t, vh)
 	if ush == nil || vsh == nil {
 		return 0
@@ -140,7 +140,7 @@ func SVD(a *tensor.Dense) (u, s, vh *tensor.Dense, err error) { return eval3(SVD
 // input still computes the vectors). An input with a NaN or
 // infinite entry is an error wrapping chainrules.ErrInvalidArgument.
 func SvdvalsOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("svdvals", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("svdvals", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.ApplyMulti(SVDOp(), x[0])[1]}
 	})
 	body = valuesOnly(body, func(x []*tensor.Dense) (*tensor.Dense, error) {

@@ -55,7 +55,7 @@ func (o triSolveOp) Name() string { return "solve_triangular" }
 func (o triSolveOp) NumOutputs() int { return 1 }
 
 func (o triSolveOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if err := checkApply("solve_triangular", in, x, 2); err != nil {
+	if err := tensor.CheckApply("solve_triangular", in, x, 2); err != nil {
 		return nil, err
 	}
 	y, err := o.solve(x[0], x[1], lapack.NoTrans)

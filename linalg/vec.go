@@ -18,7 +18,7 @@ import (
 // rules are einsum's (Abar = ybar I, ydot = tr(Adot), zero second order). PyTorch's
 // trace takes a single matrix; this one batches.
 func TraceOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("trace", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("trace", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		return []cr.NodeID{t.Apply(einsum.Op("...ii->..."), x[0])}
 	})
 	return checked(body, 1, squareMatrices("trace"))
@@ -50,7 +50,7 @@ func broadcastAxis(op string, a, b *tensor.Dense, axis int) (shape []int, ax int
 // a composite of narrow, elementwise products and concat, bilinear (no
 // conjugation), float64 and complex128.
 func CrossOp(axis int) cr.Op[*tensor.Dense] {
-	body := core.Composite("cross", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("cross", space, 2, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		sa, sb := shape(t, x[0]), shape(t, x[1])
 		bs, _ := tensor.BroadcastShapes(sa, sb)
 		r := len(bs)
@@ -89,7 +89,7 @@ func Cross(a, b *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(Cr
 // axis of x and y (which broadcast; axis refers to the broadcast shape). A composite
 // of elementwise conj, product and sum; float64 and complex128.
 func VecdotOp(axis int) cr.Op[*tensor.Dense] {
-	body := core.Composite("vecdot", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("vecdot", space, 2, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		bs, _ := tensor.BroadcastShapes(shape(t, x[0]), shape(t, x[1]))
 		ax := normAxis(axis, len(bs))
 		return []cr.NodeID{t.Apply(reduce.SumOp([]int{ax}, false), mul(t, conj(t, x[0]), x[1]))}
@@ -114,7 +114,7 @@ func Vecdot(x, y *tensor.Dense, axis int) (*tensor.Dense, error) { return eval(V
 // hold (tensor.CheckAlloc: n = 1<<62, say) is an error wrapping
 // chainrules.ErrInvalidArgument; an empty x makes no columns.
 func VanderOp(n int) cr.Op[*tensor.Dense] {
-	body := core.Composite("vander", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("vander", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		if rank(t, x[0]) == 0 {
 			x = []cr.NodeID{t.Apply(permute.ReshapeOp(1), x[0])}
 		}
@@ -149,7 +149,7 @@ func VanderOp(n int) cr.Op[*tensor.Dense] {
 			return opErr("vander", cr.ErrInvalidArgument, "the number of columns is 0")
 		}
 		if err := tensor.CheckAlloc(x[0].DType(), append(sh, cols)...); err != nil {
-			return fmt.Errorf("linalg.vander: the result, with %d columns, is too large: %w", cols, err)
+			return fmt.Errorf("vander: the result, with %d columns, is too large: %w", cols, err)
 		}
 		return nil
 	})
@@ -172,7 +172,7 @@ func prodOf(s []int) int {
 // is the identity. A composite of reshape and InvOp (singular: an error wrapping
 // chainrules.ErrInvalidArgument).
 func TensorinvOp(ind int) cr.Op[*tensor.Dense] {
-	body := core.Composite("tensorinv", space, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("tensorinv", space, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		sh := shape(t, x[0])
 		rows, cols := sh[:ind], sh[ind:]
 		m := t.Apply(permute.ReshapeOp(prodOf(rows), prodOf(cols)), x[0])
@@ -202,7 +202,7 @@ func Tensorinv(a *tensor.Dense, ind int) (*tensor.Dense, error) { return eval(Te
 // reshape and SolveOp.
 func TensorsolveOp(dims []int) cr.Op[*tensor.Dense] {
 	dims = slices.Clone(dims)
-	body := core.Composite("tensorsolve", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("tensorsolve", space, 2, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		a := x[0]
 		r := rank(t, a)
 		if len(dims) > 0 {
@@ -261,7 +261,7 @@ func Tensorsolve(a, b *tensor.Dense, dims []int) (*tensor.Dense, error) {
 // updates applied to the first n columns of the identity), so its rules follow;
 // float64 and complex128.
 func HouseholderProductOp() cr.Op[*tensor.Dense] {
-	body := core.Composite("householder_product", space, 2, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("householder_product", space, 2, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		av := val(t, x[0])
 		sh := av.Shape()
 		m, n := sh[len(sh)-2], sh[len(sh)-1]

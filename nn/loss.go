@@ -157,7 +157,7 @@ func (c *lossConfig) check(name string, allowed int) error {
 }
 
 // reduceTerms records the reduction of the loss terms l.
-func reduceTerms(t *Tape, l cr.NodeID, r Reduction) cr.NodeID {
+func reduceTerms(t *tape, l cr.NodeID, r Reduction) cr.NodeID {
 	switch r {
 	case ReductionSum:
 		return t.Apply(reduce.SumOp(nil, false), l)
@@ -170,8 +170,8 @@ func reduceTerms(t *Tape, l cr.NodeID, r Reduction) cr.NodeID {
 // lossComposite returns the composite op name of arity 2 whose body checks the
 // options and the inputs, then records terms(input, target) and its reduction.
 func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
-	terms func(t *Tape, x, y cr.NodeID, xv *tensor.Dense) cr.NodeID) cr.Op[*tensor.Dense] {
-	return core.Composite(name, tensor.Space{}, 2, func(t *Tape, in []cr.NodeID) []cr.NodeID {
+	terms func(t *tape, x, y cr.NodeID, xv *tensor.Dense) cr.NodeID) cr.Op[*tensor.Dense] {
+	return core.Composite(name, tensor.Space{}, 2, func(t *tape, in []cr.NodeID) []cr.NodeID {
 		err := c.check(name, allowed)
 		xv, _ := t.Value(in[0])
 		yv, _ := t.Value(in[1])
@@ -201,7 +201,7 @@ func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 // complex mse_loss. Options: WithReduction.
 func MSELossOp(opts ...LossOption) cr.Op[*tensor.Dense] {
 	return lossComposite("mse_loss", newLossConfig(opts), optReduction, false,
-		func(t *Tape, x, y cr.NodeID, _ *tensor.Dense) cr.NodeID {
+		func(t *tape, x, y cr.NodeID, _ *tensor.Dense) cr.NodeID {
 			return t.Apply(elementwise.Abs2Op, t.Apply(elementwise.SubOp, x, y))
 		})
 }
@@ -241,7 +241,7 @@ func HuberLossOp(delta float64, opts ...LossOption) cr.Op[*tensor.Dense] {
 			return r.Apply(ClampOp(-delta, delta), d), nil
 		},
 	})
-	return lossComposite(name, c, optReduction, false, func(t *Tape, x, y cr.NodeID, _ *tensor.Dense) cr.NodeID {
+	return lossComposite(name, c, optReduction, false, func(t *tape, x, y cr.NodeID, _ *tensor.Dense) cr.NodeID {
 		if !(delta > 0) || math.IsInf(delta, 1) {
 			return t.Apply(cr.FailOp[*tensor.Dense](name, cr.Errorf(cr.ErrInvalidArgument, "delta %v is not a positive number", delta)), x)
 		}
@@ -268,7 +268,7 @@ func HuberLossOp(delta float64, opts ...LossOption) cr.Op[*tensor.Dense] {
 func BCEWithLogitsOp(opts ...LossOption) cr.Op[*tensor.Dense] {
 	const name = "binary_cross_entropy_with_logits"
 	c := newLossConfig(opts)
-	return lossComposite(name, c, optReduction|optWeight|optPosWeight, true, func(t *Tape, x, y cr.NodeID, xv *tensor.Dense) cr.NodeID {
+	return lossComposite(name, c, optReduction|optWeight|optPosWeight, true, func(t *tape, x, y cr.NodeID, xv *tensor.Dense) cr.NodeID {
 		if err := checkReal(name, xv); err != nil {
 			return t.Apply(cr.FailOp[*tensor.Dense](name, err), x)
 		}

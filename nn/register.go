@@ -29,8 +29,8 @@ func Register(reg *cr.Registry[*tensor.Dense]) error {
 }
 
 var (
-	realOnly = []string{"float64"}
-	bothDTs  = []string{"float64", "complex128"}
+	realOnly = tensor.RealDTypeNames()
+	bothDTs  = tensor.DTypeNames()
 )
 
 type samples = []cr.Sample[*tensor.Dense]

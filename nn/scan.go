@@ -84,7 +84,7 @@ func scanOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 			scan(h.Float64s(), float64s(a), l, reverse)
 			return []*tensor.Dense{h}, nil
 		},
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			av, _ := t.Value(x[0])
 			bv, _ := t.Value(x[1])
@@ -131,7 +131,7 @@ func scan[T tensor.Element](h, a []T, l tensor.Lanes, reverse bool) {
 }
 
 // conjIf records conj(v) when on is set, and returns v otherwise.
-func conjIf(t *Tape, v cr.NodeID, on bool) cr.NodeID {
+func conjIf(t *tape, v cr.NodeID, on bool) cr.NodeID {
 	if !on {
 		return v
 	}
@@ -140,7 +140,7 @@ func conjIf(t *Tape, v cr.NodeID, on bool) cr.NodeID {
 
 // realIf records Re(v) when on is set (the cotangent of a real input of an op that
 // computed in complex128), and returns v otherwise.
-func realIf(t *Tape, v cr.NodeID, on bool) cr.NodeID {
+func realIf(t *tape, v cr.NodeID, on bool) cr.NodeID {
 	if !on {
 		return v
 	}
@@ -149,7 +149,7 @@ func realIf(t *Tape, v cr.NodeID, on bool) cr.NodeID {
 
 // shiftRight records v shifted by one along axis ax (of size n > 1, rank r), with
 // a zero in front: w_0 = 0, w_j = v_{j-1}.
-func shiftRight(t *Tape, v cr.NodeID, ax, r, n int) cr.NodeID {
+func shiftRight(t *tape, v cr.NodeID, ax, r, n int) cr.NodeID {
 	widths := make([][2]int, r)
 	widths[ax] = [2]int{1, 0}
 	return t.Apply(index.PadOp(widths...), t.Apply(index.NarrowOp(ax, 0, n-1), v))
@@ -192,7 +192,7 @@ func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 			}
 			return []*tensor.Dense{y}, nil
 		},
-		Pullback: func(t *Tape, _, _, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, _, _, ybars []cr.NodeID) []cr.NodeID {
 			ybar := ybars[0]
 			return []cr.NodeID{t.Apply(cumsumOp(axis, !reverse), ybar)}
 		}})
@@ -237,7 +237,7 @@ func cumsum[T tensor.Element](y []T, l tensor.Lanes, reverse bool) {
 // wrapping chainrules.ErrInvalidArgument.
 func CumprodOp(axis int) cr.Op[*tensor.Dense] {
 	const name = "cumprod"
-	return core.Composite(name, tensor.Space{}, 1, func(t *Tape, x []cr.NodeID) []cr.NodeID {
+	return core.Composite(name, tensor.Space{}, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		v, err := t.Value(x[0])
 		if err == nil && v == nil {
 			err = cr.Errorf(cr.ErrInvalidArgument, "input is nil")
@@ -303,7 +303,7 @@ func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 			logCumSumExp(y.Float64s(), lanesAlong(y.Shape(), ax))
 			return []*tensor.Dense{y}, nil
 		},
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			yv, _ := t.Value(y)
 			ax, _ := normAxis(name, axis, yv.Rank())

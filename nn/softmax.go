@@ -13,8 +13,8 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Tape is the tape of tensor graphs.
-type Tape = core.Tape[*tensor.Dense]
+// tape is the tape of tensor graphs (hvp.Tape, to users).
+type tape = core.Tape[*tensor.Dense]
 
 // LogSoftmaxOp returns the op log_softmax(x) = z - log(sum(exp(z))) along axis, with
 // z = x - max(x) (negative axes count from the end), of a float64 tensor: PyTorch's
@@ -416,7 +416,7 @@ func softmaxEntries() []cr.Entry[*tensor.Dense] {
 		{"softmax", "softmax(x) = exp(x) / sum(exp(x)) along an axis", SoftmaxOp},
 		{"log_softmax", "log_softmax(x) = x - logsumexp(x) along an axis", LogSoftmaxOp},
 	} {
-		entries = append(entries, cr.Entry[*tensor.Dense]{Name: e.name, Arity: 1, DTypes: []string{"float64"},
+		entries = append(entries, cr.Entry[*tensor.Dense]{Name: e.name, Arity: 1, DTypes: realOnly,
 			Forward: true, SecondOrder: true, Doc: e.doc,
 			Samples: func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
 				large := tensor.RandN(rng, tensor.Float64, 2, 3)

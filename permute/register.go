@@ -90,7 +90,7 @@ func entries() []cr.Entry[*tensor.Dense] {
 	}
 	out := make([]cr.Entry[*tensor.Dense], len(families))
 	for i, fam := range families {
-		out[i] = cr.Entry[*tensor.Dense]{Name: fam.name, Arity: 1, DTypes: []string{"float64", "complex128"},
+		out[i] = cr.Entry[*tensor.Dense]{Name: fam.name, Arity: 1, DTypes: tensor.DTypeNames(),
 			Forward: true, SecondOrder: true, Doc: fam.doc,
 			Samples: func(rng *rand.Rand) []sample {
 				f := func(shape ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float64, shape...) }

@@ -10,61 +10,61 @@ import (
 
 // SumOp returns the op y = sum of x over axes: y[i, j] = sum_k x[i, k, j], where k
 // runs over the reduced axes. Nil or empty axes reduce every axis; negative axes
-// count from the end; keepdims keeps the reduced axes with size 1. It is defined for
+// count from the end; keepdim keeps the reduced axes with size 1. It is defined for
 // float64 and complex128; the sum of an empty slice is 0.
 //
 // Rules (linear): xbar[i, k, j] = ybar[i, j], ydot = Sum(xdot), xbardot = ybardot
 // broadcast back.
-func SumOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	return newOp("sum", axes, keepdims, linear{})
+func SumOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {
+	return newOp("sum", axes, keepdim, linear{})
 }
 
 // Sum is SumOp without a tape.
-func Sum(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(SumOp(axes, keepdims), x)
+func Sum(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(SumOp(axes, keepdim), x)
 }
 
 // MeanOp returns the op y = Sum(x) / n, with n the number of elements reduced into
-// each output (NaN for an empty slice). Axes and keepdims are those of SumOp.
+// each output (NaN for an empty slice). Axes and keepdim are those of SumOp.
 //
 // Rules (linear): xbar = ybar / n broadcast back, ydot = Mean(xdot).
-func MeanOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	return newOp("mean", axes, keepdims, linear{mean: true})
+func MeanOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {
+	return newOp("mean", axes, keepdim, linear{mean: true})
 }
 
 // Mean is MeanOp without a tape.
-func Mean(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(MeanOp(axes, keepdims), x)
+func Mean(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(MeanOp(axes, keepdim), x)
 }
 
 // NanSumOp returns Sum with NaN elements counted as zero (float64 only).
 //
 // Rules: xbar = ybar where x is not NaN and 0 where it is; ydot sums xdot over the
 // elements that are not NaN.
-func NanSumOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	o := newOp("nansum", axes, keepdims, linear{nan: true})
+func NanSumOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {
+	o := newOp("nansum", axes, keepdim, linear{nan: true})
 	o.realOnly = true
 	return o
 }
 
 // NanSum is NanSumOp without a tape.
-func NanSum(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(NanSumOp(axes, keepdims), x)
+func NanSum(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(NanSumOp(axes, keepdim), x)
 }
 
 // NanMeanOp returns the mean of the elements that are not NaN (float64 only): NanSum
 // divided by their count c (NaN when c is 0).
 //
 // Rules: xbar = ybar / c where x is not NaN and 0 where it is.
-func NanMeanOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	o := newOp("nanmean", axes, keepdims, linear{nan: true, mean: true})
+func NanMeanOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {
+	o := newOp("nanmean", axes, keepdim, linear{nan: true, mean: true})
 	o.realOnly = true
 	return o
 }
 
 // NanMean is NanMeanOp without a tape.
-func NanMean(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(NanMeanOp(axes, keepdims), x)
+func NanMean(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(NanMeanOp(axes, keepdim), x)
 }
 
 // linear implements sum, mean, nansum and nanmean. All four are linear in x (the
@@ -233,22 +233,22 @@ func addTo[T tensor.Element](dst, src []T) {
 // LogSumExpOp returns the op y[i, j] = log sum_k exp(x[i, k, j]) (float64 only),
 // computed as m + log sum_k exp(x - m) with m the maximum of the slice, so that it
 // neither overflows for large inputs nor underflows for very negative ones. An empty
-// slice gives -Inf. Axes and keepdims are those of SumOp.
+// slice gives -Inf. Axes and keepdim are those of SumOp.
 //
 // Rules: with the softmax s = exp(x - y) (at most 1, so the rule is as stable as the
 // primal), xbar = s ybar, ydot = sum_k s xdot, and
 // xbardot = s ybardot + s (xdot - ydot) ybar. The pullback is also recorded with
 // ops, exp(x - y) ybar (see record.go), so that recorded backward sweeps
 // (core.Tape.GradGraph) differentiate logsumexp to any order.
-func LogSumExpOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	o := newOp("logsumexp", axes, keepdims, logSumExp{})
+func LogSumExpOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {
+	o := newOp("logsumexp", axes, keepdim, logSumExp{})
 	o.realOnly = true
 	return o
 }
 
 // LogSumExp is LogSumExpOp without a tape.
-func LogSumExp(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(LogSumExpOp(axes, keepdims), x)
+func LogSumExp(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(LogSumExpOp(axes, keepdim), x)
 }
 
 type logSumExp struct{}

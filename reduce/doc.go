@@ -4,7 +4,7 @@
 //
 // Every reduction takes the axes to reduce (nil or empty for all of them, negative
 // counting from the end, as in Python; a repeated or out-of-range axis is an error
-// wrapping chainrules.ErrInvalidArgument) and keepdims, which keeps the reduced
+// wrapping chainrules.ErrInvalidArgument) and keepdim, which keeps the reduced
 // axes with size 1. Sum, Mean, Prod, Var and Std accept complex128 as PyTorch
 // defines them (Var and Std of complex input are real); the others are float64
 // only.

@@ -9,7 +9,7 @@ import (
 )
 
 // MaxOp returns the op "amax": y[i, j] = max_k x[i, k, j] (float64 only; a NaN in the
-// slice makes the maximum NaN, and +0 counts as above -0). Axes and keepdims are those of SumOp; a reduction
+// slice makes the maximum NaN, and +0 counts as above -0). Axes and keepdim are those of SumOp; a reduction
 // over an empty axis is an error.
 //
 // Tie policy (that of PyTorch's amax and JAX): the cotangent is split evenly among
@@ -18,27 +18,27 @@ import (
 // ties this is the derivative (c = 1); at a tie it is the average of the one-sided
 // derivatives' candidates. A NaN maximum is matched by the NaN elements of its
 // slice. The second-order term is zero.
-func MaxOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	o := newOp("amax", axes, keepdims, extremum{})
+func MaxOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {
+	o := newOp("amax", axes, keepdim, extremum{})
 	o.realOnly, o.nonEmpty = true, true
 	return o
 }
 
 // Max is MaxOp without a tape.
-func Max(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(MaxOp(axes, keepdims), x)
+func Max(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(MaxOp(axes, keepdim), x)
 }
 
 // MinOp returns the op "amin", the minimum with the rules and tie policy of MaxOp.
-func MinOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	o := newOp("amin", axes, keepdims, extremum{min: true})
+func MinOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {
+	o := newOp("amin", axes, keepdim, extremum{min: true})
 	o.realOnly, o.nonEmpty = true, true
 	return o
 }
 
 // Min is MinOp without a tape.
-func Min(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(MinOp(axes, keepdims), x)
+func Min(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(MinOp(axes, keepdim), x)
 }
 
 type extremum struct{ min bool }

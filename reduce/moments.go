@@ -11,22 +11,22 @@ import (
 // mean of the slice, n its length and D = max(0, n - correction): correction 0 is
 // the biased (population) variance, 1 the unbiased one, and any real correction is
 // allowed, as in PyTorch. For complex x the output is real (PyTorch's definition).
-// Axes and keepdims are those of SumOp.
+// Axes and keepdim are those of SumOp.
 //
 // Rules, with d = x - mu: xbar = 2 d ybar / D; ydot = 2 Re sum_k conj(d_k) xdot_k / D;
 // xbardot = 2 (d ybardot + (xdot - mean(xdot)) ybar) / D. The pullback is also
 // recorded with ops (d by a centring op), so that recorded backward sweeps
 // (core.Tape.GradGraph) differentiate var to any order.
-func VarOp(axes []int, correction float64, keepdims bool) cr.Op[*tensor.Dense] {
-	return newOp("var", axes, keepdims, moment{correction: correction})
+func VarOp(axes []int, correction float64, keepdim bool) cr.Op[*tensor.Dense] {
+	return newOp("var", axes, keepdim, moment{correction: correction})
 }
 
 // Var is VarOp without a tape.
-func Var(x *tensor.Dense, axes []int, correction float64, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(VarOp(axes, correction, keepdims), x)
+func Var(x *tensor.Dense, axes []int, correction float64, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(VarOp(axes, correction, keepdim), x)
 }
 
-// StdOp returns the op y = sqrt(Var(x)), with the axes, correction and keepdims of
+// StdOp returns the op y = sqrt(Var(x)), with the axes, correction and keepdim of
 // VarOp.
 //
 // Rules, with d = x - mu and c = ybar / (D y): xbar = c d; ydot = Re sum_k
@@ -36,13 +36,13 @@ func Var(x *tensor.Dense, axes []int, correction float64, keepdims bool) (*tenso
 // recorded with ops, c = ybar r(y) / D with r(y) = 1/y and r(0) = 0, so that recorded
 // backward sweeps (core.Tape.GradGraph) differentiate std to any order, every
 // derivative keeping the convention (0 where y = 0).
-func StdOp(axes []int, correction float64, keepdims bool) cr.Op[*tensor.Dense] {
-	return newOp("std", axes, keepdims, moment{correction: correction, std: true})
+func StdOp(axes []int, correction float64, keepdim bool) cr.Op[*tensor.Dense] {
+	return newOp("std", axes, keepdim, moment{correction: correction, std: true})
 }
 
 // Std is StdOp without a tape.
-func Std(x *tensor.Dense, axes []int, correction float64, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(StdOp(axes, correction, keepdims), x)
+func Std(x *tensor.Dense, axes []int, correction float64, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(StdOp(axes, correction, keepdim), x)
 }
 
 type moment struct {

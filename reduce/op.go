@@ -12,7 +12,7 @@ type kind interface {
 	apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error)
 }
 
-// op is a reduction family member with its axes and keepdims fixed.
+// op is a reduction family member with its axes and keepdim fixed.
 type op struct {
 	name     string
 	axes     []int

@@ -23,10 +23,10 @@ type plan struct {
 	tensor.Lanes
 	name     string
 	shape    []int // input shape
-	outShape []int // output shape (reduced axes dropped, or 1 with keepdims)
+	outShape []int // output shape (reduced axes dropped, or 1 with keepdim)
 	perm     []int // nil if no copy is needed
 	// keepShape is the input shape with every reduced axis set to 1: the output
-	// shape with keepdims, which broadcasts back to the input shape.
+	// shape with keepdim, which broadcasts back to the input shape.
 	keepShape []int
 }
 

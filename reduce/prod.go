@@ -6,7 +6,7 @@ import (
 )
 
 // ProdOp returns the op y[i, j] = prod_k x[i, k, j] (float64 or complex128; the
-// product of an empty slice is 1). Axes and keepdims are those of SumOp.
+// product of an empty slice is 1). Axes and keepdim are those of SumOp.
 //
 // Rules: with o_k = prod_{m != k} x_m, the product of the other elements of the
 // slice, xbar_k = conj(o_k) ybar and ydot = sum_k o_k xdot_k (the product is
@@ -19,13 +19,13 @@ import (
 // recurrence along the lane, whose own pullback is a recurrence the other way), so
 // that recorded backward sweeps (core.Tape.GradGraph) differentiate prod to any
 // order, zeros included, without division.
-func ProdOp(axes []int, keepdims bool) cr.Op[*tensor.Dense] {
-	return newOp("prod", axes, keepdims, product{})
+func ProdOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {
+	return newOp("prod", axes, keepdim, product{})
 }
 
 // Prod is ProdOp without a tape.
-func Prod(x *tensor.Dense, axes []int, keepdims bool) (*tensor.Dense, error) {
-	return cr.Eval(ProdOp(axes, keepdims), x)
+func Prod(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
+	return cr.Eval(ProdOp(axes, keepdim), x)
 }
 
 type product struct{}

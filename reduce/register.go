@@ -32,10 +32,10 @@ func entries() []cr.Entry[*tensor.Dense] {
 			},
 		})
 	}
-	both, real := []string{"float64", "complex128"}, []string{"float64"}
+	both, real := tensor.DTypeNames(), tensor.RealDTypeNames()
 	in := func(x *tensor.Dense) []*tensor.Dense { return []*tensor.Dense{x} }
 	// axisSamples covers one axis, two non-adjacent axes (the copying path, on complex
-	// input when the family takes it), all axes with keepdims, a negative axis, a
+	// input when the family takes it), all axes with keepdim, a negative axis, a
 	// scalar and a size-0 input.
 	axisSamples := func(mk func([]int, bool) cr.Op[*tensor.Dense], f, c maker, complexOK bool) []sample {
 		x3 := f(2, 3, 4)
@@ -44,9 +44,9 @@ func entries() []cr.Entry[*tensor.Dense] {
 		}
 		return []sample{
 			{Name: "axis 1", Op: mk([]int{1}, false), Inputs: in(f(3, 4))},
-			{Name: "axes 0,2 keepdims", Op: mk([]int{0, 2}, true), Inputs: in(x3)},
+			{Name: "axes 0,2 keepdim", Op: mk([]int{0, 2}, true), Inputs: in(x3)},
 			{Name: "axis -2 of 3-d", Op: mk([]int{-2}, false), Inputs: in(x3)},
-			{Name: "all keepdims", Op: mk(nil, true), Inputs: in(f(3, 1, 2))},
+			{Name: "all keepdim", Op: mk(nil, true), Inputs: in(f(3, 1, 2))},
 			{Name: "scalar", Op: mk(nil, false), Inputs: in(f())},
 			{Name: "size 0 kept", Op: mk([]int{1}, false), Inputs: in(f(0, 3))},
 		}
@@ -96,7 +96,7 @@ func entries() []cr.Entry[*tensor.Dense] {
 		return func(f, c maker) []sample {
 			return []sample{
 				{Name: "axis 1 unbiased", Op: mk([]int{1}, 1, false), Inputs: in(f(3, 4))},
-				{Name: "axes 0,2 biased keepdims complex", Op: mk([]int{0, 2}, 0, true), Inputs: in(c(2, 3, 4))},
+				{Name: "axes 0,2 biased keepdim complex", Op: mk([]int{0, 2}, 0, true), Inputs: in(c(2, 3, 4))},
 				{Name: "all, correction 0.5", Op: mk(nil, 0.5, false), Inputs: in(f(5))},
 				{Name: "axis -1 complex, correction -1", Op: mk([]int{-1}, -1, false), Inputs: in(c(3, 4))},
 			}

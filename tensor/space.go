@@ -172,6 +172,16 @@ func (Space) Size(v *Dense) int { return v.Size() }
 // DType returns "float64" or "complex128".
 func (Space) DType(v *Dense) string { return v.dtype.String() }
 
+// DTypeNames returns the names of the package's dtypes, "float64" and
+// "complex128" (DType.String of Float64 and Complex128): the DTypes of a
+// chainrules.Entry whose op supports both. Each call returns a fresh slice.
+func DTypeNames() []string { return []string{Float64.String(), Complex128.String()} }
+
+// RealDTypeNames returns the names of the real dtypes, "float64" alone: the
+// DTypes of a chainrules.Entry whose op is real only. Each call returns a fresh
+// slice.
+func RealDTypeNames() []string { return []string{Float64.String()} }
+
 // Describe returns v's dtype and shape, e.g. "float64[2 3]".
 func (Space) Describe(v *Dense) string {
 	if v == nil {

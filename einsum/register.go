@@ -19,7 +19,7 @@ func entry() cr.Entry[*tensor.Dense] {
 	return cr.Entry[*tensor.Dense]{
 		Name:        Name,
 		Arity:       cr.Variadic,
-		DTypes:      []string{"float64", "complex128"},
+		DTypes:      tensor.DTypeNames(),
 		Forward:     true,
 		SecondOrder: true,
 		Doc:         "n-ary tensor contraction by a NumPy einsum spec",

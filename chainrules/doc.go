@@ -86,17 +86,7 @@
 //
 // The one exception is package linalg, whose ops without parameters are also
 // constructors, XxxOp() (linalg.SolveOp(), linalg.DetOp(), linalg.EighOp()), each
-// call returning a new op, for two reasons. An op may hold per-instance state:
-// SolveOp's op carries a cache of the LU factors of A, shared by its forward pass
-// and the solves that its pullback records, so that the backward pass does not
-// factorise A again; a package variable would share that cache between every tape
-// and goroutine. And linalg's rules are recorded with linalg's ops, often the op
-// itself (the pullback of MatrixExpOp is a matrix exponential, that of SolveOp a
-// solve), which a package variable cannot refer to in its own initializer. The
-// other parameterless linalg ops are built with core's Define or Composite, whose
-// ops hold no mutable state, and keep the
-// constructor form for uniformity: calling one once and keeping the op is the same
-// as calling it at every use.
+// call returning a new op; linalg's package doc says why.
 //
 // Each op package exports Register(reg), which adds its families to a [Registry]
 // with [RegisterEntries]; package ops assembles the default registry.

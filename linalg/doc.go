@@ -26,6 +26,20 @@
 // speed; the other ops are composites (core.Composite), whose rules are those of
 // the recording.
 //
+// The ops without parameters are constructors too, XxxOp() (SolveOp(), DetOp(),
+// EighOp()), each call returning a new op, where other packages export a variable
+// (the exception to the naming scheme of the chainrules package doc), for two
+// reasons. An op may hold per-instance state: SolveOp's op carries a cache of the
+// LU factors of A, shared by its forward pass and the solves that its pullback
+// records, so that the backward pass does not factorise A again; a package
+// variable would share that cache between every tape and goroutine. And the rules
+// are recorded with this package's ops, often the op itself (the pullback of
+// MatrixExpOp is a matrix exponential, that of SolveOp a solve), which a package
+// variable cannot refer to in its own initializer. The other parameterless ops are
+// built with core's Define or Composite, whose ops hold no mutable state, and keep
+// the constructor form for uniformity: calling one once and keeping the op is the
+// same as calling it at every use.
+//
 // Derivatives of higher order (core.Tape.GradGraph, PyTorch's create_graph) need
 // each op's pullback recorded with ops (chainrules.PullbackRecorder). Define and
 // Composite ops have it from their recordings; solve_triangular and cholesky record

@@ -13,8 +13,7 @@
 //	tensor       core                             the value type; the engine (generic: never tensor)
 //	linalg/internal/lapack                        linalg's LAPACK-style kernels on raw slices (tensor.Gemm)
 //	einsum elementwise index permute reduce       primitive ops: rules by hand on tensor (no core)
-//	nn                                            ops built on core and the primitive ops
-//	linalg                                        ops built on core, the primitive ops and nn
+//	nn   linalg                                   ops built on core and the primitive ops (neither imports the other)
 //	ops                                           the registry of every built-in op family
 //	hvp                                           transforms (ops; nn for Gauss-Newton; elementwise, reduce for nesting)
 //	optim                                         optimisers, schedules, clipping, batches (tensor only; never hvp)

@@ -366,9 +366,6 @@ func available() []*kernels {
 	return append(asmKernels(), generic)
 }
 
-// Impl returns the name of the implementation in use ("avx512", "avx2" or "go").
-func Impl() string { return impl.name }
-
 func pick(a, b float64, isMin bool) float64 {
 	if isMin {
 		return min(a, b)

@@ -56,26 +56,12 @@ func newLabrdScratch(nb int) *labrdScratch {
 // product runs along contiguous rows. The unit entries of the reflectors are left
 // in place (a[i, i] and a[i, i+1]).
 func labrd(a []float64, lda, m, n, nb int, d, e, tauq, taup, pw, yt []float64, scr *labrdScratch) {
-	pc := pw[:nb*m]         // pc[c*m+r] = A[r, c] for r >= c
-	xt := pw[nb*m : 2*nb*m] // xt[c*m+r] = X[r, c]
-	for r := range m {
-		row := a[r*lda : r*lda+min(r+1, nb)]
-		for c, v := range row {
-			pc[c*m+r] = v
-		}
-	}
+	pc := packPanel(pw, a, lda, m, nb) // pc[c*m+r] = A[r, c] for r >= c
+	xt := pw[nb*m : 2*nb*m]            // xt[c*m+r] = X[r, c]
 	for i := range nb {
 		col := pc[i*m+i : i*m+m] // A[i:, i]
 		// A[i:, i] -= A[i:, :i] Y[i, :i]^T + X[i:, :i] A[:i, i].
-		if i > 0 {
-			c1, c2 := scr.c1[:i], scr.c2[:i]
-			for c := range i {
-				c1[c] = yt[c*n+i]
-				c2[c] = a[c*lda+i]
-			}
-			gemvT(i, m-i, -1, pc[i:], m, c1, col)
-			gemvT(i, m-i, -1, xt[i:], m, c2, col)
-		}
+		panelUpdate(col, m, i, pc, yt[i:], n, xt, a[i:], lda, scr.c1, scr.c2)
 		// Left reflector of A[i:, i].
 		mv := m - i
 		beta, tq := lapackGonum.Dlarfg(mv, col[0], col[min(1, mv-1):], 1)

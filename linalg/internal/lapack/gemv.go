@@ -17,15 +17,21 @@ func dot4(a []float64, lda, n int, x []float64) (d [4]float64) {
 			dot4AVX2(&a[0], lda, n4, &x[0], &d)
 		}
 	}
+	dot4Tail(a, lda, n4, n, x, &d)
+	return d
+}
+
+// dot4Tail adds sum_{j0<=j<n} a[q*lda+j] x[j] to d[q] for q < 4: the columns of
+// dot4 and symv4 that the assembly leaves.
+func dot4Tail(a []float64, lda, j0, n int, x []float64, d *[4]float64) {
 	r0, r1, r2, r3 := a[:n], a[lda:lda+n], a[2*lda:2*lda+n], a[3*lda:3*lda+n]
-	for j := n4; j < n; j++ {
+	for j := j0; j < n; j++ {
 		xj := x[j]
 		d[0] += r0[j] * xj
 		d[1] += r1[j] * xj
 		d[2] += r2[j] * xj
 		d[3] += r3[j] * xj
 	}
-	return d
 }
 
 // axpy4 adds sum_q c[q] a[q*lda+j] to y[j] for j < n.
@@ -38,8 +44,14 @@ func axpy4(a []float64, lda, n int, c *[4]float64, y []float64) {
 			axpy4AVX2(&a[0], lda, n4, c, &y[0])
 		}
 	}
+	axpy4Tail(a, lda, n4, n, c, y)
+}
+
+// axpy4Tail adds sum_q c[q] a[q*lda+j] to y[j] for j0 <= j < n: the columns of
+// axpy4 and symv4 that the assembly leaves.
+func axpy4Tail(a []float64, lda, j0, n int, c *[4]float64, y []float64) {
 	r0, r1, r2, r3 := a[:n], a[lda:lda+n], a[2*lda:2*lda+n], a[3*lda:3*lda+n]
-	for j := n4; j < n; j++ {
+	for j := j0; j < n; j++ {
 		y[j] += (c[0]*r0[j] + c[2]*r2[j]) + (c[1]*r1[j] + c[3]*r3[j])
 	}
 }
@@ -54,15 +66,8 @@ func symv4(a []float64, lda, n int, x []float64, c *[4]float64, y []float64) (d 
 			symv4AVX2(&a[0], lda, n4, &x[0], c, &y[0], &d)
 		}
 	}
-	r0, r1, r2, r3 := a[:n], a[lda:lda+n], a[2*lda:2*lda+n], a[3*lda:3*lda+n]
-	for j := n4; j < n; j++ {
-		xj := x[j]
-		d[0] += r0[j] * xj
-		d[1] += r1[j] * xj
-		d[2] += r2[j] * xj
-		d[3] += r3[j] * xj
-		y[j] += (c[0]*r0[j] + c[2]*r2[j]) + (c[1]*r1[j] + c[3]*r3[j])
-	}
+	dot4Tail(a, lda, n4, n, x, &d)
+	axpy4Tail(a, lda, n4, n, c, y)
 	return d
 }
 

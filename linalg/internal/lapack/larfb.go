@@ -85,3 +85,36 @@ func (b *reflectorBlock) apply(z []float64, ldz, rows, cols int, a []float64, ld
 	Gemm(trans, false, kb, cols, kb, 1, t, kb, w, cols, 0, w2, cols)
 	Gemm(false, false, m, cols, kb, -1, v, kb, w2, cols, 1, zs, ldz)
 }
+
+// packPanel copies the lower trapezoid (r >= c) of the m×nb panel of a (leading
+// dimension lda) to pw transposed, pw[c*m+r] = A[r, c], and returns pw[:nb*m]:
+// the panel of the blocked reductions (latrd, labrd), whose column updates then
+// run along contiguous rows.
+func packPanel(pw, a []float64, lda, m, nb int) []float64 {
+	pc := pw[:nb*m]
+	for r := range m {
+		row := a[r*lda : r*lda+min(r+1, nb)]
+		for c, v := range row {
+			pc[c*m+r] = v
+		}
+	}
+	return pc
+}
+
+// panelUpdate subtracts from col = A[i:, i] the rank-i update of column i in a
+// panel reduction (latrd, labrd), P[i:, :i] y + Q[i:, :i] z, with P and Q stored
+// transposed in pt and qt (leading dimension m: pt[c*m+r] = P[r, c]) and y[c] =
+// ys[c*ldy], z[c] = zs[c*ldz] gathered into the scratch vectors cy and cz (at
+// least i long). The P term is subtracted first.
+func panelUpdate(col []float64, m, i int, pt, ys []float64, ldy int, qt, zs []float64, ldz int, cy, cz []float64) {
+	if i == 0 {
+		return
+	}
+	cy, cz = cy[:i], cz[:i]
+	for c := range i {
+		cy[c] = ys[c*ldy]
+		cz[c] = zs[c*ldz]
+	}
+	gemvT(i, m-i, -1, pt[i:], m, cy, col)
+	gemvT(i, m-i, -1, qt[i:], m, cz, col)
+}

@@ -82,26 +82,12 @@ func newLatrdScratch(n, nb int) *latrdScratch {
 // along contiguous rows, and copied back at the end; W^T is left in the rows
 // nb..2nb-1 of pw.
 func latrd(a []float64, lda, m, nb int, e, tau, pw []float64, scr *latrdScratch) {
-	pc := pw[:nb*m]         // the panel's columns: pc[c*m+r] = A[r, c]
-	wt := pw[nb*m : 2*nb*m] // W^T: wt[c*m+r] = W[r, c]
-	for r := range m {
-		row := a[r*lda : r*lda+min(r+1, nb)]
-		for c, v := range row {
-			pc[c*m+r] = v
-		}
-	}
+	pc := packPanel(pw, a, lda, m, nb) // the panel's columns: pc[c*m+r] = A[r, c]
+	wt := pw[nb*m : 2*nb*m]            // W^T: wt[c*m+r] = W[r, c]
 	for i := range nb {
 		col := pc[i*m+i : i*m+m] // A[i:, i]
 		// A[i:, i] -= A[i:, :i] W[i, :i]^T + W[i:, :i] A[i, :i]^T.
-		if i > 0 {
-			cw, ca := scr.cw[:i], scr.ca[:i]
-			for c := range i {
-				cw[c] = wt[c*m+i]
-				ca[c] = pc[c*m+i]
-			}
-			gemvT(i, m-i, -1, pc[i:], m, cw, col)
-			gemvT(i, m-i, -1, wt[i:], m, ca, col)
-		}
+		panelUpdate(col, m, i, pc, wt[i:], m, wt, pc[i:], m, scr.cw, scr.ca)
 		if i >= m-1 {
 			continue
 		}

@@ -91,24 +91,14 @@ type LineSearchNewtonCG struct {
 	newtonMethod
 }
 
-var (
-	_ optimize.Method = (*LineSearchNewtonCG)(nil)
-	_ Reporter        = (*LineSearchNewtonCG)(nil)
-)
-
 // Init implements optimize.Method. LineSearchNewtonCG is sequential.
 func (m *LineSearchNewtonCG) Init(dim, tasks int) int {
 	m.HVPs, m.CGIterations, m.Rejected = 0, 0, 0
-	return m.reset(dim)
+	return m.reset(dim, "LineSearchNewtonCG", m.run)
 }
 
 // wire sets HessVec and Err from obj where they are nil.
 func (m *LineSearchNewtonCG) wire(obj *Objective) { wireProducts(obj, m.Curvature, &m.HessVec, &m.Err) }
-
-// Run implements optimize.Method.
-func (m *LineSearchNewtonCG) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
-	m.finish(operation, result, "LineSearchNewtonCG", func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
-}
 
 // armijo is the sufficient-decrease constant of the line searches: MINPACK's and
 // scipy's 1e-4.

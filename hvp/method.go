@@ -14,12 +14,24 @@ type newtonMethod struct {
 	err    error
 	dim    int
 	last   Iteration
+	name   string    // the method's name, for a *PanicError
+	run    runMethod // the method's loop
 }
 
-// reset starts a run over dim variables and returns the number of tasks, 1: the
-// Newton methods are sequential.
-func (b *newtonMethod) reset(dim int) int {
-	b.dim = dim
+// runMethod is the loop of a Newton method, run on gonum's goroutine by Run.
+type runMethod func(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task) (optimize.Status, error)
+
+var (
+	_ optimize.Method = (*NewtonCG)(nil)
+	_ optimize.Method = (*LineSearchNewtonCG)(nil)
+	_ Reporter        = (*NewtonCG)(nil)
+	_ Reporter        = (*LineSearchNewtonCG)(nil)
+)
+
+// reset starts a run of the method name, whose loop is run, over dim variables,
+// and returns the number of tasks, 1: the Newton methods are sequential.
+func (b *newtonMethod) reset(dim int, name string, run runMethod) int {
+	b.dim, b.name, b.run = dim, name, run
 	b.status, b.err = optimize.NotTerminated, nil
 	b.last = Iteration{Iter: -1}
 	return 1
@@ -31,6 +43,12 @@ func (b *newtonMethod) Uses(has optimize.Available) (optimize.Available, error) 
 		return optimize.Available{}, optimize.ErrMissingGrad
 	}
 	return optimize.Available{Grad: true}, nil
+}
+
+// Run implements optimize.Method: it runs the method's loop from tasks[0] (one
+// task: the Newton methods are sequential).
+func (b *newtonMethod) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
+	b.finish(operation, result, b.name, func() (optimize.Status, error) { return b.run(operation, result, tasks[0]) })
 }
 
 // Status implements optimize.Statuser.

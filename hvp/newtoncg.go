@@ -129,24 +129,14 @@ type NewtonCG struct {
 	newtonMethod
 }
 
-var (
-	_ optimize.Method = (*NewtonCG)(nil)
-	_ Reporter        = (*NewtonCG)(nil)
-)
-
 // Init implements optimize.Method. NewtonCG is sequential.
 func (m *NewtonCG) Init(dim, tasks int) int {
 	m.HVPs, m.CGIterations, m.Rejected = 0, 0, 0
-	return m.reset(dim)
+	return m.reset(dim, "NewtonCG", m.run)
 }
 
 // wire sets HessVec and Err from obj where they are nil.
 func (m *NewtonCG) wire(obj *Objective) { wireProducts(obj, m.Curvature, &m.HessVec, &m.Err) }
-
-// Run implements optimize.Method.
-func (m *NewtonCG) Run(operation chan<- optimize.Task, result <-chan optimize.Task, tasks []optimize.Task) {
-	m.finish(operation, result, "NewtonCG", func() (optimize.Status, error) { return m.run(operation, result, tasks[0]) })
-}
 
 // eval sends one task and waits for its result; errStopped if gonum wants to stop.
 func eval(operation chan<- optimize.Task, result <-chan optimize.Task, task optimize.Task) (optimize.Task, error) {

@@ -39,12 +39,17 @@ func Dgemm(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int
 // on the calling goroutine alone (for a caller that runs independent products in
 // parallel itself).
 func DgemmOn(workers int, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	realGemmOn(kern, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// realGemmOn is DgemmOn and SgemmOn on the kernel kn.
+func realGemmOn[R float](kn *kernel[R], workers int, transA, transB bool, m, n, k int, alpha R, a []R, lda int, b []R, ldb int, beta R, c []R, ldc int) {
 	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
-	run(kern, workers, m, n, k,
-		&realA[float64]{a: a, lda: lda, trans: transA},
-		&realB[float64]{b: b, ldb: ldb, trans: transB},
+	run(kn, workers, m, n, k,
+		&realA[R]{a: a, lda: lda, trans: transA},
+		&realB[R]{b: b, ldb: ldb, trans: transB},
 		alpha, beta, c, ldc)
 }
 

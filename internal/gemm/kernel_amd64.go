@@ -58,24 +58,19 @@ func fnAVX2(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 	kern4x12AVX2(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
 }
 
-func asmKernels() []*kernel[float64] {
-	var ks []*kernel[float64]
+func asmKernels() []*kernel[float64] { return usable(avx512, avx2) }
+
+func asmKernels32() []*kernel[float32] { return usable(avx512s, avx2s) }
+
+// usable returns the kernels of the two instruction sets that this CPU has,
+// AVX-512 before AVX2 (with FMA).
+func usable[R float](avx512, avx2 *kernel[R]) []*kernel[R] {
+	var ks []*kernel[R]
 	if cpu.X86.HasAVX512F {
 		ks = append(ks, avx512)
 	}
 	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 		ks = append(ks, avx2)
-	}
-	return ks
-}
-
-func asmKernels32() []*kernel[float32] {
-	var ks []*kernel[float32]
-	if cpu.X86.HasAVX512F {
-		ks = append(ks, avx512s)
-	}
-	if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
-		ks = append(ks, avx2s)
 	}
 	return ks
 }

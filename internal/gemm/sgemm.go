@@ -19,11 +19,5 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 
 // SgemmOn is Sgemm split over at most workers goroutines, as DgemmOn is Dgemm.
 func SgemmOn(workers int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
-		return
-	}
-	run(kern32, workers, m, n, k,
-		&realA[float32]{a: a, lda: lda, trans: transA},
-		&realB[float32]{b: b, ldb: ldb, trans: transB},
-		alpha, beta, c, ldc)
+	realGemmOn(kern32, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

@@ -19,10 +19,7 @@ func Zgemm(transA, transB bool, m, n, k int, alpha complex128, a []complex128, l
 
 // ZgemmOn is Zgemm split over at most workers goroutines, as DgemmOn is Dgemm.
 func ZgemmOn(workers int, transA, transB bool, m, n, k int, alpha complex128, a []complex128, lda int, b []complex128, ldb int, beta complex128, c []complex128, ldc int) {
-	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
-		return
-	}
-	complexRun(kern, workers, transA, transB, m, n, k, real(alpha), imag(alpha), a, lda, b, ldb, beta, c, ldc)
+	complexGemmOn(kern, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // Cgemm is [Zgemm] for complex64 matrices, on the float32 kernels of [Sgemm].
@@ -32,10 +29,17 @@ func Cgemm(transA, transB bool, m, n, k int, alpha complex64, a []complex64, lda
 
 // CgemmOn is Cgemm split over at most workers goroutines, as DgemmOn is Dgemm.
 func CgemmOn(workers int, transA, transB bool, m, n, k int, alpha complex64, a []complex64, lda int, b []complex64, ldb int, beta complex64, c []complex64, ldc int) {
+	complexGemmOn(kern32, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// complexGemmOn is ZgemmOn and CgemmOn on the real kernel kn (alpha's parts are
+// exact in R: complex64's through complex128 and back).
+func complexGemmOn[X complex64 | complex128, R float](kn *kernel[R], workers int, transA, transB bool, m, n, k int, alpha X, a []X, lda int, b []X, ldb int, beta X, c []X, ldc int) {
 	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
-	complexRun(kern32, workers, transA, transB, m, n, k, real(alpha), imag(alpha), a, lda, b, ldb, beta, c, ldc)
+	z := complex128(alpha)
+	complexRun(kn, workers, transA, transB, m, n, k, R(real(z)), R(imag(z)), a, lda, b, ldb, beta, c, ldc)
 }
 
 // complexRun is Zgemm or Cgemm after the argument checks: the complex matrices

@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -390,6 +391,31 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	vals := make([]float64, planes*osz)
 	idx := make([]float64, planes*osz)
 	src := make([]int32, planes*osz)
+	if n3[0] == 1 && len(w3[0]) == 1 && w3[0][0] == (window{0, 1, 1}) && pairs(w3[1]) && pairs(w3[2]) {
+		// Planes in parallel, in chunks of at least 32k input elements.
+		vmath.ParallelFor(planes, max(1, 1<<15/max(isz, 1)), func(lo, hi int) {
+			maxPool2x2(vals, idx, src, xs, lo, hi, n3[1], n3[2], len(w3[1]), len(w3[2]))
+		})
+	} else {
+		maxPoolLoop(vals, idx, src, xs, planes, n3, w3)
+	}
+	v, err := tensor.FromFloat64(vals, oshape...)
+	if err != nil {
+		return nil, err
+	}
+	ind, err := tensor.FromFloat64(idx, oshape...)
+	if err != nil {
+		return nil, err
+	}
+	out[0], out[1] = v, ind
+	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz}, nil
+}
+
+// maxPoolLoop is max pooling's general loop: every window of w3 over planes
+// of shape n3 (D, H, W).
+func maxPoolLoop(vals, idx []float64, src []int32, xs []float64, planes int, n3 [3]int, w3 [3][]window) {
+	isz := n3[0] * n3[1] * n3[2]
+	osz := len(w3[0]) * len(w3[1]) * len(w3[2])
 	hw := n3[1] * n3[2]
 	for p := range planes {
 		xp := xs[p*isz : (p+1)*isz]
@@ -414,16 +440,49 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 			}
 		}
 	}
-	v, err := tensor.FromFloat64(vals, oshape...)
-	if err != nil {
-		return nil, err
+}
+
+// pairs reports whether the windows are [2j, 2j+2), step 1, for j = 0, 1, ...:
+// kernel 2, stride 2, no padding, no dilation, every window whole.
+func pairs(w []window) bool {
+	for j, e := range w {
+		if e != (window{2 * j, 2*j + 2, 1}) {
+			return false
+		}
 	}
-	ind, err := tensor.FromFloat64(idx, oshape...)
-	if err != nil {
-		return nil, err
+	return true
+}
+
+// maxPool2x2 is max pooling's loop for 2x2 windows at stride 2 over planes
+// [p0, p1) of xs, each [H, W] with oh x ow windows: the maximum of x[2i, 2j], x[2i, 2j+1],
+// x[2i+1, 2j], x[2i+1, 2j+1] taken in that order as the general loop does (the
+// first of equal values, the last NaN), written to vals, with its index in the
+// plane (idx) and in xs (src).
+func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh, ow int) {
+	isz, osz := H*W, oh*ow
+	for p := p0; p < p1; p++ {
+		xp := xs[p*isz : (p+1)*isz]
+		vp, ip, sp := vals[p*osz:(p+1)*osz], idx[p*osz:(p+1)*osz], src[p*osz:(p+1)*osz]
+		for i := range oh {
+			r0, r1 := xp[2*i*W:(2*i+1)*W], xp[(2*i+1)*W:(2*i+2)*W]
+			vr, ir, sr := vp[i*ow:(i+1)*ow], ip[i*ow:(i+1)*ow], sp[i*ow:(i+1)*ow]
+			for j := range vr {
+				c := 2 * j
+				best, bi := r0[c], c
+				if v := r0[c+1]; v > best || v != v {
+					best, bi = v, c+1
+				}
+				if v := r1[c]; v > best || v != v {
+					best, bi = v, W+c
+				}
+				if v := r1[c+1]; v > best || v != v {
+					best, bi = v, W+c+1
+				}
+				bi += 2 * i * W
+				vr[j], ir[j], sr[j] = best, float64(bi), int32(p*isz+bi)
+			}
+		}
 	}
-	out[0], out[1] = v, ind
-	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz}, nil
 }
 
 // maxPoolRule differentiates the values of a max pool: output element i is input

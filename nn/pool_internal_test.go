@@ -1,0 +1,54 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The 2x2 stride-2 loop gives the general loop's maxima, indices and sources,
+// ties (the first of equal values), NaN (the last NaN) and -Inf included, on
+// planes whose odd last row and column no window reaches.
+func TestMaxPool2x2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, sz := range [][2]int{{8, 8}, {4, 4}, {5, 7}, {2, 2}, {6, 3}} {
+		H, W := sz[0], sz[1]
+		oh, ow := H/2, W/2
+		planes := 5
+		xs := make([]float64, planes*H*W)
+		for i := range xs {
+			switch r := rng.IntN(10); r {
+			case 0:
+				xs[i] = math.NaN()
+			case 1:
+				xs[i] = math.Inf(-1)
+			default:
+				xs[i] = float64(rng.IntN(3)) // many ties
+			}
+		}
+		var w3 [3][]window
+		w3[0] = []window{{0, 1, 1}}
+		for j := range oh {
+			w3[1] = append(w3[1], window{2 * j, 2*j + 2, 1})
+		}
+		for j := range ow {
+			w3[2] = append(w3[2], window{2 * j, 2*j + 2, 1})
+		}
+		require.True(t, pairs(w3[1]) && pairs(w3[2]))
+		n := planes * oh * ow
+		v1, i1, s1 := make([]float64, n), make([]float64, n), make([]int32, n)
+		v2, i2, s2 := make([]float64, n), make([]float64, n), make([]int32, n)
+		maxPoolLoop(v1, i1, s1, xs, planes, [3]int{1, H, W}, w3)
+		maxPool2x2(v2, i2, s2, xs, 0, 2, H, W, oh, ow)
+		maxPool2x2(v2, i2, s2, xs, 2, planes, H, W, oh, ow)
+		for q := range n {
+			require.True(t, v1[q] == v2[q] || math.IsNaN(v1[q]) && math.IsNaN(v2[q]), "%dx%d output %d: %v, %v", H, W, q, v1[q], v2[q])
+		}
+		require.Equal(t, i1, i2, "%dx%d", H, W)
+		require.Equal(t, s1, s2, "%dx%d", H, W)
+	}
+	require.False(t, pairs([]window{{0, 2, 1}, {1, 3, 1}}))
+	require.False(t, pairs([]window{{0, 2, 2}}))
+}

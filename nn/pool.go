@@ -454,35 +454,59 @@ func pairs(w []window) bool {
 }
 
 // maxPool2x2 is max pooling's loop for 2x2 windows at stride 2 over planes
-// [p0, p1) of xs, each [H, W] with oh x ow windows: the maximum of x[2i, 2j], x[2i, 2j+1],
-// x[2i+1, 2j], x[2i+1, 2j+1] taken in that order as the general loop does (the
-// first of equal values, the last NaN), written to vals, with its index in the
-// plane (idx) and in xs (src).
+// [p0, p1) of xs, each [H, W] with oh x ow windows: the maximum of x[2i, 2j],
+// x[2i, 2j+1], x[2i+1, 2j], x[2i+1, 2j+1] with the general loop's choice
+// among them (the first of equal values, the last NaN), written to vals, with
+// its index in the plane (idx) and in xs (src). It has no branch on the data:
+// m = max of the four (a NaN when one is), the index that of the first equal
+// to m, or of the last NaN when m is NaN, and the value read back at the
+// index (so -0 and the NaN's payload are those of the input).
 func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh, ow int) {
 	isz, osz := H*W, oh*ow
 	for p := p0; p < p1; p++ {
 		xp := xs[p*isz : (p+1)*isz]
 		vp, ip, sp := vals[p*osz:(p+1)*osz], idx[p*osz:(p+1)*osz], src[p*osz:(p+1)*osz]
 		for i := range oh {
-			r0, r1 := xp[2*i*W:(2*i+1)*W], xp[(2*i+1)*W:(2*i+2)*W]
+			r := xp[2*i*W : (2*i+2)*W] // rows 2i and 2i+1
 			vr, ir, sr := vp[i*ow:(i+1)*ow], ip[i*ow:(i+1)*ow], sp[i*ow:(i+1)*ow]
 			for j := range vr {
 				c := 2 * j
-				best, bi := r0[c], c
-				if v := r0[c+1]; v > best || v != v {
-					best, bi = v, c+1
+				a, b, e, d := r[c], r[c+1], r[W+c], r[W+c+1]
+				m := max(max(a, b), max(e, d))
+				bi := W + c + 1
+				if e == m {
+					bi = W + c
 				}
-				if v := r1[c]; v > best || v != v {
-					best, bi = v, W+c
+				if b == m {
+					bi = c + 1
 				}
-				if v := r1[c+1]; v > best || v != v {
-					best, bi = v, W+c+1
+				if a == m {
+					bi = c
 				}
+				if m != m {
+					bi = lastNaN(b, e, d, c, W)
+				}
+				vr[j] = r[bi]
 				bi += 2 * i * W
-				vr[j], ir[j], sr[j] = best, float64(bi), int32(p*isz+bi)
+				ir[j], sr[j] = float64(bi), int32(p*isz+bi)
 			}
 		}
 	}
+}
+
+// lastNaN returns the index in rows 2i, 2i+1 of the last NaN of the window
+// (a, b, e, d) at column c of rows of W elements, one of them NaN (c when
+// the others are not).
+func lastNaN(b, e, d float64, c, W int) int {
+	switch {
+	case d != d:
+		return W + c + 1
+	case e != e:
+		return W + c
+	case b != b:
+		return c + 1
+	}
+	return c
 }
 
 // maxPoolRule differentiates the values of a max pool: output element i is input

@@ -9,8 +9,9 @@ import (
 )
 
 // The 2x2 stride-2 loop gives the general loop's maxima, indices and sources,
-// ties (the first of equal values), NaN (the last NaN) and -Inf included, on
-// planes whose odd last row and column no window reaches.
+// ties (the first of equal values, -0 and +0 too), NaN (the last NaN) and -Inf
+// included, bit for bit, on planes whose odd last row and column no window
+// reaches.
 func TestMaxPool2x2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, sz := range [][2]int{{8, 8}, {4, 4}, {5, 7}, {2, 2}, {6, 3}} {
@@ -19,7 +20,11 @@ func TestMaxPool2x2(t *testing.T) {
 		planes := 5
 		xs := make([]float64, planes*H*W)
 		for i := range xs {
-			switch r := rng.IntN(10); r {
+			switch r := rng.IntN(12); r {
+			case 10:
+				xs[i] = math.Copysign(0, -1)
+			case 11:
+				xs[i] = 0
 			case 0:
 				xs[i] = math.NaN()
 			case 1:
@@ -44,7 +49,7 @@ func TestMaxPool2x2(t *testing.T) {
 		maxPool2x2(v2, i2, s2, xs, 0, 2, H, W, oh, ow)
 		maxPool2x2(v2, i2, s2, xs, 2, planes, H, W, oh, ow)
 		for q := range n {
-			require.True(t, v1[q] == v2[q] || math.IsNaN(v1[q]) && math.IsNaN(v2[q]), "%dx%d output %d: %v, %v", H, W, q, v1[q], v2[q])
+			require.Equal(t, math.Float64bits(v1[q]), math.Float64bits(v2[q]), "%dx%d output %d: %v, %v", H, W, q, v1[q], v2[q])
 		}
 		require.Equal(t, i1, i2, "%dx%d", H, W)
 		require.Equal(t, s1, s2, "%dx%d", H, W)

@@ -1,0 +1,191 @@
+package nn
+
+import (
+	"math"
+
+	"github.com/chainrules-go/chainrules/internal/vmath"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// The kernels of small images: when a sample's im2col columns are a small part
+// of a tile, the tile holds the columns of a block of samples side by side,
+//
+//	col [cin K, b P]    col[c K + k, i P + p] = xpad[n0 + i, c, window k of position p],
+//
+// and each of the three maps is ONE GEMM per block instead of one per sample
+// (the per-sample GEMM of an 8x8 image is too small to amortise packing its
+// other operand, the weight). The GEMM's side of y is then [cout, b P], y's
+// block [b, cout, P] with its first two axes swapped: a copy of P-element rows
+// either way. im2col itself is a gather through a table of source indices
+// (one per element of a sample's columns, padding pointing at a zero past
+// the sample), as a small image's rows are too short for copies of segments.
+
+// maxBlockP is the most output positions per sample of the block kernels
+// (a 16x16 output); larger images keep the per-sample tiles.
+const maxBlockP = 256
+
+// blockSamples returns the samples per block of the block kernels, or 0 when
+// the geometry takes the per-sample tiles: an identity im2col, a single
+// sample, more than maxBlockP positions, or fewer than two samples' columns
+// per tile. The blocks are of near-equal sizes.
+func (g *convGeom) blockSamples() int {
+	rows, P := g.cin*g.kSize(), g.pSize()
+	if g.identity || g.n < 2 || P > maxBlockP || 2*rows*P > colTileElems || g.cin*g.inSize() >= math.MaxInt32 {
+		return 0
+	}
+	b := colTileElems / (rows * P)
+	nb := (g.n + b - 1) / b
+	return (g.n + nb - 1) / nb
+}
+
+// gatherTable returns, for row r = c K + k and position p of one sample's
+// columns, the index in the sample's input [cin, in] that col[r, p] reads, or
+// cin in (the zero slot past the sample) for a padding element. It is built
+// once per geometry.
+func (g *convGeom) gatherTable() []int32 {
+	g.tabOnce.Do(func() {
+		K, P, inSz := g.kSize(), g.pSize(), g.inSize()
+		zeroSlot := int32(g.cin * inSz)
+		tab := make([]int32, g.cin*K*P)
+		r := 0
+		for c := range g.cin {
+			for k0 := range g.k[0] {
+				for k1 := range g.k[1] {
+					for k2 := range g.k[2] {
+						row := tab[r*P : (r+1)*P]
+						j := 0
+						for _, a := range g.idx[0][k0] {
+							for _, b := range g.idx[1][k1] {
+								for _, s := range g.idx[2][k2] {
+									row[j] = zeroSlot
+									if a >= 0 && b >= 0 && s >= 0 {
+										row[j] = int32(c*inSz) + (a*int32(g.in[1])+b)*int32(g.in[2]) + s
+									}
+									j++
+								}
+							}
+						}
+						r++
+					}
+				}
+			}
+		}
+		g.tab = tab
+	})
+	return g.tab
+}
+
+// gather writes sample xs [cin, in] into the columns [i P, (i+1) P) of col
+// [cin K, t]; xb (cin in + 1 elements, the last zero) holds the sample.
+func gather(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
+	copy(xb, xs)
+	for r := range len(tab) / P {
+		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
+		for j, s := range tr {
+			d[j] = xb[s]
+		}
+	}
+}
+
+// scatter adds the columns [i P, (i+1) P) of col [cin K, t] into the
+// positions they were read from (col2im) and writes the sums to xs; xb (cin
+// in + 1 elements) is scratch.
+func scatter(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
+	clear(xb)
+	for r := range len(tab) / P {
+		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
+		for j, s := range tr {
+			xb[s] += d[j]
+		}
+	}
+	copy(xs, xb)
+}
+
+// swapBlock copies the rows of P elements between a block of y, samples [n0,
+// n0 + b) of y [n, c, P], and yb [c, b P]: toBlock true copies y into yb.
+func swapBlock(y, yb []float64, n0, b, c, P int, toBlock bool) {
+	t := b * P
+	for o := range c {
+		for i := range b {
+			ys, bs := y[((n0+i)*c+o)*P:][:P], yb[o*t+i*P:][:P]
+			if toBlock {
+				copy(bs, ys)
+			} else {
+				copy(ys, bs)
+			}
+		}
+	}
+}
+
+// convBlocks is conv, y = conv(x, w), by blocks of B samples.
+func (g *convGeom) convBlocks(x, w []float64, B int) ([]float64, error) {
+	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
+	tab := g.gatherTable()
+	y := vmath.MakeNoZero[float64](g.n * g.cout * P) // every element is copied from a GEMM's output
+	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
+	yb := vmath.MakeNoZero[float64](g.cout * B * P)
+	xb := make([]float64, xsz+1)
+	defer vmath.Put(col)
+	defer vmath.Put(yb)
+	for n0 := 0; n0 < g.n; n0 += B {
+		b := min(B, g.n-n0)
+		t := b * P
+		for i := range b {
+			gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
+		}
+		if err := tensor.GemmBatch(false, false, cog, t, ck, 1, w, ck, cog*ck, col, t, ck*t, 0, yb, t, cog*t, g.groups); err != nil {
+			return nil, err
+		}
+		swapBlock(y, yb, n0, b, g.cout, P, false)
+	}
+	return y, nil
+}
+
+// convTBlocks is convT, x = convT(y, w), by blocks of B samples.
+func (g *convGeom) convTBlocks(y, w []float64, B int) ([]float64, error) {
+	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
+	tab := g.gatherTable()
+	x := vmath.MakeNoZero[float64](g.n * xsz) // every sample is written by scatter
+	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
+	yb := vmath.MakeNoZero[float64](g.cout * B * P)
+	xb := make([]float64, xsz+1)
+	defer vmath.Put(col)
+	defer vmath.Put(yb)
+	for n0 := 0; n0 < g.n; n0 += B {
+		b := min(B, g.n-n0)
+		t := b * P
+		swapBlock(y, yb, n0, b, g.cout, P, true)
+		if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, yb, t, cog*t, 0, col, t, ck*t, g.groups); err != nil {
+			return nil, err
+		}
+		for i := range b {
+			scatter(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
+		}
+	}
+	return x, nil
+}
+
+// convWBlocks is convW, w = convW(x, y), by blocks of B samples: the sum over
+// the blocks of y_block col_block^T.
+func (g *convGeom) convWBlocks(x, y []float64, B int) ([]float64, error) {
+	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
+	tab := g.gatherTable()
+	w := make([]float64, g.cout*ck)
+	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
+	yb := vmath.MakeNoZero[float64](g.cout * B * P)
+	xb := make([]float64, xsz+1)
+	defer vmath.Put(col)
+	defer vmath.Put(yb)
+	for n0 := 0; n0 < g.n; n0 += B {
+		b := min(B, g.n-n0)
+		t := b * P
+		for i := range b {
+			gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
+		}
+		swapBlock(y, yb, n0, b, g.cout, P, true)
+		if err := tensor.GemmBatch(false, true, cog, ck, t, 1, yb, t, cog*t, col, t, ck*t, 1, w, ck, cog*ck, g.groups); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}

@@ -457,10 +457,12 @@ func pairs(w []window) bool {
 // [p0, p1) of xs, each [H, W] with oh x ow windows: the maximum of x[2i, 2j],
 // x[2i, 2j+1], x[2i+1, 2j], x[2i+1, 2j+1] with the general loop's choice
 // among them (the first of equal values, the last NaN), written to vals, with
-// its index in the plane (idx) and in xs (src). It has no branch on the data:
-// m = max of the four (a NaN when one is), the index that of the first equal
-// to m, or of the last NaN when m is NaN, and the value read back at the
-// index (so -0 and the NaN's payload are those of the input).
+// its index in the plane (idx) and in xs (src). Random data makes every
+// comparison a coin toss, so the loop selects indices with conditional moves
+// rather than branches: the first maximum of each row's pair, then of the two
+// (ties to the first, -0 equal to +0), the value selected by masking its bits. A
+// window whose sum is NaN (a NaN in it, or +Inf and -Inf) takes the general
+// rule instead.
 func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh, ow int) {
 	isz, osz := H*W, oh*ow
 	for p := p0; p < p1; p++ {
@@ -472,21 +474,18 @@ func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh
 			for j := range vr {
 				c := 2 * j
 				a, b, e, d := r[c], r[c+1], r[W+c], r[W+c+1]
-				m := max(max(a, b), max(e, d))
-				bi := W + c + 1
-				if e == m {
-					bi = W + c
+				// Masks of all ones where the second of a pair wins.
+				m1, m2 := -b2u(b > a), -b2u(d > e)
+				u1 := math.Float64bits(a) ^ (math.Float64bits(a)^math.Float64bits(b))&m1
+				u2 := math.Float64bits(e) ^ (math.Float64bits(e)^math.Float64bits(d))&m2
+				i1, i2 := c+int(m1&1), W+c+int(m2&1)
+				m := -b2u(math.Float64frombits(u2) > math.Float64frombits(u1))
+				u, bi := u1^(u1^u2)&m, i1^(i1^i2)&int(m)
+				if s := (a + b) + (e + d); s != s {
+					bi = maxOf4(a, b, e, d, c, W)
+					u = math.Float64bits(r[bi])
 				}
-				if b == m {
-					bi = c + 1
-				}
-				if a == m {
-					bi = c
-				}
-				if m != m {
-					bi = lastNaN(b, e, d, c, W)
-				}
-				vr[j] = r[bi]
+				vr[j] = math.Float64frombits(u)
 				bi += 2 * i * W
 				ir[j], sr[j] = float64(bi), int32(p*isz+bi)
 			}
@@ -494,19 +493,24 @@ func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh
 	}
 }
 
-// lastNaN returns the index in rows 2i, 2i+1 of the last NaN of the window
-// (a, b, e, d) at column c of rows of W elements, one of them NaN (c when
-// the others are not).
-func lastNaN(b, e, d float64, c, W int) int {
-	switch {
-	case d != d:
-		return W + c + 1
-	case e != e:
-		return W + c
-	case b != b:
-		return c + 1
+// b2u is 1 for true, 0 for false, without a branch.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
 	}
-	return c
+	return 0
+}
+
+// maxOf4 returns the index in rows 2i, 2i+1 (of W elements) of the window
+// (a, b, e, d) at column c that the general loop picks.
+func maxOf4(a, b, e, d float64, c, W int) int {
+	best, bi := a, c
+	for k, v := range [3]float64{b, e, d} {
+		if v > best || v != v {
+			best, bi = v, [3]int{c + 1, W + c, W + c + 1}[k]
+		}
+	}
+	return bi
 }
 
 // maxPoolRule differentiates the values of a max pool: output element i is input

@@ -17,8 +17,8 @@ import (
 // other operand, the weight). The GEMM's side of y is then [cout, b P], y's
 // block [b, cout, P] with its first two axes swapped: a copy of P-element rows
 // either way. im2col itself is a gather through a table of source indices
-// (one per element of a sample's columns, padding pointing at a zero past
-// the sample), as a small image's rows are too short for copies of segments.
+// (one per element of a sample's columns, padding pointing at zeros past the
+// sample), as a small image's rows are too short for copies of segments.
 
 // maxBlockP is the most output positions per sample of the block kernels
 // (a 16x16 output); larger images keep the per-sample tiles.
@@ -30,7 +30,7 @@ const maxBlockP = 256
 // per tile. The blocks are of near-equal sizes.
 func (g *convGeom) blockSamples() int {
 	rows, P := g.cin*g.kSize(), g.pSize()
-	if g.identity || g.n < 2 || P > maxBlockP || 2*rows*P > colTileElems || g.cin*g.inSize() >= math.MaxInt32 {
+	if g.identity || g.n < 2 || P > maxBlockP || 2*rows*P > colTileElems || g.cin*g.inSize()+P >= math.MaxInt32 {
 		return 0
 	}
 	b := colTileElems / (rows * P)
@@ -40,8 +40,9 @@ func (g *convGeom) blockSamples() int {
 
 // gatherTable returns, for row r = c K + k and position p of one sample's
 // columns, the index in the sample's input [cin, in] that col[r, p] reads, or
-// cin in (the zero slot past the sample) for a padding element. It is built
-// once per geometry.
+// cin in + p (a zero slot past the sample, one per position, so that col2im's
+// additions of a row's padding are not a chain through one slot) for a
+// padding element. It is built once per geometry.
 func (g *convGeom) gatherTable() []int32 {
 	g.tabOnce.Do(func() {
 		K, P, inSz := g.kSize(), g.pSize(), g.inSize()
@@ -57,7 +58,7 @@ func (g *convGeom) gatherTable() []int32 {
 						for _, a := range g.idx[0][k0] {
 							for _, b := range g.idx[1][k1] {
 								for _, s := range g.idx[2][k2] {
-									row[j] = zeroSlot
+									row[j] = zeroSlot + int32(j)
 									if a >= 0 && b >= 0 && s >= 0 {
 										row[j] = int32(c*inSz) + (a*int32(g.in[1])+b)*int32(g.in[2]) + s
 									}
@@ -76,7 +77,7 @@ func (g *convGeom) gatherTable() []int32 {
 }
 
 // gather writes sample xs [cin, in] into the columns [i P, (i+1) P) of col
-// [cin K, t]; xb (cin in + 1 elements, the last zero) holds the sample.
+// [cin K, t]; xb (cin in + P elements, the last P zero) holds the sample.
 func gather(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 	copy(xb, xs)
 	for r := range len(tab) / P {
@@ -89,7 +90,7 @@ func gather(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 
 // scatter adds the columns [i P, (i+1) P) of col [cin K, t] into the
 // positions they were read from (col2im) and writes the sums to xs; xb (cin
-// in + 1 elements) is scratch.
+// in + P elements) is scratch.
 func scatter(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 	clear(xb)
 	for r := range len(tab) / P {
@@ -108,10 +109,14 @@ func swapBlock(y, yb []float64, n0, b, c, P int, toBlock bool) {
 	for o := range c {
 		for i := range b {
 			ys, bs := y[((n0+i)*c+o)*P:][:P], yb[o*t+i*P:][:P]
-			if toBlock {
-				copy(bs, ys)
+			if toBlock { // loops: rows of a small image are too short for memmove
+				for k, v := range ys {
+					bs[k] = v
+				}
 			} else {
-				copy(ys, bs)
+				for k, v := range bs {
+					ys[k] = v
+				}
 			}
 		}
 	}
@@ -124,7 +129,7 @@ func (g *convGeom) convBlocks(x, w []float64, B int) ([]float64, error) {
 	y := vmath.MakeNoZero[float64](g.n * g.cout * P) // every element is copied from a GEMM's output
 	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
 	yb := vmath.MakeNoZero[float64](g.cout * B * P)
-	xb := make([]float64, xsz+1)
+	xb := make([]float64, xsz+P)
 	defer vmath.Put(col)
 	defer vmath.Put(yb)
 	for n0 := 0; n0 < g.n; n0 += B {
@@ -148,7 +153,7 @@ func (g *convGeom) convTBlocks(y, w []float64, B int) ([]float64, error) {
 	x := vmath.MakeNoZero[float64](g.n * xsz) // every sample is written by scatter
 	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
 	yb := vmath.MakeNoZero[float64](g.cout * B * P)
-	xb := make([]float64, xsz+1)
+	xb := make([]float64, xsz+P)
 	defer vmath.Put(col)
 	defer vmath.Put(yb)
 	for n0 := 0; n0 < g.n; n0 += B {
@@ -173,7 +178,7 @@ func (g *convGeom) convWBlocks(x, y []float64, B int) ([]float64, error) {
 	w := make([]float64, g.cout*ck)
 	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
 	yb := vmath.MakeNoZero[float64](g.cout * B * P)
-	xb := make([]float64, xsz+1)
+	xb := make([]float64, xsz+P)
 	defer vmath.Put(col)
 	defer vmath.Put(yb)
 	for n0 := 0; n0 < g.n; n0 += B {

@@ -81,10 +81,23 @@ func (g *convGeom) gatherTable() []int32 {
 func gather(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 	copy(xb, xs)
 	for r := range len(tab) / P {
-		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
-		for j, s := range tr {
-			d[j] = xb[s]
-		}
+		gatherRow(col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P], xb)
+	}
+}
+
+// gatherRow sets d[j] = xb[tr[j]]. It is not inlined: inside gather's
+// caller the loop's operands are spilled to the stack.
+//
+//go:noinline
+func gatherRow(d []float64, tr []int32, xb []float64) {
+	d = d[:len(tr)]
+	j := 0
+	for ; j+4 <= len(tr); j += 4 {
+		t4, d4 := tr[j:j+4:j+4], d[j:j+4:j+4]
+		d4[0], d4[1], d4[2], d4[3] = xb[t4[0]], xb[t4[1]], xb[t4[2]], xb[t4[3]]
+	}
+	for ; j < len(tr); j++ {
+		d[j] = xb[tr[j]]
 	}
 }
 
@@ -94,12 +107,28 @@ func gather(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 func scatter(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 	clear(xb)
 	for r := range len(tab) / P {
-		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
-		for j, s := range tr {
-			xb[s] += d[j]
-		}
+		scatterRow(col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P], xb)
 	}
 	copy(xs, xb)
+}
+
+// scatterRow adds d[j] to xb[tr[j]] (the tr[j] distinct); not inlined, as
+// gatherRow.
+//
+//go:noinline
+func scatterRow(d []float64, tr []int32, xb []float64) {
+	d = d[:len(tr)]
+	j := 0
+	for ; j+4 <= len(tr); j += 4 {
+		t4, d4 := tr[j:j+4:j+4], d[j:j+4:j+4]
+		xb[t4[0]] += d4[0]
+		xb[t4[1]] += d4[1]
+		xb[t4[2]] += d4[2]
+		xb[t4[3]] += d4[3]
+	}
+	for ; j < len(tr); j++ {
+		xb[tr[j]] += d[j]
+	}
 }
 
 // swapBlock copies the rows of P elements between a block of y, samples [n0,
@@ -109,14 +138,10 @@ func swapBlock(y, yb []float64, n0, b, c, P int, toBlock bool) {
 	for o := range c {
 		for i := range b {
 			ys, bs := y[((n0+i)*c+o)*P:][:P], yb[o*t+i*P:][:P]
-			if toBlock { // loops: rows of a small image are too short for memmove
-				for k, v := range ys {
-					bs[k] = v
-				}
+			if toBlock {
+				copy(bs, ys)
 			} else {
-				for k, v := range bs {
-					ys[k] = v
-				}
+				copy(ys, bs)
 			}
 		}
 	}

@@ -388,8 +388,8 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	if int64(len(xs)) > math.MaxInt32 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input of shape %v has more than 2^31 elements", o.name, shape)
 	}
-	vals := make([]float64, planes*osz)
-	idx := make([]float64, planes*osz)
+	vals := vmath.MakeNoZero[float64](planes * osz) // both loops write every window
+	idx := vmath.MakeNoZero[float64](planes * osz)
 	src := make([]int32, planes*osz)
 	if n3[0] == 1 && len(w3[0]) == 1 && w3[0][0] == (window{0, 1, 1}) && pairs(w3[1]) && pairs(w3[2]) {
 		// Planes in parallel, in chunks of at least 32k input elements.
@@ -458,9 +458,9 @@ func pairs(w []window) bool {
 // x[2i, 2j+1], x[2i+1, 2j], x[2i+1, 2j+1] with the general loop's choice
 // among them (the first of equal values, the last NaN), written to vals, with
 // its index in the plane (idx) and in xs (src). Random data makes every
-// comparison a coin toss, so the loop selects indices with conditional moves
-// rather than branches: the first maximum of each row's pair, then of the two
-// (ties to the first, -0 equal to +0), the value selected by masking its bits. A
+// comparison a coin toss, so the loop computes indices from the comparisons
+// without branches: the first maximum of each row's pair, then of the two
+// (ties to the first, -0 equal to +0), the value read back at the index. A
 // window whose sum is NaN (a NaN in it, or +Inf and -Inf) takes the general
 // rule instead.
 func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh, ow int) {
@@ -474,18 +474,16 @@ func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh
 			for j := range vr {
 				c := 2 * j
 				a, b, e, d := r[c], r[c+1], r[W+c], r[W+c+1]
-				// Masks of all ones where the second of a pair wins.
-				m1, m2 := -b2u(b > a), -b2u(d > e)
-				u1 := math.Float64bits(a) ^ (math.Float64bits(a)^math.Float64bits(b))&m1
-				u2 := math.Float64bits(e) ^ (math.Float64bits(e)^math.Float64bits(d))&m2
-				i1, i2 := c+int(m1&1), W+c+int(m2&1)
-				m := -b2u(math.Float64frombits(u2) > math.Float64frombits(u1))
-				u, bi := u1^(u1^u2)&m, i1^(i1^i2)&int(m)
+				// The winner of each row's pair, then of the two, by
+				// arithmetic on the comparisons (not selects, which the
+				// compiler makes branches when they feed a load).
+				i1, i2 := c+int(b2u(b > a)), W+c+int(b2u(d > e))
+				v1, v2 := r[i1], r[i2]
+				bi := i1 + (i2-i1)*int(b2u(v2 > v1))
 				if s := (a + b) + (e + d); s != s {
 					bi = maxOf4(a, b, e, d, c, W)
-					u = math.Float64bits(r[bi])
 				}
-				vr[j] = math.Float64frombits(u)
+				vr[j] = r[bi]
 				bi += 2 * i * W
 				ir[j], sr[j] = float64(bi), int32(p*isz+bi)
 			}

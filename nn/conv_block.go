@@ -77,58 +77,48 @@ func (g *convGeom) gatherTable() []int32 {
 }
 
 // gather writes sample xs [cin, in] into the columns [i P, (i+1) P) of col
-// [cin K, t]; xb (cin in + P elements, the last P zero) holds the sample.
+// [cin K, t]; xb (cin in + P elements, the last P zero) holds the sample. It
+// is not inlined: inside its callers the loop's operands lived on the stack.
+//
+//go:noinline
 func gather(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 	copy(xb, xs)
 	for r := range len(tab) / P {
-		gatherRow(col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P], xb)
-	}
-}
-
-// gatherRow sets d[j] = xb[tr[j]]. It is not inlined: inside gather's
-// caller the loop's operands are spilled to the stack.
-//
-//go:noinline
-func gatherRow(d []float64, tr []int32, xb []float64) {
-	d = d[:len(tr)]
-	j := 0
-	for ; j+4 <= len(tr); j += 4 {
-		t4, d4 := tr[j:j+4:j+4], d[j:j+4:j+4]
-		d4[0], d4[1], d4[2], d4[3] = xb[t4[0]], xb[t4[1]], xb[t4[2]], xb[t4[3]]
-	}
-	for ; j < len(tr); j++ {
-		d[j] = xb[tr[j]]
+		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
+		j := 0
+		for ; j+4 <= len(tr); j += 4 {
+			t4, d4 := tr[j:j+4:j+4], d[j:j+4:j+4]
+			d4[0], d4[1], d4[2], d4[3] = xb[t4[0]], xb[t4[1]], xb[t4[2]], xb[t4[3]]
+		}
+		for ; j < len(tr); j++ {
+			d[j] = xb[tr[j]]
+		}
 	}
 }
 
 // scatter adds the columns [i P, (i+1) P) of col [cin K, t] into the
-// positions they were read from (col2im) and writes the sums to xs; xb (cin
-// in + P elements) is scratch.
+// positions they were read from (col2im; a row's positions are distinct) and
+// writes the sums to xs; xb (cin in + P elements) is scratch. Not inlined, as
+// gather.
+//
+//go:noinline
 func scatter(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 	clear(xb)
 	for r := range len(tab) / P {
-		scatterRow(col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P], xb)
+		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
+		j := 0
+		for ; j+4 <= len(tr); j += 4 {
+			t4, d4 := tr[j:j+4:j+4], d[j:j+4:j+4]
+			xb[t4[0]] += d4[0]
+			xb[t4[1]] += d4[1]
+			xb[t4[2]] += d4[2]
+			xb[t4[3]] += d4[3]
+		}
+		for ; j < len(tr); j++ {
+			xb[tr[j]] += d[j]
+		}
 	}
 	copy(xs, xb)
-}
-
-// scatterRow adds d[j] to xb[tr[j]] (the tr[j] distinct); not inlined, as
-// gatherRow.
-//
-//go:noinline
-func scatterRow(d []float64, tr []int32, xb []float64) {
-	d = d[:len(tr)]
-	j := 0
-	for ; j+4 <= len(tr); j += 4 {
-		t4, d4 := tr[j:j+4:j+4], d[j:j+4:j+4]
-		xb[t4[0]] += d4[0]
-		xb[t4[1]] += d4[1]
-		xb[t4[2]] += d4[2]
-		xb[t4[3]] += d4[3]
-	}
-	for ; j < len(tr); j++ {
-		xb[tr[j]] += d[j]
-	}
 }
 
 // swapBlock copies the rows of P elements between a block of y, samples [n0,

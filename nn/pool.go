@@ -391,7 +391,11 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	vals := vmath.MakeNoZero[float64](planes * osz) // both loops write every window
 	idx := vmath.MakeNoZero[float64](planes * osz)
 	src := make([]int32, planes*osz)
+	tiles := 0 // the row length W when the windows tile the planes (2x2 pairs, H and W even)
 	if n3[0] == 1 && len(w3[0]) == 1 && w3[0][0] == (window{0, 1, 1}) && pairs(w3[1]) && pairs(w3[2]) {
+		if n3[1] == 2*len(w3[1]) && n3[2] == 2*len(w3[2]) {
+			tiles = n3[2]
+		}
 		// Planes in parallel, in chunks of at least 32k input elements.
 		vmath.ParallelFor(planes, max(1, 1<<15/max(isz, 1)), func(lo, hi int) {
 			maxPool2x2(vals, idx, src, xs, lo, hi, n3[1], n3[2], len(w3[1]), len(w3[2]))
@@ -408,7 +412,7 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 		return nil, err
 	}
 	out[0], out[1] = v, ind
-	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz}, nil
+	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz, tiles}, nil
 }
 
 // maxPoolLoop is max pooling's general loop: every window of w3 over planes
@@ -516,6 +520,33 @@ func maxOf4(a, b, e, d float64, c, W int) int {
 type maxPoolRule struct {
 	gatherRule[int32]
 	planes, isz int
+	tiles       int // W when the windows are 2x2 pairs tiling planes [H, W], else 0
+}
+
+// Pullback appends xbar = P^T ybar. When the 2x2 windows tile the planes,
+// every element of x is in exactly one window, and xbar is written whole,
+// window by window (zeros, and ybar at the window's maximum), in storage from
+// the buffer pool rather than cleared by the allocator first.
+func (r *maxPoolRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	W := r.tiles
+	if W == 0 || len(ybar) != 2 || len(has) != 2 || !has[0] || ybar[0] == nil || ybar[0].DType() != tensor.Float64 || !slices.Equal(ybar[0].Shape(), r.oshape) {
+		return r.gatherRule.Pullback(ybar, has, dst) // which checks the arguments
+	}
+	g := float64s(ybar[0])[:len(r.src)]
+	d := vmath.MakeNoZero[float64](r.planes * r.isz)
+	q := 0
+	for row := 0; row < len(d); row += 2 * W { // rows 2i and 2i+1 of a plane
+		for b := row; b < row+W; b += 2 {
+			d[b], d[b+1], d[b+W], d[b+W+1] = 0, 0, 0, 0
+			d[r.src[q]] = g[q]
+			q++
+		}
+	}
+	xbar, err := tensor.FromFloat64(d, r.shape...)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
 }
 
 // RecordPullback records xbar = P^T ybar with ops (chainrules.PullbackRecorder):

@@ -6,6 +6,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // The 2x2 stride-2 loop gives the general loop's maxima, indices and sources,
@@ -56,4 +60,44 @@ func TestMaxPool2x2(t *testing.T) {
 	}
 	require.False(t, pairs([]window{{0, 2, 1}, {1, 3, 1}}))
 	require.False(t, pairs([]window{{0, 2, 2}}))
+}
+
+// The pullback of 2x2 windows that tile the input (written whole, window by
+// window) is the general scatter's; odd sizes, whose last row or column no
+// window reaches, take the general scatter.
+func TestMaxPoolTiledPullback(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct {
+		shape []int
+		tiled bool
+	}{{[]int{2, 3, 4, 6}, true}, {[]int{3, 2, 2}, true}, {[]int{4, 16, 8, 8}, true}, {[]int{1, 2, 5, 4}, false}, {[]int{2, 1, 4, 3}, false}} {
+		x := tensor.New(tensor.Float64, c.shape...)
+		// Leave NaN in the pool's buffer of x's size: every element of
+		// the pullback must be written.
+		junk := vmath.MakeNoZero[float64](x.Size())
+		for i := range junk {
+			junk[i] = math.NaN()
+		}
+		vmath.Put(junk)
+		xs := x.Float64s()
+		for i := range xs {
+			xs[i] = float64(rng.IntN(4)) // ties
+		}
+		out := make([]*tensor.Dense, 2)
+		rule, err := MaxPool2dOp([]int{2}).Apply([]cr.NodeID{1}, []*tensor.Dense{x}, out)
+		require.NoError(t, err)
+		r := rule.(*maxPoolRule)
+		require.Equal(t, c.tiled, r.tiles > 0, "%v", c.shape)
+		ybar := tensor.RandN(rng, tensor.Float64, out[0].Shape()...)
+		got, err := r.Pullback([]*tensor.Dense{ybar, nil}, []bool{true, false}, nil)
+		require.NoError(t, err)
+		want, err := r.gatherRule.Pullback([]*tensor.Dense{ybar, nil}, []bool{true, false}, nil)
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		require.Equal(t, want[0].Value.Shape(), got[0].Value.Shape())
+		require.Equal(t, want[0].Value.Float64s(), got[0].Value.Float64s(), "%v", c.shape)
+		// A cotangent of the wrong shape is the general rule's error.
+		_, err = r.Pullback([]*tensor.Dense{tensor.New(tensor.Float64, 3), nil}, []bool{true, false}, nil)
+		require.ErrorIs(t, err, cr.ErrShapeMismatch)
+	}
 }

@@ -137,6 +137,19 @@ func swapBlock(y, yb []float64, n0, b, c, P int, toBlock bool) {
 	}
 }
 
+// samples calls f(i, xb) for i in [0, b), in parallel above a threshold
+// (vmath.ParallelFor, chunks of at least 16k column elements), with a scratch
+// xb of cin in + P elements (the last P zero) per chunk.
+func (g *convGeom) samples(b int, f func(i int, xb []float64)) {
+	xsz, per := g.cin*g.inSize(), g.cin*g.kSize()*g.pSize()
+	vmath.ParallelFor(b, max(1, 1<<14/per), func(lo, hi int) {
+		xb := make([]float64, xsz+g.pSize())
+		for i := lo; i < hi; i++ {
+			f(i, xb)
+		}
+	})
+}
+
 // convBlocks is conv, y = conv(x, w), by blocks of B samples.
 func (g *convGeom) convBlocks(x, w []float64, B int) ([]float64, error) {
 	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
@@ -144,15 +157,14 @@ func (g *convGeom) convBlocks(x, w []float64, B int) ([]float64, error) {
 	y := vmath.MakeNoZero[float64](g.n * g.cout * P) // every element is copied from a GEMM's output
 	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
 	yb := vmath.MakeNoZero[float64](g.cout * B * P)
-	xb := make([]float64, xsz+P)
 	defer vmath.Put(col)
 	defer vmath.Put(yb)
 	for n0 := 0; n0 < g.n; n0 += B {
 		b := min(B, g.n-n0)
 		t := b * P
-		for i := range b {
+		g.samples(b, func(i int, xb []float64) {
 			gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
-		}
+		})
 		if err := tensor.GemmBatch(false, false, cog, t, ck, 1, w, ck, cog*ck, col, t, ck*t, 0, yb, t, cog*t, g.groups); err != nil {
 			return nil, err
 		}
@@ -168,7 +180,6 @@ func (g *convGeom) convTBlocks(y, w []float64, B int) ([]float64, error) {
 	x := vmath.MakeNoZero[float64](g.n * xsz) // every sample is written by scatter
 	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
 	yb := vmath.MakeNoZero[float64](g.cout * B * P)
-	xb := make([]float64, xsz+P)
 	defer vmath.Put(col)
 	defer vmath.Put(yb)
 	for n0 := 0; n0 < g.n; n0 += B {
@@ -178,9 +189,9 @@ func (g *convGeom) convTBlocks(y, w []float64, B int) ([]float64, error) {
 		if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, yb, t, cog*t, 0, col, t, ck*t, g.groups); err != nil {
 			return nil, err
 		}
-		for i := range b {
+		g.samples(b, func(i int, xb []float64) {
 			scatter(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
-		}
+		})
 	}
 	return x, nil
 }
@@ -193,15 +204,14 @@ func (g *convGeom) convWBlocks(x, y []float64, B int) ([]float64, error) {
 	w := make([]float64, g.cout*ck)
 	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
 	yb := vmath.MakeNoZero[float64](g.cout * B * P)
-	xb := make([]float64, xsz+P)
 	defer vmath.Put(col)
 	defer vmath.Put(yb)
 	for n0 := 0; n0 < g.n; n0 += B {
 		b := min(B, g.n-n0)
 		t := b * P
-		for i := range b {
+		g.samples(b, func(i int, xb []float64) {
 			gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
-		}
+		})
 		swapBlock(y, yb, n0, b, g.cout, P, true)
 		if err := tensor.GemmBatch(false, true, cog, ck, t, 1, yb, t, cog*t, col, t, ck*t, 1, w, ck, cog*ck, g.groups); err != nil {
 			return nil, err

@@ -18,7 +18,9 @@ import (
 //
 // each loop over the batch and over tiles of output positions with one im2col
 // buffer [cin K, T] (K kernel positions, T <= P output positions), reused
-// from tile to tile.
+// from tile to tile. Small images (at most maxBlockP output positions, two
+// samples' columns or more to a tile) take the block kernels of
+// conv_block.go instead: a tile of several samples, one GEMM per tile.
 
 // convGeom is the geometry of a convolution seen from its conv form: input x
 // [n, cin, in...], weight w [cout, cin/groups, k...], output y [n, cout, out...].

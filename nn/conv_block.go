@@ -175,33 +175,29 @@ func (g *convGeom) convBlocks(x, w []float64, B int) ([]float64, error) {
 
 // convTBlocks is convT, x = convT(y, w), by blocks of B samples.
 func (g *convGeom) convTBlocks(y, w []float64, B int) ([]float64, error) {
-	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
-	tab := g.gatherTable()
-	x := vmath.MakeNoZero[float64](g.n * xsz) // every sample is written by scatter
-	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
-	yb := vmath.MakeNoZero[float64](g.cout * B * P)
-	defer vmath.Put(col)
-	defer vmath.Put(yb)
-	for n0 := 0; n0 < g.n; n0 += B {
-		b := min(B, g.n-n0)
-		t := b * P
-		swapBlock(y, yb, n0, b, g.cout, P, true)
-		if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, yb, t, cog*t, 0, col, t, ck*t, g.groups); err != nil {
-			return nil, err
-		}
-		g.samples(b, func(i int, xb []float64) {
-			scatter(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
-		})
-	}
-	return x, nil
+	x, _, err := g.backBlocks(nil, w, y, B, true, false)
+	return x, err
 }
 
 // convWBlocks is convW, w = convW(x, y), by blocks of B samples: the sum over
 // the blocks of y_block col_block^T.
 func (g *convGeom) convWBlocks(x, y []float64, B int) ([]float64, error) {
+	_, w, err := g.backBlocks(x, nil, y, B, false, true)
+	return w, err
+}
+
+// backBlocks returns xbar = convT(ybar, w) (when wantX) and wbar = convW(x,
+// ybar) (when wantW), by blocks of B samples: the pullback of conv in x and w.
+// Both take the block of ybar with its axes swapped, which they share.
+func (g *convGeom) backBlocks(x, w, ybar []float64, B int, wantX, wantW bool) (xbar, wbar []float64, err error) {
 	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
 	tab := g.gatherTable()
-	w := make([]float64, g.cout*ck)
+	if wantX {
+		xbar = vmath.MakeNoZero[float64](g.n * xsz) // every sample is written by scatter
+	}
+	if wantW {
+		wbar = make([]float64, g.cout*ck)
+	}
 	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
 	yb := vmath.MakeNoZero[float64](g.cout * B * P)
 	defer vmath.Put(col)
@@ -209,13 +205,23 @@ func (g *convGeom) convWBlocks(x, y []float64, B int) ([]float64, error) {
 	for n0 := 0; n0 < g.n; n0 += B {
 		b := min(B, g.n-n0)
 		t := b * P
-		g.samples(b, func(i int, xb []float64) {
-			gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
-		})
-		swapBlock(y, yb, n0, b, g.cout, P, true)
-		if err := tensor.GemmBatch(false, true, cog, ck, t, 1, yb, t, cog*t, col, t, ck*t, 1, w, ck, cog*ck, g.groups); err != nil {
-			return nil, err
+		swapBlock(ybar, yb, n0, b, g.cout, P, true)
+		if wantX {
+			if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, yb, t, cog*t, 0, col, t, ck*t, g.groups); err != nil {
+				return nil, nil, err
+			}
+			g.samples(b, func(i int, xb []float64) {
+				scatter(col, t, i, xbar[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
+			})
+		}
+		if wantW {
+			g.samples(b, func(i int, xb []float64) {
+				gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
+			})
+			if err := tensor.GemmBatch(false, true, cog, ck, t, 1, yb, t, cog*t, col, t, ck*t, 1, wbar, ck, cog*ck, g.groups); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
-	return w, nil
+	return xbar, wbar, nil
 }

@@ -106,6 +106,11 @@ func TestConvBlocks(t *testing.T) {
 				for i := range got {
 					require.InDeltaSlice(t, want[i], got[i], 1e-12, "block %d map %d", b, i)
 				}
+				// The pullback's sweep computing both adjoints at once.
+				xb, wb, err := g.backBlocks(x.Float64s(), w.Float64s(), ybar, B, true, true)
+				require.NoError(t, err)
+				require.InDeltaSlice(t, want[1], xb, 1e-12, "block %d, both: x", b)
+				require.InDeltaSlice(t, want[2], wb, 1e-12, "block %d, both: w", b)
 			}
 		})
 	}

@@ -542,14 +542,23 @@ func (r *convRule) dense(v []float64, shape []int) *tensor.Dense {
 func (r *convRule) cotangents(g []float64) ([]*tensor.Dense, error) {
 	as, bs, _ := r.g.shapes(r.mode)
 	out := make([]*tensor.Dense, len(r.in)) // nil for the inputs not needed
-	if r.needs(0) {
+	B := r.g.blockSamples()
+	if r.mode == modeConv && r.needs(0) && r.needs(1) && B > 0 {
+		// Small images: both in one sweep over the blocks.
+		xbar, wbar, err := r.g.backBlocks(float64s(r.a), float64s(r.b), g, B, true, true)
+		if err != nil {
+			return nil, err
+		}
+		out[0], out[1] = r.dense(xbar, as), r.dense(wbar, bs)
+	}
+	if r.needs(0) && out[0] == nil {
 		abar, err := r.adjA(g, float64s(r.b))
 		if err != nil {
 			return nil, err
 		}
 		out[0] = r.dense(abar, as)
 	}
-	if r.needs(1) {
+	if r.needs(1) && out[1] == nil {
 		bbar, err := r.adjB(g, float64s(r.a))
 		if err != nil {
 			return nil, err

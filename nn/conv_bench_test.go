@@ -10,7 +10,7 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// convBench is one benchmark shape: x [N, C, spatial...], a kernel [C, C, k...].
+// convBench is one benchmark shape: x [N, C, spatial...], a kernel [Cout, C, k...].
 type convBench struct {
 	name   string
 	x, w   []int
@@ -23,6 +23,8 @@ func convBenches() []convBench {
 		{"conv2d/N32_64x64_56x56_k3_p1", []int{32, 64, 56, 56}, []int{64, 64, 3, 3}, nn.Conv2dOp(nn.Padding(1)), 2 * 32 * 64 * 64 * 9 * 56 * 56 / 1e9},
 		{"conv2d_s2/N32_64x64_56x56_k3_p1_s2", []int{32, 64, 56, 56}, []int{64, 64, 3, 3}, nn.Conv2dOp(nn.Padding(1), nn.Stride(2)), 2 * 32 * 64 * 64 * 9 * 28 * 28 / 1e9},
 		{"conv1d/N8_64x64_L16384_k3_p1", []int{8, 64, 16384}, []int{64, 64, 3}, nn.Conv1dOp(nn.Padding(1)), 2 * 8 * 64 * 64 * 3 * 16384 / 1e9},
+		// The second layer of examples/cnn: small images, the block kernels.
+		{"conv2d_small/N64_16x32_4x4_k3_p1", []int{64, 16, 4, 4}, []int{32, 16, 3, 3}, nn.Conv2dOp(nn.Padding(1)), 2 * 64 * 32 * 16 * 9 * 4 * 4 / 1e9},
 	}
 }
 

@@ -57,3 +57,61 @@ func TestConvTiles(t *testing.T) {
 		})
 	}
 }
+
+// The block kernels (several samples' columns in one tile, one GEMM per block)
+// give the per-sample kernels' result, for every padding mode, stride,
+// dilation, groups and 1 to 3 spatial axes, with blocks that divide the batch
+// and blocks that do not.
+func TestConvBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	cases := []struct {
+		x, w []int
+		opts []ConvOption
+	}{
+		{[]int{5, 1, 8, 8}, []int{4, 1, 3, 3}, []ConvOption{Padding(1)}},
+		{[]int{5, 3, 4, 4}, []int{4, 3, 3, 3}, []ConvOption{Padding(1)}},
+		{[]int{4, 3, 11}, []int{4, 3, 3}, []ConvOption{Padding(2), PaddingMode(PadReflect)}},
+		{[]int{5, 4, 13}, []int{2, 2, 2}, []ConvOption{Stride(3), Dilation(2), Groups(2), Padding(1)}},
+		{[]int{3, 2, 5, 7}, []int{3, 2, 3, 3}, []ConvOption{Padding(1), Stride(1, 2)}},
+		{[]int{5, 2, 6, 5}, []int{2, 2, 2, 3}, []ConvOption{PaddingSame(), PaddingMode(PadCircular)}},
+		{[]int{4, 1, 6, 6}, []int{2, 1, 3, 2}, []ConvOption{Padding(2, 1), PaddingMode(PadReplicate), Dilation(2, 1)}},
+		{[]int{3, 2, 3, 4, 5}, []int{2, 2, 2, 2, 2}, []ConvOption{Padding(1), Stride(1, 2, 2)}},
+	}
+	defer func(e, m int) { colTileElems, minTile = e, m }(colTileElems, minTile)
+	for k, c := range cases {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			x, w := tensor.RandN(rng, tensor.Float64, c.x...), tensor.RandN(rng, tensor.Float64, c.w...)
+			op := newConvOp(len(c.x)-2, modeConv, c.opts)
+			g, err := op.spec.convGeom("conv", len(c.x)-2, x, w)
+			require.NoError(t, err)
+			ybar := tensor.RandN(rng, tensor.Float64, g.yShape()...).Float64s()
+			run := func() [3][]float64 {
+				y, err := g.conv(x.Float64s(), w.Float64s())
+				require.NoError(t, err)
+				xb, err := g.convT(ybar, w.Float64s())
+				require.NoError(t, err)
+				wb, err := g.convW(x.Float64s(), ybar)
+				require.NoError(t, err)
+				return [3][]float64{y, xb, wb}
+			}
+			colTileElems, minTile = 0, 1<<30 // one tile per sample
+			require.Zero(t, g.blockSamples())
+			want := run()
+			cols := g.cin * g.kSize() * g.pSize()
+			for _, b := range []int{2, 3, g.n} {
+				colTileElems = b * cols
+				B := g.blockSamples()
+				require.True(t, B > 0 && B <= b && (g.n+B-1)/B == (g.n+b-1)/b, "block of %d for %d samples a tile", B, b)
+				got := run()
+				for i := range got {
+					require.InDeltaSlice(t, want[i], got[i], 1e-12, "block %d map %d", b, i)
+				}
+				// The pullback's sweep computing both adjoints at once.
+				xb, wb, err := g.backBlocks(x.Float64s(), w.Float64s(), ybar, B, true, true)
+				require.NoError(t, err)
+				require.InDeltaSlice(t, want[1], xb, 1e-12, "block %d, both: x", b)
+				require.InDeltaSlice(t, want[2], wb, 1e-12, "block %d, both: w", b)
+			}
+		})
+	}
+}

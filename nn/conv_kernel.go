@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"sync"
+
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -16,7 +18,9 @@ import (
 //
 // each loop over the batch and over tiles of output positions with one im2col
 // buffer [cin K, T] (K kernel positions, T <= P output positions), reused
-// from tile to tile.
+// from tile to tile. Small images (at most maxBlockP output positions, two
+// samples' columns or more to a tile) take the block kernels of
+// conv_block.go instead: a tile of several samples, one GEMM per tile.
 
 // convGeom is the geometry of a convolution seen from its conv form: input x
 // [n, cin, in...], weight w [cout, cin/groups, k...], output y [n, cout, out...].
@@ -32,6 +36,8 @@ type convGeom struct {
 	idx                  [3][][]int32 // [axis][kernel offset][output position]
 	aff                  [][3]int     // innermost axis, per kernel offset: first, last, src(first); first<0 when not affine
 	identity             bool         // im2col is x itself (1x1 kernel, stride 1, no padding)
+	tabOnce              sync.Once    // builds tab, the block kernels' gather table (conv_block.go)
+	tab                  []int32
 }
 
 // newConvGeom builds the geometry; src maps a position of the padded axis d
@@ -233,6 +239,9 @@ func zero(s []float64) {
 
 // conv returns y = conv(x, w).
 func (g *convGeom) conv(x, w []float64) ([]float64, error) {
+	if B := g.blockSamples(); B > 0 {
+		return g.convBlocks(x, w, B)
+	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	y := vmath.MakeNoZero[float64](g.n * g.cout * P) // every element is written by a GEMM with beta 0
 	for n := range g.n {
@@ -265,6 +274,9 @@ func (g *convGeom) conv(x, w []float64) ([]float64, error) {
 // positions the columns W^T y, added back into the input positions they were
 // read from.
 func (g *convGeom) convT(y, w []float64) ([]float64, error) {
+	if B := g.blockSamples(); B > 0 {
+		return g.convTBlocks(y, w, B)
+	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	x := make([]float64, g.n*g.cin*inSz)
 	if g.identity {
@@ -294,6 +306,9 @@ func (g *convGeom) convT(y, w []float64) ([]float64, error) {
 // convW returns w = convW(x, y), the adjoint of conv in w: the sum over the
 // samples and tiles of y_tile col(x)_tile^T.
 func (g *convGeom) convW(x, y []float64) ([]float64, error) {
+	if B := g.blockSamples(); B > 0 {
+		return g.convWBlocks(x, y, B)
+	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	w := make([]float64, g.cout*ck)
 	T := P

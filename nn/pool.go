@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/index"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -387,9 +388,38 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	if int64(len(xs)) > math.MaxInt32 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input of shape %v has more than 2^31 elements", o.name, shape)
 	}
-	vals := make([]float64, planes*osz)
-	idx := make([]float64, planes*osz)
+	vals := vmath.MakeNoZero[float64](planes * osz) // both loops write every window
+	idx := vmath.MakeNoZero[float64](planes * osz)
 	src := make([]int32, planes*osz)
+	tiles := 0 // the row length W when the windows tile the planes (2x2 pairs, H and W even)
+	if n3[0] == 1 && len(w3[0]) == 1 && w3[0][0] == (window{0, 1, 1}) && pairs(w3[1]) && pairs(w3[2]) {
+		if n3[1] == 2*len(w3[1]) && n3[2] == 2*len(w3[2]) {
+			tiles = n3[2]
+		}
+		// Planes in parallel, in chunks of at least 32k input elements.
+		vmath.ParallelFor(planes, max(1, 1<<15/max(isz, 1)), func(lo, hi int) {
+			maxPool2x2(vals, idx, src, xs, lo, hi, n3[1], n3[2], len(w3[1]), len(w3[2]))
+		})
+	} else {
+		maxPoolLoop(vals, idx, src, xs, planes, n3, w3)
+	}
+	v, err := tensor.FromFloat64(vals, oshape...)
+	if err != nil {
+		return nil, err
+	}
+	ind, err := tensor.FromFloat64(idx, oshape...)
+	if err != nil {
+		return nil, err
+	}
+	out[0], out[1] = v, ind
+	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz, tiles}, nil
+}
+
+// maxPoolLoop is max pooling's general loop: every window of w3 over planes
+// of shape n3 (D, H, W).
+func maxPoolLoop(vals, idx []float64, src []int32, xs []float64, planes int, n3 [3]int, w3 [3][]window) {
+	isz := n3[0] * n3[1] * n3[2]
+	osz := len(w3[0]) * len(w3[1]) * len(w3[2])
 	hw := n3[1] * n3[2]
 	for p := range planes {
 		xp := xs[p*isz : (p+1)*isz]
@@ -414,16 +444,75 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 			}
 		}
 	}
-	v, err := tensor.FromFloat64(vals, oshape...)
-	if err != nil {
-		return nil, err
+}
+
+// pairs reports whether the windows are [2j, 2j+2), step 1, for j = 0, 1, ...:
+// kernel 2, stride 2, no padding, no dilation, every window whole.
+func pairs(w []window) bool {
+	for j, e := range w {
+		if e != (window{2 * j, 2*j + 2, 1}) {
+			return false
+		}
 	}
-	ind, err := tensor.FromFloat64(idx, oshape...)
-	if err != nil {
-		return nil, err
+	return true
+}
+
+// maxPool2x2 is max pooling's loop for 2x2 windows at stride 2 over planes
+// [p0, p1) of xs, each [H, W] with oh x ow windows: the maximum of x[2i, 2j],
+// x[2i, 2j+1], x[2i+1, 2j], x[2i+1, 2j+1] with the general loop's choice
+// among them (the first of equal values, the last NaN), written to vals, with
+// its index in the plane (idx) and in xs (src). Random data makes every
+// comparison a coin toss, so the loop computes indices from the comparisons
+// without branches: the first maximum of each row's pair, then of the two
+// (ties to the first, -0 equal to +0), the value read back at the index. A
+// window whose sum is NaN (a NaN in it, or +Inf and -Inf) takes the general
+// rule instead.
+func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh, ow int) {
+	isz, osz := H*W, oh*ow
+	for p := p0; p < p1; p++ {
+		xp := xs[p*isz : (p+1)*isz]
+		vp, ip, sp := vals[p*osz:(p+1)*osz], idx[p*osz:(p+1)*osz], src[p*osz:(p+1)*osz]
+		for i := range oh {
+			r := xp[2*i*W : (2*i+2)*W] // rows 2i and 2i+1
+			vr, ir, sr := vp[i*ow:(i+1)*ow], ip[i*ow:(i+1)*ow], sp[i*ow:(i+1)*ow]
+			for j := range vr {
+				c := 2 * j
+				a, b, e, d := r[c], r[c+1], r[W+c], r[W+c+1]
+				// The winner of each row's pair, then of the two, by
+				// arithmetic on the comparisons (not selects, which the
+				// compiler makes branches when they feed a load).
+				i1, i2 := c+int(b2u(b > a)), W+c+int(b2u(d > e))
+				v1, v2 := r[i1], r[i2]
+				bi := i1 + (i2-i1)*int(b2u(v2 > v1))
+				if s := (a + b) + (e + d); s != s {
+					bi = maxOf4(a, b, e, d, c, W)
+				}
+				vr[j] = r[bi]
+				bi += 2 * i * W
+				ir[j], sr[j] = float64(bi), int32(p*isz+bi)
+			}
+		}
 	}
-	out[0], out[1] = v, ind
-	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz}, nil
+}
+
+// b2u is 1 for true, 0 for false, without a branch.
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// maxOf4 returns the index in rows 2i, 2i+1 (of W elements) of the window
+// (a, b, e, d) at column c that the general loop picks.
+func maxOf4(a, b, e, d float64, c, W int) int {
+	best, bi := a, c
+	for k, v := range [3]float64{b, e, d} {
+		if v > best || v != v {
+			best, bi = v, [3]int{c + 1, W + c, W + c + 1}[k]
+		}
+	}
+	return bi
 }
 
 // maxPoolRule differentiates the values of a max pool: output element i is input
@@ -431,6 +520,33 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 type maxPoolRule struct {
 	gatherRule[int32]
 	planes, isz int
+	tiles       int // W when the windows are 2x2 pairs tiling planes [H, W], else 0
+}
+
+// Pullback appends xbar = P^T ybar. When the 2x2 windows tile the planes,
+// every element of x is in exactly one window, and xbar is written whole,
+// window by window (zeros, and ybar at the window's maximum), in storage from
+// the buffer pool rather than cleared by the allocator first.
+func (r *maxPoolRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	W := r.tiles
+	if W == 0 || len(ybar) != 2 || len(has) != 2 || !has[0] || ybar[0] == nil || ybar[0].DType() != tensor.Float64 || !slices.Equal(ybar[0].Shape(), r.oshape) {
+		return r.gatherRule.Pullback(ybar, has, dst) // which checks the arguments
+	}
+	g := float64s(ybar[0])[:len(r.src)]
+	d := vmath.MakeNoZero[float64](r.planes * r.isz)
+	q := 0
+	for row := 0; row < len(d); row += 2 * W { // rows 2i and 2i+1 of a plane
+		for b := row; b < row+W; b += 2 {
+			d[b], d[b+1], d[b+W], d[b+W+1] = 0, 0, 0, 0
+			d[r.src[q]] = g[q]
+			q++
+		}
+	}
+	xbar, err := tensor.FromFloat64(d, r.shape...)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
 }
 
 // RecordPullback records xbar = P^T ybar with ops (chainrules.PullbackRecorder):

@@ -201,3 +201,18 @@ func testParallelManyBlocks(t *testing.T) {
 		})
 	}
 }
+
+// TestSlabCount checks that the slab split gives every goroutine the same number
+// of slabs (none idle while another computes a last slab on idle cores), two each
+// only when slabs stay about parallelSlab wide.
+func TestSlabCount(t *testing.T) {
+	for _, c := range []struct{ workers, size, want int }{
+		{2, 256, 2}, {2, 512, 2}, {2, 784, 4}, {2, 1000, 4}, {2, 1024, 4}, {2, 4096, 4},
+		{3, 768, 3}, {3, 784, 6}, {4, 1024, 4}, {4, 1100, 8}, {1, 100, 1},
+	} {
+		got := slabCount(c.workers, c.size)
+		if got != c.want || got%c.workers != 0 {
+			t.Errorf("slabCount(%d, %d) = %d, want %d", c.workers, c.size, got, c.want)
+		}
+	}
+}

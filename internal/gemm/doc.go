@@ -120,7 +120,8 @@
 //
 // A panic in a worker goroutine (a bug, since arguments are checked first) is
 // recovered there and re-raised on the caller's goroutine as a [*WorkerPanic]
-// once every worker has stopped; [ForEach] does the same.
+// once every worker has stopped; [ForEach] does the same once every call under
+// way has returned (a goroutine that has not started yet is not waited for).
 //
 // # Complex
 //

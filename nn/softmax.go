@@ -263,6 +263,12 @@ type softmaxRule struct {
 
 func (r *softmaxRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
 
+// FreshStorage marks the output and every derivative the rule returns as storage
+// of their own (chainrules.FreshStorage): the probabilities p the rule keeps are
+// the output of softmax or a buffer never handed out, so that a released tape
+// (hvp's transforms, a training loop's gradient) reuses them.
+func (*softmaxRule) FreshStorage() {}
+
 // data checks a cotangent or tangent shaped like x and y, and returns its elements.
 func (r *softmaxRule) data(v *tensor.Dense, what string) ([]float64, error) {
 	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.shape) {

@@ -273,7 +273,7 @@ func (r *lseRule) Inputs() []cr.NodeID { return r.in[:] }
 // canonical layout.
 func (r *lseRule) adjoint(g []float64) []float64 {
 	p, n := r.p, r.p.Inner
-	buf := make([]float64, p.Size())
+	buf := vmath.MakeNoZero[float64](p.Size()) // both loops write every element
 	if n == 1 {
 		k := p.Len
 		forLanes(p.Lanes, func(lo, hi int) {

@@ -67,7 +67,7 @@ func TestLayersUnderRecycling(t *testing.T) {
 }
 
 // TestSoftmaxLossesUnderRecycling evaluates the gradient and the HVP of a function
-// of softmax, log_softmax and cross_entropy again and again (hvp's tapes release
+// of softmax, log_softmax, cross_entropy and logsumexp again and again (hvp's tapes release
 // their values, so each call reuses the storage of the one before): every call
 // gives the first call's results, and no result changes afterwards. Under the
 // race detector the reused storage is filled with NaN first.
@@ -83,7 +83,8 @@ func TestSoftmaxLossesUnderRecycling(t *testing.T) {
 		s := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, tp.Apply(nn.SoftmaxOp(-1), p[0])))
 		ls := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.CosOp, tp.Apply(nn.LogSoftmaxOp(1), p[0])))
 		ce := tp.Apply(nn.CrossEntropyOp(labels), tp.Apply(ew.TanhOp, p[0]))
-		return tp.Apply(ew.AddOp, tp.Apply(ew.AddOp, s, ls), ce)
+		lse := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, tp.Apply(reduce.LogSumExpOp([]int{0}, false), p[0])))
+		return tp.Apply(ew.AddOp, tp.Apply(ew.AddOp, s, ls), tp.Apply(ew.AddOp, ce, lse))
 	}
 	var results []*tensor.Dense
 	for range 4 {

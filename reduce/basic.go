@@ -269,6 +269,12 @@ type lseRule struct {
 
 func (r *lseRule) Inputs() []cr.NodeID { return r.in[:] }
 
+// FreshStorage marks the output and every derivative the rule returns as storage
+// of their own (chainrules.FreshStorage): the rule keeps the input and its own
+// output to read, and hands out nothing it keeps, so that a released tape reuses
+// them.
+func (*lseRule) FreshStorage() {}
+
 // adjoint returns xbar_k = s_k g_o over the elements k of every lane o, in the
 // canonical layout.
 func (r *lseRule) adjoint(g []float64) []float64 {

@@ -67,7 +67,7 @@ func TestLayersUnderRecycling(t *testing.T) {
 }
 
 // TestSoftmaxLossesUnderRecycling evaluates the gradient and the HVP of a function
-// of softmax, log_softmax, cross_entropy and logsumexp again and again (hvp's tapes release
+// of softmax, log_softmax, cross_entropy, logsumexp, amax and amin again and again (hvp's tapes release
 // their values, so each call reuses the storage of the one before): every call
 // gives the first call's results, and no result changes afterwards. Under the
 // race detector the reused storage is filled with NaN first.
@@ -84,7 +84,9 @@ func TestSoftmaxLossesUnderRecycling(t *testing.T) {
 		ls := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.CosOp, tp.Apply(nn.LogSoftmaxOp(1), p[0])))
 		ce := tp.Apply(nn.CrossEntropyOp(labels), tp.Apply(ew.TanhOp, p[0]))
 		lse := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, tp.Apply(reduce.LogSumExpOp([]int{0}, false), p[0])))
-		return tp.Apply(ew.AddOp, tp.Apply(ew.AddOp, s, ls), tp.Apply(ew.AddOp, ce, lse))
+		amax := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, tp.Apply(reduce.MaxOp([]int{1}, false), tp.Apply(ew.MulOp, p[0], p[0]))))
+		amin := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.CosOp, tp.Apply(reduce.MinOp([]int{0}, false), tp.Apply(ew.TanhOp, p[0]))))
+		return tp.Apply(ew.AddOp, tp.Apply(ew.AddOp, tp.Apply(ew.AddOp, s, ls), tp.Apply(ew.AddOp, ce, lse)), tp.Apply(ew.AddOp, amax, amin))
 	}
 	var results []*tensor.Dense
 	for range 4 {

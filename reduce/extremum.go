@@ -53,7 +53,7 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 			break
 		}
 	}
-	return output(p, y), cr.UnaryLinearRule(in, t.mean, t.split), nil
+	return output(p, y), freshUnaryLinear(in, t.mean, t.split), nil
 }
 
 // ties holds what the rule of amax and amin needs: the input in the canonical

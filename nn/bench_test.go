@@ -8,6 +8,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/permute"
@@ -45,10 +46,13 @@ func BenchmarkCrossEntropy(b *testing.B) {
 		} {
 			b.Run(fmt.Sprintf("%dx%d/%s/grad", n, c, p.name), func(b *testing.B) {
 				b.ReportAllocs()
+				// A training loop's gradient: each call in the memory of the one
+				// before (hvp.Gradient), the gradient used up within the iteration.
+				var g hvp.Gradient
+				f := func(t *hvp.Tape, xi []cr.NodeID) cr.NodeID { return p.loss(t, xi[0]) }
+				xs := []*tensor.Dense{x}
 				for b.Loop() {
-					t := core.NewTape[*tensor.Dense](tensor.Space{})
-					xi := t.Leaf(x)
-					if _, err := t.Backward(p.loss(t, xi)); err != nil {
+					if _, _, err := g.Grad(f, xs); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -101,10 +105,15 @@ func BenchmarkSoftmax(b *testing.B) {
 			b.Run(fmt.Sprintf("256x%d/%s/grad", c, p.name), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
+					// A training loop's VJP: each call in the memory of the one
+					// before (EnableRecycling and Release, as hvp's transforms
+					// do), the result used up within the iteration.
 					t := core.NewTape[*tensor.Dense](tensor.Space{})
+					t.EnableRecycling()
 					if _, err := t.BackwardSeed(p.f(t, t.Leaf(x)), w); err != nil {
 						b.Fatal(err)
 					}
+					t.Release()
 				}
 			})
 		}

@@ -363,6 +363,12 @@ func (r *ceRule) primal() *tensor.Dense {
 // Inputs returns the NodeIDs of the inputs.
 func (r *ceRule) Inputs() []cr.NodeID { return r.in }
 
+// FreshStorage marks the loss and every derivative the rule returns as storage
+// of their own or views of its arguments (chainrules.FreshStorage): the row
+// log-sum-exps and their rule are kept, never handed out, so that a released
+// tape reuses the large cotangents.
+func (*ceRule) FreshStorage() {}
+
 // rowScale returns the per-row cotangent factors s_r from the output cotangent.
 func (r *ceRule) rowScale(ybar *tensor.Dense) ([]float64, error) {
 	rows := r.outer * r.inner
@@ -416,20 +422,26 @@ func (r *ceRule) timesQ(s []float64) []float64 {
 }
 
 // xbar returns s_r (Q_r p_rc - q_rc) (nll_loss: -s_r q_rc): the pullback of the row
-// log-sum-exps, whose result is fresh, minus the target term.
-func (r *ceRule) xbar(s []float64) ([]float64, error) {
-	var v []float64
+// log-sum-exps, whose result is fresh, minus the target term. The logsumexp
+// pullback's tensor (input-shaped and contiguous) is returned itself, so that its
+// pooled storage goes back to the pool when a released tape recycles it.
+func (r *ceRule) xbar(s []float64) (*tensor.Dense, error) {
 	if r.lseRule != nil {
 		c, err := r.lseRule.Pullback([]*tensor.Dense{r.rows(r.timesQ(s))}, []bool{true}, nil)
 		if err != nil {
 			return nil, err
 		}
-		v = c[0].Value.Float64s()
-	} else {
-		v = make([]float64, len(r.x))
+		if xb := c[0].Value; xb.IsContiguous() && slices.Equal(xb.Shape(), r.inputShape()) {
+			r.subQ(xb.Float64s(), s) // Float64s aliases contiguous storage
+			return xb, nil
+		}
+		v := c[0].Value.Contiguous().Float64s()
+		r.subQ(v, s)
+		return r.dense(v), nil
 	}
+	v := make([]float64, len(r.x))
 	r.subQ(v, s)
-	return v, nil
+	return r.dense(v), nil
 }
 
 // tbar returns the cotangent of the target probabilities, s_r (1-eps) w_c (lse_r - x_rc).
@@ -459,7 +471,7 @@ func (r *ceRule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution
 		if err != nil {
 			return dst, err
 		}
-		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.dense(xb)})
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: xb})
 	}
 	if r.need[1] {
 		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: r.dense(r.tbar(s))})

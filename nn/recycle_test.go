@@ -65,3 +65,43 @@ func TestLayersUnderRecycling(t *testing.T) {
 		require.Equal(t, wantAct, acts[call].Float64s(), "call %d's activation", call)
 	}
 }
+
+// TestSoftmaxLossesUnderRecycling evaluates the gradient and the HVP of a function
+// of softmax, log_softmax, cross_entropy, logsumexp, amax and amin again and again (hvp's tapes release
+// their values, so each call reuses the storage of the one before): every call
+// gives the first call's results, and no result changes afterwards. Under the
+// race detector the reused storage is filled with NaN first.
+func TestSoftmaxLossesUnderRecycling(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	x := tensor.RandN(rng, tensor.Float64, 64, 40) // 2560 elements: pooled sizes
+	v := tensor.RandN(rng, tensor.Float64, 64, 40)
+	labels := make([]int, 64)
+	for i := range labels {
+		labels[i] = rng.IntN(40)
+	}
+	f := func(tp *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		s := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, tp.Apply(nn.SoftmaxOp(-1), p[0])))
+		ls := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.CosOp, tp.Apply(nn.LogSoftmaxOp(1), p[0])))
+		ce := tp.Apply(nn.CrossEntropyOp(labels), tp.Apply(ew.TanhOp, p[0]))
+		lse := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, tp.Apply(reduce.LogSumExpOp([]int{0}, false), p[0])))
+		amax := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.SinOp, tp.Apply(reduce.MaxOp([]int{1}, false), tp.Apply(ew.MulOp, p[0], p[0]))))
+		amin := tp.Apply(reduce.SumOp(nil, false), tp.Apply(ew.CosOp, tp.Apply(reduce.MinOp([]int{0}, false), tp.Apply(ew.TanhOp, p[0]))))
+		return tp.Apply(ew.AddOp, tp.Apply(ew.AddOp, tp.Apply(ew.AddOp, s, ls), tp.Apply(ew.AddOp, ce, lse)), tp.Apply(ew.AddOp, amax, amin))
+	}
+	var results []*tensor.Dense
+	for range 4 {
+		_, g, err := hvp.Grad(f, []*tensor.Dense{x})
+		require.NoError(t, err)
+		gh, hv, err := hvp.HVP(f, []*tensor.Dense{x}, []*tensor.Dense{v})
+		require.NoError(t, err)
+		results = append(results, g[0], gh[0], hv[0])
+	}
+	want := make([][]float64, 3)
+	for i := range want {
+		want[i] = append([]float64(nil), results[i].Float64s()...)
+	}
+	require.Equal(t, want[0], want[1], "gradient of Grad and of HVP")
+	for i, r := range results {
+		require.Equal(t, want[i%3], r.Float64s(), "call %d, result %d", i/3, i%3)
+	}
+}

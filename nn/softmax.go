@@ -145,23 +145,41 @@ func (o *softmaxOp) lastAxis(xs []float64, l lanes, r *softmaxRule) []float64 {
 	if o.log {
 		y = vmath.MakeNoZero[float64](len(xs))
 	}
-	for k := range l.outer {
-		row, pr := xs[k*l.n:(k+1)*l.n], p[k*l.n:(k+1)*l.n]
-		m := vmath.Max(row)
-		// The sum of the exponentials first, then the exponentials scaled by its
-		// inverse: two vector passes, where a pass storing them, a sum and a
-		// scalar scaling pass would be three.
-		s := vmath.SumExpSub(row, m)
-		vmath.ExpSubScale(pr, row, m, 1/s)
-		if o.log {
-			ls, yr := math.Log(s), y[k*l.n:(k+1)*l.n]
-			for i, v := range row {
-				yr[i] = (v - m) - ls
+	l.forRows(func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			row, pr := xs[k*l.n:(k+1)*l.n], p[k*l.n:(k+1)*l.n]
+			m := vmath.Max(row)
+			// The sum of the exponentials first, then the exponentials scaled by its
+			// inverse: two vector passes, where a pass storing them, a sum and a
+			// scalar scaling pass would be three.
+			s := vmath.SumExpSub(row, m)
+			vmath.ExpSubScale(pr, row, m, 1/s)
+			if o.log {
+				ls, yr := math.Log(s), y[k*l.n:(k+1)*l.n]
+				for i, v := range row {
+					yr[i] = (v - m) - ls
+				}
 			}
 		}
-	}
+	})
 	r.p = p
 	return y
+}
+
+// parallelGrain is the fewest elements worth a goroutine of their own in the
+// row-wise kernels (softmax's): below it the cost of starting and joining one
+// (about a microsecond, more when the runtime must wake an idle thread) is not
+// repaid. It is package elementwise's threshold.
+const parallelGrain = 1 << 16
+
+// forRows calls body(lo, hi) on disjoint ranges of the lanes [0, outer) of
+// contiguous lanes (inner 1), on the calling goroutine for fewer than
+// 2*parallelGrain elements or at GOMAXPROCS 1, otherwise on up to GOMAXPROCS
+// goroutines taking ranges as they become free (vmath.ParallelFor). Each lane is
+// computed whole by one goroutine, with the operations of the serial loop, so
+// results do not depend on the split.
+func (l lanes) forRows(body func(lo, hi int)) {
+	vmath.ParallelFor(l.outer, max(1, parallelGrain/max(l.n, 1)), body)
 }
 
 // segments calls f(i0, i1, r0, step) for each contiguous run [i0, i1) of the
@@ -245,6 +263,12 @@ type softmaxRule struct {
 
 func (r *softmaxRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
 
+// FreshStorage marks the output and every derivative the rule returns as storage
+// of their own (chainrules.FreshStorage): the probabilities p the rule keeps are
+// the output of softmax or a buffer never handed out, so that a released tape
+// (hvp's transforms, a training loop's gradient) reuses them.
+func (*softmaxRule) FreshStorage() {}
+
 // data checks a cotangent or tangent shaped like x and y, and returns its elements.
 func (r *softmaxRule) data(v *tensor.Dense, what string) ([]float64, error) {
 	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.shape) {
@@ -257,6 +281,30 @@ func (r *softmaxRule) data(v *tensor.Dense, what string) ([]float64, error) {
 func (r *softmaxRule) pullback(g []float64) []float64 {
 	out := vmath.MakeNoZero[float64](len(g)) // the segments cover every element
 	p := r.p
+	if l := r.l; l.inner == 1 {
+		// Contiguous lanes, split over goroutines: per lane the sum (or dot
+		// product), accumulated from 0 as lanes.sums and lanes.dots do, then the
+		// lane of xbar.
+		l.forRows(func(lo, hi int) {
+			for k := lo; k < hi; k++ {
+				i0, i1 := k*l.n, (k+1)*l.n
+				gr, pr, or := g[i0:i1], p[i0:i1], out[i0:i1]
+				var a float64
+				if r.log {
+					a += sum(gr)
+					for i := range or {
+						or[i] = gr[i] - pr[i]*a
+					}
+					continue
+				}
+				a += vmath.Dot(pr, gr)
+				for i := range or {
+					or[i] = pr[i] * (gr[i] - a)
+				}
+			}
+		})
+		return out
+	}
 	if r.log {
 		s := r.l.sums(g)
 		r.l.segments(func(i0, i1, r, step int) {

@@ -269,20 +269,31 @@ type lseRule struct {
 
 func (r *lseRule) Inputs() []cr.NodeID { return r.in[:] }
 
+// FreshStorage marks the output and every derivative the rule returns as storage
+// of their own (chainrules.FreshStorage): the rule keeps the input and its own
+// output to read, and hands out nothing it keeps, so that a released tape reuses
+// them.
+func (*lseRule) FreshStorage() {}
+
 // adjoint returns xbar_k = s_k g_o over the elements k of every lane o, in the
 // canonical layout.
 func (r *lseRule) adjoint(g []float64) []float64 {
 	p, n := r.p, r.p.Inner
-	buf := make([]float64, p.Size())
+	buf := vmath.MakeNoZero[float64](p.Size()) // both loops write every element
 	if n == 1 {
-		for o, l := range p.All() {
-			expScale(buf[l.Off:l.Off+l.Len], r.x[l.Off:l.Off+l.Len], r.y[o], g[o])
-		}
+		k := p.Len
+		forLanes(p.Lanes, func(lo, hi int) {
+			for o := lo; o < hi; o++ {
+				expScale(buf[o*k:(o+1)*k], r.x[o*k:(o+1)*k], r.y[o], g[o])
+			}
+		})
 		return buf
 	}
-	for o, off := range p.Rows() {
-		expScaleVec(buf[off:off+n], r.x[off:off+n], r.y[o:o+n], g[o:o+n])
-	}
+	forColumns(p.Lanes, func(lo, hi int) {
+		for o, off := range p.Rows() {
+			expScaleVec(buf[off+lo:off+hi], r.x[off+lo:off+hi], r.y[o+lo:o+hi], g[o+lo:o+hi])
+		}
+	})
 	return buf
 }
 
@@ -379,15 +390,19 @@ func lseKernel(x []float64, l tensor.Lanes) []float64 {
 		}
 	}
 	if l.Inner == 1 {
-		for o, lane := range l.All() {
-			out[o] = m[o] + math.Log(sumExp(x[lane.Off:lane.Off+lane.Len], m[o]))
-		}
+		k := l.Len
+		forLanes(l, func(lo, hi int) {
+			for o := lo; o < hi; o++ {
+				out[o] = m[o] + math.Log(sumExp(x[o*k:(o+1)*k], m[o]))
+			}
+		})
 		return out
 	}
-	n := l.Inner
-	for o, off := range l.Rows() {
-		addExp(out[o:o+n], x[off:off+n], m[o:o+n])
-	}
+	forColumns(l, func(lo, hi int) {
+		for o, off := range l.Rows() {
+			addExp(out[o+lo:o+hi], x[off+lo:off+hi], m[o+lo:o+hi])
+		}
+	})
 	for o, s := range out {
 		out[o] = m[o] + math.Log(s)
 	}

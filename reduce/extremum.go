@@ -53,7 +53,7 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 			break
 		}
 	}
-	return output(p, y), cr.UnaryLinearRule(in, t.mean, t.split), nil
+	return output(p, y), freshUnaryLinear(in, t.mean, t.split), nil
 }
 
 // ties holds what the rule of amax and amin needs: the input in the canonical
@@ -82,24 +82,33 @@ func (t *ties) split(gt *tensor.Dense) (*tensor.Dense, error) {
 		return nil, err
 	}
 	p := t.p
-	buf := make([]float64, p.Size())
+	// Every element of buf is cleared by the goroutine that then marks its lane
+	// or column range, so that the clearing is split as the marking is.
+	buf := vmath.MakeNoZero[float64](p.Size())
 	if p.Inner == 1 {
-		for o, l := range p.All() {
-			splitLane(buf[l.Off:l.Off+l.Len], t.x[l.Off:l.Off+l.Len], t.y[o], g[o], t.nan)
-		}
+		k := p.Len
+		forLanes(p.Lanes, func(lo, hi int) {
+			clear(buf[lo*k : hi*k])
+			for o := lo; o < hi; o++ {
+				splitLane(buf[o*k:(o+1)*k], t.x[o*k:(o+1)*k], t.y[o], g[o], t.nan)
+			}
+		})
 		return restore(p, buf), nil
 	}
-	n := p.Inner
 	cnt := make([]int, p.Count())
-	several := false
-	for o, off := range p.Rows() {
-		several = markRow(buf[off:off+n], t.x[off:off+n], t.y[o:o+n], g[o:o+n], cnt[o:o+n], t.nan) || several
-	}
-	if several {
+	forColumns(p.Lanes, func(lo, hi int) {
+		several := false
 		for o, off := range p.Rows() {
-			divideRow(buf[off:off+n], g[o:o+n], cnt[o:o+n])
+			row := buf[off+lo : off+hi]
+			clear(row)
+			several = markRow(row, t.x[off+lo:off+hi], t.y[o+lo:o+hi], g[o+lo:o+hi], cnt[o+lo:o+hi], t.nan) || several
 		}
-	}
+		if several {
+			for o, off := range p.Rows() {
+				divideRow(buf[off+lo:off+hi], g[o+lo:o+hi], cnt[o+lo:o+hi])
+			}
+		}
+	})
 	return restore(p, buf), nil
 }
 
@@ -206,13 +215,16 @@ func maxKernel(x []float64, l tensor.Lanes, isMin bool) []float64 {
 		return out
 	}
 	if l.Inner == 1 {
-		for o, lane := range l.All() {
-			if isMin {
-				out[o] = vmath.Min(x[lane.Off : lane.Off+lane.Len])
-			} else {
-				out[o] = vmath.Max(x[lane.Off : lane.Off+lane.Len])
+		k := l.Len
+		forLanes(l, func(lo, hi int) {
+			for o := lo; o < hi; o++ {
+				if isMin {
+					out[o] = vmath.Min(x[o*k : (o+1)*k])
+				} else {
+					out[o] = vmath.Max(x[o*k : (o+1)*k])
+				}
 			}
-		}
+		})
 		return out
 	}
 	// Reduce the rows of each [Len, Inner] block into the output vector one after
@@ -225,13 +237,14 @@ func maxKernel(x []float64, l tensor.Lanes, isMin bool) []float64 {
 	for o := range out {
 		out[o] = start
 	}
-	n := l.Inner
-	for o, off := range l.Rows() {
-		if isMin {
-			vmath.MinInto(out[o:o+n], x[off:off+n])
-		} else {
-			vmath.MaxInto(out[o:o+n], x[off:off+n])
+	forColumns(l, func(lo, hi int) {
+		for o, off := range l.Rows() {
+			if isMin {
+				vmath.MinInto(out[o+lo:o+hi], x[off+lo:off+hi])
+			} else {
+				vmath.MaxInto(out[o+lo:o+hi], x[off+lo:off+hi])
+			}
 		}
-	}
+	})
 	return out
 }

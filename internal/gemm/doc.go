@@ -88,9 +88,11 @@
 // Products with m*n*k >= 2^21 run on runtime.GOMAXPROCS(0) goroutines (read at
 // each call; DgemmOn, ZgemmOn, SgemmOn and CgemmOn take the number), smaller
 // ones on the calling goroutine. By default the larger of m and n is cut into
-// slabs of whole tiles, one per goroutine, or two if they are still 256 wide,
-// which the goroutines take from a counter as they become free (a goroutine on a
-// core busy with another process takes fewer); each slab runs the serial loop
+// slabs of whole tiles, one per goroutine, or two when the larger is more than
+// 256 times the number of goroutines (a multiple of the goroutines either way,
+// so that on idle cores they end together), which the goroutines take from a
+// counter as they become free (a goroutine on a core busy with another process
+// takes fewer); each slab runs the serial loop
 // nest with its own packing buffers, so it packs its own copy of the shared
 // operand. Every element of C sees the same rank-KC updates in the same order
 // with the same tiles as in the serial algorithm, so the result is bit-identical
@@ -118,7 +120,8 @@
 //
 // A panic in a worker goroutine (a bug, since arguments are checked first) is
 // recovered there and re-raised on the caller's goroutine as a [*WorkerPanic]
-// once every worker has stopped; [ForEach] does the same.
+// once every worker has stopped; [ForEach] does the same once every call under
+// way has returned (a goroutine that has not started yet is not waited for).
 //
 // # Complex
 //

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // parallelShapes are above parallelMin and cross the parallel blocking: several
@@ -200,4 +202,54 @@ func testParallelManyBlocks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSlabCount checks that the slab split gives every goroutine the same number
+// of slabs (none idle while another computes a last slab on idle cores), two each
+// only when slabs stay about parallelSlab wide.
+func TestSlabCount(t *testing.T) {
+	for _, c := range []struct{ workers, size, want int }{
+		{2, 256, 2}, {2, 512, 2}, {2, 784, 4}, {2, 1000, 4}, {2, 1024, 4}, {2, 4096, 4},
+		{3, 768, 3}, {3, 784, 6}, {4, 1024, 4}, {4, 1100, 8}, {1, 100, 1},
+	} {
+		got := slabCount(c.workers, c.size)
+		if got != c.want || got%c.workers != 0 {
+			t.Errorf("slabCount(%d, %d) = %d, want %d", c.workers, c.size, got, c.want)
+		}
+	}
+}
+
+// TestForEachLateWorker checks that ForEach returns once every index is done,
+// without waiting for a goroutine that has not started yet (as one on a core busy
+// with another process): the workers here start only after ForEach has returned.
+func TestForEachLateWorker(t *testing.T) {
+	release := make(chan struct{})
+	var late sync.WaitGroup
+	spawn = func(f func()) {
+		late.Add(1)
+		go func() {
+			defer late.Done()
+			<-release
+			f()
+		}()
+	}
+	defer func() { spawn = func(f func()) { go f() } }()
+	returned := make(chan []int32)
+	go func() {
+		hits := make([]int32, 100)
+		ForEach(len(hits), 4, func(i int) { atomic.AddInt32(&hits[i], 1) })
+		returned <- hits
+	}()
+	select {
+	case hits := <-returned:
+		for i, h := range hits {
+			if h != 1 {
+				t.Fatalf("index %d called %d times", i, h)
+			}
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ForEach waited for a worker goroutine that had not started")
+	}
+	close(release)
+	late.Wait()
 }

@@ -14,6 +14,11 @@ import (
 // the loop waits little for it (OpenMP's dynamic schedule). GOMAXPROCS is read at
 // each call.
 //
+// ParallelFor returns when every chunk is done, not when every goroutine it
+// started has run: a goroutine that the runtime or the operating system starts
+// only after the others have taken all the chunks (its core busy with another
+// process) finds none left and ends, without holding up the caller.
+//
 // body must not depend on how [0, n) is split (each element's result its own), so
 // that results are the same for any GOMAXPROCS. A panic in body, on any goroutine,
 // is raised again on the calling goroutine once every chunk has stopped: it never
@@ -34,34 +39,40 @@ func ParallelFor(n, grain int, body func(lo, hi int)) {
 		failed   atomic.Bool
 		panicked any
 		once     sync.Once
-		wg       sync.WaitGroup
+		done     sync.WaitGroup // one count per chunk
 	)
-	run := func() {
+	done.Add(chunks)
+	one := func(lo, hi int) {
 		defer func() {
 			if r := recover(); r != nil {
 				once.Do(func() { panicked = r })
 				failed.Store(true)
 			}
 		}()
-		for !failed.Load() {
+		body(lo, hi)
+	}
+	run := func() {
+		for {
 			c := int(next.Add(1) - 1)
 			if c >= chunks {
 				return
 			}
-			lo := c * chunk
-			body(lo, min(lo+chunk, n))
+			if !failed.Load() { // after a panic the chunks left are only counted
+				lo := c * chunk
+				one(lo, min(lo+chunk, n))
+			}
+			done.Done()
 		}
 	}
 	for range workers - 1 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			run()
-		}()
+		spawn(run)
 	}
 	run()
-	wg.Wait()
+	done.Wait()
 	if failed.Load() {
 		panic(panicked)
 	}
 }
+
+// spawn starts f on a new goroutine; tests replace it to start workers late.
+var spawn = func(f func()) { go f() }

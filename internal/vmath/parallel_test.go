@@ -2,8 +2,10 @@ package vmath
 
 import (
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -49,4 +51,44 @@ func TestParallelForPanic(t *testing.T) {
 		}()
 		require.Equal(t, "boom", got, "panic in the chunk of element %d", bad)
 	}
+}
+
+// TestParallelForLateWorker checks that ParallelFor returns once every chunk is
+// done, without waiting for a worker goroutine that has not started yet (as one
+// on a core busy with another process): the workers here start only after
+// ParallelFor has returned, so the caller computes every chunk.
+func TestParallelForLateWorker(t *testing.T) {
+	old := runtime.GOMAXPROCS(4)
+	defer runtime.GOMAXPROCS(old)
+	release := make(chan struct{})
+	var late sync.WaitGroup
+	spawn = func(f func()) {
+		late.Add(1)
+		go func() {
+			defer late.Done()
+			<-release
+			f()
+		}()
+	}
+	defer func() { spawn = func(f func()) { go f() } }()
+	returned := make(chan []int32)
+	go func() {
+		hits := make([]int32, 1000)
+		ParallelFor(len(hits), 10, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				atomic.AddInt32(&hits[i], 1)
+			}
+		})
+		returned <- hits
+	}()
+	select {
+	case hits := <-returned:
+		for i, h := range hits {
+			require.Equal(t, int32(1), h, "element %d", i)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ParallelFor waited for a worker goroutine that had not started")
+	}
+	close(release)
+	late.Wait() // the late workers find no chunk left and end
 }

@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
 )
@@ -397,9 +398,10 @@ func choleskyValues(a *tensor.Dense, upper bool) (*tensor.Dense, error) {
 
 func cholT[T scalar](op string, a *tensor.Dense, n int, upper bool) (*tensor.Dense, error) {
 	ad := dataOf[T](a)
-	out := make([]T, len(ad))
+	out := vmath.MakeNoZero[T](len(ad)) // every block is written whole below
 	if n > 0 {
-		s := make([]T, n*n)
+		s := vmath.MakeNoZero[T](n * n) // scratch: the Hermitian part, kept for Potrf's error report
+		defer vmath.Put(s)
 		for b := range len(ad) / (n * n) {
 			hermPart(s, ad[b*n*n:(b+1)*n*n], n)
 			l := out[b*n*n : (b+1)*n*n]

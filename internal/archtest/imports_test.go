@@ -32,8 +32,8 @@ var allowed = map[string][]string{
 	"permute":                        {"chainrules", "tensor"},
 	"reduce":                         {"chainrules", "tensor", "internal/vmath"},
 	"nn":                             append([]string{"chainrules", "core", "tensor", "internal/vmath"}, primitive...),
-	"linalg":                         append([]string{"chainrules", "core", "tensor", "linalg/internal/lapack"}, primitive...),
-	"linalg/internal/lapack":         {"tensor"}, // the LAPACK-style kernels on raw slices (tensor for Gemm and the element constraint)
+	"linalg":                         append([]string{"chainrules", "core", "tensor", "internal/vmath", "linalg/internal/lapack"}, primitive...),
+	"linalg/internal/lapack":         {"tensor", "internal/vmath"}, // the LAPACK-style kernels on raw slices (tensor for Gemm and the element constraint; vmath for scratch from the buffer pool)
 	"ops":                            append([]string{"chainrules", "tensor", "nn", "linalg"}, primitive...),
 	"hvp":                            {"chainrules", "core", "tensor", "ops", "nn", "elementwise", "reduce"}, // nn: the losses of the Gauss-Newton products; elementwise, reduce: the inner products of the nested transforms
 	"optim":                          {"chainrules", "tensor", "internal/vmath"},                             // optimisers over a parameter set: never hvp (a model is the caller's function)

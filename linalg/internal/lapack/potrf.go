@@ -6,6 +6,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
+
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // potrfF64 factors the symmetric positive-definite n×n matrix a (lower triangle
@@ -16,7 +18,10 @@ func potrfF64(a []float64, n int) bool {
 		_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Data: a, Stride: n})
 		return ok
 	}
-	return cholRec(a, n, n, make([]float64, (n/2)*(n-n/2)))
+	buf := vmath.MakeNoZero[float64]((n / 2) * (n - n/2))
+	ok := cholRec(a, n, n, buf)
+	vmath.Put(buf)
+	return ok
 }
 
 // cholRec is the recursive Cholesky factorisation of the lower triangle:

@@ -72,6 +72,9 @@ func packAcross[R float](dst []R, w int, x []R, ld, rows, kb int) {
 	}
 	x = x[:(kb-1)*ld+rows]
 	dst = dst[:kb*w]
+	if rows == w && packAcrossAsm(dst, w, x, ld, kb) {
+		return
+	}
 	if rows == w && w%4 == 0 {
 		for p := range kb {
 			src := x[p*ld : p*ld+w]

@@ -29,3 +29,23 @@ func packRows8Asm[R float](dst []R, stride int, a []R, off, lda, kb int) int {
 	transpose8x8f32((*float32)(unsafe.Pointer(&dst[0])), stride, (*float32)(unsafe.Pointer(&a[off])), lda, done/8)
 	return done
 }
+
+// copyRows32 copies rows rows of chunks*32 bytes from src (row stride srcStride
+// bytes) to dst (row stride dstStride bytes) with AVX moves.
+//
+//go:noescape
+func copyRows32(dst *byte, dstStride int, src *byte, srcStride int, chunks, rows int)
+
+// packAcrossAsm packs a full micro-panel for packAcross (value (r, p) at
+// x[p*ld+r], r < w, to dst[p*w+r]) with AVX moves when a panel row is a whole
+// number of 32-byte chunks, and reports whether it did.
+func packAcrossAsm[R float](dst []R, w int, x []R, ld, kb int) bool {
+	size := int(unsafe.Sizeof(R(0)))
+	if !hasAVX2 || kb == 0 || (w*size)%32 != 0 {
+		return false
+	}
+	_ = x[(kb-1)*ld+w-1]
+	_ = dst[kb*w-1]
+	copyRows32((*byte)(unsafe.Pointer(&dst[0])), w*size, (*byte)(unsafe.Pointer(&x[0])), ld*size, w*size/32, kb)
+	return true
+}

@@ -78,3 +78,39 @@ done:
 	VZEROUPPER
 	RET
 
+
+// func copyRows32(dst *byte, dstStride int, src *byte, srcStride int, chunks int, rows int)
+//
+// Copies rows rows of chunks*32 bytes from src (row stride srcStride bytes) to
+// dst (row stride dstStride bytes) with 32-byte AVX moves: the full micro-panels
+// of packAcross, a k step's 8 or 24 float64 values each.
+TEXT ·copyRows32(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R9
+	MOVQ chunks+32(FP), DX
+	MOVQ rows+40(FP), CX
+	TESTQ CX, CX
+	JZ   copydone
+	TESTQ DX, DX
+	JZ   copydone
+
+copyrow:
+	XORQ AX, AX
+	MOVQ DX, BX
+
+copychunk:
+	VMOVUPD (SI)(AX*1), Y0
+	VMOVUPD Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	DECQ BX
+	JNZ  copychunk
+	ADDQ R9, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ  copyrow
+
+copydone:
+	VZEROUPPER
+	RET

@@ -161,18 +161,8 @@ var (
 		F:  func(y, g float64) float64 { return (1 - y*y) * g },
 		D1: func(y, g, _ float64) (float64, float64) { return -2 * y * g, 1 - y*y },
 		D2: func(y, g, _ float64) (float64, float64, float64) { return -2 * g, -2 * y, 0 },
-		Run: func(dst, y []float64, sy int, g []float64, sg int) {
-			if sy == 1 && sg == 1 {
-				y, g = y[:len(dst)], g[:len(dst)]
-				for i := range dst {
-					dst[i] = (1 - y[i]*y[i]) * g[i]
-				}
-				return
-			}
-			for i := range dst {
-				dst[i] = (1 - y[i*sy]*y[i*sy]) * g[i*sg]
-			}
-		},
+
+		Run:     tanhBackwardRun,  // fused_tanh.go
 		PullRun: tanhBackwardPull, // fused_tanh.go
 	}})
 	// oneMinusOp is y = 1 - x, float64 and complex128; xbar = -ybar.

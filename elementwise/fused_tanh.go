@@ -69,10 +69,7 @@ func (o mul3Op) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.D
 // mul3 returns c a b d elementwise (a, b, d of one length).
 func mul3(c float64, a, b, d []float64) []float64 {
 	y := vmath.MakeNoZero[float64](len(a))
-	b, d = b[:len(a)], d[:len(a)]
-	for i, v := range a {
-		y[i] = c * v * b[i] * d[i]
-	}
+	vmath.Mul3(y, a, b, d, c)
 	return y
 }
 
@@ -250,18 +247,24 @@ func sameShape(rec recorder, ids ...cr.NodeID) bool {
 	return true
 }
 
+// tanhBackwardRun is tanh_backward's kernel (Func2.Run): dst = (1 - y²) g, one
+// vectorised pass (vmath.TanhBackward) for contiguous operands.
+func tanhBackwardRun(dst, y []float64, sy int, g []float64, sg int) {
+	if sy == 1 && sg == 1 {
+		vmath.TanhBackward(dst, y, g)
+		return
+	}
+	for i := range dst {
+		dst[i] = (1 - y[i*sy]*y[i*sy]) * g[i*sg]
+	}
+}
+
 // tanhBackwardPull is tanh_backward's fast pullback (Func2.PullRun): for the
-// cotangent v, ybar = -2 y g v and gbar = (1 - y²) v, with a loop free of strides
-// for contiguous operands.
+// cotangent v, ybar = -2 y g v and gbar = (1 - y²) v, one vectorised pass
+// (vmath.TanhBackwardPull) for contiguous operands.
 func tanhBackwardPull(gy, gg, v, y []float64, sy int, g []float64, sg int) {
 	if sy == 1 && sg == 1 {
-		n := len(v)
-		gy, gg, y, g = gy[:n], gg[:n], y[:n], g[:n]
-		for i, w := range v {
-			a, b := y[i], g[i]
-			gy[i] = (-2 * a * b) * w
-			gg[i] = (1 - a*a) * w
-		}
+		vmath.TanhBackwardPull(gy[:len(v)], gg, v, y, g)
 		return
 	}
 	for i, w := range v {

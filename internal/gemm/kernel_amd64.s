@@ -329,3 +329,98 @@ store256:
 	STOREROW256(Y9, Y10, Y11)
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------------
+// AVX-512: 8x8 edge tile, for the last 8 columns of a C whose width leaves 8
+// after the 24-wide tiles (n = 32: 24 + 8), where the 8x24 kernel would compute
+// 16 columns of padding. Accumulators Z0..Z7 (row r in Zr), B row in Z8; A is
+// broadcast from memory into each FMA. B is a packed 24-wide micro-panel read with
+// row stride ldb (its first 8 values per k step). Each element is the same FMA
+// chain over k as in kern8x24AVX512, then the same alpha and beta steps, so the
+// results are those of the 8x24 kernel bit for bit.
+
+#define BETAROW8(c) \
+	VFMADD231PD (DX), Z10, c; \
+	VMOVUPD     c, (DX);      \
+	ADDQ        R8, DX
+
+#define STOREROW8(c) \
+	VMOVUPD c, (DX); \
+	ADDQ    R8, DX
+
+// func kern8x8AVX512(k int, a, b, c *float64, ldb, ldc int, alpha, beta float64)
+TEXT ·kern8x8AVX512(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldb+32(FP), R10
+	SHLQ $3, R10
+	MOVQ ldc+40(FP), R8
+	SHLQ $3, R8
+
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	TESTQ  CX, CX
+	JZ     done8
+
+loop8:
+	VMOVUPD          (DI), Z8
+	VFMADD231PD.BCST (SI), Z8, Z0
+	VFMADD231PD.BCST 8(SI), Z8, Z1
+	VFMADD231PD.BCST 16(SI), Z8, Z2
+	VFMADD231PD.BCST 24(SI), Z8, Z3
+	VFMADD231PD.BCST 32(SI), Z8, Z4
+	VFMADD231PD.BCST 40(SI), Z8, Z5
+	VFMADD231PD.BCST 48(SI), Z8, Z6
+	VFMADD231PD.BCST 56(SI), Z8, Z7
+	ADDQ             $64, SI
+	ADDQ             R10, DI
+	DECQ             CX
+	JNZ              loop8
+
+done8:
+	VBROADCASTSD alpha+48(FP), Z9
+	VMULPD       Z9, Z0, Z0
+	VMULPD       Z9, Z1, Z1
+	VMULPD       Z9, Z2, Z2
+	VMULPD       Z9, Z3, Z3
+	VMULPD       Z9, Z4, Z4
+	VMULPD       Z9, Z5, Z5
+	VMULPD       Z9, Z6, Z6
+	VMULPD       Z9, Z7, Z7
+
+	// beta == ±0: overwrite C without reading it.
+	MOVQ beta+56(FP), AX
+	SHLQ $1, AX
+	JZ   store8
+
+	VBROADCASTSD beta+56(FP), Z10
+	BETAROW8(Z0)
+	BETAROW8(Z1)
+	BETAROW8(Z2)
+	BETAROW8(Z3)
+	BETAROW8(Z4)
+	BETAROW8(Z5)
+	BETAROW8(Z6)
+	BETAROW8(Z7)
+	VZEROUPPER
+	RET
+
+store8:
+	STOREROW8(Z0)
+	STOREROW8(Z1)
+	STOREROW8(Z2)
+	STOREROW8(Z3)
+	STOREROW8(Z4)
+	STOREROW8(Z5)
+	STOREROW8(Z6)
+	STOREROW8(Z7)
+	VZEROUPPER
+	RET

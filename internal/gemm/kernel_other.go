@@ -12,4 +12,4 @@ func asmKernels32() []*kernel[float32] { return nil }
 func packRows8Asm[R float](dst []R, stride int, a []R, off, lda, kb int) int { return 0 }
 
 // packAcrossAsm does nothing: this build has no assembly.
-func packAcrossAsm[R float](dst []R, w int, x []R, ld, kb int) bool { return false }
+func packAcrossAsm[R float](dst []R, w int, x []R, ld, rows, kb int) bool { return false }

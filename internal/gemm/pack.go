@@ -63,16 +63,17 @@ func packPanels[R float](dst []R, w int, x []R, ld int, across bool, i0, nb, p0,
 // packAcross packs one micro-panel of width w whose lines run across the storage
 // rows of x: value (r, p) is x[p*ld+r] for the rows < w lines of the panel, and
 // dst[p*w+r] receives it (0 for r >= rows). The copies are of a few values each
-// (one micro-panel row, 8 or 24 for the AVX-512 kernel), so they are written as
-// groups of four assignments instead of calls to copy and clear, whose call overhead
-// was most of the packing time of thin products such as X^T G with a long k.
+// (one micro-panel row, 8 or 24 for the AVX-512 kernel), so they are done with
+// 32-byte AVX moves where the widths allow (packAcrossAsm), else as groups of four
+// assignments, instead of calls to copy and clear, whose call overhead was most of
+// the packing time of thin products such as X^T G with a long k.
 func packAcross[R float](dst []R, w int, x []R, ld, rows, kb int) {
 	if kb == 0 {
 		return
 	}
 	x = x[:(kb-1)*ld+rows]
 	dst = dst[:kb*w]
-	if rows == w && packAcrossAsm(dst, w, x, ld, kb) {
+	if packAcrossAsm(dst, w, x, ld, rows, kb) {
 		return
 	}
 	if rows == w && w%4 == 0 {

@@ -140,11 +140,12 @@ func (r *mul3Rule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contributio
 	if err != nil {
 		return dst, err
 	}
-	for k := range 3 {
-		i, j := others(k)
-		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[k], Value: r.dense(mul3(r.c, r.v[i], r.v[j], w))})
-	}
-	return dst, nil
+	n := len(w)
+	ga, gb, gd := vmath.MakeNoZero[float64](n), vmath.MakeNoZero[float64](n), vmath.MakeNoZero[float64](n)
+	vmath.Mul3Pull(ga, gb, gd, r.v[0], r.v[1], r.v[2], w, r.c) // the three products in one pass
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.dense(ga)},
+		cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: r.dense(gb)},
+		cr.Contribution[*tensor.Dense]{Node: r.in[2], Value: r.dense(gd)}), nil
 }
 
 // tangents returns the tangents of the operands (nil where zero), checked.

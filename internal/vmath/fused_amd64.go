@@ -46,3 +46,16 @@ func tanhBackwardPullBlocks(gy, gg, v, y, g []float64) int {
 	tanhBackwardPullAVX2(&gy[0], &gg[0], &v[0], &y[0], &g[0], blocks)
 	return 8 * blocks
 }
+
+//go:noescape
+func mul3PullAVX2(ga, gb, gd, a, b, d, w *float64, blocks int, c float64)
+
+// mul3PullBlocks does Mul3Pull's whole blocks of 4 elements in assembly.
+func mul3PullBlocks(ga, gb, gd, a, b, d, w []float64, c float64) int {
+	blocks := len(ga) / 4
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	mul3PullAVX2(&ga[0], &gb[0], &gd[0], &a[0], &b[0], &d[0], &w[0], blocks, c)
+	return 4 * blocks
+}

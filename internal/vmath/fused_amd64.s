@@ -103,3 +103,38 @@ tbploop:
 	JNZ  tbploop
 	VZEROUPPER
 	RET
+
+// func mul3PullAVX2(ga, gb, gd, a, b, d, w *float64, blocks int, c float64)
+// ga = ((c b) d) w, gb = ((c a) d) w, gd = ((c a) b) w, 4 elements per iteration.
+TEXT ·mul3PullAVX2(SB), NOSPLIT, $0-72
+	MOVQ ga+0(FP), DI
+	MOVQ gb+8(FP), R10
+	MOVQ gd+16(FP), R11
+	MOVQ a+24(FP), SI
+	MOVQ b+32(FP), R8
+	MOVQ d+40(FP), R9
+	MOVQ w+48(FP), R12
+	MOVQ blocks+56(FP), CX
+	VBROADCASTSD c+64(FP), Y15
+	XORQ AX, AX
+
+m3ploop:
+	VMOVUPD (R8)(AX*8), Y1       // b
+	VMOVUPD (R9)(AX*8), Y2       // d
+	VMOVUPD (R12)(AX*8), Y3      // w
+	VMULPD (SI)(AX*8), Y15, Y4   // c a
+	VMULPD Y1, Y15, Y5           // c b
+	VMULPD Y2, Y5, Y5            // (c b) d
+	VMULPD Y3, Y5, Y5            // ((c b) d) w
+	VMOVUPD Y5, (DI)(AX*8)
+	VMULPD Y2, Y4, Y6            // (c a) d
+	VMULPD Y3, Y6, Y6            // ((c a) d) w
+	VMOVUPD Y6, (R10)(AX*8)
+	VMULPD Y1, Y4, Y7            // (c a) b
+	VMULPD Y3, Y7, Y7            // ((c a) b) w
+	VMOVUPD Y7, (R11)(AX*8)
+	ADDQ $4, AX
+	DECQ CX
+	JNZ  m3ploop
+	VZEROUPPER
+	RET

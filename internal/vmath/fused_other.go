@@ -10,3 +10,6 @@ func tanhBackwardBlocks(dst, y, g []float64) int { return 0 }
 
 // tanhBackwardPullBlocks leaves every element to the Go loop.
 func tanhBackwardPullBlocks(gy, gg, v, y, g []float64) int { return 0 }
+
+// mul3PullBlocks leaves every element to the Go loop.
+func mul3PullBlocks(ga, gb, gd, a, b, d, w []float64, c float64) int { return 0 }

@@ -42,6 +42,14 @@ func TestFusedBitIdentical(t *testing.T) {
 				t.Fatalf("TanhBackward n=%d [%d]: got %v, want %v", n, i, got[i], want)
 			}
 		}
+		g2, g3 := make([]float64, n), make([]float64, n)
+		Mul3Pull(got, g2, g3, a, b, d, v, c)
+		for i := range got {
+			wa, wb, wd := c*b[i]*d[i]*v[i], c*a[i]*d[i]*v[i], c*a[i]*b[i]*v[i]
+			if !same(got[i], wa) || !same(g2[i], wb) || !same(g3[i], wd) {
+				t.Fatalf("Mul3Pull n=%d [%d]: got %v %v %v, want %v %v %v", n, i, got[i], g2[i], g3[i], wa, wb, wd)
+			}
+		}
 		gg := make([]float64, n)
 		TanhBackwardPull(got, gg, v, a, b)
 		for i := range got {
@@ -65,12 +73,13 @@ func BenchmarkFused(b *testing.B) {
 		}
 		return s
 	}
-	a, c, d, dst, dst2 := x(), x(), x(), x(), x()
+	a, c, d, w, dst, dst2, dst3 := x(), x(), x(), x(), x(), x(), x()
 	for _, k := range []struct {
 		name string
 		f    func()
 	}{
 		{"mul3", func() { Mul3(dst, a, c, d, -2) }},
+		{"mul3_pull", func() { Mul3Pull(dst, dst2, dst3, a, c, d, w, -2) }},
 		{"tanh_backward", func() { TanhBackward(dst, a, c) }},
 		{"tanh_backward_pull", func() { TanhBackwardPull(dst, dst2, d, a, c) }},
 	} {

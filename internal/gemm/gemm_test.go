@@ -141,6 +141,39 @@ var shapes = [][3]int{
 	{1, 1, 1}, {1, 37, 5}, {37, 1, 5}, {1, 1, 50}, {6, 5, 0}, {0, 5, 5}, {5, 0, 5},
 	{7, 13, 31}, {13, 7, 97}, {31, 97, 13}, {97, 31, 7}, {8, 24, 16}, {4, 12, 3},
 	{9, 25, 17}, {16, 48, 1}, {33, 50, 70}, {16, 32, 40}, {21, 56, 300}, {3, 8, 9},
+	{24, 56, 300}, {8, 8, 5},
+}
+
+// The direct path (unpacked operands, for thin products) gives the results of the
+// packed path bit for bit, with every transposition, for beta 0 and not, with
+// padded strides.
+func TestDgemmDirect(t *testing.T) {
+	defer func() { directOff = false }()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, s := range [][3]int{{1024, 32, 32}, {32, 32, 1024}, {1024, 32, 2}, {16, 8, 3}, {8, 56, 100}, {24, 48, 7}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, beta := range []float64{0, 0.5} {
+					ar, ac := dims(tA, m, k)
+					br, bc := dims(tB, k, n)
+					const pad = 3
+					a, b := randSlice(rng, ar*(ac+pad)), randSlice(rng, br*(bc+pad))
+					c0 := randSlice(rng, m*(n+pad))
+					with, without := slices.Clone(c0), slices.Clone(c0)
+					directOff = false
+					Dgemm(tA, tB, m, n, k, -1.25, a, ac+pad, b, bc+pad, beta, with, n+pad)
+					directOff = true
+					Dgemm(tA, tB, m, n, k, -1.25, a, ac+pad, b, bc+pad, beta, without, n+pad)
+					for i := range with {
+						if math.Float64bits(with[i]) != math.Float64bits(without[i]) {
+							t.Fatalf("%v tA=%v tB=%v beta=%v: c[%d] = %v direct, %v packed", s, tA, tB, beta, i, with[i], without[i])
+						}
+					}
+				}
+			}
+		}
+	}
 }
 
 // The 8-column edge kernel gives the results of the full kernel bit for bit, on

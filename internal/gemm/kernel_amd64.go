@@ -9,11 +9,17 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func kern8x24AVX512(k int, a, b, c *float64, ldc int, alpha, beta float64)
 
-// kern8x8AVX512 is the 8x8 AVX-512F edge kernel (see kernel.edge8): b is read with
-// row stride ldb.
+// kern8x24AVX512S is the 8x24 AVX-512F kernel on unpacked operands: A's element
+// (r, p) at a[r*rsa+p*csa], B's row p at b[p*ldb:], strides in elements.
 //
 //go:noescape
-func kern8x8AVX512(k int, a, b, c *float64, ldb, ldc int, alpha, beta float64)
+func kern8x24AVX512S(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha, beta float64)
+
+// kern8x8AVX512S is the 8x8 AVX-512F edge kernel (see kernel.edge8) with the
+// strides of kern8x24AVX512S.
+//
+//go:noescape
+func kern8x8AVX512S(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha, beta float64)
 
 // kern4x12AVX2 is the 4x12 AVX2+FMA micro-kernel (see kernel.fn).
 //
@@ -61,7 +67,7 @@ func fnAVX512(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 
 func edgeAVX512(k int, a, b []float64, ldb int, c []float64, ldc int, alpha, beta float64) {
 	_, _, _ = a[8*k-1], b[(k-1)*ldb+7], c[7*ldc+7]
-	kern8x8AVX512(k, &a[0], &b[0], &c[0], ldb, ldc, alpha, beta)
+	kern8x8AVX512S(k, &a[0], 1, 8, &b[0], ldb, &c[0], ldc, alpha, beta)
 }
 
 func fnAVX2(k int, a, b, c []float64, ldc int, alpha, beta float64) {

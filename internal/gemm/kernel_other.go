@@ -13,3 +13,11 @@ func packRows8Asm[R float](dst []R, stride int, a []R, off, lda, kb int) int { r
 
 // packAcrossAsm does nothing: this build has no assembly.
 func packAcrossAsm[R float](dst []R, w int, x []R, ld, rows, kb int) bool { return false }
+
+// directOff turns the direct path off (tests compare it with the packed one).
+var directOff = false
+
+// direct does nothing: this build has no assembly.
+func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
+	return false
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // BroadcastShapes returns the shape that NumPy's broadcasting rules give the shapes:
@@ -215,6 +216,10 @@ func binContig[T element](op binOp, dst, a, b []T) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	switch op {
 	case opAdd:
+		if df, ok := any(dst).([]float64); ok {
+			vmath.Add(df, any(a).([]float64), any(b).([]float64)) // vectorised
+			return
+		}
 		for i := range dst {
 			dst[i] = a[i] + b[i]
 		}

@@ -57,3 +57,15 @@ func Mul3Pull(ga, gb, gd, a, b, d, w []float64, c float64) {
 		gd[i] = ca * b[i] * w[i]
 	}
 }
+
+// Add sets dst[i] = a[i] + b[i]; a and b must be at least as long as dst. It is
+// the sum of two cotangents that reach one node of a backward sweep (tensor's
+// Add and Accumulate on contiguous float64 values, where dst may be a).
+func Add(dst, a, b []float64) {
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	i := addBlocks(dst, a, b)
+	for ; i < n; i++ {
+		dst[i] = a[i] + b[i]
+	}
+}

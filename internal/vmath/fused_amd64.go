@@ -59,3 +59,16 @@ func mul3PullBlocks(ga, gb, gd, a, b, d, w []float64, c float64) int {
 	mul3PullAVX2(&ga[0], &gb[0], &gd[0], &a[0], &b[0], &d[0], &w[0], blocks, c)
 	return 4 * blocks
 }
+
+//go:noescape
+func addAVX2(dst, a, b *float64, blocks int)
+
+// addBlocks does Add's whole blocks of 8 elements in assembly.
+func addBlocks(dst, a, b []float64) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	addAVX2(&dst[0], &a[0], &b[0], blocks)
+	return 8 * blocks
+}

@@ -138,3 +138,25 @@ m3ploop:
 	JNZ  m3ploop
 	VZEROUPPER
 	RET
+
+// func addAVX2(dst, a, b *float64, blocks int)
+// dst[i] = a[i] + b[i]; dst may be a or b (each block is loaded before it is stored).
+TEXT ·addAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ blocks+24(FP), CX
+	XORQ AX, AX
+
+addloop:
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD 32(SI)(AX*8), Y1
+	VADDPD (R8)(AX*8), Y0, Y0
+	VADDPD 32(R8)(AX*8), Y1, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	ADDQ $8, AX
+	DECQ CX
+	JNZ  addloop
+	VZEROUPPER
+	RET

@@ -13,3 +13,6 @@ func tanhBackwardPullBlocks(gy, gg, v, y, g []float64) int { return 0 }
 
 // mul3PullBlocks leaves every element to the Go loop.
 func mul3PullBlocks(ga, gb, gd, a, b, d, w []float64, c float64) int { return 0 }
+
+// addBlocks leaves every element to the Go loop.
+func addBlocks(dst, a, b []float64) int { return 0 }

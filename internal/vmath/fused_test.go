@@ -3,6 +3,7 @@ package vmath
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -48,6 +49,19 @@ func TestFusedBitIdentical(t *testing.T) {
 			wa, wb, wd := c*b[i]*d[i]*v[i], c*a[i]*d[i]*v[i], c*a[i]*b[i]*v[i]
 			if !same(got[i], wa) || !same(g2[i], wb) || !same(g3[i], wd) {
 				t.Fatalf("Mul3Pull n=%d [%d]: got %v %v %v, want %v %v %v", n, i, got[i], g2[i], g3[i], wa, wb, wd)
+			}
+		}
+		Add(got, a, b)
+		for i := range got {
+			if want := a[i] + b[i]; !same(got[i], want) {
+				t.Fatalf("Add n=%d [%d]: got %v, want %v", n, i, got[i], want)
+			}
+		}
+		acc := slices.Clone(a)
+		Add(acc, acc, b) // in place, as Accumulate does
+		for i := range acc {
+			if want := a[i] + b[i]; !same(acc[i], want) {
+				t.Fatalf("Add in place n=%d [%d]: got %v, want %v", n, i, acc[i], want)
 			}
 		}
 		gg := make([]float64, n)

@@ -216,7 +216,7 @@ func binContig[T element](op binOp, dst, a, b []T) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	switch op {
 	case opAdd:
-		if df, ok := any(dst).([]float64); ok {
+		if df, ok := any(dst).([]float64); ok && len(df) >= vecMin {
 			vmath.Add(df, any(a).([]float64), any(b).([]float64)) // vectorised
 			return
 		}
@@ -237,6 +237,10 @@ func binContig[T element](op binOp, dst, a, b []T) {
 		}
 	}
 }
+
+// vecMin is the length from which contiguous float64 sums call vmath's vectorised
+// Add: shorter ones stay in the inline loop (a scalar chain's one-element values).
+const vecMin = 16
 
 // binScalar computes dst[i] = a[i] op s (or s op a[i] when scalarFirst).
 func binScalar[T element](op binOp, dst, a []T, s T, scalarFirst bool) {

@@ -92,7 +92,7 @@ func accumulate[T element](dst, src []T, shape, strides []int, offset int) {
 		d := dst[o : o+w.n]
 		if sa == 1 {
 			s := src[a : a+w.n]
-			if df, ok := any(d).([]float64); ok {
+			if df, ok := any(d).([]float64); ok && len(df) >= vecMin {
 				vmath.Add(df, df, any(s).([]float64)) // vectorised
 				continue
 			}

@@ -41,13 +41,11 @@ func (mul3Op) NumOutputs() int { return 1 }
 
 // Apply computes y = c a b d in one pass.
 func (o mul3Op) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if len(xs) != 3 || len(in) != 3 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "mul3: want 3 inputs, got %d", len(xs))
+	// Arity, nil inputs, and views too large to copy.
+	if err := tensor.CheckApply("mul3", in, xs, 3); err != nil {
+		return nil, err
 	}
 	for k, x := range xs {
-		if x == nil {
-			return nil, cr.Errorf(cr.ErrInvalidArgument, "mul3: input %d is nil", k)
-		}
 		if x.DType() != tensor.Float64 {
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "mul3: input %d is %s, want float64", k, x.Describe())
 		}

@@ -77,12 +77,37 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 	if t.Size() == 0 {
 		return out, nil
 	}
-	if t.dtype == Complex128 {
+	switch {
+	case t.dtype == Complex128:
 		sumInto(out.c128, t.c128, t.shape, st, t.strides, t.offset)
-	} else {
+	case sumsLeading(shape, t) && len(out.f64) >= vecMin && t.IsContiguous():
+		sumRows(out.f64, t.f64[t.offset:t.offset+t.Size()])
+	default:
 		sumInto(out.f64, t.f64, t.shape, st, t.strides, t.offset)
 	}
 	return out, nil
+}
+
+// sumsLeading reports whether summing t to shape adds up leading axes only: shape,
+// less its leading 1s, is a suffix of t's shape (a bias's cotangent, [n, d] summed
+// to [d]).
+func sumsLeading(shape []int, t *Dense) bool {
+	for len(shape) > 0 && shape[0] == 1 {
+		shape = shape[1:]
+	}
+	return slices.Equal(shape, t.shape[len(t.shape)-len(shape):])
+}
+
+// sumRows adds the rows of src, each as long as out, into out in order, with
+// vmath's vectorised Add: SumTo over leading axes of a contiguous float64 tensor,
+// one Add per row where the strided walk spent more time stepping than adding.
+// Each element sums its terms in the order of sumInto, so the results are the
+// same bit for bit.
+func sumRows(out, src []float64) {
+	n := len(out)
+	for r := 0; r+n <= len(src); r += n {
+		vmath.Add(out, out, src[r:r+n])
+	}
 }
 
 // broadcasts reports whether from broadcasts to shape by NumPy's rules.

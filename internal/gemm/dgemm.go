@@ -42,9 +42,6 @@ func DgemmOn(workers int, transA, transB bool, m, n, k int, alpha float64, a []f
 	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
-	if (workers < 2 || m*n*k < parallelMin) && direct(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
-		return
-	}
 	run(kern, workers, m, n, k,
 		&realA[float64]{a: a, lda: lda, trans: transA},
 		&realB[float64]{b: b, ldb: ldb, trans: transB},

@@ -12,6 +12,21 @@ const (
 	directMaxKN = 32768
 )
 
+// directRun is run's hook for the direct path: the product on one goroutine with
+// the float64 AVX-512 kernel and real operands goes to direct, which reports whether
+// it took it.
+func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) bool {
+	if any(kn) != any(avx512) {
+		return false
+	}
+	ra, okA := any(pa).(*realA[float64])
+	rb, okB := any(pb).(*realB[float64])
+	if !okA || !okB {
+		return false
+	}
+	return direct(ra.trans, rb.trans, m, n, k, any(alpha).(float64), ra.a, ra.lda, rb.b, rb.ldb, any(beta).(float64), any(c).([]float64), ldc)
+}
+
 // direct computes C = alpha op(A) op(B) + beta C for a thin product without
 // packing A, and without packing B unless it is transposed, when the AVX-512
 // float64 kernel is in use and every tile of C is a full 8x24 or 8x8 one (m a

@@ -150,6 +150,12 @@ var shapes = [][3]int{
 func TestDgemmDirect(t *testing.T) {
 	defer func() { directOff = false }()
 	rng := rand.New(rand.NewPCG(7, 8))
+	// The path is taken where it applies (with the AVX-512 kernel).
+	a, b, c := randSlice(rng, 16*8), randSlice(rng, 8*32), make([]float64, 16*32)
+	taken := directRun(kern, 16, 32, 8, &realA[float64]{a: a, lda: 8}, &realB[float64]{b: b, ldb: 32}, 1, 0, c, 32)
+	if want := kern.name == "avx512_8x24"; taken != want {
+		t.Fatalf("direct path taken: %v with kernel %s", taken, kern.name)
+	}
 	for _, s := range [][3]int{{1024, 32, 32}, {32, 32, 1024}, {1024, 32, 2}, {16, 8, 3}, {8, 56, 100}, {24, 48, 7}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tA := range []bool{false, true} {

@@ -17,7 +17,7 @@ func packAcrossAsm[R float](dst []R, w int, x []R, ld, rows, kb int) bool { retu
 // directOff turns the direct path off (tests compare it with the packed one).
 var directOff = false
 
-// direct does nothing: this build has no assembly.
-func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
+// directRun does nothing: this build has no assembly.
+func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) bool {
 	return false
 }

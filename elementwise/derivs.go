@@ -161,25 +161,9 @@ var (
 		F:  func(y, g float64) float64 { return (1 - y*y) * g },
 		D1: func(y, g, _ float64) (float64, float64) { return -2 * y * g, 1 - y*y },
 		D2: func(y, g, _ float64) (float64, float64, float64) { return -2 * g, -2 * y, 0 },
-		Run: func(dst, y []float64, sy int, g []float64, sg int) {
-			if sy == 1 && sg == 1 {
-				y, g = y[:len(dst)], g[:len(dst)]
-				for i := range dst {
-					dst[i] = (1 - y[i]*y[i]) * g[i]
-				}
-				return
-			}
-			for i := range dst {
-				dst[i] = (1 - y[i*sy]*y[i*sy]) * g[i*sg]
-			}
-		},
-		PullRun: func(gy, gg, ybar, y []float64, sy int, g []float64, sg int) {
-			for i, v := range ybar {
-				a, b := y[i*sy], g[i*sg]
-				gy[i] = (-2 * a * b) * v
-				gg[i] = (1 - a*a) * v
-			}
-		},
+
+		Run:     tanhBackwardRun,  // fused_tanh.go
+		PullRun: tanhBackwardPull, // fused_tanh.go
 	}})
 	// oneMinusOp is y = 1 - x, float64 and complex128; xbar = -ybar.
 	oneMinusOp = Unary("one_minus", UnarySpec{
@@ -344,9 +328,7 @@ func init() {
 		}
 		return e.ap(tanhBackwardOp, y, ybar)
 	})
-	setPartials(tanhBackwardOp, func(e expr, y, g, _ cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return e.scale(-2, e.mul(y, g)), e.oneMinus(e.square(y))
-	})
+	setVJP2(tanhBackwardOp, tanhBackwardVJP) // fused_tanh.go: mul3 and tanh_backward again
 	setDeriv(AsinOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.rsqrt(e.oneMinus(e.square(x))) })
 	setDeriv(AcosOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.neg(e.rsqrt(e.oneMinus(e.square(x)))) })
 	setDeriv(AtanOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.recip(e.shift(1, e.square(x))) })

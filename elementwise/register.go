@@ -94,7 +94,7 @@ func unaryEntry(name string, op cr.Op[*tensor.Dense], dtypes []string, d domain,
 // chainrules.ErrInvalidArgument for a nil reg, or chainrules.ErrDuplicate if a name
 // is taken; registration stops there, and the families added before it stay.
 func Register(reg *cr.Registry[*tensor.Dense]) error {
-	return cr.RegisterEntries(reg, "elementwise.Register", append(unaryEntries(), binaryEntries()...)...)
+	return cr.RegisterEntries(reg, "elementwise.Register", append(append(unaryEntries(), binaryEntries()...), fusedTanhEntries()...)...)
 }
 
 // unaryEntries returns the registry entries of the unary op families.

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // BroadcastShapes returns the shape that NumPy's broadcasting rules give the shapes:
@@ -76,12 +77,37 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 	if t.Size() == 0 {
 		return out, nil
 	}
-	if t.dtype == Complex128 {
+	switch {
+	case t.dtype == Complex128:
 		sumInto(out.c128, t.c128, t.shape, st, t.strides, t.offset)
-	} else {
+	case sumsLeading(shape, t) && len(out.f64) >= vecMin && t.IsContiguous():
+		sumRows(out.f64, t.f64[t.offset:t.offset+t.Size()])
+	default:
 		sumInto(out.f64, t.f64, t.shape, st, t.strides, t.offset)
 	}
 	return out, nil
+}
+
+// sumsLeading reports whether summing t to shape adds up leading axes only: shape,
+// less its leading 1s, is a suffix of t's shape (a bias's cotangent, [n, d] summed
+// to [d]).
+func sumsLeading(shape []int, t *Dense) bool {
+	for len(shape) > 0 && shape[0] == 1 {
+		shape = shape[1:]
+	}
+	return slices.Equal(shape, t.shape[len(t.shape)-len(shape):])
+}
+
+// sumRows adds the rows of src, each as long as out, into out in order, with
+// vmath's vectorised Add: SumTo over leading axes of a contiguous float64 tensor,
+// one Add per row where the strided walk spent more time stepping than adding.
+// Each element sums its terms in the order of sumInto, so the results are the
+// same bit for bit.
+func sumRows(out, src []float64) {
+	n := len(out)
+	for r := 0; r+n <= len(src); r += n {
+		vmath.Add(out, out, src[r:r+n])
+	}
 }
 
 // broadcasts reports whether from broadcasts to shape by NumPy's rules.
@@ -215,6 +241,10 @@ func binContig[T element](op binOp, dst, a, b []T) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	switch op {
 	case opAdd:
+		if df, ok := any(dst).([]float64); ok && len(df) >= vecMin {
+			vmath.Add(df, any(a).([]float64), any(b).([]float64)) // vectorised
+			return
+		}
 		for i := range dst {
 			dst[i] = a[i] + b[i]
 		}
@@ -232,6 +262,10 @@ func binContig[T element](op binOp, dst, a, b []T) {
 		}
 	}
 }
+
+// vecMin is the length from which contiguous float64 sums call vmath's vectorised
+// Add: shorter ones stay in the inline loop (a scalar chain's one-element values).
+const vecMin = 16
 
 // binScalar computes dst[i] = a[i] op s (or s op a[i] when scalarFirst).
 func binScalar[T element](op binOp, dst, a []T, s T, scalarFirst bool) {

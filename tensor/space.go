@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // Space is the chainrules.Space of *Dense: tangents and cotangents of a tensor are
@@ -91,6 +92,10 @@ func accumulate[T element](dst, src []T, shape, strides []int, offset int) {
 		d := dst[o : o+w.n]
 		if sa == 1 {
 			s := src[a : a+w.n]
+			if df, ok := any(d).([]float64); ok && len(df) >= vecMin {
+				vmath.Add(df, df, any(s).([]float64)) // vectorised
+				continue
+			}
 			for i := range d {
 				d[i] += s[i]
 			}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -139,7 +140,84 @@ func checkDgemm(t *testing.T, rng *rand.Rand, tc dcase) {
 var shapes = [][3]int{
 	{1, 1, 1}, {1, 37, 5}, {37, 1, 5}, {1, 1, 50}, {6, 5, 0}, {0, 5, 5}, {5, 0, 5},
 	{7, 13, 31}, {13, 7, 97}, {31, 97, 13}, {97, 31, 7}, {8, 24, 16}, {4, 12, 3},
-	{9, 25, 17}, {16, 48, 1}, {33, 50, 70},
+	{9, 25, 17}, {16, 48, 1}, {33, 50, 70}, {16, 32, 40}, {21, 56, 300}, {3, 8, 9},
+	{24, 56, 300}, {8, 8, 5},
+}
+
+// The direct path (unpacked operands, for thin products) gives the results of the
+// packed path bit for bit, with every transposition, for beta 0 and not, with
+// padded strides.
+func TestDgemmDirect(t *testing.T) {
+	defer func() { directOff = false }()
+	rng := rand.New(rand.NewPCG(7, 8))
+	// The path is taken where it applies (with the AVX-512 kernel).
+	a, b, c := randSlice(rng, 16*8), randSlice(rng, 8*32), make([]float64, 16*32)
+	taken := directRun(kern, 16, 32, 8, &realA[float64]{a: a, lda: 8}, &realB[float64]{b: b, ldb: 32}, 1, 0, c, 32)
+	if want := kern.name == "avx512_8x24"; taken != want {
+		t.Fatalf("direct path taken: %v with kernel %s", taken, kern.name)
+	}
+	for _, s := range [][3]int{{1024, 32, 32}, {32, 32, 1024}, {1024, 32, 2}, {16, 8, 3}, {8, 56, 100}, {24, 48, 7}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, beta := range []float64{0, 0.5} {
+					ar, ac := dims(tA, m, k)
+					br, bc := dims(tB, k, n)
+					const pad = 3
+					a, b := randSlice(rng, ar*(ac+pad)), randSlice(rng, br*(bc+pad))
+					c0 := randSlice(rng, m*(n+pad))
+					with, without := slices.Clone(c0), slices.Clone(c0)
+					directOff = false
+					Dgemm(tA, tB, m, n, k, -1.25, a, ac+pad, b, bc+pad, beta, with, n+pad)
+					directOff = true
+					Dgemm(tA, tB, m, n, k, -1.25, a, ac+pad, b, bc+pad, beta, without, n+pad)
+					for i := range with {
+						if math.Float64bits(with[i]) != math.Float64bits(without[i]) {
+							t.Fatalf("%v tA=%v tB=%v beta=%v: c[%d] = %v direct, %v packed", s, tA, tB, beta, i, with[i], without[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// The 8-column edge kernel gives the results of the full kernel bit for bit, on
+// shapes whose last column tile is 8 wide (n = 32, 56) or narrower, whole or
+// partial in rows, across a KC block boundary.
+func TestDgemmEdge8(t *testing.T) {
+	saved := kern
+	defer func() { kern = saved }()
+	for _, kn := range kernels() {
+		if kn.edge8 == nil {
+			continue
+		}
+		t.Run(kn.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(5, 6))
+			for _, s := range [][3]int{{16, 32, 40}, {21, 56, 300}, {2, 32, 1024}, {1024, 32, 32}, {8, 8, 3}, {5, 30, 7}} {
+				m, n, k := s[0], s[1], s[2]
+				for _, tA := range []bool{false, true} {
+					for _, beta := range []float64{0, 0.5} {
+						ar, ac := dims(tA, m, k)
+						a, b := randSlice(rng, ar*ac), randSlice(rng, k*n)
+						c0 := randSlice(rng, m*n)
+						with, without := slices.Clone(c0), slices.Clone(c0)
+						kern = kn
+						Dgemm(tA, false, m, n, k, 0.75, a, ac, b, n, beta, with, n)
+						noEdge := *kn
+						noEdge.edge8 = nil
+						kern = &noEdge
+						Dgemm(tA, false, m, n, k, 0.75, a, ac, b, n, beta, without, n)
+						for i := range with {
+							if math.Float64bits(with[i]) != math.Float64bits(without[i]) {
+								t.Fatalf("%v tA=%v beta=%v: c[%d] = %v with the edge kernel, %v without", s, tA, beta, i, with[i], without[i])
+							}
+						}
+					}
+				}
+			}
+		})
+	}
 }
 
 func TestDgemm(t *testing.T) {

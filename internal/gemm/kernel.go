@@ -11,6 +11,12 @@ type kernel[R float] struct {
 	// micro-panel a and a k x nr micro-panel b (both packed k-major). C has
 	// row stride ldc. If beta == 0, C is not read.
 	fn func(k int, a, b, c []R, ldc int, alpha, beta R)
+	// edge8, if set, computes an mr x 8 tile like fn from an mr x k micro-panel a
+	// and the first 8 columns of a k x nr micro-panel b read with row stride ldb:
+	// the right edge of a C whose width leaves 8 columns after the nr-wide tiles
+	// (n = 32 with nr = 24), where fn would compute nr - 8 columns of padding. Its
+	// results must be those of fn bit for bit.
+	edge8 func(k int, a, b []R, ldb int, c []R, ldc int, alpha, beta R)
 }
 
 // kern is the float64 kernel used by Dgemm and Zgemm, and kern32 the float32

@@ -9,6 +9,18 @@ import "golang.org/x/sys/cpu"
 //go:noescape
 func kern8x24AVX512(k int, a, b, c *float64, ldc int, alpha, beta float64)
 
+// kern8x24AVX512S is the 8x24 AVX-512F kernel on unpacked operands: A's element
+// (r, p) at a[r*rsa+p*csa], B's row p at b[p*ldb:], strides in elements.
+//
+//go:noescape
+func kern8x24AVX512S(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha, beta float64)
+
+// kern8x8AVX512S is the 8x8 AVX-512F edge kernel (see kernel.edge8) with the
+// strides of kern8x24AVX512S.
+//
+//go:noescape
+func kern8x8AVX512S(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha, beta float64)
+
 // kern4x12AVX2 is the 4x12 AVX2+FMA micro-kernel (see kernel.fn).
 //
 //go:noescape
@@ -25,7 +37,7 @@ func kern8x48AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
 func kern4x24AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
 var (
-	avx512 = &kernel[float64]{name: "avx512_8x24", mr: 8, nr: 24, mc: 96, kc: 256, nc: 3072, fn: fnAVX512}
+	avx512 = &kernel[float64]{name: "avx512_8x24", mr: 8, nr: 24, mc: 96, kc: 256, nc: 3072, fn: fnAVX512, edge8: edgeAVX512}
 	avx2   = &kernel[float64]{name: "avx2_4x12", mr: 4, nr: 12, mc: 96, kc: 256, nc: 3072, fn: fnAVX2}
 
 	// The float32 kernels have the float64 kernels' B rows in bytes (NR twice
@@ -51,6 +63,11 @@ func fnAVX2s(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 func fnAVX512(k int, a, b, c []float64, ldc int, alpha, beta float64) {
 	_, _, _ = a[8*k-1], b[24*k-1], c[7*ldc+23]
 	kern8x24AVX512(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+}
+
+func edgeAVX512(k int, a, b []float64, ldb int, c []float64, ldc int, alpha, beta float64) {
+	_, _, _ = a[8*k-1], b[(k-1)*ldb+7], c[7*ldc+7]
+	kern8x8AVX512S(k, &a[0], 1, 8, &b[0], ldb, &c[0], ldc, alpha, beta)
 }
 
 func fnAVX2(k int, a, b, c []float64, ldc int, alpha, beta float64) {

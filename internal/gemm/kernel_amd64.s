@@ -329,3 +329,218 @@ store256:
 	STOREROW256(Y9, Y10, Y11)
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------------
+// AVX-512: 8x8 edge tile (kern8x8AVX512S below), for the last 8 columns of a C
+// whose width leaves 8 after the 24-wide tiles (n = 32: 24 + 8), where the 8x24
+// kernel would compute 16 columns of padding. Accumulators Z0..Z7 (row r in Zr),
+// B row in Z8; A is broadcast from memory into each FMA. Each element is the same
+// FMA chain over k as in kern8x24AVX512, then the same alpha and beta steps, so
+// the results are those of the 8x24 kernel bit for bit.
+
+#define BETAROW8(c) \
+	VFMADD231PD (DX), Z10, c; \
+	VMOVUPD     c, (DX);      \
+	ADDQ        R8, DX
+
+#define STOREROW8(c) \
+	VMOVUPD c, (DX); \
+	ADDQ    R8, DX
+
+// ---------------------------------------------------------------------------
+// AVX-512 kernels on unpacked operands, for thin products (see direct.go):
+// A's element (r, p) is read at a + r*rsa + p*csa and B's row p at b + p*ldb
+// (strides in elements), so that neither operand needs packing. The FMA chain
+// of each element is that of the packed kernels, so the results are the same bit
+// for bit. Registers: SI = A at step p (rows 0-3), R11 = its row 4, R12 = rsa,
+// R13 = 3 rsa, R9 = csa (bytes); DI = B row, R10 = ldb (bytes).
+
+#define ROWS512(c0, c1, c2, src) \
+	VBROADCASTSD src, Z27;     \
+	VFMADD231PD  Z24, Z27, c0; \
+	VFMADD231PD  Z25, Z27, c1; \
+	VFMADD231PD  Z26, Z27, c2
+
+// func kern8x24AVX512S(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha, beta float64)
+TEXT ·kern8x24AVX512S(SB), NOSPLIT, $0-80
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ rsa+16(FP), R12
+	SHLQ $3, R12
+	MOVQ csa+24(FP), R9
+	SHLQ $3, R9
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R10
+	SHLQ $3, R10
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R8
+	SHLQ $3, R8
+	LEAQ (R12)(R12*2), R13
+	LEAQ (SI)(R12*4), R11
+
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+	TESTQ  CX, CX
+	JZ     doneS
+
+loopS:
+	VMOVUPD (DI), Z24
+	VMOVUPD 64(DI), Z25
+	VMOVUPD 128(DI), Z26
+	ROWS512(Z0, Z1, Z2, (SI))
+	ROWS512(Z3, Z4, Z5, (SI)(R12*1))
+	ROWS512(Z6, Z7, Z8, (SI)(R12*2))
+	ROWS512(Z9, Z10, Z11, (SI)(R13*1))
+	ROWS512(Z12, Z13, Z14, (R11))
+	ROWS512(Z15, Z16, Z17, (R11)(R12*1))
+	ROWS512(Z18, Z19, Z20, (R11)(R12*2))
+	ROWS512(Z21, Z22, Z23, (R11)(R13*1))
+	ADDQ R9, SI
+	ADDQ R9, R11
+	ADDQ R10, DI
+	DECQ CX
+	JNZ  loopS
+
+doneS:
+	VBROADCASTSD alpha+64(FP), Z24
+	SCALE512(Z24, Z0, Z1, Z2)
+	SCALE512(Z24, Z3, Z4, Z5)
+	SCALE512(Z24, Z6, Z7, Z8)
+	SCALE512(Z24, Z9, Z10, Z11)
+	SCALE512(Z24, Z12, Z13, Z14)
+	SCALE512(Z24, Z15, Z16, Z17)
+	SCALE512(Z24, Z18, Z19, Z20)
+	SCALE512(Z24, Z21, Z22, Z23)
+
+	MOVQ beta+72(FP), AX
+	SHLQ $1, AX
+	JZ   storeS
+
+	VBROADCASTSD beta+72(FP), Z25
+	BETAROW512(Z0, Z1, Z2)
+	BETAROW512(Z3, Z4, Z5)
+	BETAROW512(Z6, Z7, Z8)
+	BETAROW512(Z9, Z10, Z11)
+	BETAROW512(Z12, Z13, Z14)
+	BETAROW512(Z15, Z16, Z17)
+	BETAROW512(Z18, Z19, Z20)
+	BETAROW512(Z21, Z22, Z23)
+	VZEROUPPER
+	RET
+
+storeS:
+	STOREROW512(Z0, Z1, Z2)
+	STOREROW512(Z3, Z4, Z5)
+	STOREROW512(Z6, Z7, Z8)
+	STOREROW512(Z9, Z10, Z11)
+	STOREROW512(Z12, Z13, Z14)
+	STOREROW512(Z15, Z16, Z17)
+	STOREROW512(Z18, Z19, Z20)
+	STOREROW512(Z21, Z22, Z23)
+	VZEROUPPER
+	RET
+
+// func kern8x8AVX512S(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha, beta float64)
+TEXT ·kern8x8AVX512S(SB), NOSPLIT, $0-80
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ rsa+16(FP), R12
+	SHLQ $3, R12
+	MOVQ csa+24(FP), R9
+	SHLQ $3, R9
+	MOVQ b+32(FP), DI
+	MOVQ ldb+40(FP), R10
+	SHLQ $3, R10
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R8
+	SHLQ $3, R8
+	LEAQ (R12)(R12*2), R13
+	LEAQ (SI)(R12*4), R11
+
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	TESTQ  CX, CX
+	JZ     done8S
+
+loop8S:
+	VMOVUPD          (DI), Z8
+	VFMADD231PD.BCST (SI), Z8, Z0
+	VFMADD231PD.BCST (SI)(R12*1), Z8, Z1
+	VFMADD231PD.BCST (SI)(R12*2), Z8, Z2
+	VFMADD231PD.BCST (SI)(R13*1), Z8, Z3
+	VFMADD231PD.BCST (R11), Z8, Z4
+	VFMADD231PD.BCST (R11)(R12*1), Z8, Z5
+	VFMADD231PD.BCST (R11)(R12*2), Z8, Z6
+	VFMADD231PD.BCST (R11)(R13*1), Z8, Z7
+	ADDQ             R9, SI
+	ADDQ             R9, R11
+	ADDQ             R10, DI
+	DECQ             CX
+	JNZ              loop8S
+
+done8S:
+	VBROADCASTSD alpha+64(FP), Z9
+	VMULPD       Z9, Z0, Z0
+	VMULPD       Z9, Z1, Z1
+	VMULPD       Z9, Z2, Z2
+	VMULPD       Z9, Z3, Z3
+	VMULPD       Z9, Z4, Z4
+	VMULPD       Z9, Z5, Z5
+	VMULPD       Z9, Z6, Z6
+	VMULPD       Z9, Z7, Z7
+
+	MOVQ beta+72(FP), AX
+	SHLQ $1, AX
+	JZ   store8S
+
+	VBROADCASTSD beta+72(FP), Z10
+	BETAROW8(Z0)
+	BETAROW8(Z1)
+	BETAROW8(Z2)
+	BETAROW8(Z3)
+	BETAROW8(Z4)
+	BETAROW8(Z5)
+	BETAROW8(Z6)
+	BETAROW8(Z7)
+	VZEROUPPER
+	RET
+
+store8S:
+	STOREROW8(Z0)
+	STOREROW8(Z1)
+	STOREROW8(Z2)
+	STOREROW8(Z3)
+	STOREROW8(Z4)
+	STOREROW8(Z5)
+	STOREROW8(Z6)
+	STOREROW8(Z7)
+	VZEROUPPER
+	RET

@@ -10,3 +10,14 @@ func asmKernels32() []*kernel[float32] { return nil }
 
 // packRows8Asm does nothing: this build has no assembly.
 func packRows8Asm[R float](dst []R, stride int, a []R, off, lda, kb int) int { return 0 }
+
+// packAcrossAsm does nothing: this build has no assembly.
+func packAcrossAsm[R float](dst []R, w int, x []R, ld, rows, kb int) bool { return false }
+
+// directOff turns the direct path off (tests compare it with the packed one).
+var directOff = false
+
+// directRun does nothing: this build has no assembly.
+func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) bool {
+	return false
+}

@@ -38,13 +38,7 @@ func packPanels[R float](dst []R, w int, x []R, ld int, across bool, i0, nb, p0,
 		panel := dst[ip*kb : (ip+w)*kb]
 		rows := min(w, nb-ip)
 		if across {
-			// Value (i, p0+p) for the i of the panel is contiguous in x.
-			for p := 0; p < kb; p++ {
-				src := x[(p0+p)*ld+i0+ip:]
-				d := panel[p*w : p*w+w]
-				copy(d, src[:rows])
-				clear(d[rows:])
-			}
+			packAcross(panel, w, x[p0*ld+i0+ip:], ld, rows, kb)
 			continue
 		}
 		if rows == w && w%4 == 0 {
@@ -62,6 +56,42 @@ func packPanels[R float](dst []R, w int, x []R, ld int, across bool, i0, nb, p0,
 			for p := 0; p < kb; p++ {
 				clear(panel[p*w+rows : p*w+w])
 			}
+		}
+	}
+}
+
+// packAcross packs one micro-panel of width w whose lines run across the storage
+// rows of x: value (r, p) is x[p*ld+r] for the rows < w lines of the panel, and
+// dst[p*w+r] receives it (0 for r >= rows). The copies are of a few values each
+// (one micro-panel row, 8 or 24 for the AVX-512 kernel), so they are done with
+// 32-byte AVX moves where the widths allow (packAcrossAsm), else as groups of four
+// assignments, instead of calls to copy and clear, whose call overhead was most of
+// the packing time of thin products such as X^T G with a long k.
+func packAcross[R float](dst []R, w int, x []R, ld, rows, kb int) {
+	if kb == 0 {
+		return
+	}
+	x = x[:(kb-1)*ld+rows]
+	dst = dst[:kb*w]
+	if packAcrossAsm(dst, w, x, ld, rows, kb) {
+		return
+	}
+	if rows == w && w%4 == 0 {
+		for p := range kb {
+			src := x[p*ld : p*ld+w]
+			d := dst[p*w : p*w+w]
+			for c := 0; c+4 <= len(d); c += 4 {
+				s4, d4 := src[c:c+4:c+4], d[c:c+4:c+4]
+				d4[0], d4[1], d4[2], d4[3] = s4[0], s4[1], s4[2], s4[3]
+			}
+		}
+		return
+	}
+	// A partial panel: clear it in one call, then fill it line by line.
+	clear(dst)
+	for r := range rows {
+		for p := range kb {
+			dst[p*w+r] = x[p*ld+r]
 		}
 	}
 }

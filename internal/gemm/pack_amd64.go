@@ -29,3 +29,25 @@ func packRows8Asm[R float](dst []R, stride int, a []R, off, lda, kb int) int {
 	transpose8x8f32((*float32)(unsafe.Pointer(&dst[0])), stride, (*float32)(unsafe.Pointer(&a[off])), lda, done/8)
 	return done
 }
+
+// copyRows32 copies, for each of rows rows, chunks*32 bytes from src (row stride
+// srcStride bytes) to dst (row stride dstStride bytes) with AVX moves, and zeroes
+// the zchunks*32 bytes after them in dst.
+//
+//go:noescape
+func copyRows32(dst *byte, dstStride int, src *byte, srcStride int, chunks, zchunks, rows int)
+
+// packAcrossAsm packs a micro-panel for packAcross (value (r, p) at x[p*ld+r],
+// r < rows, to dst[p*w+r], and 0 for rows <= r < w) with AVX moves when rows and w
+// values are whole numbers of 32-byte chunks, and reports whether it did.
+func packAcrossAsm[R float](dst []R, w int, x []R, ld, rows, kb int) bool {
+	size := int(unsafe.Sizeof(R(0)))
+	if !hasAVX2 || kb == 0 || rows == 0 || (rows*size)%32 != 0 || (w*size)%32 != 0 {
+		return false
+	}
+	_ = x[(kb-1)*ld+rows-1]
+	_ = dst[kb*w-1]
+	copyRows32((*byte)(unsafe.Pointer(&dst[0])), w*size, (*byte)(unsafe.Pointer(&x[0])), ld*size,
+		rows*size/32, (w-rows)*size/32, kb)
+	return true
+}

@@ -78,3 +78,53 @@ done:
 	VZEROUPPER
 	RET
 
+
+// func copyRows32(dst *byte, dstStride int, src *byte, srcStride int, chunks int, zchunks int, rows int)
+//
+// For each of rows rows, copies chunks*32 bytes from src (row stride srcStride
+// bytes) to dst (row stride dstStride bytes) with 32-byte AVX moves, then zeroes
+// the zchunks*32 bytes after them in dst: the micro-panels of packAcross, a k
+// step's 8 or 24 float64 values each, and the zero padding of a partial panel.
+TEXT ·copyRows32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ dstStride+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ srcStride+24(FP), R9
+	MOVQ chunks+32(FP), DX
+	MOVQ zchunks+40(FP), R10
+	MOVQ rows+48(FP), CX
+	VXORPD Y1, Y1, Y1
+	TESTQ CX, CX
+	JZ   copydone
+	TESTQ DX, DX
+	JZ   copydone
+
+copyrow:
+	XORQ AX, AX
+	MOVQ DX, BX
+
+copychunk:
+	VMOVUPD (SI)(AX*1), Y0
+	VMOVUPD Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	DECQ BX
+	JNZ  copychunk
+	MOVQ R10, BX
+	TESTQ BX, BX
+	JZ   copynext
+
+zerochunk:
+	VMOVUPD Y1, (DI)(AX*1)
+	ADDQ $32, AX
+	DECQ BX
+	JNZ  zerochunk
+
+copynext:
+	ADDQ R9, SI
+	ADDQ R8, DI
+	DECQ CX
+	JNZ  copyrow
+
+copydone:
+	VZEROUPPER
+	RET

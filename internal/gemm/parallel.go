@@ -67,6 +67,9 @@ var sharedPacking = false
 // back to the caller as a *WorkerPanic.
 func run[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) {
 	if workers < 2 || m*n*k < parallelMin {
+		if directRun(kn, m, n, k, pa, pb, alpha, beta, c, ldc) {
+			return
+		}
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return
 	}

@@ -80,6 +80,10 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 	switch {
 	case t.dtype == Complex128:
 		sumInto(out.c128, t.c128, t.shape, st, t.strides, t.offset)
+	case t.dtype == Float32:
+		sumInto(out.f32, t.f32, t.shape, st, t.strides, t.offset)
+	case t.dtype == Complex64:
+		sumInto(out.c64, t.c64, t.shape, st, t.strides, t.offset)
 	case sumsLeading(shape, t) && len(out.f64) >= vecMin && t.IsContiguous():
 		sumRows(out.f64, t.f64[t.offset:t.offset+t.Size()])
 	default:
@@ -206,17 +210,20 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the result is too large: %w", binOpNames[op], err)
 	}
-	if dt == Complex128 {
-		a, b = a.AsComplex(), b.AsComplex()
-	}
+	a, b = a.to(dt), b.to(dt)
 	n := out.Size()
 	if n == 0 {
 		return out, nil
 	}
 	if slices.Equal(a.shape, b.shape) && a.IsContiguous() && b.IsContiguous() {
-		if dt == Complex128 {
+		switch dt {
+		case Complex128:
 			binContig(op, out.c128, a.c128[a.offset:a.offset+n], b.c128[b.offset:b.offset+n])
-		} else {
+		case Float32:
+			binContig(op, out.f32, a.f32[a.offset:a.offset+n], b.f32[b.offset:b.offset+n])
+		case Complex64:
+			binContig(op, out.c64, a.c64[a.offset:a.offset+n], b.c64[b.offset:b.offset+n])
+		default:
 			binContig(op, out.f64, a.f64[a.offset:a.offset+n], b.f64[b.offset:b.offset+n])
 		}
 		return out, nil
@@ -228,9 +235,14 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cannot broadcast %v and %v", binOpNames[op], a.shape, b.shape)
 	}
 	w := newWalker(shape, [maxOperands]int{0, a.offset, b.offset}, out.strides, as, bs)
-	if dt == Complex128 {
+	switch dt {
+	case Complex128:
 		binStrided(op, out.c128, a.c128, b.c128, &w)
-	} else {
+	case Float32:
+		binStrided(op, out.f32, a.f32, b.f32, &w)
+	case Complex64:
+		binStrided(op, out.c64, a.c64, b.c64, &w)
+	default:
 		binStrided(op, out.f64, a.f64, b.f64, &w)
 	}
 	return out, nil
@@ -346,9 +358,36 @@ func binGeneral[T element](op binOp, d, a, b []T, i, j, sa, sb int) {
 	}
 }
 
-// Scale returns the fresh tensor s * a. A float64 tensor stays float64 when
-// imag(s) == 0 and is promoted to complex128 otherwise.
+// Scale returns the fresh tensor s * a. A real tensor stays real when imag(s) == 0
+// and is promoted to the complex dtype of its precision otherwise; s is rounded to
+// a's precision (a float32 or complex64 tensor stays single precision).
 func Scale(a *Dense, s complex128) *Dense {
+	switch a.dtype {
+	case Float32:
+		src := a.Float32s()
+		if imag(s) == 0 {
+			out := New(Float32, a.shape...)
+			r := float32(real(s))
+			for i, v := range src {
+				out.f32[i] = r * v
+			}
+			return out
+		}
+		out := New(Complex64, a.shape...)
+		c := complex64(s)
+		for i, v := range src {
+			out.c64[i] = complex(v, 0) * c
+		}
+		return out
+	case Complex64:
+		src := a.Complex64s()
+		out := New(Complex64, a.shape...)
+		c := complex64(s)
+		for i, v := range src {
+			out.c64[i] = v * c
+		}
+		return out
+	}
 	if a.dtype == Float64 && imag(s) == 0 {
 		src := a.Float64s()
 		out := New(Float64, a.shape...)
@@ -387,10 +426,15 @@ func AddScaled(a *Dense, s float64, b *Dense) (*Dense, error) {
 	}
 	dt := ResultDType(a.dtype, b.dtype)
 	out := New(dt, a.shape...)
-	if dt == Float64 {
+	switch dt {
+	case Float64:
 		axpyInto(out.f64, a.Float64s(), s, b.Float64s())
-	} else {
-		axpyInto(out.c128, a.AsComplex().Complex128s(), complex(s, 0), b.AsComplex().Complex128s())
+	case Complex128:
+		axpyInto(out.c128, a.to(dt).Complex128s(), complex(s, 0), b.to(dt).Complex128s())
+	case Float32:
+		axpyInto(out.f32, a.Float32s(), float32(s), b.Float32s())
+	case Complex64:
+		axpyInto(out.c64, a.to(dt).Complex64s(), complex(float32(s), 0), b.to(dt).Complex64s())
 	}
 	return out, nil
 }
@@ -404,13 +448,20 @@ func axpyInto[T element](dst, x []T, s T, y []T) {
 }
 
 // Sum returns sum_i t_i over all elements of t (0 for an empty tensor), as a
-// complex128 whatever t's dtype.
+// complex128 whatever t's dtype. The elements of a single-precision tensor are
+// summed in double precision along each contiguous run (see sumWide) and the run
+// sums rounded to single precision once each.
 func Sum(t *Dense) complex128 {
 	if t.Size() == 0 {
 		return 0
 	}
-	if t.dtype == Complex128 {
+	switch t.dtype {
+	case Complex128:
 		return sumView(t.c128, t.shape, t.strides, t.offset)
+	case Float32:
+		return complex(float64(sumView(t.f32, t.shape, t.strides, t.offset)), 0)
+	case Complex64:
+		return complex128(sumView(t.c64, t.shape, t.strides, t.offset))
 	}
 	return complex(sumView(t.f64, t.shape, t.strides, t.offset), 0)
 }
@@ -421,8 +472,8 @@ func SumFloat64(t *Dense) float64 {
 	if t.Size() == 0 {
 		return 0
 	}
-	if t.dtype == Complex128 {
-		return real(sumView(t.c128, t.shape, t.strides, t.offset))
+	if t.dtype != Float64 {
+		return real(Sum(t))
 	}
 	return sumView(t.f64, t.shape, t.strides, t.offset)
 }
@@ -459,7 +510,7 @@ func Dot(a, b *Dense) (complex128, error) {
 		}
 		return complex(s, 0), nil
 	}
-	x, y := a.AsComplex(), b.AsComplex()
+	x, y := a.to(Complex128), b.to(Complex128)
 	w := newWalker(a.shape, [maxOperands]int{x.offset, y.offset}, x.strides, y.strides)
 	var s complex128
 	for w.next() {
@@ -478,14 +529,14 @@ func Dot(a, b *Dense) (complex128, error) {
 //
 //	|a_i - b_i| <= atol + rtol * max(|a_i|, |b_i|)
 //
-// (equal infinities count as equal; a NaN never does). Dtypes may differ: a float64
-// element is compared as complex(x, 0).
+// (equal infinities count as equal; a NaN never does). Dtypes may differ: elements
+// are compared in double precision, a real element as complex(x, 0).
 func EqualApprox(a, b *Dense, atol, rtol float64) bool {
 	if a == nil || b == nil || !slices.Equal(a.shape, b.shape) {
 		return false
 	}
-	if a.dtype == Float64 && b.dtype == Float64 {
-		x, y := a.Float64s(), b.Float64s()
+	if !a.dtype.IsComplex() && !b.dtype.IsComplex() {
+		x, y := a.to(Float64).Float64s(), b.to(Float64).Float64s()
 		y = y[:len(x)]
 		for i, u := range x {
 			v := y[i]
@@ -498,7 +549,7 @@ func EqualApprox(a, b *Dense, atol, rtol float64) bool {
 		}
 		return true
 	}
-	x, y := a.AsComplex().Complex128s(), b.AsComplex().Complex128s()
+	x, y := a.to(Complex128).Complex128s(), b.to(Complex128).Complex128s()
 	y = y[:len(x)]
 	for i, u := range x {
 		v := y[i]
@@ -523,7 +574,7 @@ func MaxDiff(a, b *Dense) (index []int, av, bv complex128, err error) {
 	if !slices.Equal(a.shape, b.shape) {
 		return nil, 0, 0, cr.Errorf(cr.ErrShapeMismatch, "max diff: shapes %v and %v differ", a.shape, b.shape)
 	}
-	x, y := a.AsComplex().Complex128s(), b.AsComplex().Complex128s()
+	x, y := a.to(Complex128).Complex128s(), b.to(Complex128).Complex128s()
 	if len(x) == 0 {
 		return nil, 0, 0, nil
 	}

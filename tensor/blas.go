@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	kernels "github.com/chainrules-go/chainrules/internal/gemm"
 )
 
 var useBLAS64 atomic.Bool
@@ -85,7 +86,9 @@ func prepare(t *Dense, rows, cols, rAxis, cAxis, bAxis int) matOperand {
 //
 //	C[i, j] = sum_l A[i, l] B[l, j].
 //
-// The result is complex128 if either operand is. Operands whose rows or columns are
+// The result has dtype PromoteTypes(a, b) (an operand of another dtype is converted
+// first); float32 and complex64 products run on the packed single-precision kernels
+// of internal/gemm (Sgemm, Cgemm) whatever UseBLAS64 says. Operands whose rows or columns are
 // contiguous (row-major, or column-major such as a Transpose view) are passed to BLAS
 // without copying. It returns an error wrapping ErrShapeMismatch unless both are 2-D
 // with matching inner dims.
@@ -105,9 +108,7 @@ func MatMul(a, b *Dense) (*Dense, error) {
 	if m == 0 || n == 0 || k == 0 {
 		return out, nil
 	}
-	if dt == Complex128 {
-		a, b = a.AsComplex(), b.AsComplex()
-	}
+	a, b = a.to(dt), b.to(dt)
 	pa := prepare(a, m, k, 0, 1, -1)
 	pb := prepare(b, k, n, 0, 1, -1)
 	gemm(dt, pa, pb, 1, m, n, k, out)
@@ -117,6 +118,20 @@ func MatMul(a, b *Dense) (*Dense, error) {
 // gemm computes out[p] = op(A[p]) op(B[p]) for p < batch into out's storage (each
 // m×n, row-major, ld n), with the operands' batch strides pa.bs and pb.bs.
 func gemm(dt DType, pa, pb matOperand, batch, m, n, k int, out *Dense) {
+	switch dt {
+	case Float32:
+		for p := range batch {
+			kernels.Sgemm(pa.trans, pb.trans, m, n, k, 1, pa.t.f32[pa.t.offset+p*pa.bs:], pa.ld,
+				pb.t.f32[pb.t.offset+p*pb.bs:], pb.ld, 0, out.f32[p*m*n:], n)
+		}
+		return
+	case Complex64:
+		for p := range batch {
+			kernels.Cgemm(pa.trans, pb.trans, m, n, k, 1, pa.t.c64[pa.t.offset+p*pa.bs:], pa.ld,
+				pb.t.c64[pb.t.offset+p*pb.bs:], pb.ld, 0, out.c64[p*m*n:], n)
+		}
+		return
+	}
 	on := useBLAS64.Load()
 	if dt == Complex128 {
 		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c128[pa.t.offset:], pa.ld, pa.bs, pb.t.c128[pb.t.offset:], pb.ld, pb.bs, 0, out.c128, n, m*n, batch)
@@ -132,7 +147,7 @@ func gemm(dt DType, pa, pb matOperand, batch, m, n, k int, out *Dense) {
 //	C[p, i, j] = sum_l op(A[p])[i, l] op(B[p])[l, j].
 //
 // a is [B M K] ([B K M] with transA) and b is [B K N] ([B N K] with transB); the
-// result is [B M N], complex128 if either operand is. It returns an error wrapping
+// result is [B M N], of dtype PromoteTypes(a, b) as in MatMul. It returns an error wrapping
 // ErrShapeMismatch unless both are 3-D with equal batch sizes and matching inner
 // dims.
 func BatchMatMul(a, b *Dense, transA, transB bool) (*Dense, error) {
@@ -164,9 +179,7 @@ func BatchMatMul(a, b *Dense, transA, transB bool) (*Dense, error) {
 	if batch == 0 || m == 0 || n == 0 || k == 0 {
 		return out, nil
 	}
-	if dt == Complex128 {
-		a, b = a.AsComplex(), b.AsComplex()
-	}
+	a, b = a.to(dt), b.to(dt)
 	pa := prepare(a, m, k, ar, ac, 0)
 	pb := prepare(b, k, n, br, bc, 0)
 	gemm(dt, pa, pb, batch, m, n, k, out)

@@ -43,11 +43,7 @@ func Copy(dst, src *Dense) error {
 		}
 		src = src.Clone()
 	}
-	if src.dtype == Complex128 {
-		gather(dst.c128[dst.offset:dst.offset+n], src.c128, src.shape, src.strides, src.offset)
-	} else {
-		gather(dst.f64[dst.offset:dst.offset+n], src.f64, src.shape, src.strides, src.offset)
-	}
+	gatherInto(dst, src)
 	return nil
 }
 

@@ -97,4 +97,43 @@ func Linspace(start, end float64, steps int) (*Dense, error) {
 	return t, nil
 }
 
+// EyeOf is Eye with a dtype: torch.eye(n, m, dtype=dt). An invalid dtype is an error
+// wrapping chainrules.ErrInvalidArgument.
+func EyeOf(dt DType, n, m int) (*Dense, error) {
+	t, err := Eye(n, m)
+	if err != nil {
+		return nil, err
+	}
+	return AsType(t, dt)
+}
+
+// ArangeOf is Arange with a dtype: torch.arange(start, end, step, dtype=dt). The
+// elements are computed in float64, as Arange does, and rounded to dt once (torch
+// computes in double for float32 too). An invalid dtype is an error wrapping
+// chainrules.ErrInvalidArgument.
+func ArangeOf(dt DType, start, end, step float64) (*Dense, error) {
+	if !dt.Valid() {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "arange: invalid dtype %v", dt)
+	}
+	t, err := Arange(start, end, step)
+	if err != nil {
+		return nil, err
+	}
+	return AsType(t, dt)
+}
+
+// LinspaceOf is Linspace with a dtype: torch.linspace(start, end, steps, dtype=dt).
+// The elements are computed in float64, as Linspace does, and rounded to dt once. An
+// invalid dtype is an error wrapping chainrules.ErrInvalidArgument.
+func LinspaceOf(dt DType, start, end float64, steps int) (*Dense, error) {
+	if !dt.Valid() {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "linspace: invalid dtype %v", dt)
+	}
+	t, err := Linspace(start, end, steps)
+	if err != nil {
+		return nil, err
+	}
+	return AsType(t, dt)
+}
+
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -20,38 +20,120 @@ const (
 	Float64 DType = 1
 	// Complex128 tensors hold complex128 elements.
 	Complex128 DType = 2
+	// Float32 tensors hold float32 elements.
+	Float32 DType = 3
+	// Complex64 tensors hold complex64 elements (two float32 parts).
+	Complex64 DType = 4
 )
 
-// String returns "float64" or "complex128" (or "DType(n)" for an invalid value).
+// DTypes lists the valid dtypes, in the order of their values.
+var DTypes = [...]DType{Float64, Complex128, Float32, Complex64}
+
+// String returns "float64", "complex128", "float32" or "complex64" (or "DType(n)"
+// for an invalid value).
 func (d DType) String() string {
 	switch d {
 	case Float64:
 		return "float64"
 	case Complex128:
 		return "complex128"
+	case Float32:
+		return "float32"
+	case Complex64:
+		return "complex64"
 	}
 	return "DType(" + strconv.Itoa(int(d)) + ")"
 }
 
-// ResultDType returns the dtype of an arithmetic result on operands of dtypes ds:
-// Complex128 if any of them is complex, else Float64.
-func ResultDType(ds ...DType) DType {
-	for _, d := range ds {
-		if d == Complex128 {
-			return Complex128
-		}
+// Valid reports whether d is one of the four dtypes a Dense can hold.
+func (d DType) Valid() bool { return d >= Float64 && d <= Complex64 }
+
+// IsComplex reports whether d is Complex128 or Complex64.
+func (d DType) IsComplex() bool { return d == Complex128 || d == Complex64 }
+
+// IsSingle reports whether d is a single-precision dtype, Float32 or Complex64.
+func (d DType) IsSingle() bool { return d == Float32 || d == Complex64 }
+
+// Complex returns the complex dtype of d's precision: Complex128 for Float64 and
+// Complex128, Complex64 for Float32 and Complex64 (and d itself if d is invalid).
+func (d DType) Complex() DType {
+	switch d {
+	case Float64:
+		return Complex128
+	case Float32:
+		return Complex64
+	}
+	return d
+}
+
+// RealType returns the real dtype of d's precision: Float64 for Float64 and
+// Complex128, Float32 for Float32 and Complex64 (and d itself if d is invalid).
+func (d DType) RealType() DType {
+	switch d {
+	case Complex128:
+		return Float64
+	case Complex64:
+		return Float32
+	}
+	return d
+}
+
+// PromoteTypes returns the dtype of an arithmetic result on tensors of dtypes a and
+// b, by PyTorch's promotion table (torch.promote_types): the result is complex if
+// either is complex, and double precision if either is:
+//
+//	           float32    float64     complex64   complex128
+//	float32    float32    float64     complex64   complex128
+//	float64    float64    float64     complex128  complex128
+//	complex64  complex64  complex128  complex64   complex128
+//	complex128 complex128 complex128  complex128  complex128
+//
+// It returns the zero DType if a or b is not a valid dtype. (Python scalars do not
+// promote a tensor in PyTorch; this package's scalar parameters never do either.)
+func PromoteTypes(a, b DType) DType {
+	if !a.Valid() || !b.Valid() {
+		return 0
+	}
+	cplx := a.IsComplex() || b.IsComplex()
+	single := a.IsSingle() && b.IsSingle()
+	switch {
+	case cplx && single:
+		return Complex64
+	case cplx:
+		return Complex128
+	case single:
+		return Float32
 	}
 	return Float64
 }
 
-// Dense is a dense N-dimensional array of float64 or complex128 elements: a strided
+// ResultDType returns the dtype of an arithmetic result on operands of dtypes ds,
+// PromoteTypes folded over ds: Complex128 if any of them is complex128 (or if one is
+// complex64 and another float64), and so on; Float64 for no operands. It returns the
+// zero DType (which Alloc refuses) if one of ds is invalid.
+func ResultDType(ds ...DType) DType {
+	if len(ds) == 0 {
+		return Float64
+	}
+	r := ds[0]
+	if !r.Valid() {
+		return 0
+	}
+	for _, d := range ds[1:] {
+		r = PromoteTypes(r, d)
+	}
+	return r
+}
+
+// Dense is a dense N-dimensional array of float64, complex128, float32 or complex64
+// elements: a strided
 // view of a backing slice. Element (i_0, ..., i_{n-1}) lives at index
 //
 //	offset + sum_k i_k * strides[k]
 //
 // of the backing slice. Strides are in elements and never negative; a stride of 0
-// repeats an element along a broadcast axis. Exactly one of the two backing slices is
-// non-nil, the one that matches dtype.
+// repeats an element along a broadcast axis. Exactly one of the four backing slices
+// is non-nil, the one that matches dtype.
 //
 // Several Dense values may share storage (views). Functions documented as returning
 // fresh results never return storage that aliases their inputs. The zero Dense is
@@ -64,6 +146,8 @@ type Dense struct {
 	offset  int
 	f64     []float64
 	c128    []complex128
+	f32     []float32
+	c64     []complex64
 	// lay holds the shape and strides of a new tensor of rank 2 or less (most of
 	// them), so that they cost no allocation of their own (setContiguous).
 	lay [4]int
@@ -192,6 +276,10 @@ func elemSize(dt DType) int {
 		return 8
 	case Complex128:
 		return 16
+	case Float32:
+		return 4
+	case Complex64:
+		return 8
 	}
 	return 0
 }
@@ -199,35 +287,46 @@ func elemSize(dt DType) int {
 // Alloc returns a zero tensor of dtype dt and the given shape, as New does, but
 // reports a bad request as an error instead of panicking: an error wrapping
 // chainrules.ErrInvalidArgument for a negative dim, a shape whose size overflows int
-// (see ShapeSize), storage larger than the Go heap can address, or a dtype other than
-// Float64 and Complex128. Ops that allocate a shape computed from their inputs or
+// (see ShapeSize), storage larger than the Go heap can address, or an invalid dtype
+// (one not in DTypes). Ops that allocate a shape computed from their inputs or
 // parameters use it.
 func Alloc(dt DType, shape ...int) (*Dense, error) {
-	return alloc(dt, shape, zeros[float64], zeros[complex128])
+	return alloc(dt, shape, false)
 }
-
-// zeros returns n zero elements.
-func zeros[T element](n int) []T { return make([]T, n) }
 
 // allocNoZero is Alloc for a result the caller writes whole: its elements are
 // unspecified, and large ones come from the module's buffer pool (vmath.MakeNoZero).
 func allocNoZero(dt DType, shape ...int) (*Dense, error) {
-	return alloc(dt, shape, vmath.MakeNoZero[float64], vmath.MakeNoZero[complex128])
+	return alloc(dt, shape, true)
 }
 
 // alloc makes a contiguous tensor of dtype dt and the given shape, its storage
-// from f64 or c128.
-func alloc(dt DType, shape []int, f64 func(n int) []float64, c128 func(n int) []complex128) (*Dense, error) {
+// zeroed, or for noZero of unspecified contents (float64 and complex128 storage then
+// comes from the module's buffer pool; single-precision storage is always made).
+func alloc(dt DType, shape []int, noZero bool) (*Dense, error) {
 	n, err := allocSize(dt, shape)
 	if err != nil {
 		return nil, err
 	}
 	t := &Dense{dtype: dt}
 	t.setContiguous(shape)
-	if dt == Complex128 {
-		t.c128 = c128(n)
-	} else {
-		t.f64 = f64(n)
+	switch dt {
+	case Float64:
+		if noZero {
+			t.f64 = vmath.MakeNoZero[float64](n)
+		} else {
+			t.f64 = make([]float64, n)
+		}
+	case Complex128:
+		if noZero {
+			t.c128 = vmath.MakeNoZero[complex128](n)
+		} else {
+			t.c128 = make([]complex128, n)
+		}
+	case Float32:
+		t.f32 = make([]float32, n)
+	case Complex64:
+		t.c64 = make([]complex64, n)
 	}
 	return t, nil
 }
@@ -270,7 +369,7 @@ func cloneShape(shape []int) []int {
 // New returns a zero tensor of dtype dt and the given shape, contiguous row-major.
 // With no dims it returns a 0-d scalar. Like make, it panics if a dim is negative; it
 // also panics for a shape whose size overflows int, for storage larger than the Go
-// heap can address and for a dtype other than Float64 and Complex128 — never does it
+// heap can address and for an invalid dtype — never does it
 // return a tensor of another size. Alloc reports the same conditions as errors; use
 // it for shapes that come from data.
 func New(dt DType, shape ...int) *Dense {
@@ -295,6 +394,37 @@ func FromComplex128(data []complex128, shape ...int) (*Dense, error) {
 	return FromSlice(data, shape...)
 }
 
+// FromFloat32 is FromFloat64 for float32 data: a Float32 tensor.
+func FromFloat32(data []float32, shape ...int) (*Dense, error) {
+	return FromSlice(data, shape...)
+}
+
+// FromComplex64 is FromFloat64 for complex64 data: a Complex64 tensor.
+func FromComplex64(data []complex64, shape ...int) (*Dense, error) {
+	return FromSlice(data, shape...)
+}
+
+// ScalarFloat32 returns the 0-d float32 tensor holding v.
+func ScalarFloat32(v float32) *Dense {
+	return &Dense{dtype: Float32, shape: []int{}, strides: []int{}, f32: []float32{v}}
+}
+
+// ScalarComplex64 returns the 0-d complex64 tensor holding v.
+func ScalarComplex64(v complex64) *Dense {
+	return &Dense{dtype: Complex64, shape: []int{}, strides: []int{}, c64: []complex64{v}}
+}
+
+// ScalarOf returns the 0-d tensor of dtype dt holding v, rounded to dt (a real dtype
+// keeps real(v)). An invalid dtype is an error wrapping chainrules.ErrInvalidArgument.
+func ScalarOf(dt DType, v complex128) (*Dense, error) {
+	t, err := Alloc(dt)
+	if err != nil {
+		return nil, err
+	}
+	t.Set(v)
+	return t, nil
+}
+
 // Scalar returns the 0-d float64 tensor holding v.
 func Scalar(v float64) *Dense {
 	return &Dense{dtype: Float64, shape: []int{}, strides: []int{}, f64: []float64{v}}
@@ -312,11 +442,11 @@ func (t *Dense) view(shape, strides []int, offset int) *Dense {
 		// storage in range.
 		offset = 0
 	}
-	return &Dense{dtype: t.dtype, shape: shape, strides: strides, offset: offset, f64: t.f64, c128: t.c128}
+	return &Dense{dtype: t.dtype, shape: shape, strides: strides, offset: offset, f64: t.f64, c128: t.c128, f32: t.f32, c64: t.c64}
 }
 
-// DType returns the element type of t (the zero DType, which is neither Float64
-// nor Complex128, for a nil *Dense).
+// DType returns the element type of t (the zero DType, which is not a valid dtype,
+// for a nil *Dense).
 func (t *Dense) DType() DType {
 	if t == nil {
 		return 0
@@ -362,8 +492,13 @@ func (t *Dense) Size() int {
 
 // storageLen returns the length of the backing slice.
 func (t *Dense) storageLen() int {
-	if t.dtype == Complex128 {
+	switch t.dtype {
+	case Complex128:
 		return len(t.c128)
+	case Float32:
+		return len(t.f32)
+	case Complex64:
+		return len(t.c64)
 	}
 	return len(t.f64)
 }
@@ -417,7 +552,7 @@ func (t *Dense) ownsStorage() bool {
 
 // Float64s returns the elements of a float64 tensor in row-major order. If t is
 // contiguous the result aliases t's storage (writes through it change t); otherwise
-// it is a fresh copy. It returns nil for a complex128 tensor.
+// it is a fresh copy. It returns nil for a tensor of another dtype (see AsType).
 func (t *Dense) Float64s() []float64 {
 	if t.dtype != Float64 {
 		return nil
@@ -433,6 +568,24 @@ func (t *Dense) Complex128s() []complex128 {
 		return nil
 	}
 	return rowMajor(t, t.c128)
+}
+
+// Float32s is Float64s for a float32 tensor: its elements in row-major order,
+// aliasing t's storage if t is contiguous; nil for a tensor of another dtype.
+func (t *Dense) Float32s() []float32 {
+	if t.dtype != Float32 {
+		return nil
+	}
+	return rowMajor(t, t.f32)
+}
+
+// Complex64s is Complex128s for a complex64 tensor: its elements in row-major
+// order, aliasing t's storage if t is contiguous; nil for a tensor of another dtype.
+func (t *Dense) Complex64s() []complex64 {
+	if t.dtype != Complex64 {
+		return nil
+	}
+	return rowMajor(t, t.c64)
 }
 
 // rowMajor returns the elements of t, whose backing slice is data, in row-major
@@ -472,9 +625,18 @@ func (t *Dense) index(idx []int) int {
 // 0). It panics, like slice indexing, if len(idx) != Rank() or an index is out of
 // range.
 func (t *Dense) At(idx ...int) complex128 {
-	p := t.index(idx)
-	if t.dtype == Complex128 {
+	return t.at(t.index(idx))
+}
+
+// at returns the element at storage index p as a complex128.
+func (t *Dense) at(p int) complex128 {
+	switch t.dtype {
+	case Complex128:
 		return t.c128[p]
+	case Float32:
+		return complex(float64(t.f32[p]), 0)
+	case Complex64:
+		return complex128(t.c64[p])
 	}
 	return complex(t.f64[p], 0)
 }
@@ -482,33 +644,43 @@ func (t *Dense) At(idx ...int) complex128 {
 // AtFloat64 returns the real part of the element at idx. It panics like At.
 func (t *Dense) AtFloat64(idx ...int) float64 {
 	p := t.index(idx)
-	if t.dtype == Complex128 {
-		return real(t.c128[p])
+	if t.dtype == Float64 {
+		return t.f64[p]
 	}
-	return t.f64[p]
+	return real(t.at(p))
 }
 
-// Set stores v at idx; a float64 tensor stores real(v). Through a view, Set writes
+// Set stores v at idx; a real tensor stores real(v), a single-precision one v
+// rounded to float32 parts. Through a view, Set writes
 // the shared storage (and through a broadcast view, every position that shows the
 // element). It panics like At.
 func (t *Dense) Set(v complex128, idx ...int) {
-	p := t.index(idx)
-	if t.dtype == Complex128 {
+	t.set(t.index(idx), v)
+}
+
+// set stores v at storage index p, converted to t's dtype.
+func (t *Dense) set(p int, v complex128) {
+	switch t.dtype {
+	case Complex128:
 		t.c128[p] = v
-		return
+	case Float32:
+		t.f32[p] = float32(real(v))
+	case Complex64:
+		t.c64[p] = complex64(v)
+	default:
+		t.f64[p] = real(v)
 	}
-	t.f64[p] = real(v)
 }
 
 // SetFloat64 stores the real number v at idx (complex(v, 0) in a complex128 tensor),
 // like Set without the conversion. It panics like At.
 func (t *Dense) SetFloat64(v float64, idx ...int) {
 	p := t.index(idx)
-	if t.dtype == Complex128 {
-		t.c128[p] = complex(v, 0)
+	if t.dtype == Float64 {
+		t.f64[p] = v
 		return
 	}
-	t.f64[p] = v
+	t.set(p, complex(v, 0))
 }
 
 // Contiguous returns a contiguous row-major tensor equal to t. If t is already
@@ -535,12 +707,24 @@ func (t *Dense) Clone() *Dense {
 	if err != nil {
 		panic("tensor.Clone: " + err.Error())
 	}
-	if t.dtype == Complex128 {
-		gather(out.c128, t.c128, t.shape, t.strides, t.offset)
-	} else {
-		gather(out.f64, t.f64, t.shape, t.strides, t.offset)
-	}
+	gatherInto(out, t)
 	return out
+}
+
+// gatherInto copies the elements of the view src in row-major order into the
+// contiguous storage of dst, from dst's offset; both have src's dtype.
+func gatherInto(dst, src *Dense) {
+	n, o := src.Size(), dst.offset
+	switch src.dtype {
+	case Complex128:
+		gather(dst.c128[o:o+n], src.c128, src.shape, src.strides, src.offset)
+	case Float32:
+		gather(dst.f32[o:o+n], src.f32, src.shape, src.strides, src.offset)
+	case Complex64:
+		gather(dst.c64[o:o+n], src.c64, src.shape, src.strides, src.offset)
+	default:
+		gather(dst.f64[o:o+n], src.f64, src.shape, src.strides, src.offset)
+	}
 }
 
 // checkAxis returns an ErrInvalidArgument error unless 0 <= axis < rank.
@@ -771,59 +955,79 @@ func (t *Dense) broadcastStrides(st, shape []int) bool {
 	return true
 }
 
-// AsComplex returns t if it is complex128, and otherwise a fresh complex128 tensor
-// with elements complex(t_i, 0). Like Clone, it panics on a view too large to copy
-// (see CheckAlloc).
+// AsComplex returns t if it is complex (complex128 or complex64), and otherwise a
+// fresh complex tensor of t's precision (complex128 for float64, complex64 for
+// float32) with elements complex(t_i, 0). Like Clone, it panics on a view too large
+// to copy (see CheckAlloc).
 func (t *Dense) AsComplex() *Dense {
-	if t.dtype == Complex128 {
+	if t.dtype.IsComplex() {
 		return t
 	}
-	src := t.Float64s()
-	out := New(Complex128, t.shape...)
-	for i, v := range src {
-		out.c128[i] = complex(v, 0)
-	}
-	return out
-}
-
-// Real returns a fresh float64 tensor of the real parts Re t_i (a copy of t if t is
-// float64). Like Clone, it panics on a view too large to copy (see CheckAlloc).
-func (t *Dense) Real() *Dense {
 	if t.dtype == Float64 {
-		return t.Clone()
-	}
-	src := t.Complex128s()
-	out := New(Float64, t.shape...)
-	for i, v := range src {
-		out.f64[i] = real(v)
-	}
-	return out
-}
-
-// Imag returns a fresh float64 tensor of the imaginary parts Im t_i (zeros if t is
-// float64). Like Clone, it panics on a view too large to copy (see CheckAlloc).
-func (t *Dense) Imag() *Dense {
-	out := New(Float64, t.shape...)
-	if t.dtype == Float64 {
+		src := t.Float64s()
+		out := New(Complex128, t.shape...)
+		for i, v := range src {
+			out.c128[i] = complex(v, 0)
+		}
 		return out
 	}
-	for i, v := range t.Complex128s() {
-		out.f64[i] = imag(v)
+	return t.convert(t.dtype.Complex())
+}
+
+// Real returns a fresh real tensor of t's precision holding the real parts Re t_i
+// (a copy of t if t is real). Like Clone, it panics on a view too large to copy (see
+// CheckAlloc).
+func (t *Dense) Real() *Dense {
+	switch t.dtype {
+	case Float64, Float32:
+		return t.Clone()
+	case Complex128:
+		src := t.Complex128s()
+		out := New(Float64, t.shape...)
+		for i, v := range src {
+			out.f64[i] = real(v)
+		}
+		return out
+	}
+	return t.convert(Float32)
+}
+
+// Imag returns a fresh real tensor of t's precision holding the imaginary parts
+// Im t_i (zeros if t is real). Like Clone, it panics on a view too large to copy
+// (see CheckAlloc).
+func (t *Dense) Imag() *Dense {
+	out := New(t.dtype.RealType(), t.shape...)
+	switch t.dtype {
+	case Complex128:
+		for i, v := range t.Complex128s() {
+			out.f64[i] = imag(v)
+		}
+	case Complex64:
+		for i, v := range t.Complex64s() {
+			out.f32[i] = imag(v)
+		}
 	}
 	return out
 }
 
-// Conj returns a fresh tensor of the complex conjugates conj(t_i); for a float64
-// tensor that is a copy of t.
+// Conj returns a fresh tensor of the complex conjugates conj(t_i), of t's dtype; for
+// a real tensor that is a copy of t.
 func (t *Dense) Conj() *Dense {
-	if t.dtype == Float64 {
-		return t.Clone()
+	switch t.dtype {
+	case Complex128:
+		out := New(Complex128, t.shape...)
+		for i, v := range t.Complex128s() {
+			out.c128[i] = complex(real(v), -imag(v))
+		}
+		return out
+	case Complex64:
+		out := New(Complex64, t.shape...)
+		for i, v := range t.Complex64s() {
+			out.c64[i] = complex(real(v), -imag(v))
+		}
+		return out
 	}
-	out := New(Complex128, t.shape...)
-	for i, v := range t.Complex128s() {
-		out.c128[i] = complex(real(v), -imag(v))
-	}
-	return out
+	return t.Clone()
 }
 
 // maxStringElems is the largest size for which String prints the elements.
@@ -873,9 +1077,14 @@ func (t *Dense) String() string {
 func (t *Dense) format(b *strings.Builder, axis int, idx []int) {
 	if axis == len(t.shape) {
 		v := t.At(idx...)
-		if t.dtype == Complex128 {
+		switch t.dtype {
+		case Complex128:
 			b.WriteString(strconv.FormatComplex(v, 'g', -1, 128))
-		} else {
+		case Complex64:
+			b.WriteString(strconv.FormatComplex(v, 'g', -1, 64))
+		case Float32:
+			b.WriteString(strconv.FormatFloat(real(v), 'g', -1, 32))
+		default:
 			b.WriteString(strconv.FormatFloat(real(v), 'g', -1, 64))
 		}
 		return

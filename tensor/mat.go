@@ -68,28 +68,35 @@ func (t *Dense) check2D(what string) error {
 	return nil
 }
 
-// ToMat returns a fresh gonum matrix holding the 2-D float64 tensor t. It returns an
-// error wrapping ErrShapeMismatch if t is not 2-D, has a zero dim, or is complex.
+// ToMat returns a fresh gonum matrix holding the 2-D real tensor t (a float32 tensor
+// is converted to float64: gonum's matrices are float64). It returns an error
+// wrapping ErrShapeMismatch if t is not 2-D, has a zero dim, or is complex.
 func (t *Dense) ToMat() (*mat.Dense, error) {
 	if err := t.check2D("ToMat"); err != nil {
 		return nil, err
 	}
-	if t.dtype != Float64 {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "ToMat: %s is complex; use ToCMat", t.Describe())
+	switch t.dtype {
+	case Float64:
+		return mat.NewDense(t.shape[0], t.shape[1], t.Clone().f64), nil
+	case Float32:
+		return mat.NewDense(t.shape[0], t.shape[1], t.convert(Float64).f64), nil
 	}
-	return mat.NewDense(t.shape[0], t.shape[1], t.Clone().f64), nil
+	return nil, cr.Errorf(cr.ErrShapeMismatch, "ToMat: %s is complex; use ToCMat", t.Describe())
 }
 
-// ToCMat returns a fresh gonum complex matrix holding the 2-D tensor t (a float64
-// tensor is promoted). It returns an error wrapping ErrShapeMismatch if t is not 2-D
-// or has a zero dim.
+// ToCMat returns a fresh gonum complex matrix holding the 2-D tensor t (a tensor of
+// another dtype is converted to complex128, the element type of gonum's complex
+// matrices). It returns an error wrapping ErrShapeMismatch if t is not 2-D or has a
+// zero dim.
 func (t *Dense) ToCMat() (*mat.CDense, error) {
 	if err := t.check2D("ToCMat"); err != nil {
 		return nil, err
 	}
-	c := t.AsComplex()
-	if c == t {
-		c = t.Clone()
+	var c []complex128
+	if t.dtype == Complex128 {
+		c = t.Clone().c128
+	} else {
+		c = t.convert(Complex128).c128
 	}
-	return mat.NewCDense(t.shape[0], t.shape[1], c.c128), nil
+	return mat.NewCDense(t.shape[0], t.shape[1], c), nil
 }

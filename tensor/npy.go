@@ -34,16 +34,17 @@ const maxNPYHeader = 1 << 16
 var npyMagic = [6]byte{0x93, 'N', 'U', 'M', 'P', 'Y'}
 
 // SaveNPY writes t to w in NumPy's .npy format (version 1.0, C order,
-// little-endian '<f8' or '<c16'), which numpy.load reads back as an array of t's
+// little-endian '<f8', '<c16', '<f4' or '<c8' for float64, complex128, float32 and
+// complex64), which numpy.load reads back as an array of t's
 // shape and dtype; a scalar is a 0-d array. It writes t's elements in row-major
 // order whatever its strides (a view is saved as its elements). Errors are w's.
 func SaveNPY(w io.Writer, t *Dense) error {
 	if t == nil {
 		return cr.Errorf(cr.ErrInvalidArgument, "tensor.SaveNPY: nil tensor")
 	}
-	descr := "<f8"
-	if t.DType() == Complex128 {
-		descr = "<c16"
+	descr := map[DType]string{Float64: "<f8", Complex128: "<c16", Float32: "<f4", Complex64: "<c8"}[t.DType()]
+	if descr == "" {
+		return cr.Errorf(cr.ErrInvalidArgument, "tensor.SaveNPY: invalid dtype %v", t.DType())
 	}
 	var shape strings.Builder
 	shape.WriteByte('(')
@@ -95,7 +96,30 @@ func writeElements(w io.Writer, t *Dense) error {
 		}
 		return nil
 	}
-	if t.DType() == Complex128 {
+	put32 := func(v float32) error {
+		buf = bin.LittleEndian.AppendUint32(buf, math.Float32bits(v))
+		if len(buf) == cap(buf) {
+			return flush()
+		}
+		return nil
+	}
+	switch t.DType() {
+	case Float32:
+		for _, v := range t.Float32s() {
+			if err := put32(v); err != nil {
+				return err
+			}
+		}
+	case Complex64:
+		for _, z := range t.Complex64s() {
+			if err := put32(real(z)); err != nil {
+				return err
+			}
+			if err := put32(imag(z)); err != nil {
+				return err
+			}
+		}
+	case Complex128:
 		for _, z := range t.Complex128s() {
 			if err := put(real(z)); err != nil {
 				return err
@@ -104,7 +128,7 @@ func writeElements(w io.Writer, t *Dense) error {
 				return err
 			}
 		}
-	} else {
+	default:
 		for _, v := range t.Float64s() {
 			if err := put(v); err != nil {
 				return err
@@ -117,7 +141,8 @@ func writeElements(w io.Writer, t *Dense) error {
 	return nil
 }
 
-// LoadNPY reads a NumPy .npy array of dtype float64 or complex128 from r (as written
+// LoadNPY reads a NumPy .npy array of dtype float64, complex128, float32 or
+// complex64 from r (as written
 // by numpy.save or SaveNPY; either byte order, C or Fortran order, any rank) into a
 // fresh contiguous tensor. The header is parsed by codeberg.org/sbinet/npyio after
 // its length has been checked; the data are read in chunks, so a header that
@@ -140,8 +165,16 @@ func LoadNPY(r io.Reader) (*Dense, error) {
 		dt, order = Complex128, bin.LittleEndian
 	case ">c16":
 		dt, order = Complex128, bin.BigEndian
+	case "<f4", "=f4":
+		dt, order = Float32, bin.LittleEndian
+	case ">f4":
+		dt, order = Float32, bin.BigEndian
+	case "<c8", "=c8":
+		dt, order = Complex64, bin.LittleEndian
+	case ">c8":
+		dt, order = Complex64, bin.BigEndian
 	default:
-		return nil, fmt.Errorf("%w: dtype %q (want float64 '<f8' or complex128 '<c16')", ErrNPY, descr)
+		return nil, fmt.Errorf("%w: dtype %q (want float64 '<f8', complex128 '<c16', float32 '<f4' or complex64 '<c8')", ErrNPY, descr)
 	}
 	shape := hdr.Descr.Shape
 	n := 1
@@ -158,10 +191,16 @@ func LoadNPY(r io.Reader) (*Dense, error) {
 		return nil, fmt.Errorf("%w: shape %v: %w", ErrNPY, shape, err)
 	}
 	words := n
-	if dt == Complex128 {
+	if dt.IsComplex() {
 		words = 2 * n
 	}
-	vals, err := readWords(r, words, order)
+	var vals []float64
+	var vals32 []float32
+	if dt.IsSingle() {
+		vals32, err = readWords(r, words, 4, func(b []byte) float32 { return math.Float32frombits(order.Uint32(b)) })
+	} else {
+		vals, err = readWords(r, words, 8, func(b []byte) float64 { return math.Float64frombits(order.Uint64(b)) })
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -173,13 +212,22 @@ func LoadNPY(r io.Reader) (*Dense, error) {
 		}
 	}
 	var t *Dense
-	if dt == Complex128 {
+	switch dt {
+	case Complex128:
 		zs := make([]complex128, n)
 		for i := range zs {
 			zs[i] = complex(vals[2*i], vals[2*i+1])
 		}
 		t, err = FromSlice(zs, fileShape...)
-	} else {
+	case Complex64:
+		zs := make([]complex64, n)
+		for i := range zs {
+			zs[i] = complex(vals32[2*i], vals32[2*i+1])
+		}
+		t, err = FromSlice(zs, fileShape...)
+	case Float32:
+		t, err = FromSlice(vals32, fileShape...)
+	default:
 		t, err = FromSlice(vals, fileShape...)
 	}
 	if err != nil {
@@ -307,19 +355,19 @@ func npyReadErr(what string, err error) error {
 	return fmt.Errorf("%w: reading %s: %w", ErrNPY, what, err)
 }
 
-// readWords reads n float64 words in the given byte order, in chunks, so that
-// memory grows only with the data actually read.
-func readWords(r io.Reader, n int, order bin.ByteOrder) ([]float64, error) {
+// readWords reads n words of size bytes each, decoded by decode, in chunks, so
+// that memory grows only with the data actually read.
+func readWords[T float32 | float64](r io.Reader, n, size int, decode func([]byte) T) ([]T, error) {
 	const chunk = 1 << 13
-	vals := make([]float64, 0, min(n, chunk))
-	buf := make([]byte, 8*min(n, chunk))
+	vals := make([]T, 0, min(n, chunk))
+	buf := make([]byte, size*min(n, chunk))
 	for len(vals) < n {
 		k := min(n-len(vals), chunk)
-		if _, err := io.ReadFull(r, buf[:8*k]); err != nil {
+		if _, err := io.ReadFull(r, buf[:size*k]); err != nil {
 			return nil, npyReadErr(fmt.Sprintf("the data (%d of %d values read)", len(vals), n), err)
 		}
 		for i := range k {
-			vals = append(vals, math.Float64frombits(order.Uint64(buf[8*i:])))
+			vals = append(vals, decode(buf[size*i:]))
 		}
 	}
 	return vals, nil
@@ -351,7 +399,8 @@ func SaveNPZ(w io.Writer, arrays map[string]*Dense) error {
 	return zw.Close()
 }
 
-// LoadNPZ reads the float64 and complex128 arrays of a NumPy .npz archive of size
+// LoadNPZ reads the float64, complex128, float32 and complex64 arrays of a NumPy
+// .npz archive of size
 // bytes (numpy.savez or savez_compressed, or SaveNPZ), read through
 // codeberg.org/sbinet/npyio's npz reader, keyed by their names without ".npy". A
 // member that is not such an array, or input that is not a zip archive, is an error

@@ -28,14 +28,32 @@ func (t *Dense) span() (lo, hi uintptr, ok bool) {
 
 // addr returns the address of the start of t's backing slice.
 func (t *Dense) addr() uintptr {
-	if t.dtype == Complex128 {
+	switch t.dtype {
+	case Complex128:
 		return sliceAddr(t.c128)
+	case Float32:
+		return sliceAddr(t.f32)
+	case Complex64:
+		return sliceAddr(t.c64)
 	}
 	return sliceAddr(t.f64)
 }
 
+// storageCap returns the capacity of t's backing slice.
+func (t *Dense) storageCap() int {
+	switch t.dtype {
+	case Complex128:
+		return cap(t.c128)
+	case Float32:
+		return cap(t.f32)
+	case Complex64:
+		return cap(t.c64)
+	}
+	return cap(t.f64)
+}
+
 // sliceAddr returns the address of s[0] (of the array behind s when s is empty).
-func sliceAddr[T Element](s []T) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }
+func sliceAddr[T Numeric](s []T) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }
 
 // mayOverlap reports whether a and b may share an element: whether the address
 // ranges of their elements intersect. It is exact when both are contiguous; a

@@ -6,31 +6,43 @@ import (
 )
 
 // RandN returns a fresh tensor of independent standard normal entries drawn from rng:
-// N(0, 1) for float64, and for complex128 real and imaginary parts each N(0, 1/2), so
-// that E|z|^2 = 1. A nil rng draws from math/rand/v2's global source. It panics on a
-// negative dim, like New.
+// N(0, 1) for a real dtype, and for a complex one real and imaginary parts each
+// N(0, 1/2), so that E|z|^2 = 1. Single-precision entries are the double-precision
+// draws rounded (the same rng gives the same values, rounded, in every precision). A
+// nil rng draws from math/rand/v2's global source. It panics on a negative dim or an
+// invalid dtype, like New.
 func RandN(rng *rand.Rand, dt DType, shape ...int) *Dense {
 	norm := rand.NormFloat64
 	if rng != nil {
 		norm = rng.NormFloat64
 	}
 	t := New(dt, shape...)
-	if dt == Complex128 {
+	switch dt {
+	case Complex128:
 		for i := range t.c128 {
 			t.c128[i] = complex(norm()*math.Sqrt2/2, norm()*math.Sqrt2/2)
 		}
-		return t
-	}
-	for i := range t.f64 {
-		t.f64[i] = norm()
+	case Complex64:
+		for i := range t.c64 {
+			t.c64[i] = complex64(complex(norm()*math.Sqrt2/2, norm()*math.Sqrt2/2))
+		}
+	case Float32:
+		for i := range t.f32 {
+			t.f32[i] = float32(norm())
+		}
+	default:
+		for i := range t.f64 {
+			t.f64[i] = norm()
+		}
 	}
 	return t
 }
 
 // RandUniform returns a fresh tensor of independent entries uniform on [lo, hi) drawn
-// from rng; for complex128 the real and imaginary parts are each uniform on
-// [lo, hi). A nil rng draws from math/rand/v2's global source. It panics on a
-// negative dim, like New.
+// from rng; for a complex dtype the real and imaginary parts are each uniform on
+// [lo, hi) (single-precision entries are the double-precision draws rounded, so
+// they may equal hi). A nil rng draws from math/rand/v2's global source. It panics
+// on a negative dim or an invalid dtype, like New.
 func RandUniform(rng *rand.Rand, dt DType, lo, hi float64, shape ...int) *Dense {
 	unif := rand.Float64
 	if rng != nil {
@@ -38,33 +50,50 @@ func RandUniform(rng *rand.Rand, dt DType, lo, hi float64, shape ...int) *Dense 
 	}
 	w := hi - lo
 	t := New(dt, shape...)
-	if dt == Complex128 {
+	switch dt {
+	case Complex128:
 		for i := range t.c128 {
 			t.c128[i] = complex(lo+w*unif(), lo+w*unif())
 		}
-		return t
-	}
-	for i := range t.f64 {
-		t.f64[i] = lo + w*unif()
+	case Complex64:
+		for i := range t.c64 {
+			t.c64[i] = complex64(complex(lo+w*unif(), lo+w*unif()))
+		}
+	case Float32:
+		for i := range t.f32 {
+			t.f32[i] = float32(lo + w*unif())
+		}
+	default:
+		for i := range t.f64 {
+			t.f64[i] = lo + w*unif()
+		}
 	}
 	return t
 }
 
 // Full returns a fresh tensor of dtype dt and the given shape with every element v (a
-// float64 tensor holds real(v)). It panics on a negative dim, like New.
+// real tensor holds real(v); a single-precision one v rounded). It panics on a
+// negative dim or an invalid dtype, like New.
 func Full(dt DType, v complex128, shape ...int) *Dense {
 	t := New(dt, shape...)
-	if dt == Complex128 {
-		for i := range t.c128 {
-			t.c128[i] = v
-		}
-		return t
-	}
-	r := real(v)
-	for i := range t.f64 {
-		t.f64[i] = r
+	switch dt {
+	case Complex128:
+		fill(t.c128, v)
+	case Complex64:
+		fill(t.c64, complex64(v))
+	case Float32:
+		fill(t.f32, float32(real(v)))
+	default:
+		fill(t.f64, real(v))
 	}
 	return t
+}
+
+// fill sets every element of s to v.
+func fill[T Numeric](s []T, v T) {
+	for i := range s {
+		s[i] = v
+	}
 }
 
 // Ones returns a fresh tensor of ones, Full(dt, 1, shape...).

@@ -3,7 +3,6 @@ package tensor
 import (
 	"cmp"
 	"slices"
-	"unsafe"
 
 	"github.com/chainrules-go/chainrules/internal/vmath"
 )
@@ -64,9 +63,10 @@ func (Space) Recycle(dead, live []*Dense) {
 
 // recycle hands d's storage to the pool; tests replace it to see what is reused.
 var recycle = func(d *Dense) {
-	if d.dtype == Complex128 {
+	switch d.dtype {
+	case Complex128:
 		vmath.Put(d.c128)
-	} else {
+	case Float64:
 		vmath.Put(d.f64)
 	}
 }
@@ -75,12 +75,16 @@ var recycle = func(d *Dense) {
 // capacity is one of the pool's size classes (chainrules.Recycler).
 func (Space) Reusable(d *Dense) bool { return d != nil && poolable(d) }
 
-// poolable reports whether d's storage is of a size the pool takes.
+// poolable reports whether d's storage is of a size the pool takes (the pool holds
+// double-precision storage only: single-precision storage is left to the GC).
 func poolable(d *Dense) bool {
-	if d.dtype == Complex128 {
+	switch d.dtype {
+	case Complex128:
 		return vmath.Poolable[complex128](cap(d.c128))
+	case Float64:
+		return vmath.Poolable[float64](cap(d.f64))
 	}
-	return vmath.Poolable[float64](cap(d.f64))
+	return false
 }
 
 // span is the address range of a tensor's backing storage.
@@ -94,17 +98,10 @@ func appendSpan(spans []span, d *Dense, live bool) []span {
 	if d == nil {
 		return spans
 	}
-	var lo, n uintptr
-	if d.dtype == Complex128 {
-		if cap(d.c128) == 0 {
-			return spans
-		}
-		lo, n = uintptr(unsafe.Pointer(unsafe.SliceData(d.c128))), uintptr(cap(d.c128))*16
-	} else {
-		if cap(d.f64) == 0 {
-			return spans
-		}
-		lo, n = uintptr(unsafe.Pointer(unsafe.SliceData(d.f64))), uintptr(cap(d.f64))*8
+	c := d.storageCap()
+	if c == 0 {
+		return spans
 	}
+	lo, n := d.addr(), uintptr(c*elemSize(d.dtype))
 	return append(spans, span{lo: lo, hi: lo + n, live: live, t: d})
 }

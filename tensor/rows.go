@@ -47,11 +47,7 @@ func (s Space) AddRows(acc *Dense, rows []int, v *Dense) (*Dense, error) {
 		acc = acc.Clone()
 	}
 	inner := rowLen(acc)
-	if acc.dtype == Complex128 {
-		addRows(acc.c128, inner, rows, v.Complex128s())
-	} else {
-		addRows(acc.f64, inner, rows, v.Float64s())
-	}
+	addRowsOf(acc, inner, rows, v)
 	return acc, nil
 }
 
@@ -81,20 +77,31 @@ func (s Space) CoalesceRows(like *Dense, parts []cr.RowContribution[*Dense]) ([]
 		for k, r := range p.Rows {
 			at[k], _ = slices.BinarySearch(rows, r)
 		}
-		if like.dtype == Complex128 {
-			addRows(out.c128, inner, at, p.Value.Complex128s())
-		} else {
-			addRows(out.f64, inner, at, p.Value.Float64s())
-		}
+		addRowsOf(out, inner, at, p.Value)
 	}
 	return rows, out, nil
+}
+
+// addRowsOf is addRows on the storage of the contiguous dst and the row-major
+// elements of v, both of one dtype.
+func addRowsOf(dst *Dense, inner int, rows []int, v *Dense) {
+	switch dst.dtype {
+	case Complex128:
+		addRows(dst.c128, inner, rows, v.Complex128s())
+	case Float32:
+		addRows(dst.f32, inner, rows, v.Float32s())
+	case Complex64:
+		addRows(dst.c64, inner, rows, v.Complex64s())
+	default:
+		addRows(dst.f64, inner, rows, v.Float64s())
+	}
 }
 
 // rowLen returns the number of elements in one row (first-axis slice) of t.
 func rowLen(t *Dense) int { return prod(t.shape[1:]) }
 
 // addRows adds the k-th row of src (rows of inner elements) into row rows[k] of dst.
-func addRows[T Element](dst []T, inner int, rows []int, src []T) {
+func addRows[T Numeric](dst []T, inner int, rows []int, src []T) {
 	for k, r := range rows {
 		d, s := dst[r*inner:(r+1)*inner], src[k*inner:(k+1)*inner]
 		for i := range d {

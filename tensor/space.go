@@ -75,9 +75,14 @@ func (Space) Accumulate(acc, b *Dense) (*Dense, error) {
 	if n == 0 {
 		return acc, nil
 	}
-	if acc.dtype == Complex128 {
+	switch acc.dtype {
+	case Complex128:
 		accumulate(acc.c128, b.c128, b.shape, b.strides, b.offset)
-	} else {
+	case Float32:
+		accumulate(acc.f32, b.f32, b.shape, b.strides, b.offset)
+	case Complex64:
+		accumulate(acc.c64, b.c64, b.shape, b.strides, b.offset)
+	default:
 		accumulate(acc.f64, b.f64, b.shape, b.strides, b.offset)
 	}
 	return acc, nil
@@ -112,9 +117,17 @@ func accumulate[T element](dst, src []T, shape, strides []int, offset int) {
 func (Space) Scale(a *Dense, s float64) *Dense { return Scale(a, complex(s, 0)) }
 
 // Inner returns Re sum_i conj(a_i) b_i. a and b must have the same shape and dtype.
+// Single-precision tensors are multiplied and summed in double precision.
 func (Space) Inner(a, b *Dense) (float64, error) {
 	if err := sameLayout("inner", a, b); err != nil {
 		return 0, err
+	}
+	if a.dtype.IsSingle() {
+		wide := Float64
+		if a.dtype.IsComplex() {
+			wide = Complex128
+		}
+		a, b = a.to(wide), b.to(wide)
 	}
 	if a.dtype == Float64 {
 		d, err := Dot(a, b)
@@ -174,7 +187,7 @@ func (Space) Shape(v *Dense) []int { return v.Shape() }
 // Size returns the number of elements of v.
 func (Space) Size(v *Dense) int { return v.Size() }
 
-// DType returns "float64" or "complex128".
+// DType returns "float64", "complex128", "float32" or "complex64".
 func (Space) DType(v *Dense) string { return v.dtype.String() }
 
 // DTypeNames returns the names of the package's dtypes, "float64" and
@@ -196,7 +209,7 @@ func (Space) Describe(v *Dense) string {
 }
 
 // Elements returns a fresh row-major copy of v's elements as complex numbers,
-// e_i = complex(x_i, 0) for a float64 tensor and e_i = z_i for a complex128 one (nil
+// e_i = complex(x_i, 0) for a real tensor and e_i = z_i for a complex one (nil
 // for a nil v). With FromElements it is the element access of
 // testing/ruletest.ElementSpace, through which the rule checker names the worst
 // element of a failed check, builds full Jacobians and turns real directions into
@@ -205,8 +218,11 @@ func (Space) Elements(v *Dense) []complex128 {
 	if v == nil {
 		return nil
 	}
-	if v.dtype == Complex128 {
+	switch v.dtype {
+	case Complex128:
 		return slices.Clone(v.Complex128s())
+	case Float32, Complex64:
+		return v.convert(Complex128).c128
 	}
 	xs := v.Float64s()
 	out := make([]complex128, len(xs))
@@ -217,8 +233,9 @@ func (Space) Elements(v *Dense) []complex128 {
 }
 
 // FromElements returns a fresh contiguous tensor with like's shape and dtype holding
-// e in row-major order: x_i = Re e_i for float64 (imaginary parts are dropped),
-// z_i = e_i for complex128. It returns an error wrapping
+// e in row-major order: x_i = Re e_i for a real dtype (imaginary parts are
+// dropped), z_i = e_i for a complex one, rounded to single precision for float32 and
+// complex64. It returns an error wrapping
 // chainrules.ErrShapeMismatch unless len(e) is like's size, and one wrapping
 // chainrules.ErrInvalidArgument for a nil like.
 func (Space) FromElements(like *Dense, e []complex128) (*Dense, error) {
@@ -228,19 +245,35 @@ func (Space) FromElements(like *Dense, e []complex128) (*Dense, error) {
 	if len(e) != like.Size() {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%d elements for %s", len(e), like.Describe())
 	}
-	out := New(like.dtype, like.shape...)
-	if like.dtype == Complex128 {
-		copy(out.c128, e)
-		return out, nil
+	out, err := Alloc(like.dtype, like.shape...)
+	if err != nil {
+		return nil, err
 	}
-	for i, z := range e {
-		out.f64[i] = real(z)
+	switch like.dtype {
+	case Complex128:
+		copy(out.c128, e)
+	case Float64:
+		for i, z := range e {
+			out.f64[i] = real(z)
+		}
+	default:
+		for i, z := range e {
+			out.set(i, z)
+		}
 	}
 	return out, nil
 }
 
-// MulI returns the fresh complex128 tensor i*v (a float64 v is promoted).
+// MulI returns the fresh complex tensor i*v (a real v is promoted to the complex
+// dtype of its precision).
 func (Space) MulI(v *Dense) *Dense {
+	if v.dtype.IsSingle() {
+		out := New(Complex64, v.shape...)
+		for k, z := range v.to(Complex64).Complex64s() {
+			out.c64[k] = complex(-imag(z), real(z))
+		}
+		return out
+	}
 	out := New(Complex128, v.shape...)
 	if v.dtype == Float64 {
 		for k, x := range v.Float64s() {
@@ -257,6 +290,12 @@ func (Space) MulI(v *Dense) *Dense {
 // IsFinite reports whether every element of v is finite (for complex128, both the
 // real and the imaginary part). It is what core's anomaly mode calls.
 func (Space) IsFinite(v *Dense) bool {
+	switch v.dtype {
+	case Float32:
+		v = v.convert(Float64)
+	case Complex64:
+		v = v.convert(Complex128)
+	}
 	if v.dtype == Complex128 {
 		for _, z := range v.Complex128s() {
 			if math.IsNaN(real(z)) || math.IsInf(real(z), 0) || math.IsNaN(imag(z)) || math.IsInf(imag(z), 0) {

@@ -10,7 +10,10 @@ It writes into tensor/testdata:
   ref_c16.npy        complex128 [2, 2]: [[1+2j, -3j], [0.5, 4-1j]]
   ref_scalar.npy     float64 0-d: 2.5
   ref_empty.npy      float64 [0, 3]
-  ref_f4.npy         float32 [2] (a dtype LoadNPY refuses)
+  ref_f4.npy         float32 [2]: [1, 2]
+  ref_f4_be.npy      float32 [3], big-endian: [0.1, -2.5, 3e38]
+  ref_c8.npy         complex64 [2, 1]: [[1+2j], [-0.5j]]
+  ref_i8.npy         int64 [2] (a dtype LoadNPY refuses)
   ref_params.npz     numpy.savez of arr_0 = ref_f8, arr_1 = [1, 2, 3], arr_2 = ref_c16
   ref_params_compressed.npz  numpy.savez_compressed with names w = ref_f8, b = [1, 2, 3]
 and prints numpy's version.
@@ -35,6 +38,9 @@ np.save(path("ref_c16.npy"), c16)
 np.save(path("ref_scalar.npy"), np.float64(2.5))
 np.save(path("ref_empty.npy"), np.zeros((0, 3)))
 np.save(path("ref_f4.npy"), np.array([1, 2], dtype=np.float32))
+np.save(path("ref_f4_be.npy"), np.array([0.1, -2.5, 3e38], dtype=">f4"))
+np.save(path("ref_c8.npy"), np.array([[1 + 2j], [-0.5j]], dtype=np.complex64))
+np.save(path("ref_i8.npy"), np.array([1, 2], dtype="<i8"))
 np.savez(path("ref_params.npz"), f8, np.array([1.0, 2.0, 3.0]), c16)
 np.savez_compressed(path("ref_params_compressed.npz"), w=f8, b=np.array([1.0, 2.0, 3.0]))
 print("numpy", np.__version__)

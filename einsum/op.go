@@ -69,6 +69,9 @@ func (o *op) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense]
 	if len(in) != len(x) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
 	}
+	if err := tensor.CheckDTypes("einsum", x); err != nil {
+		return nil, err
+	}
 	for k, v := range x {
 		if v == nil {
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: operand %d is nil", o.spec, k)

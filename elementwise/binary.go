@@ -29,6 +29,9 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	if a == nil || b == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
+	if err := tensor.CheckDTypes(o.name, xs); err != nil {
+		return nil, err
+	}
 	r := &binaryRule{op: o, in: [2]cr.NodeID{in[0], in[1]},
 		aReal: a.DType() == tensor.Float64, bReal: b.DType() == tensor.Float64}
 	same := slices.Equal(a.Shape(), b.Shape())

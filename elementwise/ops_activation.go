@@ -373,6 +373,9 @@ func (preluOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.De
 	if len(xs) != 2 || len(in) != 2 || xs[0] == nil || xs[1] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "prelu: want 2 inputs")
 	}
+	if err := tensor.CheckDTypes("prelu", xs); err != nil {
+		return nil, err
+	}
 	a, w := xs[0], xs[1]
 	var view []int // w's shape as the core sees it
 	switch {

@@ -188,6 +188,9 @@ func (o sumToOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.
 	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "sum_to: want 1 input")
 	}
+	if err := tensor.CheckDTypes("sum_to", xs); err != nil {
+		return nil, err
+	}
 	from := slices.Clone(xs[0].Shape())
 	sum := func(t *tensor.Dense) (*tensor.Dense, error) { return tensor.SumTo(t, o.shape) }
 	y, err := sum(xs[0])
@@ -214,6 +217,9 @@ func (reshapeOp) NumOutputs() int { return 1 }
 func (o reshapeOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape: want 1 input")
+	}
+	if err := tensor.CheckDTypes("reshape", xs); err != nil {
+		return nil, err
 	}
 	from := slices.Clone(xs[0].Shape())
 	to := func(shape []int) func(*tensor.Dense) (*tensor.Dense, error) {
@@ -252,6 +258,9 @@ func (o stepOp) NumOutputs() int { return 1 }
 func (o stepOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != o.arity || len(in) != o.arity || slices.Contains(xs, nil) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want %d inputs", o.name, o.arity)
+	}
+	if err := tensor.CheckDTypes(o.name, xs); err != nil {
+		return nil, err
 	}
 	a := xs[0].AsComplex().Contiguous().Complex128s()
 	if o.arity == 1 {
@@ -317,6 +326,9 @@ func (maskMulOp) NumOutputs() int { return 1 }
 func (maskMulOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != 2 || len(in) != 2 || xs[0] == nil || xs[1] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "mask_mul: want 2 inputs")
+	}
+	if err := tensor.CheckDTypes("mask_mul", xs); err != nil {
+		return nil, err
 	}
 	m, u := xs[0], xs[1]
 	if m.DType() != tensor.Float64 {

@@ -39,6 +39,9 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor
 	if x == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
+	if err := tensor.CheckDTypes(o.name, xs); err != nil {
+		return nil, err
+	}
 	r := &unaryRule{op: o, in: [1]cr.NodeID{in[0]}, realIn: x.DType() == tensor.Float64}
 	shape := x.Shape()
 	wide := tensor.Float64 // the dtype of the widest copy: of x, or the result

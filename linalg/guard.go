@@ -73,11 +73,16 @@ func squareMatrices(op string) func(x []*tensor.Dense) error {
 }
 
 // define is core.Define for the package's ops: the primal runs only on inputs that
-// tensor.CheckCopies accepts, so that a view too large to copy is an error before a
-// kernel allocates.
+// tensor.CheckDTypes and tensor.CheckCopies accept, so that a single-precision
+// input or a view too large to copy is an error before a kernel allocates.
 func define(d core.Def[*tensor.Dense]) cr.Op[*tensor.Dense] {
 	name, primal := d.Name, d.Primal
 	d.Primal = func(x []*tensor.Dense) ([]*tensor.Dense, error) {
+		// float32 and complex64 are refused with a typed error until the kernels
+		// take them (tensor.CheckDTypes).
+		if err := tensor.CheckDTypes(name, x); err != nil {
+			return nil, err
+		}
 		if err := tensor.CheckCopies(name, x); err != nil {
 			return nil, err
 		}

@@ -18,12 +18,18 @@ func (o checkedOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.
 	if err := o.check(x); err != nil {
 		return nil, err
 	}
+	if err := tensor.CheckDTypes(o.Name(), x); err != nil {
+		return nil, err
+	}
 	return o.Op.Apply(in, x, y)
 }
 
 // ApplyMasked checks x, then passes need on when the inner op takes it.
 func (o checkedOp) ApplyMasked(in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	if err := o.check(x); err != nil {
+		return nil, err
+	}
+	if err := tensor.CheckDTypes(o.Name(), x); err != nil {
 		return nil, err
 	}
 	if m, ok := o.Op.(cr.MaskedOp[*tensor.Dense]); ok && need != nil {

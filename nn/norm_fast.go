@@ -44,6 +44,9 @@ func (o fastNormOp) OutputDifferentiable(j int) bool {
 
 // Apply computes the outputs and returns the rule with the fused pullback.
 func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if err := tensor.CheckDTypes(o.Name(), x); err != nil {
+		return nil, err
+	}
 	outs, st, err := o.primal(x)
 	if err != nil {
 		return nil, err

@@ -143,6 +143,9 @@ func (bcastOp) Name() string    { return "reduce_broadcast" }
 func (bcastOp) NumOutputs() int { return 1 }
 
 func (o bcastOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if err := tensor.CheckDTypes("reduce_broadcast", x); err != nil {
+		return nil, err
+	}
 	p := o.p
 	fwd := func(t *tensor.Dense) (*tensor.Dense, error) {
 		if err := like("reduce_broadcast", "input", t, p.outShape, 0); err != nil {
@@ -307,6 +310,9 @@ func (shiftOp) Name() string    { return "reduce_shift" }
 func (shiftOp) NumOutputs() int { return 1 }
 
 func (o shiftOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if err := tensor.CheckDTypes("reduce_shift", x); err != nil {
+		return nil, err
+	}
 	p := o.p
 	by := func(dir int, fill float64) func(*tensor.Dense) (*tensor.Dense, error) {
 		return func(t *tensor.Dense) (*tensor.Dense, error) {
@@ -675,6 +681,9 @@ func (o scanOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Den
 	const name = "reduce_scan"
 	if len(x) != 1 && len(x) != 2 || len(in) != len(x) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: takes 1 or 2 inputs, got %d", name, len(x))
+	}
+	if err := tensor.CheckDTypes(name, x); err != nil {
+		return nil, err
 	}
 	if x[0] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", name)

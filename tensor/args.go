@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
@@ -14,7 +15,66 @@ import (
 // a cotangent of its size, so a broadcast view too large to copy (BroadcastTo makes
 // one of any size without allocating) is refused here rather than panicking in an
 // allocation.
+//
+// CheckInputs also refuses inputs of a dtype the op does not support: every op
+// supports Float64 and Complex128 (or refuses one of them itself, with its own
+// message); Float32 and Complex64 are refused with an error wrapping
+// ErrDTypeNotSupported (so cr.ErrInvalidArgument) that names op and the dtype
+// (CheckDTypes). An op whose kernels and rules handle single precision calls
+// CheckInputsAll instead.
 func CheckInputs(op string, x []*Dense, want int) error {
+	if err := checkInputs(op, x, want); err != nil {
+		return err
+	}
+	return CheckDTypes(op, x)
+}
+
+// CheckInputsAll is CheckInputs for an op that supports all four dtypes: it
+// refuses only invalid dtypes.
+func CheckInputsAll(op string, x []*Dense, want int) error {
+	if err := checkInputs(op, x, want); err != nil {
+		return err
+	}
+	return CheckDTypes(op, x, DTypes[:]...)
+}
+
+// ErrDTypeNotSupported is wrapped by the errors of ops given a tensor of a dtype
+// they do not (yet) support: a float32 or complex64 tensor given to an op with
+// float64 and complex128 kernels only. It wraps chainrules.ErrInvalidArgument.
+var ErrDTypeNotSupported = fmt.Errorf("%w: dtype not supported", cr.ErrInvalidArgument)
+
+// CheckDTypes returns an error wrapping ErrDTypeNotSupported, naming op, the input
+// and its dtype, unless every non-nil tensor of x has one of the dtypes ok (Float64
+// and Complex128 when ok is empty: the dtypes every op supports). It is the dtype
+// check of CheckInputs, for ops that check their inputs' count themselves.
+func CheckDTypes(op string, x []*Dense, ok ...DType) error {
+	for k, v := range x {
+		if v == nil {
+			continue
+		}
+		dt := v.dtype
+		if len(ok) == 0 {
+			if dt == Float64 || dt == Complex128 {
+				continue
+			}
+		} else if slices.Contains(ok, dt) {
+			continue
+		}
+		return dtypeError(op, k, v)
+	}
+	return nil
+}
+
+// dtypeError is the error of CheckDTypes for input k.
+func dtypeError(op string, k int, v *Dense) error {
+	if !v.dtype.Valid() {
+		return fmt.Errorf("%w: %s: input %d has invalid dtype %v", ErrDTypeNotSupported, op, k, v.dtype)
+	}
+	return fmt.Errorf("%w: %s does not support %v yet (input %d is %s)", ErrDTypeNotSupported, op, v.dtype, k, v.Describe())
+}
+
+// checkInputs is CheckInputs without the dtype check.
+func checkInputs(op string, x []*Dense, want int) error {
 	if want >= 0 && len(x) != want {
 		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d inputs, want %d", op, len(x), want)
 	}
@@ -51,6 +111,15 @@ func CheckApply(op string, in []cr.NodeID, x []*Dense, want int) error {
 		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d NodeIDs, want %d (one per input)", op, len(in), len(x))
 	}
 	return CheckInputs(op, x, want)
+}
+
+// CheckApplyAll is CheckApply for an op that supports all four dtypes
+// (CheckInputsAll).
+func CheckApplyAll(op string, in []cr.NodeID, x []*Dense, want int) error {
+	if len(in) != len(x) {
+		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d NodeIDs, want %d (one per input)", op, len(in), len(x))
+	}
+	return CheckInputsAll(op, x, want)
 }
 
 // DescribeOf returns t.Describe(), or "<nil>" for a nil t: for error messages about

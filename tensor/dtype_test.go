@@ -437,3 +437,41 @@ func ExampleAsType() {
 	// float64 complex64
 	// complex64[2] [(0.1+0i) (2+0i)]
 }
+
+// CheckInputs refuses single-precision and invalid-dtype inputs with an error
+// wrapping ErrDTypeNotSupported that names the op, the input and the dtype;
+// CheckInputsAll and CheckApplyAll accept the four dtypes; CheckDTypes takes the
+// list of accepted dtypes.
+func TestCheckDTypes(t *testing.T) {
+	bad, _ := tensor.Alloc(f64, 2)
+	for _, tc := range []struct {
+		name  string
+		err   error
+		wants []string
+	}{
+		{"float32", tensor.CheckInputs("myop", []*tensor.Dense{tensor.New(f64, 2), tensor.New(f32, 2)}, 2), []string{"myop", "float32", "input 1"}},
+		{"complex64", tensor.CheckInputs("myop", []*tensor.Dense{tensor.New(c64, 2, 1)}, 1), []string{"myop", "complex64[2 1]", "input 0"}},
+		{"invalid", tensor.CheckDTypes("op2", []*tensor.Dense{new(tensor.Dense)}), []string{"op2", "invalid dtype DType(0)"}},
+		{"unary", func() error { _, err := tensor.CheckUnary("op3", []*tensor.Dense{tensor.New(f32, 3)}, 0); return err }(), []string{"op3", "float32"}},
+		{"list", tensor.CheckDTypes("op4", []*tensor.Dense{bad, tensor.New(c128)}, f64), []string{"op4", "complex128", "input 1"}},
+		{"all ok", tensor.CheckInputsAll("op5", []*tensor.Dense{tensor.New(f32), tensor.New(c64), tensor.New(f64), tensor.New(c128)}, 4), nil},
+		{"apply all ok", tensor.CheckApplyAll("op6", make([]cr.NodeID, 1), []*tensor.Dense{tensor.New(c64)}, 1), nil},
+		{"float64 ok", tensor.CheckInputs("op7", []*tensor.Dense{tensor.New(f64), tensor.New(c128)}, 2), nil},
+	} {
+		if tc.wants == nil {
+			assert.NoError(t, tc.err, tc.name)
+			continue
+		}
+		if assert.Error(t, tc.err, tc.name) {
+			assert.ErrorIs(t, tc.err, tensor.ErrDTypeNotSupported, tc.name)
+			assert.ErrorIs(t, tc.err, cr.ErrInvalidArgument, tc.name)
+			for _, w := range tc.wants {
+				assert.Contains(t, tc.err.Error(), w, tc.name)
+			}
+		}
+	}
+	// The count and nil checks come first, as before.
+	err := tensor.CheckInputs("op8", []*tensor.Dense{tensor.New(f32)}, 2)
+	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
+	assert.NotErrorIs(t, err, tensor.ErrDTypeNotSupported)
+}

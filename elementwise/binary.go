@@ -29,6 +29,9 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	if a == nil || b == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
+	if hasSingle(xs) {
+		return applySingle(o, in, xs, ys)
+	}
 	if err := tensor.CheckDTypes(o.name, xs); err != nil {
 		return nil, err
 	}

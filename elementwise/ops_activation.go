@@ -369,9 +369,12 @@ func (preluOp) Name() string { return "prelu" }
 
 func (preluOp) NumOutputs() int { return 1 }
 
-func (preluOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+func (o preluOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != 2 || len(in) != 2 || xs[0] == nil || xs[1] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "prelu: want 2 inputs")
+	}
+	if hasSingle(xs) {
+		return applySingle(o, in, xs, ys)
 	}
 	if err := tensor.CheckDTypes("prelu", xs); err != nil {
 		return nil, err

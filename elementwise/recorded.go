@@ -188,6 +188,9 @@ func (o sumToOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.
 	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "sum_to: want 1 input")
 	}
+	if hasSingle(xs) {
+		return applySingle(o, in, xs, ys)
+	}
 	if err := tensor.CheckDTypes("sum_to", xs); err != nil {
 		return nil, err
 	}
@@ -217,6 +220,9 @@ func (reshapeOp) NumOutputs() int { return 1 }
 func (o reshapeOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape: want 1 input")
+	}
+	if hasSingle(xs) {
+		return applySingle(o, in, xs, ys)
 	}
 	if err := tensor.CheckDTypes("reshape", xs); err != nil {
 		return nil, err
@@ -258,6 +264,9 @@ func (o stepOp) NumOutputs() int { return 1 }
 func (o stepOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != o.arity || len(in) != o.arity || slices.Contains(xs, nil) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want %d inputs", o.name, o.arity)
+	}
+	if hasSingle(xs) {
+		return applySingle(o, in, xs, ys)
 	}
 	if err := tensor.CheckDTypes(o.name, xs); err != nil {
 		return nil, err
@@ -323,9 +332,12 @@ type maskMulOp struct{}
 func (maskMulOp) Name() string    { return "mask_mul" }
 func (maskMulOp) NumOutputs() int { return 1 }
 
-func (maskMulOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+func (o maskMulOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if len(xs) != 2 || len(in) != 2 || xs[0] == nil || xs[1] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "mask_mul: want 2 inputs")
+	}
+	if hasSingle(xs) {
+		return applySingle(o, in, xs, ys)
 	}
 	if err := tensor.CheckDTypes("mask_mul", xs); err != nil {
 		return nil, err

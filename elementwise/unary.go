@@ -39,6 +39,9 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor
 	if x == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
+	if hasSingle(xs) {
+		return applySingle(o, in, xs, ys)
+	}
 	if err := tensor.CheckDTypes(o.name, xs); err != nil {
 		return nil, err
 	}

@@ -172,6 +172,24 @@ func realInnerContig(x, y []complex128) float64 {
 	return s0 + s1
 }
 
+// Widen returns v in double precision: a fresh float64 (complex128) tensor holding
+// the elements of a float32 (complex64) v exactly, and v itself when it already is
+// float64 or complex128. It is testing/ruletest's Widener, through which the rules
+// of single-precision ops are checked against their double-precision twins. A nil
+// v is an error wrapping chainrules.ErrInvalidArgument.
+func (Space) Widen(v *Dense) (*Dense, error) {
+	if v == nil {
+		return nil, errNil()
+	}
+	switch v.dtype {
+	case Float32:
+		return AsType(v, Float64)
+	case Complex64:
+		return AsType(v, Complex128)
+	}
+	return v, nil
+}
+
 // Clone returns a fresh contiguous copy of v.
 func (Space) Clone(v *Dense) *Dense { return v.Clone() }
 

@@ -168,11 +168,11 @@ func realNode(rec recorder, v cr.NodeID) cr.NodeID {
 	return v
 }
 
-// isComplex reports whether the value of node v is complex128 (false if it cannot
-// be read: the recorder's sticky error reports that).
+// isComplex reports whether the value of node v is complex, complex128 or complex64
+// (false if it cannot be read: the recorder's sticky error reports that).
 func isComplex(rec recorder, v cr.NodeID) bool {
 	t, err := rec.Value(v)
-	return err == nil && t != nil && t.DType() == tensor.Complex128
+	return err == nil && t != nil && t.DType().IsComplex()
 }
 
 // sumToOp is y = SumTo(x, shape) (tensor.SumTo): x summed over the axes along which
@@ -188,10 +188,9 @@ func (o sumToOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.
 	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "sum_to: want 1 input")
 	}
-	if hasSingle(xs) {
-		return applySingle(o, in, xs, ys)
-	}
-	if err := tensor.CheckDTypes("sum_to", xs); err != nil {
+	// Linear and dtype-agnostic (tensor.SumTo, Reshape): every dtype computes
+	// natively, in its own precision.
+	if err := tensor.CheckDTypes("sum_to", xs, tensor.DTypes[:]...); err != nil {
 		return nil, err
 	}
 	from := slices.Clone(xs[0].Shape())
@@ -221,10 +220,9 @@ func (o reshapeOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape: want 1 input")
 	}
-	if hasSingle(xs) {
-		return applySingle(o, in, xs, ys)
-	}
-	if err := tensor.CheckDTypes("reshape", xs); err != nil {
+	// Linear and dtype-agnostic (tensor.SumTo, Reshape): every dtype computes
+	// natively, in its own precision.
+	if err := tensor.CheckDTypes("reshape", xs, tensor.DTypes[:]...); err != nil {
 		return nil, err
 	}
 	from := slices.Clone(xs[0].Shape())
@@ -336,13 +334,18 @@ func (o maskMulOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	if len(xs) != 2 || len(in) != 2 || xs[0] == nil || xs[1] == nil {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "mask_mul: want 2 inputs")
 	}
-	if hasSingle(xs) {
-		return applySingle(o, in, xs, ys)
-	}
-	if err := tensor.CheckDTypes("mask_mul", xs); err != nil {
+	// Every dtype computes natively (a single-precision operand in double
+	// precision, rounded back once: see maskMul), so that the linear rule's
+	// recorded adjoint keeps each value's dtype.
+	if err := tensor.CheckDTypes("mask_mul", xs, tensor.DTypes[:]...); err != nil {
 		return nil, err
 	}
 	m, u := xs[0], xs[1]
+	if m.DType() == tensor.Float32 {
+		// A mask of a single-precision computation (a step op's output): its
+		// values are exact in float64.
+		m, _ = tensor.AsType(m, tensor.Float64)
+	}
 	if m.DType() != tensor.Float64 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "mask_mul: the mask must be float64, got %s", m.Describe())
 	}
@@ -377,6 +380,17 @@ func (o maskMulOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 
 // maskMul returns m u broadcast to out (0 where m is 0), with u's dtype.
 func maskMul(m []float64, mShape []int, u *tensor.Dense, out []int) (*tensor.Dense, error) {
+	if dt := u.DType(); dt.IsSingle() {
+		w, err := (tensor.Space{}).Widen(u)
+		if err != nil {
+			return nil, err
+		}
+		y, err := maskMul(m, mShape, w, out)
+		if err != nil {
+			return nil, err
+		}
+		return tensor.AsType(y, dt)
+	}
 	lay := newLayout(out, mShape, u.Shape())
 	if u.DType() == tensor.Complex128 {
 		return tensor.FromComplex128(maskMulData(&lay, m, u.Contiguous().Complex128s()), out...)

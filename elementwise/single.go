@@ -1,253 +1,29 @@
 package elementwise
 
 import (
-	"slices"
-
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // Single precision. The ops of this package take float32 and complex64 tensors as
-// well: an application with a single-precision input runs the op's double-precision
-// definition on the inputs widened exactly (float32 to float64, complex64 to
-// complex128) and rounds each output once to single precision, to the dtype
-// tensor.PromoteTypes gives the inputs (a float64 or complex128 input next to a
-// float32 one keeps the result double, as in PyTorch). Its rule does the same for
-// every derivative: the cotangents and tangents it is given are widened, the
-// double-precision rule runs, and each input's cotangent (and tangent) is rounded
-// to that input's dtype. So a single-precision result is the correctly rounded
-// double-precision one up to one rounding of float64's own error, which is more
-// accurate than a float32 kernel (whose results differ from PyTorch's float32
-// kernels by a few ulp), at the cost of the conversions. The recorded pullback
-// (chainrules.PullbackRecorder) is the double-precision rule's, recorded with the
-// same registered ops on the single-precision nodes, so derivatives of every order
-// stay in single precision.
+// well, through tensor.ApplyWidened: an application with a single-precision
+// input runs the op's double-precision definition on the inputs widened exactly
+// and rounds each output once, to the dtype tensor.PromoteTypes gives the inputs;
+// its rule widens the cotangents and tangents it is given, runs the
+// double-precision rule, and rounds each input's cotangent (and tangent) to that
+// input's dtype. A single-precision result is so the correctly rounded
+// double-precision one (more accurate than a float32 kernel, whose results differ
+// from PyTorch's float32 kernels by a few ulp), at the cost of the conversions.
+// The recorded pullback is the double-precision rule's, recorded with the same
+// registered ops on the single-precision nodes, so derivatives of every order
+// stay in single precision. The linear helpers sum_to, reshape and mask_mul
+// compute natively in every dtype.
 
 // hasSingle reports whether some input is float32 or complex64.
-func hasSingle(xs []*tensor.Dense) bool {
-	for _, x := range xs {
-		if x != nil && x.DType().IsSingle() {
-			return true
-		}
-	}
-	return false
-}
+func hasSingle(xs []*tensor.Dense) bool { return tensor.HasSingle(xs) }
 
-// widenAll returns xs with every single-precision tensor widened exactly.
-func widenAll(xs []*tensor.Dense) ([]*tensor.Dense, error) {
-	out := make([]*tensor.Dense, len(xs))
-	for k, x := range xs {
-		var err error
-		if out[k], err = (tensor.Space{}).Widen(x); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// narrowTo returns v rounded to single precision of its kind when single is set
-// (float64 to float32, complex128 to complex64), and v otherwise.
-func narrowTo(v *tensor.Dense, single bool) (*tensor.Dense, error) {
-	if !single || v == nil {
-		return v, nil
-	}
-	switch v.DType() {
-	case tensor.Float64:
-		return tensor.AsType(v, tensor.Float32)
-	case tensor.Complex128:
-		return tensor.AsType(v, tensor.Complex64)
-	}
-	return v, nil
-}
-
-// asDType returns v converted to the dtype of like (a cotangent to its input's).
-func asDType(v, like *tensor.Dense) (*tensor.Dense, error) {
-	if v == nil {
-		return nil, nil
-	}
-	return tensor.AsType(v, like.DType())
-}
-
-// applySingle applies op, whose Apply handles double precision, to xs, some of which
-// are single precision: the inputs are widened, and the outputs rounded to single
-// precision when every input is single precision (else PromoteTypes keeps them
-// double). The rule wraps the double-precision rule (see singleRule).
+// applySingle is tensor.ApplyWidened: op applied to single-precision inputs in double
+// precision.
 func applySingle(op cr.Op[*tensor.Dense], in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if err := tensor.CheckInputsAll(op.Name(), xs, len(xs)); err != nil {
-		return nil, err
-	}
-	wide, err := widenAll(xs)
-	if err != nil {
-		return nil, err
-	}
-	wys := make([]*tensor.Dense, len(ys))
-	r, err := op.Apply(in, wide, wys)
-	if err != nil {
-		return nil, err
-	}
-	narrow := true
-	for _, x := range xs {
-		narrow = narrow && x.DType().IsSingle()
-	}
-	for j, y := range wys {
-		if ys[j], err = narrowTo(y, narrow); err != nil {
-			return nil, err
-		}
-	}
-	return &singleRule{inner: r, x: slices.Clone(xs), narrow: narrow}, nil
-}
-
-// singleRule is the rule of a single-precision application: the double-precision
-// rule inner, with the arguments widened and the results rounded (cotangents to
-// their input's dtype, output tangents to the outputs' dtype).
-type singleRule struct {
-	inner  cr.Rule[*tensor.Dense]
-	x      []*tensor.Dense // the inputs as given, for their dtypes
-	narrow bool            // the outputs are single precision
-}
-
-func (r *singleRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
-
-// input returns the input that node id names (nil if none).
-func (r *singleRule) input(id cr.NodeID) *tensor.Dense {
-	for k, in := range r.inner.Inputs() {
-		if in == id {
-			return r.x[k]
-		}
-	}
-	return nil
-}
-
-// narrowContribution rounds a cotangent of the input node to that input's dtype.
-func (r *singleRule) narrowContribution(node cr.NodeID, v *tensor.Dense) (*tensor.Dense, error) {
-	like := r.input(node)
-	if like == nil || v == nil {
-		return v, nil
-	}
-	return asDType(v, like)
-}
-
-func (r *singleRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	wide := make([]*tensor.Dense, len(ybar))
-	for j, v := range ybar {
-		if has[j] {
-			var err error
-			if wide[j], err = (tensor.Space{}).Widen(v); err != nil {
-				return dst, err
-			}
-		}
-	}
-	n := len(dst)
-	dst, err := r.inner.Pullback(wide, has, dst)
-	if err != nil {
-		return dst, err
-	}
-	for i := n; i < len(dst); i++ {
-		if dst[i].Value, err = r.narrowContribution(dst[i].Node, dst[i].Value); err != nil {
-			return dst, err
-		}
-	}
-	return dst, nil
-}
-
-// widenTangents returns tangentOf with its tangents widened.
-func widenTangents(tangentOf cr.TangentOf[*tensor.Dense]) cr.TangentOf[*tensor.Dense] {
-	return func(id cr.NodeID) (*tensor.Dense, bool) {
-		t, ok := tangentOf(id)
-		if !ok {
-			return t, false
-		}
-		w, err := (tensor.Space{}).Widen(t)
-		if err != nil {
-			return nil, false
-		}
-		return w, true
-	}
-}
-
-// Forward is the inner rule's Forward on widened tangents, the output tangents
-// rounded like the outputs.
-func (r *singleRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	f, ok := r.inner.(cr.ForwardRule[*tensor.Dense])
-	if !ok {
-		return cr.Errorf(cr.ErrNoRule, "single precision: the rule has no forward mode")
-	}
-	if err := f.Forward(widenTangents(tangentOf), ydot, has); err != nil {
-		return err
-	}
-	for j := range ydot {
-		if has[j] {
-			var err error
-			if ydot[j], err = narrowTo(ydot[j], r.narrow); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// PullbackWithTangents is the inner rule's on widened arguments, each pair rounded
-// to its input's dtype.
-func (r *singleRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	s, ok := r.inner.(cr.SecondOrderRule[*tensor.Dense])
-	if !ok {
-		return dst, cr.Errorf(cr.ErrHVPNotSupported, "single precision: the rule has no second-order method")
-	}
-	var sp tensor.Space
-	widen := func(d cr.Dual[*tensor.Dense], present bool) (cr.Dual[*tensor.Dense], error) {
-		if !present {
-			return d, nil
-		}
-		var err error
-		if d.Value, err = sp.Widen(d.Value); err != nil {
-			return d, err
-		}
-		if d.HasTangent {
-			d.Tangent, err = sp.Widen(d.Tangent)
-		}
-		return d, err
-	}
-	w := cr.SecondOrderArgs[*tensor.Dense]{
-		Cotangents: make([]cr.Dual[*tensor.Dense], len(a.Cotangents)),
-		Has:        a.Has,
-		Outputs:    make([]cr.Dual[*tensor.Dense], len(a.Outputs)),
-		TangentOf:  widenTangents(a.TangentOf),
-	}
-	var err error
-	for j := range a.Cotangents {
-		if w.Cotangents[j], err = widen(a.Cotangents[j], a.Has[j]); err != nil {
-			return dst, err
-		}
-	}
-	for j := range a.Outputs {
-		if w.Outputs[j], err = widen(a.Outputs[j], true); err != nil {
-			return dst, err
-		}
-	}
-	n := len(dst)
-	if dst, err = s.PullbackWithTangents(w, dst); err != nil {
-		return dst, err
-	}
-	for i := n; i < len(dst); i++ {
-		c := &dst[i].Cotangent
-		if c.Value, err = r.narrowContribution(dst[i].Node, c.Value); err != nil {
-			return dst, err
-		}
-		if c.HasTangent {
-			if c.Tangent, err = r.narrowContribution(dst[i].Node, c.Tangent); err != nil {
-				return dst, err
-			}
-		}
-	}
-	return dst, nil
-}
-
-// RecordPullback records the inner rule's pullback: the same ops, applied to the
-// single-precision nodes, compute in single precision.
-func (r *singleRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
-	p, ok := r.inner.(cr.PullbackRecorder[*tensor.Dense])
-	if !ok {
-		return nil, cr.ErrOrderNotSupported
-	}
-	return p.RecordPullback(rec, x, y, ybar)
+	return tensor.ApplyWidened(op, in, xs, ys)
 }

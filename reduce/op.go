@@ -31,6 +31,11 @@ func (o *op) Name() string { return o.name }
 func (o *op) NumOutputs() int { return 1 }
 
 func (o *op) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		// float32 and complex64: accumulated in double precision, rounded once
+		// (tensor.ApplyWidened).
+		return tensor.ApplyWidened(o, in, x, ys)
+	}
 	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}

@@ -120,6 +120,9 @@ func (o *unaryLinear) Name() string    { return o.name }
 func (o *unaryLinear) NumOutputs() int { return 1 }
 
 func (o *unaryLinear) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}
@@ -143,6 +146,9 @@ func (bcastOp) Name() string    { return "reduce_broadcast" }
 func (bcastOp) NumOutputs() int { return 1 }
 
 func (o bcastOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	if err := tensor.CheckDTypes("reduce_broadcast", x); err != nil {
 		return nil, err
 	}
@@ -255,7 +261,10 @@ type subOp struct{}
 func (subOp) Name() string    { return "reduce_sub" }
 func (subOp) NumOutputs() int { return 1 }
 
-func (subOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+func (o subOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "reduce_sub"
 	if err := tensor.CheckApply(name, in, x, 2); err != nil {
 		return nil, err
@@ -310,6 +319,9 @@ func (shiftOp) Name() string    { return "reduce_shift" }
 func (shiftOp) NumOutputs() int { return 1 }
 
 func (o shiftOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	if err := tensor.CheckDTypes("reduce_shift", x); err != nil {
 		return nil, err
 	}
@@ -358,7 +370,10 @@ type mulOp struct{}
 func (mulOp) Name() string    { return "reduce_mul" }
 func (mulOp) NumOutputs() int { return 1 }
 
-func (mulOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+func (o mulOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "reduce_mul"
 	if err := tensor.CheckApply(name, in, x, 2); err != nil {
 		return nil, err
@@ -520,7 +535,10 @@ type expOp struct{}
 func (expOp) Name() string    { return "reduce_exp" }
 func (expOp) NumOutputs() int { return 1 }
 
-func (expOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+func (o expOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	return applyElem("reduce_exp", false, in, x, y)
 }
 
@@ -534,7 +552,10 @@ type recipOp struct{}
 func (recipOp) Name() string    { return "reduce_recip" }
 func (recipOp) NumOutputs() int { return 1 }
 
-func (recipOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+func (o recipOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	return applyElem("reduce_recip", true, in, x, y)
 }
 
@@ -678,6 +699,9 @@ func (scanOp) Name() string    { return "reduce_scan" }
 func (scanOp) NumOutputs() int { return 1 }
 
 func (o scanOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "reduce_scan"
 	if len(x) != 1 && len(x) != 2 || len(in) != len(x) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: takes 1 or 2 inputs, got %d", name, len(x))

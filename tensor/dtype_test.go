@@ -475,3 +475,23 @@ func TestCheckDTypes(t *testing.T) {
 	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 	assert.NotErrorIs(t, err, tensor.ErrDTypeNotSupported)
 }
+
+// CastOp casts within a kind, with the cast back as its pullback, and refuses a
+// cast between real and complex.
+func TestCastOp(t *testing.T) {
+	x, _ := tensor.FromFloat32([]float32{1.5, -2}, 2)
+	ys, err := cr.EvalMulti(tensor.CastOp(f64), x)
+	require.NoError(t, err)
+	assert.Equal(t, "float64[2] [1.5 -2]", ys[0].String())
+	in := []cr.NodeID{cr.NewNodeID(1, 1)}
+	y := make([]*tensor.Dense, 1)
+	r, err := tensor.CastOp(f64).Apply(in, []*tensor.Dense{x}, y)
+	require.NoError(t, err)
+	c, err := r.Pullback([]*tensor.Dense{tensor.Ones(f64, 2)}, []bool{true}, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "float32[2] [1 1]", c[0].Value.String())
+	for _, bad := range []tensor.DType{c64, c128, 0} {
+		_, err = cr.EvalMulti(tensor.CastOp(bad), x)
+		assert.ErrorIs(t, err, cr.ErrInvalidArgument, "%v", bad)
+	}
+}

@@ -1,0 +1,352 @@
+package tensor
+
+import (
+	"slices"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+)
+
+// Single precision through double. ApplyWidened runs ops defined in double
+// precision on float32 and complex64 tensors: an application with a
+// single-precision input runs the op's double-precision definition on the inputs
+// widened exactly (float32 to float64, complex64 to complex128) and rounds each
+// output once to single precision, to the dtype PromoteTypes gives the inputs (a float64 or complex128 input next to
+// a float32 one keeps the result double, as in PyTorch). Its rule does the same for
+// every derivative: the cotangents and tangents it is given are widened, the
+// double-precision rule runs, and each input's cotangent (and tangent) is rounded
+// to that input's dtype. A single-precision result is so the correctly rounded
+// double-precision one, up to one rounding of the double computation's own error:
+// a reduction of n float32 elements, accumulated in float64, is within
+// u32 |S| + n u64 sum |x_i| of the exact sum S (u32 = 2^-24, u64 = 2^-53), the
+// error of one rounding for n below 2^29. The cost is the conversions (and double
+// precision's speed, not single's).
+//
+// The recorded pullback (chainrules.PullbackRecorder) is the double-precision
+// rule's, recorded with the same registered ops on the single-precision nodes, so
+// derivatives of every order stay in single precision, provided those ops take
+// single precision too.
+
+// HasSingle reports whether some input is float32 or complex64.
+func HasSingle(xs []*Dense) bool {
+	for _, x := range xs {
+		if x != nil && x.DType().IsSingle() {
+			return true
+		}
+	}
+	return false
+}
+
+// widenAll returns xs with every single-precision tensor widened exactly.
+func widenAll(xs []*Dense) ([]*Dense, error) {
+	out := make([]*Dense, len(xs))
+	for k, x := range xs {
+		var err error
+		if out[k], err = (Space{}).Widen(x); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// narrowTo returns v rounded to single precision of its kind when single is set
+// (float64 to float32, complex128 to complex64), and v otherwise.
+func narrowTo(v *Dense, single bool) (*Dense, error) {
+	if !single || v == nil {
+		return v, nil
+	}
+	switch v.DType() {
+	case Float64:
+		return AsType(v, Float32)
+	case Complex128:
+		return AsType(v, Complex64)
+	}
+	return v, nil
+}
+
+// asDType returns v converted to the dtype of like (a cotangent to its input's).
+func asDType(v, like *Dense) (*Dense, error) {
+	if v == nil {
+		return nil, nil
+	}
+	return AsType(v, like.DType())
+}
+
+// ApplyWidened applies op, whose Apply handles double precision, to xs, some of which
+// are single precision (the body of an op's Apply for them: see the package doc): the inputs are widened, and the outputs rounded to single
+// precision when every input is single precision (else PromoteTypes keeps them
+// double). The rule wraps the double-precision rule (see singleRule).
+func ApplyWidened(op cr.Op[*Dense], in []cr.NodeID, xs, ys []*Dense) (cr.Rule[*Dense], error) {
+	if err := CheckInputsAll(op.Name(), xs, len(xs)); err != nil {
+		return nil, err
+	}
+	wide, err := widenAll(xs)
+	if err != nil {
+		return nil, err
+	}
+	wys := make([]*Dense, len(ys))
+	r, err := op.Apply(in, wide, wys)
+	if err != nil {
+		return nil, err
+	}
+	narrow := true
+	for _, x := range xs {
+		narrow = narrow && x.DType().IsSingle()
+	}
+	for j, y := range wys {
+		if ys[j], err = narrowTo(y, narrow); err != nil {
+			return nil, err
+		}
+	}
+	return &singleRule{inner: r, x: slices.Clone(xs), narrow: narrow}, nil
+}
+
+// singleRule is the rule of a single-precision application: the double-precision
+// rule inner, with the arguments widened and the results rounded (cotangents to
+// their input's dtype, output tangents to the outputs' dtype).
+type singleRule struct {
+	inner  cr.Rule[*Dense]
+	x      []*Dense // the inputs as given, for their dtypes
+	narrow bool     // the outputs are single precision
+}
+
+func (r *singleRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
+
+// input returns the input that node id names (nil if none).
+func (r *singleRule) input(id cr.NodeID) *Dense {
+	for k, in := range r.inner.Inputs() {
+		if in == id {
+			return r.x[k]
+		}
+	}
+	return nil
+}
+
+// narrowContribution rounds a cotangent of the input node to that input's dtype.
+func (r *singleRule) narrowContribution(node cr.NodeID, v *Dense) (*Dense, error) {
+	like := r.input(node)
+	if like == nil || v == nil {
+		return v, nil
+	}
+	return asDType(v, like)
+}
+
+func (r *singleRule) Pullback(ybar []*Dense, has []bool, dst []cr.Contribution[*Dense]) ([]cr.Contribution[*Dense], error) {
+	wide := make([]*Dense, len(ybar))
+	for j, v := range ybar {
+		if has[j] {
+			var err error
+			if wide[j], err = (Space{}).Widen(v); err != nil {
+				return dst, err
+			}
+		}
+	}
+	n := len(dst)
+	dst, err := r.inner.Pullback(wide, has, dst)
+	if err != nil {
+		return dst, err
+	}
+	for i := n; i < len(dst); i++ {
+		if dst[i].Value, err = r.narrowContribution(dst[i].Node, dst[i].Value); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+// widenTangents returns tangentOf with its tangents widened.
+func widenTangents(tangentOf cr.TangentOf[*Dense]) cr.TangentOf[*Dense] {
+	return func(id cr.NodeID) (*Dense, bool) {
+		t, ok := tangentOf(id)
+		if !ok {
+			return t, false
+		}
+		w, err := (Space{}).Widen(t)
+		if err != nil {
+			return nil, false
+		}
+		return w, true
+	}
+}
+
+// Forward is the inner rule's Forward on widened tangents, the output tangents
+// rounded like the outputs.
+func (r *singleRule) Forward(tangentOf cr.TangentOf[*Dense], ydot []*Dense, has []bool) error {
+	f, ok := r.inner.(cr.ForwardRule[*Dense])
+	if !ok {
+		return cr.Errorf(cr.ErrNoRule, "single precision: the rule has no forward mode")
+	}
+	if err := f.Forward(widenTangents(tangentOf), ydot, has); err != nil {
+		return err
+	}
+	for j := range ydot {
+		if has[j] {
+			var err error
+			if ydot[j], err = narrowTo(ydot[j], r.narrow); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// PullbackWithTangents is the inner rule's on widened arguments, each pair rounded
+// to its input's dtype.
+func (r *singleRule) PullbackWithTangents(a cr.SecondOrderArgs[*Dense], dst []cr.DualContribution[*Dense]) ([]cr.DualContribution[*Dense], error) {
+	s, ok := r.inner.(cr.SecondOrderRule[*Dense])
+	if !ok {
+		return dst, cr.Errorf(cr.ErrHVPNotSupported, "single precision: the rule has no second-order method")
+	}
+	var sp Space
+	widen := func(d cr.Dual[*Dense], present bool) (cr.Dual[*Dense], error) {
+		if !present {
+			return d, nil
+		}
+		var err error
+		if d.Value, err = sp.Widen(d.Value); err != nil {
+			return d, err
+		}
+		if d.HasTangent {
+			d.Tangent, err = sp.Widen(d.Tangent)
+		}
+		return d, err
+	}
+	w := cr.SecondOrderArgs[*Dense]{
+		Cotangents: make([]cr.Dual[*Dense], len(a.Cotangents)),
+		Has:        a.Has,
+		Outputs:    make([]cr.Dual[*Dense], len(a.Outputs)),
+		TangentOf:  widenTangents(a.TangentOf),
+	}
+	var err error
+	for j := range a.Cotangents {
+		if w.Cotangents[j], err = widen(a.Cotangents[j], a.Has[j]); err != nil {
+			return dst, err
+		}
+	}
+	for j := range a.Outputs {
+		if w.Outputs[j], err = widen(a.Outputs[j], true); err != nil {
+			return dst, err
+		}
+	}
+	n := len(dst)
+	if dst, err = s.PullbackWithTangents(w, dst); err != nil {
+		return dst, err
+	}
+	for i := n; i < len(dst); i++ {
+		c := &dst[i].Cotangent
+		if c.Value, err = r.narrowContribution(dst[i].Node, c.Value); err != nil {
+			return dst, err
+		}
+		if c.HasTangent {
+			if c.Tangent, err = r.narrowContribution(dst[i].Node, c.Tangent); err != nil {
+				return dst, err
+			}
+		}
+	}
+	return dst, nil
+}
+
+// RecordPullback records the inner rule's pullback in double precision: the
+// single-precision nodes it reads (inputs, outputs, cotangents) are widened by a
+// recorded cast, the inner rule records its ops on the widened nodes, and each
+// cotangent it returns is cast back to its input's dtype. The casts are linear
+// ops (CastOp) whose pullbacks are the casts back, so the recorded pullback is
+// differentiable to every order the inner one is.
+func (r *singleRule) RecordPullback(rec cr.Recorder[*Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	p, ok := r.inner.(cr.PullbackRecorder[*Dense])
+	if !ok {
+		return nil, cr.ErrOrderNotSupported
+	}
+	widen := func(ids []cr.NodeID) ([]cr.NodeID, error) {
+		out := make([]cr.NodeID, len(ids))
+		for k, id := range ids {
+			if !id.Valid() {
+				continue
+			}
+			v, err := rec.Value(id)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = id
+			if v.DType().IsSingle() {
+				out[k] = rec.Apply(CastOp(wideOf(v.DType())), id)
+			}
+		}
+		return out, rec.Err()
+	}
+	wx, err := widen(x)
+	if err != nil {
+		return nil, err
+	}
+	wy, err := widen(y)
+	if err != nil {
+		return nil, err
+	}
+	wybar, err := widen(ybar)
+	if err != nil {
+		return nil, err
+	}
+	xbar, err := p.RecordPullback(rec, wx, wy, wybar)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]cr.NodeID, len(xbar))
+	for k, id := range xbar {
+		out[k] = id
+		if id.Valid() && k < len(r.x) && r.x[k].DType().IsSingle() {
+			out[k] = rec.Apply(CastOp(r.x[k].DType()), id)
+		}
+	}
+	return out, rec.Err()
+}
+
+// wideOf returns the double-precision dtype of dt's kind.
+func wideOf(dt DType) DType {
+	switch dt {
+	case Float32:
+		return Float64
+	case Complex64:
+		return Complex128
+	}
+	return dt
+}
+
+// CastOp returns the op y = AsType(x, dt) (a fresh copy when x already has dtype
+// dt) for casts within a kind (float32 and float64, complex64 and complex128),
+// the casts single-precision rules record around their double-precision
+// pullbacks. It is linear: its pullback and its forward tangent are the casts of
+// the cotangent back to x's dtype and of the tangent to dt, which makes it
+// differentiable to every order. A cast between real and complex dtypes, or to an
+// invalid dtype, is an error wrapping chainrules.ErrInvalidArgument.
+func CastOp(dt DType) cr.Op[*Dense] { return castOp{to: dt} }
+
+type castOp struct{ to DType }
+
+func (o castOp) Name() string    { return "astype_" + o.to.String() }
+func (o castOp) NumOutputs() int { return 1 }
+
+func (o castOp) Apply(in []cr.NodeID, x, y []*Dense) (cr.Rule[*Dense], error) {
+	if err := CheckApplyAll(o.Name(), in, x, 1); err != nil {
+		return nil, err
+	}
+	from := x[0].DType()
+	if !o.to.Valid() || from.IsComplex() != o.to.IsComplex() {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: cannot cast %s", o.Name(), x[0].Describe())
+	}
+	cast := func(to DType) func(v *Dense) (*Dense, error) {
+		return func(v *Dense) (*Dense, error) {
+			if v == nil {
+				return nil, errNil()
+			}
+			if v.dtype == to {
+				return v.Clone(), nil
+			}
+			return AsType(v, to)
+		}
+	}
+	v, err := cast(o.to)(x[0])
+	if err != nil {
+		return nil, err
+	}
+	y[0] = v
+	return cr.UnaryLinearRule(in[0], cast(o.to), cast(from)), nil
+}

@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/blas"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	kernels "github.com/chainrules-go/chainrules/internal/gemm"
 )
 
 var useBLAS64 atomic.Bool
@@ -88,7 +87,8 @@ func prepare(t *Dense, rows, cols, rAxis, cAxis, bAxis int) matOperand {
 //
 // The result has dtype PromoteTypes(a, b) (an operand of another dtype is converted
 // first); float32 and complex64 products run on the packed single-precision kernels
-// of internal/gemm (Sgemm, Cgemm) whatever UseBLAS64 says. Operands whose rows or columns are
+// of internal/gemm (Sgemm, Cgemm), or gonum's blas32 / cblas64 under UseBLAS64, as
+// GemmBatch says. Operands whose rows or columns are
 // contiguous (row-major, or column-major such as a Transpose view) are passed to BLAS
 // without copying. It returns an error wrapping ErrShapeMismatch unless both are 2-D
 // with matching inner dims.
@@ -118,26 +118,17 @@ func MatMul(a, b *Dense) (*Dense, error) {
 // gemm computes out[p] = op(A[p]) op(B[p]) for p < batch into out's storage (each
 // m×n, row-major, ld n), with the operands' batch strides pa.bs and pb.bs.
 func gemm(dt DType, pa, pb matOperand, batch, m, n, k int, out *Dense) {
-	switch dt {
-	case Float32:
-		for p := range batch {
-			kernels.Sgemm(pa.trans, pb.trans, m, n, k, 1, pa.t.f32[pa.t.offset+p*pa.bs:], pa.ld,
-				pb.t.f32[pb.t.offset+p*pb.bs:], pb.ld, 0, out.f32[p*m*n:], n)
-		}
-		return
-	case Complex64:
-		for p := range batch {
-			kernels.Cgemm(pa.trans, pb.trans, m, n, k, 1, pa.t.c64[pa.t.offset+p*pa.bs:], pa.ld,
-				pb.t.c64[pb.t.offset+p*pb.bs:], pb.ld, 0, out.c64[p*m*n:], n)
-		}
-		return
-	}
 	on := useBLAS64.Load()
-	if dt == Complex128 {
+	switch dt {
+	case Complex128:
 		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c128[pa.t.offset:], pa.ld, pa.bs, pb.t.c128[pb.t.offset:], pb.ld, pb.bs, 0, out.c128, n, m*n, batch)
-		return
+	case Float32:
+		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f32[pa.t.offset:], pa.ld, pa.bs, pb.t.f32[pb.t.offset:], pb.ld, pb.bs, 0, out.f32, n, m*n, batch)
+	case Complex64:
+		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c64[pa.t.offset:], pa.ld, pa.bs, pb.t.c64[pb.t.offset:], pb.ld, pb.bs, 0, out.c64, n, m*n, batch)
+	default:
+		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f64[pa.t.offset:], pa.ld, pa.bs, pb.t.f64[pb.t.offset:], pb.ld, pb.bs, 0, out.f64, n, m*n, batch)
 	}
-	gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f64[pa.t.offset:], pa.ld, pa.bs, pb.t.f64[pb.t.offset:], pb.ld, pb.bs, 0, out.f64, n, m*n, batch)
 }
 
 // BatchMatMul returns the fresh batch of matrix products C[p] = op(A[p]) op(B[p]),

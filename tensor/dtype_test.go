@@ -495,3 +495,38 @@ func TestCastOp(t *testing.T) {
 		assert.ErrorIs(t, err, cr.ErrInvalidArgument, "%v", bad)
 	}
 }
+
+// GemmBatch in float32 and complex64, on the packed kernels and under UseBLAS64
+// (gonum's blas32 / cblas64), for the general and the matrix-vector shapes, agrees
+// with the float64 product of the same values within the documented bound.
+func TestSingleGemmBatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(14, 15))
+	for _, blas := range []bool{false, true} {
+		tensor.UseBLAS64(blas)
+		for _, mnk := range [][3]int{{9, 7, 40}, {1, 6, 33}, {6, 1, 33}, {5, 4, 1}} {
+			m, n, k := mnk[0], mnk[1], mnk[2]
+			a := tensor.RandN(rng, f32, 2, m, k)
+			b := tensor.RandN(rng, f32, 2, k, n)
+			c := make([]float32, 2*m*n)
+			require.NoError(t, tensor.GemmBatch(false, false, m, n, k, 1, a.Float32s(), k, m*k, b.Float32s(), n, k*n, 0, c, n, m*n, 2))
+			aw, _ := tensor.AsType(a, f64)
+			bw, _ := tensor.AsType(b, f64)
+			want, err := tensor.BatchMatMul(aw, bw, false, false)
+			require.NoError(t, err)
+			got, _ := tensor.FromFloat32(c, 2, m, n)
+			bound := float64(k+4) * 0x1p-24 * 4 * float64(k) // |a||b| ~ 1 per term, with margin
+			assert.True(t, tensor.EqualApprox(got, want, bound, 0), "blas %v %v", blas, mnk)
+
+			za := tensor.RandN(rng, c64, m, k)
+			zb := tensor.RandN(rng, c64, k, n)
+			zc, err := tensor.MatMul(za, zb)
+			require.NoError(t, err)
+			zaw, _ := tensor.AsType(za, c128)
+			zbw, _ := tensor.AsType(zb, c128)
+			zwant, _ := tensor.MatMul(zaw, zbw)
+			assert.Equal(t, c64, zc.DType())
+			assert.True(t, tensor.EqualApprox(zc, zwant, 2*bound, 0), "complex blas %v %v", blas, mnk)
+		}
+	}
+	tensor.UseBLAS64(false)
+}

@@ -3,16 +3,18 @@ package tensor
 import (
 	"runtime"
 
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/blas/cblas128"
+	"gonum.org/v1/gonum/blas/cblas64"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	kernels "github.com/chainrules-go/chainrules/internal/gemm"
 	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
-// Element is the element type of the slice-level matrix products [Gemm] and
-// [GemmBatch]: float64 or complex128.
+// Element is the double-precision part of [Numeric]: float64 or complex128, the
+// element types of the kernels written for double precision only.
 type Element interface{ float64 | complex128 }
 
 // Gemm computes the matrix product
@@ -36,7 +38,7 @@ type Element interface{ float64 | complex128 }
 // kernels or on gonum's blas64 / cblas128 implementation. It returns an error
 // wrapping cr.ErrInvalidArgument, and leaves C unchanged, if a size is
 // negative, a leading dimension is too small or a slice is too short.
-func Gemm[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) error {
+func Gemm[T Numeric](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) error {
 	return GemmBatch(transA, transB, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1)
 }
 
@@ -60,8 +62,16 @@ func Gemm[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, 
 // AVX2 / AVX-512 GEMM, except matrix-vector and outer-product shapes (m, n or k
 // equal to 1, with contiguous vectors), which are memory-bound and run plain
 // loops. With it on, each product with k > 0 and alpha != 0 is one call of
-// blas64.Implementation().Dgemm or cblas128.Implementation().Zgemm, whatever its
-// shape; the setting is read once per call.
+// blas64.Implementation().Dgemm or cblas128.Implementation().Zgemm (for float32
+// and complex64, blas32's Sgemm and cblas64's Cgemm), whatever its shape; the
+// setting is read once per call.
+//
+// The element type is any of [Numeric]. A float32 or complex64 product
+// accumulates in single precision, in internal/gemm's blocked order: each element
+// of C is within gamma_{k+4} (|alpha| sum_l |op(A)_il| |op(B)_lj| + |beta| |C_ij|)
+// of the exact value, gamma_n = n u / (1 - n u), u = 2^-24 (the bound its tests
+// check); the memory-bound matrix-vector shapes sum with four accumulators, within
+// gamma_{k/4+2} likewise.
 //
 // GemmBatch returns an error wrapping cr.ErrInvalidArgument, and leaves C
 // unchanged, if batch, m, n or k is negative, a stride is negative, a leading
@@ -71,7 +81,7 @@ func Gemm[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, 
 //	len(a) >= (batch-1)*strideA + (rows(A)-1)*lda + cols(A)   (checked when m, n, k > 0),
 //
 // likewise for b, and for c when m, n > 0.
-func GemmBatch[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) error {
+func GemmBatch[T Numeric](transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) error {
 	if err := checkGemm(transA, transB, m, n, k, len(a), lda, strideA, len(b), ldb, strideB, len(c), ldc, strideC, batch); err != nil {
 		return err
 	}
@@ -156,7 +166,7 @@ func fits(length, batch, stride, rows, ld, cols int) bool {
 // matmul) runs its products in parallel, each on one goroutine: splitting every
 // small product over the cores instead would re-pack its shared operand on each
 // core and synchronise per product. Larger products split themselves.
-func gemmBatch[T Element](useBLAS, transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) {
+func gemmBatch[T Numeric](useBLAS, transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -195,7 +205,7 @@ const (
 )
 
 // gemmBLAS runs one product on gonum's blas64 / cblas128 implementation.
-func gemmBLAS[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmBLAS[T Numeric](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	switch cc := any(c).(type) {
 	case []float64:
 		blas64.Implementation().Dgemm(blasTrans(transA), blasTrans(transB), m, n, k,
@@ -205,6 +215,14 @@ func gemmBLAS[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 		cblas128.Implementation().Zgemm(blasTrans(transA), blasTrans(transB), m, n, k,
 			any(alpha).(complex128), any(a).([]complex128), lda, any(b).([]complex128), ldb,
 			any(beta).(complex128), cc, ldc)
+	case []float32:
+		blas32.Implementation().Sgemm(blasTrans(transA), blasTrans(transB), m, n, k,
+			any(alpha).(float32), any(a).([]float32), lda, any(b).([]float32), ldb,
+			any(beta).(float32), cc, ldc)
+	case []complex64:
+		cblas64.Implementation().Cgemm(blasTrans(transA), blasTrans(transB), m, n, k,
+			any(alpha).(complex64), any(a).([]complex64), lda, any(b).([]complex64), ldb,
+			any(beta).(complex64), cc, ldc)
 	}
 }
 
@@ -212,7 +230,7 @@ func gemmBLAS[T Element](transA, transB bool, m, n, k int, alpha T, a []T, lda i
 // own code: plain loops for the memory-bound shapes (a matrix times a vector, a
 // vector times a matrix, an outer product) when their vectors are contiguous, and
 // the packed kernels of internal/gemm for the rest.
-func gemmNative[T Element](workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
+func gemmNative[T Numeric](workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	if k == 0 || alpha == 0 {
 		kernels.Scale(m, n, beta, c, ldc)
 		return
@@ -257,12 +275,16 @@ func gemmNative[T Element](workers int, transA, transB bool, m, n, k int, alpha 
 		kernels.DgemmOn(workers, transA, transB, m, n, k, any(alpha).(float64), any(a).([]float64), lda, any(b).([]float64), ldb, any(beta).(float64), cc, ldc)
 	case []complex128:
 		kernels.ZgemmOn(workers, transA, transB, m, n, k, any(alpha).(complex128), any(a).([]complex128), lda, any(b).([]complex128), ldb, any(beta).(complex128), cc, ldc)
+	case []float32:
+		kernels.SgemmOn(workers, transA, transB, m, n, k, any(alpha).(float32), any(a).([]float32), lda, any(b).([]float32), ldb, any(beta).(float32), cc, ldc)
+	case []complex64:
+		kernels.CgemmOn(workers, transA, transB, m, n, k, any(alpha).(complex64), any(a).([]complex64), lda, any(b).([]complex64), ldb, any(beta).(complex64), cc, ldc)
 	}
 }
 
 // scaled returns alpha*x, and x itself when alpha is 1 (so that a complex Inf is
 // not turned into NaN by the multiplication by 1+0i).
-func scaled[T Element](alpha, x T) T {
+func scaled[T Numeric](alpha, x T) T {
 	if alpha == 1 {
 		return x
 	}
@@ -272,7 +294,7 @@ func scaled[T Element](alpha, x T) T {
 // gemv computes c[i*ldc] = alpha (sum_l a[i*lda+l] x_l) + beta c[i*ldc] for i < m
 // (c not read when beta is zero), four rows at a time so that four streams of a are
 // in flight and x is read once per four rows.
-func gemv[T Element](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ldc int) {
+func gemv[T Numeric](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ldc int) {
 	x = x[:k]
 	if af, ok := any(a).([]float64); ok && k >= 256 {
 		// Long float64 rows: one vector dot product a row (vmath.Dot), which
@@ -317,7 +339,7 @@ func storeF(dst *float64, alpha, s, beta float64) {
 }
 
 // store sets *dst = alpha s + beta *dst, not reading *dst when beta is zero.
-func store[T Element](dst *T, alpha, s, beta T) {
+func store[T Numeric](dst *T, alpha, s, beta T) {
 	s = scaled(alpha, s)
 	if beta != 0 {
 		s += beta * *dst
@@ -326,7 +348,7 @@ func store[T Element](dst *T, alpha, s, beta T) {
 }
 
 // dot returns sum_i x_i y_i (no conjugation), with four accumulators.
-func dot[T Element](x, y []T) T {
+func dot[T Numeric](x, y []T) T {
 	y = y[:len(x)]
 	var s0, s1, s2, s3 T
 	i := 0
@@ -344,7 +366,7 @@ func dot[T Element](x, y []T) T {
 
 // combRows computes c = beta c + alpha sum_{l<k} w_l R_l for k >= 1, where the
 // row R_l is r[l*ldr : l*ldr+n] and c has length n (c not read when beta is zero).
-func combRows[T Element](k, n int, alpha T, w []T, r []T, ldr int, beta T, c []T) {
+func combRows[T Numeric](k, n int, alpha T, w []T, r []T, ldr int, beta T, c []T) {
 	axpby(c, scaled(alpha, w[0]), r[:n], beta)
 	for l := 1; l < k; l++ {
 		axpy(c, scaled(alpha, w[l]), r[l*ldr:l*ldr+n])
@@ -352,7 +374,7 @@ func combRows[T Element](k, n int, alpha T, w []T, r []T, ldr int, beta T, c []T
 }
 
 // axpy computes y += s x.
-func axpy[T Element](y []T, s T, x []T) {
+func axpy[T Numeric](y []T, s T, x []T) {
 	x = x[:len(y)]
 	for i := range y {
 		y[i] += s * x[i]
@@ -360,7 +382,7 @@ func axpy[T Element](y []T, s T, x []T) {
 }
 
 // axpby computes y = s x + beta y, not reading y when beta is zero.
-func axpby[T Element](y []T, s T, x []T, beta T) {
+func axpby[T Numeric](y []T, s T, x []T, beta T) {
 	x = x[:len(y)]
 	switch beta {
 	case 0:

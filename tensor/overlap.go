@@ -90,7 +90,7 @@ func sameElements(a, b *Dense) bool {
 // empty. When x starts a whole number of elements from c, it is exact: each row of
 // x is an interval of addresses, tested against the rows of c, so that disjoint
 // blocks of one matrix (the panels of a blocked factorisation) do not overlap.
-func matrixOverlap[T Element](x []T, rows, cols, ldx int, c []T, m, n, ldc int) bool {
+func matrixOverlap[T Numeric](x []T, rows, cols, ldx int, c []T, m, n, ldc int) bool {
 	var z T
 	es := unsafe.Sizeof(z)
 	xlo, clo := sliceAddr(x), sliceAddr(c)
@@ -129,7 +129,7 @@ func floorDiv(a, b int) int {
 // matrices (leading dimension ld, batch stride stride), or, if they may share an
 // element with the m×n matrices of c that the batch writes, a copy of the part of x
 // that the batch reads. The arguments are valid and the sizes positive.
-func readApart[T Element](x []T, batch, stride, rows, ld, cols int, c []T, strideC, m, ldc, n int) []T {
+func readApart[T Numeric](x []T, batch, stride, rows, ld, cols int, c []T, strideC, m, ldc, n int) []T {
 	lx := (batch-1)*stride + (rows-1)*ld + cols
 	var overlap bool
 	if batch == 1 {

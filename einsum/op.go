@@ -69,6 +69,11 @@ func (o *op) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense]
 	if len(in) != len(x) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
 	}
+	if tensor.HasSingle(x) {
+		// float32 and complex64 run the double-precision contraction on the
+		// widened operands, each output rounded once (tensor.ApplyWidened).
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	if err := tensor.CheckDTypes("einsum", x); err != nil {
 		return nil, err
 	}
@@ -100,8 +105,9 @@ func (o *op) ApplyMasked(in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.
 	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(need, false) {
-		rr := r.(*rule)
+	// A single-precision application (tensor.ApplyWidened's rule) computes every
+	// cotangent: need only saves work.
+	if rr, ok := r.(*rule); ok && slices.Contains(need, false) {
 		rr.skip = make([]bool, len(need))
 		for k, n := range need {
 			rr.skip[k] = !n

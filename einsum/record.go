@@ -202,6 +202,9 @@ func (o *unaryLinear) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tens
 	if len(in) != 1 || len(x) != 1 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: takes 1 input, got %d", o.name, len(x))
 	}
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	if err := tensor.CheckDTypes(o.name, x); err != nil {
 		return nil, err
 	}

@@ -50,6 +50,9 @@ func (gatherOp) Name() string    { return "gather" }
 func (gatherOp) NumOutputs() int { return 1 }
 
 func (o gatherOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "gather"
 	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, err
@@ -189,6 +192,9 @@ func (scatterAddOp) Name() string    { return "scatter_add" }
 func (scatterAddOp) NumOutputs() int { return 1 }
 
 func (o scatterAddOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "scatter_add"
 	if err := tensor.CheckInputs(name, x, 2); err != nil {
 		return nil, err
@@ -249,6 +255,9 @@ func (indexSelectOp) Name() string    { return "index_select" }
 func (indexSelectOp) NumOutputs() int { return 1 }
 
 func (o indexSelectOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "index_select"
 	a, err := tensor.CheckUnary(name, x, o.axis)
 	if err != nil {

@@ -59,6 +59,9 @@ func (o joinOp) Name() string {
 func (joinOp) NumOutputs() int { return 1 }
 
 func (o joinOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	name := o.Name()
 	if err := tensor.CheckInputs(name, x, -1); err != nil {
 		return nil, err

@@ -114,6 +114,9 @@ func (o splitOp) NumOutputs() int { return len(o.sizes) }
 
 // Apply checks the sizes against x and writes the blocks of x, as views, into y.
 func (o splitOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "split"
 	if err := tensor.CheckApply(name, in, x, 1); err != nil {
 		return nil, err
@@ -335,6 +338,9 @@ func (splitAdjointOp) Name() string    { return "split_adjoint" }
 func (splitAdjointOp) NumOutputs() int { return 1 }
 
 func (o splitAdjointOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	r := o.r
 	// block[j] is the output of the split whose cotangent input j is.
 	var block []int

@@ -52,6 +52,9 @@ func (o triOp) Name() string    { return o.name }
 func (o triOp) NumOutputs() int { return 1 }
 
 func (o triOp) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, ys)
+	}
 	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}

@@ -61,6 +61,9 @@ func (o viewOp) Name() string  { return o.name }
 func (viewOp) NumOutputs() int { return 1 }
 
 func (o viewOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	if err := tensor.CheckInputs(o.name, x, 1); err != nil {
 		return nil, err
 	}
@@ -292,6 +295,9 @@ func (rollOp) Name() string    { return "roll" }
 func (rollOp) NumOutputs() int { return 1 }
 
 func (o rollOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "roll"
 	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, err
@@ -355,6 +361,9 @@ func (padOp) Name() string    { return "pad" }
 func (padOp) NumOutputs() int { return 1 }
 
 func (o padOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "pad"
 	if err := tensor.CheckInputs(name, x, 1); err != nil {
 		return nil, err

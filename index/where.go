@@ -40,6 +40,9 @@ func (whereOp) Name() string    { return "where" }
 func (whereOp) NumOutputs() int { return 1 }
 
 func (o whereOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, y)
+	}
 	const name = "where"
 	if err := tensor.CheckInputs(name, x, 2); err != nil {
 		return nil, err

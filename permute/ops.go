@@ -30,6 +30,9 @@ func (o *op) NumOutputs() int { return 1 }
 // Apply computes y = L(x), a view of x when possible, into ys[0] and returns the
 // rule of L.
 func (o *op) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if tensor.HasSingle(x) {
+		return tensor.ApplyWidened(o, in, x, ys)
+	}
 	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}

@@ -28,8 +28,8 @@ func SingleOf(t testing.TB, x *tensor.Dense) *tensor.Dense {
 }
 
 // SingleRegistry returns the families that register adds, with every sample's
-// inputs rounded to single precision (SingleOf) and float32 and complex64 added to
-// their dtypes: ruletest.CheckRegistry on it checks the families in single
+// inputs rounded to single precision (SingleOf) and the single-precision twins of
+// their dtypes added where they are missing: ruletest.CheckRegistry on it checks the families in single
 // precision.
 func SingleRegistry(t testing.TB, register func(*cr.Registry[*tensor.Dense]) error) *cr.Registry[*tensor.Dense] {
 	t.Helper()
@@ -41,7 +41,11 @@ func SingleRegistry(t testing.TB, register func(*cr.Registry[*tensor.Dense]) err
 			continue
 		}
 		samples := e.Samples
-		e.DTypes = append(slices.Clone(e.DTypes), "float32", "complex64")
+		for _, d := range e.DTypes {
+			if s := map[string]string{"float64": "float32", "complex128": "complex64"}[d]; s != "" && !slices.Contains(e.DTypes, s) {
+				e.DTypes = append(slices.Clone(e.DTypes), s)
+			}
+		}
 		e.Samples = func(rng *rand.Rand) []cr.Sample[*tensor.Dense] {
 			ss := samples(rng)
 			for i, s := range ss {

@@ -19,7 +19,7 @@ import (
 func (Space) Recycle(dead, live []*Dense) {
 	// Only buffers the pool takes are candidates; a live range matters only if it
 	// can overlap one, that is if it meets [lo, hi) of the candidates.
-	var spans []span
+	spans := make([]span, 0, 8) // on the stack for the usual handful of tensors
 	lo, hi := ^uintptr(0), uintptr(0)
 	for _, d := range dead {
 		if d == nil || !poolable(d) {
@@ -95,13 +95,23 @@ type span struct {
 }
 
 func appendSpan(spans []span, d *Dense, live bool) []span {
-	if d == nil {
+	lo, hi := d.storageSpan()
+	if lo == hi {
 		return spans
+	}
+	return append(spans, span{lo: lo, hi: hi, live: live, t: d})
+}
+
+// storageSpan returns the address range [lo, hi) of d's whole backing slice (its
+// capacity; lo == hi when it has none, and for a nil d).
+func (d *Dense) storageSpan() (lo, hi uintptr) {
+	if d == nil {
+		return 0, 0
 	}
 	c := d.storageCap()
 	if c == 0 {
-		return spans
+		return 0, 0
 	}
-	lo, n := d.addr(), uintptr(c*elemSize(d.dtype))
-	return append(spans, span{lo: lo, hi: lo + n, live: live, t: d})
+	lo = d.addr()
+	return lo, lo + uintptr(c*elemSize(d.dtype))
 }

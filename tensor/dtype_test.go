@@ -48,13 +48,16 @@ func TestPromoteTypes(t *testing.T) {
 func TestInvalidDTypeIsAnError(t *testing.T) {
 	for _, dt := range []tensor.DType{0, 5, 9, 255} {
 		calls := map[string]func() error{
-			"Alloc":      func() error { _, err := tensor.Alloc(dt, 2); return err },
-			"CheckAlloc": func() error { return tensor.CheckAlloc(dt, 2) },
-			"ScalarOf":   func() error { _, err := tensor.ScalarOf(dt, 1); return err },
-			"AsType":     func() error { _, err := tensor.AsType(tensor.Scalar(1), dt); return err },
-			"EyeOf":      func() error { _, err := tensor.EyeOf(dt, 2, 2); return err },
-			"ArangeOf":   func() error { _, err := tensor.ArangeOf(dt, 0, 3, 1); return err },
-			"LinspaceOf": func() error { _, err := tensor.LinspaceOf(dt, 0, 1, 3); return err },
+			"Alloc":         func() error { _, err := tensor.Alloc(dt, 2); return err },
+			"CheckAlloc":    func() error { return tensor.CheckAlloc(dt, 2) },
+			"ScalarOf":      func() error { _, err := tensor.ScalarOf(dt, 1); return err },
+			"AsType":        func() error { _, err := tensor.AsType(tensor.Scalar(1), dt); return err },
+			"EyeOf":         func() error { _, err := tensor.EyeOf(dt, 2, 2); return err },
+			"ArangeOf":      func() error { _, err := tensor.ArangeOf(dt, 0, 3, 1); return err },
+			"LinspaceOf":    func() error { _, err := tensor.LinspaceOf(dt, 0, 1, 3); return err },
+			"RandNOf":       func() error { _, err := tensor.RandNOf(nil, dt, 2); return err },
+			"RandUniformOf": func() error { _, err := tensor.RandUniformOf(nil, dt, 0, 1, 2); return err },
+			"FullOf":        func() error { _, err := tensor.FullOf(dt, 1, 2); return err },
 		}
 		for name, f := range calls {
 			err := f()

@@ -10,7 +10,7 @@ import (
 // N(0, 1/2), so that E|z|^2 = 1. Single-precision entries are the double-precision
 // draws rounded (the same rng gives the same values, rounded, in every precision). A
 // nil rng draws from math/rand/v2's global source. It panics on a negative dim or an
-// invalid dtype, like New.
+// invalid dtype, like New; RandNOf returns those as errors.
 func RandN(rng *rand.Rand, dt DType, shape ...int) *Dense {
 	norm := rand.NormFloat64
 	if rng != nil {
@@ -42,7 +42,8 @@ func RandN(rng *rand.Rand, dt DType, shape ...int) *Dense {
 // from rng; for a complex dtype the real and imaginary parts are each uniform on
 // [lo, hi) (single-precision entries are the double-precision draws rounded, so
 // they may equal hi). A nil rng draws from math/rand/v2's global source. It panics
-// on a negative dim or an invalid dtype, like New.
+// on a negative dim or an invalid dtype, like New; RandUniformOf returns those as
+// errors.
 func RandUniform(rng *rand.Rand, dt DType, lo, hi float64, shape ...int) *Dense {
 	unif := rand.Float64
 	if rng != nil {
@@ -73,7 +74,7 @@ func RandUniform(rng *rand.Rand, dt DType, lo, hi float64, shape ...int) *Dense 
 
 // Full returns a fresh tensor of dtype dt and the given shape with every element v (a
 // real tensor holds real(v); a single-precision one v rounded). It panics on a
-// negative dim or an invalid dtype, like New.
+// negative dim or an invalid dtype, like New; FullOf returns those as errors.
 func Full(dt DType, v complex128, shape ...int) *Dense {
 	t := New(dt, shape...)
 	switch dt {
@@ -98,3 +99,29 @@ func fill[T Numeric](s []T, v T) {
 
 // Ones returns a fresh tensor of ones, Full(dt, 1, shape...).
 func Ones(dt DType, shape ...int) *Dense { return Full(dt, 1, shape...) }
+
+// RandNOf is RandN reporting a bad request as an error instead of panicking: an
+// error wrapping chainrules.ErrInvalidArgument for an invalid dtype, a negative dim
+// or a shape too large for memory (see Alloc).
+func RandNOf(rng *rand.Rand, dt DType, shape ...int) (*Dense, error) {
+	if err := CheckAlloc(dt, shape...); err != nil {
+		return nil, err
+	}
+	return RandN(rng, dt, shape...), nil
+}
+
+// RandUniformOf is RandUniform reporting a bad request as an error, as RandNOf.
+func RandUniformOf(rng *rand.Rand, dt DType, lo, hi float64, shape ...int) (*Dense, error) {
+	if err := CheckAlloc(dt, shape...); err != nil {
+		return nil, err
+	}
+	return RandUniform(rng, dt, lo, hi, shape...), nil
+}
+
+// FullOf is Full reporting a bad request as an error, as RandNOf.
+func FullOf(dt DType, v complex128, shape ...int) (*Dense, error) {
+	if err := CheckAlloc(dt, shape...); err != nil {
+		return nil, err
+	}
+	return Full(dt, v, shape...), nil
+}

@@ -69,4 +69,16 @@
 // directions of complex values) is built in for float64 and complex128 values;
 // other value types opt in by giving their Space the methods of ElementSpace, as
 // tensor.Space does. The package depends on no value type: it is generic over V.
+//
+// Single precision (float32, complex64) has two checks, with the tolerances of
+// each dtype stated where they apply. CheckSingle compares a single-precision
+// application with the same rules in double precision at the exactly widened
+// inputs (Rtol 1e-4, Atol 1e-6 normwise, SingleConfig) and runs Check there, so
+// that the finite differences run in float64 (Config's float64 tolerances: Rtol
+// 1e-6, Atol 1e-8); this is the tight check. Check at single-precision inputs
+// runs every check in float32, with Config's 32-bit defaults (finite differences
+// Rtol 1e-2, Atol 1e-3, step 1e-2; exact identities Rtol 1e-4, Atol 1e-6): it
+// exercises the recorded derivatives in single precision, but a float32 stencil
+// measures rounding noise of order eps |f| / h^2 in second differences, so
+// callers raise Atol where the values are large (the op packages use 2e-2).
 package ruletest

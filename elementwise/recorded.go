@@ -190,7 +190,7 @@ func (o sumToOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.
 	}
 	// Linear and dtype-agnostic (tensor.SumTo, Reshape): every dtype computes
 	// natively, in its own precision.
-	if err := tensor.CheckDTypes("sum_to", xs, tensor.DTypes[:]...); err != nil {
+	if err := tensor.CheckValidDTypes("sum_to", xs); err != nil {
 		return nil, err
 	}
 	from := slices.Clone(xs[0].Shape())
@@ -222,7 +222,7 @@ func (o reshapeOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	}
 	// Linear and dtype-agnostic (tensor.SumTo, Reshape): every dtype computes
 	// natively, in its own precision.
-	if err := tensor.CheckDTypes("reshape", xs, tensor.DTypes[:]...); err != nil {
+	if err := tensor.CheckValidDTypes("reshape", xs); err != nil {
 		return nil, err
 	}
 	from := slices.Clone(xs[0].Shape())
@@ -337,7 +337,7 @@ func (o maskMulOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	// Every dtype computes natively (a single-precision operand in double
 	// precision, rounded back once: see maskMul), so that the linear rule's
 	// recorded adjoint keeps each value's dtype.
-	if err := tensor.CheckDTypes("mask_mul", xs, tensor.DTypes[:]...); err != nil {
+	if err := tensor.CheckValidDTypes("mask_mul", xs); err != nil {
 		return nil, err
 	}
 	m, u := xs[0], xs[1]

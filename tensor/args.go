@@ -35,7 +35,19 @@ func CheckInputsAll(op string, x []*Dense, want int) error {
 	if err := checkInputs(op, x, want); err != nil {
 		return err
 	}
-	return CheckDTypes(op, x, DTypes[:]...)
+	return CheckValidDTypes(op, x)
+}
+
+// CheckValidDTypes is CheckDTypes for an op that supports all four dtypes: it
+// refuses only a tensor of an invalid dtype (the zero Dense, which is not a
+// tensor), with an error wrapping ErrDTypeNotSupported.
+func CheckValidDTypes(op string, x []*Dense) error {
+	for k, v := range x {
+		if v != nil && !v.dtype.Valid() {
+			return dtypeError(op, k, v)
+		}
+	}
+	return nil
 }
 
 // ErrDTypeNotSupported is wrapped by the errors of ops given a tensor of a dtype

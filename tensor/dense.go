@@ -26,8 +26,9 @@ const (
 	Complex64 DType = 4
 )
 
-// DTypes lists the valid dtypes, in the order of their values.
-var DTypes = [...]DType{Float64, Complex128, Float32, Complex64}
+// AllDTypes returns the valid dtypes, in the order of their values: Float64,
+// Complex128, Float32, Complex64 (a fresh slice).
+func AllDTypes() []DType { return []DType{Float64, Complex128, Float32, Complex64} }
 
 // String returns "float64", "complex128", "float32" or "complex64" (or "DType(n)"
 // for an invalid value).
@@ -288,7 +289,7 @@ func elemSize(dt DType) int {
 // reports a bad request as an error instead of panicking: an error wrapping
 // chainrules.ErrInvalidArgument for a negative dim, a shape whose size overflows int
 // (see ShapeSize), storage larger than the Go heap can address, or an invalid dtype
-// (one not in DTypes). Ops that allocate a shape computed from their inputs or
+// (one not in AllDTypes). Ops that allocate a shape computed from their inputs or
 // parameters use it.
 func Alloc(dt DType, shape ...int) (*Dense, error) {
 	return alloc(dt, shape, false)

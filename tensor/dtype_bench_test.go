@@ -13,7 +13,7 @@ import (
 // Sum of 2^20 elements, and the exact widening cast of a float32 tensor.
 func BenchmarkDTypes(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, dt := range tensor.DTypes {
+	for _, dt := range tensor.AllDTypes() {
 		a := tensor.RandN(rng, dt, 256, 256)
 		c := tensor.RandN(rng, dt, 256, 256)
 		b.Run(fmt.Sprintf("matmul256/%v", dt), func(b *testing.B) {

@@ -166,13 +166,13 @@ func TestAsType(t *testing.T) {
 	x, err := tensor.FromComplex128([]complex128{0.1 + 0.2i, -1e40, 3 - 4i, complex(math.Inf(1), 0)}, 2, 2)
 	require.NoError(t, err)
 	xt, _ := x.Transpose(0, 1)
-	for _, from := range tensor.DTypes {
+	for _, from := range tensor.AllDTypes() {
 		src, err := tensor.AsType(xt, from)
 		require.NoError(t, err)
 		same, err := tensor.AsType(src, from)
 		require.NoError(t, err)
 		assert.Same(t, src, same)
-		for _, to := range tensor.DTypes {
+		for _, to := range tensor.AllDTypes() {
 			y, err := tensor.AsType(src, to)
 			require.NoError(t, err)
 			assert.Equal(t, to, y.DType())
@@ -240,8 +240,8 @@ func TestCreationOf(t *testing.T) {
 // in single precision; broadcasting and strided operands work as in float64.
 func TestSingleArithmetic(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 7))
-	for _, da := range tensor.DTypes {
-		for _, db := range tensor.DTypes {
+	for _, da := range tensor.AllDTypes() {
+		for _, db := range tensor.AllDTypes() {
 			a := tensor.RandN(rng, da, 3, 1)
 			bt, _ := tensor.RandN(rng, db, 4, 3).Transpose(0, 1)
 			for name, f := range map[string]func(a, b *tensor.Dense) (*tensor.Dense, error){
@@ -401,7 +401,7 @@ func TestSingleGonum(t *testing.T) {
 func TestSingleNPZ(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 13))
 	arrays := map[string]*tensor.Dense{}
-	for _, dt := range tensor.DTypes {
+	for _, dt := range tensor.AllDTypes() {
 		arrays[dt.String()] = tensor.RandN(rng, dt, 2, 3)
 	}
 	var buf bytes.Buffer
@@ -422,7 +422,7 @@ func TestSingleDescribe(t *testing.T) {
 	err = tensor.Copy(tensor.New(f64, 2), tensor.New(f32, 2))
 	assert.True(t, errors.Is(err, cr.ErrShapeMismatch) && strings.Contains(err.Error(), "float32[2]"), "%v", err)
 	assert.Equal(t, "DType(9)", tensor.DType(9).String())
-	assert.Equal(t, fmt.Sprint(tensor.DTypes), "[float64 complex128 float32 complex64]")
+	assert.Equal(t, fmt.Sprint(tensor.AllDTypes()), "[float64 complex128 float32 complex64]")
 }
 
 // Example of the single-precision dtypes: a float32 tensor, its promotion with a
@@ -532,4 +532,17 @@ func TestSingleGemmBatch(t *testing.T) {
 		}
 	}
 	tensor.UseBLAS64(false)
+}
+
+// CheckValidDTypes accepts the four dtypes and refuses only an invalid one.
+func TestCheckValidDTypes(t *testing.T) {
+	var x []*tensor.Dense
+	for _, dt := range tensor.AllDTypes() {
+		x = append(x, tensor.New(dt, 2))
+	}
+	assert.NoError(t, tensor.CheckValidDTypes("op", append(x, nil)))
+	err := tensor.CheckValidDTypes("op9", append(x, new(tensor.Dense)))
+	assert.ErrorIs(t, err, tensor.ErrDTypeNotSupported)
+	assert.Contains(t, err.Error(), "op9")
+	assert.Contains(t, err.Error(), "input 4")
 }

@@ -134,7 +134,7 @@ func TestLoadNPYNumpyReference(t *testing.T) {
 func TestNPYRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var cases []*tensor.Dense
-	for _, dt := range tensor.DTypes {
+	for _, dt := range tensor.AllDTypes() {
 		for _, shape := range [][]int{{}, {1}, {5}, {2, 3}, {3, 1, 4}, {2, 2, 3, 2}, {0}, {2, 0, 3}} {
 			cases = append(cases, tensor.RandN(rng, dt, shape...))
 		}

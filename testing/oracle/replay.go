@@ -72,15 +72,32 @@ func (r Report) String() string {
 }
 
 // Replay replays cases through t, one subtest per case (named by case ID), and
-// logs and returns the Report.
+// logs and returns the Report. float32 and complex64 cases are skipped (reason
+// "dtype float32", "dtype complex64"); ReplaySingle replays them too.
 func Replay(t *testing.T, cases []Case, resolve Resolver) Report {
+	t.Helper()
+	return replay(t, cases, resolve, false)
+}
+
+// ReplaySingle is Replay that also replays the float32 and complex64 cases, in
+// single precision: the resolver's inputs are rounded to each case input's own
+// dtype (exactly: the reference data are single-precision values), the reference
+// cotangents and directions to the dtypes of the outputs and inputs, and the
+// results, which must have the single-precision dtypes, are compared with the
+// references at the case's own tolerances.
+func ReplaySingle(t *testing.T, cases []Case, resolve Resolver) Report {
+	t.Helper()
+	return replay(t, cases, resolve, true)
+}
+
+func replay(t *testing.T, cases []Case, resolve Resolver, single bool) Report {
 	t.Helper()
 	rep := newReport()
 	for i := range cases {
 		c := &cases[i]
 		t.Run(c.ID, func(t *testing.T) {
 			t.Helper()
-			skip, err := replayCase(c, resolve, &rep)
+			skip, err := replayCase(c, resolve, &rep, single)
 			switch {
 			case skip != "":
 				t.Skip(skip)
@@ -99,7 +116,7 @@ func Run(cases []Case, resolve Resolver) (Report, error) {
 	rep := newReport()
 	var errs []error
 	for i := range cases {
-		if _, err := replayCase(&cases[i], resolve, &rep); err != nil {
+		if _, err := replayCase(&cases[i], resolve, &rep, false); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -111,7 +128,7 @@ func newReport() Report {
 }
 
 // replayCase runs one case, updating rep. It returns a skip reason or the failure.
-func replayCase(c *Case, resolve Resolver, rep *Report) (skip string, err error) {
+func replayCase(c *Case, resolve Resolver, rep *Report, single bool) (skip string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("oracle: case %s: panic: %v", c.ID, p)
@@ -126,7 +143,8 @@ func replayCase(c *Case, resolve Resolver, rep *Report) (skip string, err error)
 			rep.Replayed++
 		}
 	}()
-	if c.DType != "float64" && c.DType != "complex128" {
+	singleCase := c.DType == "float32" || c.DType == "complex64"
+	if !(c.DType == "float64" || c.DType == "complex128" || single && singleCase) {
 		return "dtype " + c.DType, nil
 	}
 	if c.Observable.Kind != "" && c.Observable.Kind != "identity" {
@@ -147,6 +165,13 @@ func replayCase(c *Case, resolve Resolver, rep *Report) (skip string, err error)
 	}
 	if err == nil && op == nil {
 		err = cr.Errorf(cr.ErrNoRule, "resolver returned a nil op")
+	}
+	if err == nil && singleCase {
+		for k := range inputs {
+			if inputs[k], err = asCaseDType(inputs[k], c.Inputs[k].DType); err != nil {
+				break
+			}
+		}
 	}
 	var tape *core.Tape[*tensor.Dense]
 	var ids []cr.NodeID
@@ -198,6 +223,9 @@ func firstProbeError(tape *core.Tape[*tensor.Dense], out cr.NodeID, c *Case) err
 			if seed, err = ct.Dense(); err != nil {
 				return err
 			}
+			if seed, err = like(seed, y); err != nil {
+				return err
+			}
 		}
 	}
 	_, err = tape.BackwardSeed(out, seed)
@@ -216,6 +244,9 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 		return fmt.Errorf("%s: %w: probe has no output cotangent", where, cr.ErrInvalidArgument)
 	}
 	ybar, err := ctT.Dense()
+	if err == nil {
+		ybar, err = like(ybar, y)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: cotangent: %w", where, err)
 	}
@@ -229,6 +260,12 @@ func replayProbe(c *Case, p *Probe, tape *core.Tape[*tensor.Dense], ids []cr.Nod
 			continue
 		}
 		v, err := d.Dense()
+		if err == nil {
+			var x *tensor.Dense
+			if x, err = tape.Value(ids[k]); err == nil {
+				v, err = like(v, x)
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("%s: direction %s: %w", where, in.Name, err)
 		}
@@ -310,7 +347,11 @@ func compare(what string, ours *tensor.Dense, ref Tensor, tol Tolerance) error {
 	if !slices.Equal(ours.Shape(), ref.Shape) {
 		return fmt.Errorf("%s: %w: ours is %s, reference has shape %v", what, ErrMismatch, ours.Describe(), ref.Shape)
 	}
-	got := ours.AsComplex().Complex128s()
+	wide, err := tensor.AsType(ours, tensor.Complex128)
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	got := wide.Complex128s()
 	// The element that exceeds its tolerance by the most (a NaN by infinitely much).
 	at, excess := -1, 0.0
 	for i, a := range got {
@@ -336,4 +377,28 @@ func compare(what string, ours *tensor.Dense, ref Tensor, tol Tolerance) error {
 		rem /= ref.Shape[k]
 	}
 	return fmt.Errorf("%s: %w at element %v: ours %v, PyTorch %v (atol %g, rtol %g)", what, ErrMismatch, idx, got[at], ref.Data[at], tol.Atol, tol.Rtol)
+}
+
+// asCaseDType returns x rounded to dtype, the name of a case input's dtype, when
+// that is float32 or complex64 (x otherwise).
+func asCaseDType(x *tensor.Dense, dtype string) (*tensor.Dense, error) {
+	switch dtype {
+	case "float32":
+		return tensor.AsType(x, tensor.Float32)
+	case "complex64":
+		return tensor.AsType(x, tensor.Complex64)
+	}
+	return x, nil
+}
+
+// like returns v (a reference value, read in double precision) rounded to the
+// single-precision dtype of x when x is float32 or complex64 (v otherwise).
+func like(v, x *tensor.Dense) (*tensor.Dense, error) {
+	if x == nil || !x.DType().IsSingle() {
+		return v, nil
+	}
+	if x.DType() == tensor.Float32 && v.DType().IsComplex() {
+		return v, nil // a mismatch the caller reports
+	}
+	return tensor.AsType(v, x.DType())
 }

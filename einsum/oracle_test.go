@@ -24,7 +24,7 @@ func loadOracle(t *testing.T, op string) []oracle.Case {
 }
 
 func TestOracleMul(t *testing.T) {
-	rep := oracle.Replay(t, loadOracle(t, "mul"), func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
+	rep := oracle.ReplaySingle(t, loadOracle(t, "mul"), func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 		x, err := c.DenseInputs()
 		return Op("...,...->..."), x, err
 	})
@@ -57,7 +57,7 @@ func multiDotSpec(ranks []int) string {
 }
 
 func TestOracleMultiDot(t *testing.T) {
-	rep := oracle.Replay(t, loadOracle(t, "multi_dot"), func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
+	rep := oracle.ReplaySingle(t, loadOracle(t, "multi_dot"), func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 		x, err := c.DenseInputs()
 		if err != nil {
 			return nil, nil, err

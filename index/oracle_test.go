@@ -26,7 +26,7 @@ func loadCases(t *testing.T, op string) []oracle.Case {
 // (defaults offset 0, dim1 0, dim2 1, as in PyTorch).
 func TestDiagonalOracle(t *testing.T) {
 	cases := loadCases(t, "diagonal")
-	rep := oracle.Replay(t, cases, func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
+	rep := oracle.ReplaySingle(t, cases, func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 		kw := struct {
 			Offset int  `json:"offset"`
 			Dim1   *int `json:"dim1"`

@@ -58,7 +58,7 @@ func TestOracle(t *testing.T) {
 	}
 	for name, mk := range simple {
 		t.Run(name, func(t *testing.T) {
-			oracle.Replay(t, loadCases(t, name), func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
+			oracle.ReplaySingle(t, loadCases(t, name), func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 				x, err := c.DenseInputs()
 				if err != nil {
 					return nil, nil, err
@@ -76,7 +76,7 @@ func TestOracle(t *testing.T) {
 	}
 	for name, mk := range moments {
 		t.Run(name, func(t *testing.T) {
-			oracle.Replay(t, loadCases(t, name), func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
+			oracle.ReplaySingle(t, loadCases(t, name), func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
 				x, err := c.DenseInputs()
 				if err != nil {
 					return nil, nil, err

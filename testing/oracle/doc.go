@@ -14,8 +14,11 @@
 //
 //	|ours - ref| <= atol + rtol * max(|ours|, |ref|)   elementwise.
 //
-// Cases whose expected behaviour is an error must produce an error. float32 and
-// complex64 cases are skipped: the project computes in float64 and complex128.
+// Cases whose expected behaviour is an error must produce an error. Replay skips
+// the float32 and complex64 cases; ReplaySingle replays them in single precision
+// (inputs, cotangents and directions rounded to the case's dtypes, which are
+// exact for its data), for ops that take float32 and complex64 tensors. The
+// elementwise, reduce, einsum and index packages replay every case that way.
 //
 //	func TestExpOracle(t *testing.T) {
 //		cases, err := oracle.Load("exp")

@@ -17,7 +17,8 @@
 // Cases whose expected behaviour is an error must produce an error. Replay skips
 // the float32 and complex64 cases; ReplaySingle replays them in single precision
 // (inputs, cotangents and directions rounded to the case's dtypes, which are
-// exact for its data), for ops that take float32 and complex64 tensors. The
+// exact for its data; the upstream tolerances of those cases, as loose as atol 10,
+// capped at SingleTol = 1e-4), for ops that take float32 and complex64 tensors. The
 // elementwise, reduce, einsum and index packages replay every case that way.
 //
 //	func TestExpOracle(t *testing.T) {

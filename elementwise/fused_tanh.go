@@ -41,6 +41,9 @@ func (mul3Op) NumOutputs() int { return 1 }
 
 // Apply computes y = c a b d in one pass.
 func (o mul3Op) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if hasSingle(xs) {
+		return applySingle(o, in, xs, ys)
+	}
 	// Arity, nil inputs, and views too large to copy.
 	if err := tensor.CheckApply("mul3", in, xs, 3); err != nil {
 		return nil, err

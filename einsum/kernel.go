@@ -1,6 +1,9 @@
 package einsum
 
-import "github.com/chainrules-go/chainrules/tensor"
+import (
+	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
+)
 
 // strided computes dst[od] = src[os] (or dst[od] += src[os] when acc is set) for
 // every index i of the space shape, with od = sum_k i_k dstSt[k] and
@@ -11,7 +14,7 @@ import "github.com/chainrules-go/chainrules/tensor"
 func strided[T tensor.Element](dst []T, dstSt []int, src []T, srcSt []int, shape []int, acc bool) {
 	// Drop dims of size 1 and merge dims that are contiguous in both operands.
 	var shBuf, dBuf, sBuf [16]int
-	sh, ds, ss, ok := tensor.MergeAxes2(shape, dstSt, srcSt, shBuf[:0], dBuf[:0], sBuf[:0])
+	sh, ds, ss, ok := opkit.MergeAxes2(shape, dstSt, srcSt, shBuf[:0], dBuf[:0], sBuf[:0])
 	if !ok {
 		return
 	}
@@ -49,7 +52,7 @@ func strided[T tensor.Element](dst []T, dstSt []int, src []T, srcSt []int, shape
 	od, os := 0, 0
 	for {
 		block2(dst[od:], ds[r-1], ds[r], src[os:], ss[r-1], ss[r], sh[r-1], sh[r], acc)
-		if !tensor.Step2(idx, sh, ds, ss, &od, &os) {
+		if !opkit.Step2(idx, sh, ds, ss, &od, &os) {
 			return
 		}
 	}

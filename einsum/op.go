@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // Name is the registry name of the einsum op family.
@@ -69,12 +70,12 @@ func (o *op) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense]
 	if len(in) != len(x) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
 	}
-	if tensor.HasSingle(x) {
+	if opkit.HasSingle(x) {
 		// float32 and complex64 run the double-precision contraction on the
-		// widened operands, each output rounded once (tensor.ApplyWidened).
-		return tensor.ApplyWidened(o, in, x, y)
+		// widened operands, each output rounded once (opkit.ApplyWidened).
+		return opkit.ApplyWidened(o, in, x, y)
 	}
-	if err := tensor.CheckDTypes("einsum", x); err != nil {
+	if err := opkit.CheckDTypes("einsum", x); err != nil {
 		return nil, err
 	}
 	for k, v := range x {
@@ -105,7 +106,7 @@ func (o *op) ApplyMasked(in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.
 	if err != nil {
 		return nil, err
 	}
-	// A single-precision application (tensor.ApplyWidened's rule) computes every
+	// A single-precision application (opkit.ApplyWidened's rule) computes every
 	// cotangent: need only saves work.
 	if rr, ok := r.(*rule); ok && slices.Contains(need, false) {
 		rr.skip = make([]bool, len(need))

@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // RecordPullback records the cotangents of the operands with ops, so that a
@@ -202,10 +203,10 @@ func (o *unaryLinear) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tens
 	if len(in) != 1 || len(x) != 1 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: takes 1 input, got %d", o.name, len(x))
 	}
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
-	if err := tensor.CheckDTypes(o.name, x); err != nil {
+	if err := opkit.CheckDTypes(o.name, x); err != nil {
 		return nil, err
 	}
 	v, err := o.fwd(x[0])
@@ -220,7 +221,7 @@ func (o *unaryLinear) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tens
 func checked(name string, want tensor.DType, f func(*tensor.Dense) *tensor.Dense) func(*tensor.Dense) (*tensor.Dense, error) {
 	return func(t *tensor.Dense) (*tensor.Dense, error) {
 		if t == nil || (want != 0 && t.DType() != want) {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: got %s", name, tensor.DescribeOf(t))
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: got %s", name, opkit.DescribeOf(t))
 		}
 		return f(t), nil
 	}
@@ -263,7 +264,7 @@ func embedOp(b *bound, k int, target []int, direct bool) cr.Op[*tensor.Dense] {
 	}
 	check := func(t *tensor.Dense, shape []int) error {
 		if t == nil || !slices.Equal(t.Shape(), shape) {
-			return cr.Errorf(cr.ErrShapeMismatch, "%s: got %s, want shape %v", name, tensor.DescribeOf(t), shape)
+			return cr.Errorf(cr.ErrShapeMismatch, "%s: got %s, want shape %v", name, opkit.DescribeOf(t), shape)
 		}
 		return nil
 	}

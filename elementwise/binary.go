@@ -7,6 +7,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // binaryOp is the op that Binary returns.
@@ -32,7 +33,7 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	if hasSingle(xs) {
 		return applySingle(o, in, xs, ys)
 	}
-	if err := tensor.CheckDTypes(o.name, xs); err != nil {
+	if err := opkit.CheckDTypes(o.name, xs); err != nil {
 		return nil, err
 	}
 	r := &binaryRule{op: o, in: [2]cr.NodeID{in[0], in[1]},

@@ -7,6 +7,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // Fused kernels for tanh's higher derivatives. tanh's pullback is the fused
@@ -45,7 +46,7 @@ func (o mul3Op) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.D
 		return applySingle(o, in, xs, ys)
 	}
 	// Arity, nil inputs, and views too large to copy.
-	if err := tensor.CheckApply("mul3", in, xs, 3); err != nil {
+	if err := opkit.CheckApply("mul3", in, xs, 3); err != nil {
 		return nil, err
 	}
 	for k, x := range xs {

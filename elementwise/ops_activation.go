@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // The activation functions of torch.nn.functional that are elementwise. At their
@@ -376,7 +377,7 @@ func (o preluOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.
 	if hasSingle(xs) {
 		return applySingle(o, in, xs, ys)
 	}
-	if err := tensor.CheckDTypes("prelu", xs); err != nil {
+	if err := opkit.CheckDTypes("prelu", xs); err != nil {
 		return nil, err
 	}
 	a, w := xs[0], xs[1]

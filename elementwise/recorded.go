@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // Recorded pullbacks: the rules' chainrules.PullbackRecorder, through which a
@@ -190,7 +191,7 @@ func (o sumToOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.
 	}
 	// Linear and dtype-agnostic (tensor.SumTo, Reshape): every dtype computes
 	// natively, in its own precision.
-	if err := tensor.CheckValidDTypes("sum_to", xs); err != nil {
+	if err := opkit.CheckValidDTypes("sum_to", xs); err != nil {
 		return nil, err
 	}
 	from := slices.Clone(xs[0].Shape())
@@ -222,7 +223,7 @@ func (o reshapeOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	}
 	// Linear and dtype-agnostic (tensor.SumTo, Reshape): every dtype computes
 	// natively, in its own precision.
-	if err := tensor.CheckValidDTypes("reshape", xs); err != nil {
+	if err := opkit.CheckValidDTypes("reshape", xs); err != nil {
 		return nil, err
 	}
 	from := slices.Clone(xs[0].Shape())
@@ -266,7 +267,7 @@ func (o stepOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.D
 	if hasSingle(xs) {
 		return applySingle(o, in, xs, ys)
 	}
-	if err := tensor.CheckDTypes(o.name, xs); err != nil {
+	if err := opkit.CheckDTypes(o.name, xs); err != nil {
 		return nil, err
 	}
 	a := xs[0].AsComplex().Contiguous().Complex128s()
@@ -337,7 +338,7 @@ func (o maskMulOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	// Every dtype computes natively (a single-precision operand in double
 	// precision, rounded back once: see maskMul), so that the linear rule's
 	// recorded adjoint keeps each value's dtype.
-	if err := tensor.CheckValidDTypes("mask_mul", xs); err != nil {
+	if err := opkit.CheckValidDTypes("mask_mul", xs); err != nil {
 		return nil, err
 	}
 	m, u := xs[0], xs[1]

@@ -3,10 +3,11 @@ package elementwise
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // Single precision. The ops of this package take float32 and complex64 tensors as
-// well, through tensor.ApplyWidened: an application with a single-precision
+// well, through opkit.ApplyWidened: an application with a single-precision
 // input runs the op's double-precision definition on the inputs widened exactly
 // and rounds each output once, to the dtype tensor.PromoteTypes gives the inputs;
 // its rule widens the cotangents and tangents it is given, runs the
@@ -20,10 +21,10 @@ import (
 // compute natively in every dtype.
 
 // hasSingle reports whether some input is float32 or complex64.
-func hasSingle(xs []*tensor.Dense) bool { return tensor.HasSingle(xs) }
+func hasSingle(xs []*tensor.Dense) bool { return opkit.HasSingle(xs) }
 
-// applySingle is tensor.ApplyWidened: op applied to single-precision inputs in double
+// applySingle is opkit.ApplyWidened: op applied to single-precision inputs in double
 // precision.
 func applySingle(op cr.Op[*tensor.Dense], in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	return tensor.ApplyWidened(op, in, xs, ys)
+	return opkit.ApplyWidened(op, in, xs, ys)
 }

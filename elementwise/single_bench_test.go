@@ -12,7 +12,7 @@ import (
 
 // BenchmarkSingle times exp and tanh of 2^20 elements and their pullbacks in
 // float64 and float32: the float32 path runs the float64 kernels on the widened
-// input (tensor.ApplyWidened), so it costs the float64 time plus the casts.
+// input (opkit.ApplyWidened), so it costs the float64 time plus the casts.
 func BenchmarkSingle(b *testing.B) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {

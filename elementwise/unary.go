@@ -8,6 +8,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // unaryMode is how a rule treats its input and output.
@@ -42,7 +43,7 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor
 	if hasSingle(xs) {
 		return applySingle(o, in, xs, ys)
 	}
-	if err := tensor.CheckDTypes(o.name, xs); err != nil {
+	if err := opkit.CheckDTypes(o.name, xs); err != nil {
 		return nil, err
 	}
 	r := &unaryRule{op: o, in: [1]cr.NodeID{in[0]}, realIn: x.DType() == tensor.Float64}

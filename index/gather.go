@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // axisIndex is the parameter of gather and scatter_add: an integer index tensor,
@@ -50,11 +51,11 @@ func (gatherOp) Name() string    { return "gather" }
 func (gatherOp) NumOutputs() int { return 1 }
 
 func (o gatherOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "gather"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
+	if err := opkit.CheckInputs(name, x, 1); err != nil {
 		return nil, err
 	}
 	off, err := o.offsets(name, x[0].Shape())
@@ -72,7 +73,7 @@ func (o gatherOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.D
 	if err != nil {
 		return rule, err
 	}
-	if a, _ := tensor.Axis(name, o.axis, x[0].Rank()); a != 0 {
+	if a, _ := opkit.Axis(name, o.axis, x[0].Rank()); a != 0 {
 		return rule, nil
 	}
 	return rowGather(rule, off, r.inShape[0], r.outShape, r.outDT), nil
@@ -82,7 +83,7 @@ func (o gatherOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.D
 // returns for every index element (in row-major order) the row-major offset of the
 // element of x it names.
 func (ix axisIndex) offsets(name string, xShape []int) ([]int, error) {
-	a, err := tensor.Axis(name, ix.axis, len(xShape))
+	a, err := opkit.Axis(name, ix.axis, len(xShape))
 	if err != nil {
 		return nil, err
 	}
@@ -192,11 +193,11 @@ func (scatterAddOp) Name() string    { return "scatter_add" }
 func (scatterAddOp) NumOutputs() int { return 1 }
 
 func (o scatterAddOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "scatter_add"
-	if err := tensor.CheckInputs(name, x, 2); err != nil {
+	if err := opkit.CheckInputs(name, x, 2); err != nil {
 		return nil, err
 	}
 	if !slices.Equal(x[1].Shape(), o.shape) {
@@ -255,11 +256,11 @@ func (indexSelectOp) Name() string    { return "index_select" }
 func (indexSelectOp) NumOutputs() int { return 1 }
 
 func (o indexSelectOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "index_select"
-	a, err := tensor.CheckUnary(name, x, o.axis)
+	a, err := opkit.CheckUnary(name, x, o.axis)
 	if err != nil {
 		return nil, err
 	}
@@ -272,7 +273,7 @@ func (o indexSelectOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*ten
 	}
 	out := slices.Clone(shape)
 	out[a] = len(idx)
-	l, err := tensor.LanesOf(shape, a)
+	l, err := opkit.LanesOf(shape, a)
 	if err != nil {
 		return nil, err
 	}
@@ -305,16 +306,16 @@ func (o indexSelectOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*ten
 	return rowSelect(rule, idx, out, x[0].DType()), nil
 }
 
-// slabs is x viewed around the axis as [Outer, Len, Inner] (a tensor.Lanes) with
+// slabs is x viewed around the axis as [Outer, Len, Inner] (a opkit.Lanes) with
 // the indices selected along it; the output is the same view with Len = len(idx).
 type slabs struct {
-	tensor.Lanes
+	opkit.Lanes
 	idx []int
 }
 
 // takeSlabs copies the selected slabs of x into y, viewed as [outer, len(idx), inner].
 func takeSlabs[T tensor.Element](g slabs, y, x []T) {
-	out, in := tensor.Lanes{Outer: g.Outer, Len: len(g.idx), Inner: g.Inner}, g.Inner
+	out, in := opkit.Lanes{Outer: g.Outer, Len: len(g.idx), Inner: g.Inner}, g.Inner
 	for o := range g.Outer {
 		for j, i := range g.idx {
 			d, s := out.Offset(o, j, 0), g.Offset(o, i, 0)
@@ -326,7 +327,7 @@ func takeSlabs[T tensor.Element](g slabs, y, x []T) {
 // addSlabs is the adjoint of takeSlabs: it adds the slabs of y into the selected
 // slabs of x.
 func addSlabs[T tensor.Element](g slabs, x, y []T) {
-	out, in := tensor.Lanes{Outer: g.Outer, Len: len(g.idx), Inner: g.Inner}, g.Inner
+	out, in := opkit.Lanes{Outer: g.Outer, Len: len(g.idx), Inner: g.Inner}, g.Inner
 	for o := range g.Outer {
 		for j, i := range g.idx {
 			d, s := g.Offset(o, i, 0), out.Offset(o, j, 0)

@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // joinOp is the "concat" family, or with stack set the "stack" family: a stack is
@@ -59,18 +60,18 @@ func (o joinOp) Name() string {
 func (joinOp) NumOutputs() int { return 1 }
 
 func (o joinOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	name := o.Name()
-	if err := tensor.CheckInputs(name, x, -1); err != nil {
+	if err := opkit.CheckInputs(name, x, -1); err != nil {
 		return nil, err
 	}
 	rank := x[0].Rank()
 	if o.stack {
 		rank++ // the new axis
 	}
-	a, err := tensor.Axis(name, o.axis, rank)
+	a, err := opkit.Axis(name, o.axis, rank)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,9 @@
 package index
 
-import "github.com/chainrules-go/chainrules/tensor"
+import (
+	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
+)
 
 // buf is the row-major element slice of a tensor of either dtype.
 type buf struct {
@@ -79,7 +82,7 @@ func copyBuf(dst buf, dOff int, dSt []int, src buf, sOff int, sSt []int, shape [
 // single copy.
 func copyStrided[T tensor.Element](dst []T, dOff int, dSt []int, src []T, sOff int, sSt []int, shape []int) {
 	var shB, dB, sB [16]int // stack space for the merged axes (append grows past 16)
-	sh, ds, ss, ok := tensor.MergeAxes2(shape, dSt, sSt, shB[:0], dB[:0], sB[:0])
+	sh, ds, ss, ok := opkit.MergeAxes2(shape, dSt, sSt, shB[:0], dB[:0], sB[:0])
 	if !ok {
 		return
 	}
@@ -104,7 +107,7 @@ func copyStrided[T tensor.Element](dst []T, dOff int, dSt []int, src []T, sOff i
 			}
 		}
 		// Advance the odometer over the outer axes.
-		if !tensor.Step2(idx, sh, ds, ss, &d, &s) {
+		if !opkit.Step2(idx, sh, ds, ss, &d, &s) {
 			return
 		}
 	}

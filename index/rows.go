@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // denseRule is the rule of a linear op: its pullback, forward tangent,
@@ -35,7 +36,7 @@ type rowSelectRule struct {
 func (r *rowSelectRule) RowPullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
 	ybar := ybars[0]
 	if ybar == nil || ybar.DType() != r.dt || !slices.Equal(ybar.Shape(), r.shape) {
-		return dst, rows, cr.Errorf(cr.ErrShapeMismatch, "index_select: cotangent is %s, output is %s%v", tensor.DescribeOf(ybar), r.dt, r.shape)
+		return dst, rows, cr.Errorf(cr.ErrShapeMismatch, "index_select: cotangent is %s, output is %s%v", opkit.DescribeOf(ybar), r.dt, r.shape)
 	}
 	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.Inputs()[0], Rows: r.idx, Value: ybar}), nil
 }
@@ -68,7 +69,7 @@ type rowGatherRule struct {
 func (r *rowGatherRule) RowPullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
 	ybar := ybars[0]
 	if ybar == nil || ybar.DType() != r.dt || !slices.Equal(ybar.Shape(), r.shape) {
-		return dst, rows, cr.Errorf(cr.ErrShapeMismatch, "gather: cotangent is %s, output is %s%v", tensor.DescribeOf(ybar), r.dt, r.shape)
+		return dst, rows, cr.Errorf(cr.ErrShapeMismatch, "gather: cotangent is %s, output is %s%v", opkit.DescribeOf(ybar), r.dt, r.shape)
 	}
 	inner := prod(r.xShape[1:])
 	touched := make([]int, len(r.off))

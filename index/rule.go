@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // linear describes an op y = A(x_1, ..., x_n) that is linear in all its inputs
@@ -103,7 +104,7 @@ func (r *linear) tangent(xdot []*tensor.Dense, ok []bool) (*tensor.Dense, error)
 			continue
 		}
 		if t == nil || !slices.Equal(t.Shape(), r.inShape[k]) || (t.DType() == tensor.Complex128 && r.outDT == tensor.Float64) {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, tensor.DescribeOf(t), r.inDT[k], r.inShape[k])
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of input %d is %v, input is %s%v", r.name, k, opkit.DescribeOf(t), r.inDT[k], r.inShape[k])
 		}
 		ts[k] = t
 	}

@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // splitOp is the "split" family: one op with an output per block.
@@ -96,7 +97,7 @@ func ApplyChunk(r cr.Recorder[*tensor.Dense], x cr.NodeID, axis, chunks int) []c
 	v, err := r.Value(x)
 	if err == nil {
 		var a int
-		if a, err = tensor.Axis("split", axis, v.Rank()); err == nil {
+		if a, err = opkit.Axis("split", axis, v.Rank()); err == nil {
 			var sizes []int
 			if sizes, err = ChunkSizes(v.Shape()[a], chunks); err == nil {
 				return ApplySplit(r, x, axis, sizes...)
@@ -114,15 +115,15 @@ func (o splitOp) NumOutputs() int { return len(o.sizes) }
 
 // Apply checks the sizes against x and writes the blocks of x, as views, into y.
 func (o splitOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "split"
-	if err := tensor.CheckApply(name, in, x, 1); err != nil {
+	if err := opkit.CheckApply(name, in, x, 1); err != nil {
 		return nil, err
 	}
 	shape := x[0].Shape()
-	a, err := tensor.Axis(name, o.axis, len(shape))
+	a, err := opkit.Axis(name, o.axis, len(shape))
 	if err != nil {
 		return nil, err
 	}
@@ -200,7 +201,7 @@ func (r *splitRule) cotangent(v []*tensor.Dense, has []bool, what string) (*tens
 	out := tensor.New(r.dt, r.shape...)
 	// With x viewed as [Outer, Len, Inner] around the axis, block k is, for each
 	// outer index, the contiguous run of sizes[k] rows from row starts[k].
-	l, err := tensor.LanesOf(r.shape, r.axis)
+	l, err := opkit.LanesOf(r.shape, r.axis)
 	if err != nil {
 		return nil, err
 	}
@@ -210,7 +211,7 @@ func (r *splitRule) cotangent(v []*tensor.Dense, has []bool, what string) (*tens
 		}
 		y := v[k]
 		if y == nil || !slices.Equal(y.Shape(), r.blockShape(k)) || (y.DType() == tensor.Complex128 && r.dt == tensor.Float64) {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "split: %s of output %d is %s, the output is %s%v", what, k, tensor.DescribeOf(y), r.dt, r.blockShape(k))
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "split: %s of output %d is %s, the output is %s%v", what, k, opkit.DescribeOf(y), r.dt, r.blockShape(k))
 		}
 		if r.dt == tensor.Complex128 {
 			placeBlock(out.Complex128s(), y.AsComplex().Complex128s(), l, r.starts[k], r.sizes[k])
@@ -223,7 +224,7 @@ func (r *splitRule) cotangent(v []*tensor.Dense, has []bool, what string) (*tens
 
 // placeBlock writes the row-major elements src of the block of rows [start,
 // start+size) along the axis of a contiguous dst with lanes l.
-func placeBlock[T tensor.Element](dst, src []T, l tensor.Lanes, start, size int) {
+func placeBlock[T tensor.Element](dst, src []T, l opkit.Lanes, start, size int) {
 	run := size * l.Inner
 	if run == 0 {
 		return
@@ -252,7 +253,7 @@ func (r *splitRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tenso
 		return cr.Errorf(cr.ErrInvalidArgument, "split: %d tangent slots and %d flags for %d outputs", len(ydot), len(has), len(r.sizes))
 	}
 	if t == nil || !slices.Equal(t.Shape(), r.shape) || (t.DType() == tensor.Complex128 && r.dt == tensor.Float64) {
-		return cr.Errorf(cr.ErrShapeMismatch, "split: tangent of the input is %s, the input is %s%v", tensor.DescribeOf(t), r.dt, r.shape)
+		return cr.Errorf(cr.ErrShapeMismatch, "split: tangent of the input is %s, the input is %s%v", opkit.DescribeOf(t), r.dt, r.shape)
 	}
 	if r.dt == tensor.Complex128 {
 		t = t.AsComplex()
@@ -338,8 +339,8 @@ func (splitAdjointOp) Name() string    { return "split_adjoint" }
 func (splitAdjointOp) NumOutputs() int { return 1 }
 
 func (o splitAdjointOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	r := o.r
 	// block[j] is the output of the split whose cotangent input j is.
@@ -377,7 +378,7 @@ func (o splitAdjointOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*te
 	apply := func(xdot []*tensor.Dense, ok []bool) (*tensor.Dense, error) { return place(xdot, ok, "tangent") }
 	adjoint := func(j int, g *tensor.Dense) (*tensor.Dense, error) {
 		if g == nil || !slices.Equal(g.Shape(), r.shape) || (g.DType() == tensor.Complex128 && r.dt == tensor.Float64) {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "split_adjoint: cotangent is %s, the output is %s%v", tensor.DescribeOf(g), r.dt, r.shape)
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "split_adjoint: cotangent is %s, the output is %s%v", opkit.DescribeOf(g), r.dt, r.shape)
 		}
 		k := block[j]
 		b, err := g.Slice(r.axis, r.starts[k], r.starts[k]+r.sizes[k], 1)

@@ -3,6 +3,7 @@ package index
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // TrilOp returns the op of PyTorch's torch.tril(x, diagonal): the lower triangle of
@@ -52,10 +53,10 @@ func (o triOp) Name() string    { return o.name }
 func (o triOp) NumOutputs() int { return 1 }
 
 func (o triOp) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, ys)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, ys)
 	}
-	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
+	if err := opkit.CheckApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}
 	y, err := o.mask(x[0])

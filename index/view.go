@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // End stands for "to the end of the axis" as a Range's Stop, like an omitted stop in
@@ -61,10 +62,10 @@ func (o viewOp) Name() string  { return o.name }
 func (viewOp) NumOutputs() int { return 1 }
 
 func (o viewOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
-	if err := tensor.CheckInputs(o.name, x, 1); err != nil {
+	if err := opkit.CheckInputs(o.name, x, 1); err != nil {
 		return nil, err
 	}
 	p, err := o.view(x[0].Shape())
@@ -121,7 +122,7 @@ func Slice(x *tensor.Dense, ranges ...Range) (*tensor.Dense, error) {
 // wrapping ErrInvalidArgument.
 func NarrowOp(axis, start, length int) cr.Op[*tensor.Dense] {
 	return viewOp{name: "narrow", view: func(shape []int) (piece, error) {
-		a, err := tensor.Axis("narrow", axis, len(shape))
+		a, err := opkit.Axis("narrow", axis, len(shape))
 		if err != nil {
 			return piece{}, err
 		}
@@ -157,7 +158,7 @@ func axisRange(shape []int, a, start, length int) piece {
 // ErrInvalidArgument.
 func SelectOp(axis, index int) cr.Op[*tensor.Dense] {
 	return viewOp{name: "select", view: func(shape []int) (piece, error) {
-		a, err := tensor.Axis("select", axis, len(shape))
+		a, err := opkit.Axis("select", axis, len(shape))
 		if err != nil {
 			return piece{}, err
 		}
@@ -193,11 +194,11 @@ func Select(x *tensor.Dense, axis, index int) (*tensor.Dense, error) {
 func DiagonalOp(offset, axis1, axis2 int) cr.Op[*tensor.Dense] {
 	const name = "diagonal"
 	return viewOp{name: name, view: func(shape []int) (piece, error) {
-		a1, err := tensor.Axis(name, axis1, len(shape))
+		a1, err := opkit.Axis(name, axis1, len(shape))
 		if err != nil {
 			return piece{}, err
 		}
-		a2, err := tensor.Axis(name, axis2, len(shape))
+		a2, err := opkit.Axis(name, axis2, len(shape))
 		if err != nil {
 			return piece{}, err
 		}
@@ -250,7 +251,7 @@ func FlipOp(axes ...int) cr.Op[*tensor.Dense] {
 		p := piece{shape: slices.Clone(shape), srcSt: slices.Clone(rs)}
 		seen := make([]bool, len(shape))
 		for _, ax := range axes {
-			a, err := tensor.Axis("flip", ax, len(shape))
+			a, err := opkit.Axis("flip", ax, len(shape))
 			if err != nil {
 				return piece{}, err
 			}
@@ -295,11 +296,11 @@ func (rollOp) Name() string    { return "roll" }
 func (rollOp) NumOutputs() int { return 1 }
 
 func (o rollOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "roll"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
+	if err := opkit.CheckInputs(name, x, 1); err != nil {
 		return nil, err
 	}
 	if len(o.shifts) != len(o.axes) {
@@ -308,7 +309,7 @@ func (o rollOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Den
 	shape := x[0].Shape()
 	shift := make([]int, len(shape))
 	for k, ax := range o.axes {
-		a, err := tensor.Axis(name, ax, len(shape))
+		a, err := opkit.Axis(name, ax, len(shape))
 		if err != nil {
 			return nil, err
 		}
@@ -361,11 +362,11 @@ func (padOp) Name() string    { return "pad" }
 func (padOp) NumOutputs() int { return 1 }
 
 func (o padOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "pad"
-	if err := tensor.CheckInputs(name, x, 1); err != nil {
+	if err := opkit.CheckInputs(name, x, 1); err != nil {
 		return nil, err
 	}
 	shape := x[0].Shape()

@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // whereOp is the "where" family.
@@ -40,11 +41,11 @@ func (whereOp) Name() string    { return "where" }
 func (whereOp) NumOutputs() int { return 1 }
 
 func (o whereOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "where"
-	if err := tensor.CheckInputs(name, x, 2); err != nil {
+	if err := opkit.CheckInputs(name, x, 2); err != nil {
 		return nil, err
 	}
 	for _, d := range o.shape {

@@ -8,6 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // CholeskyOp returns the op of PyTorch's linalg.cholesky: the Cholesky factor of a
@@ -45,7 +46,7 @@ func (o cholOp) Name() string { return "cholesky" }
 func (o cholOp) NumOutputs() int { return 1 }
 
 func (o cholOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if err := tensor.CheckApply("cholesky", in, x, 1); err != nil {
+	if err := opkit.CheckApply("cholesky", in, x, 1); err != nil {
 		return nil, err
 	}
 	y, err := choleskyValues(x[0], o.upper)

@@ -8,6 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // EighOp returns the multi-output op of PyTorch's linalg.eigh: the eigenvalues w
@@ -99,7 +100,7 @@ func EigvalshOp() cr.Op[*tensor.Dense] {
 		return []cr.NodeID{t.ApplyMulti(EighOp(), x[0])[0]}
 	})
 	return valuesOnly(body, func(x []*tensor.Dense) (*tensor.Dense, error) {
-		if err := tensor.CheckInputs("eigvalsh", x, 1); err != nil {
+		if err := opkit.CheckInputs("eigvalsh", x, 1); err != nil {
 			return nil, err
 		}
 		w, _, err := eighValues(x[0], false)

@@ -6,6 +6,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // checked returns op (of any number of outputs) with its input values checked
@@ -26,7 +27,7 @@ type guard struct {
 // validate returns an error unless x holds arity values, none nil, that check
 // accepts.
 func (g guard) validate(x []*tensor.Dense) error {
-	if err := tensor.CheckInputs(g.name, x, g.arity); err != nil {
+	if err := opkit.CheckInputs(g.name, x, g.arity); err != nil {
 		return err
 	}
 	return g.check(x)
@@ -73,17 +74,17 @@ func squareMatrices(op string) func(x []*tensor.Dense) error {
 }
 
 // define is core.Define for the package's ops: the primal runs only on inputs that
-// tensor.CheckDTypes and tensor.CheckCopies accept, so that a single-precision
+// opkit.CheckDTypes and opkit.CheckCopies accept, so that a single-precision
 // input or a view too large to copy is an error before a kernel allocates.
 func define(d core.Def[*tensor.Dense]) cr.Op[*tensor.Dense] {
 	name, primal := d.Name, d.Primal
 	d.Primal = func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 		// float32 and complex64 are refused with a typed error until the kernels
-		// take them (tensor.CheckDTypes).
-		if err := tensor.CheckDTypes(name, x); err != nil {
+		// take them (opkit.CheckDTypes).
+		if err := opkit.CheckDTypes(name, x); err != nil {
 			return nil, err
 		}
-		if err := tensor.CheckCopies(name, x); err != nil {
+		if err := opkit.CheckCopies(name, x); err != nil {
 			return nil, err
 		}
 		return primal(x)

@@ -7,6 +7,7 @@ import (
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/linalg/internal/lapack"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // SolveTriangularOp returns the op of PyTorch's linalg.solve_triangular: for a batch
@@ -55,7 +56,7 @@ func (o triSolveOp) Name() string { return "solve_triangular" }
 func (o triSolveOp) NumOutputs() int { return 1 }
 
 func (o triSolveOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if err := tensor.CheckApply("solve_triangular", in, x, 2); err != nil {
+	if err := opkit.CheckApply("solve_triangular", in, x, 2); err != nil {
 		return nil, err
 	}
 	y, err := o.solve(x[0], x[1], lapack.NoTrans)

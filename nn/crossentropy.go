@@ -8,6 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // The class losses cross_entropy (from logits, with class labels or with target
@@ -162,7 +163,7 @@ type ceRule struct {
 
 func (o *ceOp) prepare(in []cr.NodeID, x []*tensor.Dense, need []bool) (*ceRule, error) {
 	name := o.name
-	if err := tensor.CheckApply(name, in, x, o.arity()); err != nil {
+	if err := opkit.CheckApply(name, in, x, o.arity()); err != nil {
 		return nil, err
 	}
 	if err := o.cfg.check(name, o.allowed); err != nil {

@@ -3,12 +3,13 @@ package nn
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
-// lanes is a tensor.Lanes under the short field names that the sorts, the argmax
+// lanes is a opkit.Lanes under the short field names that the sorts, the argmax
 // family, softmax and the class axis of the losses use: outer, n and inner are
 // Outer, Len and Inner, and element (o, j, k), the j-th element of lane (o, k), is at
-// index (o n + j) inner + k. The scans use tensor.Lanes itself.
+// index (o n + j) inner + k. The scans use opkit.Lanes itself.
 type lanes struct{ outer, n, inner int }
 
 // lanesOf returns the lanes of shape along axis (already in [0, len(shape))).
@@ -17,10 +18,10 @@ func lanesOf(shape []int, axis int) lanes {
 	return lanes{outer: l.Outer, n: l.Len, inner: l.Inner}
 }
 
-// lanesAlong returns the tensor.Lanes of shape along axis (already in
+// lanesAlong returns the opkit.Lanes of shape along axis (already in
 // [0, len(shape))).
-func lanesAlong(shape []int, axis int) tensor.Lanes {
-	l, err := tensor.LanesOf(shape, axis)
+func lanesAlong(shape []int, axis int) opkit.Lanes {
+	l, err := opkit.LanesOf(shape, axis)
 	if err != nil {
 		// The callers normalise the axis of a tensor's shape first.
 		panic(err)
@@ -30,15 +31,15 @@ func lanesAlong(shape []int, axis int) tensor.Lanes {
 
 // at returns the index of element j of lane (o, k).
 func (l lanes) at(o, j, k int) int {
-	return tensor.Lanes{Outer: l.outer, Len: l.n, Inner: l.inner}.Offset(o, j, k)
+	return opkit.Lanes{Outer: l.outer, Len: l.n, Inner: l.inner}.Offset(o, j, k)
 }
 
 // describe returns t's dtype and shape, or "<nil>".
-func describe(t *tensor.Dense) string { return tensor.DescribeOf(t) }
+func describe(t *tensor.Dense) string { return opkit.DescribeOf(t) }
 
 // checkInputs returns an error unless x holds want non-nil tensors.
 func checkInputs(name string, x []*tensor.Dense, want int) error {
-	return tensor.CheckInputs(name, x, want)
+	return opkit.CheckInputs(name, x, want)
 }
 
 // checkReal returns an error unless every tensor of x is float64: for the ops whose
@@ -62,10 +63,10 @@ func checkRealInputs(name string, x []*tensor.Dense, want int) error {
 	return checkReal(name, x...)
 }
 
-// checkRealApply is tensor.CheckApply for an op defined on float64 only: it returns
+// checkRealApply is opkit.CheckApply for an op defined on float64 only: it returns
 // an error unless in and x name want inputs, x's all non-nil and float64.
 func checkRealApply(name string, in []cr.NodeID, x []*tensor.Dense, want int) error {
-	if err := tensor.CheckApply(name, in, x, want); err != nil {
+	if err := opkit.CheckApply(name, in, x, want); err != nil {
 		return err
 	}
 	return checkReal(name, x...)
@@ -73,7 +74,7 @@ func checkRealApply(name string, in []cr.NodeID, x []*tensor.Dense, want int) er
 
 // normAxis maps a possibly negative axis (Python style: -1 is the last) into
 // [0, rank), or returns an error naming the op.
-func normAxis(name string, axis, rank int) (int, error) { return tensor.Axis(name, axis, rank) }
+func normAxis(name string, axis, rank int) (int, error) { return opkit.Axis(name, axis, rank) }
 
 // float64s returns the row-major elements of a float64 tensor, aliasing its storage
 // when it is contiguous: for reading only.

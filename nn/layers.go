@@ -3,6 +3,7 @@ package nn
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // checkedOp is an op defined by another (a composite, usually) whose inputs are
@@ -18,7 +19,7 @@ func (o checkedOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.
 	if err := o.check(x); err != nil {
 		return nil, err
 	}
-	if err := tensor.CheckDTypes(o.Name(), x); err != nil {
+	if err := opkit.CheckDTypes(o.Name(), x); err != nil {
 		return nil, err
 	}
 	return o.Op.Apply(in, x, y)
@@ -29,7 +30,7 @@ func (o checkedOp) ApplyMasked(in []cr.NodeID, x, y []*tensor.Dense, need []bool
 	if err := o.check(x); err != nil {
 		return nil, err
 	}
-	if err := tensor.CheckDTypes(o.Name(), x); err != nil {
+	if err := opkit.CheckDTypes(o.Name(), x); err != nil {
 		return nil, err
 	}
 	if m, ok := o.Op.(cr.MaskedOp[*tensor.Dense]); ok && need != nil {

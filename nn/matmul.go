@@ -4,6 +4,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // MatmulOp is PyTorch's matmul (Python's a @ b) of two float64 or complex128
@@ -42,7 +43,7 @@ func (o matmulOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor
 // ApplyMasked passes need on to einsum, which then skips the contractions of the
 // operands that need no cotangent.
 func (matmulOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
-	if err := tensor.CheckDTypes("matmul", x); err != nil {
+	if err := opkit.CheckDTypes("matmul", x); err != nil {
 		return nil, err
 	}
 	spec, err := matmulSpec(x)

@@ -8,6 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // The normalisations' first-order pullback, fused: the op defined with
@@ -44,7 +45,7 @@ func (o fastNormOp) OutputDifferentiable(j int) bool {
 
 // Apply computes the outputs and returns the rule with the fused pullback.
 func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if err := tensor.CheckDTypes(o.Name(), x); err != nil {
+	if err := opkit.CheckDTypes(o.Name(), x); err != nil {
 		return nil, err
 	}
 	outs, st, err := o.primal(x)

@@ -9,6 +9,7 @@ import (
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // The scans: cumulative sums, products and log-sum-exps along an axis, and the first
@@ -109,7 +110,7 @@ func scanOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 // scan runs the recurrence on h in place (h holds b on entry): forward
 // h_k += a_k h_{k-1}, or reverse h_k += a_{k+1} h_{k+1}, one contiguous row
 // (i, k, 0..Inner-1) at a time.
-func scan[T tensor.Element](h, a []T, l tensor.Lanes, reverse bool) {
+func scan[T tensor.Element](h, a []T, l opkit.Lanes, reverse bool) {
 	in := l.Inner
 	for i := range l.Outer {
 		if reverse {
@@ -179,7 +180,7 @@ func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 	const name = "cumsum"
 	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-			ax, err := tensor.CheckUnary(name, x, axis)
+			ax, err := opkit.CheckUnary(name, x, axis)
 			if err != nil {
 				return nil, err
 			}
@@ -199,7 +200,7 @@ func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 }
 
 // cumsum sums y in place along its lanes, from the start or from the end.
-func cumsum[T tensor.Element](y []T, l tensor.Lanes, reverse bool) {
+func cumsum[T tensor.Element](y []T, l opkit.Lanes, reverse bool) {
 	in := l.Inner
 	for i := range l.Outer {
 		if reverse {
@@ -329,7 +330,7 @@ func LogCumSumExp(x *tensor.Dense, axis int) (*tensor.Dense, error) {
 }
 
 // logCumSumExp replaces y by its log-cumulative-sum-exp along the lanes.
-func logCumSumExp(y []float64, l tensor.Lanes) {
+func logCumSumExp(y []float64, l opkit.Lanes) {
 	in := l.Inner
 	for i := range l.Outer {
 		for k := 1; k < l.Len; k++ {

@@ -6,6 +6,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // layout is a linear map between tensors that only rearranges (or, for
@@ -30,10 +31,10 @@ func (o *op) NumOutputs() int { return 1 }
 // Apply computes y = L(x), a view of x when possible, into ys[0] and returns the
 // rule of L.
 func (o *op) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, ys)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, ys)
 	}
-	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
+	if err := opkit.CheckApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}
 	l, err := o.plan(x[0].Shape())
@@ -71,7 +72,7 @@ func permutation(name string, perm []int, rank int) (layout, error) {
 	inv := make([]int, rank)
 	seen := make([]bool, rank)
 	for k, a := range perm {
-		a, err := tensor.Axis(name, a, rank)
+		a, err := opkit.Axis(name, a, rank)
 		if err != nil {
 			return layout{}, err
 		}
@@ -121,11 +122,11 @@ func Permute(x *tensor.Dense, axes ...int) (*tensor.Dense, error) {
 func TransposeOp(i, j int) cr.Op[*tensor.Dense] {
 	return &op{name: "transpose", plan: func(shape []int) (layout, error) {
 		r := len(shape)
-		a, err := tensor.Axis("transpose", i, r)
+		a, err := opkit.Axis("transpose", i, r)
 		if err != nil {
 			return layout{}, err
 		}
-		b, err := tensor.Axis("transpose", j, r)
+		b, err := opkit.Axis("transpose", j, r)
 		if err != nil {
 			return layout{}, err
 		}
@@ -160,11 +161,11 @@ func MoveAxisOp(src, dst []int) cr.Op[*tensor.Dense] {
 		}
 		moved := make([]bool, r)
 		for k := range src {
-			s, err := tensor.Axis("moveaxis", src[k], r)
+			s, err := opkit.Axis("moveaxis", src[k], r)
 			if err != nil {
 				return layout{}, err
 			}
-			d, err := tensor.Axis("moveaxis", dst[k], r)
+			d, err := opkit.Axis("moveaxis", dst[k], r)
 			if err != nil {
 				return layout{}, err
 			}
@@ -232,7 +233,7 @@ func SqueezeOp(axes ...int) cr.Op[*tensor.Dense] {
 			}
 		}
 		for _, a := range axes {
-			k, err := tensor.Axis("squeeze", a, r)
+			k, err := opkit.Axis("squeeze", a, r)
 			if err != nil {
 				return layout{}, err
 			}
@@ -264,7 +265,7 @@ func Squeeze(x *tensor.Dense, axes ...int) (*tensor.Dense, error) {
 // appending). It is a reshape, and so are its rules.
 func UnsqueezeOp(axis int) cr.Op[*tensor.Dense] {
 	return &op{name: "unsqueeze", plan: func(from []int) (layout, error) {
-		k, err := tensor.Axis("unsqueeze", axis, len(from)+1)
+		k, err := opkit.Axis("unsqueeze", axis, len(from)+1)
 		if err != nil {
 			return layout{}, err
 		}

@@ -6,6 +6,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // SumOp returns the op y = sum of x over axes: y[i, j] = sum_k x[i, k, j], where k
@@ -200,7 +201,7 @@ func nanSum(p *plan, in cr.NodeID, xs []float64, mean bool) (*tensor.Dense, cr.R
 }
 
 // sumKernel returns out_o = the sum of lane o of x.
-func sumKernel[T tensor.Element](x []T, l tensor.Lanes) []T {
+func sumKernel[T tensor.Element](x []T, l opkit.Lanes) []T {
 	out := make([]T, l.Count())
 	if l.Inner == 1 {
 		for o, lane := range l.All() {
@@ -375,7 +376,7 @@ func (r *lseRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst 
 // lseKernel returns out_o = m + log sum_k exp(x_k - m) over the elements k of lane
 // o, m the lane's maximum (taken as 0 when infinite, so that all -Inf gives -Inf and
 // any +Inf gives +Inf).
-func lseKernel(x []float64, l tensor.Lanes) []float64 {
+func lseKernel(x []float64, l opkit.Lanes) []float64 {
 	out := make([]float64, l.Count())
 	if l.Len == 0 {
 		for o := range out {

@@ -9,7 +9,7 @@
 // defines them (Var and Std of complex input are real); the others are float64
 // only.
 //
-// Kernels work on a canonical [Outer, Len, Inner] layout (a tensor.Lanes) whose
+// Kernels work on a canonical [Outer, Len, Inner] layout (a opkit.Lanes) whose
 // middle axis is reduced: y[i, j] reduces the lane x[i, 0..Len-1, j]. When the
 // reduced axes are adjacent the input is used in place, otherwise it is copied once
 // with tensor.Dense.Clone. Sum, Mean, NanSum, NanMean, Max and Min are linear in x

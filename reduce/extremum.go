@@ -6,6 +6,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // MaxOp returns the op "amax": y[i, j] = max_k x[i, k, j] (float64 only; a NaN in the
@@ -209,7 +210,7 @@ func meanRow(s []float64, c []int, xs, xd, y []float64, nan bool) {
 // and min: a NaN in a lane makes its result NaN (as in PyTorch's amax), and +0 is
 // above -0, so the result does not depend on the order of the elements. An empty
 // lane gives 0.
-func maxKernel(x []float64, l tensor.Lanes, isMin bool) []float64 {
+func maxKernel(x []float64, l opkit.Lanes, isMin bool) []float64 {
 	out := make([]float64, l.Count())
 	if l.Len == 0 {
 		return out

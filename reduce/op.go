@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // kind computes one reduction in the canonical layout: the output and the rule.
@@ -31,12 +32,12 @@ func (o *op) Name() string { return o.name }
 func (o *op) NumOutputs() int { return 1 }
 
 func (o *op) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
+	if opkit.HasSingle(x) {
 		// float32 and complex64: accumulated in double precision, rounded once
-		// (tensor.ApplyWidened).
-		return tensor.ApplyWidened(o, in, x, ys)
+		// (opkit.ApplyWidened).
+		return opkit.ApplyWidened(o, in, x, ys)
 	}
-	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
+	if err := opkit.CheckApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}
 	if o.realOnly && x[0].DType() != tensor.Float64 {
@@ -117,7 +118,7 @@ func tangent[T tensor.Element](p *plan, in cr.NodeID, tangentOf cr.TangentOf[*te
 // is not shaped like the input.
 func inputElems[T tensor.Element](p *plan, t *tensor.Dense) ([]T, error) {
 	if t == nil || !slices.Equal(t.Shape(), p.shape) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent %s for input shape %v", p.name, tensor.DescribeOf(t), p.shape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: tangent %s for input shape %v", p.name, opkit.DescribeOf(t), p.shape)
 	}
 	if !isComplex[T]() && t.DType() == tensor.Complex128 {
 		t = t.Real()
@@ -130,7 +131,7 @@ func inputElems[T tensor.Element](p *plan, t *tensor.Dense) ([]T, error) {
 // output's size.
 func cotangent[T tensor.Element](p *plan, g *tensor.Dense) ([]T, error) {
 	if g == nil || g.Size() != p.Count() {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, tensor.DescribeOf(g), p.outShape)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, opkit.DescribeOf(g), p.outShape)
 	}
 	if !isComplex[T]() && g.DType() == tensor.Complex128 {
 		g = g.Real()

@@ -2,7 +2,7 @@ package reduce
 
 import (
 	"github.com/chainrules-go/chainrules/internal/vmath"
-	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // parallelGrain is the fewest input elements worth a goroutine of their own in a
@@ -18,7 +18,7 @@ const parallelGrain = 1 << 16
 // they become free (vmath.ParallelFor). Each lane is computed whole by one call
 // of body, in the same order of operations as on one goroutine, so that results
 // do not depend on the split or on GOMAXPROCS.
-func forLanes(l tensor.Lanes, body func(lo, hi int)) {
+func forLanes(l opkit.Lanes, body func(lo, hi int)) {
 	vmath.ParallelFor(l.Count(), max(1, parallelGrain/max(l.Len, 1)), body)
 }
 
@@ -27,6 +27,6 @@ func forLanes(l tensor.Lanes, body func(lo, hi int)) {
 // [Outer, Len, Inner] block holds Outer*Len elements). A kernel that sweeps the
 // rows (i, k, lo..hi-1) in the order Rows visits them computes every output
 // element with the same operations in the same order as over the whole rows.
-func forColumns(l tensor.Lanes, body func(lo, hi int)) {
+func forColumns(l opkit.Lanes, body func(lo, hi int)) {
 	vmath.ParallelFor(l.Inner, max(1, parallelGrain/max(l.Outer*l.Len, 1)), body)
 }

@@ -11,6 +11,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // evalPullback applies op to x and pulls g back, returning y and xbar.
@@ -47,7 +48,7 @@ func TestParallelKernelsBitIdentical(t *testing.T) {
 			xs[i] = math.Round(4 * xs[i]) // ties in every lane
 		}
 		xs[len(xs)/3] = math.NaN()
-		l, err := tensor.LanesOf(c.shape, c.axis)
+		l, err := opkit.LanesOf(c.shape, c.axis)
 		require.NoError(t, err)
 		g := tensor.RandN(rng, tensor.Float64, l.Outer, l.Inner)
 		if len(c.shape) == 3 {

@@ -7,11 +7,12 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // plan maps a reduction of a tensor of some shape over some axes onto the canonical
 // layout every kernel works in: a contiguous array of shape [Outer, Len, Inner]
-// (the embedded tensor.Lanes) whose middle axis is the reduced one. Output element
+// (the embedded opkit.Lanes) whose middle axis is the reduced one. Output element
 // o = i*Inner + j reduces lane o, the elements (i, 0..Len-1, j), and the output
 // elements are in the row-major order of the kept axes.
 //
@@ -20,7 +21,7 @@ import (
 // (Inner = 1), and the input is copied in that order with tensor.Dense.Clone (whose
 // tiled copy kernel makes a permuted copy about as cheap as a plain one).
 type plan struct {
-	tensor.Lanes
+	opkit.Lanes
 	name     string
 	shape    []int // input shape
 	outShape []int // output shape (reduced axes dropped, or 1 with keepdim)
@@ -59,7 +60,7 @@ func newPlan(name string, shape, axes []int, keep bool) (*plan, error) {
 		}
 		red[ax] = true
 	}
-	p := &plan{name: name, shape: slices.Clone(shape), Lanes: tensor.Lanes{Outer: 1, Len: 1, Inner: 1}}
+	p := &plan{name: name, shape: slices.Clone(shape), Lanes: opkit.Lanes{Outer: 1, Len: 1, Inner: 1}}
 	for k, d := range shape {
 		switch {
 		case !red[k]:

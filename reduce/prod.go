@@ -3,6 +3,7 @@ package reduce
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // ProdOp returns the op y[i, j] = prod_k x[i, k, j] (float64 or complex128; the
@@ -64,7 +65,7 @@ func (r *prodRule[T]) Inputs() []cr.NodeID { return r.in[:] }
 // others visits every lane: it gathers x (and xdot, if given) along the lane and
 // computes o_k and, with xdot, odot_k, then calls f with the lane's number (the
 // output index) and the lane.
-func (r *prodRule[T]) others(xdot []T, f func(o int, l tensor.Lane, ok, odot []T)) {
+func (r *prodRule[T]) others(xdot []T, f func(o int, l opkit.Lane, ok, odot []T)) {
 	n := r.p.Len
 	xsl, ok := make([]T, n), make([]T, n)
 	var xd, od, pre []T
@@ -104,7 +105,7 @@ func (r *prodRule[T]) others(xdot []T, f func(o int, l tensor.Lane, ok, odot []T
 
 func (r *prodRule[T]) pullback(g, h, xdot []T) *tensor.Dense {
 	buf := make([]T, r.p.Size())
-	r.others(xdot, func(o int, l tensor.Lane, ok, od []T) {
+	r.others(xdot, func(o int, l opkit.Lane, ok, od []T) {
 		for k, v := range ok {
 			b := conj(v) * g[o]
 			if xdot != nil {
@@ -126,7 +127,7 @@ func (r *prodRule[T]) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*ten
 		return err
 	}
 	out := make([]T, r.p.Count())
-	r.others(nil, func(o int, l tensor.Lane, ok, _ []T) {
+	r.others(nil, func(o int, l opkit.Lane, ok, _ []T) {
 		var s T
 		for k, v := range ok {
 			s += v * xdot[l.At(k)]

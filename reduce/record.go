@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // Recorded pullbacks (chainrules.PullbackRecorder) of the reductions that are not
@@ -101,7 +102,7 @@ func like(name, what string, t *tensor.Dense, shape []int, dt tensor.DType) erro
 		if dt != 0 {
 			want = dt.String()
 		}
-		return cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want %s %v", name, what, tensor.DescribeOf(t), want, shape)
+		return cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want %s %v", name, what, opkit.DescribeOf(t), want, shape)
 	}
 	return nil
 }
@@ -120,10 +121,10 @@ func (o *unaryLinear) Name() string    { return o.name }
 func (o *unaryLinear) NumOutputs() int { return 1 }
 
 func (o *unaryLinear) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
-	if err := tensor.CheckApply(o.name, in, x, 1); err != nil {
+	if err := opkit.CheckApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}
 	prim := o.prim
@@ -146,10 +147,10 @@ func (bcastOp) Name() string    { return "reduce_broadcast" }
 func (bcastOp) NumOutputs() int { return 1 }
 
 func (o bcastOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
-	if err := tensor.CheckDTypes("reduce_broadcast", x); err != nil {
+	if err := opkit.CheckDTypes("reduce_broadcast", x); err != nil {
 		return nil, err
 	}
 	p := o.p
@@ -230,7 +231,7 @@ func scaleOp(c float64) cr.Op[*tensor.Dense] {
 func conjOp() cr.Op[*tensor.Dense] {
 	f := func(t *tensor.Dense) (*tensor.Dense, error) {
 		if t == nil || t.DType() != tensor.Complex128 {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "reduce_conj: %s, want complex128", tensor.DescribeOf(t))
+			return nil, cr.Errorf(cr.ErrShapeMismatch, "reduce_conj: %s, want complex128", opkit.DescribeOf(t))
 		}
 		return t.Conj(), nil
 	}
@@ -243,13 +244,13 @@ func complexOp() cr.Op[*tensor.Dense] {
 	return &unaryLinear{name: "reduce_complex",
 		fwd: func(t *tensor.Dense) (*tensor.Dense, error) {
 			if t == nil || t.DType() != tensor.Float64 {
-				return nil, cr.Errorf(cr.ErrShapeMismatch, "reduce_complex: %s, want float64", tensor.DescribeOf(t))
+				return nil, cr.Errorf(cr.ErrShapeMismatch, "reduce_complex: %s, want float64", opkit.DescribeOf(t))
 			}
 			return t.AsComplex(), nil
 		},
 		adj: func(g *tensor.Dense) (*tensor.Dense, error) {
 			if g == nil || g.DType() != tensor.Complex128 {
-				return nil, cr.Errorf(cr.ErrShapeMismatch, "reduce_complex: cotangent %s, want complex128", tensor.DescribeOf(g))
+				return nil, cr.Errorf(cr.ErrShapeMismatch, "reduce_complex: cotangent %s, want complex128", opkit.DescribeOf(g))
 			}
 			return g.Real(), nil
 		}}
@@ -262,11 +263,11 @@ func (subOp) Name() string    { return "reduce_sub" }
 func (subOp) NumOutputs() int { return 1 }
 
 func (o subOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "reduce_sub"
-	if err := tensor.CheckApply(name, in, x, 2); err != nil {
+	if err := opkit.CheckApply(name, in, x, 2); err != nil {
 		return nil, err
 	}
 	if err := like(name, "b", x[1], x[0].Shape(), x[0].DType()); err != nil {
@@ -319,10 +320,10 @@ func (shiftOp) Name() string    { return "reduce_shift" }
 func (shiftOp) NumOutputs() int { return 1 }
 
 func (o shiftOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
-	if err := tensor.CheckDTypes("reduce_shift", x); err != nil {
+	if err := opkit.CheckDTypes("reduce_shift", x); err != nil {
 		return nil, err
 	}
 	p := o.p
@@ -371,11 +372,11 @@ func (mulOp) Name() string    { return "reduce_mul" }
 func (mulOp) NumOutputs() int { return 1 }
 
 func (o mulOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "reduce_mul"
-	if err := tensor.CheckApply(name, in, x, 2); err != nil {
+	if err := opkit.CheckApply(name, in, x, 2); err != nil {
 		return nil, err
 	}
 	if err := like(name, "b", x[1], x[0].Shape(), x[0].DType()); err != nil {
@@ -536,8 +537,8 @@ func (expOp) Name() string    { return "reduce_exp" }
 func (expOp) NumOutputs() int { return 1 }
 
 func (o expOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	return applyElem("reduce_exp", false, in, x, y)
 }
@@ -553,15 +554,15 @@ func (recipOp) Name() string    { return "reduce_recip" }
 func (recipOp) NumOutputs() int { return 1 }
 
 func (o recipOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	return applyElem("reduce_recip", true, in, x, y)
 }
 
 // applyElem computes exp (recip false) or recip elementwise and returns its rule.
 func applyElem(name string, recip bool, in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if err := tensor.CheckApply(name, in, x, 1); err != nil {
+	if err := opkit.CheckApply(name, in, x, 1); err != nil {
 		return nil, err
 	}
 	if err := like(name, "input", x[0], x[0].Shape(), tensor.Float64); err != nil {
@@ -699,14 +700,14 @@ func (scanOp) Name() string    { return "reduce_scan" }
 func (scanOp) NumOutputs() int { return 1 }
 
 func (o scanOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if tensor.HasSingle(x) {
-		return tensor.ApplyWidened(o, in, x, y)
+	if opkit.HasSingle(x) {
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	const name = "reduce_scan"
 	if len(x) != 1 && len(x) != 2 || len(in) != len(x) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: takes 1 or 2 inputs, got %d", name, len(x))
 	}
-	if err := tensor.CheckDTypes(name, x); err != nil {
+	if err := opkit.CheckDTypes(name, x); err != nil {
 		return nil, err
 	}
 	if x[0] == nil {

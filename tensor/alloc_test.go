@@ -8,6 +8,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // bigView is a broadcast view of 2^62 elements over one scalar: a valid tensor that
@@ -81,15 +82,15 @@ func TestCheckInputsRefusesViewsTooLargeToCopy(t *testing.T) {
 	small, err := tensor.Scalar(2).BroadcastTo(2, 3)
 	require.NoError(t, err)
 	empty := tensor.New(tensor.Float64, 0, 1<<62)
-	require.NoError(t, tensor.CheckInputs("op", []*tensor.Dense{small, empty}, 2))
-	require.NoError(t, tensor.CheckCopies("op", []*tensor.Dense{nil, small}))
+	require.NoError(t, opkit.CheckInputs("op", []*tensor.Dense{small, empty}, 2))
+	require.NoError(t, opkit.CheckCopies("op", []*tensor.Dense{nil, small}))
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
 		x := []*tensor.Dense{small, bigView(t, dt)}
-		for _, err := range []error{tensor.CheckInputs("softmax", x, 2), tensor.CheckCopies("softmax", x)} {
+		for _, err := range []error{opkit.CheckInputs("softmax", x, 2), opkit.CheckCopies("softmax", x)} {
 			require.ErrorIs(t, err, cr.ErrInvalidArgument)
 			assert.ErrorContains(t, err, "softmax: input 1 is a view too large to copy")
 		}
 	}
-	err = tensor.CheckInputs("sum", []*tensor.Dense{nil}, 1)
+	err = opkit.CheckInputs("sum", []*tensor.Dense{nil}, 1)
 	assert.ErrorContains(t, err, "sum: input 0 is nil")
 }

@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"fmt"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
@@ -116,3 +118,8 @@ func toComplex[D complex64 | complex128](dst []D, src any) {
 		}
 	}
 }
+
+// ErrDTypeNotSupported is wrapped by the errors of ops given a tensor of a dtype
+// they do not (yet) support: a float32 or complex64 tensor given to an op with
+// float64 and complex128 kernels only. It wraps chainrules.ErrInvalidArgument.
+var ErrDTypeNotSupported = fmt.Errorf("%w: dtype not supported", cr.ErrInvalidArgument)

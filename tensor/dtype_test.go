@@ -14,6 +14,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 const (
@@ -452,14 +453,14 @@ func TestCheckDTypes(t *testing.T) {
 		err   error
 		wants []string
 	}{
-		{"float32", tensor.CheckInputs("myop", []*tensor.Dense{tensor.New(f64, 2), tensor.New(f32, 2)}, 2), []string{"myop", "float32", "input 1"}},
-		{"complex64", tensor.CheckInputs("myop", []*tensor.Dense{tensor.New(c64, 2, 1)}, 1), []string{"myop", "complex64[2 1]", "input 0"}},
-		{"invalid", tensor.CheckDTypes("op2", []*tensor.Dense{new(tensor.Dense)}), []string{"op2", "invalid dtype DType(0)"}},
-		{"unary", func() error { _, err := tensor.CheckUnary("op3", []*tensor.Dense{tensor.New(f32, 3)}, 0); return err }(), []string{"op3", "float32"}},
-		{"list", tensor.CheckDTypes("op4", []*tensor.Dense{bad, tensor.New(c128)}, f64), []string{"op4", "complex128", "input 1"}},
-		{"all ok", tensor.CheckInputsAll("op5", []*tensor.Dense{tensor.New(f32), tensor.New(c64), tensor.New(f64), tensor.New(c128)}, 4), nil},
-		{"apply all ok", tensor.CheckApplyAll("op6", make([]cr.NodeID, 1), []*tensor.Dense{tensor.New(c64)}, 1), nil},
-		{"float64 ok", tensor.CheckInputs("op7", []*tensor.Dense{tensor.New(f64), tensor.New(c128)}, 2), nil},
+		{"float32", opkit.CheckInputs("myop", []*tensor.Dense{tensor.New(f64, 2), tensor.New(f32, 2)}, 2), []string{"myop", "float32", "input 1"}},
+		{"complex64", opkit.CheckInputs("myop", []*tensor.Dense{tensor.New(c64, 2, 1)}, 1), []string{"myop", "complex64[2 1]", "input 0"}},
+		{"invalid", opkit.CheckDTypes("op2", []*tensor.Dense{new(tensor.Dense)}), []string{"op2", "invalid dtype DType(0)"}},
+		{"unary", func() error { _, err := opkit.CheckUnary("op3", []*tensor.Dense{tensor.New(f32, 3)}, 0); return err }(), []string{"op3", "float32"}},
+		{"list", opkit.CheckDTypes("op4", []*tensor.Dense{bad, tensor.New(c128)}, f64), []string{"op4", "complex128", "input 1"}},
+		{"all ok", opkit.CheckInputsAll("op5", []*tensor.Dense{tensor.New(f32), tensor.New(c64), tensor.New(f64), tensor.New(c128)}, 4), nil},
+		{"apply all ok", opkit.CheckApplyAll("op6", make([]cr.NodeID, 1), []*tensor.Dense{tensor.New(c64)}, 1), nil},
+		{"float64 ok", opkit.CheckInputs("op7", []*tensor.Dense{tensor.New(f64), tensor.New(c128)}, 2), nil},
 	} {
 		if tc.wants == nil {
 			assert.NoError(t, tc.err, tc.name)
@@ -474,7 +475,7 @@ func TestCheckDTypes(t *testing.T) {
 		}
 	}
 	// The count and nil checks come first, as before.
-	err := tensor.CheckInputs("op8", []*tensor.Dense{tensor.New(f32)}, 2)
+	err := opkit.CheckInputs("op8", []*tensor.Dense{tensor.New(f32)}, 2)
 	assert.ErrorIs(t, err, cr.ErrInvalidArgument)
 	assert.NotErrorIs(t, err, tensor.ErrDTypeNotSupported)
 }
@@ -483,18 +484,18 @@ func TestCheckDTypes(t *testing.T) {
 // cast between real and complex.
 func TestCastOp(t *testing.T) {
 	x, _ := tensor.FromFloat32([]float32{1.5, -2}, 2)
-	ys, err := cr.EvalMulti(tensor.CastOp(f64), x)
+	ys, err := cr.EvalMulti(opkit.CastOp(f64), x)
 	require.NoError(t, err)
 	assert.Equal(t, "float64[2] [1.5 -2]", ys[0].String())
 	in := []cr.NodeID{cr.NewNodeID(1, 1)}
 	y := make([]*tensor.Dense, 1)
-	r, err := tensor.CastOp(f64).Apply(in, []*tensor.Dense{x}, y)
+	r, err := opkit.CastOp(f64).Apply(in, []*tensor.Dense{x}, y)
 	require.NoError(t, err)
 	c, err := r.Pullback([]*tensor.Dense{tensor.Ones(f64, 2)}, []bool{true}, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "float32[2] [1 1]", c[0].Value.String())
 	for _, bad := range []tensor.DType{c64, c128, 0} {
-		_, err = cr.EvalMulti(tensor.CastOp(bad), x)
+		_, err = cr.EvalMulti(opkit.CastOp(bad), x)
 		assert.ErrorIs(t, err, cr.ErrInvalidArgument, "%v", bad)
 	}
 }
@@ -540,8 +541,8 @@ func TestCheckValidDTypes(t *testing.T) {
 	for _, dt := range tensor.AllDTypes() {
 		x = append(x, tensor.New(dt, 2))
 	}
-	assert.NoError(t, tensor.CheckValidDTypes("op", append(x, nil)))
-	err := tensor.CheckValidDTypes("op9", append(x, new(tensor.Dense)))
+	assert.NoError(t, opkit.CheckValidDTypes("op", append(x, nil)))
+	err := opkit.CheckValidDTypes("op9", append(x, new(tensor.Dense)))
 	assert.ErrorIs(t, err, tensor.ErrDTypeNotSupported)
 	assert.Contains(t, err.Error(), "op9")
 	assert.Contains(t, err.Error(), "input 4")

@@ -13,7 +13,7 @@ import (
 // the cumulative sum of ybar taken from the end, flip(cumsum(flip(ybar))), written
 // with this op itself and index.FlipOp. The primal is package nn's kernel, as
 // PyTorch's version takes torch.cumsum: any Go function will do, since only the
-// pullback has to be written with ops (a loop over tensor.LanesOf(shape,
+// pullback has to be written with ops (a loop over opkit.LanesOf(shape,
 // axis).All() computes the same sums).
 func CumsumOp(axis int) cr.Op[*tensor.Dense] {
 	return core.Define(core.Def[*tensor.Dense]{Name: "cumsum", Space: tensor.Space{}, Arity: 1,

@@ -11,6 +11,7 @@
 //
 //	chainrules   internal/vmath   internal/gemm   the protocol; vector and GEMM kernels
 //	tensor       core                             the value type; the engine (generic: never tensor)
+//	tensor/opkit                                  helpers for op authors: input checks, axes and lanes, widening
 //	linalg/internal/lapack                        linalg's LAPACK-style kernels on raw slices (tensor.Gemm)
 //	einsum elementwise index permute reduce       primitive ops: rules by hand on tensor (no core)
 //	nn   linalg                                   ops built on core and the primitive ops (neither imports the other)

@@ -25,20 +25,21 @@ var allowed = map[string][]string{
 	"internal/gemm":                  nil,
 	"internal/archtest":              nil,
 	"tensor":                         {"chainrules", "internal/gemm", "internal/vmath"},
+	"tensor/opkit":                   {"chainrules", "tensor"}, // helpers for op authors: input checks, axes and lanes, strided steps, single precision by widening
 	"core":                           {"chainrules"},
-	"einsum":                         {"chainrules", "tensor", "internal/vmath"},
-	"elementwise":                    {"chainrules", "tensor", "internal/vmath"},
-	"index":                          {"chainrules", "tensor"},
-	"permute":                        {"chainrules", "tensor"},
-	"reduce":                         {"chainrules", "tensor", "internal/vmath"},
-	"nn":                             append([]string{"chainrules", "core", "tensor", "internal/vmath"}, primitive...),
-	"linalg":                         append([]string{"chainrules", "core", "tensor", "internal/vmath", "linalg/internal/lapack"}, primitive...),
+	"einsum":                         {"chainrules", "tensor", "tensor/opkit", "internal/vmath"},
+	"elementwise":                    {"chainrules", "tensor", "tensor/opkit", "internal/vmath"},
+	"index":                          {"chainrules", "tensor", "tensor/opkit"},
+	"permute":                        {"chainrules", "tensor", "tensor/opkit"},
+	"reduce":                         {"chainrules", "tensor", "tensor/opkit", "internal/vmath"},
+	"nn":                             append([]string{"chainrules", "core", "tensor", "tensor/opkit", "internal/vmath"}, primitive...),
+	"linalg":                         append([]string{"chainrules", "core", "tensor", "tensor/opkit", "internal/vmath", "linalg/internal/lapack"}, primitive...),
 	"linalg/internal/lapack":         {"tensor", "internal/vmath"}, // the LAPACK-style kernels on raw slices (tensor for Gemm and the element constraint; vmath for scratch from the buffer pool)
 	"ops":                            append([]string{"chainrules", "tensor", "nn", "linalg"}, primitive...),
 	"hvp":                            {"chainrules", "core", "tensor", "ops", "nn", "elementwise", "reduce"}, // nn: the losses of the Gauss-Newton products; elementwise, reduce: the inner products of the nested transforms
 	"optim":                          {"chainrules", "tensor", "internal/vmath"},                             // optimisers over a parameter set: never hvp (a model is the caller's function)
 	"testing/ruletest":               {"chainrules", "core"},
-	"testing/oracle":                 {"chainrules", "core", "tensor"},
+	"testing/oracle":                 {"chainrules", "core", "tensor", "tensor/opkit"},
 	"testing/oracle/internal/vendor": nil,
 	"internal/recordtest":            append([]string{"chainrules", "core", "tensor"}, primitive...), // test helpers, imported by _test.go files only (no package lists it)
 }

@@ -8,11 +8,12 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 	"github.com/chainrules-go/chainrules/testing/oracle"
 )
 
 // widened runs a double-precision op on single-precision inputs through
-// tensor.ApplyWidened; with spoil set, its single-precision pullback is doubled,
+// opkit.ApplyWidened; with spoil set, its single-precision pullback is doubled,
 // a wrong derivative that ReplaySingle must catch.
 type widened struct {
 	cr.Op[*tensor.Dense]
@@ -20,10 +21,10 @@ type widened struct {
 }
 
 func (o widened) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if !tensor.HasSingle(x) {
+	if !opkit.HasSingle(x) {
 		return o.Op.Apply(in, x, y)
 	}
-	r, err := tensor.ApplyWidened(o.Op, in, x, y)
+	r, err := opkit.ApplyWidened(o.Op, in, x, y)
 	if err == nil && o.spoil {
 		return spoiled{r}, nil
 	}

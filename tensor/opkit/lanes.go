@@ -1,9 +1,10 @@
-package tensor
+package opkit
 
 import (
 	"iter"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // Lanes is the layout of a row-major array around one of its axes: the shape
@@ -29,17 +30,20 @@ import (
 type Lanes struct{ Outer, Len, Inner int }
 
 // LanesOf returns the Lanes of a row-major array of the given shape along axis
-// (negative axes count from the end). An axis out of range, or a negative dim, is
-// an error wrapping chainrules.ErrInvalidArgument.
+// (negative axes count from the end). An axis out of range, a negative dim, or a shape
+// whose size overflows int, is an error wrapping chainrules.ErrInvalidArgument.
 func LanesOf(shape []int, axis int) (Lanes, error) {
-	if err := checkDims(shape); err != nil {
+	if _, err := tensor.ShapeSize(shape...); err != nil {
 		return Lanes{}, err
 	}
 	a, err := Axis("lanes", axis, len(shape))
 	if err != nil {
 		return Lanes{}, err
 	}
-	return Lanes{Outer: prod(shape[:a]), Len: shape[a], Inner: prod(shape[a+1:])}, nil
+	// The whole product fits in an int (ShapeSize), so its parts do too.
+	outer, _ := tensor.ShapeSize(shape[:a]...)
+	inner, _ := tensor.ShapeSize(shape[a+1:]...)
+	return Lanes{Outer: outer, Len: shape[a], Inner: inner}, nil
 }
 
 // Axis returns axis as an index into the dims of a shape of the given rank, a

@@ -1,4 +1,4 @@
-package tensor_test
+package opkit_test
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 
 	"github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // The sum over an axis, row by row: the inner loop is contiguous.
 func ExampleLanes_Rows() {
 	x, _ := tensor.FromFloat64([]float64{1, 2, 3, 4, 5, 6}, 2, 3)
-	lanes, _ := tensor.LanesOf(x.Shape(), 0) // [Outer 1, Len 2, Inner 3]
+	lanes, _ := opkit.LanesOf(x.Shape(), 0) // [Outer 1, Len 2, Inner 3]
 	xs, out := x.Float64s(), make([]float64, lanes.Count())
 	for o, off := range lanes.Rows() {
 		acc, row := out[o:o+lanes.Inner], xs[off:off+lanes.Inner]
@@ -36,7 +37,7 @@ func ExampleLanes() {
 		7, 8, 9,
 		10, 11, 12,
 	}, 2, 2, 3)
-	lanes, _ := tensor.LanesOf(x.Shape(), 1) // [Outer 2, Len 2, Inner 3]
+	lanes, _ := opkit.LanesOf(x.Shape(), 1) // [Outer 2, Len 2, Inner 3]
 	xs := x.Float64s()
 
 	y := make([]float64, len(xs))
@@ -68,15 +69,15 @@ func TestLanesOf(t *testing.T) {
 	for _, c := range []struct {
 		shape []int
 		axis  int
-		want  tensor.Lanes
+		want  opkit.Lanes
 	}{
-		{[]int{2, 3, 4}, 0, tensor.Lanes{Outer: 1, Len: 2, Inner: 12}},
-		{[]int{2, 3, 4}, 1, tensor.Lanes{Outer: 2, Len: 3, Inner: 4}},
-		{[]int{2, 3, 4}, -1, tensor.Lanes{Outer: 6, Len: 4, Inner: 1}},
-		{[]int{5}, 0, tensor.Lanes{Outer: 1, Len: 5, Inner: 1}},
-		{[]int{2, 0, 3}, 2, tensor.Lanes{Outer: 0, Len: 3, Inner: 1}},
+		{[]int{2, 3, 4}, 0, opkit.Lanes{Outer: 1, Len: 2, Inner: 12}},
+		{[]int{2, 3, 4}, 1, opkit.Lanes{Outer: 2, Len: 3, Inner: 4}},
+		{[]int{2, 3, 4}, -1, opkit.Lanes{Outer: 6, Len: 4, Inner: 1}},
+		{[]int{5}, 0, opkit.Lanes{Outer: 1, Len: 5, Inner: 1}},
+		{[]int{2, 0, 3}, 2, opkit.Lanes{Outer: 0, Len: 3, Inner: 1}},
 	} {
-		l, err := tensor.LanesOf(c.shape, c.axis)
+		l, err := opkit.LanesOf(c.shape, c.axis)
 		require.NoError(t, err)
 		assert.Equal(t, c.want, l, "%v axis %d", c.shape, c.axis)
 	}
@@ -84,7 +85,7 @@ func TestLanesOf(t *testing.T) {
 		shape []int
 		axis  int
 	}{{[]int{2, 3}, 2}, {[]int{2, 3}, -3}, {nil, 0}, {[]int{2, -1}, 0}} {
-		_, err := tensor.LanesOf(c.shape, c.axis)
+		_, err := opkit.LanesOf(c.shape, c.axis)
 		assert.ErrorIs(t, err, chainrules.ErrInvalidArgument, "%v axis %d", c.shape, c.axis)
 	}
 }
@@ -92,7 +93,7 @@ func TestLanesOf(t *testing.T) {
 // Every lane and every row visits the elements their definitions name, in order,
 // including shapes with empty axes; breaking out of the loop stops the iterator.
 func TestLanesVisit(t *testing.T) {
-	for _, l := range []tensor.Lanes{{2, 3, 4}, {1, 5, 1}, {3, 1, 2}, {2, 0, 3}, {0, 2, 2}, {2, 3, 0}} {
+	for _, l := range []opkit.Lanes{{2, 3, 4}, {1, 5, 1}, {3, 1, 2}, {2, 0, 3}, {0, 2, 2}, {2, 3, 0}} {
 		o := 0
 		for got, lane := range l.All() {
 			require.Equal(t, o, got)
@@ -118,7 +119,7 @@ func TestLanesVisit(t *testing.T) {
 			assert.Zero(t, n)
 		}
 	}
-	l := tensor.Lanes{Outer: 3, Len: 2, Inner: 2}
+	l := opkit.Lanes{Outer: 3, Len: 2, Inner: 2}
 	n := 0
 	for range l.All() {
 		if n++; n == 2 {

@@ -1,10 +1,11 @@
-package tensor
+package opkit
 
 import (
 	"fmt"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // CheckInputs returns an error wrapping cr.ErrInvalidArgument, whose message starts
@@ -17,12 +18,12 @@ import (
 // allocation.
 //
 // CheckInputs also refuses inputs of a dtype the op does not support: every op
-// supports Float64 and Complex128 (or refuses one of them itself, with its own
-// message); Float32 and Complex64 are refused with an error wrapping
-// ErrDTypeNotSupported (so cr.ErrInvalidArgument) that names op and the dtype
+// supports tensor.Float64 and tensor.Complex128 (or refuses one of them itself, with its own
+// message); tensor.Float32 and tensor.Complex64 are refused with an error wrapping
+// tensor.ErrDTypeNotSupported (so cr.ErrInvalidArgument) that names op and the dtype
 // (CheckDTypes). An op whose kernels and rules handle single precision calls
 // CheckInputsAll instead.
-func CheckInputs(op string, x []*Dense, want int) error {
+func CheckInputs(op string, x []*tensor.Dense, want int) error {
 	if err := checkInputs(op, x, want); err != nil {
 		return err
 	}
@@ -31,7 +32,7 @@ func CheckInputs(op string, x []*Dense, want int) error {
 
 // CheckInputsAll is CheckInputs for an op that supports all four dtypes: it
 // refuses only invalid dtypes.
-func CheckInputsAll(op string, x []*Dense, want int) error {
+func CheckInputsAll(op string, x []*tensor.Dense, want int) error {
 	if err := checkInputs(op, x, want); err != nil {
 		return err
 	}
@@ -39,34 +40,29 @@ func CheckInputsAll(op string, x []*Dense, want int) error {
 }
 
 // CheckValidDTypes is CheckDTypes for an op that supports all four dtypes: it
-// refuses only a tensor of an invalid dtype (the zero Dense, which is not a
-// tensor), with an error wrapping ErrDTypeNotSupported.
-func CheckValidDTypes(op string, x []*Dense) error {
+// refuses only a tensor of an invalid dtype (the zero tensor.Dense, which is not a
+// tensor), with an error wrapping tensor.ErrDTypeNotSupported.
+func CheckValidDTypes(op string, x []*tensor.Dense) error {
 	for k, v := range x {
-		if v != nil && !v.dtype.Valid() {
+		if v != nil && !v.DType().Valid() {
 			return dtypeError(op, k, v)
 		}
 	}
 	return nil
 }
 
-// ErrDTypeNotSupported is wrapped by the errors of ops given a tensor of a dtype
-// they do not (yet) support: a float32 or complex64 tensor given to an op with
-// float64 and complex128 kernels only. It wraps chainrules.ErrInvalidArgument.
-var ErrDTypeNotSupported = fmt.Errorf("%w: dtype not supported", cr.ErrInvalidArgument)
-
-// CheckDTypes returns an error wrapping ErrDTypeNotSupported, naming op, the input
-// and its dtype, unless every non-nil tensor of x has one of the dtypes ok (Float64
-// and Complex128 when ok is empty: the dtypes every op supports). It is the dtype
+// CheckDTypes returns an error wrapping tensor.ErrDTypeNotSupported, naming op, the input
+// and its dtype, unless every non-nil tensor of x has one of the dtypes ok (tensor.Float64
+// and tensor.Complex128 when ok is empty: the dtypes every op supports). It is the dtype
 // check of CheckInputs, for ops that check their inputs' count themselves.
-func CheckDTypes(op string, x []*Dense, ok ...DType) error {
+func CheckDTypes(op string, x []*tensor.Dense, ok ...tensor.DType) error {
 	for k, v := range x {
 		if v == nil {
 			continue
 		}
-		dt := v.dtype
+		dt := v.DType()
 		if len(ok) == 0 {
-			if dt == Float64 || dt == Complex128 {
+			if dt == tensor.Float64 || dt == tensor.Complex128 {
 				continue
 			}
 		} else if slices.Contains(ok, dt) {
@@ -78,15 +74,15 @@ func CheckDTypes(op string, x []*Dense, ok ...DType) error {
 }
 
 // dtypeError is the error of CheckDTypes for input k.
-func dtypeError(op string, k int, v *Dense) error {
-	if !v.dtype.Valid() {
-		return fmt.Errorf("%w: %s: input %d has invalid dtype %v", ErrDTypeNotSupported, op, k, v.dtype)
+func dtypeError(op string, k int, v *tensor.Dense) error {
+	if !v.DType().Valid() {
+		return fmt.Errorf("%w: %s: input %d has invalid dtype %v", tensor.ErrDTypeNotSupported, op, k, v.DType())
 	}
-	return fmt.Errorf("%w: %s does not support %v yet (input %d is %s)", ErrDTypeNotSupported, op, v.dtype, k, v.Describe())
+	return fmt.Errorf("%w: %s does not support %v yet (input %d is %s)", tensor.ErrDTypeNotSupported, op, v.DType(), k, v.Describe())
 }
 
 // checkInputs is CheckInputs without the dtype check.
-func checkInputs(op string, x []*Dense, want int) error {
+func checkInputs(op string, x []*tensor.Dense, want int) error {
 	if want >= 0 && len(x) != want {
 		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d inputs, want %d", op, len(x), want)
 	}
@@ -101,15 +97,15 @@ func checkInputs(op string, x []*Dense, want int) error {
 	return CheckCopies(op, x)
 }
 
-// CheckCopies returns an error naming op and wrapping the error of CheckAlloc (so
+// CheckCopies returns an error naming op and wrapping the error of tensor.CheckAlloc (so
 // cr.ErrInvalidArgument) if some tensor of x is too large for memory to hold a copy
 // of: a view, since every contiguous tensor already fits. Nil tensors are skipped.
-func CheckCopies(op string, x []*Dense) error {
+func CheckCopies(op string, x []*tensor.Dense) error {
 	for k, v := range x {
 		if v == nil {
 			continue
 		}
-		if err := CheckAlloc(v.dtype, v.shape...); err != nil {
+		if err := tensor.CheckAlloc(v.DType(), v.Shape()...); err != nil {
 			return fmt.Errorf("%s: input %d is a view too large to copy: %w", op, k, err)
 		}
 	}
@@ -118,7 +114,7 @@ func CheckCopies(op string, x []*Dense) error {
 
 // CheckApply is CheckInputs for an op's Apply(in, x): it also checks that in names
 // one node for each value of x.
-func CheckApply(op string, in []cr.NodeID, x []*Dense, want int) error {
+func CheckApply(op string, in []cr.NodeID, x []*tensor.Dense, want int) error {
 	if len(in) != len(x) {
 		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d NodeIDs, want %d (one per input)", op, len(in), len(x))
 	}
@@ -127,7 +123,7 @@ func CheckApply(op string, in []cr.NodeID, x []*Dense, want int) error {
 
 // CheckApplyAll is CheckApply for an op that supports all four dtypes
 // (CheckInputsAll).
-func CheckApplyAll(op string, in []cr.NodeID, x []*Dense, want int) error {
+func CheckApplyAll(op string, in []cr.NodeID, x []*tensor.Dense, want int) error {
 	if len(in) != len(x) {
 		return cr.Errorf(cr.ErrInvalidArgument, "%s: got %d NodeIDs, want %d (one per input)", op, len(in), len(x))
 	}
@@ -136,7 +132,7 @@ func CheckApplyAll(op string, in []cr.NodeID, x []*Dense, want int) error {
 
 // DescribeOf returns t.Describe(), or "<nil>" for a nil t: for error messages about
 // values that may be missing.
-func DescribeOf(t *Dense) string {
+func DescribeOf(t *tensor.Dense) string {
 	if t == nil {
 		return "<nil>"
 	}
@@ -146,7 +142,7 @@ func DescribeOf(t *Dense) string {
 // CheckUnary is the check of an op with one input and an axis parameter:
 // CheckInputs(op, x, 1), then Axis(op, axis, rank of x[0]). It returns the axis in
 // [0, rank).
-func CheckUnary(op string, x []*Dense, axis int) (int, error) {
+func CheckUnary(op string, x []*tensor.Dense, axis int) (int, error) {
 	if err := CheckInputs(op, x, 1); err != nil {
 		return 0, err
 	}

@@ -1,16 +1,17 @@
-package tensor
+package opkit
 
 import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // Single precision through double. ApplyWidened runs ops defined in double
 // precision on float32 and complex64 tensors: an application with a
 // single-precision input runs the op's double-precision definition on the inputs
 // widened exactly (float32 to float64, complex64 to complex128) and rounds each
-// output once to single precision, to the dtype PromoteTypes gives the inputs (a float64 or complex128 input next to
+// output once to single precision, to the dtype tensor.PromoteTypes gives the inputs (a float64 or complex128 input next to
 // a float32 one keeps the result double, as in PyTorch). Its rule does the same for
 // every derivative: the cotangents and tangents it is given are widened, the
 // double-precision rule runs, and each input's cotangent (and tangent) is rounded
@@ -27,7 +28,7 @@ import (
 // single precision too.
 
 // HasSingle reports whether some input is float32 or complex64.
-func HasSingle(xs []*Dense) bool {
+func HasSingle(xs []*tensor.Dense) bool {
 	for _, x := range xs {
 		if x != nil && x.DType().IsSingle() {
 			return true
@@ -37,11 +38,11 @@ func HasSingle(xs []*Dense) bool {
 }
 
 // widenAll returns xs with every single-precision tensor widened exactly.
-func widenAll(xs []*Dense) ([]*Dense, error) {
-	out := make([]*Dense, len(xs))
+func widenAll(xs []*tensor.Dense) ([]*tensor.Dense, error) {
+	out := make([]*tensor.Dense, len(xs))
 	for k, x := range xs {
 		var err error
-		if out[k], err = (Space{}).Widen(x); err != nil {
+		if out[k], err = (tensor.Space{}).Widen(x); err != nil {
 			return nil, err
 		}
 	}
@@ -50,32 +51,32 @@ func widenAll(xs []*Dense) ([]*Dense, error) {
 
 // narrowTo returns v rounded to single precision of its kind when single is set
 // (float64 to float32, complex128 to complex64), and v otherwise.
-func narrowTo(v *Dense, single bool) (*Dense, error) {
+func narrowTo(v *tensor.Dense, single bool) (*tensor.Dense, error) {
 	if !single || v == nil {
 		return v, nil
 	}
 	switch v.DType() {
-	case Float64:
-		return AsType(v, Float32)
-	case Complex128:
-		return AsType(v, Complex64)
+	case tensor.Float64:
+		return tensor.AsType(v, tensor.Float32)
+	case tensor.Complex128:
+		return tensor.AsType(v, tensor.Complex64)
 	}
 	return v, nil
 }
 
 // asDType returns v converted to the dtype of like (a cotangent to its input's).
-func asDType(v, like *Dense) (*Dense, error) {
+func asDType(v, like *tensor.Dense) (*tensor.Dense, error) {
 	if v == nil {
 		return nil, nil
 	}
-	return AsType(v, like.DType())
+	return tensor.AsType(v, like.DType())
 }
 
 // ApplyWidened applies op, whose Apply handles double precision, to xs, some of which
 // are single precision (the body of an op's Apply for them: see the package doc): the inputs are widened, and the outputs rounded to single
-// precision when every input is single precision (else PromoteTypes keeps them
+// precision when every input is single precision (else tensor.PromoteTypes keeps them
 // double). The rule wraps the double-precision rule (see singleRule).
-func ApplyWidened(op cr.Op[*Dense], in []cr.NodeID, xs, ys []*Dense) (cr.Rule[*Dense], error) {
+func ApplyWidened(op cr.Op[*tensor.Dense], in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := CheckInputsAll(op.Name(), xs, len(xs)); err != nil {
 		return nil, err
 	}
@@ -83,7 +84,7 @@ func ApplyWidened(op cr.Op[*Dense], in []cr.NodeID, xs, ys []*Dense) (cr.Rule[*D
 	if err != nil {
 		return nil, err
 	}
-	wys := make([]*Dense, len(ys))
+	wys := make([]*tensor.Dense, len(ys))
 	r, err := op.Apply(in, wide, wys)
 	if err != nil {
 		return nil, err
@@ -104,15 +105,15 @@ func ApplyWidened(op cr.Op[*Dense], in []cr.NodeID, xs, ys []*Dense) (cr.Rule[*D
 // rule inner, with the arguments widened and the results rounded (cotangents to
 // their input's dtype, output tangents to the outputs' dtype).
 type singleRule struct {
-	inner  cr.Rule[*Dense]
-	x      []*Dense // the inputs as given, for their dtypes
-	narrow bool     // the outputs are single precision
+	inner  cr.Rule[*tensor.Dense]
+	x      []*tensor.Dense // the inputs as given, for their dtypes
+	narrow bool            // the outputs are single precision
 }
 
 func (r *singleRule) Inputs() []cr.NodeID { return r.inner.Inputs() }
 
 // input returns the input that node id names (nil if none).
-func (r *singleRule) input(id cr.NodeID) *Dense {
+func (r *singleRule) input(id cr.NodeID) *tensor.Dense {
 	for k, in := range r.inner.Inputs() {
 		if in == id {
 			return r.x[k]
@@ -122,7 +123,7 @@ func (r *singleRule) input(id cr.NodeID) *Dense {
 }
 
 // narrowContribution rounds a cotangent of the input node to that input's dtype.
-func (r *singleRule) narrowContribution(node cr.NodeID, v *Dense) (*Dense, error) {
+func (r *singleRule) narrowContribution(node cr.NodeID, v *tensor.Dense) (*tensor.Dense, error) {
 	like := r.input(node)
 	if like == nil || v == nil {
 		return v, nil
@@ -130,12 +131,12 @@ func (r *singleRule) narrowContribution(node cr.NodeID, v *Dense) (*Dense, error
 	return asDType(v, like)
 }
 
-func (r *singleRule) Pullback(ybar []*Dense, has []bool, dst []cr.Contribution[*Dense]) ([]cr.Contribution[*Dense], error) {
-	wide := make([]*Dense, len(ybar))
+func (r *singleRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	wide := make([]*tensor.Dense, len(ybar))
 	for j, v := range ybar {
 		if has[j] {
 			var err error
-			if wide[j], err = (Space{}).Widen(v); err != nil {
+			if wide[j], err = (tensor.Space{}).Widen(v); err != nil {
 				return dst, err
 			}
 		}
@@ -154,13 +155,13 @@ func (r *singleRule) Pullback(ybar []*Dense, has []bool, dst []cr.Contribution[*
 }
 
 // widenTangents returns tangentOf with its tangents widened.
-func widenTangents(tangentOf cr.TangentOf[*Dense]) cr.TangentOf[*Dense] {
-	return func(id cr.NodeID) (*Dense, bool) {
+func widenTangents(tangentOf cr.TangentOf[*tensor.Dense]) cr.TangentOf[*tensor.Dense] {
+	return func(id cr.NodeID) (*tensor.Dense, bool) {
 		t, ok := tangentOf(id)
 		if !ok {
 			return t, false
 		}
-		w, err := (Space{}).Widen(t)
+		w, err := (tensor.Space{}).Widen(t)
 		if err != nil {
 			return nil, false
 		}
@@ -170,8 +171,8 @@ func widenTangents(tangentOf cr.TangentOf[*Dense]) cr.TangentOf[*Dense] {
 
 // Forward is the inner rule's Forward on widened tangents, the output tangents
 // rounded like the outputs.
-func (r *singleRule) Forward(tangentOf cr.TangentOf[*Dense], ydot []*Dense, has []bool) error {
-	f, ok := r.inner.(cr.ForwardRule[*Dense])
+func (r *singleRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	f, ok := r.inner.(cr.ForwardRule[*tensor.Dense])
 	if !ok {
 		return cr.Errorf(cr.ErrNoRule, "single precision: the rule has no forward mode")
 	}
@@ -191,13 +192,13 @@ func (r *singleRule) Forward(tangentOf cr.TangentOf[*Dense], ydot []*Dense, has 
 
 // PullbackWithTangents is the inner rule's on widened arguments, each pair rounded
 // to its input's dtype.
-func (r *singleRule) PullbackWithTangents(a cr.SecondOrderArgs[*Dense], dst []cr.DualContribution[*Dense]) ([]cr.DualContribution[*Dense], error) {
-	s, ok := r.inner.(cr.SecondOrderRule[*Dense])
+func (r *singleRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	s, ok := r.inner.(cr.SecondOrderRule[*tensor.Dense])
 	if !ok {
 		return dst, cr.Errorf(cr.ErrHVPNotSupported, "single precision: the rule has no second-order method")
 	}
-	var sp Space
-	widen := func(d cr.Dual[*Dense], present bool) (cr.Dual[*Dense], error) {
+	var sp tensor.Space
+	widen := func(d cr.Dual[*tensor.Dense], present bool) (cr.Dual[*tensor.Dense], error) {
 		if !present {
 			return d, nil
 		}
@@ -210,10 +211,10 @@ func (r *singleRule) PullbackWithTangents(a cr.SecondOrderArgs[*Dense], dst []cr
 		}
 		return d, err
 	}
-	w := cr.SecondOrderArgs[*Dense]{
-		Cotangents: make([]cr.Dual[*Dense], len(a.Cotangents)),
+	w := cr.SecondOrderArgs[*tensor.Dense]{
+		Cotangents: make([]cr.Dual[*tensor.Dense], len(a.Cotangents)),
 		Has:        a.Has,
-		Outputs:    make([]cr.Dual[*Dense], len(a.Outputs)),
+		Outputs:    make([]cr.Dual[*tensor.Dense], len(a.Outputs)),
 		TangentOf:  widenTangents(a.TangentOf),
 	}
 	var err error
@@ -251,8 +252,8 @@ func (r *singleRule) PullbackWithTangents(a cr.SecondOrderArgs[*Dense], dst []cr
 // cotangent it returns is cast back to its input's dtype. The casts are linear
 // ops (CastOp) whose pullbacks are the casts back, so the recorded pullback is
 // differentiable to every order the inner one is.
-func (r *singleRule) RecordPullback(rec cr.Recorder[*Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
-	p, ok := r.inner.(cr.PullbackRecorder[*Dense])
+func (r *singleRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	p, ok := r.inner.(cr.PullbackRecorder[*tensor.Dense])
 	if !ok {
 		return nil, cr.ErrOrderNotSupported
 	}
@@ -300,31 +301,31 @@ func (r *singleRule) RecordPullback(rec cr.Recorder[*Dense], x, y, ybar []cr.Nod
 }
 
 // wideOf returns the double-precision dtype of dt's kind.
-func wideOf(dt DType) DType {
+func wideOf(dt tensor.DType) tensor.DType {
 	switch dt {
-	case Float32:
-		return Float64
-	case Complex64:
-		return Complex128
+	case tensor.Float32:
+		return tensor.Float64
+	case tensor.Complex64:
+		return tensor.Complex128
 	}
 	return dt
 }
 
-// CastOp returns the op y = AsType(x, dt) (a fresh copy when x already has dtype
+// CastOp returns the op y = tensor.AsType(x, dt) (a fresh copy when x already has dtype
 // dt) for casts within a kind (float32 and float64, complex64 and complex128),
 // the casts single-precision rules record around their double-precision
 // pullbacks. It is linear: its pullback and its forward tangent are the casts of
 // the cotangent back to x's dtype and of the tangent to dt, which makes it
 // differentiable to every order. A cast between real and complex dtypes, or to an
 // invalid dtype, is an error wrapping chainrules.ErrInvalidArgument.
-func CastOp(dt DType) cr.Op[*Dense] { return castOp{to: dt} }
+func CastOp(dt tensor.DType) cr.Op[*tensor.Dense] { return castOp{to: dt} }
 
-type castOp struct{ to DType }
+type castOp struct{ to tensor.DType }
 
 func (o castOp) Name() string    { return "astype_" + o.to.String() }
 func (o castOp) NumOutputs() int { return 1 }
 
-func (o castOp) Apply(in []cr.NodeID, x, y []*Dense) (cr.Rule[*Dense], error) {
+func (o castOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if err := CheckApplyAll(o.Name(), in, x, 1); err != nil {
 		return nil, err
 	}
@@ -332,15 +333,15 @@ func (o castOp) Apply(in []cr.NodeID, x, y []*Dense) (cr.Rule[*Dense], error) {
 	if !o.to.Valid() || from.IsComplex() != o.to.IsComplex() {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: cannot cast %s", o.Name(), x[0].Describe())
 	}
-	cast := func(to DType) func(v *Dense) (*Dense, error) {
-		return func(v *Dense) (*Dense, error) {
+	cast := func(to tensor.DType) func(v *tensor.Dense) (*tensor.Dense, error) {
+		return func(v *tensor.Dense) (*tensor.Dense, error) {
 			if v == nil {
-				return nil, errNil()
+				return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil tensor", o.Name())
 			}
-			if v.dtype == to {
+			if v.DType() == to {
 				return v.Clone(), nil
 			}
-			return AsType(v, to)
+			return tensor.AsType(v, to)
 		}
 	}
 	v, err := cast(o.to)(x[0])

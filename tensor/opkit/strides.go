@@ -1,4 +1,4 @@
-package tensor
+package opkit
 
 // MergeAxes2 simplifies the iteration of a multi-index i over shape that moves two
 // offsets, sum_k i_k st1[k] and sum_k i_k st2[k] (two operands of a strided copy or

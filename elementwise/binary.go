@@ -211,7 +211,7 @@ func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, 
 }
 
 func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
-	if r.op.spec.sum {
+	if r.op.spec.sum || r.op.spec.diff {
 		// The checks of cotangents and operandTangents (nil tangents are zero),
 		// without their copies of strided or promoted values, which passThrough
 		// does not read.
@@ -269,9 +269,11 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 // SumTo(ybar, shape(b)), and the same of ybardot (the second partials are zero). An
 // operand that was not broadcast gets ybar itself, shared rather than copied (the
 // engine never writes into a cotangent it did not make), so the bias add of a dense
-// layer passes the layer's cotangent on at no cost.
+// layer passes the layer's cotangent on at no cost. For a - b (spec.diff) bbar and
+// bbardot are negated: bbar = -SumTo(ybar, shape(b)), one pass over b's shape
+// (a scalar for the x - max(x) of a log-sum-exp), while abar is still ybar itself.
 func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
-	to := func(g *tensor.Dense, shape []int, realOut bool) (*tensor.Dense, error) {
+	to := func(g *tensor.Dense, shape []int, realOut, neg bool) (*tensor.Dense, error) {
 		if g == nil {
 			return nil, nil
 		}
@@ -281,22 +283,26 @@ func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd 
 				return nil, err
 			}
 		}
+		if neg {
+			g = tensor.Scale(g, -1)
+		}
 		if realOut {
 			g = g.Real()
 		}
 		return g, nil
 	}
 	aReal, bReal := r.complex && r.aReal, r.complex && r.bReal
-	if ab, err = to(ybar, r.aShape, aReal); err != nil {
+	neg := r.op.spec.diff
+	if ab, err = to(ybar, r.aShape, aReal, false); err != nil {
 		return
 	}
-	if bb, err = to(ybar, r.bShape, bReal); err != nil {
+	if bb, err = to(ybar, r.bShape, bReal, neg); err != nil {
 		return
 	}
-	if abd, err = to(ybardot, r.aShape, aReal); err != nil {
+	if abd, err = to(ybardot, r.aShape, aReal, false); err != nil {
 		return
 	}
-	bbd, err = to(ybardot, r.bShape, bReal)
+	bbd, err = to(ybardot, r.bShape, bReal, neg)
 	return
 }
 

@@ -276,6 +276,9 @@ type BinarySpec struct {
 	// sum marks add, f(a, b) = a + b, whose pullback passes ybar on to both
 	// operands (see passThrough).
 	sum bool
+	// diff marks sub, f(a, b) = a - b, whose pullback passes ybar on to a and
+	// its negation to b (see passThrough).
+	diff bool
 }
 
 // Binary returns the elementwise op y = f(a, b) named name (its registry key),

@@ -82,13 +82,12 @@ func (t *ties) split(gt *tensor.Dense) (*tensor.Dense, error) {
 		return nil, err
 	}
 	p := t.p
-	// Every element of buf is cleared by the goroutine that then marks its lane
-	// or column range, so that the clearing is split as the marking is.
+	// Every element of buf is written by the goroutine that marks its lane
+	// (splitLane writes the zeros as well) or clears its column range.
 	buf := vmath.MakeNoZero[float64](p.Size())
 	if p.Inner == 1 {
 		k := p.Len
 		forLanes(p.Lanes, func(lo, hi int) {
-			clear(buf[lo*k : hi*k])
 			for o := lo; o < hi; o++ {
 				splitLane(buf[o*k:(o+1)*k], t.x[o*k:(o+1)*k], t.y[o], g[o], t.nan)
 			}
@@ -139,7 +138,8 @@ func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
 // third of the pullback of amax over 1024 elements a lane. An element v attains y
 // when v == y, or when both are NaN and nan (some output is NaN) is set.
 
-// splitLane sets row[k] = g / c at the c elements of the lane xs that attain y.
+// splitLane sets row[k] = g / c at the c elements of the lane xs that attain y,
+// and row[k] = 0 at the others (row need not be cleared).
 //
 //go:noinline
 func splitLane(row, xs []float64, y, g float64, nan bool) {
@@ -149,6 +149,8 @@ func splitLane(row, xs []float64, y, g float64, nan bool) {
 		if v == y || (nan && v != v && y != y) {
 			row[k] = g
 			c++
+		} else {
+			row[k] = 0
 		}
 	}
 	if c > 1 {

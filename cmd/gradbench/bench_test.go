@@ -51,3 +51,54 @@ func BenchmarkLSTM(b *testing.B) {
 		})
 	}
 }
+
+// benchJob times one evaluation of each function of an eval on one input.
+func benchJob(b *testing.B, module string, input json.RawMessage, fns ...string) {
+	for _, fn := range fns {
+		b.Run(fn, func(b *testing.B) {
+			j, err := modules[module][fn](input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := j.run(); err != nil {
+					b.Fatal(fmt.Sprint(err))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLSE times the lse primal and gradient at GradBench's largest size,
+// n = 1 280 000, and at n = 10 000.
+func BenchmarkLSE(b *testing.B) {
+	for _, n := range []int{10000, 1280000} {
+		rng := rand.New(rand.NewSource(1))
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		input, _ := json.Marshal(map[string]any{"x": x, "min_runs": 1, "min_seconds": 0})
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchJob(b, "lse", input, "primal", "gradient") })
+	}
+}
+
+// BenchmarkKMeans times the kmeans cost and dir at k = 100, n = 10 000, d = 8.
+func BenchmarkKMeans(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	mat := func(r, c int) [][]float64 {
+		m := make([][]float64, r)
+		for i := range m {
+			m[i] = make([]float64, c)
+			for j := range m[i] {
+				m[i][j] = rng.Float64()
+			}
+		}
+		return m
+	}
+	for _, s := range [][3]int{{10, 1000, 8}, {100, 10000, 8}} {
+		input, _ := json.Marshal(map[string]any{"points": mat(s[1], s[2]), "centroids": mat(s[0], s[2]), "min_runs": 1, "min_seconds": 0})
+		b.Run(fmt.Sprintf("k=%d,n=%d,d=%d", s[0], s[1], s[2]), func(b *testing.B) { benchJob(b, "kmeans", input, "cost", "dir") })
+	}
+}

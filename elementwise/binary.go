@@ -324,6 +324,20 @@ func (d *binaryData[T]) forward(lay *layout) []T {
 
 // jvp returns ydot = f_a adot + f_b bdot over the broadcast (nil ad or bd: zero).
 func (d *binaryData[T]) jvp(lay *layout, ad, bd []T) []T {
+	if d.fn.Linear && d.fn.Run != nil {
+		// f(a, b) = c_a a + c_b b: ydot = f(adot, bdot), with the fast path.
+		if ad == nil {
+			ad = make([]T, len(d.a))
+		}
+		if bd == nil {
+			bd = make([]T, len(d.b))
+		}
+		yd := vmath.MakeNoZero[T](lay.size)
+		lay.runs(func(o, ia, ib, n, sa, sb int) {
+			d.fn.Run(yd[o:o+n], ad[ia:], sa, bd[ib:], sb)
+		})
+		return yd
+	}
 	d1 := d.fn.D1
 	a, b, y := d.a, d.b, d.y
 	yd := vmath.MakeNoZero[T](lay.size)

@@ -286,6 +286,10 @@ func pullResults[T tensor.Element](r *unaryRule, xb, xbd []T, second bool) (xbar
 func jvp1[T tensor.Element](fn *Func1[T], x, y, xd []T) []T {
 	yd := vmath.MakeNoZero[T](len(xd))
 	x, y = x[:len(xd)], y[:len(xd)]
+	if _, isReal := any(yd).([]float64); isReal && fn.Pull != nil {
+		fn.Pull(yd, x, y, xd) // f'(x_i) xdot_i: conj is the identity on float64
+		return yd
+	}
 	for i, v := range xd {
 		yd[i] = fn.D1(x[i], y[i]) * v
 	}
@@ -314,6 +318,29 @@ func pull1[T tensor.Element](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (
 	}
 	if xd != nil {
 		xd = xd[:n]
+	}
+	if fn.Pull != nil {
+		// The same sums as the loop below, in the same order, with the fast path
+		// for the conj(f') terms: xbar = Pull(ybar), xbardot = Pull(ybardot) +
+		// conj(f" xdot) ybar.
+		fn.Pull(xb, x, y, yb)
+		switch {
+		case ybd != nil:
+			fn.Pull(xbd, x, y, ybd)
+			if xd != nil {
+				for i, v := range yb {
+					xbd[i] += conj(fn.D2(x[i], y[i])*xd[i]) * v
+				}
+			}
+		case xd != nil:
+			var zero T
+			for i, v := range yb {
+				xbd[i] = zero + conj(fn.D2(x[i], y[i])*xd[i])*v
+			}
+		default:
+			clear(xbd)
+		}
+		return xb, xbd
 	}
 	for i, v := range yb {
 		d1 := conj(fn.D1(x[i], y[i]))

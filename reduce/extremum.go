@@ -120,6 +120,12 @@ func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
 	}
 	p, n := t.p, t.p.Inner
 	out := make([]float64, p.Count())
+	if n == 1 {
+		for o, l := range p.All() {
+			out[o] = meanLane(t.x[l.Off:l.Off+l.Len], xd[l.Off:l.Off+l.Len], t.y[o], t.nan)
+		}
+		return output(p, out), nil
+	}
 	cnt := make([]int, p.Count())
 	for o, off := range p.Rows() {
 		meanRow(out[o:o+n], cnt[o:o+n], t.x[off:off+n], xd[off:off+n], t.y[o:o+n], t.nan)
@@ -161,6 +167,24 @@ func splitLane(row, xs []float64, y, g float64, nan bool) {
 			}
 		}
 	}
+}
+
+// meanLane returns the mean of xd over the elements of the lane xs that attain y.
+//
+//go:noinline
+func meanLane(xs, xd []float64, y float64, nan bool) float64 {
+	xd = xd[:len(xs)]
+	s, c := 0.0, 0
+	for k, v := range xs {
+		if v == y || (nan && v != v && y != y) {
+			s += xd[k]
+			c++
+		}
+	}
+	if c > 1 {
+		s /= float64(c)
+	}
+	return s
 }
 
 // markRow sets row[j] = g[j] where xs[j] attains y[j] and counts those matches in

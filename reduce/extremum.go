@@ -53,7 +53,62 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 			break
 		}
 	}
-	return output(p, y), freshUnaryLinear(in, t.mean, t.split), nil
+	lr := freshUnaryLinear(in, t.mean, t.split)
+	if len(p.shape) == 1 && p.Count() == 1 {
+		if fl, ok := lr.(freshLinear); ok {
+			return output(p, y), &extremumRule{linearFull: fl.linearFull, t: t, in: in}, nil
+		}
+	}
+	return output(p, y), lr, nil
+}
+
+// extremumRule is the rule of the maximum (or minimum) of a whole vector: the
+// linear rule of ties, and a row-sparse pullback (chainrules.RowPullbackRule)
+// whose term has the c elements (rows) of x that attain y, each g / c, rather
+// than an n-vector of zeros around them. A log-sum-exp written from its parts,
+// a + log sum exp(x - a) with a = max x, then adds its max term into the
+// gradient at the ties instead of with a pass over n elements.
+type extremumRule struct {
+	linearFull
+	t  *ties
+	in cr.NodeID
+}
+
+// FreshStorage: the cotangents are made for each call (chainrules.FreshStorage).
+func (*extremumRule) FreshStorage() {}
+
+// maxRowTies bounds the ties a row-sparse term takes; more (a constant vector,
+// say) go to the dense pullback.
+const maxRowTies = 64
+
+// RowPullback appends the term xbar[k] = g / c at the c elements k of x that
+// attain y (chainrules.RowPullbackRule).
+func (r *extremumRule) RowPullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+	t := r.t
+	g, err := cotangent[float64](t.p, ybar[0])
+	if err != nil {
+		return dst, rows, err
+	}
+	y := t.y[0]
+	var idx []int
+	for k, v := range t.x {
+		if v == y || (t.nan && v != v && y != y) {
+			if len(idx) == maxRowTies {
+				dst, err = r.Pullback(ybar, has, dst)
+				return dst, rows, err
+			}
+			idx = append(idx, k)
+		}
+	}
+	vals := make([]float64, len(idx))
+	for k := range vals {
+		vals[k] = g[0] / float64(len(idx))
+	}
+	v, err := tensor.FromFloat64(vals, len(idx))
+	if err != nil {
+		return dst, rows, err
+	}
+	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.in, Rows: idx, Value: v}), nil
 }
 
 // ties holds what the rule of amax and amin needs: the input in the canonical

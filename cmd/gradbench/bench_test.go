@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"testing"
 )
 
@@ -101,4 +102,34 @@ func BenchmarkKMeans(b *testing.B) {
 		input, _ := json.Marshal(map[string]any{"points": mat(s[1], s[2]), "centroids": mat(s[0], s[2]), "min_runs": 1, "min_seconds": 0})
 		b.Run(fmt.Sprintf("k=%d,n=%d,d=%d", s[0], s[1], s[2]), func(b *testing.B) { benchJob(b, "kmeans", input, "cost", "dir") })
 	}
+}
+
+// BenchmarkHT times the ht objective and Jacobian on the input in the file
+// named by $GRADBENCH_HT_INPUT (an evaluate message's input, such as one of
+// GradBench's hand instances), or else on the first input of
+// testdata/golden_ht.json (a synthetic 22-bone model).
+func BenchmarkHT(b *testing.B) {
+	var input json.RawMessage
+	if path := os.Getenv("GRADBENCH_HT_INPUT"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		input = data
+	} else {
+		data, err := os.ReadFile("testdata/golden_ht.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var g struct {
+			Cases []struct {
+				Input json.RawMessage `json:"input"`
+			} `json:"cases"`
+		}
+		if err := json.Unmarshal(data, &g); err != nil || len(g.Cases) == 0 {
+			b.Fatalf("golden_ht.json: %v", err)
+		}
+		input = g.Cases[0].Input
+	}
+	benchJob(b, "ht", input, "objective", "jacobian")
 }

@@ -327,10 +327,21 @@ func pull1[T tensor.Element](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (
 		switch {
 		case ybd != nil:
 			fn.Pull(xbd, x, y, ybd)
-			if xd != nil {
+			switch {
+			case xd != nil && fn.affine:
+				var zero T
+				for i, v := range yb {
+					xbd[i] += conj(zero*xd[i]) * v // D2 is zero[T]
+				}
+			case xd != nil:
 				for i, v := range yb {
 					xbd[i] += conj(fn.D2(x[i], y[i])*xd[i]) * v
 				}
+			}
+		case xd != nil && fn.affine:
+			var zero T
+			for i, v := range yb {
+				xbd[i] = zero + conj(zero*xd[i])*v // D2 is zero[T]
 			}
 		case xd != nil:
 			var zero T

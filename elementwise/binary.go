@@ -284,7 +284,10 @@ func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd 
 			}
 		}
 		if neg {
-			g = tensor.Scale(g, -1)
+			var err error
+			if g, err = negated(g); err != nil {
+				return nil, err
+			}
 		}
 		if realOut {
 			g = g.Real()
@@ -304,6 +307,23 @@ func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd 
 	}
 	bbd, err = to(ybardot, r.bShape, bReal, neg)
 	return
+}
+
+// negated returns the fresh tensor -g, a float64 one in pooled storage (which a
+// released tape reuses, as it does the buffers of the other pullbacks).
+func negated(g *tensor.Dense) (*tensor.Dense, error) {
+	if g.DType() != tensor.Float64 || g.Size() == 0 {
+		return tensor.Scale(g, -1), nil
+	}
+	src := g.Float64s()
+	dst := src // a row-major copy of a strided g is already fresh
+	if g.IsContiguous() {
+		dst = vmath.MakeNoZero[float64](len(src))
+	}
+	for i, v := range src {
+		dst[i] = -v
+	}
+	return tensor.FromFloat64(dst, g.Shape()...)
 }
 
 // forward returns y = f(a, b) over the broadcast, keeping it in d.y.

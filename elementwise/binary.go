@@ -212,7 +212,7 @@ func (r *binaryRule) pullback(ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, 
 }
 
 func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, ybardot, adot, bdot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
-	if r.op.spec.sum {
+	if r.op.spec.sum || r.op.spec.diff {
 		// The checks of cotangents and operandTangents (nil tangents are zero),
 		// without their copies of strided or promoted values, which passThrough
 		// does not read.
@@ -270,9 +270,11 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 // SumTo(ybar, shape(b)), and the same of ybardot (the second partials are zero). An
 // operand that was not broadcast gets ybar itself, shared rather than copied (the
 // engine never writes into a cotangent it did not make), so the bias add of a dense
-// layer passes the layer's cotangent on at no cost.
+// layer passes the layer's cotangent on at no cost. For a - b (spec.diff) bbar and
+// bbardot are negated: bbar = -SumTo(ybar, shape(b)), one pass over b's shape
+// (a scalar for the x - max(x) of a log-sum-exp), while abar is still ybar itself.
 func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
-	to := func(g *tensor.Dense, shape []int, realOut bool) (*tensor.Dense, error) {
+	to := func(g *tensor.Dense, shape []int, realOut, neg bool) (*tensor.Dense, error) {
 		if g == nil {
 			return nil, nil
 		}
@@ -282,23 +284,47 @@ func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd 
 				return nil, err
 			}
 		}
+		if neg {
+			var err error
+			if g, err = negated(g); err != nil {
+				return nil, err
+			}
+		}
 		if realOut {
 			g = g.Real()
 		}
 		return g, nil
 	}
 	aReal, bReal := r.complex && r.aReal, r.complex && r.bReal
-	if ab, err = to(ybar, r.aShape, aReal); err != nil {
+	neg := r.op.spec.diff
+	if ab, err = to(ybar, r.aShape, aReal, false); err != nil {
 		return
 	}
-	if bb, err = to(ybar, r.bShape, bReal); err != nil {
+	if bb, err = to(ybar, r.bShape, bReal, neg); err != nil {
 		return
 	}
-	if abd, err = to(ybardot, r.aShape, aReal); err != nil {
+	if abd, err = to(ybardot, r.aShape, aReal, false); err != nil {
 		return
 	}
-	bbd, err = to(ybardot, r.bShape, bReal)
+	bbd, err = to(ybardot, r.bShape, bReal, neg)
 	return
+}
+
+// negated returns the fresh tensor -g, a float64 one in pooled storage (which a
+// released tape reuses, as it does the buffers of the other pullbacks).
+func negated(g *tensor.Dense) (*tensor.Dense, error) {
+	if g.DType() != tensor.Float64 || g.Size() == 0 {
+		return tensor.Scale(g, -1), nil
+	}
+	src := g.Float64s()
+	dst := src // a row-major copy of a strided g is already fresh
+	if g.IsContiguous() {
+		dst = vmath.MakeNoZero[float64](len(src))
+	}
+	for i, v := range src {
+		dst[i] = -v
+	}
+	return tensor.FromFloat64(dst, g.Shape()...)
 }
 
 // forward returns y = f(a, b) over the broadcast, keeping it in d.y.
@@ -319,6 +345,20 @@ func (d *binaryData[T]) forward(lay *layout) []T {
 
 // jvp returns ydot = f_a adot + f_b bdot over the broadcast (nil ad or bd: zero).
 func (d *binaryData[T]) jvp(lay *layout, ad, bd []T) []T {
+	if d.fn.Linear && d.fn.Run != nil {
+		// f(a, b) = c_a a + c_b b: ydot = f(adot, bdot), with the fast path.
+		if ad == nil {
+			ad = make([]T, len(d.a))
+		}
+		if bd == nil {
+			bd = make([]T, len(d.b))
+		}
+		yd := vmath.MakeNoZero[T](lay.size)
+		lay.runs(func(o, ia, ib, n, sa, sb int) {
+			d.fn.Run(yd[o:o+n], ad[ia:], sa, bd[ib:], sb)
+		})
+		return yd
+	}
 	d1 := d.fn.D1
 	a, b, y := d.a, d.b, d.y
 	yd := vmath.MakeNoZero[T](lay.size)

@@ -275,7 +275,8 @@ var (
 		sum:     true}
 	subSpec = BinarySpec{
 		Real:    Func2[float64]{F: subF[float64], Run: subRun[float64], PullRun: subPull[float64], Linear: true, D1: subD1[float64], D2: zeroD2[float64]},
-		Complex: Func2[complex128]{F: subF[complex128], Run: subRun[complex128], PullRun: subPull[complex128], Linear: true, D1: subD1[complex128], D2: zeroD2[complex128]}}
+		Complex: Func2[complex128]{F: subF[complex128], Run: subRun[complex128], PullRun: subPull[complex128], Linear: true, D1: subD1[complex128], D2: zeroD2[complex128]},
+		diff:    true}
 	mulSpec = BinarySpec{
 		Real:    Func2[float64]{F: mulF[float64], Run: mulRun[float64], PullRun: mulPull, D1: mulD1[float64], D2: mulD2[float64]},
 		Complex: Func2[complex128]{F: mulF[complex128], Run: mulRun[complex128], D1: mulD1[complex128], D2: mulD2[complex128]}}

@@ -25,6 +25,11 @@ type Func1[T tensor.Element] struct {
 	// dst[i] = conj(D1(x[i], y[i])) * ybar[i] for every i, as the generic loop does
 	// (bit for bit), without a call per element.
 	Pull func(dst, x, y, ybar []T)
+
+	// affine marks the package's ops whose D2 is zero[T] (scale, shift, neg),
+	// so that the second-order pullback writes its term conj(0 * xdot) ybar
+	// without a call per element.
+	affine bool
 }
 
 // ComplexToReal is a real-valued function of a complex variable, g(z) = g(a, b) with
@@ -276,6 +281,9 @@ type BinarySpec struct {
 	// sum marks add, f(a, b) = a + b, whose pullback passes ybar on to both
 	// operands (see passThrough).
 	sum bool
+	// diff marks sub, f(a, b) = a - b, whose pullback passes ybar on to a and
+	// its negation to b (see passThrough).
+	diff bool
 }
 
 // Binary returns the elementwise op y = f(a, b) named name (its registry key),

@@ -234,6 +234,11 @@ func (r *unaryRule) pullback(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *
 
 // pullbackUnary is the pullback of a holomorphic (or real) f with elements x, y.
 func pullbackUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
+	if ybardot == nil && xdot == nil {
+		if c, ok := uniform[T](ybar); ok && checkData[T](r.op.name, "cotangent", ybar, r.shape()) == nil {
+			return pullResults(r, pullUniform(fn, x, y, ybar.Size(), c), nil, false)
+		}
+	}
 	yb, ybd, xd, err := pullArgs[T, T](r, ybar, ybardot, xdot)
 	if err != nil {
 		return nil, nil, err
@@ -282,6 +287,10 @@ func pullResults[T tensor.Element](r *unaryRule, xb, xbd []T, second bool) (xbar
 func jvp1[T tensor.Element](fn *Func1[T], x, y, xd []T) []T {
 	yd := vmath.MakeNoZero[T](len(xd))
 	x, y = x[:len(xd)], y[:len(xd)]
+	if _, isReal := any(yd).([]float64); isReal && fn.Pull != nil {
+		fn.Pull(yd, x, y, xd) // f'(x_i) xdot_i: conj is the identity on float64
+		return yd
+	}
 	for i, v := range xd {
 		yd[i] = fn.D1(x[i], y[i]) * v
 	}
@@ -311,6 +320,40 @@ func pull1[T tensor.Element](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (
 	if xd != nil {
 		xd = xd[:n]
 	}
+	if fn.Pull != nil {
+		// The same sums as the loop below, in the same order, with the fast path
+		// for the conj(f') terms: xbar = Pull(ybar), xbardot = Pull(ybardot) +
+		// conj(f" xdot) ybar.
+		fn.Pull(xb, x, y, yb)
+		switch {
+		case ybd != nil:
+			fn.Pull(xbd, x, y, ybd)
+			switch {
+			case xd != nil && fn.affine:
+				var zero T
+				for i, v := range yb {
+					xbd[i] += conj(zero*xd[i]) * v // D2 is zero[T]
+				}
+			case xd != nil:
+				for i, v := range yb {
+					xbd[i] += conj(fn.D2(x[i], y[i])*xd[i]) * v
+				}
+			}
+		case xd != nil && fn.affine:
+			var zero T
+			for i, v := range yb {
+				xbd[i] = zero + conj(zero*xd[i])*v // D2 is zero[T]
+			}
+		case xd != nil:
+			var zero T
+			for i, v := range yb {
+				xbd[i] = zero + conj(fn.D2(x[i], y[i])*xd[i])*v
+			}
+		default:
+			clear(xbd)
+		}
+		return xb, xbd
+	}
 	for i, v := range yb {
 		d1 := conj(fn.D1(x[i], y[i]))
 		xb[i] = d1 * v
@@ -324,6 +367,56 @@ func pull1[T tensor.Element](fn *Func1[T], x, y, yb, ybd, xd []T, second bool) (
 		xbd[i] = s
 	}
 	return xb, xbd
+}
+
+// uniform reports whether t, of T's dtype, is one element repeated (all strides
+// 0, as the pullback of a sum hands on its cotangent broadcast back to the
+// summand's shape), and returns that element.
+func uniform[T tensor.Element](t *tensor.Dense) (T, bool) {
+	var zero T
+	dt := tensor.Complex128
+	if _, isReal := any(zero).(float64); isReal {
+		dt = tensor.Float64
+	}
+	if t == nil || t.Size() < 2 || t.DType() != dt {
+		return zero, false
+	}
+	for _, s := range t.Strides() {
+		if s != 0 {
+			return zero, false
+		}
+	}
+	v := t.At(make([]int, t.Rank())...)
+	switch p := any(&zero).(type) {
+	case *float64:
+		*p = real(v)
+	case *complex128:
+		*p = v
+	}
+	return zero, true
+}
+
+// pullUniform is pull1's first-order pullback of the cotangent ybar_i = c for
+// i < n: xbar_i = conj(f'(x_i)) c, without making the n copies of c (fn.Pull
+// reads them from a short block repeated).
+func pullUniform[T tensor.Element](fn *Func1[T], x, y []T, n int, c T) []T {
+	x, y = x[:n], y[:n]
+	xb := vmath.MakeNoZero[T](n)
+	if fn.Pull == nil {
+		for i := range xb {
+			xb[i] = conj(fn.D1(x[i], y[i])) * c
+		}
+		return xb
+	}
+	var block [512]T
+	for i := range block {
+		block[i] = c
+	}
+	for o := 0; o < n; o += len(block) {
+		m := min(len(block), n-o)
+		fn.Pull(xb[o:o+m], x[o:o+m], y[o:o+m], block[:m])
+	}
+	return xb
 }
 
 // pullbackWirtinger is the pullback of a non-holomorphic f (the formulas are

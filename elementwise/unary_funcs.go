@@ -348,8 +348,8 @@ func angleCD2(z complex128) (float64, float64, float64) {
 // complex128.
 
 var (
-	negSpec = UnarySpec{Real: Func1[float64]{F: negF[float64], Slice: negSlice, D1: minusOne[float64], D2: zero[float64], Pull: negPull},
-		Complex: Func1[complex128]{F: negF[complex128], D1: minusOne[complex128], D2: zero[complex128]}}
+	negSpec = UnarySpec{Real: Func1[float64]{F: negF[float64], Slice: negSlice, D1: minusOne[float64], D2: zero[float64], Pull: negPull, affine: true},
+		Complex: Func1[complex128]{F: negF[complex128], D1: minusOne[complex128], D2: zero[complex128], affine: true}}
 	expSpec = UnarySpec{Real: Func1[float64]{F: fastExp, Slice: expSlice, D1: outY[float64], D2: outY[float64], Pull: expPull},
 		Complex: Func1[complex128]{F: cmplx.Exp, D1: outY[complex128], D2: outY[complex128]}}
 	expm1Spec = UnarySpec{Real: Func1[float64]{F: math.Expm1, D1: yPlus1[float64], D2: yPlus1[float64]},
@@ -458,9 +458,9 @@ func scaleSpec(a complex128) UnarySpec {
 	ar := real(a)
 	return UnarySpec{
 		Real: Func1[float64]{F: func(x float64) float64 { return ar * x }, Slice: scaleSlice(ar),
-			D1: func(_, _ float64) float64 { return ar }, D2: zero[float64], Pull: scalePull(ar)},
+			D1: func(_, _ float64) float64 { return ar }, D2: zero[float64], Pull: scalePull(ar), affine: true},
 		Complex: Func1[complex128]{F: func(z complex128) complex128 { return a * z },
-			D1: func(_, _ complex128) complex128 { return a }, D2: zero[complex128]},
+			D1: func(_, _ complex128) complex128 { return a }, D2: zero[complex128], affine: true},
 		Promote: imag(a) != 0,
 		VJP:     scaleVJP(a)}
 }
@@ -469,8 +469,8 @@ func scaleSpec(a complex128) UnarySpec {
 func shiftSpec(b complex128) UnarySpec {
 	br := real(b)
 	return UnarySpec{
-		Real:    Func1[float64]{F: func(x float64) float64 { return x + br }, Slice: shiftSlice(br), D1: one[float64], D2: zero[float64], Pull: passPull},
-		Complex: Func1[complex128]{F: func(z complex128) complex128 { return z + b }, D1: one[complex128], D2: zero[complex128]},
+		Real:    Func1[float64]{F: func(x float64) float64 { return x + br }, Slice: shiftSlice(br), D1: one[float64], D2: zero[float64], Pull: passPull, affine: true},
+		Complex: Func1[complex128]{F: func(z complex128) complex128 { return z + b }, D1: one[complex128], D2: zero[complex128], affine: true},
 		Promote: imag(b) != 0,
 		VJP:     passVJPSpec}
 }

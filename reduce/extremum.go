@@ -54,7 +54,62 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 			break
 		}
 	}
-	return output(p, y), freshUnaryLinear(in, t.mean, t.split), nil
+	lr := freshUnaryLinear(in, t.mean, t.split)
+	if len(p.shape) == 1 && p.Count() == 1 {
+		if fl, ok := lr.(freshLinear); ok {
+			return output(p, y), &extremumRule{linearFull: fl.linearFull, t: t, in: in}, nil
+		}
+	}
+	return output(p, y), lr, nil
+}
+
+// extremumRule is the rule of the maximum (or minimum) of a whole vector: the
+// linear rule of ties, and a row-sparse pullback (chainrules.RowPullbackRule)
+// whose term has the c elements (rows) of x that attain y, each g / c, rather
+// than an n-vector of zeros around them. A log-sum-exp written from its parts,
+// a + log sum exp(x - a) with a = max x, then adds its max term into the
+// gradient at the ties instead of with a pass over n elements.
+type extremumRule struct {
+	linearFull
+	t  *ties
+	in cr.NodeID
+}
+
+// FreshStorage: the cotangents are made for each call (chainrules.FreshStorage).
+func (*extremumRule) FreshStorage() {}
+
+// maxRowTies bounds the ties a row-sparse term takes; more (a constant vector,
+// say) go to the dense pullback.
+const maxRowTies = 64
+
+// RowPullback appends the term xbar[k] = g / c at the c elements k of x that
+// attain y (chainrules.RowPullbackRule).
+func (r *extremumRule) RowPullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense], rows []cr.RowContribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], []cr.RowContribution[*tensor.Dense], error) {
+	t := r.t
+	g, err := cotangent[float64](t.p, ybar[0])
+	if err != nil {
+		return dst, rows, err
+	}
+	y := t.y[0]
+	var idx []int
+	for k, v := range t.x {
+		if v == y || (t.nan && v != v && y != y) {
+			if len(idx) == maxRowTies {
+				dst, err = r.Pullback(ybar, has, dst)
+				return dst, rows, err
+			}
+			idx = append(idx, k)
+		}
+	}
+	vals := make([]float64, len(idx))
+	for k := range vals {
+		vals[k] = g[0] / float64(len(idx))
+	}
+	v, err := tensor.FromFloat64(vals, len(idx))
+	if err != nil {
+		return dst, rows, err
+	}
+	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.in, Rows: idx, Value: v}), nil
 }
 
 // ties holds what the rule of amax and amin needs: the input in the canonical
@@ -83,13 +138,12 @@ func (t *ties) split(gt *tensor.Dense) (*tensor.Dense, error) {
 		return nil, err
 	}
 	p := t.p
-	// Every element of buf is cleared by the goroutine that then marks its lane
-	// or column range, so that the clearing is split as the marking is.
+	// Every element of buf is written by the goroutine that marks its lane
+	// (splitLane writes the zeros as well) or clears its column range.
 	buf := vmath.MakeNoZero[float64](p.Size())
 	if p.Inner == 1 {
 		k := p.Len
 		forLanes(p.Lanes, func(lo, hi int) {
-			clear(buf[lo*k : hi*k])
 			for o := lo; o < hi; o++ {
 				splitLane(buf[o*k:(o+1)*k], t.x[o*k:(o+1)*k], t.y[o], g[o], t.nan)
 			}
@@ -122,6 +176,12 @@ func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
 	}
 	p, n := t.p, t.p.Inner
 	out := make([]float64, p.Count())
+	if n == 1 {
+		for o, l := range p.All() {
+			out[o] = meanLane(t.x[l.Off:l.Off+l.Len], xd[l.Off:l.Off+l.Len], t.y[o], t.nan)
+		}
+		return output(p, out), nil
+	}
 	cnt := make([]int, p.Count())
 	for o, off := range p.Rows() {
 		meanRow(out[o:o+n], cnt[o:o+n], t.x[off:off+n], xd[off:off+n], t.y[o:o+n], t.nan)
@@ -140,7 +200,8 @@ func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
 // third of the pullback of amax over 1024 elements a lane. An element v attains y
 // when v == y, or when both are NaN and nan (some output is NaN) is set.
 
-// splitLane sets row[k] = g / c at the c elements of the lane xs that attain y.
+// splitLane sets row[k] = g / c at the c elements of the lane xs that attain y,
+// and row[k] = 0 at the others (row need not be cleared).
 //
 //go:noinline
 func splitLane(row, xs []float64, y, g float64, nan bool) {
@@ -150,6 +211,8 @@ func splitLane(row, xs []float64, y, g float64, nan bool) {
 		if v == y || (nan && v != v && y != y) {
 			row[k] = g
 			c++
+		} else {
+			row[k] = 0
 		}
 	}
 	if c > 1 {
@@ -160,6 +223,24 @@ func splitLane(row, xs []float64, y, g float64, nan bool) {
 			}
 		}
 	}
+}
+
+// meanLane returns the mean of xd over the elements of the lane xs that attain y.
+//
+//go:noinline
+func meanLane(xs, xd []float64, y float64, nan bool) float64 {
+	xd = xd[:len(xs)]
+	s, c := 0.0, 0
+	for k, v := range xs {
+		if v == y || (nan && v != v && y != y) {
+			s += xd[k]
+			c++
+		}
+	}
+	if c > 1 {
+		s /= float64(c)
+	}
+	return s
 }
 
 // markRow sets row[j] = g[j] where xs[j] attains y[j] and counts those matches in

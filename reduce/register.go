@@ -78,8 +78,12 @@ func entries() []cr.Entry[*tensor.Dense] {
 				{Name: "empty reduced", Op: ProdOp([]int{0}, true), Inputs: in(f(0, 3))},
 			}
 		}},
-		{"amax", "maximum over axes (ties split the gradient evenly)", real, MaxOp, nil},
-		{"amin", "minimum over axes (ties split the gradient evenly)", real, MinOp, nil},
+		{"amax", "maximum over axes (ties split the gradient evenly)", real, MaxOp, func(f, _ maker) []sample {
+			return []sample{{Name: "whole vector (row-sparse pullback)", Op: MaxOp(nil, false), Inputs: in(f(7))}}
+		}},
+		{"amin", "minimum over axes (ties split the gradient evenly)", real, MinOp, func(f, _ maker) []sample {
+			return []sample{{Name: "whole vector (row-sparse pullback)", Op: MinOp(nil, false), Inputs: in(f(7))}}
+		}},
 		{"logsumexp", "log of the sum of exponentials over axes, stable for large inputs", real, LogSumExpOp, func(f, _ maker) []sample {
 			return []sample{{Name: "spread", Op: LogSumExpOp([]int{0}, false), Inputs: in(tensor.Scale(f(5, 2), 4))}}
 		}},

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"os"
 	"testing"
 )
 
@@ -50,4 +51,85 @@ func BenchmarkLSTM(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchJob times one evaluation of each function of an eval on one input.
+func benchJob(b *testing.B, module string, input json.RawMessage, fns ...string) {
+	for _, fn := range fns {
+		b.Run(fn, func(b *testing.B) {
+			j, err := modules[module][fn](input)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := j.run(); err != nil {
+					b.Fatal(fmt.Sprint(err))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLSE times the lse primal and gradient at GradBench's largest size,
+// n = 1 280 000, and at n = 10 000.
+func BenchmarkLSE(b *testing.B) {
+	for _, n := range []int{10000, 1280000} {
+		rng := rand.New(rand.NewSource(1))
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		input, _ := json.Marshal(map[string]any{"x": x, "min_runs": 1, "min_seconds": 0})
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) { benchJob(b, "lse", input, "primal", "gradient") })
+	}
+}
+
+// BenchmarkKMeans times the kmeans cost and dir at k = 100, n = 10 000, d = 8.
+func BenchmarkKMeans(b *testing.B) {
+	rng := rand.New(rand.NewSource(1))
+	mat := func(r, c int) [][]float64 {
+		m := make([][]float64, r)
+		for i := range m {
+			m[i] = make([]float64, c)
+			for j := range m[i] {
+				m[i][j] = rng.Float64()
+			}
+		}
+		return m
+	}
+	for _, s := range [][3]int{{10, 1000, 8}, {100, 10000, 8}} {
+		input, _ := json.Marshal(map[string]any{"points": mat(s[1], s[2]), "centroids": mat(s[0], s[2]), "min_runs": 1, "min_seconds": 0})
+		b.Run(fmt.Sprintf("k=%d,n=%d,d=%d", s[0], s[1], s[2]), func(b *testing.B) { benchJob(b, "kmeans", input, "cost", "dir") })
+	}
+}
+
+// BenchmarkHT times the ht objective and Jacobian on the input in the file
+// named by $GRADBENCH_HT_INPUT (an evaluate message's input, such as one of
+// GradBench's hand instances), or else on the first input of
+// testdata/golden_ht.json (a synthetic 22-bone model).
+func BenchmarkHT(b *testing.B) {
+	var input json.RawMessage
+	if path := os.Getenv("GRADBENCH_HT_INPUT"); path != "" {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		input = data
+	} else {
+		data, err := os.ReadFile("testdata/golden_ht.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var g struct {
+			Cases []struct {
+				Input json.RawMessage `json:"input"`
+			} `json:"cases"`
+		}
+		if err := json.Unmarshal(data, &g); err != nil || len(g.Cases) == 0 {
+			b.Fatalf("golden_ht.json: %v", err)
+		}
+		input = g.Cases[0].Input
+	}
+	benchJob(b, "ht", input, "objective", "jacobian")
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/elementwise"
@@ -153,7 +154,7 @@ func lstmJob(grad bool) prepare {
 			if err != nil {
 				return nil, err
 			}
-			return append(flat(g[0]), g[1].Float64s()...), nil
+			return slices.Concat(flat(g[0]), flat(g[1])), nil
 		}}, nil
 	}
 }

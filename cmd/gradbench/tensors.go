@@ -39,9 +39,12 @@ func scalarOf(v *tensor.Dense) (float64, error) {
 	return v.Float64s()[0], nil
 }
 
-// flat returns the elements of v in row-major order, as a fresh slice.
+// flat returns the elements of v in row-major order, for the response: they
+// alias v's storage when v is contiguous (a result the engine handed over,
+// which nothing else writes), so that the timed evaluation does not copy a
+// gradient of millions of elements that the other tools hand over as is.
 func flat(v *tensor.Dense) []float64 {
-	return append([]float64(nil), v.Float64s()...)
+	return v.Float64s()
 }
 
 // matrix copies rows into a len(rows) x cols tensor; every row must have cols

@@ -1,0 +1,66 @@
+package reduce_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/reduce"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// TestExtremumVectorRows checks the row-sparse pullback of the maximum and
+// minimum of a whole vector through a tape, with ties (split evenly), with a
+// dense cotangent already at the input (the row term is added to it), and
+// with more ties than a row term takes (the dense pullback).
+func TestExtremumVectorRows(t *testing.T) {
+	many := make([]float64, 100)
+	manyWant := make([]float64, 100)
+	for i := range many {
+		many[i], manyWant[i] = 2, 0.01
+	}
+	for _, c := range []struct {
+		name string
+		max  bool
+		x    []float64
+		want []float64 // d max(x) / dx, or d min(x) / dx
+	}{
+		{"max, one", true, []float64{1, 5, 3, 2}, []float64{0, 1, 0, 0}},
+		{"max, three ties", true, []float64{1, 3, 3, 2, 3}, []float64{0, 1.0 / 3, 1.0 / 3, 0, 1.0 / 3}},
+		{"min, two ties", false, []float64{-1, 3, -1, 2}, []float64{0.5, 0, 0.5, 0}},
+		{"max, all tied", true, many, manyWant},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			x, err := tensor.FromFloat64(append([]float64(nil), c.x...), len(c.x))
+			require.NoError(t, err)
+			op := reduce.MinOp(nil, false)
+			if c.max {
+				op = reduce.MaxOp(nil, false)
+			}
+			tp := core.NewTape[*tensor.Dense](tensor.Space{})
+			leaf := tp.Leaf(x)
+			out := tp.Apply(op, leaf)
+			g, err := tp.Backward(out)
+			require.NoError(t, err)
+			got, ok := g.Of(leaf)
+			require.True(t, ok)
+			assert.InDeltaSlice(t, c.want, got.Float64s(), 1e-15)
+
+			// y + sum(x): the row term lands on the dense ones of the sum.
+			tp2 := core.NewTape[*tensor.Dense](tensor.Space{})
+			leaf2 := tp2.Leaf(x)
+			s := tp2.Apply(reduce.SumOp(nil, false), leaf2)
+			out2 := tp2.Apply(elementwise.AddOp, tp2.Apply(op, leaf2), s)
+			g2, err := tp2.Backward(out2)
+			require.NoError(t, err)
+			got2, ok := g2.Of(leaf2)
+			require.True(t, ok)
+			for i := range c.want {
+				assert.InDelta(t, c.want[i]+1, got2.Float64s()[i], 1e-15)
+			}
+		})
+	}
+}

@@ -108,7 +108,8 @@ func Conv1dOp(opts ...ConvOption) cr.Op[*tensor.Dense] { return newConvOp(1, mod
 // The recorded pullback records the same maps as ops (conv_transpose2d and
 // conv2d_weight_grad), which are bilinear too and record each other, so
 // derivatives of every order pass through. The value and every map run by
-// im2col and the project's GEMM, one sample at a time with one im2col buffer.
+// im2col and the project's GEMM, one tile of output positions at a time with one
+// im2col buffer (1 MiB) per goroutine.
 //
 // Wrong ranks, channels that do not match the weight or the groups, a bias of
 // the wrong length and a kernel larger than the padded input are errors

@@ -17,8 +17,11 @@ import (
 //	convW:  w = convW(x, y)    the adjoint of conv in w (the weight gradient)
 //
 // each loop over the batch and over tiles of output positions with one im2col
-// buffer [cin K, T] (K kernel positions, T <= P output positions), reused
-// from tile to tile. Small images (at most maxBlockP output positions, two
+// buffer [cin K, T] (K kernel positions, T <= P output positions) per
+// goroutine, reused from tile to tile: conv splits its tiles, convT its samples
+// over the goroutines of vmath.ParallelFor (each output element is computed by
+// the same serial GEMM on any number of goroutines); convW, which sums over
+// tiles into one weight gradient, runs them in order. Small images (at most maxBlockP output positions, two
 // samples' columns or more to a tile) take the block kernels of
 // conv_block.go instead: a tile of several samples, one GEMM per tile.
 
@@ -255,19 +258,51 @@ func (g *convGeom) conv(x, w []float64) ([]float64, error) {
 	if g.identity {
 		return y, nil
 	}
+	// The tiles (a sample's run of at most T output positions) are independent:
+	// they go to the goroutines of vmath.ParallelFor, each with a tile buffer of
+	// its own, and every output element is computed by the same serial GEMM on
+	// any number of goroutines.
 	T := g.tileSize()
-	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
-	for n := range g.n {
-		xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
-		for p0 := 0; p0 < P; p0 += T {
+	tiles := (P + T - 1) / T
+	var errs firstError
+	vmath.ParallelFor(g.n*tiles, 1, func(lo, hi int) {
+		col := vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
+		defer vmath.Put(col)
+		for u := lo; u < hi; u++ {
+			n, p0 := u/tiles, u%tiles*T
+			xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
 			t := min(T, P-p0)
 			g.im2col(col, xs, p0, p0+t, false)
-			if err := tensor.GemmBatch(false, false, cog, t, ck, 1, w, ck, cog*ck, col, t, ck*t, 0, ys[p0:], P, cog*P, g.groups); err != nil {
-				return nil, err
-			}
+			errs.set(tensor.GemmBatch(false, false, cog, t, ck, 1, w, ck, cog*ck, col, t, ck*t, 0, ys[p0:], P, cog*P, g.groups))
 		}
+	})
+	if err := errs.get(); err != nil {
+		return nil, err
 	}
 	return y, nil
+}
+
+// firstError keeps the first non-nil error that goroutines report.
+type firstError struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (e *firstError) set(err error) {
+	if err == nil {
+		return
+	}
+	e.mu.Lock()
+	if e.err == nil {
+		e.err = err
+	}
+	e.mu.Unlock()
+}
+
+func (e *firstError) get() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.err
 }
 
 // convT returns x = convT(y, w), the adjoint of conv in x: per tile of output
@@ -288,17 +323,28 @@ func (g *convGeom) convT(y, w []float64) ([]float64, error) {
 		}
 		return x, nil
 	}
+	// The samples are independent (a sample's tiles add into overlapping input
+	// positions, so they stay in order on one goroutine): they go to the
+	// goroutines of vmath.ParallelFor, each with a tile buffer of its own.
 	T := g.tileSize()
-	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
-	for n := range g.n {
-		xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
-		for p0 := 0; p0 < P; p0 += T {
-			t := min(T, P-p0)
-			if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, ys[p0:], P, cog*P, 0, col, t, ck*t, g.groups); err != nil {
-				return nil, err
+	var errs firstError
+	vmath.ParallelFor(g.n, 1, func(lo, hi int) {
+		col := vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
+		defer vmath.Put(col)
+		for n := lo; n < hi; n++ {
+			xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
+			for p0 := 0; p0 < P; p0 += T {
+				t := min(T, P-p0)
+				if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, ys[p0:], P, cog*P, 0, col, t, ck*t, g.groups); err != nil {
+					errs.set(err)
+					return
+				}
+				g.im2col(col, xs, p0, p0+t, true)
 			}
-			g.im2col(col, xs, p0, p0+t, true)
 		}
+	})
+	if err := errs.get(); err != nil {
+		return nil, err
 	}
 	return x, nil
 }

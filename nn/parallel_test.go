@@ -131,3 +131,39 @@ func TestConvParallelBitIdentical(t *testing.T) {
 	}
 	require.InDelta(t, want, y1[((n*8+o)*32+i)*32+j], 1e-12)
 }
+
+// TestPoolParallelBitIdentical checks max pooling on its general loop (3x3
+// windows, stride 2, padding 1) and average pooling, whose planes are split over
+// goroutines: with GOMAXPROCS 4 the outputs and pullbacks are exactly those of
+// GOMAXPROCS 1.
+func TestPoolParallelBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	x := tensor.RandN(rng, tensor.Float64, 4, 8, 48, 48) // 32 planes of 2304: several chunks
+	for _, tc := range []struct {
+		name string
+		op   cr.Op[*tensor.Dense]
+	}{
+		{"max_pool2d", nn.MaxPool2dOp([]int{3, 3}, nn.PoolStride(2), nn.PoolPadding(1))},
+		{"avg_pool2d", nn.AvgPool2dOp([]int{3, 3}, nn.PoolStride(2), nn.PoolPadding(1))},
+	} {
+		run := func(procs int) (y, xbar []float64) {
+			old := runtime.GOMAXPROCS(procs)
+			defer runtime.GOMAXPROCS(old)
+			out := make([]*tensor.Dense, tc.op.NumOutputs())
+			rule, err := tc.op.Apply([]cr.NodeID{0}, []*tensor.Dense{x}, out)
+			require.NoError(t, err)
+			g := tensor.RandN(rand.New(rand.NewPCG(17, 18)), tensor.Float64, out[0].Shape()...)
+			ybar := make([]*tensor.Dense, len(out))
+			has := make([]bool, len(out))
+			ybar[0], has[0] = g, true
+			c, err := rule.Pullback(ybar, has, nil)
+			require.NoError(t, err)
+			require.Len(t, c, 1)
+			return out[0].Contiguous().Float64s(), c[0].Value.Contiguous().Float64s()
+		}
+		y1, xb1 := run(1)
+		y4, xb4 := run(4)
+		require.Equal(t, y1, y4, "%s: output at 1 and 4 threads", tc.name)
+		require.Equal(t, xb1, xb4, "%s: xbar at 1 and 4 threads", tc.name)
+	}
+}

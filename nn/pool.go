@@ -401,7 +401,9 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 			maxPool2x2(vals, idx, src, xs, lo, hi, n3[1], n3[2], len(w3[1]), len(w3[2]))
 		})
 	} else {
-		maxPoolLoop(vals, idx, src, xs, planes, n3, w3)
+		vmath.ParallelFor(planes, max(1, 1<<15/max(isz, 1)), func(lo, hi int) {
+			maxPoolLoop(vals, idx, src, xs, lo, hi, n3, w3)
+		})
 	}
 	v, err := tensor.FromFloat64(vals, oshape...)
 	if err != nil {
@@ -416,12 +418,12 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 }
 
 // maxPoolLoop is max pooling's general loop: every window of w3 over planes
-// of shape n3 (D, H, W).
-func maxPoolLoop(vals, idx []float64, src []int32, xs []float64, planes int, n3 [3]int, w3 [3][]window) {
+// p0 to p1 of shape n3 (D, H, W).
+func maxPoolLoop(vals, idx []float64, src []int32, xs []float64, p0, p1 int, n3 [3]int, w3 [3][]window) {
 	isz := n3[0] * n3[1] * n3[2]
 	osz := len(w3[0]) * len(w3[1]) * len(w3[2])
 	hw := n3[1] * n3[2]
-	for p := range planes {
+	for p := p0; p < p1; p++ {
 		xp := xs[p*isz : (p+1)*isz]
 		q := p * osz
 		for _, wd := range w3[0] {

@@ -49,7 +49,7 @@ func TestMaxPool2x2(t *testing.T) {
 		n := planes * oh * ow
 		v1, i1, s1 := make([]float64, n), make([]float64, n), make([]int32, n)
 		v2, i2, s2 := make([]float64, n), make([]float64, n), make([]int32, n)
-		maxPoolLoop(v1, i1, s1, xs, planes, [3]int{1, H, W}, w3)
+		maxPoolLoop(v1, i1, s1, xs, 0, planes, [3]int{1, H, W}, w3)
 		maxPool2x2(v2, i2, s2, xs, 0, 2, H, W, oh, ow)
 		maxPool2x2(v2, i2, s2, xs, 2, planes, H, W, oh, ow)
 		for q := range n {

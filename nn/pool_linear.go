@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -161,42 +162,48 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 	}
 	src := float64s(v)
 	out := make([]float64, planes*outSize)
-	bufs := [2][]float64{make([]float64, big), make([]float64, big)}
-	for p := range planes {
-		cur := src[p*inSize : (p+1)*inSize]
-		copy(d, from[lead:])
-		for k, i := range steps {
-			a := s.maps[i]
-			outer, inner := 1, 1
-			for _, n := range d[:i] {
-				outer *= n
+	// Planes in parallel, in chunks of at least 32k input elements, each chunk
+	// with scratch planes of its own (the same operations on any number of
+	// goroutines).
+	vmath.ParallelFor(planes, max(1, 1<<15/max(inSize, 1)), func(lo, hi int) {
+		d := make([]int, len(from)-lead)
+		bufs := [2][]float64{make([]float64, big), make([]float64, big)}
+		for p := lo; p < hi; p++ {
+			cur := src[p*inSize : (p+1)*inSize]
+			copy(d, from[lead:])
+			for k, i := range steps {
+				a := s.maps[i]
+				outer, inner := 1, 1
+				for _, n := range d[:i] {
+					outer *= n
+				}
+				for _, n := range d[i+1:] {
+					inner *= n
+				}
+				d[i] = to[lead+i]
+				dst := bufs[k%2]
+				if k == len(steps)-1 {
+					dst = out[p*outSize : (p+1)*outSize]
+				}
+				if adjoint {
+					dst = dst[:outer*a.n*inner]
+					a.adjoint(dst, cur, outer, inner)
+				} else {
+					dst = dst[:outer*a.m*inner]
+					a.apply(dst, cur, outer, inner)
+				}
+				cur = dst
 			}
-			for _, n := range d[i+1:] {
-				inner *= n
+			if len(steps) == 0 {
+				copy(out[p*outSize:(p+1)*outSize], cur)
 			}
-			d[i] = to[lead+i]
-			dst := bufs[k%2]
-			if k == len(steps)-1 {
-				dst = out[p*outSize : (p+1)*outSize]
+			if s.factor != 1 {
+				for i := range out[p*outSize : (p+1)*outSize] {
+					out[p*outSize+i] *= s.factor
+				}
 			}
-			if adjoint {
-				dst = dst[:outer*a.n*inner]
-				a.adjoint(dst, cur, outer, inner)
-			} else {
-				dst = dst[:outer*a.m*inner]
-				a.apply(dst, cur, outer, inner)
-			}
-			cur = dst
 		}
-		if len(steps) == 0 {
-			copy(out[p*outSize:(p+1)*outSize], cur)
-		}
-	}
-	if s.factor != 1 {
-		for i := range out {
-			out[i] *= s.factor
-		}
-	}
+	})
 	return tensor.FromFloat64(out, to...)
 }
 

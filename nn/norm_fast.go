@@ -123,6 +123,21 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 	v.runs(func(off, n, m, c int) {
 		mu, rs := mean[m], rstd[m]
 		xr, yr, h := xd[off:off+n], yb[off:off+n], d[:n]
+		if c < 0 && w != nil && wb != nil && bb != nil {
+			// layer_norm with weight and bias (the common case): the loops
+			// below in one pass, the same operations on every element.
+			gw, w, wb, bb, yr := gws[:n], w[:n], wb[:n], bb[:n], yr[:n]
+			for j, e := range xr {
+				hj, g := (e-mu)*rs, yr[j]
+				h[j] = hj
+				wb[j] += g * hj
+				bb[j] += g
+				gw[j] = g * w[j]
+			}
+			sg[m] += vmath.Sum(gw)
+			sgx[m] += vmath.Dot(gw, h)
+			return
+		}
 		for j, e := range xr {
 			h[j] = (e - mu) * rs
 		}

@@ -19,7 +19,7 @@
 //	hvp                                           transforms (ops; nn for Gauss-Newton; elementwise, reduce for nesting)
 //	optim                                         optimisers, schedules, clipping, batches (tensor only; never hvp)
 //	testing/ruletest   testing/oracle             checkers (chainrules, core; oracle: tensor)
-//	internal/recordtest                           test helpers of the op packages' tests (core, tensor, primitive ops)
+//	internal/recordtest                           test helpers of the op packages' tests (core, tensor, ruletest, primitive ops)
 //	examples/...   cmd/...                        programs: anything
 //
 // Only tensor imports internal/gemm: every matrix product goes through

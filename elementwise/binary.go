@@ -362,6 +362,19 @@ func (d *binaryData[T]) jvp(lay *layout, ad, bd []T) []T {
 	d1 := d.fn.D1
 	a, b, y := d.a, d.b, d.y
 	yd := vmath.MakeNoZero[T](lay.size)
+	if j1 := d.fn.jvp1; j1 != nil {
+		lay.runs(func(o, ia, ib, n, sa, sb int) {
+			var adr, bdr []T
+			if ad != nil {
+				adr = ad[ia:]
+			}
+			if bd != nil {
+				bdr = bd[ib:]
+			}
+			j1(yd[o:o+n], a[ia:], sa, b[ib:], sb, adr, bdr)
+		})
+		return yd
+	}
 	lay.runs(func(o, ia, ib, n, sa, sb int) {
 		for range n {
 			fa, fb := d1(a[ia], b[ib], y[o])
@@ -400,6 +413,22 @@ func (d *binaryData[T]) pull(lay *layout, yb, ybd, ad, bd []T, second bool) (ga,
 		return ga, gb, nil, nil
 	}
 	gad, gbd = vmath.MakeNoZero[T](n), vmath.MakeNoZero[T](n)
+	if p2 := d.fn.pull2; p2 != nil {
+		lay.runs(func(o, ia, ib, m, sa, sb int) {
+			var ybdr, adr, bdr []T
+			if ybd != nil {
+				ybdr = ybd[o : o+m]
+			}
+			if ad != nil {
+				adr = ad[ia:]
+			}
+			if bd != nil {
+				bdr = bd[ib:]
+			}
+			p2(ga[o:o+m], gb[o:o+m], gad[o:o+m], gbd[o:o+m], yb[o:o+m], ybdr, a[ia:], sa, b[ib:], sb, adr, bdr)
+		})
+		return ga, gb, gad, gbd
+	}
 	lay.runs(func(o, ia, ib, m, sa, sb int) {
 		for range m {
 			x, z, v, w := a[ia], b[ib], y[o], yb[o]

@@ -2,6 +2,7 @@ package elementwise
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -100,4 +101,60 @@ func TestTanhDerivativesThroughFusedOps(t *testing.T) {
 	require.Positive(t, names["mul3"], "mul3 recorded")
 	require.Positive(t, names["tanh_backward"], "tanh_backward recorded")
 	require.Zero(t, names["one_minus"], "no 1 - y² recorded from the partials")
+}
+
+// tanh_backward's fast second-order pullback and forward tangent (pull2, jvp1)
+// give bit for bit what the generic loops give through D1 and D2, with and
+// without each tangent, on same-shaped and broadcast operands.
+func TestTanhBackwardFastSecondOrderMatchesGeneric(t *testing.T) {
+	generic := tanhBackwardSpec
+	generic.Real.pull2, generic.Real.jvp1 = nil, nil
+	ops := []cr.Op[*tensor.Dense]{Binary("tanh_backward", tanhBackwardSpec), Binary("tanh_backward", generic)}
+	rng := rand.New(rand.NewPCG(5, 6))
+	y := tensor.RandN(rng, tensor.Float64, 7, 9)
+	for _, gShape := range [][]int{{7, 9}, {9}, {7, 1}} {
+		g := tensor.RandN(rng, tensor.Float64, gShape...)
+		yd, gd := tensor.RandN(rng, tensor.Float64, 7, 9), tensor.RandN(rng, tensor.Float64, gShape...)
+		w, wd := tensor.RandN(rng, tensor.Float64, 7, 9), tensor.RandN(rng, tensor.Float64, 7, 9)
+		for mask := range 8 { // which of ydot, gdot, wdot are present
+			var res [2][]float64
+			for k, op := range ops {
+				in := []cr.NodeID{cr.NewNodeID(1, 0), cr.NewNodeID(1, 1)}
+				out := make([]*tensor.Dense, 1)
+				rule, err := op.Apply(in, []*tensor.Dense{y, g}, out)
+				require.NoError(t, err)
+				tan := func(id cr.NodeID) (*tensor.Dense, bool) {
+					if id == in[0] && mask&1 != 0 {
+						return yd, true
+					}
+					if id == in[1] && mask&2 != 0 {
+						return gd, true
+					}
+					return nil, false
+				}
+				ct := []cr.Dual[*tensor.Dense]{{Value: w, Tangent: wd, HasTangent: mask&4 != 0}}
+				c, err := cr.PullbackWithTangentsOf(rule, out, ct, []bool{true}, tan, nil)
+				require.NoError(t, err)
+				ydot := make([]*tensor.Dense, 1)
+				has := make([]bool, 1)
+				require.NoError(t, rule.(cr.ForwardRule[*tensor.Dense]).Forward(tan, ydot, has))
+				var flat []float64
+				if has[0] {
+					flat = append(flat, ydot[0].Contiguous().Float64s()...)
+				}
+				for _, d := range c {
+					flat = append(flat, d.Cotangent.Value.Contiguous().Float64s()...)
+					if d.Cotangent.HasTangent {
+						flat = append(flat, d.Cotangent.Tangent.Contiguous().Float64s()...)
+					}
+				}
+				res[k] = flat
+			}
+			require.NotEmpty(t, res[0])
+			require.Equal(t, len(res[1]), len(res[0]), "g %v, mask %d", gShape, mask)
+			for i := range res[0] {
+				require.Equal(t, math.Float64bits(res[1][i]), math.Float64bits(res[0][i]), "g %v, mask %d, element %d", gShape, mask, i)
+			}
+		}
+	}
 }

@@ -224,6 +224,14 @@ type Func2[T tensor.Element] struct {
 	// every second partial is 0, so the second-order pullback is the pullback of
 	// ybardot and may use PullRun.
 	Linear bool
+	// pull2, set on the package's fused ops, is a fast path for the second-order
+	// pullback over one run: the terms of binaryData.pull's second-order loop, in
+	// the same order, without its calls of D1 and D2 per element. ybd, ad and bd
+	// may be nil (zero); ad and bd step with a and b.
+	pull2 func(ga, gb, gad, gbd, yb, ybd, a []T, sa int, b []T, sb int, ad, bd []T)
+	// jvp1, likewise, is a fast path for the forward tangent over one run: the
+	// terms of binaryData.jvp's loop in its order, ydot = f_a adot + f_b bdot.
+	jvp1 func(yd, a []T, sa int, b []T, sb int, ad, bd []T)
 }
 
 // RealToComplex is a complex-valued function of two real arguments, f(a, b) with a

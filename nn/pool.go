@@ -396,12 +396,11 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 		if n3[1] == 2*len(w3[1]) && n3[2] == 2*len(w3[2]) {
 			tiles = n3[2]
 		}
-		// Planes in parallel, in chunks of at least 32k input elements.
-		vmath.ParallelFor(planes, max(1, 1<<15/max(isz, 1)), func(lo, hi int) {
+		forPlanes(planes, isz, func(lo, hi int) {
 			maxPool2x2(vals, idx, src, xs, lo, hi, n3[1], n3[2], len(w3[1]), len(w3[2]))
 		})
 	} else {
-		vmath.ParallelFor(planes, max(1, 1<<15/max(isz, 1)), func(lo, hi int) {
+		forPlanes(planes, isz, func(lo, hi int) {
 			maxPoolLoop(vals, idx, src, xs, lo, hi, n3, w3)
 		})
 	}
@@ -415,6 +414,20 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	}
 	out[0], out[1] = v, ind
 	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz, tiles}, nil
+}
+
+// planeGrain is the fewest input elements a goroutine of a pooling kernel takes:
+// half of parallelGrain, so that the digits CNN's pools (64 samples of 16 8x8
+// planes, 64k elements) still split in two.
+const planeGrain = parallelGrain / 2
+
+// forPlanes calls body(lo, hi) on disjoint ranges of the planes [0, planes) of
+// size elements each, on the goroutines of vmath.ParallelFor in ranges of at
+// least planeGrain elements (on the calling goroutine below two ranges or at
+// GOMAXPROCS 1). A kernel that computes each plane whole, with the operations of
+// the serial loop, gives results that do not depend on the split.
+func forPlanes(planes, size int, body func(lo, hi int)) {
+	vmath.ParallelFor(planes, max(1, planeGrain/max(size, 1)), body)
 }
 
 // maxPoolLoop is max pooling's general loop: every window of w3 over planes

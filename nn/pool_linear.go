@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -162,10 +161,8 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 	}
 	src := float64s(v)
 	out := make([]float64, planes*outSize)
-	// Planes in parallel, in chunks of at least 32k input elements, each chunk
-	// with scratch planes of its own (the same operations on any number of
-	// goroutines).
-	vmath.ParallelFor(planes, max(1, 1<<15/max(inSize, 1)), func(lo, hi int) {
+	// Planes in parallel (forPlanes), each range with scratch planes of its own.
+	forPlanes(planes, inSize, func(lo, hi int) {
 		d := make([]int, len(from)-lead)
 		bufs := [2][]float64{make([]float64, big), make([]float64, big)}
 		for p := lo; p < hi; p++ {

@@ -9,7 +9,8 @@
 // fragments). The layers, from the bottom; a package
 // imports only packages on lower lines, and of those only the ones allowed lists:
 //
-//	chainrules   internal/vmath   internal/gemm   the protocol; vector and GEMM kernels
+//	chainrules   internal/vmath                   the protocol; vector kernels, buffer pool, parallel schedule
+//	internal/gemm                                 the GEMM kernels (on vmath's schedule)
 //	tensor       core                             the value type; the engine (generic: never tensor)
 //	tensor/opkit                                  helpers for op authors: input checks, axes and lanes, widening
 //	linalg/internal/lapack                        linalg's LAPACK-style kernels on raw slices (tensor.Gemm)

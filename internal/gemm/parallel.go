@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // parallelMin is the smallest m*n*k that is split across goroutines: below it
@@ -438,7 +440,7 @@ func (w *WorkerPanic) Unwrap() error {
 }
 
 // ForEach calls f(i) for every i < n, on at most workers goroutines, the calling one
-// among them; the indices go out in increasing order to whichever goroutine is free,
+// among them (vmath.Each's schedule); the indices go out in increasing order to whichever goroutine is free,
 // so that one slowed down by a busy core holds up the others less. ForEach returns
 // when every index is done, not when every goroutine it started has run: one that
 // starts only after the others have taken all the indices finds none left and
@@ -447,57 +449,13 @@ func (w *WorkerPanic) Unwrap() error {
 // way on other goroutines have returned, with the original value if the panic was
 // on the calling goroutine and a [*WorkerPanic] otherwise.
 func ForEach(n, workers int, f func(i int)) {
-	var (
-		next    atomic.Int64
-		aborted atomic.Bool
-		mu      sync.Mutex
-		own     any // the calling goroutine's panic
-		failure *WorkerPanic
-		done    sync.WaitGroup // one count per index
-	)
-	call := func(i int, caller bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				aborted.Store(true)
-				mu.Lock()
-				switch {
-				case caller:
-					own = r
-				case failure == nil:
-					failure = &WorkerPanic{Value: r, Stack: debug.Stack()}
-				}
-				mu.Unlock()
-			}
-		}()
-		f(i)
-	}
-	work := func(caller bool) {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= n {
-				return
-			}
-			if !aborted.Load() { // after a panic the indices left are only counted
-				call(i, caller)
-			}
-			done.Done()
-		}
-	}
-	done.Add(max(n, 0))
-	for range min(workers, n) - 1 {
-		spawn(func() { work(false) })
-	}
-	work(true)
-	done.Wait()
-	if own != nil {
-		panic(own)
-	}
-	if failure != nil {
-		panic(failure)
+	switch p := vmath.Each(n, workers, f); {
+	case p == nil:
+	case p.Caller:
+		panic(p.Value)
+	default:
+		panic(&WorkerPanic{Value: p.Value, Stack: p.Stack})
 	}
 }
-
-// spawn starts f on a new goroutine; tests replace it to start workers late.
-var spawn = func(f func()) { go f() }
 
 func ceilDiv(x, d int) int { return (x + d - 1) / d }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chainrules-go/chainrules/internal/vmath"
 )
 
 // parallelShapes are above parallelMin and cross the parallel blocking: several
@@ -225,15 +227,14 @@ func TestSlabCount(t *testing.T) {
 func TestForEachLateWorker(t *testing.T) {
 	release := make(chan struct{})
 	var late sync.WaitGroup
-	spawn = func(f func()) {
+	defer vmath.SetSpawn(func(f func()) {
 		late.Add(1)
 		go func() {
 			defer late.Done()
 			<-release
 			f()
 		}()
-	}
-	defer func() { spawn = func(f func()) { go f() } }()
+	})()
 	returned := make(chan []int32)
 	go func() {
 		hits := make([]int32, 100)

@@ -43,7 +43,8 @@
 //     collector when unused): the storage engine tapes reuse (core.Tape.Release);
 //   - [Dot] and [Sum] are blocked sums with several accumulators;
 //   - [ParallelFor] runs a loop over disjoint chunks on up to GOMAXPROCS goroutines
-//     with a dynamic schedule, and brings a worker's panic back to the caller.
+//     with a dynamic schedule, and brings a worker's panic back to the caller;
+//     [Each] is that schedule over indices, which the GEMM's driver shares.
 //
 // Example:
 //

@@ -78,8 +78,7 @@ type Tape[V any] struct {
 
 	opNames   []string // interned op names (node.name indexes it)
 	nameMap   map[string]uint16
-	nameCache [4]nameCacheEntry
-	nameNext  int
+	nameCache [8]nameCacheEntry
 
 	// The slices Apply passes to ops come from arenas that never hand out the same
 	// storage twice, so an op that keeps them (against the Op contract) cannot
@@ -206,20 +205,21 @@ const maxOpNames = 1 << 16
 
 // intern returns the index of name in t.opNames, adding it if new. A small cache in
 // front of the map makes the common case (a few op names, each a string constant,
-// so equal strings share their data and compare in constant time) cost a few
-// comparisons.
+// so equal strings share their data and compare in constant time) cost one
+// comparison: a name is cached in the slot its data address picks.
 func (t *Tape[V]) intern(name string) (uint16, bool) {
-	for _, c := range t.nameCache {
-		// Op names are string constants: the same name has the same data.
-		if c.ok && len(c.s) == len(name) && unsafe.StringData(c.s) == unsafe.StringData(name) {
-			return c.i, true
-		}
+	p := unsafe.StringData(name)
+	slot := &t.nameCache[(uintptr(unsafe.Pointer(p))>>3^uintptr(len(name)))%uintptr(len(t.nameCache))]
+	// Op names are string constants: the same name has the same data.
+	if slot.ok && len(slot.s) == len(name) && unsafe.StringData(slot.s) == p {
+		return slot.i, true
 	}
-	for _, c := range t.nameCache {
-		if c.ok && c.s == name {
-			return c.i, true
-		}
-	}
+	return t.internSlow(name, slot)
+}
+
+// internSlow is intern past its cache slot: the map, which it fills, and slot,
+// which it makes name's.
+func (t *Tape[V]) internSlow(name string, slot *nameCacheEntry) (uint16, bool) {
 	i, ok := t.nameMap[name]
 	if !ok {
 		if len(t.opNames) >= maxOpNames {
@@ -232,8 +232,7 @@ func (t *Tape[V]) intern(name string) (uint16, bool) {
 		t.opNames = append(t.opNames, name)
 		t.nameMap[name] = i
 	}
-	t.nameCache[t.nameNext] = nameCacheEntry{s: name, i: i, ok: true}
-	t.nameNext = (t.nameNext + 1) % len(t.nameCache)
+	*slot = nameCacheEntry{s: name, i: i, ok: true}
 	return i, true
 }
 
@@ -430,6 +429,14 @@ func (t *Tape[V]) recordingSite() uintptr {
 	return callerPC()
 }
 
+// lookup returns the recording index of id and whether id is a node of t, in few
+// enough instructions to be inlined on the recording path (index explains a
+// failure). A freed tape has no nodes (t.n is 0), so the one comparison covers it.
+func (t *Tape[V]) lookup(id cr.NodeID) (int, bool) {
+	i := id.Index()
+	return i, id.Tape() == t.tag && i < t.n
+}
+
 // index returns the recording index of id, or an error wrapping ErrMissingNode (or
 // ErrGraphFreed).
 func (t *Tape[V]) index(id cr.NodeID) (int, error) {
@@ -534,16 +541,28 @@ func (t *Tape[V]) Record(op string, value V, rule cr.Rule[V]) cr.NodeID {
 // record is Record with the recording site pc (0 unless anomaly mode is on). While
 // gradients are disabled it keeps the value and drops the rule.
 func (t *Tape[V]) record(op string, value V, rule cr.Rule[V], pc uintptr) cr.NodeID {
+	return t.recordFrom(op, value, rule, nil, 0, pc)
+}
+
+// recordFrom is record for an op applied to the inputs ids (the caller's slice,
+// which the op never saw), of which need is the
+// union of the flagRequires flags: a rule whose inputs are those (the common case)
+// takes need as its flags without looking its inputs up again.
+func (t *Tape[V]) recordFrom(op string, value V, rule cr.Rule[V], ids []cr.NodeID, need uint8, pc uintptr) cr.NodeID {
 	if rule == nil {
 		return t.fail(t.applyErr(op, t.n, cr.Errorf(cr.ErrNoRule, "nil rule")))
 	}
-	var flags uint8
-	for _, in := range rule.Inputs() {
-		j, err := t.index(in)
-		if err != nil {
-			return t.fail(t.applyErr(op, t.n, fmt.Errorf("the rule's input: %w", err)))
+	flags := need
+	if rin := rule.Inputs(); !sameIDs(rin, ids) {
+		flags = 0
+		for _, in := range rin {
+			j, ok := t.lookup(in)
+			if !ok {
+				_, err := t.index(in)
+				return t.fail(t.applyErr(op, t.n, fmt.Errorf("the rule's input: %w", err)))
+			}
+			flags |= t.at(j).flags & flagRequires
 		}
-		flags |= t.at(j).flags & flagRequires
 	}
 	if t.noGrad {
 		id := t.push(value, nil, op, flagConst, pc)
@@ -553,6 +572,20 @@ func (t *Tape[V]) record(op string, value V, rule cr.Rule[V], pc uintptr) cr.Nod
 		return id
 	}
 	return t.push(value, rule, op, flags, pc)
+}
+
+// sameIDs reports whether a and b hold the same NodeIDs in the same order (false for
+// a nil b, which names no inputs).
+func sameIDs(a, b []cr.NodeID) bool {
+	if len(a) != len(b) || b == nil {
+		return false
+	}
+	for j, id := range a {
+		if id != b[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // Apply computes a single-output op on the values at inputs, records the output
@@ -637,14 +670,17 @@ func (t *Tape[V]) apply(op cr.Op[V], k int, inputs []cr.NodeID, pc uintptr) bool
 	ys := t.ys[:k]
 	copy(ids, inputs)
 	allNeed := !t.noGrad
+	var anyNeed uint8
 	for j, in := range ids {
-		i, err := t.index(in)
-		if err != nil {
+		i, ok := t.lookup(in)
+		if !ok {
+			_, err := t.index(in)
 			return t.applyFailed(op.Name(), fmt.Errorf("input %d: %w", j, err))
 		}
 		nd := t.at(i)
 		vals[j] = nd.value
 		allNeed = allNeed && nd.flags&flagRequires != 0
+		anyNeed |= nd.flags & flagRequires
 	}
 	var (
 		rule cr.Rule[V]
@@ -672,10 +708,11 @@ func (t *Tape[V]) apply(op cr.Op[V], k int, inputs []cr.NodeID, pc uintptr) bool
 	if k == 1 {
 		y := ys[0]
 		clear(ys) // the slot is reused: it must not keep the value alive
-		return t.record(op.Name(), y, rule, pc).Valid()
+		return t.recordFrom(op.Name(), y, rule, inputs, anyNeed, pc).Valid()
 	}
-	defer clear(ys)
-	return t.recordGroup(op, ys, rule, pc)
+	ok := t.recordGroup(op, ys, rule, pc)
+	clear(ys)
+	return ok
 }
 
 // applyFailed records the failure err of applying op name as the tape's error.

@@ -67,6 +67,11 @@ func (t *Tape[V]) scalarSeed(out cr.NodeID) (V, error) {
 
 // sameLayout reports whether a and b have the same shape and dtype.
 func (t *Tape[V]) sameLayout(a, b V) bool {
+	return t.oneLayout || t.sameLayoutOf(a, b)
+}
+
+// sameLayoutOf is sameLayout asked of the space.
+func (t *Tape[V]) sameLayoutOf(a, b V) bool {
 	if t.layout != nil {
 		return t.layout.SameLayout(a, b)
 	}

@@ -165,11 +165,15 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 					}
 				}
 				j := c.Node.Index()
-				if c.Node.Tape() != t.tag || j >= i || !slices.Contains(ins, c.Node) || t.isNil(c.Value) || !t.sameLayout(c.Value, t.at(j).value) {
+				var in *node[V]
+				if c.Node.Tape() == t.tag && j < i && slices.Contains(ins, c.Node) && !t.isNil(c.Value) {
+					in = t.at(j)
+				}
+				if in == nil || !t.sameLayout(c.Value, in.value) {
 					_, err := t.checkContribution(i, ins, c.Node, c.Value) // the error
 					return acc, dacc, err
 				}
-				if t.at(j).flags&flagRequires != 0 {
+				if in.flags&flagRequires != 0 {
 					if err := acc.add(j, c.Value); err != nil {
 						return acc, dacc, t.opErr(i, "pullback", err)
 					}

@@ -95,6 +95,10 @@ type Tape[V any] struct {
 	// gradients were disabled (their rules are dropped), for WriteDOT.
 	detached []detachedNode
 
+	// oneLayout says that every value has the same layout (a scalar space), so
+	// that the sweeps' layout checks cost nothing.
+	oneLayout bool
+
 	// nilk says how a V can be nil (see nilKind), so that nil values are errors
 	// where they enter the engine rather than nil dereferences in a later sweep.
 	nilk uint8
@@ -256,6 +260,7 @@ func NewTape[V any](space cr.Space[V]) *Tape[V] {
 	}
 	t := &Tape[V]{space: space, tag: tag, nilk: nilKind[V]()}
 	t.layout, _ = space.(cr.LayoutSpace[V])
+	_, t.oneLayout = any(space).(cr.Float64Space)
 	t.rows, _ = space.(cr.RowSpace[V])
 	return t
 }

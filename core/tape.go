@@ -608,9 +608,12 @@ func (t *Tape[V]) Apply(op cr.Op[V], inputs ...cr.NodeID) cr.NodeID {
 	if t.Err() != nil {
 		return 0
 	}
-	if k := op.NumOutputs(); k != 1 {
-		return t.fail(t.applyErr(op.Name(), t.n, cr.Errorf(cr.ErrInvalidArgument,
-			"the op has %d outputs: record it with ApplyMulti", k)))
+	// An OpFunc has one output by construction (see apply).
+	if _, fn := op.(cr.OpFunc[V]); !fn {
+		if k := op.NumOutputs(); k != 1 {
+			return t.fail(t.applyErr(op.Name(), t.n, cr.Errorf(cr.ErrInvalidArgument,
+				"the op has %d outputs: record it with ApplyMulti", k)))
+		}
 	}
 	// An op (a composite's body, say) that re-entered the tape made this call fail
 	// too, after apply recorded its node.
@@ -703,6 +706,11 @@ func (t *Tape[V]) apply(op cr.Op[V], k int, inputs []cr.NodeID, pc uintptr) bool
 			need[j] = !t.noGrad && t.at(in.Index()).flags&flagRequires != 0
 		}
 		rule, err = mop.ApplyMasked(ids, vals, ys, need)
+	} else if f, ok := op.(cr.OpFunc[V]); ok {
+		// The convenience form of a single-output op, which most scalar ops
+		// take: its function is called directly, without the interface's Apply
+		// and its copy of the output.
+		ys[0], rule, err = f.F(ids, vals)
 	} else {
 		rule, err = op.Apply(ids, vals, ys)
 	}

@@ -35,11 +35,19 @@ func newAccum[V any](space cr.Space[V], n int) accum[V] {
 	return accum[V]{space: space, vals: make([]V, n), state: make([]uint8, n)}
 }
 
+// add adds the contribution v to node j's slot. The first contribution (the only
+// one on a chain) is stored as it is.
 func (a *accum[V]) add(j int, v V) error {
-	switch a.state[j] {
-	case absent:
+	if a.state[j] == absent {
 		a.vals[j], a.state[j] = v, borrowed
 		return nil
+	}
+	return a.addTo(j, v)
+}
+
+// addTo is add to a slot that holds a value already.
+func (a *accum[V]) addTo(j int, v V) error {
+	switch a.state[j] {
 	case borrowed:
 		s, err := a.space.Add(a.vals[j], v)
 		if err != nil {

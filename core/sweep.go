@@ -174,7 +174,9 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 					return acc, dacc, err
 				}
 				if in.flags&flagRequires != 0 {
-					if err := acc.add(j, c.Value); err != nil {
+					if acc.state[j] == absent { // acc.add, inlined by hand on this path
+						acc.vals[j], acc.state[j] = c.Value, borrowed
+					} else if err := acc.addTo(j, c.Value); err != nil {
 						return acc, dacc, t.opErr(i, "pullback", err)
 					}
 				}

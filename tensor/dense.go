@@ -158,10 +158,11 @@ type Dense struct {
 // which is a []float64, []complex128, []float32 or []complex64 as the Dense's dtype
 // says. Its fields are those of the runtime's slice header, in its order, so a
 // *rawSlice converts to a *[]T (unsafe.Pointer rule 1: same size and layout) and the
-// typed accessors cost the three loads of reading a slice field. ptr comes from a Go
-// slice of the element type (setData), so it points into that slice's allocation and
-// the garbage collector keeps it alive: Go never makes a slice whose data pointer is
-// one past the end of its array, even when its capacity is 0.
+// typed accessors cost the three loads of reading a slice field. ptr always comes
+// from a Go slice (of the element type through setData; of words of the size of its
+// real parts in LoadNPY), so it points into that slice's allocation and the garbage
+// collector keeps it alive: Go never makes a slice whose data pointer is one past
+// the end of its array, even when its capacity is 0.
 //
 // One header for the four element types keeps a Dense at 120 bytes (with four typed
 // slices it was 192), which matters when a recorded graph holds a value per node.

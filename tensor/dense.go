@@ -171,10 +171,14 @@ type rawSlice struct {
 	len, cap int            // in elements
 }
 
+// rawOf returns the header of s.
+func rawOf[T Numeric](s []T) rawSlice {
+	return rawSlice{ptr: unsafe.Pointer(unsafe.SliceData(s)), len: len(s), cap: cap(s)}
+}
+
 // setData makes s the backing slice of t, and T's dtype t's dtype.
 func setData[T Numeric](t *Dense, s []T) {
-	t.dtype = dtypeOf[T]()
-	t.data = *(*rawSlice)(unsafe.Pointer(&s))
+	t.dtype, t.data = dtypeOf[T](), rawOf(s)
 }
 
 // f64s returns the backing slice of a float64 tensor, and nil for another dtype (so
@@ -501,9 +505,8 @@ func ScalarComplex(v complex128) *Dense {
 
 // scalarOf returns the 0-d tensor over the one-element slice s.
 func scalarOf[T Numeric](s []T) *Dense {
-	t := &Dense{shape: []int{}, strides: []int{}}
-	setData(t, s)
-	return t
+	// A literal, not setData: a tensor that does not escape keeps s on the stack.
+	return &Dense{dtype: dtypeOf[T](), shape: []int{}, strides: []int{}, data: rawOf(s)}
 }
 
 // view returns a header sharing t's storage with the given layout.

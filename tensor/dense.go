@@ -157,15 +157,16 @@ type Dense struct {
 // rawSlice is a slice header without an element type: the backing slice of a Dense,
 // which is a []float64, []complex128, []float32 or []complex64 as the Dense's dtype
 // says. Its fields are those of the runtime's slice header, in its order, so a
-// *rawSlice converts to a *[]T (unsafe.Pointer rule 1: same size and layout) and the
-// typed accessors cost the three loads of reading a slice field. ptr always comes
+// *rawSlice converts to a *[]T (unsafe.Pointer rule 1: same size and layout), and
+// reading it as a typed slice costs what reading a slice field does. ptr always comes
 // from a Go slice (of the element type through setData; of words of the size of its
 // real parts in LoadNPY), so it points into that slice's allocation and the garbage
 // collector keeps it alive: Go never makes a slice whose data pointer is one past
 // the end of its array, even when its capacity is 0.
 //
-// One header for the four element types keeps a Dense at 120 bytes (with four typed
-// slices it was 192), which matters when a recorded graph holds a value per node.
+// One header for the four element types keeps a Dense at 120 bytes, allocated in
+// the runtime's 128-byte size class (with four typed slices it was 192), which
+// matters when a recorded graph holds a value per node.
 type rawSlice struct {
 	ptr      unsafe.Pointer // the first element
 	len, cap int            // in elements

@@ -79,15 +79,15 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 	}
 	switch {
 	case t.dtype == Complex128:
-		sumInto(out.c128, t.c128, t.shape, st, t.strides, t.offset)
+		sumInto(out.c128s(), t.c128s(), t.shape, st, t.strides, t.offset)
 	case t.dtype == Float32:
-		sumInto(out.f32, t.f32, t.shape, st, t.strides, t.offset)
+		sumInto(out.f32s(), t.f32s(), t.shape, st, t.strides, t.offset)
 	case t.dtype == Complex64:
-		sumInto(out.c64, t.c64, t.shape, st, t.strides, t.offset)
-	case sumsLeading(shape, t) && len(out.f64) >= vecMin && t.IsContiguous():
-		sumRows(out.f64, t.f64[t.offset:t.offset+t.Size()])
+		sumInto(out.c64s(), t.c64s(), t.shape, st, t.strides, t.offset)
+	case sumsLeading(shape, t) && len(out.f64s()) >= vecMin && t.IsContiguous():
+		sumRows(out.f64s(), t.f64s()[t.offset:t.offset+t.Size()])
 	default:
-		sumInto(out.f64, t.f64, t.shape, st, t.strides, t.offset)
+		sumInto(out.f64s(), t.f64s(), t.shape, st, t.strides, t.offset)
 	}
 	return out, nil
 }
@@ -218,13 +218,13 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 	if slices.Equal(a.shape, b.shape) && a.IsContiguous() && b.IsContiguous() {
 		switch dt {
 		case Complex128:
-			binContig(op, out.c128, a.c128[a.offset:a.offset+n], b.c128[b.offset:b.offset+n])
+			binContig(op, out.c128s(), a.c128s()[a.offset:a.offset+n], b.c128s()[b.offset:b.offset+n])
 		case Float32:
-			binContig(op, out.f32, a.f32[a.offset:a.offset+n], b.f32[b.offset:b.offset+n])
+			binContig(op, out.f32s(), a.f32s()[a.offset:a.offset+n], b.f32s()[b.offset:b.offset+n])
 		case Complex64:
-			binContig(op, out.c64, a.c64[a.offset:a.offset+n], b.c64[b.offset:b.offset+n])
+			binContig(op, out.c64s(), a.c64s()[a.offset:a.offset+n], b.c64s()[b.offset:b.offset+n])
 		default:
-			binContig(op, out.f64, a.f64[a.offset:a.offset+n], b.f64[b.offset:b.offset+n])
+			binContig(op, out.f64s(), a.f64s()[a.offset:a.offset+n], b.f64s()[b.offset:b.offset+n])
 		}
 		return out, nil
 	}
@@ -237,13 +237,13 @@ func binary(op binOp, a, b *Dense) (*Dense, error) {
 	w := newWalker(shape, [maxOperands]int{0, a.offset, b.offset}, out.strides, as, bs)
 	switch dt {
 	case Complex128:
-		binStrided(op, out.c128, a.c128, b.c128, &w)
+		binStrided(op, out.c128s(), a.c128s(), b.c128s(), &w)
 	case Float32:
-		binStrided(op, out.f32, a.f32, b.f32, &w)
+		binStrided(op, out.f32s(), a.f32s(), b.f32s(), &w)
 	case Complex64:
-		binStrided(op, out.c64, a.c64, b.c64, &w)
+		binStrided(op, out.c64s(), a.c64s(), b.c64s(), &w)
 	default:
-		binStrided(op, out.f64, a.f64, b.f64, &w)
+		binStrided(op, out.f64s(), a.f64s(), b.f64s(), &w)
 	}
 	return out, nil
 }
@@ -367,31 +367,31 @@ func Scale(a *Dense, s complex128) *Dense {
 		src := a.Float32s()
 		if imag(s) == 0 {
 			out := New(Float32, a.shape...)
-			r := float32(real(s))
+			dst, r := out.f32s()[:len(src)], float32(real(s))
 			for i, v := range src {
-				out.f32[i] = r * v
+				dst[i] = r * v
 			}
 			return out
 		}
 		out := New(Complex64, a.shape...)
-		c := complex64(s)
+		dst, c := out.c64s()[:len(src)], complex64(s)
 		for i, v := range src {
-			out.c64[i] = complex(v, 0) * c
+			dst[i] = complex(v, 0) * c
 		}
 		return out
 	case Complex64:
 		src := a.Complex64s()
 		out := New(Complex64, a.shape...)
-		c := complex64(s)
+		dst, c := out.c64s()[:len(src)], complex64(s)
 		for i, v := range src {
-			out.c64[i] = v * c
+			dst[i] = v * c
 		}
 		return out
 	}
 	if a.dtype == Float64 && imag(s) == 0 {
 		src := a.Float64s()
 		out := New(Float64, a.shape...)
-		dst, r := out.f64[:len(src)], real(s)
+		dst, r := out.f64s()[:len(src)], real(s)
 		for i, v := range src {
 			dst[i] = r * v
 		}
@@ -400,14 +400,15 @@ func Scale(a *Dense, s complex128) *Dense {
 	if a.dtype == Float64 {
 		src := a.Float64s()
 		out := New(Complex128, a.shape...)
+		dst := out.c128s()[:len(src)]
 		for i, v := range src {
-			out.c128[i] = complex(v, 0) * s
+			dst[i] = complex(v, 0) * s
 		}
 		return out
 	}
 	src := a.Complex128s()
 	out := New(Complex128, a.shape...)
-	dst := out.c128[:len(src)]
+	dst := out.c128s()[:len(src)]
 	for i, v := range src {
 		dst[i] = v * s
 	}
@@ -428,13 +429,13 @@ func AddScaled(a *Dense, s float64, b *Dense) (*Dense, error) {
 	out := New(dt, a.shape...)
 	switch dt {
 	case Float64:
-		axpyInto(out.f64, a.Float64s(), s, b.Float64s())
+		axpyInto(out.f64s(), a.Float64s(), s, b.Float64s())
 	case Complex128:
-		axpyInto(out.c128, a.to(dt).Complex128s(), complex(s, 0), b.to(dt).Complex128s())
+		axpyInto(out.c128s(), a.to(dt).Complex128s(), complex(s, 0), b.to(dt).Complex128s())
 	case Float32:
-		axpyInto(out.f32, a.Float32s(), float32(s), b.Float32s())
+		axpyInto(out.f32s(), a.Float32s(), float32(s), b.Float32s())
 	case Complex64:
-		axpyInto(out.c64, a.to(dt).Complex64s(), complex(float32(s), 0), b.to(dt).Complex64s())
+		axpyInto(out.c64s(), a.to(dt).Complex64s(), complex(float32(s), 0), b.to(dt).Complex64s())
 	}
 	return out, nil
 }
@@ -457,13 +458,13 @@ func Sum(t *Dense) complex128 {
 	}
 	switch t.dtype {
 	case Complex128:
-		return sumView(t.c128, t.shape, t.strides, t.offset)
+		return sumView(t.c128s(), t.shape, t.strides, t.offset)
 	case Float32:
-		return complex(float64(sumView(t.f32, t.shape, t.strides, t.offset)), 0)
+		return complex(float64(sumView(t.f32s(), t.shape, t.strides, t.offset)), 0)
 	case Complex64:
-		return complex128(sumView(t.c64, t.shape, t.strides, t.offset))
+		return complex128(sumView(t.c64s(), t.shape, t.strides, t.offset))
 	}
-	return complex(sumView(t.f64, t.shape, t.strides, t.offset), 0)
+	return complex(sumView(t.f64s(), t.shape, t.strides, t.offset), 0)
 }
 
 // SumFloat64 returns sum_i t_i over all elements of a float64 tensor as a float64 (0
@@ -475,7 +476,7 @@ func SumFloat64(t *Dense) float64 {
 	if t.dtype != Float64 {
 		return real(Sum(t))
 	}
-	return sumView(t.f64, t.shape, t.strides, t.offset)
+	return sumView(t.f64s(), t.shape, t.strides, t.offset)
 }
 
 // sumView returns the sum of the elements of the strided view (shape, strides,
@@ -506,17 +507,18 @@ func Dot(a, b *Dense) (complex128, error) {
 		w := newWalker(a.shape, [maxOperands]int{a.offset, b.offset}, a.strides, b.strides)
 		var s float64
 		for w.next() {
-			s = addDotRun(s, a.f64, b.f64, &w)
+			s = addDotRun(s, a.f64s(), b.f64s(), &w)
 		}
 		return complex(s, 0), nil
 	}
 	x, y := a.to(Complex128), b.to(Complex128)
+	xs, ys := x.c128s(), y.c128s()
 	w := newWalker(a.shape, [maxOperands]int{x.offset, y.offset}, x.strides, y.strides)
 	var s complex128
 	for w.next() {
 		i, j, si, sj := w.off[0], w.off[1], w.inner[0], w.inner[1]
 		for range w.n {
-			u, v := x.c128[i], y.c128[j]
+			u, v := xs[i], ys[j]
 			s += complex(real(u)*real(v)+imag(u)*imag(v), real(u)*imag(v)-imag(u)*real(v))
 			i += si
 			j += sj

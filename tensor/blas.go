@@ -121,13 +121,13 @@ func gemm(dt DType, pa, pb matOperand, batch, m, n, k int, out *Dense) {
 	on := useBLAS64.Load()
 	switch dt {
 	case Complex128:
-		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c128[pa.t.offset:], pa.ld, pa.bs, pb.t.c128[pb.t.offset:], pb.ld, pb.bs, 0, out.c128, n, m*n, batch)
+		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c128s()[pa.t.offset:], pa.ld, pa.bs, pb.t.c128s()[pb.t.offset:], pb.ld, pb.bs, 0, out.c128s(), n, m*n, batch)
 	case Float32:
-		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f32[pa.t.offset:], pa.ld, pa.bs, pb.t.f32[pb.t.offset:], pb.ld, pb.bs, 0, out.f32, n, m*n, batch)
+		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f32s()[pa.t.offset:], pa.ld, pa.bs, pb.t.f32s()[pb.t.offset:], pb.ld, pb.bs, 0, out.f32s(), n, m*n, batch)
 	case Complex64:
-		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c64[pa.t.offset:], pa.ld, pa.bs, pb.t.c64[pb.t.offset:], pb.ld, pb.bs, 0, out.c64, n, m*n, batch)
+		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c64s()[pa.t.offset:], pa.ld, pa.bs, pb.t.c64s()[pb.t.offset:], pb.ld, pb.bs, 0, out.c64s(), n, m*n, batch)
 	default:
-		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f64[pa.t.offset:], pa.ld, pa.bs, pb.t.f64[pb.t.offset:], pb.ld, pb.bs, 0, out.f64, n, m*n, batch)
+		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f64s()[pa.t.offset:], pa.ld, pa.bs, pb.t.f64s()[pb.t.offset:], pb.ld, pb.bs, 0, out.f64s(), n, m*n, batch)
 	}
 }
 

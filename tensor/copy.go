@@ -121,18 +121,26 @@ func gather[T element](dst, src []T, shape, strides []int, offset int) {
 		}
 	}
 	if n0 := dims[0]; r >= 2 && c.a != 0 && n0 >= 2 && len(dst) >= parallelCopyMin {
-		// Slabs of the outermost axis go to goroutines: disjoint parts of dst, so
-		// the result is the same for any split. Each slab is at least
-		// parallelCopyMin/2 elements.
-		s0, d0 := ss[0], ds[0]
-		vmath.ParallelFor(n0, max(1, parallelCopyMin/2/d0), func(lo, hi int) {
-			for i := lo; i < hi; i++ {
-				c.loop(1, offset+i*s0, i*d0)
-			}
-		})
+		gatherSlabs(dst, src, dims, ss, ds, c.a, offset)
 		return
 	}
 	c.loop(0, offset, 0)
+}
+
+// gatherSlabs is the parallel path of gather over its coalesced layout (dims,
+// source strides ss, destination strides ds, tiled axis a): slabs of the outermost
+// axis go to goroutines, disjoint parts of dst, so the result is the same for any
+// split. Each slab is at least parallelCopyMin/2 elements. The workers share a copy
+// of the layout, so that the closure does not capture gather's layout arrays: they
+// stay on gather's stack, and a small copy allocates nothing.
+func gatherSlabs[T element](dst, src []T, dims, ss, ds []int, a, offset int) {
+	c := &stridedCopy[T]{dst: dst, src: src, dims: slices.Clone(dims), ss: slices.Clone(ss), ds: slices.Clone(ds), a: a, last: len(dims) - 1}
+	s0, d0 := ss[0], ds[0]
+	vmath.ParallelFor(dims[0], max(1, parallelCopyMin/2/d0), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			c.loop(1, offset+i*s0, i*d0)
+		}
+	})
 }
 
 // parallelCopyMin is the fewest elements a copy splits over goroutines: a copy is

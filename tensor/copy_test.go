@@ -172,3 +172,25 @@ func nilIfEmpty(x []complex128) []complex128 {
 	}
 	return x
 }
+
+// A copy of a small tensor allocates its result and nothing else (the header and
+// the storage), whatever the layout of the source: the gather kernel keeps its
+// coalesced layout on the stack.
+func TestCloneAllocatesOnlyTheResult(t *testing.T) {
+	for _, dt := range tensor.AllDTypes() {
+		x := tensor.Full(dt, 1.5, 3, 4)
+		xt, err := x.Transpose(0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := x.Slice(0, 0, 3, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []*tensor.Dense{x, xt, rows} {
+			if n := testing.AllocsPerRun(100, func() { _ = v.Clone() }); n != 2 {
+				t.Errorf("Clone of %s (strides %v): %v allocations, want 2", v.Describe(), v.Strides(), n)
+			}
+		}
+	}
+}

@@ -22,8 +22,9 @@ func Eye(n, m int) (*Dense, error) {
 	if err != nil {
 		return nil, err
 	}
+	d := t.f64s()
 	for i := range min(n, m) {
-		t.f64[i*m+i] = 1
+		d[i*m+i] = 1
 	}
 	return t, nil
 }
@@ -54,8 +55,9 @@ func Arange(start, end, step float64) (*Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range t.f64 {
-		t.f64[i] = math.FMA(float64(i), step, start) // fused, as PyTorch's kernel
+	d := t.f64s()
+	for i := range d {
+		d[i] = math.FMA(float64(i), step, start) // fused, as PyTorch's kernel
 	}
 	return t, nil
 }
@@ -81,17 +83,18 @@ func Linspace(start, end float64, steps int) (*Dense, error) {
 		return nil, err
 	}
 	if steps == 1 {
-		t.f64[0] = start
+		t.f64s()[0] = start
 		return t, nil
 	}
 	step := (end - start) / float64(steps-1)
 	half := steps / 2
-	for i := range t.f64 {
+	d := t.f64s()
+	for i := range d {
 		// Fused multiply-adds, as PyTorch's kernel.
 		if i < half {
-			t.f64[i] = math.FMA(step, float64(i), start)
+			d[i] = math.FMA(step, float64(i), start)
 		} else {
-			t.f64[i] = math.FMA(-step, float64(steps-1-i), end)
+			d[i] = math.FMA(-step, float64(steps-1-i), end)
 		}
 	}
 	return t, nil

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
@@ -133,8 +134,8 @@ func ResultDType(ds ...DType) DType {
 //	offset + sum_k i_k * strides[k]
 //
 // of the backing slice. Strides are in elements and never negative; a stride of 0
-// repeats an element along a broadcast axis. Exactly one of the four backing slices
-// is non-nil, the one that matches dtype.
+// repeats an element along a broadcast axis. The backing slice is a []float64,
+// []complex128, []float32 or []complex64 as dtype says.
 //
 // Several Dense values may share storage (views). Functions documented as returning
 // fresh results never return storage that aliases their inputs. The zero Dense is
@@ -145,14 +146,81 @@ type Dense struct {
 	shape   []int
 	strides []int
 	offset  int
-	f64     []float64
-	c128    []complex128
-	f32     []float32
-	c64     []complex64
+	// data is the backing slice, of dtype's element type; read it through f64s,
+	// c128s, f32s, c64s or storage, and set it with setData.
+	data rawSlice
 	// lay holds the shape and strides of a new tensor of rank 2 or less (most of
 	// them), so that they cost no allocation of their own (setContiguous).
 	lay [4]int
 }
+
+// rawSlice is a slice header without an element type: the backing slice of a Dense,
+// which is a []float64, []complex128, []float32 or []complex64 as the Dense's dtype
+// says. Its fields are those of the runtime's slice header, in its order, so a
+// *rawSlice converts to a *[]T (unsafe.Pointer rule 1: same size and layout), and
+// reading it as a typed slice costs what reading a slice field does. ptr always comes
+// from a Go slice (of the element type through setData; of words of the size of its
+// real parts in LoadNPY), so it points into that slice's allocation and the garbage
+// collector keeps it alive: Go never makes a slice whose data pointer is one past
+// the end of its array, even when its capacity is 0.
+//
+// One header for the four element types keeps a Dense at 120 bytes, allocated in
+// the runtime's 128-byte size class (with four typed slices it was 192), which
+// matters when a recorded graph holds a value per node.
+type rawSlice struct {
+	ptr      unsafe.Pointer // the first element
+	len, cap int            // in elements
+}
+
+// rawOf returns the header of s.
+func rawOf[T Numeric](s []T) rawSlice {
+	return rawSlice{ptr: unsafe.Pointer(unsafe.SliceData(s)), len: len(s), cap: cap(s)}
+}
+
+// setData makes s the backing slice of t, and T's dtype t's dtype.
+func setData[T Numeric](t *Dense, s []T) {
+	t.dtype, t.data = dtypeOf[T](), rawOf(s)
+}
+
+// f64s returns the backing slice of a float64 tensor, and nil for another dtype (so
+// that a wrong read fails as indexing a nil slice, never as a read of memory the
+// slice does not hold).
+func (t *Dense) f64s() []float64 {
+	if t.dtype != Float64 {
+		return nil
+	}
+	return dataOf[float64](t)
+}
+
+// c128s is f64s for a complex128 tensor.
+func (t *Dense) c128s() []complex128 {
+	if t.dtype != Complex128 {
+		return nil
+	}
+	return dataOf[complex128](t)
+}
+
+// f32s is f64s for a float32 tensor.
+func (t *Dense) f32s() []float32 {
+	if t.dtype != Float32 {
+		return nil
+	}
+	return dataOf[float32](t)
+}
+
+// c64s is f64s for a complex64 tensor.
+func (t *Dense) c64s() []complex64 {
+	if t.dtype != Complex64 {
+		return nil
+	}
+	return dataOf[complex64](t)
+}
+
+// dataOf returns t's backing slice as a []T without checking that T is the element
+// type of t's dtype: for the callers that have just switched on the dtype and must
+// stay small enough to inline (Float64s, at, set); the others use f64s, c128s, f32s,
+// c64s or storage.
+func dataOf[T Numeric](t *Dense) []T { return *(*[]T)(unsafe.Pointer(&t.data)) }
 
 // setContiguous sets t's shape to a copy of shape, with row-major strides: in t.lay
 // when they fit, else in an allocation of their own. t is a tensor being made.
@@ -309,25 +377,25 @@ func alloc(dt DType, shape []int, noZero bool) (*Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Dense{dtype: dt}
+	t := new(Dense)
 	t.setContiguous(shape)
 	switch dt {
 	case Float64:
 		if noZero {
-			t.f64 = vmath.MakeNoZero[float64](n)
+			setData(t, vmath.MakeNoZero[float64](n))
 		} else {
-			t.f64 = make([]float64, n)
+			setData(t, make([]float64, n))
 		}
 	case Complex128:
 		if noZero {
-			t.c128 = vmath.MakeNoZero[complex128](n)
+			setData(t, vmath.MakeNoZero[complex128](n))
 		} else {
-			t.c128 = make([]complex128, n)
+			setData(t, make([]complex128, n))
 		}
 	case Float32:
-		t.f32 = make([]float32, n)
+		setData(t, make([]float32, n))
 	case Complex64:
-		t.c64 = make([]complex64, n)
+		setData(t, make([]complex64, n))
 	}
 	return t, nil
 }
@@ -407,12 +475,12 @@ func FromComplex64(data []complex64, shape ...int) (*Dense, error) {
 
 // ScalarFloat32 returns the 0-d float32 tensor holding v.
 func ScalarFloat32(v float32) *Dense {
-	return &Dense{dtype: Float32, shape: []int{}, strides: []int{}, f32: []float32{v}}
+	return scalarOf([]float32{v})
 }
 
 // ScalarComplex64 returns the 0-d complex64 tensor holding v.
 func ScalarComplex64(v complex64) *Dense {
-	return &Dense{dtype: Complex64, shape: []int{}, strides: []int{}, c64: []complex64{v}}
+	return scalarOf([]complex64{v})
 }
 
 // ScalarOf returns the 0-d tensor of dtype dt holding v, rounded to dt (a real dtype
@@ -428,12 +496,18 @@ func ScalarOf(dt DType, v complex128) (*Dense, error) {
 
 // Scalar returns the 0-d float64 tensor holding v.
 func Scalar(v float64) *Dense {
-	return &Dense{dtype: Float64, shape: []int{}, strides: []int{}, f64: []float64{v}}
+	return scalarOf([]float64{v})
 }
 
 // ScalarComplex returns the 0-d complex128 tensor holding v.
 func ScalarComplex(v complex128) *Dense {
-	return &Dense{dtype: Complex128, shape: []int{}, strides: []int{}, c128: []complex128{v}}
+	return scalarOf([]complex128{v})
+}
+
+// scalarOf returns the 0-d tensor over the one-element slice s.
+func scalarOf[T Numeric](s []T) *Dense {
+	// A literal, not setData: a tensor that does not escape keeps s on the stack.
+	return &Dense{dtype: dtypeOf[T](), shape: []int{}, strides: []int{}, data: rawOf(s)}
 }
 
 // view returns a header sharing t's storage with the given layout.
@@ -443,7 +517,7 @@ func (t *Dense) view(shape, strides []int, offset int) *Dense {
 		// storage in range.
 		offset = 0
 	}
-	return &Dense{dtype: t.dtype, shape: shape, strides: strides, offset: offset, f64: t.f64, c128: t.c128, f32: t.f32, c64: t.c64}
+	return &Dense{dtype: t.dtype, shape: shape, strides: strides, offset: offset, data: t.data}
 }
 
 // DType returns the element type of t (the zero DType, which is not a valid dtype,
@@ -492,17 +566,7 @@ func (t *Dense) Size() int {
 }
 
 // storageLen returns the length of the backing slice.
-func (t *Dense) storageLen() int {
-	switch t.dtype {
-	case Complex128:
-		return len(t.c128)
-	case Float32:
-		return len(t.f32)
-	case Complex64:
-		return len(t.c64)
-	}
-	return len(t.f64)
-}
+func (t *Dense) storageLen() int { return t.data.len }
 
 // IsContiguous reports whether the elements of t lie in row-major order at
 // consecutive positions of the backing slice, starting at Offset. Dims of size 1 may
@@ -558,7 +622,7 @@ func (t *Dense) Float64s() []float64 {
 	if t.dtype != Float64 {
 		return nil
 	}
-	return rowMajor(t, t.f64)
+	return rowMajor[float64](t)
 }
 
 // Complex128s returns the elements of a complex128 tensor in row-major order,
@@ -568,7 +632,7 @@ func (t *Dense) Complex128s() []complex128 {
 	if t.dtype != Complex128 {
 		return nil
 	}
-	return rowMajor(t, t.c128)
+	return rowMajor[complex128](t)
 }
 
 // Float32s is Float64s for a float32 tensor: its elements in row-major order,
@@ -577,7 +641,7 @@ func (t *Dense) Float32s() []float32 {
 	if t.dtype != Float32 {
 		return nil
 	}
-	return rowMajor(t, t.f32)
+	return rowMajor[float32](t)
 }
 
 // Complex64s is Complex128s for a complex64 tensor: its elements in row-major
@@ -586,13 +650,14 @@ func (t *Dense) Complex64s() []complex64 {
 	if t.dtype != Complex64 {
 		return nil
 	}
-	return rowMajor(t, t.c64)
+	return rowMajor[complex64](t)
 }
 
-// rowMajor returns the elements of t, whose backing slice is data, in row-major
-// order: a slice of data (capacity clipped) if t is contiguous, a fresh copy
-// otherwise, and an empty, non-nil slice for an empty t.
-func rowMajor[T element](t *Dense, data []T) []T {
+// rowMajor returns the elements of t, whose elements have type T, in row-major
+// order: a slice of t's backing slice (capacity clipped) if t is contiguous, a fresh
+// copy otherwise, and an empty, non-nil slice for an empty t.
+func rowMajor[T element](t *Dense) []T {
+	data := dataOf[T](t)
 	n := t.Size()
 	if n == 0 {
 		return []T{}
@@ -633,20 +698,20 @@ func (t *Dense) At(idx ...int) complex128 {
 func (t *Dense) at(p int) complex128 {
 	switch t.dtype {
 	case Complex128:
-		return t.c128[p]
+		return dataOf[complex128](t)[p]
 	case Float32:
-		return complex(float64(t.f32[p]), 0)
+		return complex(float64(dataOf[float32](t)[p]), 0)
 	case Complex64:
-		return complex128(t.c64[p])
+		return complex128(dataOf[complex64](t)[p])
 	}
-	return complex(t.f64[p], 0)
+	return complex(dataOf[float64](t)[p], 0)
 }
 
 // AtFloat64 returns the real part of the element at idx. It panics like At.
 func (t *Dense) AtFloat64(idx ...int) float64 {
 	p := t.index(idx)
 	if t.dtype == Float64 {
-		return t.f64[p]
+		return t.f64s()[p]
 	}
 	return real(t.at(p))
 }
@@ -663,13 +728,13 @@ func (t *Dense) Set(v complex128, idx ...int) {
 func (t *Dense) set(p int, v complex128) {
 	switch t.dtype {
 	case Complex128:
-		t.c128[p] = v
+		dataOf[complex128](t)[p] = v
 	case Float32:
-		t.f32[p] = float32(real(v))
+		dataOf[float32](t)[p] = float32(real(v))
 	case Complex64:
-		t.c64[p] = complex64(v)
+		dataOf[complex64](t)[p] = complex64(v)
 	default:
-		t.f64[p] = real(v)
+		dataOf[float64](t)[p] = real(v)
 	}
 }
 
@@ -678,7 +743,7 @@ func (t *Dense) set(p int, v complex128) {
 func (t *Dense) SetFloat64(v float64, idx ...int) {
 	p := t.index(idx)
 	if t.dtype == Float64 {
-		t.f64[p] = v
+		t.f64s()[p] = v
 		return
 	}
 	t.set(p, complex(v, 0))
@@ -718,13 +783,13 @@ func gatherInto(dst, src *Dense) {
 	n, o := src.Size(), dst.offset
 	switch src.dtype {
 	case Complex128:
-		gather(dst.c128[o:o+n], src.c128, src.shape, src.strides, src.offset)
+		gather(dst.c128s()[o:o+n], src.c128s(), src.shape, src.strides, src.offset)
 	case Float32:
-		gather(dst.f32[o:o+n], src.f32, src.shape, src.strides, src.offset)
+		gather(dst.f32s()[o:o+n], src.f32s(), src.shape, src.strides, src.offset)
 	case Complex64:
-		gather(dst.c64[o:o+n], src.c64, src.shape, src.strides, src.offset)
+		gather(dst.c64s()[o:o+n], src.c64s(), src.shape, src.strides, src.offset)
 	default:
-		gather(dst.f64[o:o+n], src.f64, src.shape, src.strides, src.offset)
+		gather(dst.f64s()[o:o+n], src.f64s(), src.shape, src.strides, src.offset)
 	}
 }
 
@@ -967,8 +1032,9 @@ func (t *Dense) AsComplex() *Dense {
 	if t.dtype == Float64 {
 		src := t.Float64s()
 		out := New(Complex128, t.shape...)
+		dst := out.c128s()
 		for i, v := range src {
-			out.c128[i] = complex(v, 0)
+			dst[i] = complex(v, 0)
 		}
 		return out
 	}
@@ -985,8 +1051,9 @@ func (t *Dense) Real() *Dense {
 	case Complex128:
 		src := t.Complex128s()
 		out := New(Float64, t.shape...)
+		dst := out.f64s()
 		for i, v := range src {
-			out.f64[i] = real(v)
+			dst[i] = real(v)
 		}
 		return out
 	}
@@ -1000,12 +1067,14 @@ func (t *Dense) Imag() *Dense {
 	out := New(t.dtype.RealType(), t.shape...)
 	switch t.dtype {
 	case Complex128:
+		dst := out.f64s()
 		for i, v := range t.Complex128s() {
-			out.f64[i] = imag(v)
+			dst[i] = imag(v)
 		}
 	case Complex64:
+		dst := out.f32s()
 		for i, v := range t.Complex64s() {
-			out.f32[i] = imag(v)
+			dst[i] = imag(v)
 		}
 	}
 	return out
@@ -1017,14 +1086,16 @@ func (t *Dense) Conj() *Dense {
 	switch t.dtype {
 	case Complex128:
 		out := New(Complex128, t.shape...)
+		dst := out.c128s()
 		for i, v := range t.Complex128s() {
-			out.c128[i] = complex(real(v), -imag(v))
+			dst[i] = complex(real(v), -imag(v))
 		}
 		return out
 	case Complex64:
 		out := New(Complex64, t.shape...)
+		dst := out.c64s()
 		for i, v := range t.Complex64s() {
-			out.c64[i] = complex(real(v), -imag(v))
+			dst[i] = complex(real(v), -imag(v))
 		}
 		return out
 	}

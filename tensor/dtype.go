@@ -48,13 +48,13 @@ func (t *Dense) convert(dt DType) *Dense {
 	src := t.elems()
 	switch dt {
 	case Float64:
-		toReal(out.f64, src)
+		toReal(out.f64s(), src)
 	case Float32:
-		toReal(out.f32, src)
+		toReal(out.f32s(), src)
 	case Complex128:
-		toComplex(out.c128, src)
+		toComplex(out.c128s(), src)
 	case Complex64:
-		toComplex(out.c64, src)
+		toComplex(out.c64s(), src)
 	}
 	return out
 }
@@ -64,13 +64,13 @@ func (t *Dense) convert(dt DType) *Dense {
 func (t *Dense) elems() any {
 	switch t.dtype {
 	case Complex128:
-		return rowMajor(t, t.c128)
+		return rowMajor[complex128](t)
 	case Float32:
-		return rowMajor(t, t.f32)
+		return rowMajor[float32](t)
 	case Complex64:
-		return rowMajor(t, t.c64)
+		return rowMajor[complex64](t)
 	}
-	return rowMajor(t, t.f64)
+	return rowMajor[float64](t)
 }
 
 // toReal writes the real parts of the elements of src (a slice of one of the four

@@ -18,16 +18,7 @@ func FromSlice[T Numeric](data []T, shape ...int) (*Dense, error) {
 		data = []T{}
 	}
 	t := new(Dense)
-	switch d := any(data).(type) {
-	case []float64:
-		t.dtype, t.f64 = Float64, d
-	case []complex128:
-		t.dtype, t.c128 = Complex128, d
-	case []float32:
-		t.dtype, t.f32 = Float32, d
-	case []complex64:
-		t.dtype, t.c64 = Complex64, d
-	}
+	setData(t, data)
 	t.setContiguous(shape)
 	return t, nil
 }
@@ -46,15 +37,11 @@ func dtypeOf[T Numeric]() DType {
 	return Float64
 }
 
-// storage returns the backing slice of t, whose elements must have type T.
+// storage returns the backing slice of t if its elements have type T, and nil
+// otherwise (as f64s does).
 func storage[T Numeric](t *Dense) []T {
-	switch t.dtype {
-	case Complex128:
-		return any(t.c128).([]T)
-	case Float32:
-		return any(t.f32).([]T)
-	case Complex64:
-		return any(t.c64).([]T)
+	if t.dtype != dtypeOf[T]() {
+		return nil
 	}
-	return any(t.f64).([]T)
+	return dataOf[T](t)
 }

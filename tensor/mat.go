@@ -77,9 +77,9 @@ func (t *Dense) ToMat() (*mat.Dense, error) {
 	}
 	switch t.dtype {
 	case Float64:
-		return mat.NewDense(t.shape[0], t.shape[1], t.Clone().f64), nil
+		return mat.NewDense(t.shape[0], t.shape[1], t.Clone().f64s()), nil
 	case Float32:
-		return mat.NewDense(t.shape[0], t.shape[1], t.convert(Float64).f64), nil
+		return mat.NewDense(t.shape[0], t.shape[1], t.convert(Float64).f64s()), nil
 	}
 	return nil, cr.Errorf(cr.ErrShapeMismatch, "ToMat: %s is complex; use ToCMat", t.Describe())
 }
@@ -94,9 +94,9 @@ func (t *Dense) ToCMat() (*mat.CDense, error) {
 	}
 	var c []complex128
 	if t.dtype == Complex128 {
-		c = t.Clone().c128
+		c = t.Clone().c128s()
 	} else {
-		c = t.convert(Complex128).c128
+		c = t.convert(Complex128).c128s()
 	}
 	return mat.NewCDense(t.shape[0], t.shape[1], c), nil
 }

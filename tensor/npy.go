@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"codeberg.org/sbinet/npyio/npy"
 	"codeberg.org/sbinet/npyio/npz"
@@ -81,62 +82,46 @@ func SaveNPY(w io.Writer, t *Dense) error {
 }
 
 // writeElements writes t's elements in row-major order, little-endian, in chunks.
+// Whatever the dtype, the elements are a run of words, 4 bytes for float32 and
+// complex64, 8 for float64 and complex128 (a complex element is two, its real part
+// first, as in NumPy's layout).
 func writeElements(w io.Writer, t *Dense) error {
-	const chunk = 8192 // float64 words per write
-	buf := make([]byte, 0, 8*chunk)
-	flush := func() error {
-		_, err := w.Write(buf)
+	if !t.IsContiguous() {
+		t = t.Clone()
+	}
+	if t.dtype.IsSingle() {
+		return writeWords(w, elemWords[uint32](t), bin.LittleEndian.AppendUint32)
+	}
+	return writeWords(w, elemWords[uint64](t), bin.LittleEndian.AppendUint64)
+}
+
+// elemWords returns the elements of the contiguous tensor t as words of type W,
+// aliasing its storage (nil if t is empty). W has the size of t's real parts.
+func elemWords[W uint32 | uint64](t *Dense) []W {
+	n := t.Size()
+	if n == 0 {
+		return nil
+	}
+	var w W
+	es := elemSize(t.dtype)
+	return unsafe.Slice((*W)(unsafe.Add(t.data.ptr, t.offset*es)), n*es/int(unsafe.Sizeof(w)))
+}
+
+// writeWords writes words to w in chunks, each word encoded by put.
+func writeWords[W uint32 | uint64](w io.Writer, words []W, put func([]byte, W) []byte) error {
+	const chunk = 8192 // words per write
+	var z W
+	buf := make([]byte, 0, int(unsafe.Sizeof(z))*min(len(words), chunk))
+	for len(words) > 0 {
+		k := min(len(words), chunk)
 		buf = buf[:0]
-		return err
-	}
-	put := func(v float64) error {
-		buf = bin.LittleEndian.AppendUint64(buf, math.Float64bits(v))
-		if len(buf) == cap(buf) {
-			return flush()
+		for _, v := range words[:k] {
+			buf = put(buf, v)
 		}
-		return nil
-	}
-	put32 := func(v float32) error {
-		buf = bin.LittleEndian.AppendUint32(buf, math.Float32bits(v))
-		if len(buf) == cap(buf) {
-			return flush()
+		if _, err := w.Write(buf); err != nil {
+			return err
 		}
-		return nil
-	}
-	switch t.DType() {
-	case Float32:
-		for _, v := range t.Float32s() {
-			if err := put32(v); err != nil {
-				return err
-			}
-		}
-	case Complex64:
-		for _, z := range t.Complex64s() {
-			if err := put32(real(z)); err != nil {
-				return err
-			}
-			if err := put32(imag(z)); err != nil {
-				return err
-			}
-		}
-	case Complex128:
-		for _, z := range t.Complex128s() {
-			if err := put(real(z)); err != nil {
-				return err
-			}
-			if err := put(imag(z)); err != nil {
-				return err
-			}
-		}
-	default:
-		for _, v := range t.Float64s() {
-			if err := put(v); err != nil {
-				return err
-			}
-		}
-	}
-	if len(buf) > 0 {
-		return flush()
+		words = words[k:]
 	}
 	return nil
 }
@@ -190,20 +175,6 @@ func LoadNPY(r io.Reader) (*Dense, error) {
 	if err := CheckAlloc(dt, shape...); err != nil {
 		return nil, fmt.Errorf("%w: shape %v: %w", ErrNPY, shape, err)
 	}
-	words := n
-	if dt.IsComplex() {
-		words = 2 * n
-	}
-	var vals []float64
-	var vals32 []float32
-	if dt.IsSingle() {
-		vals32, err = readWords(r, words, 4, func(b []byte) float32 { return math.Float32frombits(order.Uint32(b)) })
-	} else {
-		vals, err = readWords(r, words, 8, func(b []byte) float64 { return math.Float64frombits(order.Uint64(b)) })
-	}
-	if err != nil {
-		return nil, err
-	}
 	fileShape := append([]int(nil), shape...)
 	if hdr.Descr.Fortran {
 		// Column-major: the data are the row-major elements of the transpose.
@@ -212,26 +183,13 @@ func LoadNPY(r io.Reader) (*Dense, error) {
 		}
 	}
 	var t *Dense
-	switch dt {
-	case Complex128:
-		zs := make([]complex128, n)
-		for i := range zs {
-			zs[i] = complex(vals[2*i], vals[2*i+1])
-		}
-		t, err = FromSlice(zs, fileShape...)
-	case Complex64:
-		zs := make([]complex64, n)
-		for i := range zs {
-			zs[i] = complex(vals32[2*i], vals32[2*i+1])
-		}
-		t, err = FromSlice(zs, fileShape...)
-	case Float32:
-		t, err = FromSlice(vals32, fileShape...)
-	default:
-		t, err = FromSlice(vals, fileShape...)
+	if dt.IsSingle() {
+		t, err = readElements(r, dt, n, fileShape, order.Uint32)
+	} else {
+		t, err = readElements(r, dt, n, fileShape, order.Uint64)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrNPY, err)
+		return nil, err
 	}
 	if hdr.Descr.Fortran && len(shape) > 1 {
 		axes := make([]int, len(shape))
@@ -355,11 +313,31 @@ func npyReadErr(what string, err error) error {
 	return fmt.Errorf("%w: reading %s: %w", ErrNPY, what, err)
 }
 
-// readWords reads n words of size bytes each, decoded by decode, in chunks, so
-// that memory grows only with the data actually read.
-func readWords[T float32 | float64](r io.Reader, n, size int, decode func([]byte) T) ([]T, error) {
+// readElements reads the n elements of a contiguous tensor of dtype dt and the
+// given shape from r. Whatever the dtype they are a run of words W of the size of
+// dt's real parts (two to a complex element, as in NumPy's layout), each decoded by
+// decode; the words read are the tensor's storage, uncopied.
+func readElements[W uint32 | uint64](r io.Reader, dt DType, n int, shape []int, decode func([]byte) W) (*Dense, error) {
+	words := n
+	if dt.IsComplex() {
+		words = 2 * n
+	}
+	ws, err := readWords(r, words, decode)
+	if err != nil {
+		return nil, err
+	}
+	t := &Dense{dtype: dt, data: rawSlice{ptr: unsafe.Pointer(unsafe.SliceData(ws)), len: n, cap: n}}
+	t.setContiguous(shape)
+	return t, nil
+}
+
+// readWords reads n words, each decoded by decode, in chunks, so that a header
+// promising more data than r holds costs no more memory than r's data.
+func readWords[W uint32 | uint64](r io.Reader, n int, decode func([]byte) W) ([]W, error) {
 	const chunk = 1 << 13
-	vals := make([]T, 0, min(n, chunk))
+	var z W
+	size := int(unsafe.Sizeof(z))
+	vals := make([]W, 0, min(n, chunk))
 	buf := make([]byte, size*min(n, chunk))
 	for len(vals) < n {
 		k := min(n-len(vals), chunk)

@@ -141,6 +141,15 @@ func TestNPYRoundTrip(t *testing.T) {
 	}
 	v, _ := tensor.RandN(rng, tensor.Float64, 3, 4).Transpose(0, 1)
 	cases = append(cases, v, mustFromFloat64(t, []float64{math.NaN(), math.Inf(-1), math.Copysign(0, -1), math.SmallestNonzeroFloat64}, 4))
+	for _, dt := range tensor.AllDTypes() {
+		// A contiguous view that starts inside its storage (rows 1 and 2 of 3), and
+		// more words than one chunk of the writer and the reader (8192).
+		rows, err := tensor.RandN(rng, dt, 3, 4).Slice(0, 1, 3, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, rows, tensor.RandN(rng, dt, 3, 3001))
+	}
 	for _, c := range cases {
 		var buf bytes.Buffer
 		if err := tensor.SaveNPY(&buf, c); err != nil {

@@ -27,30 +27,10 @@ func (t *Dense) span() (lo, hi uintptr, ok bool) {
 }
 
 // addr returns the address of the start of t's backing slice.
-func (t *Dense) addr() uintptr {
-	switch t.dtype {
-	case Complex128:
-		return sliceAddr(t.c128)
-	case Float32:
-		return sliceAddr(t.f32)
-	case Complex64:
-		return sliceAddr(t.c64)
-	}
-	return sliceAddr(t.f64)
-}
+func (t *Dense) addr() uintptr { return uintptr(t.data.ptr) }
 
 // storageCap returns the capacity of t's backing slice.
-func (t *Dense) storageCap() int {
-	switch t.dtype {
-	case Complex128:
-		return cap(t.c128)
-	case Float32:
-		return cap(t.f32)
-	case Complex64:
-		return cap(t.c64)
-	}
-	return cap(t.f64)
-}
+func (t *Dense) storageCap() int { return t.data.cap }
 
 // sliceAddr returns the address of s[0] (of the array behind s when s is empty).
 func sliceAddr[T Numeric](s []T) uintptr { return uintptr(unsafe.Pointer(unsafe.SliceData(s))) }

@@ -19,20 +19,24 @@ func RandN(rng *rand.Rand, dt DType, shape ...int) *Dense {
 	t := New(dt, shape...)
 	switch dt {
 	case Complex128:
-		for i := range t.c128 {
-			t.c128[i] = complex(norm()*math.Sqrt2/2, norm()*math.Sqrt2/2)
+		d := t.c128s()
+		for i := range d {
+			d[i] = complex(norm()*math.Sqrt2/2, norm()*math.Sqrt2/2)
 		}
 	case Complex64:
-		for i := range t.c64 {
-			t.c64[i] = complex64(complex(norm()*math.Sqrt2/2, norm()*math.Sqrt2/2))
+		d := t.c64s()
+		for i := range d {
+			d[i] = complex64(complex(norm()*math.Sqrt2/2, norm()*math.Sqrt2/2))
 		}
 	case Float32:
-		for i := range t.f32 {
-			t.f32[i] = float32(norm())
+		d := t.f32s()
+		for i := range d {
+			d[i] = float32(norm())
 		}
 	default:
-		for i := range t.f64 {
-			t.f64[i] = norm()
+		d := t.f64s()
+		for i := range d {
+			d[i] = norm()
 		}
 	}
 	return t
@@ -53,20 +57,24 @@ func RandUniform(rng *rand.Rand, dt DType, lo, hi float64, shape ...int) *Dense 
 	t := New(dt, shape...)
 	switch dt {
 	case Complex128:
-		for i := range t.c128 {
-			t.c128[i] = complex(lo+w*unif(), lo+w*unif())
+		d := t.c128s()
+		for i := range d {
+			d[i] = complex(lo+w*unif(), lo+w*unif())
 		}
 	case Complex64:
-		for i := range t.c64 {
-			t.c64[i] = complex64(complex(lo+w*unif(), lo+w*unif()))
+		d := t.c64s()
+		for i := range d {
+			d[i] = complex64(complex(lo+w*unif(), lo+w*unif()))
 		}
 	case Float32:
-		for i := range t.f32 {
-			t.f32[i] = float32(lo + w*unif())
+		d := t.f32s()
+		for i := range d {
+			d[i] = float32(lo + w*unif())
 		}
 	default:
-		for i := range t.f64 {
-			t.f64[i] = lo + w*unif()
+		d := t.f64s()
+		for i := range d {
+			d[i] = lo + w*unif()
 		}
 	}
 	return t
@@ -79,13 +87,13 @@ func Full(dt DType, v complex128, shape ...int) *Dense {
 	t := New(dt, shape...)
 	switch dt {
 	case Complex128:
-		fill(t.c128, v)
+		fill(t.c128s(), v)
 	case Complex64:
-		fill(t.c64, complex64(v))
+		fill(t.c64s(), complex64(v))
 	case Float32:
-		fill(t.f32, float32(real(v)))
+		fill(t.f32s(), float32(real(v)))
 	default:
-		fill(t.f64, real(v))
+		fill(t.f64s(), real(v))
 	}
 	return t
 }

@@ -3,6 +3,7 @@ package tensor
 import (
 	"cmp"
 	"slices"
+	"unsafe"
 
 	"github.com/chainrules-go/chainrules/internal/vmath"
 )
@@ -62,14 +63,7 @@ func (Space) Recycle(dead, live []*Dense) {
 }
 
 // recycle hands d's storage to the pool; tests replace it to see what is reused.
-var recycle = func(d *Dense) {
-	switch d.dtype {
-	case Complex128:
-		vmath.Put(d.c128)
-	case Float64:
-		vmath.Put(d.f64)
-	}
-}
+var recycle = func(d *Dense) { vmath.Put(d.words()) }
 
 // Reusable reports whether Recycle would hand d's storage to the pool: its
 // capacity is one of the pool's size classes (chainrules.Recycler).
@@ -78,13 +72,19 @@ func (Space) Reusable(d *Dense) bool { return d != nil && poolable(d) }
 // poolable reports whether d's storage is of a size the pool takes (the pool holds
 // double-precision storage only: single-precision storage is left to the GC).
 func poolable(d *Dense) bool {
-	switch d.dtype {
-	case Complex128:
-		return vmath.Poolable[complex128](cap(d.c128))
-	case Float64:
-		return vmath.Poolable[float64](cap(d.f64))
+	return !d.dtype.IsSingle() && vmath.Poolable[float64](cap(d.words()))
+}
+
+// words returns the whole backing slice of a float64 or complex128 tensor (its
+// capacity) as float64 words, two to a complex128 element: the pool sorts buffers
+// by their size in words, whatever their element type. It is nil for another
+// dtype.
+func (d *Dense) words() []float64 {
+	if d.dtype != Float64 && d.dtype != Complex128 {
+		return nil
 	}
-	return false
+	w := d.data.cap * elemSize(d.dtype) / 8
+	return unsafe.Slice((*float64)(d.data.ptr), w)
 }
 
 // span is the address range of a tensor's backing storage.

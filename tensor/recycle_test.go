@@ -16,14 +16,20 @@ func TestRecycleOverlaps(t *testing.T) {
 	defer func() { recycle = old }()
 
 	fresh := func(n int) *Dense { d, _ := allocNoZero(Float64, n); return d }
+	// over returns a vector of n elements over s, the whole of s its backing slice.
+	over := func(s []float64, n int) *Dense {
+		v := &Dense{shape: []int{n}, strides: []int{1}}
+		setData(v, s)
+		return v
+	}
 	a, b, c, d := fresh(2048), fresh(2048), fresh(2048), fresh(4096)
 	aView, _ := a.Reshape(32, 64) // same storage as a
-	bHead := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: b.f64[:10]}
-	dTail := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: d.f64[2048:]} // inside d, another poolable range
-	small := &Dense{dtype: Float64, shape: []int{10}, strides: []int{1}, f64: c.f64[5:15]}  // inside c, too small to pool
-	cx, err := allocNoZero(Complex128, 3000)                                                // complex storage
+	bHead := over(b.f64s()[:10], 10)
+	dTail := over(d.f64s()[2048:], 10)       // inside d, another poolable range
+	small := over(c.f64s()[5:15], 10)        // inside c, too small to pool
+	cx, err := allocNoZero(Complex128, 3000) // complex storage
 	require.NoError(t, err)
-	odd := &Dense{dtype: Float64, shape: []int{3000}, strides: []int{1}, f64: make([]float64, 3000)} // not a class size
+	odd := over(make([]float64, 3000), 3000) // not a class size
 
 	Space{}.Recycle([]*Dense{a, aView, b, c, small, d, dTail, cx, odd, nil}, []*Dense{bHead, nil})
 	// a and its view go back once; b overlaps a live view; c and cx go back (a dead

@@ -87,13 +87,13 @@ func (s Space) CoalesceRows(like *Dense, parts []cr.RowContribution[*Dense]) ([]
 func addRowsOf(dst *Dense, inner int, rows []int, v *Dense) {
 	switch dst.dtype {
 	case Complex128:
-		addRows(dst.c128, inner, rows, v.Complex128s())
+		addRows(dst.c128s(), inner, rows, v.Complex128s())
 	case Float32:
-		addRows(dst.f32, inner, rows, v.Float32s())
+		addRows(dst.f32s(), inner, rows, v.Float32s())
 	case Complex64:
-		addRows(dst.c64, inner, rows, v.Complex64s())
+		addRows(dst.c64s(), inner, rows, v.Complex64s())
 	default:
-		addRows(dst.f64, inner, rows, v.Float64s())
+		addRows(dst.f64s(), inner, rows, v.Float64s())
 	}
 }
 

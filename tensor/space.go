@@ -77,13 +77,13 @@ func (Space) Accumulate(acc, b *Dense) (*Dense, error) {
 	}
 	switch acc.dtype {
 	case Complex128:
-		accumulate(acc.c128, b.c128, b.shape, b.strides, b.offset)
+		accumulate(acc.c128s(), b.c128s(), b.shape, b.strides, b.offset)
 	case Float32:
-		accumulate(acc.f32, b.f32, b.shape, b.strides, b.offset)
+		accumulate(acc.f32s(), b.f32s(), b.shape, b.strides, b.offset)
 	case Complex64:
-		accumulate(acc.c64, b.c64, b.shape, b.strides, b.offset)
+		accumulate(acc.c64s(), b.c64s(), b.shape, b.strides, b.offset)
 	default:
-		accumulate(acc.f64, b.f64, b.shape, b.strides, b.offset)
+		accumulate(acc.f64s(), b.f64s(), b.shape, b.strides, b.offset)
 	}
 	return acc, nil
 }
@@ -137,7 +137,7 @@ func (Space) Inner(a, b *Dense) (float64, error) {
 	var s float64
 	w := newWalker(a.shape, [maxOperands]int{a.offset, b.offset}, a.strides, b.strides)
 	for w.next() {
-		s = addRealInnerRun(s, a.c128, b.c128, &w)
+		s = addRealInnerRun(s, a.c128s(), b.c128s(), &w)
 	}
 	return s, nil
 }
@@ -240,7 +240,7 @@ func (Space) Elements(v *Dense) []complex128 {
 	case Complex128:
 		return slices.Clone(v.Complex128s())
 	case Float32, Complex64:
-		return v.convert(Complex128).c128
+		return v.convert(Complex128).c128s()
 	}
 	xs := v.Float64s()
 	out := make([]complex128, len(xs))
@@ -269,10 +269,11 @@ func (Space) FromElements(like *Dense, e []complex128) (*Dense, error) {
 	}
 	switch like.dtype {
 	case Complex128:
-		copy(out.c128, e)
+		copy(out.c128s(), e)
 	case Float64:
+		dst := out.f64s()
 		for i, z := range e {
-			out.f64[i] = real(z)
+			dst[i] = real(z)
 		}
 	default:
 		for i, z := range e {
@@ -287,20 +288,23 @@ func (Space) FromElements(like *Dense, e []complex128) (*Dense, error) {
 func (Space) MulI(v *Dense) *Dense {
 	if v.dtype.IsSingle() {
 		out := New(Complex64, v.shape...)
+		dst := out.c64s()
 		for k, z := range v.to(Complex64).Complex64s() {
-			out.c64[k] = complex(-imag(z), real(z))
+			dst[k] = complex(-imag(z), real(z))
 		}
 		return out
 	}
 	out := New(Complex128, v.shape...)
 	if v.dtype == Float64 {
+		dst := out.c128s()
 		for k, x := range v.Float64s() {
-			out.c128[k] = complex(0, x)
+			dst[k] = complex(0, x)
 		}
 		return out
 	}
+	dst := out.c128s()
 	for k, z := range v.Complex128s() {
-		out.c128[k] = complex(-imag(z), real(z))
+		dst[k] = complex(-imag(z), real(z))
 	}
 	return out
 }

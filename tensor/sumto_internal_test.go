@@ -31,13 +31,13 @@ func TestSumToRowsMatchWalk(t *testing.T) {
 		want := New(Float64, c.to...)
 		st := make([]int, len(x.shape))
 		want.broadcastStrides(st, x.shape)
-		sumInto(want.f64, x.f64, x.shape, st, x.strides, x.offset)
-		for i, v := range want.f64 {
-			if math.Float64bits(got.f64[i]) != math.Float64bits(v) {
-				t.Fatalf("%v to %v: [%d] = %v, walk %v", c.from, c.to, i, got.f64[i], v)
+		sumInto(want.f64s(), x.f64s(), x.shape, st, x.strides, x.offset)
+		for i, v := range want.f64s() {
+			if math.Float64bits(got.f64s()[i]) != math.Float64bits(v) {
+				t.Fatalf("%v to %v: [%d] = %v, walk %v", c.from, c.to, i, got.f64s()[i], v)
 			}
 		}
-		if taken := sumsLeading(c.to, x) && len(want.f64) >= vecMin; taken != c.rows {
+		if taken := sumsLeading(c.to, x) && len(want.f64s()) >= vecMin; taken != c.rows {
 			t.Fatalf("%v to %v: row path %v, want %v", c.from, c.to, taken, c.rows)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -84,7 +85,8 @@ func Xlogy(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(XlogyOp, 
 func init() {
 	defUnary([]unaryFn{
 		{op: &ExpOp, name: "exp", dtypes: bothDTypes, dom: anywhere, doc: "y = e^x",
-			spec: UnarySpec{Real: Func1[float64]{F: fastExp, Slice: expSlice, D1: outY[float64], D2: outY[float64], Pull: expPull},
+			spec: UnarySpec{Real: Func1[float64]{F: fastExp, Slice: expSlice, D1: outY[float64], D2: outY[float64], Pull: expPull,
+				single: vmath.Exp32, singleD1: expD1Single},
 				Complex: Func1[complex128]{F: cmplx.Exp, D1: outY[complex128], D2: outY[complex128]}},
 			deriv: func(_ expr, _, y cr.NodeID) cr.NodeID { return y }},
 		{op: &Expm1Op, name: "expm1", dtypes: bothDTypes, dom: anywhere, doc: "y = e^x - 1",

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
@@ -139,14 +140,16 @@ func Prelu(a, w *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(PreluOp, 
 func init() {
 	defUnary([]unaryFn{
 		{op: &SigmoidOp, name: "sigmoid", dtypes: bothDTypes, dom: anywhere, doc: "y = 1/(1 + e^-x)",
-			spec: UnarySpec{Real: Func1[float64]{F: sigmoid, Slice: sigmoidSlice, D1: sigmoidD1[float64], D2: sigmoidD2[float64], Pull: sigmoidPull},
+			spec: UnarySpec{Real: Func1[float64]{F: sigmoid, Slice: sigmoidSlice, D1: sigmoidD1[float64], D2: sigmoidD2[float64], Pull: sigmoidPull,
+				single: vmath.Sigmoid32, singleD1: sigmoidD1Single},
 				Complex: Func1[complex128]{F: csigmoid, D1: sigmoidD1[complex128], D2: sigmoidD2[complex128]}},
 			deriv: func(e expr, _, y cr.NodeID) cr.NodeID { return e.mul(y, e.oneMinus(y)) }},
 		{op: &LogSigmoidOp, name: "logsigmoid", dtypes: realOnly, dom: anywhere, doc: "y = log sigmoid(x)",
 			spec:  UnarySpec{Real: Func1[float64]{F: logSigmoid, Slice: logSigmoidSlice, D1: logSigmoidD1, D2: logSigmoidD2}},
 			deriv: func(e expr, x, _ cr.NodeID) cr.NodeID { return e.sigmoid(e.neg(x)) }},
 		{op: &ReluOp, name: "relu", dtypes: realOnly, dom: offZero, doc: "y = max(x, 0), relu'(0) = 0",
-			spec: UnarySpec{Real: Func1[float64]{F: relu, Slice: reluSlice, D1: reluD1, D2: zero[float64], Pull: reluPull}},
+			spec: UnarySpec{Real: Func1[float64]{F: relu, Slice: reluSlice, D1: reluD1, D2: zero[float64], Pull: reluPull,
+				single: reluSingle, singleD1: reluD1Single}},
 			step: true},
 		{op: &SiluOp, name: "silu", dtypes: realOnly, dom: anywhere, doc: "y = x sigmoid(x)",
 			spec: UnarySpec{Real: Func1[float64]{F: silu, Slice: siluSlice, D1: siluD1, D2: siluD2}},

@@ -1,6 +1,7 @@
 package elementwise
 
 import (
+	"math"
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -33,11 +34,12 @@ func applySingle(op cr.Op[*tensor.Dense], in []cr.NodeID, xs, ys []*tensor.Dense
 }
 
 // Native float32 kernels. An op whose real definition has a float32 kernel
-// (Func1.single: exp and tanh, through vmath.Exp32 and vmath.Tanh32) computes its
-// float32 output in float32 lanes, within 2 ulp of the correctly rounded result,
-// instead of widening; its rule computes the first-order pullback and the forward
-// tangent in float32 too (Func1.singleD1: ybar y for exp, ybar (1 - y)(1 + y) for
-// tanh), and hands the second-order rule and the recorded pullback to the widened
+// (Func1.single: exp, tanh and sigmoid through vmath.Exp32, vmath.Tanh32 and
+// vmath.Sigmoid32, within 2 ulp of the correctly rounded result; relu and sqrt,
+// correctly rounded) computes its float32 output in float32 instead of widening;
+// its rule computes the first-order pullback and the forward tangent in float32
+// too (Func1.singleD1: v y for exp, v (1 - y)(1 + y) for tanh, v y (1 - y) for
+// sigmoid, v [y > 0] for relu, v 0.5/y for sqrt), and hands the second-order rule and the recorded pullback to the widened
 // double-precision rule, which it builds when first asked for one (it evaluates the
 // op once more in double precision). Cotangents or tangents of another dtype go the
 // widened way too.
@@ -178,5 +180,56 @@ func tanhD1Single(dst, y, v []float32) {
 	v = v[:len(dst)]
 	for i := range dst {
 		dst[i] = (1 - y[i]) * (1 + y[i]) * v[i]
+	}
+}
+
+// sigmoidD1Single sets dst = y (1 - y) v, sigmoid's F'(x) v in float32.
+func sigmoidD1Single(dst, y, v []float32) {
+	y = y[:len(dst)]
+	v = v[:len(dst)]
+	for i := range dst {
+		dst[i] = y[i] * (1 - y[i]) * v[i]
+	}
+}
+
+// reluSingle sets dst = max(x, 0) in float32 (NaN stays NaN, -0 gives +0, as
+// relu).
+func reluSingle(dst, x []float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = max(v, 0)
+	}
+}
+
+// reluD1Single sets dst = [y > 0] v, relu's F'(x) v with relu'(0) = 0 (y > 0
+// exactly where x > 0); the product is kept, as in reluPull, so that 0 times an
+// infinite or NaN v is NaN.
+func reluD1Single(dst, y, v []float32) {
+	y = y[:len(dst)]
+	v = v[:len(dst)]
+	for i := range dst {
+		var m float32
+		if y[i] > 0 {
+			m = 1
+		}
+		dst[i] = m * v[i]
+	}
+}
+
+// sqrtSingle sets dst = sqrt(x), correctly rounded: the square root of a float32
+// in double precision rounds to the correctly rounded float32 one.
+func sqrtSingle(dst, x []float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = float32(math.Sqrt(float64(v)))
+	}
+}
+
+// sqrtD1Single sets dst = (0.5/y) v, sqrt's F'(x) v in float32.
+func sqrtD1Single(dst, y, v []float32) {
+	y = y[:len(dst)]
+	v = v[:len(dst)]
+	for i := range dst {
+		dst[i] = 0.5 / y[i] * v[i]
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// Single precision. Exp32 and Tanh32 compute in float32 lanes, eight (AVX2) or
+// Single precision. Exp32, Tanh32 and Sigmoid32 compute in float32 lanes, eight (AVX2) or
 // sixteen (AVX-512) at a time, with the reduction of Exp1 in base 2 and no table:
 //
 //	e^x = 2^k e^r,  k = round(x/ln2),  r = x - k ln2 (ln2 in two parts),  |r| <= ln2/2,
@@ -18,10 +18,11 @@ import (
 //
 // with q = e^r - 1 from the polynomial without its constant term, so that m, and
 // tanh with it, keeps its relative accuracy as x goes to 0 (tanh x = x for tiny x);
-// the sign of x is put back last (tanh(-0) = -0). The tails of fewer than a vector
+// the sign of x is put back last (tanh(-0) = -0). sigmoid takes t = e^-|x| from
+// the same core, 1/(1 + t) for x >= 0 and t/(1 + t) for x < 0. The tails of fewer than a vector
 // and the machines without AVX2 compute in double precision (Exp1, Tanh1) and round
-// once. Both are within 2 ulp of the correctly rounded result (the tests sweep
-// every 61st float32 against the double-precision kernels).
+// once. All are within 2 ulp of the correctly rounded result (the tests sweep
+// every 61st float32 bit pattern against package math in double precision).
 
 // Slot indices of consts32: each constant is stored 8 times (32 bytes), so that the
 // AVX2 kernels take it as a memory operand and the AVX-512 ones broadcast it.
@@ -78,9 +79,9 @@ var consts32 = func() (c [8 * n32Slots]float32) {
 // kernels32 is one implementation of the float32 kernels: block kernels over n
 // elements, n a positive multiple of the block size.
 type kernels32 struct {
-	name      string
-	block     int
-	exp, tanh func(dst, x *float32, n int)
+	name               string
+	block              int
+	exp, tanh, sigmoid func(dst, x *float32, n int)
 }
 
 // impl32 is the float32 implementation in use: the fastest one available, chosen at
@@ -111,6 +112,27 @@ func Tanh32(dst, x []float32) {
 	x = x[:len(dst)]
 	i := blocks32(impl32.tanh, impl32.block, dst, x)
 	widened32(dst[i:], x[i:], Tanh)
+}
+
+// Sigmoid32 sets dst[i] = 1/(1 + e^-x[i]), rounded to float32, for i < len(dst):
+// within 2 ulp, with e^-|x| from the kernel of Exp32 and no overflow for any x.
+func Sigmoid32(dst, x []float32) {
+	x = x[:len(dst)]
+	i := blocks32(impl32.sigmoid, impl32.block, dst, x)
+	widened32(dst[i:], x[i:], sigmoid64)
+}
+
+// sigmoid64 is the double-precision sigmoid of the tails: with t = e^-|x|,
+// 1/(1 + t) for x >= 0 and t/(1 + t) for x < 0.
+func sigmoid64(dst, x []float64) {
+	for i, v := range x[:len(dst)] {
+		t := Exp1(-math.Abs(v))
+		if v < 0 {
+			dst[i] = t / (1 + t)
+		} else {
+			dst[i] = 1 / (1 + t)
+		}
+	}
 }
 
 // blocks32 runs the block kernel k on dst[:n] and x[:n], n = len(dst) rounded down

@@ -14,14 +14,20 @@ func exp32AVX512(dst, x *float32, n int)
 func tanh32AVX512(dst, x *float32, n int)
 
 //go:noescape
+func sigmoid32AVX512(dst, x *float32, n int)
+
+//go:noescape
 func exp32AVX2(dst, x *float32, n int)
 
 //go:noescape
 func tanh32AVX2(dst, x *float32, n int)
 
+//go:noescape
+func sigmoid32AVX2(dst, x *float32, n int)
+
 var (
-	avx512f32 = &kernels32{name: "avx512", block: 16, exp: exp32AVX512, tanh: tanh32AVX512}
-	avx2f32   = &kernels32{name: "avx2", block: 8, exp: exp32AVX2, tanh: tanh32AVX2}
+	avx512f32 = &kernels32{name: "avx512", block: 16, exp: exp32AVX512, tanh: tanh32AVX512, sigmoid: sigmoid32AVX512}
+	avx2f32   = &kernels32{name: "avx2", block: 8, exp: exp32AVX2, tanh: tanh32AVX2, sigmoid: sigmoid32AVX2}
 )
 
 func asmKernels32() []*kernels32 {

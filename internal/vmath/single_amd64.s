@@ -123,6 +123,42 @@ loop:
 	VZEROUPPER
 	RET
 
+// func sigmoid32AVX512(dst, x *float32, n int)
+//
+// With t = e^-|x|: sigmoid x = 1/(1 + t) for x >= 0 and t/(1 + t) for x < 0, the
+// quotient as in tanh32AVX512.
+TEXT ·sigmoid32AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SETUP32_512
+	SHRQ $4, CX
+
+loop:
+	VMOVUPS      (SI), Z8
+	VPORD        Z18, Z8, Z0
+	VMAXPS       Z0, Z19, Z0
+	CORE32_512
+	VFMADD213PS  Z21, Z0, Z3
+	VFMADD213PS  Z21, Z0, Z3
+	VSCALEFPS    Z2, Z3, Z3
+	VADDPS       Z21, Z3, Z9
+	VXORPS       Z4, Z4, Z4
+	VCMPPS       $1, Z4, Z8, K1
+	VMOVAPS      Z21, Z6
+	VMOVAPS      Z3, K1, Z6
+	VRCP14PS     Z9, Z10
+	VMULPS       Z10, Z6, Z11
+	VFNMADD231PS Z11, Z9, Z6
+	VFMADD231PS  Z6, Z10, Z11
+	VMOVUPS      Z11, (DI)
+	ADDQ         $64, SI
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          loop
+	VZEROUPPER
+	RET
+
 // ---------------------------------------------------------------------------
 // AVX2, 8 lanes: Y15 log2e, Y14 shift, Y13/Y12 ln2 high and low, Y11 1; the
 // coefficients are memory operands.
@@ -220,6 +256,49 @@ loop:
 	VADDPS      S_TWO(R8), Y5, Y2
 	VDIVPS      Y2, Y5, Y5
 	VORPS       Y7, Y5, Y5
+	VMOVUPS     Y5, (DI)
+	ADDQ        $32, SI
+	ADDQ        $32, DI
+	DECQ        CX
+	JNZ         loop
+	VZEROUPPER
+	RET
+
+// func sigmoid32AVX2(dst, x *float32, n int)
+//
+// As sigmoid32AVX512: Y9 holds the lower clamp bound of exp, Y10 the exponent bias
+// 127 and Y6 the sign mask; e^-|x| is one product with 2^k, k in [-150, 0], taken
+// as two normal powers as in exp32AVX2. VBLENDVPS picks t where the sign of x is
+// set (x < 0, and -0, where both numerators are 1).
+TEXT ·sigmoid32AVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	SETUP32_256
+	VMOVUPS S_EXPLO(R8), Y9
+	VMOVUPS S_BIAS(R8), Y10
+	VMOVUPS S_SIGN(R8), Y6
+	SHRQ    $3, CX
+
+loop:
+	VMOVUPS     (SI), Y8
+	VORPS       Y6, Y8, Y0
+	VMAXPS      Y0, Y9, Y0
+	CORE32_256
+	VFMADD213PS Y11, Y0, Y3
+	VFMADD213PS Y11, Y0, Y3
+	VPSUBD      Y14, Y1, Y1
+	VPSRAD      $1, Y1, Y4
+	VPSUBD      Y4, Y1, Y1
+	VPADDD      Y10, Y4, Y4
+	VPSLLD      $23, Y4, Y4
+	VPADDD      Y10, Y1, Y1
+	VPSLLD      $23, Y1, Y1
+	VMULPS      Y4, Y3, Y3
+	VMULPS      Y1, Y3, Y3
+	VADDPS      Y11, Y3, Y2
+	VBLENDVPS   Y8, Y3, Y11, Y5
+	VDIVPS      Y2, Y5, Y5
 	VMOVUPS     Y5, (DI)
 	ADDQ        $32, SI
 	ADDQ        $32, DI

@@ -79,6 +79,13 @@ func TestSingleAccuracy(t *testing.T) {
 	}{
 		{"exp", Exp32, math.Exp},
 		{"tanh", Tanh32, math.Tanh},
+		{"sigmoid", Sigmoid32, func(x float64) float64 {
+			if x < 0 {
+				t := math.Exp(x)
+				return t / (1 + t)
+			}
+			return 1 / (1 + math.Exp(-x))
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			forEachImpl32(t, func(t *testing.T) {
@@ -130,6 +137,11 @@ func TestSingleTails(t *testing.T) {
 					assert.LessOrEqual(t, ulps32(dst[i], float32(math.Tanh(float64(x[off+i])))), int64(2))
 				}
 				assert.Equal(t, float32(-7), dst[n])
+				Sigmoid32(dst[:n], x[off:])
+				for i := range n {
+					assert.LessOrEqual(t, ulps32(dst[i], float32(1/(1+math.Exp(-float64(x[off+i]))))), int64(2))
+				}
+				assert.Equal(t, float32(-7), dst[n])
 			}
 		}
 	})
@@ -162,6 +174,12 @@ func BenchmarkSingle(b *testing.B) {
 			b.SetBytes(int64(4 * len(x)))
 			for b.Loop() {
 				Tanh32(dst, x)
+			}
+		})
+		b.Run("sigmoid/"+k.name, func(b *testing.B) {
+			b.SetBytes(int64(4 * len(x)))
+			for b.Loop() {
+				Sigmoid32(dst, x)
 			}
 		})
 	}

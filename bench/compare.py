@@ -45,6 +45,8 @@ W = [
     ("logsumexp axis 1, 1024^2, fwd+bwd", "./reduce", "BenchmarkReduce/logsumexp/axis1/forward\\+backward", "reduce.logsumexp.axis1", "torch", "s"),
     ("exp of 1e6", "./elementwise", "BenchmarkExp/1000000/forward", "exp.1e6", "numpy", "s"),
     ("tanh of 1e6", "./elementwise", "BenchmarkTanh/1000000/forward", "tanh.1e6", "numpy", "s"),
+    ("float32 exp of 1e6", "./elementwise", "BenchmarkExp/float32/1000000/forward", "exp32.1e6", "numpy float32", "s"),
+    ("float32 tanh of 1e6", "./elementwise", "BenchmarkTanh/float32/1000000/forward", "tanh32.1e6", "numpy float32", "s"),
     ("permute 64^4 to (3,1,0,2)", "./permute", "BenchmarkMaterialize/permute-3102", "permute.3102", "numpy", "s"),
     ("cross_entropy gradient 256x1000", "./nn", "BenchmarkCrossEntropy/256x1000/fused/grad", "nn.cross_entropy", "torch", "s"),
     ("softmax gradient 256x1000", "./nn", "BenchmarkSoftmax/256x1000/softmax/grad", "nn.softmax", "torch", "s"),

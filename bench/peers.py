@@ -148,6 +148,9 @@ def elementwise():
     x = rng.standard_normal(1_000_000)
     bench("exp.1e6", lambda: np.exp(x))
     bench("tanh.1e6", lambda: np.tanh(x))
+    x32 = x.astype(np.float32)
+    bench("exp32.1e6", lambda: np.exp(x32))
+    bench("tanh32.1e6", lambda: np.tanh(x32))
 
 
 def permute():

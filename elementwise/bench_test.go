@@ -22,14 +22,14 @@ func benchOp(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	}
 	inBytes := 0
 	for _, x := range in {
-		inBytes += 8 * x.Size()
+		inBytes += elemBytes(x.DType()) * x.Size()
 	}
 	y, _, err := recordtest.Apply1(op, ids, in)
 	if err != nil {
 		b.Fatal(err)
 	}
-	outBytes := 8 * y.Size()
-	ybar := []*tensor.Dense{tensor.Ones(tensor.Float64, y.Shape()...)}
+	outBytes := elemBytes(y.DType()) * y.Size()
+	ybar := []*tensor.Dense{tensor.Ones(y.DType(), y.Shape()...)}
 	has := []bool{true}
 	ys := make([]*tensor.Dense, 1) // one output slot, cleared before each Apply
 	b.Run("forward", func(b *testing.B) {
@@ -60,18 +60,35 @@ func benchOp(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	})
 }
 
-func BenchmarkExp(b *testing.B) {
-	for _, n := range []int{1_000, 1_000_000} {
-		x := tensor.RandN(rand.New(rand.NewPCG(1, 2)), tensor.Float64, n)
-		b.Run(fmt.Sprint(n), func(b *testing.B) { benchOp(b, elementwise.ExpOp, x) })
+// BenchmarkExp times exp of 10^3 and 10^6 elements in float64 (BenchmarkExp/n)
+// and float32 (BenchmarkExp/float32/n, the native float32 kernel).
+func BenchmarkExp(b *testing.B) { benchUnary(b, elementwise.ExpOp) }
+
+// BenchmarkTanh is BenchmarkExp for tanh.
+func BenchmarkTanh(b *testing.B) { benchUnary(b, elementwise.TanhOp) }
+
+func benchUnary(b *testing.B, op cr.Op[*tensor.Dense]) {
+	for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
+		prefix := ""
+		if dt != tensor.Float64 {
+			prefix = dt.String() + "/"
+		}
+		for _, n := range []int{1_000, 1_000_000} {
+			x := tensor.RandN(rand.New(rand.NewPCG(1, 2)), dt, n)
+			b.Run(prefix+fmt.Sprint(n), func(b *testing.B) { benchOp(b, op, x) })
+		}
 	}
 }
 
-func BenchmarkTanh(b *testing.B) {
-	for _, n := range []int{1_000, 1_000_000} {
-		x := tensor.RandN(rand.New(rand.NewPCG(1, 2)), tensor.Float64, n)
-		b.Run(fmt.Sprint(n), func(b *testing.B) { benchOp(b, elementwise.TanhOp, x) })
+// elemBytes is the size of an element of dt.
+func elemBytes(dt tensor.DType) int {
+	switch dt {
+	case tensor.Float32:
+		return 4
+	case tensor.Complex128:
+		return 16
 	}
+	return 8
 }
 
 // BenchmarkMulBroadcast multiplies a [rows 1000] matrix by a [1000] row vector.

@@ -11,9 +11,9 @@ import (
 // The derivatives of the package's ops as expressions of ops (UnarySpec.Deriv and
 // VJP, BinarySpec.Partials and VJP), from which their rules record their
 // pullbacks, so that a recorded backward sweep differentiates them to any order.
-// The ops without parameters get theirs here, in init, because their expressions
-// refer to one another (sin' = cos, cos' = -sin), which package-level initializers
-// cannot; the op constructors set theirs in their specs.
+// This file holds the machinery and the internal ops the expressions use; the
+// expressions of the table's functions are in their entries (table.go), and the
+// op constructors set theirs in their specs.
 
 // expr records expressions of ops on a recorder. Recording errors are sticky: an op
 // that fails yields the zero NodeID, and the rule returns the recorder's error.
@@ -76,10 +76,7 @@ func (d vjp2Expr) spec() func(recorder, cr.NodeID, cr.NodeID, cr.NodeID, cr.Node
 // setDeriv and the other setters give a built-in op its expressions.
 func setDeriv(op cr.Op[*tensor.Dense], d derivExpr) { op.(*unaryOp).spec.Deriv = d.spec() }
 func setVJP(op cr.Op[*tensor.Dense], d vjpExpr)     { op.(*unaryOp).spec.VJP = d.spec() }
-func setPartials(op cr.Op[*tensor.Dense], d partialsExpr) {
-	op.(*binaryOp).spec.Partials = d.spec()
-}
-func setVJP2(op cr.Op[*tensor.Dense], d vjp2Expr) { op.(*binaryOp).spec.VJP = d.spec() }
+func setVJP2(op cr.Op[*tensor.Dense], d vjp2Expr)   { op.(*binaryOp).spec.VJP = d.spec() }
 
 // zeroDeriv is the derivative of a piecewise-constant op: 0 everywhere (the zero
 // NodeID, a zero cotangent).
@@ -283,202 +280,12 @@ func axpbyVJP(cb complex128) func(recorder, cr.NodeID, cr.NodeID, cr.NodeID, cr.
 }
 
 func init() {
-	const (
-		twoOverSqrtPi = 2 / math.SqrtPi
-		invSqrt2Pi    = 1 / (math.Sqrt2 * math.SqrtPi)
-	)
-	// Linear ops: their pullbacks are ops of ybar.
-	setVJP(NegOp, func(e expr, _, _, ybar cr.NodeID) cr.NodeID { return e.neg(ybar) })
+	// The pullbacks of the internal ops (those of the table's functions are in
+	// their entries).
 	setVJP(oneMinusOp, func(e expr, _, _, ybar cr.NodeID) cr.NodeID { return e.neg(ybar) })
-	setVJP(PositiveOp, passVJP)
-	setVJP(CdoubleOp, passVJP)
-	setVJP(FracOp, passVJP)
-	setVJP(ConjOp, func(e expr, _, _, ybar cr.NodeID) cr.NodeID { return e.conj(ybar) })
-	setVJP(RealOp, func(e expr, x, _, ybar cr.NodeID) cr.NodeID {
-		if e.isComplex(x) {
-			return e.ap(CdoubleOp, ybar) // a real cotangent as a complex one
-		}
-		return ybar
-	})
-	setVJP(ImagOp, func(e expr, _, _, ybar cr.NodeID) cr.NodeID { return e.scale(1i, ybar) })
-
-	// Exponentials, logarithms, powers.
-	setDeriv(ExpOp, func(_ expr, _, y cr.NodeID) cr.NodeID { return y })
-	setDeriv(Expm1Op, func(e expr, _, y cr.NodeID) cr.NodeID { return e.shift(1, y) })
-	setDeriv(Exp2Op, func(e expr, _, y cr.NodeID) cr.NodeID { return e.scale(math.Ln2, y) })
-	setDeriv(LogOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.recip(x) })
-	setDeriv(Log1pOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.recip(e.shift(1, x)) })
-	setDeriv(Log2Op, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.scale(1/math.Ln2, e.recip(x)) })
-	setDeriv(Log10Op, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.scale(1/math.Ln10, e.recip(x)) })
-	setDeriv(SqrtOp, func(e expr, _, y cr.NodeID) cr.NodeID { return e.scale(0.5, e.recip(y)) })
-	setDeriv(RsqrtOp, func(e expr, x, y cr.NodeID) cr.NodeID { return e.scale(-0.5, e.div(y, x)) })
-	setDeriv(SquareOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.scale(2, x) })
-	setDeriv(ReciprocalOp, func(e expr, _, y cr.NodeID) cr.NodeID { return e.neg(e.square(y)) })
 	setDeriv(invOrZeroOp, func(e expr, _, y cr.NodeID) cr.NodeID { return e.neg(e.square(y)) })
-	setDeriv(EntrOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.neg(e.shift(1, e.log(x))) })
-
-	// Trigonometric and hyperbolic functions and their inverses.
-	setDeriv(SinOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(CosOp, x) })
-	setDeriv(CosOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.neg(e.ap(SinOp, x)) })
-	setDeriv(TanOp, func(e expr, _, y cr.NodeID) cr.NodeID { return e.shift(1, e.square(y)) })
-	setDeriv(SinhOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(CoshOp, x) })
-	setDeriv(CoshOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(SinhOp, x) })
-	// tanh's pullback (1 - y^2) ybar is one fused op for real values (a pass and an
-	// allocation instead of three), and the expression of ops for complex ones.
-	setVJP(TanhOp, func(e expr, _, y, ybar cr.NodeID) cr.NodeID {
-		if e.isComplex(y) {
-			return e.mul(e.conj(e.oneMinus(e.square(y))), ybar)
-		}
-		return e.ap(tanhBackwardOp, y, ybar)
-	})
 	setVJP2(tanhBackwardOp, tanhBackwardVJP) // fused_tanh.go: mul3 and tanh_backward again
-	setDeriv(AsinOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.rsqrt(e.oneMinus(e.square(x))) })
-	setDeriv(AcosOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.neg(e.rsqrt(e.oneMinus(e.square(x)))) })
-	setDeriv(AtanOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.recip(e.shift(1, e.square(x))) })
-	setDeriv(AsinhOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.rsqrt(e.shift(1, e.square(x))) })
-	setDeriv(AcoshOp, func(e expr, x, _ cr.NodeID) cr.NodeID {
-		return e.mul(e.rsqrt(e.shift(-1, x)), e.rsqrt(e.shift(1, x)))
-	})
-	setDeriv(AtanhOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.recip(e.oneMinus(e.square(x))) })
-	setDeriv(TanhshrinkOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.square(e.ap(TanhOp, x)) })
-
-	// Activations.
-	setDeriv(SigmoidOp, func(e expr, _, y cr.NodeID) cr.NodeID { return e.mul(y, e.oneMinus(y)) })
-	setDeriv(LogSigmoidOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.sigmoid(e.neg(x)) })
-	setDeriv(SiluOp, func(e expr, x, y cr.NodeID) cr.NodeID {
-		s := e.sigmoid(x) // silu' = s (1 + x (1 - s)) = s + y (1 - s)
-		return e.add(s, e.mul(y, e.oneMinus(s)))
-	})
-	setDeriv(MishOp, func(e expr, x, _ cr.NodeID) cr.NodeID {
-		// mish' = t + x (1 - t²) s with t = tanh(softplus(x)), s = sigmoid(x), and
-		// mish's own softplus, log(1 + e^x) without a threshold.
-		t := e.ap(TanhOp, e.ap(SoftplusBetaOp(1, math.Inf(1)), x))
-		return e.add(t, e.mul(e.mul(x, e.oneMinus(e.square(t))), e.sigmoid(x)))
-	})
-	setDeriv(SoftsignOp, func(e expr, x, _ cr.NodeID) cr.NodeID {
-		return e.square(e.recip(e.shift(1, e.ap(AbsOp, x)))) // 1/(1 + |x|)²
-	})
-	for _, op := range []cr.Op[*tensor.Dense]{ReluOp, HardsigmoidOp, FrexpOp} {
-		u := op.(*unaryOp)
-		u.spec = piecewiseLinear(u.name, u.spec)
-	}
-
-	// Complex parts and functions that are not holomorphic (z = a + ib, r = |z|).
-	// abs: xbar = ybar sgn(x), which is ybar sign(x) on float64.
-	setVJP(AbsOp, func(e expr, x, _, ybar cr.NodeID) cr.NodeID { return e.mul(ybar, e.ap(SgnOp, x)) })
-	setVJP(Abs2Op, func(e expr, x, _, ybar cr.NodeID) cr.NodeID { return e.mul(e.scale(2, x), ybar) })
-	// angle: 0 on float64; xbar = ybar i z/|z|², 0 at z = 0.
-	setDeriv(AngleOp, func(expr, cr.NodeID, cr.NodeID) cr.NodeID { return 0 })
-	setVJP(AngleOp, func(e expr, x, _, ybar cr.NodeID) cr.NodeID {
-		return e.mul(ybar, e.mul(e.scale(1i, x), e.invOrZero(e.ap(Abs2Op, x))))
-	})
-	// sgn: 0 on float64; y = z/r has ydot = (zdot - y Re(conj(y) zdot))/r, whose
-	// adjoint is xbar = (ybar - y Re(conj(y) ybar))/r, 0 at z = 0.
-	setDeriv(SgnOp, func(expr, cr.NodeID, cr.NodeID) cr.NodeID { return 0 })
-	setVJP(SgnOp, func(e expr, x, y, ybar cr.NodeID) cr.NodeID {
-		t := e.real(e.mul(e.conj(y), ybar))
-		return e.mul(e.sub(ybar, e.mul(y, t)), e.invOrZero(e.ap(AbsOp, x)))
-	})
-	// softsign on complex128: y = z u with u = 1/(1 + r), ydot = u zdot + z udot and
-	// udot = -u² Re(conj(s) zdot), s = sgn(z), whose adjoint is
-	// xbar = u ybar - u² Re(conj(z) ybar) s.
-	setVJP(SoftsignOp, func(e expr, x, _, ybar cr.NodeID) cr.NodeID {
-		u := e.recip(e.shift(1, e.ap(AbsOp, x)))
-		t := e.real(e.mul(e.conj(x), ybar))
-		return e.sub(e.mul(u, ybar), e.mul(e.mul(e.square(u), t), e.ap(SgnOp, x)))
-	})
-
-	// Special functions.
-	setDeriv(ErfOp, func(e expr, x, _ cr.NodeID) cr.NodeID {
-		return e.scale(twoOverSqrtPi, e.exp(e.neg(e.square(x))))
-	})
-	setDeriv(ErfcOp, func(e expr, x, _ cr.NodeID) cr.NodeID {
-		return e.scale(-twoOverSqrtPi, e.exp(e.neg(e.square(x))))
-	})
-	setDeriv(ErfinvOp, func(e expr, _, y cr.NodeID) cr.NodeID {
-		return e.scale(math.SqrtPi/2, e.exp(e.square(y)))
-	})
-	setDeriv(ErfcxOp, func(e expr, x, y cr.NodeID) cr.NodeID {
-		return e.shift(-twoOverSqrtPi, e.scale(2, e.mul(x, y)))
-	})
-	setDeriv(NdtrOp, func(e expr, x, _ cr.NodeID) cr.NodeID {
-		return e.scale(invSqrt2Pi, e.exp(e.scale(-0.5, e.square(x))))
-	})
-	setDeriv(NdtriOp, func(e expr, _, y cr.NodeID) cr.NodeID {
-		return e.scale(math.Sqrt2*math.SqrtPi, e.exp(e.scale(0.5, e.square(y))))
-	})
-	setDeriv(LogNdtrOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(millsOp, x) })
 	setDeriv(millsOp, func(e expr, x, y cr.NodeID) cr.NodeID { return e.neg(e.mul(y, e.add(x, y))) })
-	setDeriv(LgammaOp, func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(DigammaOp, x) })
-	for n, op := range []cr.Op[*tensor.Dense]{I0Op, I1Op} {
-		op.(*unaryOp).spec.Deriv = besselDeriv(n, false)
-	}
-	for n, op := range []cr.Op[*tensor.Dense]{I0eOp, I1eOp} {
-		op.(*unaryOp).spec.Deriv = besselDeriv(n, true)
-	}
-	SincOp.(*unaryOp).spec.Deriv = sincDeriv(1)
-
-	// Binary ops.
-	setVJP2(AddOp, func(_ expr, _, _, _, ybar cr.NodeID) (cr.NodeID, cr.NodeID) { return ybar, ybar })
-	setVJP2(SubOp, func(e expr, _, _, _, ybar cr.NodeID) (cr.NodeID, cr.NodeID) { return ybar, e.neg(ybar) })
-	setPartials(MulOp, func(_ expr, a, b, _ cr.NodeID) (cr.NodeID, cr.NodeID) { return b, a })
-	setPartials(DivOp, func(e expr, _, b, y cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return e.recip(b), e.neg(e.div(y, b))
-	})
-	// pow: f_a = b a^(b-1), 0 where b = 0; f_b = y log a, 0 where a = 0 and
-	// Re b >= 0 (PyTorch's masks, as in powD1).
-	bNonzero := stepOp{name: "pow_mask", arity: 1, f: func(b, _ complex128) float64 { return float01(b != 0) }}
-	logDefined := stepOp{name: "pow_mask", arity: 2, f: func(a, b complex128) float64 { return float01(a != 0 || real(b) < 0) }}
-	powPartials := partialsExpr(func(e expr, a, b, y cr.NodeID) (cr.NodeID, cr.NodeID) {
-		fa := e.maskMul(e.ap(bNonzero, b), e.mul(b, e.ap(PowOp, a, e.shift(-1, b))))
-		fb := e.maskMul(e.ap(logDefined, a, b), e.mul(y, e.log(a)))
-		return fa, fb
-	})
-	setPartials(PowOp, powPartials)
-	setPartials(FloatPowerOp, powPartials)
-	for _, op := range []cr.Op[*tensor.Dense]{MaximumOp, MinimumOp, FmaxOp, FminOp, ClampMaxOp, ClampMinOp, RemainderOp} {
-		b := op.(*binaryOp)
-		setPartials(op, stepPartials(b.name, b.spec.Real, false))
-	}
-	setPartials(CopysignOp, stepPartials("copysign", CopysignOp.(*binaryOp).spec.Real, true))
-	// atan2: (b, -a)/(a² + b²); hypot: (a, b)/y; both 0 at the origin.
-	setPartials(Atan2Op, func(e expr, a, b, _ cr.NodeID) (cr.NodeID, cr.NodeID) {
-		inv := e.invOrZero(e.add(e.square(a), e.square(b)))
-		return e.mul(b, inv), e.neg(e.mul(a, inv))
-	})
-	setPartials(HypotOp, func(e expr, a, b, y cr.NodeID) (cr.NodeID, cr.NodeID) {
-		inv := e.invOrZero(y)
-		return e.mul(a, inv), e.mul(b, inv)
-	})
-	// xlogy: f_a = log b, 0 where a = 0 and b <= 0 (unless b is NaN); f_b = a/b.
-	// xlog1py likewise with u = 1 + b.
-	xlogMask := func(name string, off float64) stepOp {
-		return stepOp{name: name, arity: 2, f: func(a, b complex128) float64 {
-			x, z := real(a), real(b)
-			return float01(x != 0 || z+off > 0 || z != z)
-		}}
-	}
-	logyMask, log1pyMask := xlogMask("xlogy_mask", 0), xlogMask("xlog1py_mask", 1)
-	setPartials(XlogyOp, func(e expr, a, b, _ cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return e.maskMul(e.ap(logyMask, a, b), e.log(b)), e.div(a, b)
-	})
-	setPartials(Xlog1pyOp, func(e expr, a, b, _ cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return e.maskMul(e.ap(log1pyMask, a, b), e.ap(Log1pOp, b)), e.div(a, e.shift(1, b))
-	})
-	setPartials(LogaddexpOp, func(e expr, a, b, _ cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return e.sigmoid(e.sub(a, b)), e.sigmoid(e.sub(b, a))
-	})
-	setPartials(LdexpOp, func(e expr, _, b, y cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return e.ap(Exp2Op, b), e.scale(math.Ln2, y)
-	})
-	// complex(a, b) = a + ib: (ybar, -i ybar), whose real parts the operands get.
-	setVJP2(ComplexOp, func(e expr, _, _, _, ybar cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return ybar, e.scale(-1i, ybar)
-	})
-	// polar(r, theta) = r e^(i theta): f_r = e^(i theta), f_theta = i y.
-	setPartials(PolarOp, func(e expr, _, theta, y cr.NodeID) (cr.NodeID, cr.NodeID) {
-		return e.exp(e.scale(1i, theta)), e.scale(1i, y)
-	})
 }
 
 // besselIOp is y = I_n(x), or e^-|x| I_n(x) if scaled: I0Op, I1Op, I0eOp and I1eOp

@@ -89,8 +89,8 @@ func TestSlicesMatchScalarKernels(t *testing.T) {
 		inputs = append(inputs, x)
 	}
 	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) || (a != a && b != b) }
-	specs := map[string]UnarySpec{"exp": expSpec, "tanh": tanhSpec, "sigmoid": sigmoidSpec, "silu": siluSpec,
-		"logsigmoid": logSigmoidSpec, "softplus": softplusSpec(1, 20), "softplus(2.5, 3)": softplusSpec(2.5, 3), "relu": reluSpec}
+	specs := map[string]UnarySpec{"exp": specOf(ExpOp), "tanh": specOf(TanhOp), "sigmoid": specOf(SigmoidOp), "silu": specOf(SiluOp),
+		"logsigmoid": specOf(LogSigmoidOp), "softplus": softplusSpec(1, 20), "softplus(2.5, 3)": softplusSpec(2.5, 3), "relu": specOf(ReluOp)}
 	for name, spec := range specs {
 		fn := spec.Real
 		for _, x := range inputs {

@@ -1,7 +1,11 @@
 package elementwise
 
 import (
+	"math"
+	"slices"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
@@ -27,4 +31,205 @@ func hasSingle(xs []*tensor.Dense) bool { return opkit.HasSingle(xs) }
 // precision.
 func applySingle(op cr.Op[*tensor.Dense], in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	return opkit.ApplyWidened(op, in, xs, ys)
+}
+
+// Native float32 kernels. An op whose real definition has a float32 kernel
+// (Func1.single: exp, tanh and sigmoid through vmath.Exp32, vmath.Tanh32 and
+// vmath.Sigmoid32, within 2 ulp of the correctly rounded result; relu and sqrt,
+// correctly rounded) computes its float32 output in float32 instead of widening;
+// its rule computes the first-order pullback and the forward tangent in float32
+// too (Func1.singleD1: v y for exp, v (1 - y)(1 + y) for tanh, v y (1 - y) for
+// sigmoid, v [y > 0] for relu, v 0.5/y for sqrt), and hands the second-order rule and the recorded pullback to the widened
+// double-precision rule, which it builds when first asked for one (it evaluates the
+// op once more in double precision). Cotangents or tangents of another dtype go the
+// widened way too.
+
+// applyFloat32 applies o, which has a float32 kernel, to the float32 tensor x.
+func (o *unaryOp) applyFloat32(in []cr.NodeID, x *tensor.Dense, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	shape := x.Shape()
+	if err := checkResult(o.name, tensor.Float32, shape); err != nil {
+		return nil, err
+	}
+	xc := x.Contiguous()
+	xv := xc.Float32s()
+	yv := vmath.MakeNoZero32(len(xv))
+	kernel := o.spec.Real.single
+	if parallelWorkers(len(xv)) <= 1 {
+		kernel(yv, xv)
+	} else {
+		parallelFor(len(xv), func(lo, hi int) { kernel(yv[lo:hi], xv[lo:hi]) })
+	}
+	y, err := tensor.FromFloat32(yv, shape...)
+	r := &float32Rule{op: o, in: [1]cr.NodeID{in[0]}, x: xc, y: y}
+	return setOutput(ys, y, r, err)
+}
+
+// float32Rule is the rule of a unary op applied natively to a float32 input.
+type float32Rule struct {
+	op   *unaryOp
+	in   [1]cr.NodeID
+	x, y *tensor.Dense // contiguous float32 input and output
+	wide cr.Rule[*tensor.Dense]
+}
+
+var (
+	_ cr.ForwardRule[*tensor.Dense]      = (*float32Rule)(nil)
+	_ cr.SecondOrderRule[*tensor.Dense]  = (*float32Rule)(nil)
+	_ cr.PullbackRecorder[*tensor.Dense] = (*float32Rule)(nil)
+)
+
+func (r *float32Rule) Inputs() []cr.NodeID { return r.in[:] }
+
+// widened returns the double-precision rule at x widened (opkit.ApplyWidened),
+// made on first use.
+func (r *float32Rule) widened() (cr.Rule[*tensor.Dense], error) {
+	if r.wide == nil {
+		w, err := applySingle(r.op, r.in[:], []*tensor.Dense{r.x}, make([]*tensor.Dense, 1))
+		if err != nil {
+			return nil, err
+		}
+		r.wide = w
+	}
+	return r.wide, nil
+}
+
+// times returns F'(x) v in float32 for a float32 v of x's shape, or nil for
+// another v (which the widened rule takes).
+func (r *float32Rule) times(v *tensor.Dense) (*tensor.Dense, error) {
+	if v.DType() != tensor.Float32 || !slices.Equal(v.Shape(), r.y.Shape()) {
+		return nil, nil
+	}
+	vv := v.Contiguous().Float32s()
+	out := vmath.MakeNoZero32(len(vv))
+	r.op.spec.Real.singleD1(out, r.y.Float32s(), vv)
+	return tensor.FromFloat32(out, r.y.Shape()...)
+}
+
+// Pullback sets xbar = F'(x) ybar.
+func (r *float32Rule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	if len(ybar) != 1 || (len(has) == 1 && !has[0]) || ybar[0] == nil {
+		return dst, nil
+	}
+	xbar, err := r.times(ybar[0])
+	if err != nil {
+		return dst, err
+	}
+	if xbar == nil {
+		w, err := r.widened()
+		if err != nil {
+			return dst, err
+		}
+		return w.Pullback(ybar, has, dst)
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: xbar}), nil
+}
+
+// Forward sets ydot = F'(x) xdot.
+func (r *float32Rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	xdot, ok := tangentOf(r.in[0])
+	if !ok {
+		return nil
+	}
+	yd, err := r.times(xdot)
+	if err != nil {
+		return err
+	}
+	if yd == nil {
+		w, err := r.widened()
+		if err != nil {
+			return err
+		}
+		return w.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
+	}
+	ydot[0], has[0] = yd, true
+	return nil
+}
+
+// PullbackWithTangents is the widened rule's.
+func (r *float32Rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	w, err := r.widened()
+	if err != nil {
+		return dst, err
+	}
+	return w.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
+}
+
+// RecordPullback is the widened rule's: the double-precision recorded pullback on
+// the widened nodes, cast back to float32.
+func (r *float32Rule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	w, err := r.widened()
+	if err != nil {
+		return nil, err
+	}
+	return w.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
+}
+
+// expD1Single sets dst = y v, exp's F'(x) v in float32.
+func expD1Single(dst, y, v []float32) {
+	y = y[:len(dst)]
+	v = v[:len(dst)]
+	for i := range dst {
+		dst[i] = y[i] * v[i]
+	}
+}
+
+// tanhD1Single sets dst = (1 - y)(1 + y) v, tanh's F'(x) v in float32: 1 - y is
+// exact for y near ±1, where 1 - y² would cancel.
+func tanhD1Single(dst, y, v []float32) {
+	y = y[:len(dst)]
+	v = v[:len(dst)]
+	for i := range dst {
+		dst[i] = (1 - y[i]) * (1 + y[i]) * v[i]
+	}
+}
+
+// sigmoidD1Single sets dst = y (1 - y) v, sigmoid's F'(x) v in float32.
+func sigmoidD1Single(dst, y, v []float32) {
+	y = y[:len(dst)]
+	v = v[:len(dst)]
+	for i := range dst {
+		dst[i] = y[i] * (1 - y[i]) * v[i]
+	}
+}
+
+// reluSingle sets dst = max(x, 0) in float32 (NaN stays NaN, -0 gives +0, as
+// relu).
+func reluSingle(dst, x []float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = max(v, 0)
+	}
+}
+
+// reluD1Single sets dst = [y > 0] v, relu's F'(x) v with relu'(0) = 0 (y > 0
+// exactly where x > 0); the product is kept, as in reluPull, so that 0 times an
+// infinite or NaN v is NaN.
+func reluD1Single(dst, y, v []float32) {
+	y = y[:len(dst)]
+	v = v[:len(dst)]
+	for i := range dst {
+		var m float32
+		if y[i] > 0 {
+			m = 1
+		}
+		dst[i] = m * v[i]
+	}
+}
+
+// sqrtSingle sets dst = sqrt(x), correctly rounded: the square root of a float32
+// in double precision rounds to the correctly rounded float32 one.
+func sqrtSingle(dst, x []float32) {
+	x = x[:len(dst)]
+	for i, v := range x {
+		dst[i] = float32(math.Sqrt(float64(v)))
+	}
+}
+
+// sqrtD1Single sets dst = (0.5/y) v, sqrt's F'(x) v in float32.
+func sqrtD1Single(dst, y, v []float32) {
+	y = y[:len(dst)]
+	v = v[:len(dst)]
+	for i := range dst {
+		dst[i] = 0.5 / y[i] * v[i]
+	}
 }

@@ -30,6 +30,13 @@ type Func1[T tensor.Element] struct {
 	// so that the second-order pullback writes its term conj(0 * xdot) ybar
 	// without a call per element.
 	affine bool
+
+	// single, set on the package's real definitions with a native float32 kernel
+	// (exp, tanh), computes F on float32 input without widening; singleD1, with
+	// it, sets dst[i] = F'(x[i]) v[i] from y = F(x) in float32, the first-order
+	// pullback (v = ybar) and the forward tangent (v = xdot). See single.go.
+	single   func(dst, x []float32)
+	singleD1 func(dst, y, v []float32)
 }
 
 // ComplexToReal is a real-valued function of a complex variable, g(z) = g(a, b) with

@@ -8,7 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Scalar special functions behind ops_special.go.
+// Scalar special functions behind fn_special.go.
 
 // bernoulli2k holds B_2, B_4, ..., B_20.
 var bernoulli2k = [...]float64{1.0 / 6, -1.0 / 30, 1.0 / 42, -1.0 / 30, 5.0 / 66, -691.0 / 2730, 7.0 / 6,

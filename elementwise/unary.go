@@ -41,6 +41,9 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
 	if hasSingle(xs) {
+		if x.DType() == tensor.Float32 && s.Real.single != nil && !s.Promote {
+			return o.applyFloat32(in, x, ys)
+		}
 		return applySingle(o, in, xs, ys)
 	}
 	if err := opkit.CheckDTypes(o.name, xs); err != nil {

@@ -1,0 +1,6 @@
+//go:build !amd64 || noasm
+
+package vmath
+
+// asmKernels32 returns no implementation: this build has no assembly.
+func asmKernels32() []*kernels32 { return nil }

@@ -188,10 +188,11 @@ func val(t *tape, id cr.NodeID) *tensor.Dense {
 	return v
 }
 
-// isComplex reports whether the node's value is complex128.
+// isComplex reports whether the node's value is complex (complex128, or complex64
+// in a composite recorded on single-precision nodes).
 func isComplex(t *tape, id cr.NodeID) bool {
 	v := val(t, id)
-	return v != nil && v.DType() == tensor.Complex128
+	return v != nil && v.DType().IsComplex()
 }
 
 // rank returns the rank of the node's value (0 after an error).

@@ -130,6 +130,9 @@ func (o *ceOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.De
 // ApplyMasked is Apply that leaves out the cotangents of the inputs whose need is
 // false (the targets, typically, which are data).
 func (o *ceOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, need)
+	}
 	r, err := o.prepare(in, x, need)
 	if err != nil {
 		return nil, err

@@ -171,7 +171,7 @@ func reduceTerms(t *tape, l cr.NodeID, r Reduction) cr.NodeID {
 // options and the inputs, then records terms(input, target) and its reduction.
 func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 	terms func(t *tape, x, y cr.NodeID, xv *tensor.Dense) cr.NodeID) cr.Op[*tensor.Dense] {
-	return core.Composite(name, tensor.Space{}, 2, func(t *tape, in []cr.NodeID) []cr.NodeID {
+	return withSingle(core.Composite(name, tensor.Space{}, 2, func(t *tape, in []cr.NodeID) []cr.NodeID {
 		err := c.check(name, allowed)
 		xv, _ := t.Value(in[0])
 		yv, _ := t.Value(in[1])
@@ -185,7 +185,7 @@ func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 			return []cr.NodeID{t.Apply(cr.FailOp[*tensor.Dense](name, err), in...)}
 		}
 		return []cr.NodeID{reduceTerms(t, terms(t, in[0], in[1], xv), c.reduction)}
-	})
+	}))
 }
 
 // MSELossOp returns PyTorch's mse_loss of an input x and a target y (arity 2, both

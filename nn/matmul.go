@@ -42,9 +42,9 @@ func (o matmulOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor
 
 // ApplyMasked passes need on to einsum, which then skips the contractions of the
 // operands that need no cotangent.
-func (matmulOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
-	if err := opkit.CheckDTypes("matmul", x); err != nil {
-		return nil, err
+func (o matmulOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, need)
 	}
 	spec, err := matmulSpec(x)
 	if err != nil {

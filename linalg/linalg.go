@@ -241,7 +241,7 @@ func mul(t *tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.MulOp, 
 func div(t *tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.DivOp, a, b) }
 func neg(t *tape, a cr.NodeID) cr.NodeID    { return t.Apply(elementwise.NegOp, a) }
 func scale(t *tape, a cr.NodeID, s float64) cr.NodeID {
-	return t.Apply(elementwise.ScaleOp(complex(s, 0)), a)
+	return t.Apply(elementwise.ScaleOp(s), a)
 }
 
 // unsq records x with a new axis of size 1 at axis.

@@ -139,12 +139,12 @@ func VectorNormOp(ord float64, axes []int, keepdim bool) cr.Op[*tensor.Dense] {
 				return []cr.NodeID{mul(t, t.Apply(elementwise.SgnOp, xs), mul(t, g, t.Constant(w)))}
 			}
 			ax1 := t.Apply(elementwise.AbsOp, xs)
-			scaled := mul(t, t.Apply(elementwise.SgnOp, xs), t.Apply(elementwise.PowScalarOp(complex(ord-1, 0)), safeAbs(t, ax1)))
+			scaled := mul(t, t.Apply(elementwise.SgnOp, xs), t.Apply(elementwise.PowScalarOp(ord-1), safeAbs(t, ax1)))
 			if ord < 1 {
-				return []cr.NodeID{mul(t, scaled, mul(t, g, t.Apply(elementwise.PowScalarOp(complex(1-ord, 0)), yk)))}
+				return []cr.NodeID{mul(t, scaled, mul(t, g, t.Apply(elementwise.PowScalarOp(1-ord), yk)))}
 			}
 			mask, safe := nonZero(t, yk)
-			return []cr.NodeID{mul(t, scaled, div(t, mul(t, g, mask), t.Apply(elementwise.PowScalarOp(complex(ord-1, 0)), safe)))}
+			return []cr.NodeID{mul(t, scaled, div(t, mul(t, g, mask), t.Apply(elementwise.PowScalarOp(ord-1), safe)))}
 		}})
 }
 

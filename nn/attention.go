@@ -88,7 +88,7 @@ func ScaledDotProductAttentionOp(opts ...AttentionOption) cr.Op[*tensor.Dense] {
 		if scale == 0 {
 			scale = 1 / math.Sqrt(float64(e))
 		}
-		sc := t.Apply(elementwise.ScaleFloat64Op(scale), t.Apply(einsum.Op("...le,...se->...ls"), in[0], in[1]))
+		sc := t.Apply(elementwise.ScaleOp(scale), t.Apply(einsum.Op("...le,...se->...ls"), in[0], in[1]))
 		if m := cfg.additiveMask(l, s); m != nil {
 			sc = t.Apply(elementwise.AddOp, sc, t.Constant(m))
 		}

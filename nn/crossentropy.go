@@ -753,11 +753,11 @@ func (r *ceRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.
 	var q, bigQ cr.NodeID
 	if r.t != nil {
 		if reduced {
-			s = rec.Apply(elementwise.ScaleFloat64Op(r.scale), s)
+			s = rec.Apply(elementwise.ScaleOp(r.scale), s)
 		}
 		q = x[1]
 		if r.eps != 0 {
-			q = rec.Apply(elementwise.ShiftOp(complex(r.eps/float64(r.c), 0)), rec.Apply(elementwise.ScaleFloat64Op(1-r.eps), q))
+			q = rec.Apply(elementwise.ShiftOp(r.eps/float64(r.c)), rec.Apply(elementwise.ScaleOp(1-r.eps), q))
 		}
 		if r.w != nil {
 			wc, err := constantOf(rec, name, slices.Clone(r.w), classAt)

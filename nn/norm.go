@@ -259,7 +259,7 @@ func recordNormPullback(t *core.Tape[*tensor.Dense], v normView, x []cr.NodeID, 
 	axes := []int{0, 2}
 	xv := ap(permute.ReshapeOp(v.view()...), x[0])
 	xc := ap(elementwise.SubOp, xv, ap(reduce.MeanOp(axes, true), xv))
-	rstd := ap(elementwise.RsqrtOp, ap(elementwise.ShiftOp(complex(v.eps, 0)), ap(reduce.MeanOp(axes, true), ap(elementwise.MulOp, xc, xc))))
+	rstd := ap(elementwise.RsqrtOp, ap(elementwise.ShiftOp(v.eps), ap(reduce.MeanOp(axes, true), ap(elementwise.MulOp, xc, xc))))
 	xhat := ap(elementwise.MulOp, xc, rstd)
 	g := ybar
 	if v.weight {

@@ -100,10 +100,10 @@ func IgnoreIndex(label int) LossOption {
 }
 
 // Weight scales the elementwise terms of binary_cross_entropy_with_logits by w,
-// which broadcasts to the input's shape (PyTorch's weight). w is a parameter: it
-// receives no gradient.
+// which broadcasts to the input's shape (PyTorch's weight; a float32 w is widened
+// exactly). w is a parameter: it receives no gradient.
 func Weight(w *tensor.Dense) LossOption {
-	return func(c *lossConfig) { c.weight, c.set = w, c.set|optWeight }
+	return func(c *lossConfig) { c.weight, c.set = widened(w), c.set|optWeight }
 }
 
 // PosWeight weighs the positive part of binary_cross_entropy_with_logits by p,
@@ -112,9 +112,9 @@ func Weight(w *tensor.Dense) LossOption {
 //
 //	l = (1 - y) x + (1 + (p - 1) y) log(1 + exp(-x)).
 //
-// p is a parameter: it receives no gradient.
+// p is a parameter (a float32 p is widened exactly): it receives no gradient.
 func PosWeight(p *tensor.Dense) LossOption {
-	return func(c *lossConfig) { c.posWeight, c.set = p, c.set|optPosWeight }
+	return func(c *lossConfig) { c.posWeight, c.set = widened(p), c.set|optPosWeight }
 }
 
 func newLossConfig(opts []LossOption) *lossConfig {

@@ -43,3 +43,18 @@ func (o maskedApply) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tenso
 // withSingle returns op taking single precision too (applySingle), for the ops
 // defined by core.Define or core.Composite with no input check of their own.
 func withSingle(op cr.Op[*tensor.Dense]) cr.Op[*tensor.Dense] { return checkedOp{Op: op} }
+
+// widened returns a tensor parameter of an op (a loss weight, running statistics,
+// an attention mask) widened exactly to double precision when it is float32 or
+// complex64, and t itself otherwise (nil included): the op's kernels read their
+// parameters in double precision whatever the precision of the inputs.
+func widened(t *tensor.Dense) *tensor.Dense {
+	if t == nil || !t.DType().IsSingle() {
+		return t
+	}
+	w, err := tensor.Space{}.Widen(t)
+	if err != nil {
+		panic(err) // Widen fails only on nil
+	}
+	return w
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -57,4 +58,33 @@ func TestSinglePrecisionRegistry(t *testing.T) {
 		require.NoError(t, cr.RegisterEntries(reg, "single", e))
 	}
 	ruletest.CheckRegistry(t, tensor.Space{}, reg, ruletest.Config{MinOrder: 4, Atol: 2e-2})
+}
+
+// Bad single-precision input is the error of the double-precision op, wrapping
+// the same sentinel, naming the op and the dtypes the caller gave; nothing panics.
+func TestSinglePrecisionBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	f32 := func(shape ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float32, shape...) }
+	notPD, err := tensor.FromFloat32([]float32{1, 2, 2, 1}, 2, 2)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name   string
+		op     cr.Op[*tensor.Dense]
+		in     []*tensor.Dense
+		want   error
+		inText string
+	}{
+		{"eig of complex64 (float64-only)", linalg.EigOp(), []*tensor.Dense{tensor.RandN(rng, tensor.Complex64, 3, 3)}, cr.ErrInvalidArgument, "complex64[3 3]"},
+		{"solve with mismatched rows", linalg.SolveOp(), []*tensor.Dense{f32(3, 3), f32(4)}, cr.ErrShapeMismatch, "float32[4]"},
+		{"cholesky of a matrix that is not positive-definite", linalg.CholeskyOp(false), []*tensor.Dense{notPD}, cr.ErrInvalidArgument, "float32[2 2]"},
+		{"det of a non-square matrix", linalg.DetOp(), []*tensor.Dense{f32(2, 3)}, cr.ErrShapeMismatch, "float32[2 3]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := cr.EvalMulti(tc.op, tc.in...)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tc.want)
+			assert.Contains(t, err.Error(), tc.op.Name())
+			assert.Contains(t, err.Error(), tc.inText)
+		})
+	}
 }

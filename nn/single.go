@@ -1,6 +1,9 @@
 package nn
 
 import (
+	"fmt"
+	"strings"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/tensor/opkit"
@@ -21,8 +24,18 @@ import (
 
 // applySingle applies op to x, some of which is single precision, through
 // opkit.ApplyWidened, passing need on to op's ApplyMasked (a nil need: every input).
+// An error of the double-precision application, which names the widened dtypes,
+// is wrapped with the dtypes given.
 func applySingle(op cr.Op[*tensor.Dense], in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
-	return opkit.ApplyWidened(maskedApply{Op: op, need: need}, in, x, y)
+	r, err := opkit.ApplyWidened(maskedApply{Op: op, need: need}, in, x, y)
+	if err != nil {
+		dts := make([]string, len(x))
+		for k, v := range x {
+			dts[k] = opkit.DescribeOf(v)
+		}
+		return nil, fmt.Errorf("%w (%s given %s, computed in double precision)", err, op.Name(), strings.Join(dts, ", "))
+	}
+	return r, nil
 }
 
 // maskedApply is op whose Apply is its ApplyMasked with need fixed (op's Apply when

@@ -9,10 +9,14 @@ import (
 // checkedOp is an op defined by another (a composite, usually) whose inputs are
 // checked first, so that bad shapes give an error naming the op and the sizes
 // rather than the inner op that would trip on them (a nil check checks nothing).
-// It takes single precision for the inner op (applySingle).
+// It takes single precision for the inner op (applySingle) unless native is set.
 type checkedOp struct {
 	cr.Op[*tensor.Dense]
 	check func(x []*tensor.Dense) error
+	// native is set when the inner op takes single precision itself (a
+	// composite of ops that do, such as linear's einsum, which multiplies
+	// float32 matrices with the single-precision GEMM).
+	native bool
 }
 
 // Differentiable reports the inner op's differentiable inputs.
@@ -30,7 +34,7 @@ func (o checkedOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.
 // precision runs the checked op in double precision (applySingle), so that the
 // inner op is applied once and its result rounded once.
 func (o checkedOp) ApplyMasked(in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
-	if opkit.HasSingle(x) {
+	if !o.native && opkit.HasSingle(x) {
 		return applySingle(o, in, x, y, need)
 	}
 	if o.check != nil {

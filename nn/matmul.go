@@ -4,7 +4,6 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/tensor"
-	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // MatmulOp is PyTorch's matmul (Python's a @ b) of two float64 or complex128
@@ -42,10 +41,7 @@ func (o matmulOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor
 
 // ApplyMasked passes need on to einsum, which then skips the contractions of the
 // operands that need no cotangent.
-func (o matmulOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
-	if opkit.HasSingle(x) {
-		return applySingle(o, in, x, out, need)
-	}
+func (matmulOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	spec, err := matmulSpec(x)
 	if err != nil {
 		return nil, err

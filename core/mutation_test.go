@@ -30,7 +30,7 @@ func scaled(v *tensor.Dense, c float64) *tensor.Dense {
 	if c == 1 {
 		return v
 	}
-	return tensor.Scale(v, complex(c, 0))
+	return tensor.Scale(v, c)
 }
 
 func (r *linRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {

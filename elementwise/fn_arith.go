@@ -216,14 +216,17 @@ func init() {
 }
 
 // ScaleOp returns the op y = a x, with y' = a and no second-order term (pullback
-// xbar = conj(a) ybar). A float64 x with a complex a (imag(a) != 0) gives a complex128
+// xbar = conj(a) ybar), for a an int, a real or a complex number (tensor.Number): a
+// real a keeps a real x real. A float64 x with a complex a (imag(a) != 0) gives a complex128
 // y, and x then receives the real part of its cotangent. The op name is "scale".
-func ScaleOp(a complex128) cr.Op[*tensor.Dense] {
-	return Unary("scale", scaleSpec(a))
+func ScaleOp[S tensor.Number](a S) cr.Op[*tensor.Dense] {
+	return Unary("scale", scaleSpec(tensor.Complex128Of(a)))
 }
 
 // Scale returns a x in a fresh tensor.
-func Scale(x *tensor.Dense, a complex128) (*tensor.Dense, error) { return cr.Eval(ScaleOp(a), x) }
+func Scale[S tensor.Number](x *tensor.Dense, a S) (*tensor.Dense, error) {
+	return cr.Eval(ScaleOp(a), x)
+}
 
 // ScaleFloat64Op is ScaleOp for a real factor, ScaleOp(complex(a, 0)), so that a
 // float64 variable needs no conversion: ScaleFloat64Op(lambda / 2). A float64 x
@@ -235,27 +238,29 @@ func ScaleFloat64(x *tensor.Dense, a float64) (*tensor.Dense, error) {
 	return cr.Eval(ScaleFloat64Op(a), x)
 }
 
-// ShiftOp returns the op y = x + b, with y' = 1: xbar = ybar, ydot = xdot. A float64
-// x with a complex b is promoted like ScaleOp. The op name is "shift".
-func ShiftOp(b complex128) cr.Op[*tensor.Dense] {
-	return Unary("shift", shiftSpec(b))
+// ShiftOp returns the op y = x + b, with y' = 1: xbar = ybar, ydot = xdot, for b a
+// tensor.Number. A float64 x with a complex b is promoted like ScaleOp. The op name is "shift".
+func ShiftOp[S tensor.Number](b S) cr.Op[*tensor.Dense] {
+	return Unary("shift", shiftSpec(tensor.Complex128Of(b)))
 }
 
 // Shift returns x + b in a fresh tensor.
-func Shift(x *tensor.Dense, b complex128) (*tensor.Dense, error) { return cr.Eval(ShiftOp(b), x) }
+func Shift[S tensor.Number](x *tensor.Dense, b S) (*tensor.Dense, error) {
+	return cr.Eval(ShiftOp(b), x)
+}
 
-// PowScalarOp returns the op y = x^p for a constant p: y' = p x^(p-1) and
+// PowScalarOp returns the op y = x^p for a constant p (a tensor.Number): y' = p x^(p-1) and
 // y" = p(p-1) x^(p-2), each taken as exactly 0 when its leading factor is 0 (so
 // p = 0 has zero derivatives even at x = 0, as in PyTorch). For float64 x and real p,
 // y = math.Pow(x, p) (NaN for x < 0 and non-integer p, like PyTorch); complex128 x
 // uses the principal branch, and a float64 x with a complex p is promoted like ScaleOp.
 // The op name is "pow_scalar".
-func PowScalarOp(p complex128) cr.Op[*tensor.Dense] {
-	return Unary("pow_scalar", powScalarSpec(p))
+func PowScalarOp[S tensor.Number](p S) cr.Op[*tensor.Dense] {
+	return Unary("pow_scalar", powScalarSpec(tensor.Complex128Of(p)))
 }
 
 // PowScalar returns x^p in a fresh tensor.
-func PowScalar(x *tensor.Dense, p complex128) (*tensor.Dense, error) {
+func PowScalar[S tensor.Number](x *tensor.Dense, p S) (*tensor.Dense, error) {
 	return cr.Eval(PowScalarOp(p), x)
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 // A penalty lambda/2 ||w||^2 with lambda a float64 variable: ScaleFloat64Op takes it
-// as it is (ScaleOp would need complex(lambda/2, 0)).
+// as it is, as ScaleOp(lambda/2) does (both take a real factor).
 func ExampleScaleFloat64Op() {
 	lambda := 0.1
 	wv, _ := tensor.FromFloat64([]float64{1, -2}, 2)

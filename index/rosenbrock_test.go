@@ -190,8 +190,8 @@ var (
 	}
 	libraryOps = rosenOps{
 		square: elementwise.SquareOp, sub: elementwise.SubOp, add: elementwise.AddOp, sum: reduce.SumOp(nil, false),
-		scale: func(s float64) cr.Op[*D] { return elementwise.ScaleOp(complex(s, 0)) },
-		shift: func(c float64) cr.Op[*D] { return elementwise.ShiftOp(complex(c, 0)) },
+		scale: func(s float64) cr.Op[*D] { return elementwise.ScaleOp(s) },
+		shift: func(c float64) cr.Op[*D] { return elementwise.ShiftOp(c) },
 	}
 )
 

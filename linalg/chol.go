@@ -46,6 +46,9 @@ func (o cholOp) Name() string { return "cholesky" }
 func (o cholOp) NumOutputs() int { return 1 }
 
 func (o cholOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	if err := opkit.CheckApply("cholesky", in, x, 1); err != nil {
 		return nil, err
 	}

@@ -65,7 +65,7 @@ func TestSingularComplexDet(t *testing.T) {
 	require.NoError(t, err)
 	fd, err := tensor.Sub(adjAt(plus), adjAt(minus))
 	require.NoError(t, err)
-	near(t, hv[0], tensor.Scale(fd, complex(1/(2*h), 0)), 1e-7, "HVP of det at a singular complex matrix")
+	near(t, hv[0], tensor.Scale(fd, 1/(2*h)), 1e-7, "HVP of det at a singular complex matrix")
 	// Away from the singular matrix the gradient is the ordinary conj(det) A^-H,
 	// which the adjugate formula must continue.
 	near(t, gs, adjAt(plus), 1e-3, "the gradient is continuous at the singular matrix")

@@ -177,6 +177,16 @@
 // QR with LAPACK's zgeqr2/zung2r reflectors, so that R's diagonal is real, and
 // the Jacobi SVD below); gonum's LAPACK is real-only.
 //
+// float32 and complex64: every op, in the kinds it takes in double precision. The
+// inputs are widened exactly, the double-precision kernels and rules run, and each
+// output is rounded once to single precision (opkit.ApplyWidened; a float64 input
+// next to a float32 one keeps the outputs double, as in PyTorch). Cotangents and
+// tangents are rounded to their inputs' dtypes and recorded pullbacks sit between
+// recorded casts, so derivatives of every order stay in single precision. A
+// factorisation so costs what its double-precision twin does, plus the casts; its
+// result is the correctly rounded double-precision one, more accurate than LAPACK's
+// sgetrf or ssyevd in float32 arithmetic.
+//
 // float64 only: eig and eigvals, the eigen-decomposition of general real
 // matrices (L and V complex128, as in PyTorch), through gonum's Dgeev. Complex
 // input would need a complex Hessenberg-QR eigensolver (LAPACK's zgeev), which

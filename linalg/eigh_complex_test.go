@@ -202,7 +202,7 @@ func TestEighComplexGradient(t *testing.T) {
 
 func addScaled(t *testing.T, a, d *tensor.Dense, h float64) *tensor.Dense {
 	t.Helper()
-	s, err := tensor.Add(a, tensor.Scale(d, complex(h, 0)))
+	s, err := tensor.Add(a, tensor.Scale(d, h))
 	require.NoError(t, err)
 	return s
 }

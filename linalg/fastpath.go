@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // fastFunc computes the first-order cotangents of a multi-output op's inputs
@@ -41,6 +42,9 @@ func (o fastOp) Differentiable(k int) bool       { return cr.IsDifferentiable(o.
 func (o fastOp) OutputDifferentiable(m int) bool { return cr.IsOutputDifferentiable(o.op, m) }
 
 func (o fastOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	r, err := o.op.Apply(in, x, out)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@ import (
 )
 
 // checked returns op (of any number of outputs) with its input values checked
-// before it is applied: arity values, none nil, which check then accepts. A
+// before it is applied: arity values, none nil, which check (if not nil) then accepts. A
 // composite body can then assume valid shapes, and an invalid input is an error
 // naming the op rather than an error of an inner op.
 func checked(op cr.Op[*tensor.Dense], arity int, check func(x []*tensor.Dense) error) cr.Op[*tensor.Dense] {
@@ -27,7 +27,7 @@ type guard struct {
 // validate returns an error unless x holds arity values, none nil, that check
 // accepts.
 func (g guard) validate(x []*tensor.Dense) error {
-	if err := opkit.CheckInputs(g.name, x, g.arity); err != nil {
+	if err := opkit.CheckInputs(g.name, x, g.arity); err != nil || g.check == nil {
 		return err
 	}
 	return g.check(x)
@@ -48,6 +48,9 @@ func (o checkedOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tenso
 }
 
 func (o checkedOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, need)
+	}
 	if err := o.validate(x); err != nil {
 		return nil, err
 	}
@@ -74,22 +77,18 @@ func squareMatrices(op string) func(x []*tensor.Dense) error {
 }
 
 // define is core.Define for the package's ops: the primal runs only on inputs that
-// opkit.CheckDTypes and opkit.CheckCopies accept, so that a single-precision
-// input or a view too large to copy is an error before a kernel allocates.
+// opkit.CheckCopies accepts, so that a view too large to copy is an error before a
+// kernel allocates, and single precision goes through the double-precision
+// definition (checked, applySingle).
 func define(d core.Def[*tensor.Dense]) cr.Op[*tensor.Dense] {
 	name, primal := d.Name, d.Primal
 	d.Primal = func(x []*tensor.Dense) ([]*tensor.Dense, error) {
-		// float32 and complex64 are refused with a typed error until the kernels
-		// take them (opkit.CheckDTypes).
-		if err := opkit.CheckDTypes(name, x); err != nil {
-			return nil, err
-		}
 		if err := opkit.CheckCopies(name, x); err != nil {
 			return nil, err
 		}
 		return primal(x)
 	}
-	return core.Define(d)
+	return checked(core.Define(d), d.Arity, nil)
 }
 
 // valuesOnly returns op with a cheaper primal, values, for an application in which
@@ -110,10 +109,16 @@ func (o valuesOnlyOp) Name() string    { return o.op.Name() }
 func (o valuesOnlyOp) NumOutputs() int { return 1 }
 
 func (o valuesOnlyOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	return o.op.Apply(in, x, out)
 }
 
 func (o valuesOnlyOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, need)
+	}
 	if need != nil && !slices.Contains(need, true) { // nil need: every input
 		y, err := o.values(x)
 		if err != nil {

@@ -188,10 +188,11 @@ func val(t *tape, id cr.NodeID) *tensor.Dense {
 	return v
 }
 
-// isComplex reports whether the node's value is complex128.
+// isComplex reports whether the node's value is complex (complex128, or complex64
+// in a composite recorded on single-precision nodes).
 func isComplex(t *tape, id cr.NodeID) bool {
 	v := val(t, id)
-	return v != nil && v.DType() == tensor.Complex128
+	return v != nil && v.DType().IsComplex()
 }
 
 // rank returns the rank of the node's value (0 after an error).
@@ -240,7 +241,7 @@ func mul(t *tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.MulOp, 
 func div(t *tape, a, b cr.NodeID) cr.NodeID { return t.Apply(elementwise.DivOp, a, b) }
 func neg(t *tape, a cr.NodeID) cr.NodeID    { return t.Apply(elementwise.NegOp, a) }
 func scale(t *tape, a cr.NodeID, s float64) cr.NodeID {
-	return t.Apply(elementwise.ScaleOp(complex(s, 0)), a)
+	return t.Apply(elementwise.ScaleOp(s), a)
 }
 
 // unsq records x with a new axis of size 1 at axis.

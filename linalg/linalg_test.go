@@ -30,7 +30,7 @@ func ein(t *testing.T, spec string, x ...*tensor.Dense) *tensor.Dense {
 func spdOf(t *testing.T, b *tensor.Dense) *tensor.Dense {
 	t.Helper()
 	n := b.Shape()[b.Rank()-1]
-	s, err := tensor.Add(ein(t, "...ij,...kj->...ik", b, b.Conj()), tensor.Scale(eye(b.DType(), n), complex(float64(n), 0)))
+	s, err := tensor.Add(ein(t, "...ij,...kj->...ik", b, b.Conj()), tensor.Scale(eye(b.DType(), n), float64(n)))
 	require.NoError(t, err)
 	return s
 }
@@ -287,14 +287,14 @@ func TestMatrixFunctionsAndNorms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Complex128} {
 		for _, scale := range []float64{0.1, 3} { // without and with squarings
-			a := tensor.Scale(randn(rng, dt, 4, 4), complex(scale, 0))
+			a := tensor.Scale(randn(rng, dt, 4, 4), scale)
 			e, err := linalg.MatrixExp(a)
 			require.NoError(t, err)
 			// exp(A) = exp(A/2^8)^(2^8), the small one by its Taylor series.
-			small := tensor.Scale(a, complex(1.0/256, 0))
+			small := tensor.Scale(a, 1.0/256)
 			term, sum := eye(dt, 4), eye(dt, 4)
 			for k := 1; k < 20; k++ {
-				term = tensor.Scale(ein(t, "ij,jk->ik", term, small), complex(1/float64(k), 0))
+				term = tensor.Scale(ein(t, "ij,jk->ik", term, small), 1/float64(k))
 				sum, err = tensor.Add(sum, term)
 				require.NoError(t, err)
 			}

@@ -102,8 +102,18 @@ func VectorNormOp(ord float64, axes []int, keepdim bool) cr.Op[*tensor.Dense] {
 				return []cr.NodeID{mul(t, xs, div(t, mul(t, g, mask), safe))}
 			case math.IsInf(ord, 0):
 				absx, err := elementwise.Abs(xv)
-				yv := val(t, yk)
-				if err != nil || yv == nil {
+				if err != nil {
+					return []cr.NodeID{0}
+				}
+				// y recomputed from |x| rather than read from the output: a
+				// single-precision application rounds y to float32, which
+				// |x_i| (complex64 x, in double precision) need not equal.
+				extreme := reduce.Max
+				if ord < 0 {
+					extreme = reduce.Min
+				}
+				yv, err := extreme(absx, ax, true)
+				if err != nil {
 					return []cr.NodeID{0}
 				}
 				// The elements that attain the norm, |x_i| = y, and those that are
@@ -129,12 +139,12 @@ func VectorNormOp(ord float64, axes []int, keepdim bool) cr.Op[*tensor.Dense] {
 				return []cr.NodeID{mul(t, t.Apply(elementwise.SgnOp, xs), mul(t, g, t.Constant(w)))}
 			}
 			ax1 := t.Apply(elementwise.AbsOp, xs)
-			scaled := mul(t, t.Apply(elementwise.SgnOp, xs), t.Apply(elementwise.PowScalarOp(complex(ord-1, 0)), safeAbs(t, ax1)))
+			scaled := mul(t, t.Apply(elementwise.SgnOp, xs), t.Apply(elementwise.PowScalarOp(ord-1), safeAbs(t, ax1)))
 			if ord < 1 {
-				return []cr.NodeID{mul(t, scaled, mul(t, g, t.Apply(elementwise.PowScalarOp(complex(1-ord, 0)), yk)))}
+				return []cr.NodeID{mul(t, scaled, mul(t, g, t.Apply(elementwise.PowScalarOp(1-ord), yk)))}
 			}
 			mask, safe := nonZero(t, yk)
-			return []cr.NodeID{mul(t, scaled, div(t, mul(t, g, mask), t.Apply(elementwise.PowScalarOp(complex(ord-1, 0)), safe)))}
+			return []cr.NodeID{mul(t, scaled, div(t, mul(t, g, mask), t.Apply(elementwise.PowScalarOp(ord-1), safe)))}
 		}})
 }
 

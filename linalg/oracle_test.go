@@ -28,11 +28,12 @@ import (
 )
 
 // The PyTorch oracle cases of the linear-algebra families live in
-// testdata/oracle/cases/<op>/<family>.jsonl.gz: the float64 and complex128 lines of
-// the shared tensor-ad-oracles files (the project computes in 64 bits), gzip
-// compressed, with the upstream licences. Each case is replayed with
-// oracle.Replay: JVP by a forward sweep, VJP by a backward sweep, HVP of
-// phi(x) = Re<ybar, f(x)> by a second-order sweep, at the case's own tolerances.
+// testdata/oracle/cases/<op>/<family>.jsonl.gz: the shared tensor-ad-oracles files,
+// all four dtypes, gzip compressed, with the upstream licences. Each case is
+// replayed with oracle.ReplaySingle: JVP by a forward sweep, VJP by a backward
+// sweep, HVP of phi(x) = Re<ybar, f(x)> by a second-order sweep, at the case's own
+// tolerances (capped at oracle.SingleTol for float32 and complex64, whose upstream
+// tolerances are as loose as atol 1000).
 //
 // Multi-output ops (cotangents named output_0, output_1, ... or after the
 // observable: values, vectors, u, s, vh, uvh) are replayed through a composite
@@ -98,7 +99,8 @@ func number(raw json.RawMessage) (float64, bool) {
 
 // flatten rewrites the probes of a multi-output case so that the cotangents and
 // JVP references named keys become one "value" vector: each flattened, then
-// concatenated in order (complex128 if any is).
+// concatenated in order (complex128 if any is complex; a single-precision case's
+// references are rounded to its outputs' dtype when replayed).
 func flatten(c *oracle.Case, keys []string) error {
 	join := func(ts oracle.Tensors) (oracle.Tensors, error) {
 		var out oracle.Tensor
@@ -108,7 +110,7 @@ func flatten(c *oracle.Case, keys []string) error {
 			if !ok {
 				return nil, fmt.Errorf("no tensor %q among %v", k, names(ts))
 			}
-			if v.DType == "complex128" {
+			if v.DType == "complex128" || v.DType == "complex64" {
 				out.DType = "complex128"
 			}
 			out.Data = append(out.Data, v.Data...)
@@ -184,7 +186,7 @@ func flat(op cr.Op[*tensor.Dense], arity int) cr.Op[*tensor.Dense] {
 func hermitianInput(op cr.Op[*tensor.Dense]) cr.Op[*tensor.Dense] {
 	return core.Composite("hermitian input "+op.Name(), tensor.Space{}, 1, func(t *core.Tape[*tensor.Dense], x []cr.NodeID) []cr.NodeID {
 		xh := t.Apply(permute.TransposeOp(-2, -1), x[0])
-		if v, err := t.Value(x[0]); err == nil && v.DType() == tensor.Complex128 {
+		if v, err := t.Value(x[0]); err == nil && v.DType().IsComplex() {
 			xh = t.Apply(elementwise.ConjOp, xh)
 		}
 		return []cr.NodeID{t.Apply(op, t.Apply(elementwise.AddOp, x[0], xh))}
@@ -597,12 +599,12 @@ func recoverPivots(c *oracle.Case, x []*tensor.Dense, left, adjoint bool) (*tens
 		}
 	}
 	if n <= 1 || count == 0 || len(c.Probes) == 0 || x[1].Size() == 0 {
-		return piv, nil
+		return pivotsLike(piv, lu)
 	}
 	p := c.Probes[0]
 	ref, ok := p.PyTorch.JVP.Get("value")
 	if !ok {
-		return piv, nil
+		return pivotsLike(piv, lu)
 	}
 	dirs := make([]*tensor.Dense, 2)
 	for k, name := range []string{"a", "b"} {
@@ -616,6 +618,11 @@ func recoverPivots(c *oracle.Case, x []*tensor.Dense, left, adjoint bool) (*tens
 		}
 	}
 	tol := *c.Comparison.FirstOrder
+	if c.DType == "float32" || c.DType == "complex64" {
+		// Upstream's single-precision tolerances (atol 10, rtol 100) match
+		// every sequence: use the replay's (oracle.SingleTol).
+		tol.Atol, tol.Rtol = min(tol.Atol, oracle.SingleTol), min(tol.Rtol, oracle.SingleTol)
+	}
 	// Each matrix's JVP depends on its own pivots only: choose them one at a time.
 	for b := range count {
 		found := false
@@ -635,6 +642,16 @@ func recoverPivots(c *oracle.Case, x []*tensor.Dense, left, adjoint bool) (*tens
 		if !found {
 			return nil, fmt.Errorf("%w: no pivot sequence reproduces the reference JVP of matrix %d", oracle.ErrMismatch, b)
 		}
+	}
+	return pivotsLike(piv, lu)
+}
+
+// pivotsLike returns the pivots piv (float64) in the precision of lu: float32 for
+// a single-precision LU (the pivots are exact in it), so that a single-precision
+// case stays single precision (tensor.PromoteTypes).
+func pivotsLike(piv, lu *tensor.Dense) (*tensor.Dense, error) {
+	if lu.DType().IsSingle() {
+		return tensor.AsType(piv, tensor.Float32)
 	}
 	return piv, nil
 }
@@ -688,13 +705,41 @@ func matchesBatch(got *tensor.Dense, ref oracle.Tensor, b, count int, tol oracle
 
 func cabs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }
 
-// TestOracle replays every vendored family. Complex128 cases of an op that refuses
-// complex input as float64-only are skipped with that reason. eigh, eigvalsh, svd,
-// svdvals, pinv, lstsq, cond and the singular-value matrix norms take complex
-// input: the expected errors of eigh's and svd's gauge-dependent losses are their
-// backward passes refusing a cotangent that depends on the vectors' phases. The
-// complex128 cases of eig and eigvals (real input only: gonum has no complex
-// eigensolver) are the skipped ones.
+// singleRefOff are the single-precision cases whose PyTorch reference is further
+// from the exact value than oracle.SingleTol allows, by case ID, with the evidence:
+// PyTorch computes them in float32 arithmetic, ours in double precision rounded
+// once, so ours is the accurate one.
+var singleRefOff = map[string]string{
+	// VJP of a at element [4 2]: the reference is 54.2401+94.3732i; torch 1.13
+	// in complex128 at the same (complex64) inputs gives 54.234415+94.347022i,
+	// which ours (54.234417+94.347023i) matches to 3e-8. The complex64 PyTorch
+	// value is off by 2.6e-4 relative (an ill-conditioned product of 4
+	// reflectors; upstream's own tolerance for the case is atol 1000, rtol 10).
+	"householder_product_c64_identity_008": "PyTorch's complex64 VJP is 2.6e-4 off its complex128 value, which ours matches",
+}
+
+// oracleSkips are the vendored cases TestOracle does not replay, by family and
+// reason, with their counts (of all four dtypes: the float32 and complex64 cases
+// are replayed in single precision, oracle.ReplaySingle).
+var oracleSkips = map[string]int{
+	// gonum has no complex eigensolver: eig and eigvals take real input only.
+	"eig: complex128: eig is float64-only":         8,
+	"eig: complex64: eig is float64-only":          8,
+	"eigvals: complex128: eigvals is float64-only": 8,
+	"eigvals: complex64: eigvals is float64-only":  8,
+	"svd: svd full_matrices=True of a non-square matrix: the extra columns are not unique, and SVDOp is thin": 216,
+	"householder_product: " + singleRefOff["householder_product_c64_identity_008"]:                            1,
+}
+
+// TestOracle replays every vendored family, in all four dtypes (the float32 and
+// complex64 cases in single precision, at the cases' tolerances capped at
+// oracle.SingleTol). Complex cases of an op that refuses complex input as
+// float64-only are skipped with that reason. eigh, eigvalsh, svd, svdvals, pinv,
+// lstsq, cond and the singular-value matrix norms take complex input: the expected
+// errors of eigh's and svd's gauge-dependent losses are their backward passes
+// refusing a cotangent that depends on the vectors' phases. The complex cases of
+// eig and eigvals (real input only: gonum has no complex eigensolver) are skipped,
+// and so are the cases of oracleSkips.
 func TestOracle(t *testing.T) {
 	total := oracle.Report{Skipped: map[string]int{}, Unchecked: map[string]int{}}
 	for _, f := range families() {
@@ -708,7 +753,10 @@ func TestOracle(t *testing.T) {
 				// The resolvers record the observable (|V|, U Vh, ...) themselves.
 				c.Observable.Kind = "identity"
 			}
-			rep := oracle.Replay(t, cases, func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
+			rep := oracle.ReplaySingle(t, cases, func(c *oracle.Case) (cr.Op[*tensor.Dense], []*tensor.Dense, error) {
+				if why, ok := singleRefOff[c.ID]; ok {
+					return nil, nil, oracle.Skip(why)
+				}
 				x, err := c.DenseInputs()
 				if err != nil {
 					return nil, nil, err
@@ -717,8 +765,8 @@ func TestOracle(t *testing.T) {
 				if err != nil {
 					return nil, nil, err
 				}
-				if c.DType == "complex128" && c.ExpectedBehavior == "success" && !complexOK(f.op, op, x) {
-					return nil, nil, oracle.Skip("complex128: " + f.op + " is float64-only")
+				if (c.DType == "complex128" || c.DType == "complex64") && c.ExpectedBehavior == "success" && !complexOK(f.op, op, x) {
+					return nil, nil, oracle.Skip(c.DType + ": " + f.op + " is float64-only")
 				}
 				return op, x, nil
 			})
@@ -734,6 +782,7 @@ func TestOracle(t *testing.T) {
 		})
 	}
 	t.Log(total)
+	require.Equal(t, oracleSkips, total.Skipped, "skipped cases by family and reason")
 }
 
 // complexOK reports whether an op supports complex128 input: it is applied once

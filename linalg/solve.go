@@ -221,7 +221,7 @@ func solveT[T scalar](op string, c *luCache, a, ae, b *tensor.Dense, batch []int
 // (PyTorch's gradient for L also has entries in the other triangle, which its primal
 // does not read).
 func CholeskySolveOp(upper bool) cr.Op[*tensor.Dense] {
-	return core.Composite("cholesky_solve", space, 2, func(t *tape, x []cr.NodeID) []cr.NodeID {
+	body := core.Composite("cholesky_solve", space, 2, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		b, l := x[0], x[1]
 		if upper {
 			z := t.Apply(SolveTriangularOp(false, true, false), mH(t, l), b)
@@ -230,6 +230,7 @@ func CholeskySolveOp(upper bool) cr.Op[*tensor.Dense] {
 		z := t.Apply(SolveTriangularOp(false, true, false), l, b)
 		return []cr.NodeID{t.Apply(SolveTriangularOp(true, true, false), mH(t, l), z)}
 	})
+	return checked(body, 2, nil)
 }
 
 // CholeskySolve is CholeskySolveOp without a tape.

@@ -56,6 +56,9 @@ func (o triSolveOp) Name() string { return "solve_triangular" }
 func (o triSolveOp) NumOutputs() int { return 1 }
 
 func (o triSolveOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	if err := opkit.CheckApply("solve_triangular", in, x, 2); err != nil {
 		return nil, err
 	}

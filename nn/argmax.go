@@ -7,6 +7,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // The index-valued ops argmax, argmin and one_hot are not differentiable: their
@@ -67,6 +68,9 @@ func (o *argOp) Name() string { return o.name }
 func (o *argOp) NumOutputs() int { return 1 }
 
 func (o *argOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	if err := checkRealInputs(o.name, x, 1); err != nil {
 		return nil, err
 	}
@@ -138,6 +142,9 @@ func (oneHotOp) Name() string { return "one_hot" }
 func (oneHotOp) NumOutputs() int { return 1 }
 
 func (o oneHotOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	const name = "one_hot"
 	if err := checkRealInputs(name, x, 1); err != nil {
 		return nil, err

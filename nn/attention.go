@@ -25,13 +25,13 @@ type attnConfig struct {
 
 // AttnMask gives an additive float mask, added to the scaled scores q k^T/sqrt(E)
 // before the softmax (PyTorch's float attn_mask; -Inf excludes a pair). Its shape
-// broadcasts to the scores' [..., L, S]. The mask is a parameter of the op and
-// receives no cotangent.
+// broadcasts to the scores' [..., L, S]; a float32 mask is widened exactly. The
+// mask is a parameter of the op and receives no cotangent.
 func AttnMask(mask *tensor.Dense) AttentionOption {
 	return func(c *attnConfig) {
 		c.mask, c.boolMask = nil, nil
 		if mask != nil {
-			c.mask = mask.Clone()
+			c.mask = widened(mask).Clone()
 		}
 	}
 }
@@ -88,7 +88,7 @@ func ScaledDotProductAttentionOp(opts ...AttentionOption) cr.Op[*tensor.Dense] {
 		if scale == 0 {
 			scale = 1 / math.Sqrt(float64(e))
 		}
-		sc := t.Apply(elementwise.ScaleFloat64Op(scale), t.Apply(einsum.Op("...le,...se->...ls"), in[0], in[1]))
+		sc := t.Apply(elementwise.ScaleOp(scale), t.Apply(einsum.Op("...le,...se->...ls"), in[0], in[1]))
 		if m := cfg.additiveMask(l, s); m != nil {
 			sc = t.Apply(elementwise.AddOp, sc, t.Constant(m))
 		}

@@ -164,7 +164,7 @@ func batchNormEval(name string, cfg normConfig, check, view func(x []*tensor.Den
 		}
 		return r
 	}
-	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: cfg.arity(),
+	return withSingle(core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: cfg.arity(),
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			v, err := check(x)
 			if err != nil {
@@ -200,7 +200,7 @@ func batchNormEval(name string, cfg normConfig, check, view func(x []*tensor.Den
 				out = append(out, sumTo(ybar[0]))
 			}
 			return out
-		}})
+		}}))
 }
 
 // BatchNorm evaluates F.batch_norm(x, runningMean, runningVar, weight, bias,

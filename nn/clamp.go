@@ -8,6 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // ClampOp returns PyTorch's clamp(x, min=lo, max=hi) of a float64 tensor with
@@ -104,7 +105,10 @@ func (o clampOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.
 
 // ApplyMasked computes the clamp and the choice of each element; the rule leaves
 // out the inputs whose need is false.
-func (clampOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+func (o clampOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, need)
+	}
 	const name = "clamp_tensor"
 	if err := checkRealApply(name, in, x, 3); err != nil {
 		return nil, err

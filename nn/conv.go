@@ -7,6 +7,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // PadMode is how a convolution pads its input, as nn.Conv2d's padding_mode:
@@ -260,6 +261,9 @@ func (o *convOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.
 // (chainrules.MaskedOp): a first layer's constant input costs no transposed
 // convolution in the backward sweep.
 func (o *convOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, need)
+	}
 	name := o.Name()
 	if need != nil && len(need) != len(x) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d need flags for %d inputs", name, len(need), len(x))

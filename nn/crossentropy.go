@@ -130,6 +130,9 @@ func (o *ceOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.De
 // ApplyMasked is Apply that leaves out the cotangents of the inputs whose need is
 // false (the targets, typically, which are data).
 func (o *ceOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, need)
+	}
 	r, err := o.prepare(in, x, need)
 	if err != nil {
 		return nil, err
@@ -750,11 +753,11 @@ func (r *ceRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.
 	var q, bigQ cr.NodeID
 	if r.t != nil {
 		if reduced {
-			s = rec.Apply(elementwise.ScaleFloat64Op(r.scale), s)
+			s = rec.Apply(elementwise.ScaleOp(r.scale), s)
 		}
 		q = x[1]
 		if r.eps != 0 {
-			q = rec.Apply(elementwise.ShiftOp(complex(r.eps/float64(r.c), 0)), rec.Apply(elementwise.ScaleFloat64Op(1-r.eps), q))
+			q = rec.Apply(elementwise.ShiftOp(r.eps/float64(r.c)), rec.Apply(elementwise.ScaleOp(1-r.eps), q))
 		}
 		if r.w != nil {
 			wc, err := constantOf(rec, name, slices.Clone(r.w), classAt)

@@ -53,7 +53,10 @@
 // it (mse_loss, cumsum, cumprod, linear_scan, matmul) also take complex128, with
 // PyTorch's convention for complex derivatives; softmax, log_softmax and
 // logcumsumexp stay float64 because PyTorch 1.13, their reference, refuses complex
-// input to them. Each op has a plain function that
+// input to them. Every op also takes float32 (and complex64 where it takes
+// complex128): it runs in double precision on the exactly widened inputs and rounds
+// each result once, with every rule and derivatives of every order
+// (opkit.ApplyWidened). Each op has a plain function that
 // evaluates it without a tape (Softmax, CrossEntropy, Cumprod, Sort, ...).
 //
 // Derivatives of higher order (core.Tape.GradGraph, PyTorch's create_graph) need

@@ -37,18 +37,21 @@ func (l lanes) at(o, j, k int) int {
 // describe returns t's dtype and shape, or "<nil>".
 func describe(t *tensor.Dense) string { return opkit.DescribeOf(t) }
 
-// checkInputs returns an error unless x holds want non-nil tensors.
+// checkInputs returns an error unless x holds want non-nil tensors (of any of the
+// four dtypes: single precision reaches an op's checks widened, or natively where
+// the op takes it, as matmul and linear do).
 func checkInputs(name string, x []*tensor.Dense, want int) error {
-	return opkit.CheckInputs(name, x, want)
+	return opkit.CheckInputsAll(name, x, want)
 }
 
-// checkReal returns an error unless every tensor of x is float64: for the ops whose
-// mathematics orders values (sort, clamp) or that PyTorch defines on real input
-// only (the losses).
+// checkReal returns an error unless every tensor of x is real (float64, or float32
+// for an op that takes single precision natively): for the ops whose mathematics
+// orders values (sort, clamp) or that PyTorch defines on real input only (the
+// losses).
 func checkReal(name string, x ...*tensor.Dense) error {
 	for k, v := range x {
-		if v.DType() != tensor.Float64 {
-			return cr.Errorf(cr.ErrInvalidArgument, "%s: input %d is %s; the op is defined on float64 only", name, k, v.Describe())
+		if v.DType().IsComplex() {
+			return cr.Errorf(cr.ErrInvalidArgument, "%s: input %d is %s; the op is defined on real input only (float64, float32)", name, k, v.Describe())
 		}
 	}
 	return nil

@@ -18,8 +18,10 @@ import (
 // product, with GEMM, of the flattened leading axes by W^T) and a broadcast add,
 // so its rules are theirs: xbar = ybar W, Wbar = ybar^T x summed over the leading
 // axes, bbar = ybar summed over them; ydot = xdot W^T + x Wdot^T + bdot; and
-// derivatives of every order. It shows as one node named "linear". Operands that
-// are not float64, an x without axes, in-features that differ, or a bias not of
+// derivatives of every order. It shows as one node named "linear". float32
+// operands stay in single precision through einsum's and add's single-precision
+// paths (the matrix product on the float32 GEMM where einsum has it). Complex
+// operands, an x without axes, in-features that differ, or a bias not of
 // shape [out] are an error wrapping chainrules.ErrShapeMismatch or
 // ErrInvalidArgument.
 func LinearOp(bias bool) cr.Op[*tensor.Dense] {
@@ -35,8 +37,9 @@ func LinearOp(bias bool) cr.Op[*tensor.Dense] {
 		return []cr.NodeID{y}
 	}
 	return checkedOp{
-		Op:    core.Composite("linear", tensor.Space{}, arity, body),
-		check: func(x []*tensor.Dense) error { return checkLinear(x, arity) },
+		Op:     core.Composite("linear", tensor.Space{}, arity, body),
+		check:  func(x []*tensor.Dense) error { return checkLinear(x, arity) },
+		native: true, // einsum and add take single precision themselves
 	}
 }
 

@@ -100,10 +100,10 @@ func IgnoreIndex(label int) LossOption {
 }
 
 // Weight scales the elementwise terms of binary_cross_entropy_with_logits by w,
-// which broadcasts to the input's shape (PyTorch's weight). w is a parameter: it
-// receives no gradient.
+// which broadcasts to the input's shape (PyTorch's weight; a float32 w is widened
+// exactly). w is a parameter: it receives no gradient.
 func Weight(w *tensor.Dense) LossOption {
-	return func(c *lossConfig) { c.weight, c.set = w, c.set|optWeight }
+	return func(c *lossConfig) { c.weight, c.set = widened(w), c.set|optWeight }
 }
 
 // PosWeight weighs the positive part of binary_cross_entropy_with_logits by p,
@@ -112,9 +112,9 @@ func Weight(w *tensor.Dense) LossOption {
 //
 //	l = (1 - y) x + (1 + (p - 1) y) log(1 + exp(-x)).
 //
-// p is a parameter: it receives no gradient.
+// p is a parameter (a float32 p is widened exactly): it receives no gradient.
 func PosWeight(p *tensor.Dense) LossOption {
-	return func(c *lossConfig) { c.posWeight, c.set = p, c.set|optPosWeight }
+	return func(c *lossConfig) { c.posWeight, c.set = widened(p), c.set|optPosWeight }
 }
 
 func newLossConfig(opts []LossOption) *lossConfig {
@@ -171,7 +171,7 @@ func reduceTerms(t *tape, l cr.NodeID, r Reduction) cr.NodeID {
 // options and the inputs, then records terms(input, target) and its reduction.
 func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 	terms func(t *tape, x, y cr.NodeID, xv *tensor.Dense) cr.NodeID) cr.Op[*tensor.Dense] {
-	return core.Composite(name, tensor.Space{}, 2, func(t *tape, in []cr.NodeID) []cr.NodeID {
+	return withSingle(core.Composite(name, tensor.Space{}, 2, func(t *tape, in []cr.NodeID) []cr.NodeID {
 		err := c.check(name, allowed)
 		xv, _ := t.Value(in[0])
 		yv, _ := t.Value(in[1])
@@ -185,7 +185,7 @@ func lossComposite(name string, c *lossConfig, allowed int, sameShape bool,
 			return []cr.NodeID{t.Apply(cr.FailOp[*tensor.Dense](name, err), in...)}
 		}
 		return []cr.NodeID{reduceTerms(t, terms(t, in[0], in[1], xv), c.reduction)}
-	})
+	}))
 }
 
 // MSELossOp returns PyTorch's mse_loss of an input x and a target y (arity 2, both

@@ -4,7 +4,6 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/tensor"
-	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // MatmulOp is PyTorch's matmul (Python's a @ b) of two float64 or complex128
@@ -43,9 +42,6 @@ func (o matmulOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor
 // ApplyMasked passes need on to einsum, which then skips the contractions of the
 // operands that need no cotangent.
 func (matmulOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
-	if err := opkit.CheckDTypes("matmul", x); err != nil {
-		return nil, err
-	}
 	spec, err := matmulSpec(x)
 	if err != nil {
 		return nil, err

@@ -41,11 +41,12 @@ func Training(on bool) NormOption { return func(c *normConfig) { c.training = on
 // Momentum sets batch_norm's momentum for the running statistics, 0.1 by default.
 func Momentum(m float64) NormOption { return func(c *normConfig) { c.momentum = m } }
 
-// RunningStats gives batch_norm the running mean and variance, each of shape [C].
-// They are parameters of the op, never modified: in training the op returns the
-// updated statistics as two more outputs.
+// RunningStats gives batch_norm the running mean and variance, each of shape [C]
+// (float32 ones are widened exactly, see widened). They are parameters of the op,
+// never modified: in training the op returns the updated statistics as two more
+// outputs, in the precision of the input.
 func RunningStats(mean, variance *tensor.Dense) NormOption {
-	return func(c *normConfig) { c.runMean, c.runVar = mean, variance }
+	return func(c *normConfig) { c.runMean, c.runVar = widened(mean), widened(variance) }
 }
 
 func newNormConfig(opts []NormOption) normConfig {
@@ -259,7 +260,7 @@ func recordNormPullback(t *core.Tape[*tensor.Dense], v normView, x []cr.NodeID, 
 	axes := []int{0, 2}
 	xv := ap(permute.ReshapeOp(v.view()...), x[0])
 	xc := ap(elementwise.SubOp, xv, ap(reduce.MeanOp(axes, true), xv))
-	rstd := ap(elementwise.RsqrtOp, ap(elementwise.ShiftOp(complex(v.eps, 0)), ap(reduce.MeanOp(axes, true), ap(elementwise.MulOp, xc, xc))))
+	rstd := ap(elementwise.RsqrtOp, ap(elementwise.ShiftOp(v.eps), ap(reduce.MeanOp(axes, true), ap(elementwise.MulOp, xc, xc))))
 	xhat := ap(elementwise.MulOp, xc, rstd)
 	g := ybar
 	if v.weight {

@@ -45,8 +45,8 @@ func (o fastNormOp) OutputDifferentiable(j int) bool {
 
 // Apply computes the outputs and returns the rule with the fused pullback.
 func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if err := opkit.CheckDTypes(o.Name(), x); err != nil {
-		return nil, err
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, y, nil)
 	}
 	outs, st, err := o.primal(x)
 	if err != nil {

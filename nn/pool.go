@@ -9,6 +9,7 @@ import (
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // PoolOption sets an optional argument of the pooling ops, under PyTorch's names
@@ -361,6 +362,9 @@ func adaptiveSize(name string, size []int, nd int) ([]int, error) {
 
 // Apply computes the maxima and their indices and returns the rule.
 func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	if err := checkRealApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}

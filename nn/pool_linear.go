@@ -5,6 +5,7 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // The linear ops of this file's family (avg_pool, adaptive_avg_pool, interpolate)
@@ -216,6 +217,9 @@ func (o *linearPlaneOp) Name() string { return o.name }
 
 // Apply builds the map for x's shape, computes y = M x and returns the linear rule.
 func (o *linearPlaneOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	if err := checkRealApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}

@@ -62,7 +62,7 @@ func LinearScan(a, b *tensor.Dense, axis int) (*tensor.Dense, error) {
 
 func scanOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 	const name = "linear_scan"
-	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 2,
+	return withSingle(core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 2,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			if err := checkInputs(name, x, 2); err != nil {
 				return nil, err
@@ -104,7 +104,7 @@ func scanOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 				abar = realIf(t, abar, cplx && av.DType() == tensor.Float64)
 			}
 			return []cr.NodeID{abar, realIf(t, g, cplx && bv.DType() == tensor.Float64)}
-		}})
+		}}))
 }
 
 // scan runs the recurrence on h in place (h holds b on entry): forward
@@ -178,7 +178,7 @@ func Cumsum(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(C
 
 func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 	const name = "cumsum"
-	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
+	return withSingle(core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			ax, err := opkit.CheckUnary(name, x, axis)
 			if err != nil {
@@ -196,7 +196,7 @@ func cumsumOp(axis int, reverse bool) cr.Op[*tensor.Dense] {
 		Pullback: func(t *tape, _, _, ybars []cr.NodeID) []cr.NodeID {
 			ybar := ybars[0]
 			return []cr.NodeID{t.Apply(cumsumOp(axis, !reverse), ybar)}
-		}})
+		}}))
 }
 
 // cumsum sums y in place along its lanes, from the start or from the end.
@@ -238,7 +238,7 @@ func cumsum[T tensor.Element](y []T, l opkit.Lanes, reverse bool) {
 // wrapping chainrules.ErrInvalidArgument.
 func CumprodOp(axis int) cr.Op[*tensor.Dense] {
 	const name = "cumprod"
-	return core.Composite(name, tensor.Space{}, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
+	return withSingle(core.Composite(name, tensor.Space{}, 1, func(t *tape, x []cr.NodeID) []cr.NodeID {
 		v, err := t.Value(x[0])
 		if err == nil && v == nil {
 			err = cr.Errorf(cr.ErrInvalidArgument, "input is nil")
@@ -264,7 +264,7 @@ func CumprodOp(axis int) cr.Op[*tensor.Dense] {
 		}
 		first := t.Apply(elementwise.MulOp, x[0], t.Constant(e))
 		return []cr.NodeID{t.Apply(LinearScanOp(axis), x[0], first)}
-	})
+	}))
 }
 
 // Cumprod evaluates CumprodOp(axis) at x without a tape.
@@ -291,7 +291,7 @@ func Cumprod(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(
 // reference for a complex branch cut to follow.
 func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 	const name = "logcumsumexp"
-	return core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
+	return withSingle(core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
 			if err := checkRealInputs(name, x, 1); err != nil {
 				return nil, err
@@ -321,7 +321,7 @@ func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 			a := t.Apply(elementwise.ExpOp, t.Apply(elementwise.SubOp, prev, y))
 			s := t.Apply(scanOp(axis, true), a, ybar)
 			return []cr.NodeID{t.Apply(elementwise.MulOp, t.Apply(elementwise.ExpOp, t.Apply(elementwise.SubOp, x[0], y)), s)}
-		}})
+		}}))
 }
 
 // LogCumSumExp evaluates LogCumSumExpOp(axis) at x without a tape.

@@ -11,6 +11,7 @@ import (
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // tape is the tape of tensor graphs (hvp.Tape, to users).
@@ -69,6 +70,9 @@ func (o *softmaxOp) NumOutputs() int { return 1 }
 // Apply computes z = x - max(x), e = exp(z) and s = sum(e) along the axis, and the
 // output e / s or z - log(s); the rule keeps p = e / s.
 func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	if err := checkRealApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // SortOp returns PyTorch's sort(x, dim=axis, descending, stable=True) of a float64
@@ -91,6 +92,9 @@ func (o *sortOp) OutputDifferentiable(m int) bool { return m == 0 }
 
 // Apply sorts every lane and returns the values, the indices and the rule.
 func (o *sortOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if opkit.HasSingle(x) {
+		return applySingle(o, in, x, out, nil)
+	}
 	if err := checkRealApply(o.name, in, x, 1); err != nil {
 		return nil, err
 	}

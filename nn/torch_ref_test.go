@@ -51,21 +51,32 @@ type refTensor struct {
 	Grad  bool   `json:"grad"`
 }
 
+// dense returns the tensor, of the dtype the reference names (the single-precision
+// ones are read in double precision and rounded, exactly: the data are their
+// values).
 func (r refTensor) dense(t *testing.T) *tensor.Dense {
-	if r.DType == "complex128" {
+	var d *tensor.Dense
+	var err error
+	if r.DType == "complex128" || r.DType == "complex64" {
 		c := make([]complex128, len(r.Data)/2)
 		for i := range c {
 			c[i] = complex(float64(r.Data[2*i]), float64(r.Data[2*i+1]))
 		}
-		d, err := tensor.FromComplex128(c, r.Shape...)
-		require.NoError(t, err)
-		return d
+		d, err = tensor.FromComplex128(c, r.Shape...)
+	} else {
+		f := make([]float64, len(r.Data))
+		for i, v := range r.Data {
+			f[i] = float64(v)
+		}
+		d, err = tensor.FromFloat64(f, r.Shape...)
 	}
-	f := make([]float64, len(r.Data))
-	for i, v := range r.Data {
-		f[i] = float64(v)
+	require.NoError(t, err)
+	switch r.DType {
+	case "float32":
+		d, err = tensor.AsType(d, tensor.Float32)
+	case "complex64":
+		d, err = tensor.AsType(d, tensor.Complex64)
 	}
-	d, err := tensor.FromFloat64(f, r.Shape...)
 	require.NoError(t, err)
 	return d
 }
@@ -183,13 +194,23 @@ func refOp(t *testing.T, c refCase) (cr.Op[*tensor.Dense], cr.Op[*tensor.Dense])
 	return nil, nil
 }
 
-// requireClose compares elementwise: |got - want| <= 1e-12 + 1e-9 |want|, NaN
-// matching NaN and infinities matching exactly.
+// singleTol is the absolute and relative tolerance of a single-precision
+// reference (PyTorch's float32 arithmetic against ours, double precision rounded
+// once), the cap of oracle.SingleTol.
+const singleTol = 1e-4
+
+// requireClose compares elementwise: |got - want| <= 1e-12 + 1e-9 |want|
+// (singleTol + singleTol |want| for a float32 or complex64 want), NaN matching
+// NaN and infinities matching exactly.
 func requireClose(t *testing.T, want, got *tensor.Dense, what string) {
 	t.Helper()
 	require.NotNil(t, got, what)
 	require.Equal(t, want.Shape(), got.Shape(), what)
 	require.Equal(t, want.DType(), got.DType(), what)
+	atol, rtol := 1e-12, 1e-9
+	if want.DType().IsSingle() {
+		atol, rtol = singleTol, singleTol
+	}
 	w, g := tensor.Space{}.Elements(want), tensor.Space{}.Elements(got)
 	for i := range w {
 		a, b := w[i], g[i]
@@ -201,7 +222,7 @@ func requireClose(t *testing.T, want, got *tensor.Dense, what string) {
 			require.Equal(t, a, b, "%s element %d", what, i)
 			continue
 		}
-		require.LessOrEqual(t, cmplx.Abs(a-b), 1e-12+1e-9*cmplx.Abs(a), "%s element %d: want %v, got %v", what, i, a, b)
+		require.LessOrEqual(t, cmplx.Abs(a-b), atol+rtol*cmplx.Abs(a), "%s element %d: want %v, got %v", what, i, a, b)
 	}
 }
 

@@ -128,7 +128,7 @@ func sumRule[T tensor.Element](p *plan, in cr.NodeID, c float64) cr.Rule[*tensor
 			g = g.Real()
 		}
 		if c != 1 {
-			g = tensor.Scale(g, complex(c, 0))
+			g = tensor.Scale(g, c)
 		}
 		return p.broadcastBack(g)
 	}

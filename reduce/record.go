@@ -221,7 +221,7 @@ func scaleOp(c float64) cr.Op[*tensor.Dense] {
 		if t == nil {
 			return nil, cr.Errorf(cr.ErrShapeMismatch, "reduce_scale: nil tensor")
 		}
-		return tensor.Scale(t, complex(c, 0)), nil
+		return tensor.Scale(t, c), nil
 	}
 	return &unaryLinear{name: "reduce_scale", fwd: f, adj: f}
 }

@@ -358,10 +358,14 @@ func binGeneral[T element](op binOp, d, a, b []T, i, j, sa, sb int) {
 	}
 }
 
-// Scale returns the fresh tensor s * a. A real tensor stays real when imag(s) == 0
-// and is promoted to the complex dtype of its precision otherwise; s is rounded to
-// a's precision (a float32 or complex64 tensor stays single precision).
-func Scale(a *Dense, s complex128) *Dense {
+// Scale returns the fresh tensor s * a, for s an int, a real or a complex number
+// (Number). A real tensor stays real when s is real (imag(s) == 0) and is promoted
+// to the complex dtype of its precision otherwise; s is rounded to a's precision (a
+// float32 or complex64 tensor stays single precision).
+func Scale[S Number](a *Dense, s S) *Dense { return scale(a, Complex128Of(s)) }
+
+// scale is Scale for a complex128 s.
+func scale(a *Dense, s complex128) *Dense {
 	switch a.dtype {
 	case Float32:
 		src := a.Float32s()

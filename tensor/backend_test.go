@@ -70,7 +70,7 @@ func TestSpaceIsFinite(t *testing.T) {
 		want bool
 	}{
 		{"finite float64", tensor.Ones(tensor.Float64, 3), true},
-		{"nan float64", tensor.Full(tensor.Float64, complex(math.NaN(), 0), 2), false},
+		{"nan float64", tensor.Full(tensor.Float64, math.NaN(), 2), false},
 		{"finite complex", inf(2, 3), true},
 		{"inf imag", inf(0, math.Inf(-1)), false},
 		{"nan real", inf(math.NaN(), 0), false},

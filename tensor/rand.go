@@ -80,10 +80,14 @@ func RandUniform(rng *rand.Rand, dt DType, lo, hi float64, shape ...int) *Dense 
 	return t
 }
 
-// Full returns a fresh tensor of dtype dt and the given shape with every element v (a
-// real tensor holds real(v); a single-precision one v rounded). It panics on a
-// negative dim or an invalid dtype, like New; FullOf returns those as errors.
-func Full(dt DType, v complex128, shape ...int) *Dense {
+// Full returns a fresh tensor of dtype dt and the given shape with every element v,
+// an int, a real or a complex number (Number): a real tensor holds real(v), a
+// single-precision one v rounded. It panics on a negative dim or an invalid dtype,
+// like New; FullOf returns those as errors.
+func Full[S Number](dt DType, v S, shape ...int) *Dense { return full(dt, Complex128Of(v), shape...) }
+
+// full is Full for a complex128 v.
+func full(dt DType, v complex128, shape ...int) *Dense {
 	t := New(dt, shape...)
 	switch dt {
 	case Complex128:
@@ -127,7 +131,7 @@ func RandUniformOf(rng *rand.Rand, dt DType, lo, hi float64, shape ...int) (*Den
 }
 
 // FullOf is Full reporting a bad request as an error, as RandNOf.
-func FullOf(dt DType, v complex128, shape ...int) (*Dense, error) {
+func FullOf[S Number](dt DType, v S, shape ...int) (*Dense, error) {
 	if err := CheckAlloc(dt, shape...); err != nil {
 		return nil, err
 	}

@@ -123,7 +123,7 @@ func nll(x, y []float64) (hvp.Func, error) {
 		z := t.Apply(linalg.SolveTriangularOp(false, true, false), l, t.Constant(Y))
 		fit := t.Apply(ew.ScaleOp(0.5), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SquareOp, z)))
 		logdet := t.Apply(reduce.SumOp(nil, false), t.Apply(ew.LogOp, t.Apply(einsum.Op("ii->i"), l)))
-		return t.Apply(ew.ShiftOp(complex(float64(n)*halfLog2Pi, 0)), t.Apply(ew.AddOp, fit, logdet))
+		return t.Apply(ew.ShiftOp(float64(n)*halfLog2Pi), t.Apply(ew.AddOp, fit, logdet))
 	}, nil
 }
 

@@ -124,7 +124,7 @@ func run(w io.Writer, n, steps int) (*result, error) {
 	widths := []int{2, 16, 16, 1}
 	for l := 0; l+1 < len(widths); l++ {
 		wt := tensor.RandN(rng, tensor.Float64, widths[l], widths[l+1])
-		params = append(params, tensor.Scale(wt, complex(1/math.Sqrt(float64(widths[l])), 0)), tensor.New(tensor.Float64, widths[l+1]))
+		params = append(params, tensor.Scale(wt, 1/math.Sqrt(float64(widths[l]))), tensor.New(tensor.Float64, widths[l+1]))
 	}
 	d0, g0, err := measures(params, real, fake, between(rng, real, fake))
 	if err != nil {

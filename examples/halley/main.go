@@ -49,8 +49,8 @@ func potential(e, m float64) hvp.Func {
 	return func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
 		E := x[0]
 		half := t.Apply(ew.ScaleOp(0.5), t.Apply(ew.SquareOp, E))
-		f := t.Apply(ew.AddOp, half, t.Apply(ew.ScaleOp(complex(e, 0)), t.Apply(ew.CosOp, E)))
-		f = t.Apply(ew.SubOp, f, t.Apply(ew.ScaleOp(complex(m, 0)), E))
+		f := t.Apply(ew.AddOp, half, t.Apply(ew.ScaleOp(e), t.Apply(ew.CosOp, E)))
+		f = t.Apply(ew.SubOp, f, t.Apply(ew.ScaleOp(m), E))
 		return t.Apply(reduce.SumOp(nil, false), f)
 	}
 }

@@ -105,7 +105,7 @@ func initParams(rng *rand.Rand, widths []int) []*tensor.Dense {
 	var params []*tensor.Dense
 	for l := 0; l+1 < len(widths); l++ {
 		w := tensor.RandN(rng, tensor.Float64, widths[l], widths[l+1])
-		params = append(params, tensor.Scale(w, complex(1/math.Sqrt(float64(widths[l])), 0)), tensor.New(tensor.Float64, widths[l+1]))
+		params = append(params, tensor.Scale(w, 1/math.Sqrt(float64(widths[l]))), tensor.New(tensor.Float64, widths[l+1]))
 	}
 	return params
 }

@@ -320,7 +320,7 @@ func logisticProblem(sz sizes) (problem, error) {
 	f := func(t *hvp.Tape, w []cr.NodeID) cr.NodeID {
 		margins := t.Apply(ew.MulOp, t.Apply(einsum.Op("nd,d->n"), t.Constant(X), w[0]), t.Constant(NegY))
 		data := t.Apply(reduce.MeanOp(nil, false), t.Apply(ew.SoftplusOp, margins))
-		penalty := t.Apply(ew.ScaleFloat64Op(lambda/2), t.Apply(einsum.Op("d,d->"), w[0], w[0]))
+		penalty := t.Apply(ew.ScaleOp(lambda/2), t.Apply(einsum.Op("d,d->"), w[0], w[0]))
 		return t.Apply(ew.AddOp, data, penalty)
 	}
 	return problem{

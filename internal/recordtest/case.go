@@ -218,7 +218,7 @@ func checkThird(t testing.TB, c Case, r *recorded, w *tensor.Dense, us, vs []*te
 	}
 	plus, minus := at(1), at(-1)
 	for j, id := range r.wrt {
-		fd := tensor.Scale(must(tensor.Sub(plus[j], minus[j])), complex(1/(2*h), 0))
+		fd := tensor.Scale(must(tensor.Sub(plus[j], minus[j])), 1/(2*h))
 		RequireNear(t, fd, of(d3, id, c.Inputs[r.wrtInputs[j]]), 1e-6, "third derivative at input %d", r.wrtInputs[j])
 	}
 }

@@ -37,7 +37,7 @@ func (o dotOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dens
 	}
 	y[0] = v
 	return cr.LinearRule(in, nil, eval, func(k int, g *tensor.Dense) (*tensor.Dense, error) {
-		return tensor.Scale(o.u[k], complex(g.AtFloat64(), 0)), nil
+		return tensor.Scale(o.u[k], g.AtFloat64()), nil
 	}), nil
 }
 

@@ -12,10 +12,13 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
-// Objective adapts a scalar function of a float64 parameter set to gonum's optimize
+// Objective adapts a scalar function of a parameter set to gonum's optimize
 // package, whose functions take flat []float64 points: a point is the flat view of
-// the set under the objective's Layout (NewObjective's one tensor is the simplest
-// set). An objective is a sum of shards, f(x) = sum_s f_s(x) (NewShardedObjective);
+// the set under the objective's Layout (NewObjective's one float64 tensor is the
+// simplest set). Over a float32 layout, the objective converts at gonum's boundary:
+// f, its gradient and its products run in float32 at the point rounded to float32,
+// and are widened back into gonum's float64 slices (see the package's Precision
+// section). An objective is a sum of shards, f(x) = sum_s f_s(x) (NewShardedObjective);
 // NewObjective, NewParamObjective and NewModelObjective make one local shard, which
 // the objective evaluates on the calling goroutine.
 //

@@ -2,6 +2,7 @@ package einsum
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -101,8 +102,12 @@ func release[T tensor.Numeric](x block[T]) {
 	}
 }
 
-// makeNoZero allocates n elements of T, not necessarily zero: double precision from
-// the module's buffer pool (vmath.MakeNoZero), single precision from the heap.
+// makeNoZero allocates n elements of T, not necessarily zero, from the module's
+// buffer pool (vmath.MakeNoZero). The pool holds 8-byte words: a float32 buffer is
+// a float64 buffer of half the length (rounded up) seen as twice as many float32s,
+// a complex64 buffer one of the same length, so that single-precision
+// intermediates are reused as double-precision ones are, with no clearing and no
+// garbage.
 func makeNoZero[T tensor.Numeric](n int) []T {
 	var z T
 	switch any(z).(type) {
@@ -110,18 +115,32 @@ func makeNoZero[T tensor.Numeric](n int) []T {
 		return any(vmath.MakeNoZero[float64](n)).([]T)
 	case complex128:
 		return any(vmath.MakeNoZero[complex128](n)).([]T)
+	case float32:
+		w := vmath.MakeNoZero[float64]((n + 1) / 2)
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w))), 2*cap(w))[:n]
+	default: // complex64
+		w := vmath.MakeNoZero[float64](n)
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w))), cap(w))[:n]
 	}
-	return make([]T, n)
 }
 
-// putBuf hands b back to the buffer pool (vmath.Put) if it is double precision;
-// single-precision buffers are left to the garbage collector.
+// putBuf hands b, a buffer of makeNoZero, back to the buffer pool (vmath.Put),
+// as the words it was allocated as.
 func putBuf[T tensor.Numeric](b []T) {
+	if cap(b) == 0 {
+		return
+	}
 	switch v := any(b).(type) {
 	case []float64:
 		vmath.Put(v)
 	case []complex128:
 		vmath.Put(v)
+	case []float32:
+		if cap(v)%2 == 0 {
+			vmath.Put(unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), cap(v)/2))
+		}
+	case []complex64:
+		vmath.Put(unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), cap(v)))
 	}
 }
 

@@ -72,7 +72,7 @@
 // precision. A gradient must have its parameter's dtype: a float64 gradient of a
 // float32 parameter is refused with an error naming both, not converted.
 // ClipGradNorm takes float32 gradients too, accumulating their norm in float64.
-// Batches is float64 only.
+// Batches cuts float32 datasets as well as float64 ones, each tensor in its dtype.
 //
 // Bad hyperparameters and bad gradients are errors wrapping the chainrules
 // sentinels ErrInvalidArgument and ErrShapeMismatch, never panics; a failed Step

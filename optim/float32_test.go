@@ -225,3 +225,38 @@ func TestFloat32ClipGradNorm(t *testing.T) {
 		assert.Equal(t, g32[1].Float32s(), mixed[1].Float32s())
 	}
 }
+
+// TestFloat32Batches cuts a float32 dataset (with float64 targets: each tensor
+// keeps its dtype) into the batches of the float64 one, in the same seeded order,
+// allocating nothing per batch.
+func TestFloat32Batches(t *testing.T) {
+	x, y := dataset(t, 23)
+	x32, err := tensor.AsType(x, tensor.Float32)
+	require.NoError(t, err)
+	cfg := optim.BatchConfig{BatchSize: 5, Shuffle: true, Seed: 3}
+	want, err := optim.NewBatches(x, y, cfg)
+	require.NoError(t, err)
+	got, err := optim.NewBatches(x32, y, cfg)
+	require.NoError(t, err)
+	for range 2 { // two epochs: the order is reshuffled alike
+		for want.Next() {
+			require.True(t, got.Next())
+			wx, wy := want.Batch()
+			gx, gy := got.Batch()
+			require.Equal(t, tensor.Float32, gx.DType())
+			require.Equal(t, tensor.Float64, gy.DType())
+			require.Equal(t, wx.Shape(), gx.Shape())
+			require.Equal(t, want.Indices(), got.Indices())
+			require.Equal(t, wy.Float64s(), gy.Float64s())
+			for i, v := range gx.Float32s() {
+				require.Equal(t, float32(wx.Float64s()[i]), v)
+			}
+		}
+		require.False(t, got.Next())
+	}
+	assert.Zero(t, testing.AllocsPerRun(50, func() { got.Next() }))
+	_, err = optim.NewBatches(tensor.Ones(tensor.Complex64, 4, 2), nil, cfg)
+	assert.True(t, errors.Is(err, cr.ErrInvalidArgument), "%v", err)
+	_, err = optim.NewBatches(x32, tensor.Ones(tensor.Complex64, 23), cfg)
+	assert.True(t, errors.Is(err, cr.ErrShapeMismatch), "%v", err)
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,6 +113,40 @@ func TestFloat32Transforms(t *testing.T) {
 			}
 			hv2, err := op.Apply(v[:len(v):len(v)]) // a second product on the same recording
 			return append(hv, hv2...), err
+		}},
+		{"Operator.ApplyBatch", func(f, _ hvp.Func, x, v []*tensor.Dense, _ *tensor.Dense) ([]*tensor.Dense, error) {
+			op, err := hvp.NewOperator(f, x)
+			if err != nil {
+				return nil, err
+			}
+			w := make([]*tensor.Dense, len(v))
+			for i, vi := range v {
+				w[i] = tensor.Scale(vi, -0.5)
+			}
+			hvs, err := op.ApplyBatch([][]*tensor.Dense{v, w, v})
+			if err != nil {
+				return nil, err
+			}
+			return slices.Concat(hvs...), nil
+		}},
+		{"Grad of a gradient penalty (GradOf)", func(f, _ hvp.Func, x, _ []*tensor.Dense, _ *tensor.Dense) ([]*tensor.Dense, error) {
+			penalty := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
+				g := hvp.GradOf(f)(t, x)
+				return hvp.Inner(t, g, g)
+			}
+			val, g, err := hvp.Grad(penalty, x)
+			return append(g, val), err
+		}},
+		{"DirectionalDerivatives", func(f, _ hvp.Func, x, v []*tensor.Dense, _ *tensor.Dense) ([]*tensor.Dense, error) {
+			d, err := hvp.DirectionalDerivatives(f, x, v, 3)
+			if err != nil {
+				return nil, err
+			}
+			dt, _ := tensor.FromFloat64(d, len(d))
+			if x[0].DType() == tensor.Float32 {
+				dt, _ = tensor.AsType(dt, tensor.Float32)
+			}
+			return []*tensor.Dense{dt}, nil
 		}},
 		{"Gradient", func(f, _ hvp.Func, x, _ []*tensor.Dense, _ *tensor.Dense) ([]*tensor.Dense, error) {
 			var g hvp.Gradient
@@ -324,4 +359,62 @@ func TestFloat32BadInput(t *testing.T) {
 	assert.Equal(t, tensor.Float64, val.DType())
 	assert.Equal(t, tensor.Float32, g[0].DType())
 	assert.Equal(t, tensor.Float64, g[1].DType())
+}
+
+// TestFloat32ShardedObjective splits a float32 least-squares fit into two local
+// shards and checks the objective's value, gradient, Hessian-vector and
+// Gauss-Newton products on gonum's float64 slices against the one-shard float64
+// objective, and that Newton-CG with Gauss-Newton curvature fits it.
+func TestFloat32ShardedObjective(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	X := tensor.RandN(rng, tensor.Float64, 10, 3)
+	Y := tensor.RandN(rng, tensor.Float64, 10, 2)
+	X32, Y32 := to32(t, X, Y)[0], to32(t, X, Y)[1]
+	X, _ = tensor.AsType(X32, tensor.Float64)
+	Y, _ = tensor.AsType(Y32, tensor.Float64)
+	model := func(X *tensor.Dense) hvp.Func {
+		return func(t *hvp.Tape, p []cr.NodeID) cr.NodeID {
+			return t.Apply(ew.TanhOp, t.Apply(ew.AddOp, t.Apply(einsum.Op("bi,ij->bj"), t.Constant(X), p[0]), p[1]))
+		}
+	}
+	half := func(x *tensor.Dense, lo, hi int) *tensor.Dense {
+		s, err := x.Slice(0, lo, hi, 1)
+		require.NoError(t, err)
+		return s.Contiguous()
+	}
+	l32, err := hvp.NewLayoutOf(tensor.Float32, []int{3, 2}, []int{2})
+	require.NoError(t, err)
+	l64, err := hvp.NewLayout([]int{3, 2}, []int{2})
+	require.NoError(t, err)
+	obj32 := hvp.NewShardedObjective(l32,
+		hvp.NewModelShard(model(half(X32, 0, 4)), squaredError(half(Y32, 0, 4)), l32),
+		hvp.NewModelShard(model(half(X32, 4, 10)), squaredError(half(Y32, 4, 10)), l32))
+	obj64 := hvp.NewModelObjective(model(X), squaredError(Y), l64)
+	x := []float64{0.1, -0.2, 0.3, 0.05, -0.4, 0.2, 0.01, -0.03}
+	v := []float64{1, 0, -1, 0.5, 0.25, 0, 1, -1}
+	n := len(x)
+	g32, g64 := make([]float64, n), make([]float64, n)
+	f32, f64 := obj32.Problem().Func(x), obj64.Problem().Func(x)
+	assert.InDelta(t, f64, f32, 1e-5*max(1, math.Abs(f64)))
+	obj32.Problem().Grad(g32, x)
+	obj64.Problem().Grad(g64, x)
+	h32, h64, gn32, gn64 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+	require.NoError(t, obj32.HessVec(h32, x, v))
+	require.NoError(t, obj64.HessVec(h64, x, v))
+	require.NoError(t, obj32.GaussNewtonVec(gn32, x, v))
+	require.NoError(t, obj64.GaussNewtonVec(gn64, x, v))
+	for i := range n {
+		assert.InDelta(t, g64[i], g32[i], 1e-4, "gradient %d", i)
+		assert.InDelta(t, h64[i], h32[i], 1e-4, "Hessian-vector product %d", i)
+		assert.InDelta(t, gn64[i], gn32[i], 1e-4, "Gauss-Newton product %d", i)
+	}
+	require.NoError(t, obj32.Err())
+
+	settings := &optimize.Settings{GradientThreshold: 1e-4}
+	want, err := hvp.Minimize(obj64, x, settings, &hvp.NewtonCG{Curvature: hvp.GaussNewtonCurvature})
+	require.NoError(t, err)
+	got, err := hvp.Minimize(obj32, x, settings, &hvp.NewtonCG{Curvature: hvp.GaussNewtonCurvature})
+	require.NoError(t, err)
+	assert.InDelta(t, want.F, got.F, 1e-4)
+	assert.Positive(t, obj32.GaussNewtonProducts)
 }

@@ -86,9 +86,10 @@ func (tr Transforms) NewObjective(f Func, shape ...int) *Objective {
 // layout l: f receives one leaf per tensor of the set, views of one copy of gonum's
 // flat point taken when the point is new (the tensors are not copied out of it, nor
 // the directions of HessVec), and the gradient and Hessian-vector products are
-// flattened back into gonum's slices. Build l with LayoutOf(params), start from l.Flatten(params) and read the
-// result with l.Unflatten(res.X). A layout with no elements makes every evaluation
-// fail. It records with the default registry; see Transforms.NewParamObjective.
+// flattened back into gonum's slices. (A float32 tensor of the set is a rounded copy
+// instead of a view, and so is its part of a direction: see Layout.Views.) Build l
+// with LayoutOf(params), start from l.Flatten(params) and read the result with
+// l.Unflatten(res.X). A layout with no elements makes every evaluation fail. It records with the default registry; see Transforms.NewParamObjective.
 func NewParamObjective(f Func, l Layout) *Objective {
 	return defaults().NewParamObjective(f, l)
 }

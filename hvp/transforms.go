@@ -453,7 +453,8 @@ func (o *Operator) Layout() (Layout, error) {
 
 // ApplyFlat stores H v in dst, with v and dst in the flat view of the inputs' Layout
 // (one slice of length Layout().Dim(), as a Krylov solver or gonum wants): v is not
-// copied, and dst must not overlap it.
+// copied (its float32 tensors excepted, which are rounded copies: see Layout.Views),
+// and dst must not overlap it.
 func (o *Operator) ApplyFlat(dst, v []float64) error {
 	err := o.flat(dst, v, o.apply)
 	o.tape.RecycleSweeps(o.grad...) // H v is in dst: its tensors go back too

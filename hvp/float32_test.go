@@ -1,6 +1,7 @@
 package hvp_test
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -417,4 +418,28 @@ func TestFloat32ShardedObjective(t *testing.T) {
 	require.NoError(t, err)
 	assert.InDelta(t, want.F, got.F, 1e-4)
 	assert.Positive(t, obj32.GaussNewtonProducts)
+}
+
+// TestFloat32SaveLoadParams round-trips a float32 parameter set through .npz and
+// checks it against float32 and float64 layouts.
+func TestFloat32SaveLoadParams(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	params := to32(t, tensor.RandN(rng, tensor.Float64, 4, 3), tensor.RandN(rng, tensor.Float64, 3))
+	var buf bytes.Buffer
+	require.NoError(t, hvp.SaveParams(&buf, params))
+	r := bytes.NewReader(buf.Bytes())
+	l32, err := hvp.LayoutOf(params)
+	require.NoError(t, err)
+	got, err := hvp.LoadParamsLayout(r, int64(buf.Len()), l32)
+	require.NoError(t, err)
+	for k := range params {
+		require.Equal(t, tensor.Float32, got[k].DType())
+		require.Equal(t, params[k].Float32s(), got[k].Float32s())
+	}
+	l64, err := hvp.NewLayout([]int{4, 3}, []int{3})
+	require.NoError(t, err)
+	_, err = hvp.LoadParamsLayout(r, int64(buf.Len()), l64)
+	require.Error(t, err)
+	assert.True(t, errors.Is(err, cr.ErrInvalidArgument), "%v", err)
+	assert.Contains(t, err.Error(), "arr_0 is float32, the layout holds float64")
 }

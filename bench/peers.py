@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peer timings for bench/compare.py: torch and numpy on the workloads of the project's
-Go benchmarks, float64 (one GEMM also in float32), CPU. Run with Debian's python3 (python3-numpy, python3-torch).
+Go benchmarks, float64 (one GEMM and the MLP also in float32), CPU. Run with Debian's python3 (python3-numpy, python3-torch).
 
     python3 bench/peers.py --threads 1 --json out.json [--only PREFIX,...]
 
@@ -107,10 +107,11 @@ def grad():
     bench("grad.einsum_sq512", lambda: torch.autograd.grad((torch.einsum("ij,jk->ik", A, B) ** 2).sum(), (A, B)))
 
 
-def mlp():
+def mlp(dt=f64, key="mlp"):
+    """The MLP of hvp's BenchmarkMLP (dt float64) and BenchmarkMLP32 (dt float32, key mlp32)."""
     sizes = [784 * 256, 256, 256 * 256, 256, 256 * 10, 10]
-    X = randn(256, 784)
-    Y = torch.nn.functional.one_hot(torch.randint(0, 10, (256,)), 10).to(f64)
+    X = randn(256, 784).to(dt)
+    Y = torch.nn.functional.one_hot(torch.randint(0, 10, (256,)), 10).to(dt)
 
     def unflat(th):
         p = torch.split(th, sizes)
@@ -120,9 +121,9 @@ def mlp():
         h = torch.tanh(torch.tanh(X @ W1 + b1) @ W2 + b2) @ W3 + b3
         return (torch.logsumexp(h, 1) - (h * Y).sum(1)).mean()
 
-    theta = (torch.randn(sum(sizes), dtype=f64) * 0.05).requires_grad_(True)
+    theta = (torch.randn(sum(sizes), dtype=dt) * 0.05).requires_grad_(True)
     Ws = [p.detach().clone().requires_grad_(True) for p in unflat(theta)]
-    v = torch.randn(sum(sizes), dtype=f64)
+    v = torch.randn(sum(sizes), dtype=dt)
 
     def fwd():
         with torch.no_grad():
@@ -132,9 +133,13 @@ def mlp():
         g = torch.autograd.grad(loss(*unflat(theta)), theta, create_graph=True)[0]
         return torch.autograd.grad(g @ v, theta)[0]
 
-    bench("mlp.forward", fwd)
-    bench("mlp.gradient", lambda: torch.autograd.grad(loss(*Ws), Ws))
-    bench("mlp.hvp", hvp)
+    bench(key + ".forward", fwd)
+    bench(key + ".gradient", lambda: torch.autograd.grad(loss(*Ws), Ws))
+    bench(key + ".hvp", hvp)
+
+
+def mlp32():
+    mlp(torch.float32, "mlp32")
 
 
 def reduce():
@@ -308,7 +313,7 @@ config = {"python": platform.python_version(), "numpy": np.__version__, "torch":
           "torch_threads": torch.get_num_threads(), "openblas": openblas(),
           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
 print("# peers:", json.dumps(config), flush=True)
-for section in (gemm, einsum, grad, mlp, reduce, elementwise, permute, nn, conv, pool, layers, cnn, linalg, scalar_chain, pinn):
+for section in (gemm, einsum, grad, mlp, mlp32, reduce, elementwise, permute, nn, conv, pool, layers, cnn, linalg, scalar_chain, pinn):
     section()
 with open(args.json, "w") as fh:
     json.dump({"config": config, "results": RESULTS}, fh, indent=1)

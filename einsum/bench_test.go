@@ -57,10 +57,23 @@ var benchCases = []struct {
 	{"outer_i,j", "i,j->ij", [][]int{{2048}, {2048}}, true},
 }
 
-func BenchmarkEval(b *testing.B) {
+func BenchmarkEval(b *testing.B) { benchEval(b, tensor.Float64) }
+
+// BenchmarkEval32 is BenchmarkEval on float32 operands: the contractions run on
+// the float32 GEMM.
+func BenchmarkEval32(b *testing.B) { benchEval(b, tensor.Float32) }
+
+func benchEval(b *testing.B, dt tensor.DType) {
 	rng := rand.New(rand.NewPCG(1, 1))
+	elem := 8
+	if dt.IsSingle() {
+		elem = 4
+	}
 	for _, c := range benchCases {
 		ops := randOperands(rng, c.shapes, 0)
+		for k := range ops {
+			ops[k], _ = tensor.AsType(ops[k], dt)
+		}
 		p, err := NewPlan(c.spec, c.shapes...)
 		if err != nil {
 			b.Fatal(err)
@@ -78,7 +91,7 @@ func BenchmarkEval(b *testing.B) {
 				for _, sh := range c.shapes {
 					n += numel(sh)
 				}
-				report(b, cpu0, float64(8*n), true)
+				report(b, cpu0, float64(elem*n), true)
 			} else {
 				report(b, cpu0, p.Flops(), false)
 			}

@@ -23,8 +23,14 @@
 // output ("ij,ij->") gives a scalar, and an empty term is a scalar operand.
 // Letters must have the same size wherever they occur.
 //
-// Any number of operands (1 to dozens) is allowed. Float64 and complex128 operands
-// may be mixed; the result is complex128 if any operand is. Errors (never panics)
+// Any number of operands (1 to dozens) is allowed, of any dtypes; the result has
+// their promotion (tensor.ResultDType): complex if any operand is, and single
+// precision if every operand is. A single-precision einsum (float32 and complex64
+// operands) contracts in single precision, on the float32 and complex64 GEMM of
+// tensor.GemmBatch, so its accumulation error is GEMM's; its pullbacks, tangents
+// and recorded pullbacks stay in single precision too. An einsum mixing single and
+// double precision contracts the widened operands in double precision and rounds
+// each cotangent to its operand's dtype. Errors (never panics)
 // wrap chainrules.ErrInvalidArgument or chainrules.ErrShapeMismatch and name the
 // label, the operand and the sizes; an operand, a result or an intermediate too
 // large for memory to hold (a broadcast view of any size costs nothing to make, but

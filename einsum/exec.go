@@ -2,6 +2,7 @@ package einsum
 
 import (
 	"slices"
+	"unsafe"
 
 	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -10,7 +11,7 @@ import (
 // block is an intermediate of a contraction: a contiguous row-major tensor whose
 // dims carry distinct labels. owned is false when data aliases a caller's operand,
 // which must never be written or returned.
-type block[T tensor.Element] struct {
+type block[T tensor.Numeric] struct {
 	data   []T
 	labels []int
 	owned  bool
@@ -45,7 +46,7 @@ func numel(shape []int) int {
 
 // run evaluates the plan on contiguous row-major operand data and returns the
 // result's data (fresh, row-major in the output's label order).
-func run[T tensor.Element](p *Plan, data [][]T) []T {
+func run[T tensor.Numeric](p *Plan, data [][]T) []T {
 	size := &p.b.size
 	live := make([]block[T], len(data))
 	for k := range data {
@@ -81,10 +82,10 @@ func run[T tensor.Element](p *Plan, data [][]T) []T {
 		if x.exact {
 			return x.data
 		}
-		out = vmath.MakeNoZero[T](len(x.data))
+		out = makeNoZero[T](len(x.data))
 		copy(out, x.data)
 	} else {
-		out = vmath.MakeNoZero[T](len(x.data)) // permuteInto writes every element
+		out = makeNoZero[T](len(x.data)) // permuteInto writes every element
 		permuteInto(out, x, p.b.out, size)
 	}
 	release(x)
@@ -95,15 +96,57 @@ func run[T tensor.Element](p *Plan, data [][]T) []T {
 // the module's buffer pool (vmath.Put), which vmath.MakeNoZero allocates from:
 // intermediates are short-lived and often large. Results handed to callers go
 // back only when their owner (a tape's Release) knows nobody refers to them.
-func release[T tensor.Element](x block[T]) {
+func release[T tensor.Numeric](x block[T]) {
 	if x.owned && !x.exact {
-		vmath.Put(x.data)
+		putBuf(x.data)
+	}
+}
+
+// makeNoZero allocates n elements of T, not necessarily zero, from the module's
+// buffer pool (vmath.MakeNoZero). The pool holds 8-byte words: a float32 buffer is
+// a float64 buffer of half the length (rounded up) seen as twice as many float32s,
+// a complex64 buffer one of the same length, so that single-precision
+// intermediates are reused as double-precision ones are, with no clearing and no
+// garbage.
+func makeNoZero[T tensor.Numeric](n int) []T {
+	var z T
+	switch any(z).(type) {
+	case float64:
+		return any(vmath.MakeNoZero[float64](n)).([]T)
+	case complex128:
+		return any(vmath.MakeNoZero[complex128](n)).([]T)
+	case float32:
+		w := vmath.MakeNoZero[float64]((n + 1) / 2)
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w))), 2*cap(w))[:n]
+	default: // complex64
+		w := vmath.MakeNoZero[float64](n)
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(w))), cap(w))[:n]
+	}
+}
+
+// putBuf hands b, a buffer of makeNoZero, back to the buffer pool (vmath.Put),
+// as the words it was allocated as.
+func putBuf[T tensor.Numeric](b []T) {
+	if cap(b) == 0 {
+		return
+	}
+	switch v := any(b).(type) {
+	case []float64:
+		vmath.Put(v)
+	case []complex128:
+		vmath.Put(v)
+	case []float32:
+		if cap(v)%2 == 0 {
+			vmath.Put(unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), cap(v)/2))
+		}
+	case []complex64:
+		vmath.Put(unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), cap(v)))
 	}
 }
 
 // unary applies operand k's diagonals (repeated labels), drops its broadcast dims
 // and sums the labels only it carries, giving a block over p.kept[k].
-func unary[T tensor.Element](p *Plan, k int, data []T) block[T] {
+func unary[T tensor.Numeric](p *Plan, k int, data []T) block[T] {
 	dims, shape := p.b.dims[k], p.b.shapes[k]
 	kept, sum := p.kept[k], p.sum[k]
 	direct := len(sum) == 0
@@ -141,7 +184,7 @@ func unary[T tensor.Element](p *Plan, k int, data []T) block[T] {
 	}
 	outSh := sh[len(sum):]
 	copy(dst[len(sum):], rowMajor(outSh))
-	out := vmath.MakeNoZero[T](numel(outSh))
+	out := makeNoZero[T](numel(outSh))
 	if len(sum) > 0 {
 		clear(out)
 	}
@@ -150,7 +193,7 @@ func unary[T tensor.Element](p *Plan, k int, data []T) block[T] {
 }
 
 // sumOut sums the labels of x that are not in keep.
-func sumOut[T tensor.Element](x block[T], keep lset, size *[maxLabels]int) block[T] {
+func sumOut[T tensor.Numeric](x block[T], keep lset, size *[maxLabels]int) block[T] {
 	var gone, kept []int
 	for _, l := range x.labels {
 		if keep.has(l) {
@@ -174,7 +217,7 @@ func sumOut[T tensor.Element](x block[T], keep lset, size *[maxLabels]int) block
 	}
 	outSh := sh[len(gone):]
 	copy(dst[len(gone):], rowMajor(outSh))
-	out := vmath.MakeNoZero[T](numel(outSh))
+	out := makeNoZero[T](numel(outSh))
 	clear(out)
 	strided(out, dst, x.data, src, sh, true)
 	return block[T]{data: out, labels: kept, owned: true}
@@ -182,14 +225,14 @@ func sumOut[T tensor.Element](x block[T], keep lset, size *[maxLabels]int) block
 
 // permute returns x with its dims in the order of labels (a permutation of
 // x.labels), as a fresh block.
-func permute[T tensor.Element](x block[T], labels []int, size *[maxLabels]int) block[T] {
-	out := vmath.MakeNoZero[T](len(x.data))
+func permute[T tensor.Numeric](x block[T], labels []int, size *[maxLabels]int) block[T] {
+	out := makeNoZero[T](len(x.data))
 	permuteInto(out, x, labels, size)
 	return block[T]{data: out, labels: slices.Clone(labels), owned: true}
 }
 
 // permuteInto writes x with its dims in the order of labels into out.
-func permuteInto[T tensor.Element](out []T, x block[T], labels []int, size *[maxLabels]int) {
+func permuteInto[T tensor.Numeric](out []T, x block[T], labels []int, size *[maxLabels]int) {
 	srcSt := rowMajor(x.shape(size))
 	sh := make([]int, len(labels))
 	src := make([]int, len(labels))
@@ -209,7 +252,7 @@ func permuteInto[T tensor.Element](out []T, x block[T], labels []int, size *[max
 // want, if not nil, is the label order the caller needs next; when the roles of x
 // and y swapped would produce it directly, they are swapped (C^T = B^T A^T) to save
 // a final permutation.
-func pair[T tensor.Element](x, y block[T], need lset, size *[maxLabels]int, want []int) block[T] {
+func pair[T tensor.Numeric](x, y block[T], need lset, size *[maxLabels]int, want []int) block[T] {
 	ys := setOf(y.labels)
 	xs := setOf(x.labels)
 	if x2 := sumOut(x, need.or(ys), size); len(x2.labels) < len(x.labels) {
@@ -296,9 +339,9 @@ func pair[T tensor.Element](x, y block[T], need lset, size *[maxLabels]int, want
 	exact := want != nil && slices.Equal(labels, want)
 	var out []T
 	if exact {
-		out = vmath.MakeNoZero[T](nb * m * n) // the product writes all of it (beta = 0)
+		out = makeNoZero[T](nb * m * n) // the product writes all of it (beta = 0)
 	} else {
-		out = vmath.MakeNoZero[T](nb * m * n)
+		out = makeNoZero[T](nb * m * n)
 	}
 	batchGemm(L.tA, L.tB, nb, m, n, k, xd, yd, out)
 	return block[T]{data: out, labels: labels, owned: true, exact: exact}

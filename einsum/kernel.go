@@ -11,7 +11,7 @@ import (
 // (several dims of src folded into one stride), sums (a dst stride of 0) and
 // diagonal embeddings (several dims of dst folded into one stride). The last dim is
 // the innermost loop; callers put the dim with the smallest strides last.
-func strided[T tensor.Element](dst []T, dstSt []int, src []T, srcSt []int, shape []int, acc bool) {
+func strided[T tensor.Numeric](dst []T, dstSt []int, src []T, srcSt []int, shape []int, acc bool) {
 	// Drop dims of size 1 and merge dims that are contiguous in both operands.
 	var shBuf, dBuf, sBuf [16]int
 	sh, ds, ss, ok := opkit.MergeAxes2(shape, dstSt, srcSt, shBuf[:0], dBuf[:0], sBuf[:0])
@@ -60,7 +60,7 @@ func strided[T tensor.Element](dst []T, dstSt []int, src []T, srcSt []int, shape
 
 // block2 runs dst[i*d1 + j*d0] (+)= src[i*s1 + j*s0] over i < n1, j < n0, in tiles
 // of 16×16 so that both operands stay in cache whatever their strides.
-func block2[T tensor.Element](dst []T, d1, d0 int, src []T, s1, s0 int, n1, n0 int, acc bool) {
+func block2[T tensor.Numeric](dst []T, d1, d0 int, src []T, s1, s0 int, n1, n0 int, acc bool) {
 	const tile = 16
 	if n0 <= tile || n1 <= tile || (s0 == 1 && d0 == 1) {
 		for i := range n1 {
@@ -80,7 +80,7 @@ func block2[T tensor.Element](dst []T, d1, d0 int, src []T, s1, s0 int, n1, n0 i
 }
 
 // run1 runs dst[j*d] (+)= src[j*s] over j < n.
-func run1[T tensor.Element](dst []T, d int, src []T, s int, n int, acc bool) {
+func run1[T tensor.Numeric](dst []T, d int, src []T, s int, n int, acc bool) {
 	switch {
 	case acc && d == 0:
 		v := dst[0]
@@ -116,7 +116,7 @@ func run1[T tensor.Element](dst []T, d int, src []T, s int, n int, acc bool) {
 // in one call of tensor.GemmBatch: the one path of the project's matrix products,
 // which picks the kernel (plain loops for matrix-vector shapes, the packed GEMM, or
 // gonum's BLAS under tensor.UseBLAS64).
-func batchGemm[T tensor.Element](transA, transB bool, batch, m, n, k int, a, b, c []T) {
+func batchGemm[T tensor.Numeric](transA, transB bool, batch, m, n, k int, a, b, c []T) {
 	lda, ldb := max(k, 1), max(n, 1)
 	if transA {
 		lda = max(m, 1)

@@ -70,13 +70,15 @@ func (o *op) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense]
 	if len(in) != len(x) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: %d node ids for %d operands", o.spec, len(in), len(x))
 	}
-	if opkit.HasSingle(x) {
-		// float32 and complex64 run the double-precision contraction on the
-		// widened operands, each output rounded once (opkit.ApplyWidened).
-		return opkit.ApplyWidened(o, in, x, y)
-	}
-	if err := opkit.CheckDTypes("einsum", x); err != nil {
+	if err := opkit.CheckDTypes("einsum", x, tensor.AllDTypes()...); err != nil {
 		return nil, err
+	}
+	if mixedPrecision(x) {
+		// Single- and double-precision operands together: the double-precision
+		// contraction of the widened operands, with each cotangent rounded to its
+		// operand's dtype (opkit.ApplyWidened). An all-single einsum contracts in
+		// single precision below.
+		return opkit.ApplyWidened(o, in, x, y)
 	}
 	for k, v := range x {
 		if v == nil {
@@ -98,6 +100,23 @@ func (o *op) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense]
 	return &rule{p: p, in: slices.Clone(in), x: slices.Clone(x), ydt: y0.DType()}, nil
 }
 
+// mixedPrecision reports whether x holds both single-precision (float32,
+// complex64) and double-precision (float64, complex128) tensors.
+func mixedPrecision(x []*tensor.Dense) bool {
+	single, double := false, false
+	for _, v := range x {
+		if v == nil {
+			continue
+		}
+		if v.DType().IsSingle() {
+			single = true
+		} else {
+			double = true
+		}
+	}
+	return single && double
+}
+
 // ApplyMasked is Apply for a tape that knows which operands need cotangents: the
 // rule skips the pullback contractions of the others (for y = X W with constant data
 // X, the pullback computes only Wbar = X^T ybar).
@@ -106,7 +125,7 @@ func (o *op) ApplyMasked(in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.
 	if err != nil {
 		return nil, err
 	}
-	// A single-precision application (opkit.ApplyWidened's rule) computes every
+	// A mixed-precision application (opkit.ApplyWidened's rule) computes every
 	// cotangent: need only saves work.
 	if rr, ok := r.(*rule); ok && slices.Contains(need, false) {
 		rr.skip = make([]bool, len(need))
@@ -161,7 +180,7 @@ func (r *rule) pullback(k int, ybar *tensor.Dense, vals []*tensor.Dense) *tensor
 	// The factors: the cotangent over the output labels, then the other operands.
 	dims, shapes := b.pullbackFactors(k)
 	ops := []*tensor.Dense{ybar}
-	if ybar.DType() == tensor.Complex128 {
+	if ybar.DType().IsComplex() {
 		// E_k(ybar, conj(x)) = conj(E_k(conj(ybar), x)): one conjugation of the
 		// cotangent instead of one per operand.
 		ops[0] = ybar.Conj()
@@ -175,10 +194,15 @@ func (r *rule) pullback(k int, ybar *tensor.Dense, vals []*tensor.Dense) *tensor
 	g := boundPlan(r.p.spec, &b.size, dims, shapes, target).eval(ops)
 	dt := r.x[k].DType()
 	switch {
-	case dt == tensor.Float64 && g.DType() == tensor.Complex128:
+	case !dt.IsComplex() && g.DType().IsComplex():
 		g = g.Real() // Re(conj(z)) = Re(z)
-	case dt == tensor.Complex128:
+	case dt.IsComplex():
 		g = g.Conj().AsComplex()
+	}
+	if g.DType() != dt {
+		// A cotangent of the other precision than the operand (the engine's
+		// seed, say): the operand's cotangent has the operand's dtype.
+		g, _ = tensor.AsType(g, dt)
 	}
 	if direct {
 		// x_k's dims are target's, plus broadcast dims of size 1: same data.
@@ -262,15 +286,22 @@ func (b *bound) embed(k int, target []int, g *tensor.Dense) *tensor.Dense {
 			srcSt[i] = gSt[t]
 		}
 	}
-	if g.DType() == tensor.Complex128 {
-		out := make([]complex128, numel(shapeK))
-		strided(out, dstSt, g.Complex128s(), srcSt, sh, false)
-		t, _ := tensor.FromComplex128(out, shapeK...)
-		return t
+	switch g.DType() {
+	case tensor.Complex128:
+		return embedAs(g.Complex128s(), shapeK, dstSt, srcSt, sh)
+	case tensor.Float32:
+		return embedAs(g.Float32s(), shapeK, dstSt, srcSt, sh)
+	case tensor.Complex64:
+		return embedAs(g.Complex64s(), shapeK, dstSt, srcSt, sh)
 	}
-	out := make([]float64, numel(shapeK))
-	strided(out, dstSt, g.Float64s(), srcSt, sh, false)
-	t, _ := tensor.FromFloat64(out, shapeK...)
+	return embedAs(g.Float64s(), shapeK, dstSt, srcSt, sh)
+}
+
+// embedAs is embed's copy of the elements src of g into zeros of shape shapeK.
+func embedAs[T tensor.Numeric](src []T, shapeK, dstSt, srcSt, sh []int) *tensor.Dense {
+	out := make([]T, numel(shapeK))
+	strided(out, dstSt, src, srcSt, sh, false)
+	t, _ := tensor.FromSlice(out, shapeK...)
 	return t
 }
 
@@ -300,7 +331,7 @@ func (r *rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydots []*tensor.De
 	if ydot == nil {
 		return nil
 	}
-	if r.ydt == tensor.Complex128 {
+	if r.ydt.IsComplex() {
 		ydot = ydot.AsComplex()
 	}
 	ydots[0], has[0] = ydot, true

@@ -175,7 +175,9 @@ func (p *Plan) String() string {
 }
 
 // Eval contracts operands, which must have the shapes the plan was made for. The
-// result is fresh, float64 if every operand is and complex128 otherwise.
+// result is fresh, of the operands' promoted dtype (tensor.ResultDType): float64 if
+// every operand is, float32 if every operand is (the contraction then runs on
+// float32 GEMM), complex if one is.
 func (p *Plan) Eval(operands ...*tensor.Dense) (*tensor.Dense, error) {
 	if len(operands) != len(p.b.shapes) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "einsum %q: the plan takes %d operands, got %d", p.spec, len(p.b.shapes), len(operands))
@@ -191,26 +193,38 @@ func (p *Plan) Eval(operands ...*tensor.Dense) (*tensor.Dense, error) {
 	return p.eval(operands), nil
 }
 
-// eval runs the plan on operands of the right shapes.
+// eval runs the plan on operands of the right shapes, in the dtype of their
+// promotion (tensor.ResultDType): a single-precision einsum (every operand float32
+// or complex64) contracts in single precision, on float32 or complex64 GEMM.
 func (p *Plan) eval(operands []*tensor.Dense) *tensor.Dense {
 	dt := tensor.Float64
-	for _, x := range operands {
+	if len(operands) > 0 {
+		dt = operands[0].DType()
+	}
+	for _, x := range operands[1:] {
 		dt = tensor.ResultDType(dt, x.DType())
 	}
-	out := p.b.outShape()
-	if dt == tensor.Complex128 {
-		data := make([][]complex128, len(operands))
-		for k, x := range operands {
-			data[k] = x.AsComplex().Contiguous().Complex128s()
-		}
-		y, _ := tensor.FromComplex128(run(p, data), out...)
-		return y
+	switch dt {
+	case tensor.Complex128:
+		return evalAs(p, operands, dt, (*tensor.Dense).Complex128s)
+	case tensor.Float32:
+		return evalAs(p, operands, dt, (*tensor.Dense).Float32s)
+	case tensor.Complex64:
+		return evalAs(p, operands, dt, (*tensor.Dense).Complex64s)
 	}
-	data := make([][]float64, len(operands))
+	return evalAs(p, operands, tensor.Float64, (*tensor.Dense).Float64s)
+}
+
+// evalAs runs the plan on the operands converted to dt, whose elements elems reads.
+func evalAs[T tensor.Numeric](p *Plan, operands []*tensor.Dense, dt tensor.DType, elems func(*tensor.Dense) []T) *tensor.Dense {
+	data := make([][]T, len(operands))
 	for k, x := range operands {
-		data[k] = x.Contiguous().Float64s()
+		if x.DType() != dt {
+			x, _ = tensor.AsType(x, dt) // exact: dt is the promotion of x's dtype
+		}
+		data[k] = elems(x.Contiguous())
 	}
-	y, _ := tensor.FromFloat64(run(p, data), out...)
+	y, _ := tensor.FromSlice(run(p, data), p.b.outShape()...)
 	return y
 }
 

@@ -44,7 +44,7 @@ func (r *rule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.No
 	b := r.p.b
 	conj := make([]cr.NodeID, len(r.x))
 	factor := func(j int) cr.NodeID {
-		if r.x[j].DType() != tensor.Complex128 {
+		if !r.x[j].DType().IsComplex() {
 			return x[j]
 		}
 		if !conj[j].Valid() {
@@ -69,9 +69,9 @@ func (r *rule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.No
 		pre := &preBound{dims: dims, out: target}
 		g := rec.Apply(&op{spec: pre.render(), pre: pre}, ins...)
 		switch dt := r.x[k].DType(); {
-		case dt == tensor.Float64 && gdt == tensor.Complex128:
+		case !dt.IsComplex() && gdt.IsComplex():
 			g = rec.Apply(realOp(), g)
-		case dt == tensor.Complex128 && gdt == tensor.Float64:
+		case dt.IsComplex() && !gdt.IsComplex():
 			g = rec.Apply(complexOp(), g)
 		}
 		if !direct || len(target) != len(b.shapes[k]) {
@@ -203,10 +203,7 @@ func (o *unaryLinear) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tens
 	if len(in) != 1 || len(x) != 1 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: takes 1 input, got %d", o.name, len(x))
 	}
-	if opkit.HasSingle(x) {
-		return opkit.ApplyWidened(o, in, x, y)
-	}
-	if err := opkit.CheckDTypes(o.name, x); err != nil {
+	if err := opkit.CheckDTypes(o.name, x, tensor.AllDTypes()...); err != nil {
 		return nil, err
 	}
 	v, err := o.fwd(x[0])
@@ -217,10 +214,11 @@ func (o *unaryLinear) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tens
 	return cr.UnaryLinearRule(in[0], o.fwd, o.adj), nil
 }
 
-// checked wraps f with a nil check and a dtype check (want 0: any dtype).
-func checked(name string, want tensor.DType, f func(*tensor.Dense) *tensor.Dense) func(*tensor.Dense) (*tensor.Dense, error) {
+// checked wraps f with a nil check and a check that the input is complex (want
+// true) or real (want false), of either precision.
+func checked(name string, want bool, f func(*tensor.Dense) *tensor.Dense) func(*tensor.Dense) (*tensor.Dense, error) {
 	return func(t *tensor.Dense) (*tensor.Dense, error) {
-		if t == nil || (want != 0 && t.DType() != want) {
+		if t == nil || t.DType().IsComplex() != want {
 			return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: got %s", name, opkit.DescribeOf(t))
 		}
 		return f(t), nil
@@ -230,7 +228,7 @@ func checked(name string, want tensor.DType, f func(*tensor.Dense) *tensor.Dense
 // conjOp returns the op einsum_conj, y = conj(x): R-linear and self-adjoint under
 // Re<a, b>.
 func conjOp() cr.Op[*tensor.Dense] {
-	f := checked("einsum_conj", tensor.Complex128, (*tensor.Dense).Conj)
+	f := checked("einsum_conj", true, (*tensor.Dense).Conj)
 	return &unaryLinear{name: "einsum_conj", fwd: f, adj: f}
 }
 
@@ -238,16 +236,16 @@ func conjOp() cr.Op[*tensor.Dense] {
 // real cotangent r to r + 0i.
 func realOp() cr.Op[*tensor.Dense] {
 	return &unaryLinear{name: "einsum_real",
-		fwd: checked("einsum_real", tensor.Complex128, (*tensor.Dense).Real),
-		adj: checked("einsum_real", tensor.Float64, (*tensor.Dense).AsComplex)}
+		fwd: checked("einsum_real", true, (*tensor.Dense).Real),
+		adj: checked("einsum_real", false, (*tensor.Dense).AsComplex)}
 }
 
 // complexOp returns the op einsum_complex, y = x + 0i for a real x; its adjoint is
 // the real part.
 func complexOp() cr.Op[*tensor.Dense] {
 	return &unaryLinear{name: "einsum_complex",
-		fwd: checked("einsum_complex", tensor.Float64, (*tensor.Dense).AsComplex),
-		adj: checked("einsum_complex", tensor.Complex128, (*tensor.Dense).Real)}
+		fwd: checked("einsum_complex", false, (*tensor.Dense).AsComplex),
+		adj: checked("einsum_complex", true, (*tensor.Dense).Real)}
 }
 
 // embedOp returns the op einsum_embed of operand k of b: it takes a tensor over the

@@ -80,7 +80,8 @@ func (o *Operator) ApplyBatch(vs [][]*tensor.Dense) ([][]*tensor.Dense, error) {
 // v[i], in the flat view of the inputs' Layout (each of length Layout().Dim(), as in
 // ApplyFlat), spread over goroutines as ApplyBatch does and bit-identical to k calls
 // of ApplyFlat. len(dst) must be k (an error wrapping chainrules.ErrShapeMismatch
-// otherwise); the directions are not copied, and no dst[i] may overlap a direction.
+// otherwise); the directions are not copied (their float32 parts excepted, as in
+// ApplyFlat), and no dst[i] may overlap a direction.
 func (o *Operator) ApplyBatchFlat(dst, v [][]float64) error {
 	if len(dst) != len(v) {
 		return cr.Errorf(cr.ErrShapeMismatch, "hvp: %d destinations for %d directions", len(dst), len(v))

@@ -63,6 +63,32 @@
 // copy per new point, no tensor copies per call) and flattens gradients and products
 // back into gonum's slices.
 //
+// # Precision
+//
+// A parameter set may be float32: gradients, VJPs, JVPs, HVPs, Gauss-Newton products
+// and the Operator's products then run in float32, with directions, tangents and
+// seeds in float32 and results in float32, as torch does for float32 tensors (the
+// ops' single-precision paths; einsum's contractions run on float32 GEMM). The
+// function must keep to its parameters' precision: a set whose tensors are all
+// single precision and a function that returns float64 (it mixed float64 data, a
+// constant or an op parameter, into the computation) is refused with an error
+// wrapping chainrules.ErrInvalidArgument that names the dtypes, instead of
+// differentiating in float64 and rounding; convert the data with tensor.AsType.
+// A direction whose precision is not its parameter's is refused the same way. A
+// set mixing float32 and float64 tensors follows tensor.PromoteTypes: the
+// computation is float64 where a float64 tensor enters it, and each gradient has
+// its parameter's dtype.
+//
+// gonum's optimize works in float64. An [Objective] over a float32 [Layout]
+// (LayoutOf of float32 tensors, or NewLayoutOf(tensor.Float32, ...)) converts at that
+// boundary: each new point is rounded to float32 tensors, f, its gradient and its
+// products are evaluated in float32, and the results are widened back exactly into
+// gonum's slices; gonum's line searches and Newton iterations run in float64 on
+// them. Give Minimize a gradient threshold that float32 can reach (gonum's default
+// of 1e-12 is far below float32's rounding), e.g. optimize.Settings{GradientThreshold:
+// 1e-4}. [Hessian] and [Jacobian] of a float32 set are float64 matrices of float32
+// products.
+//
 // # Second-order products
 //
 // Besides [HVP] for a scalar f, [HVPSeed] gives the HVP of Re<ybar, f(x)> for an f

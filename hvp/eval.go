@@ -41,5 +41,8 @@ func (tr Transforms) Eval(f Func, x []*tensor.Dense) (*tensor.Dense, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hvp: the function's output: %w", err)
 	}
+	if err := checkPrecision(x, y); err != nil {
+		return nil, err
+	}
 	return y, nil
 }

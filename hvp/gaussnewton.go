@@ -90,8 +90,8 @@ func (tr Transforms) NewModelOperator(model Func, loss Loss, x []*tensor.Dense) 
 		return nil, err
 	}
 	yv, _ := op.tape.Value(y)
-	if yv.DType() != tensor.Float64 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.NewModelOperator: the model's output is %s; Gauss-Newton needs a float64 one", yv.Describe())
+	if yv.DType().IsComplex() {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.NewModelOperator: the model's output is %s; Gauss-Newton needs a real (float64 or float32) one", yv.Describe())
 	}
 	op.split, op.y, op.loss = true, y, loss
 	xs := slices.Clone(x) // the point of this recording, whatever the caller does with x
@@ -116,6 +116,9 @@ func (o *Operator) GaussNewton(v []*tensor.Dense) ([]*tensor.Dense, error) {
 	}
 	if len(v) != len(o.ids) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp: %d directions for %d inputs", len(v), len(o.ids))
+	}
+	if err := checkDirections("hvp: Gauss-Newton", o.x, v); err != nil {
+		return nil, err
 	}
 	tan, err := o.tape.ForwardTangents(seeds(o.ids, v))
 	if err != nil {

@@ -89,14 +89,32 @@ func TestMLPHVPMatchesFiniteDifferences(t *testing.T) {
 // Hessian-vector product (forward + forward-tangent sweep + second-order sweep).
 // Ratios: gradient/forward and hvp/gradient (torch: 2.0-2.1 and 3.1 for
 // forward-over-reverse, 2.4 for double backward).
-func BenchmarkMLP(b *testing.B) {
+func BenchmarkMLP(b *testing.B) { benchMLP(b, tensor.Float64) }
+
+// BenchmarkMLP32 is BenchmarkMLP in float32: the same problem rounded to float32
+// (data, labels, parameters and direction), every product and derivative in
+// float32; bench/compare.py sets it against torch's float32 MLP.
+func BenchmarkMLP32(b *testing.B) { benchMLP(b, tensor.Float32) }
+
+func benchMLP(b *testing.B, dt tensor.DType) {
 	X, Y, p := mlpProblem(1, 256, []int{784, 256, 256, 10})
-	f := mlpLoss(X, Y)
 	rng := rand.New(rand.NewPCG(3, 3))
 	v := make([]*tensor.Dense, len(p))
 	for i, pi := range p {
 		v[i] = tensor.RandN(rng, tensor.Float64, pi.Shape()...)
 	}
+	as := func(x *tensor.Dense) *tensor.Dense {
+		y, err := tensor.AsType(x, dt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return y
+	}
+	X, Y = as(X), as(Y)
+	for i := range p {
+		p[i], v[i] = as(p[i]), as(v[i])
+	}
+	f := mlpLoss(X, Y)
 	b.Run("forward", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

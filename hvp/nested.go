@@ -115,7 +115,7 @@ func Inner(t *Tape, a, b []cr.NodeID) cr.NodeID {
 			return failNodes(t, "inner", fmt.Errorf("node %d: %w", k, err), 1)[0]
 		}
 		ak := a[k]
-		cplx := av.DType() == tensor.Complex128 || bv.DType() == tensor.Complex128
+		cplx := av.DType().IsComplex() || bv.DType().IsComplex()
 		if cplx {
 			ak = t.Apply(elementwise.ConjOp, ak)
 		}
@@ -234,7 +234,7 @@ func (tr Transforms) DirectionalDerivatives(f Func, x, v []*tensor.Dense, order 
 	out := make([]float64, order+1)
 	for j, d := range ds {
 		dv, _ := t.Value(d)
-		out[j] = dv.Float64s()[0]
+		out[j] = scalarValue(dv)
 	}
 	// The derivatives are copied into out: the recording is released on the way out.
 	defer t.Release()
@@ -244,7 +244,7 @@ func (tr Transforms) DirectionalDerivatives(f Func, x, v []*tensor.Dense, order 
 	}
 	if order == 1 {
 		if d1, ok := tan.Of(last); ok {
-			out[1] = d1.Float64s()[0]
+			out[1] = scalarValue(d1)
 		}
 		return out, nil
 	}

@@ -12,10 +12,13 @@ import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
 
-// Objective adapts a scalar function of a float64 parameter set to gonum's optimize
+// Objective adapts a scalar function of a parameter set to gonum's optimize
 // package, whose functions take flat []float64 points: a point is the flat view of
-// the set under the objective's Layout (NewObjective's one tensor is the simplest
-// set). An objective is a sum of shards, f(x) = sum_s f_s(x) (NewShardedObjective);
+// the set under the objective's Layout (NewObjective's one float64 tensor is the
+// simplest set). Over a float32 layout, the objective converts at gonum's boundary:
+// f, its gradient and its products run in float32 at the point rounded to float32,
+// and are widened back into gonum's float64 slices (see the package's Precision
+// section). An objective is a sum of shards, f(x) = sum_s f_s(x) (NewShardedObjective);
 // NewObjective, NewParamObjective and NewModelObjective make one local shard, which
 // the objective evaluates on the calling goroutine.
 //
@@ -83,9 +86,10 @@ func (tr Transforms) NewObjective(f Func, shape ...int) *Objective {
 // layout l: f receives one leaf per tensor of the set, views of one copy of gonum's
 // flat point taken when the point is new (the tensors are not copied out of it, nor
 // the directions of HessVec), and the gradient and Hessian-vector products are
-// flattened back into gonum's slices. Build l with LayoutOf(params), start from l.Flatten(params) and read the
-// result with l.Unflatten(res.X). A layout with no elements makes every evaluation
-// fail. It records with the default registry; see Transforms.NewParamObjective.
+// flattened back into gonum's slices. (A float32 tensor of the set is a rounded copy
+// instead of a view, and so is its part of a direction: see Layout.Views.) Build l
+// with LayoutOf(params), start from l.Flatten(params) and read the result with
+// l.Unflatten(res.X). A layout with no elements makes every evaluation fail. It records with the default registry; see Transforms.NewParamObjective.
 func NewParamObjective(f Func, l Layout) *Objective {
 	return defaults().NewParamObjective(f, l)
 }

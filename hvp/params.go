@@ -8,7 +8,7 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Layout is the shape of a parameter set — a list of float64 tensors of any shapes,
+// Layout is the shape of a parameter set — a list of real tensors of any shapes,
 // such as an MLP's weights and biases, in the spirit of JAX's pytrees — and defines
 // its flat view: the elements of each tensor in row-major order, one tensor after
 // another. The flat view is the []float64 point gonum's optimize package works on;
@@ -16,17 +16,44 @@ import (
 // flat point, and the transforms (Grad, HVP, Hessian, Operator) take and return the
 // same sets.
 //
+// Each tensor of the set has a dtype, float64 or float32 (DType). The flat view is
+// float64 whatever the dtypes: gonum works in double precision, and the set is
+// converted at that boundary. A float64 tensor of the set is a view of the flat
+// slice; a float32 tensor is the flat elements rounded to float32 (to nearest even),
+// in storage of its own, and Flatten widens it back exactly. So an objective over a
+// float32 set evaluates f, its gradient and its Hessian-vector products in float32,
+// at the rounded point, while gonum's line searches and Newton iterations run in
+// float64.
+//
 // The zero Layout has no tensors. A Layout is immutable and safe for concurrent use.
 type Layout struct {
 	shapes [][]int
-	starts []int // starts[k] is where tensor k begins in the flat view; starts[len] = Dim
+	dtypes []tensor.DType // float64 or float32, one per tensor
+	starts []int          // starts[k] is where tensor k begins in the flat view; starts[len] = Dim
 }
 
-// NewLayout returns the layout of tensors of the given shapes, in that order. A
-// negative dimension or more elements than an int counts is an error wrapping
-// chainrules.ErrInvalidArgument; tensors with no elements are allowed.
+// NewLayout returns the layout of float64 tensors of the given shapes, in that
+// order. A negative dimension or more elements than an int counts is an error
+// wrapping chainrules.ErrInvalidArgument; tensors with no elements are allowed.
 func NewLayout(shapes ...[]int) (Layout, error) {
-	l := Layout{shapes: make([][]int, len(shapes)), starts: make([]int, len(shapes)+1)}
+	return NewLayoutOf(tensor.Float64, shapes...)
+}
+
+// NewLayoutOf is NewLayout for tensors of dtype dt, float64 or float32 (another
+// dtype is an error wrapping chainrules.ErrInvalidArgument).
+func NewLayoutOf(dt tensor.DType, shapes ...[]int) (Layout, error) {
+	if dt != tensor.Float64 && dt != tensor.Float32 {
+		return Layout{}, cr.Errorf(cr.ErrInvalidArgument, "hvp.NewLayoutOf: dtype %v; a parameter set is float64 or float32", dt)
+	}
+	dts := make([]tensor.DType, len(shapes))
+	for k := range dts {
+		dts[k] = dt
+	}
+	return newLayout(shapes, dts)
+}
+
+func newLayout(shapes [][]int, dts []tensor.DType) (Layout, error) {
+	l := Layout{shapes: make([][]int, len(shapes)), dtypes: dts, starts: make([]int, len(shapes)+1)}
 	for k, s := range shapes {
 		n, err := tensor.ShapeSize(s...)
 		if err != nil {
@@ -41,28 +68,33 @@ func NewLayout(shapes ...[]int) (Layout, error) {
 	return l, nil
 }
 
-// LayoutOf returns the layout of the parameter set x: the shapes of its tensors. A
-// nil or complex tensor is an error wrapping chainrules.ErrInvalidArgument.
+// LayoutOf returns the layout of the parameter set x: the shapes and dtypes of its
+// tensors. A nil or complex tensor is an error wrapping
+// chainrules.ErrInvalidArgument.
 func LayoutOf(x []*tensor.Dense) (Layout, error) {
 	shapes := make([][]int, len(x))
+	dts := make([]tensor.DType, len(x))
 	for k, xk := range x {
 		if err := checkReal(xk, k); err != nil {
 			return Layout{}, err
 		}
-		shapes[k] = xk.Shape()
+		shapes[k], dts[k] = xk.Shape(), xk.DType()
 	}
-	return NewLayout(shapes...)
+	return newLayout(shapes, dts)
 }
 
 func checkReal(x *tensor.Dense, k int) error {
 	if x == nil {
 		return cr.Errorf(cr.ErrInvalidArgument, "hvp: tensor %d of the parameter set is nil", k)
 	}
-	if x.DType() != tensor.Float64 {
-		return cr.Errorf(cr.ErrInvalidArgument, "hvp: tensor %d of the parameter set is %s; a parameter set is float64", k, x.Describe())
+	if dt := x.DType(); dt != tensor.Float64 && dt != tensor.Float32 {
+		return cr.Errorf(cr.ErrInvalidArgument, "hvp: tensor %d of the parameter set is %s; a parameter set is float64 or float32", k, x.Describe())
 	}
 	return nil
 }
+
+// DType returns the dtype of tensor k, float64 or float32.
+func (l Layout) DType(k int) tensor.DType { return l.dtypes[k] }
 
 // Len returns the number of tensors in the set.
 func (l Layout) Len() int { return len(l.shapes) }
@@ -81,9 +113,11 @@ func (l Layout) Shape(k int) []int { return slices.Clone(l.shapes[k]) }
 // Span returns the range [lo, hi) of the flat view that holds tensor k.
 func (l Layout) Span(k int) (lo, hi int) { return l.starts[k], l.starts[k+1] }
 
-// Views returns the tensors of the set whose flat view is flat, sharing its storage:
-// no element is copied, and writing to flat changes them (and the reverse). A flat
-// of the wrong length is an error wrapping chainrules.ErrShapeMismatch.
+// Views returns the tensors of the set whose flat view is flat. Its float64 tensors
+// share flat's storage: no element is copied, and writing to flat changes them (and
+// the reverse). Its float32 tensors are flat's elements rounded to float32, in
+// storage of their own (the conversion at gonum's boundary). A flat of the wrong
+// length is an error wrapping chainrules.ErrShapeMismatch.
 func (l Layout) Views(flat []float64) ([]*tensor.Dense, error) {
 	if len(flat) != l.Dim() {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "hvp.Layout: flat view of length %d for a set of %d elements", len(flat), l.Dim())
@@ -91,7 +125,17 @@ func (l Layout) Views(flat []float64) ([]*tensor.Dense, error) {
 	out := make([]*tensor.Dense, len(l.shapes))
 	for k, s := range l.shapes {
 		lo, hi := l.Span(k)
-		t, err := tensor.FromFloat64(flat[lo:hi:hi], s...)
+		var t *tensor.Dense
+		var err error
+		if l.dtypes[k] == tensor.Float32 {
+			f32 := make([]float32, hi-lo)
+			for i, v := range flat[lo:hi] {
+				f32[i] = float32(v)
+			}
+			t, err = tensor.FromFloat32(f32, s...)
+		} else {
+			t, err = tensor.FromFloat64(flat[lo:hi:hi], s...)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -110,7 +154,7 @@ func (l Layout) Unflatten(flat []float64) ([]*tensor.Dense, error) {
 
 // Flatten returns the flat view of the set x in a fresh slice. x must have the
 // layout's shapes (an error wrapping chainrules.ErrShapeMismatch otherwise) and be
-// float64.
+// real: float32 elements are widened to float64, exactly.
 func (l Layout) Flatten(x []*tensor.Dense) ([]float64, error) {
 	dst := make([]float64, l.Dim())
 	if err := l.FlattenTo(dst, x); err != nil {
@@ -140,15 +184,31 @@ func (l Layout) FlattenTo(dst []float64, x []*tensor.Dense) error {
 		if err := checkReal(xk, k); err != nil {
 			return err
 		}
+		if xk.DType() == tensor.Float32 {
+			for i, v := range xk.Float32s() {
+				dst[lo+i] = float64(v)
+			}
+			continue
+		}
 		copy(dst[lo:hi], xk.Float64s())
 	}
 	return nil
 }
 
-// Equal reports whether l and m have the same shapes in the same order.
+// Equal reports whether l and m have the same shapes and dtypes in the same order.
 func (l Layout) Equal(m Layout) bool {
-	return slices.EqualFunc(l.shapes, m.shapes, slices.Equal[[]int])
+	return slices.EqualFunc(l.shapes, m.shapes, slices.Equal[[]int]) && slices.Equal(l.dtypes, m.dtypes)
 }
 
-// String describes the layout, e.g. "[[2 16] [16] [16 1] [1]] (65 elements)".
-func (l Layout) String() string { return fmt.Sprintf("%v (%d elements)", l.shapes, l.Dim()) }
+// String describes the layout, e.g. "[[2 16] [16] [16 1] [1]] (65 elements)" for a
+// float64 set, "float32 [[2 16] [16]] (48 elements)" for a float32 one and the
+// dtype of every tensor for a mixed one.
+func (l Layout) String() string {
+	switch {
+	case !slices.ContainsFunc(l.dtypes, func(d tensor.DType) bool { return d != tensor.Float64 }):
+		return fmt.Sprintf("%v (%d elements)", l.shapes, l.Dim())
+	case !slices.ContainsFunc(l.dtypes, func(d tensor.DType) bool { return d != tensor.Float32 }):
+		return fmt.Sprintf("float32 %v (%d elements)", l.shapes, l.Dim())
+	}
+	return fmt.Sprintf("%v %v (%d elements)", l.dtypes, l.shapes, l.Dim())
+}

@@ -12,8 +12,9 @@ import (
 // SaveParams writes a parameter set to w as a NumPy .npz archive, the tensors named
 // arr_0, arr_1, ... in order — what numpy.savez(f, *params) writes, so that
 // numpy.load(f)["arr_0"] is the first tensor (and torch.from_numpy takes it from
-// there). float64 and complex128 tensors of any shapes; a nil tensor is an error
-// wrapping chainrules.ErrInvalidArgument. See tensor.SaveNPZ for named arrays.
+// there). Tensors of any dtype and shape (float32 ones as <f4 arrays); a nil tensor
+// is an error wrapping chainrules.ErrInvalidArgument. See tensor.SaveNPZ for named
+// arrays.
 func SaveParams(w io.Writer, params []*tensor.Dense) error {
 	arrays := make(map[string]*tensor.Dense, len(params))
 	for k, p := range params {
@@ -53,9 +54,10 @@ func LoadParams(r io.ReaderAt, size int64) ([]*tensor.Dense, error) {
 
 // LoadParamsLayout is LoadParams for a parameter set of layout l: an archive whose
 // tensors do not have l's shapes (or number) is an error wrapping
-// chainrules.ErrShapeMismatch, naming the first tensor that differs. The tensors
-// are float64, as a Layout's are: a complex128 array is an error wrapping
-// chainrules.ErrInvalidArgument.
+// chainrules.ErrShapeMismatch, naming the first tensor that differs. Each tensor
+// must have the layout's dtype for it (float64 or float32): another dtype, complex
+// or the other precision, is an error wrapping chainrules.ErrInvalidArgument that
+// names both (convert with tensor.AsType).
 func LoadParamsLayout(r io.ReaderAt, size int64, l Layout) ([]*tensor.Dense, error) {
 	params, err := LoadParams(r, size)
 	if err != nil {
@@ -65,8 +67,8 @@ func LoadParamsLayout(r io.ReaderAt, size int64, l Layout) ([]*tensor.Dense, err
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "hvp.LoadParamsLayout: %d tensors, the layout has %d", len(params), l.Len())
 	}
 	for k, p := range params {
-		if p.DType() != tensor.Float64 {
-			return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.LoadParamsLayout: %s is %v, a layout holds float64", paramName(k), p.DType())
+		if p.DType() != l.DType(k) {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.LoadParamsLayout: %s is %v, the layout holds %v there", paramName(k), p.DType(), l.DType(k))
 		}
 		if fmt.Sprint(p.Shape()) != fmt.Sprint(l.Shape(k)) {
 			return nil, cr.Errorf(cr.ErrShapeMismatch, "hvp.LoadParamsLayout: %s has shape %v, the layout %v", paramName(k), p.Shape(), l.Shape(k))

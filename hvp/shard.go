@@ -6,7 +6,6 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // Shard is one term f_s of an objective that is a sum, f(x) = sum_s f_s(x) — a loss
@@ -122,8 +121,6 @@ func (s *LocalShard) Eval(x, grad []float64) (float64, error) {
 	}
 	return scalarValue(op.value), nil
 }
-
-func scalarValue(v *tensor.Dense) float64 { return v.Contiguous().Float64s()[0] }
 
 // HessVec implements Shard.
 func (s *LocalShard) HessVec(dst, x, v []float64) error {

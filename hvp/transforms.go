@@ -64,10 +64,59 @@ func (tr Transforms) record(f Func, x []*tensor.Dense) (*Tape, []cr.NodeID, cr.N
 	if err := t.Err(); err != nil {
 		return nil, nil, 0, err
 	}
-	if _, err := t.Value(out); err != nil {
+	y, err := t.Value(out)
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("hvp: the function's output: %w", err)
 	}
+	if err := checkPrecision(x, y); err != nil {
+		return nil, nil, 0, err
+	}
 	return t, ids, out, nil
+}
+
+// checkPrecision refuses a double-precision output of f from a parameter set whose
+// tensors are all single precision (float32 or complex64): f has mixed float64 data
+// (a constant, an op parameter) into the computation, which would run in float64
+// and hand back float32 derivatives rounded from it. The set of a mixed-precision
+// computation converts one or the other with tensor.AsType. A set with a float64
+// tensor follows tensor.PromoteTypes: its output may be float64.
+func checkPrecision(x []*tensor.Dense, y *tensor.Dense) error {
+	if len(x) == 0 || !y.DType().Valid() || y.DType().IsSingle() {
+		return nil
+	}
+	for _, xk := range x {
+		if !xk.DType().IsSingle() {
+			return nil
+		}
+	}
+	return cr.Errorf(cr.ErrInvalidArgument,
+		"hvp: parameter 0 of the set is %s and every parameter is single precision, but f returned %s: f mixes %v data into a single-precision computation; convert its constants with tensor.AsType (or the parameters to %v)",
+		x[0].Describe(), y.Describe(), y.DType(), y.DType())
+}
+
+// checkDirections refuses a direction (a tangent or HVP direction, the one of
+// parameter k) whose precision is not its parameter's: a float64 direction for a
+// float32 parameter, or the reverse. what names the transform. Nil directions and
+// directions for nil parameters pass.
+func checkDirections(what string, x, v []*tensor.Dense) error {
+	for k, vk := range v {
+		if vk == nil || k >= len(x) || x[k] == nil {
+			continue
+		}
+		if vk.DType().IsSingle() != x[k].DType().IsSingle() {
+			return cr.Errorf(cr.ErrInvalidArgument, "%s: direction %d is %s, parameter %d is %s: convert it with tensor.AsType(v, %v)",
+				what, k, vk.Describe(), k, x[k].Describe(), x[k].DType())
+		}
+	}
+	return nil
+}
+
+// scalarValue returns the element of a real tensor of one element as a float64.
+func scalarValue(v *tensor.Dense) float64 {
+	if v.DType() == tensor.Float32 {
+		return float64(v.Float32s()[0])
+	}
+	return v.Float64s()[0]
 }
 
 // collect returns the values of g at ids; a leaf that the output does not depend on
@@ -146,6 +195,9 @@ func JVP(f Func, x, v []*tensor.Dense) (y, ydot *tensor.Dense, err error) {
 func (tr Transforms) JVP(f Func, x, v []*tensor.Dense) (y, ydot *tensor.Dense, err error) {
 	if len(v) != len(x) {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.JVP: %d tangents for %d inputs", len(v), len(x))
+	}
+	if err := checkDirections("hvp.JVP", x, v); err != nil {
+		return nil, nil, err
 	}
 	t, ids, out, err := tr.record(f, x)
 	if err != nil {
@@ -228,6 +280,9 @@ func (tr Transforms) HVPSeed(f Func, x, v []*tensor.Dense, ybar *tensor.Dense) (
 	}
 	if ybar == nil {
 		return nil, nil, nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.HVPSeed: the cotangent ybar is nil")
+	}
+	if err := checkDirections("hvp.HVPSeed", x, v); err != nil {
+		return nil, nil, nil, err
 	}
 	t, ids, out, err := tr.record(f, x)
 	if err != nil {
@@ -312,7 +367,7 @@ func checkScalar(value *tensor.Dense) error {
 	if value.Size() != 1 {
 		return &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss, "f returned %s", value.Describe())}
 	}
-	if value.DType() != tensor.Float64 {
+	if value.DType().IsComplex() {
 		return &cr.OpError{Op: "hvp", Phase: "record", Err: cr.Errorf(cr.ErrNonScalarLoss,
 			"f returned %s: a complex loss has no gradient or Hessian; take its real part", value.Describe())}
 	}
@@ -353,6 +408,9 @@ func (o *Operator) Apply(v []*tensor.Dense) ([]*tensor.Dense, error) {
 func (o *Operator) apply(v []*tensor.Dense) ([]*tensor.Dense, error) {
 	if len(v) != len(o.ids) {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp: %d directions for %d inputs", len(v), len(o.ids))
+	}
+	if err := checkDirections("hvp", o.x, v); err != nil {
+		return nil, err
 	}
 	tan, err := o.tape.ForwardTangents(seeds(o.ids, v))
 	if err != nil {
@@ -395,7 +453,8 @@ func (o *Operator) Layout() (Layout, error) {
 
 // ApplyFlat stores H v in dst, with v and dst in the flat view of the inputs' Layout
 // (one slice of length Layout().Dim(), as a Krylov solver or gonum wants): v is not
-// copied, and dst must not overlap it.
+// copied (its float32 tensors excepted, which are rounded copies: see Layout.Views),
+// and dst must not overlap it.
 func (o *Operator) ApplyFlat(dst, v []float64) error {
 	err := o.flat(dst, v, o.apply)
 	o.tape.RecycleSweeps(o.grad...) // H v is in dst: its tensors go back too
@@ -439,8 +498,8 @@ func flatApply(l Layout, dst, v []float64, apply func([]*tensor.Dense) ([]*tenso
 	return l.FlattenTo(dst, hv)
 }
 
-// Hessian returns the dense Hessian of a scalar function of a float64 parameter set,
-// in the flat view of its Layout: H_ij = d^2 f / (dz_i dz_j) for z the elements of x
+// Hessian returns the dense Hessian of a scalar function of a real (float64 or
+// float32) parameter set, in the flat view of its Layout: H_ij = d^2 f / (dz_i dz_j) for z the elements of x
 // in row-major order, one tensor after another. It costs one recording and n
 // Hessian-vector products H e_j, one per column, for n = LayoutOf(x).Dim(); the result
 // is symmetrised, (H + H^T)/2, which changes it only by rounding. The columns are a
@@ -485,7 +544,7 @@ func (tr Transforms) Hessian(f Func, x []*tensor.Dense) (*mat.SymDense, error) {
 	return symmetrise(cols), nil
 }
 
-// nonEmptyLayout returns the layout of the float64 parameter set x, the rows and
+// nonEmptyLayout returns the layout of the real parameter set x, the rows and
 // columns of the dense matrices of Hessian and Jacobian (the function named what):
 // a complex or nil tensor, or a set with no elements, is an error.
 func nonEmptyLayout(what string, x []*tensor.Dense) (Layout, error) {
@@ -511,7 +570,7 @@ func symmetrise(cols [][]float64) *mat.SymDense {
 	return h
 }
 
-// Jacobian returns the Jacobian of f at a float64 parameter set x, flattened in
+// Jacobian returns the Jacobian of f at a real (float64 or float32) parameter set x, flattened in
 // row-major order: J_ij = d y_i / d z_j, with m = y.Size() rows and one column per
 // element z_j of the flat view of x (LayoutOf(x)). It uses n forward sweeps or m
 // reverse sweeps, whichever is fewer, on one recording. Complex inputs or outputs are
@@ -531,8 +590,8 @@ func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 		return nil, err
 	}
 	y, _ := t.Value(out)
-	if y.DType() != tensor.Float64 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a float64 output, got %v", y.DType())
+	if y.DType().IsComplex() {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "hvp.Jacobian needs a real (float64 or float32) output, got %v", y.DType())
 	}
 	m, n := y.Size(), l.Dim()
 	if m == 0 {
@@ -549,7 +608,11 @@ func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 				return nil, err
 			}
 			if yd, ok := tan.Of(out); ok {
-				jac.SetCol(j, yd.Contiguous().Float64s()) // copies: yd may alias e
+				col, err := tensor.AsType(yd, tensor.Float64)
+				if err != nil {
+					return nil, err
+				}
+				jac.SetCol(j, col.Contiguous().Float64s()) // copies: yd may alias e
 			}
 			e[j] = 0
 			t.RecycleSweeps() // the column is copied: the sweep's storage makes the next
@@ -562,6 +625,7 @@ func (tr Transforms) Jacobian(f Func, x []*tensor.Dense) (*mat.Dense, error) {
 		e := make([]float64, m)
 		e[i] = 1
 		ei, _ := tensor.FromFloat64(e, y.Shape()...)
+		ei, _ = tensor.AsType(ei, y.DType())
 		g, err := t.BackwardSeed(out, ei)
 		if err != nil {
 			return nil, err

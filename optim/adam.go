@@ -44,13 +44,15 @@ type adam struct {
 	paramSet
 	cfg       AdamConfig
 	decoupled bool
-	m, v      [][]float64
-	vmax      [][]float64 // nil unless AMSGrad
+	m, v      bufs
+	vmax      bufs // nil slices unless AMSGrad
 }
 
 // NewAdam returns Adam over params, which it updates in place at every Step. The
-// parameters must be contiguous float64 tensors. It returns an error wrapping
-// chainrules.ErrInvalidArgument for a nil or non-float64 parameter, a negative lr,
+// parameters must be contiguous float64 or float32 tensors; a float32 parameter is
+// updated in float32, with its moments in float32 (torch's state for a float32
+// parameter), the bias corrections computed in float64 and rounded. It returns an error wrapping
+// chainrules.ErrInvalidArgument for a nil or complex parameter, a negative lr,
 // eps or weight decay, or betas outside [0, 1).
 func NewAdam(params []*tensor.Dense, cfg AdamConfig) (*Adam, error) {
 	a, err := newAdam("Adam", params, cfg, false)
@@ -126,39 +128,54 @@ func (a *adam) Step(grads []*tensor.Dense) error {
 	}
 	a.steps++
 	c := a.cfg
-	lr, b1, b2, eps, wd := c.LR, c.Betas[0], c.Betas[1], c.Eps, c.WeightDecay
+	lr, b1, b2, wd := c.LR, c.Betas[0], c.Betas[1], c.WeightDecay
 	// torch's step is a float tensor and beta ** step a Python float power.
 	t := float64(a.steps)
 	stepSize := lr / (1 - math.Pow(b1, t))
 	bc2 := math.Sqrt(1 - math.Pow(b2, t))
 	shrink := 1 - lr*wd
-	for k, theta := range a.data {
-		g, m, v := a.grads[k][:len(theta)], a.m[k][:len(theta)], a.v[k][:len(theta)]
-		var vmax []float64
-		if c.AMSGrad {
-			vmax = a.vmax[k][:len(theta)]
-		}
-		for i := range theta {
-			gi := g[i]
-			if c.Maximize {
-				gi = -gi
-			}
-			if a.decoupled {
-				theta[i] *= shrink
-			} else if wd != 0 {
-				gi += wd * theta[i]
-			}
-			m[i] = m[i]*b1 + (1-b1)*gi
-			v[i] = v[i]*b2 + (1-b2)*gi*gi
-			vi := v[i]
-			if vmax != nil {
-				if vi > vmax[i] || vi != vi {
-					vmax[i] = vi
-				}
-				vi = vmax[i]
-			}
-			theta[i] += -stepSize * m[i] / (math.Sqrt(vi)/bc2 + eps)
+	for k, single := range a.single {
+		if single {
+			adamUpdate(a.data.f32[k], a.grads.f32[k], a.m.f32[k], a.v.f32[k], at(a.vmax.f32, k), c, a.decoupled, stepSize, bc2, shrink)
+		} else {
+			adamUpdate(a.data.f64[k], a.grads.f64[k], a.m.f64[k], a.v.f64[k], at(a.vmax.f64, k), c, a.decoupled, stepSize, bc2, shrink)
 		}
 	}
 	return nil
+}
+
+// adamUpdate takes one Adam step of one parameter theta with its gradient g, its
+// moments m and v and, with AMSGrad, the running maximum vmax, in T's precision.
+// stepSize = lr / (1 - beta1^t), bc2 = sqrt(1 - beta2^t) and shrink = 1 - lr lambda
+// are computed in float64 (Python floats in torch) and rounded to T.
+func adamUpdate[T float](theta, g, m, v, vmax []T, c AdamConfig, decoupled bool, stepSize, bc2, shrink float64) {
+	n := len(theta)
+	g, m, v = g[:n], m[:n], v[:n]
+	if c.AMSGrad {
+		vmax = vmax[:n]
+	}
+	b1, b2, eps, wd := T(c.Betas[0]), T(c.Betas[1]), T(c.Eps), T(c.WeightDecay)
+	c1, c2 := T(1-c.Betas[0]), T(1-c.Betas[1])
+	step, bc, sh := T(stepSize), T(bc2), T(shrink)
+	for i := range theta {
+		gi := g[i]
+		if c.Maximize {
+			gi = -gi
+		}
+		if decoupled {
+			theta[i] *= sh
+		} else if c.WeightDecay != 0 {
+			gi += wd * theta[i]
+		}
+		m[i] = m[i]*b1 + c1*gi
+		v[i] = v[i]*b2 + c2*gi*gi
+		vi := v[i]
+		if c.AMSGrad {
+			if vi > vmax[i] || vi != vi {
+				vmax[i] = vi
+			}
+			vi = vmax[i]
+		}
+		theta[i] += -step * m[i] / (sqrt(vi)/bc + eps)
+	}
 }

@@ -31,53 +31,87 @@ type BatchConfig struct {
 //	}
 type Batches struct {
 	cfg         BatchConfig
-	x, y        []float64 // the dataset, row-major
-	xRow, yRow  int       // elements per sample
+	x, y        column // the dataset; y is nil without targets
 	n           int
 	order       []int
 	rng         *rand.Rand
 	pos         int // next sample of the order; -1 before an epoch starts
 	full, short [2]*tensor.Dense
-	xBuf, yBuf  []float64
 	curX, curY  *tensor.Dense
 	epoch       int
 }
 
+// column is one tensor of a dataset, samples x [N, ...] or targets y [N, ...], with
+// the buffer its batches are copied into.
+type column interface {
+	// copySample copies sample s of the dataset to row r of the buffer.
+	copySample(r, s int)
+	// view returns the tensor of the first m rows of the buffer.
+	view(m int) (*tensor.Dense, error)
+}
+
+// rows is a column of element type T: data holds the N samples of row elements
+// each, row-major; buf holds a batch of them.
+type rows[T float] struct {
+	data, buf []T
+	row       int
+	shape     []int // the shape of one sample
+}
+
+func (c *rows[T]) copySample(r, s int) {
+	copy(c.buf[r*c.row:(r+1)*c.row], c.data[s*c.row:(s+1)*c.row])
+}
+
+func (c *rows[T]) view(m int) (*tensor.Dense, error) {
+	return tensor.FromSlice(c.buf[:m*c.row], append([]int{m}, c.shape...)...)
+}
+
+// newColumn returns the column of t, a float64 or float32 tensor [n, ...], with a
+// buffer of bs samples.
+func newColumn(t *tensor.Dense, n, bs int) column {
+	row := t.Size() / n
+	if t.DType() == tensor.Float32 {
+		return &rows[float32]{data: t.Contiguous().Float32s(), buf: make([]float32, bs*row), row: row, shape: t.Shape()[1:]}
+	}
+	return &rows[float64]{data: t.Contiguous().Float64s(), buf: make([]float64, bs*row), row: row, shape: t.Shape()[1:]}
+}
+
+func realDType(t *tensor.Dense) bool {
+	return t.DType() == tensor.Float64 || t.DType() == tensor.Float32
+}
+
 // NewBatches returns an iterator over the minibatches of (x, y); y may be nil. x
-// and y must be float64 tensors of rank >= 1 with the same first dimension N >= 1.
-// It returns an error wrapping chainrules.ErrInvalidArgument or ErrShapeMismatch
-// otherwise, or for a batch size < 1.
+// and y must be float64 or float32 tensors of rank >= 1 with the same first
+// dimension N >= 1 (each batch has the dtype of its tensor). It returns an error
+// wrapping chainrules.ErrInvalidArgument or ErrShapeMismatch otherwise, or for a
+// batch size < 1.
 func NewBatches(x, y *tensor.Dense, cfg BatchConfig) (*Batches, error) {
 	if cfg.BatchSize < 1 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "optim.Batches: batch size %d: want >= 1", cfg.BatchSize)
 	}
-	if x == nil || x.DType() != tensor.Float64 || x.Rank() < 1 || x.Shape()[0] < 1 {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "optim.Batches: x must be a float64 tensor [N, ...] with N >= 1")
+	if x == nil || !realDType(x) || x.Rank() < 1 || x.Shape()[0] < 1 {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "optim.Batches: x must be a float64 or float32 tensor [N, ...] with N >= 1")
 	}
 	n := x.Shape()[0]
-	b := &Batches{cfg: cfg, n: n, pos: -1, order: make([]int, n), rng: rand.New(rand.NewPCG(cfg.Seed, 0))}
-	b.x, b.xRow = x.Contiguous().Float64s(), x.Size()/n
-	if y != nil {
-		if y.DType() != tensor.Float64 || y.Rank() < 1 || y.Shape()[0] != n {
-			return nil, cr.Errorf(cr.ErrShapeMismatch, "optim.Batches: y (%v, shape %v) must be a float64 tensor with first dimension %d, as x %v", y.DType(), y.Shape(), n, x.Shape())
-		}
-		b.y, b.yRow = y.Contiguous().Float64s(), y.Size()/n
+	if y != nil && (!realDType(y) || y.Rank() < 1 || y.Shape()[0] != n) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "optim.Batches: y (%v, shape %v) must be a float64 or float32 tensor with first dimension %d, as x %v", y.DType(), y.Shape(), n, x.Shape())
 	}
+	b := &Batches{cfg: cfg, n: n, pos: -1, order: make([]int, n), rng: rand.New(rand.NewPCG(cfg.Seed, 0))}
 	for i := range b.order {
 		b.order[i] = i
 	}
 	bs := min(cfg.BatchSize, n)
-	b.xBuf = make([]float64, bs*b.xRow)
+	b.x = newColumn(x, n, bs)
 	if y != nil {
-		b.yBuf = make([]float64, bs*b.yRow)
+		b.y = newColumn(y, n, bs)
 	}
 	// The full batch and the short last one are views of the same buffers.
 	var err error
-	if b.full, err = b.views(x, y, bs); err != nil {
+	if b.full, err = b.views(bs); err != nil {
 		return nil, err
 	}
 	if r := n % bs; r != 0 && !cfg.DropLast {
-		if b.short, err = b.views(x, y, r); err != nil {
+		if b.short, err = b.views(r); err != nil {
 			return nil, err
 		}
 	}
@@ -85,14 +119,14 @@ func NewBatches(x, y *tensor.Dense, cfg BatchConfig) (*Batches, error) {
 }
 
 // views makes tensors of m samples over the heads of the batch buffers.
-func (b *Batches) views(x, y *tensor.Dense, m int) ([2]*tensor.Dense, error) {
+func (b *Batches) views(m int) ([2]*tensor.Dense, error) {
 	var out [2]*tensor.Dense
 	var err error
-	if out[0], err = tensor.FromFloat64(b.xBuf[:m*b.xRow], append([]int{m}, x.Shape()[1:]...)...); err != nil {
+	if out[0], err = b.x.view(m); err != nil {
 		return out, err
 	}
-	if y != nil {
-		if out[1], err = tensor.FromFloat64(b.yBuf[:m*b.yRow], append([]int{m}, y.Shape()[1:]...)...); err != nil {
+	if b.y != nil {
+		if out[1], err = b.y.view(m); err != nil {
 			return out, err
 		}
 	}
@@ -128,9 +162,9 @@ func (b *Batches) Next() bool {
 		return false
 	}
 	for r, s := range b.order[b.pos : b.pos+m] {
-		copy(b.xBuf[r*b.xRow:(r+1)*b.xRow], b.x[s*b.xRow:(s+1)*b.xRow])
+		b.x.copySample(r, s)
 		if b.y != nil {
-			copy(b.yBuf[r*b.yRow:(r+1)*b.yRow], b.y[s*b.yRow:(s+1)*b.yRow])
+			b.y.copySample(r, s)
 		}
 	}
 	t := b.full

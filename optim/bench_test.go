@@ -21,13 +21,26 @@ func benchSet() (params, grads []*tensor.Dense, n int) {
 }
 
 func benchStep(b *testing.B, mk func(p []*tensor.Dense) (optim.Optimizer, error)) {
+	benchStepOf(b, tensor.Float64, mk)
+}
+
+// benchStepOf is benchStep with the set in dtype dt.
+func benchStepOf(b *testing.B, dt tensor.DType, mk func(p []*tensor.Dense) (optim.Optimizer, error)) {
 	params, grads, n := benchSet()
+	size := 8
+	if dt == tensor.Float32 {
+		size = 4
+		for k := range params {
+			params[k], _ = tensor.AsType(params[k], dt)
+			grads[k], _ = tensor.AsType(grads[k], dt)
+		}
+	}
 	opt, err := mk(params)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	b.SetBytes(int64(8 * n))
+	b.SetBytes(int64(size * n))
 	b.ResetTimer()
 	for range b.N {
 		if err := opt.Step(grads); err != nil {
@@ -57,6 +70,14 @@ func BenchmarkAdamStep(b *testing.B) {
 			return optim.NewAdam(p, optim.AdamConfig{AMSGrad: true})
 		})
 	})
+}
+
+// BenchmarkStep32 times a step of every optimiser of the float32 tests on the
+// float32 set of benchSet: updates and state in float32.
+func BenchmarkStep32(b *testing.B) {
+	for _, m := range makers32 {
+		b.Run(m.name, func(b *testing.B) { benchStepOf(b, tensor.Float32, m.make) })
+	}
 }
 
 func BenchmarkAdamWStep(b *testing.B) {

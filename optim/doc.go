@@ -1,5 +1,5 @@
 // Package optim holds first-order optimisers over a parameter set — a list of
-// float64 tensors such as a network's weights and biases, the sets that package
+// float64 or float32 tensors such as a network's weights and biases, the sets that package
 // hvp differentiates — with the update equations of torch.optim (torch 1.13, the
 // single-tensor foreach=False path, in the same order of operations, so that a run
 // repeats PyTorch's to rounding), learning-rate schedules, gradient clipping and a
@@ -61,6 +61,18 @@
 // epoch after the optimiser, as torch.optim.lr_scheduler's. ClipGradNorm is
 // torch.nn.utils.clip_grad_norm_. Batches cuts a dataset held in tensors into
 // minibatches, in a seeded random order.
+//
+// # Precision
+//
+// A float32 parameter is updated in float32, with its state (momentum buffers,
+// moments, averages) in float32, as torch keeps the state of a float32 parameter:
+// the hyperparameters are rounded to float32 as torch's scalar arguments are, and
+// Adam's bias corrections are computed in float64 (Python floats in torch) and
+// rounded. A set may mix float64 and float32 parameters; each is updated in its own
+// precision. A gradient must have its parameter's dtype: a float64 gradient of a
+// float32 parameter is refused with an error naming both, not converted.
+// ClipGradNorm takes float32 gradients too, accumulating their norm in float64.
+// Batches cuts float32 datasets as well as float64 ones, each tensor in its dtype.
 //
 // Bad hyperparameters and bad gradients are errors wrapping the chainrules
 // sentinels ErrInvalidArgument and ErrShapeMismatch, never panics; a failed Step

@@ -1,8 +1,6 @@
 package optim
 
 import (
-	"math"
-
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -32,13 +30,14 @@ type RMSpropConfig struct {
 type RMSprop struct {
 	paramSet
 	cfg     RMSpropConfig
-	sq, avg [][]float64 // v and, if Centered, gbar
-	buf     [][]float64 // b, if Momentum > 0
+	sq, avg bufs // v and, if Centered, gbar
+	buf     bufs // b, if Momentum > 0
 }
 
 // NewRMSprop returns RMSprop over params, which it updates in place at every Step.
-// The parameters must be contiguous float64 tensors. It returns an error wrapping
-// chainrules.ErrInvalidArgument for a nil or non-float64 parameter, or a negative
+// The parameters must be contiguous float64 or float32 tensors; a float32 parameter
+// is updated in float32, with its state in float32. It returns an error wrapping
+// chainrules.ErrInvalidArgument for a nil or complex parameter, or a negative
 // lr, alpha, eps, momentum or weight decay.
 func NewRMSprop(params []*tensor.Dense, cfg RMSpropConfig) (*RMSprop, error) {
 	const op = "RMSprop"
@@ -95,42 +94,52 @@ func (r *RMSprop) Step(grads []*tensor.Dense) error {
 	if err := r.load(grads); err != nil {
 		return err
 	}
-	c := r.cfg
-	lr, alpha, eps, wd, mu := c.LR, c.Alpha, c.Eps, c.WeightDecay, c.Momentum
-	for k, theta := range r.data {
-		g, sq := r.grads[k][:len(theta)], r.sq[k][:len(theta)]
-		var avg, buf []float64
-		if c.Centered {
-			avg = r.avg[k][:len(theta)]
-		}
-		if mu > 0 {
-			buf = r.buf[k][:len(theta)]
-		}
-		for i := range theta {
-			gi := g[i]
-			if c.Maximize {
-				gi = -gi
-			}
-			if wd != 0 {
-				gi += wd * theta[i]
-			}
-			sq[i] = sq[i]*alpha + (1-alpha)*gi*gi
-			var d float64
-			if avg != nil {
-				avg[i] = avg[i]*alpha + (1-alpha)*gi
-				d = math.Sqrt(sq[i] + -avg[i]*avg[i])
-			} else {
-				d = math.Sqrt(sq[i])
-			}
-			d += eps
-			if buf != nil {
-				buf[i] = buf[i]*mu + gi/d
-				theta[i] += -lr * buf[i]
-			} else {
-				theta[i] += -lr * gi / d
-			}
+	for k, single := range r.single {
+		if single {
+			rmspropUpdate(r.data.f32[k], r.grads.f32[k], r.sq.f32[k], at(r.avg.f32, k), at(r.buf.f32, k), r.cfg)
+		} else {
+			rmspropUpdate(r.data.f64[k], r.grads.f64[k], r.sq.f64[k], at(r.avg.f64, k), at(r.buf.f64, k), r.cfg)
 		}
 	}
 	r.steps++
 	return nil
+}
+
+// rmspropUpdate takes one RMSprop step of one parameter theta with its gradient g,
+// its squared-gradient average sq and, if kept, its gradient average avg (Centered)
+// and momentum buffer buf, in T's precision.
+func rmspropUpdate[T float](theta, g, sq, avg, buf []T, c RMSpropConfig) {
+	n := len(theta)
+	g, sq = g[:n], sq[:n]
+	if c.Centered {
+		avg = avg[:n]
+	}
+	if c.Momentum > 0 {
+		buf = buf[:n]
+	}
+	lr, alpha, alpha1, eps, wd, mu := T(c.LR), T(c.Alpha), T(1-c.Alpha), T(c.Eps), T(c.WeightDecay), T(c.Momentum)
+	for i := range theta {
+		gi := g[i]
+		if c.Maximize {
+			gi = -gi
+		}
+		if c.WeightDecay != 0 {
+			gi += wd * theta[i]
+		}
+		sq[i] = sq[i]*alpha + alpha1*gi*gi
+		var d T
+		if c.Centered {
+			avg[i] = avg[i]*alpha + alpha1*gi
+			d = sqrt(sq[i] + -avg[i]*avg[i])
+		} else {
+			d = sqrt(sq[i])
+		}
+		d += eps
+		if c.Momentum > 0 {
+			buf[i] = buf[i]*mu + gi/d
+			theta[i] += -lr * buf[i]
+		} else {
+			theta[i] += -lr * gi / d
+		}
+	}
 }

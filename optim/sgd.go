@@ -29,12 +29,13 @@ type SGDConfig struct {
 type SGD struct {
 	paramSet
 	cfg SGDConfig
-	buf [][]float64 // momentum buffers b
+	buf bufs // momentum buffers b
 }
 
 // NewSGD returns SGD over params, which it updates in place at every Step. The
-// parameters must be contiguous float64 tensors. It returns an error wrapping
-// chainrules.ErrInvalidArgument for a nil or non-float64 parameter, an lr that is
+// parameters must be contiguous float64 or float32 tensors; a float32 parameter is
+// updated in float32, with its momentum buffer in float32. It returns an error wrapping
+// chainrules.ErrInvalidArgument for a nil or complex parameter, an lr that is
 // not positive, a negative momentum or weight decay, or Nesterov momentum without
 // momentum or with dampening.
 func NewSGD(params []*tensor.Dense, cfg SGDConfig) (*SGD, error) {
@@ -86,39 +87,55 @@ func (s *SGD) Step(grads []*tensor.Dense) error {
 	if err := s.load(grads); err != nil {
 		return err
 	}
-	c := s.cfg
-	lr, mu, wd := c.LR, c.Momentum, c.WeightDecay
 	first := s.steps == 0
-	for k, theta := range s.data {
-		g := s.grads[k]
-		g = g[:len(theta)]
-		var b []float64
-		if mu != 0 {
-			b = s.buf[k][:len(theta)]
-		}
-		for i := range theta {
-			d := g[i]
-			if c.Maximize {
-				d = -d
-			}
-			if wd != 0 {
-				d += wd * theta[i]
-			}
-			if mu != 0 {
-				if first {
-					b[i] = d
-				} else {
-					b[i] = b[i]*mu + (1-c.Dampening)*d
-				}
-				if c.Nesterov {
-					d += mu * b[i]
-				} else {
-					d = b[i]
-				}
-			}
-			theta[i] += -lr * d
+	for k, single := range s.single {
+		if single {
+			sgdUpdate(s.data.f32[k], s.grads.f32[k], at(s.buf.f32, k), s.cfg, first)
+		} else {
+			sgdUpdate(s.data.f64[k], s.grads.f64[k], at(s.buf.f64, k), s.cfg, first)
 		}
 	}
 	s.steps++
 	return nil
+}
+
+// at returns b[k], or nil when the optimiser keeps no such state (b is nil).
+func at[T float](b [][]T, k int) []T {
+	if b == nil {
+		return nil
+	}
+	return b[k]
+}
+
+// sgdUpdate takes one SGD step of one parameter theta with its gradient g and
+// momentum buffer b (nil without momentum), in T's precision: the hyperparameters
+// are rounded to T, as torch's scalar arguments are for a float32 tensor.
+func sgdUpdate[T float](theta, g, b []T, c SGDConfig, first bool) {
+	g = g[:len(theta)]
+	lr, mu, wd, damp := T(c.LR), T(c.Momentum), T(c.WeightDecay), T(1-c.Dampening)
+	if c.Momentum != 0 {
+		b = b[:len(theta)]
+	}
+	for i := range theta {
+		d := g[i]
+		if c.Maximize {
+			d = -d
+		}
+		if c.WeightDecay != 0 {
+			d += wd * theta[i]
+		}
+		if c.Momentum != 0 {
+			if first {
+				b[i] = d
+			} else {
+				b[i] = b[i]*mu + damp*d
+			}
+			if c.Nesterov {
+				d += mu * b[i]
+			} else {
+				d = b[i]
+			}
+		}
+		theta[i] += -lr * d
+	}
 }

@@ -53,9 +53,11 @@ type refClip struct {
 	Clipped  [][]float64 `json:"clipped"`
 }
 
-func loadRef(t *testing.T) refFile {
+func loadRef(t *testing.T) refFile { return loadRefFile(t, "testdata/optim_ref.json") }
+
+func loadRefFile(t *testing.T, name string) refFile {
 	t.Helper()
-	b, err := os.ReadFile("testdata/optim_ref.json")
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func loadRef(t *testing.T) refFile {
 		t.Fatal(err)
 	}
 	if len(ref.Runs) == 0 || len(ref.Clip) == 0 {
-		t.Fatal("optim_ref.json holds no runs or no clip cases")
+		t.Fatalf("%s holds no runs or no clip cases", name)
 	}
 	return ref
 }

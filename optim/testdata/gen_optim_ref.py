@@ -6,6 +6,11 @@ optim/torch_ref_test.go.
 Run once from the module root (Debian's python3 with torch 1.13):
 
     /usr/bin/python3 optim/testdata/gen_optim_ref.py > optim/testdata/optim_ref.json
+    /usr/bin/python3 optim/testdata/gen_optim_ref.py float32 > optim/testdata/optim_ref32.json
+
+The second file is the same runs (without the schedules, which do not depend on the
+dtype) and clipping cases in float32: parameters, gradients and the optimisers'
+state in float32, as torch keeps them for float32 parameters.
 
 The problem is non-quadratic: a parameter set (a [4], b [2, 3]) with
 
@@ -20,12 +25,14 @@ after every step and the learning rate used by every step.
 """
 
 import json
+import sys
 import warnings
 
 import torch
 
 warnings.filterwarnings("ignore")
-DT = torch.float64
+SINGLE = sys.argv[1:] == ["float32"]
+DT = torch.float32 if SINGLE else torch.float64
 STEPS = 20
 
 
@@ -133,9 +140,11 @@ def clip_cases():
 
 
 def main():
-    ref = {"torch": torch.__version__, "steps": STEPS,
-           "runs": [run(*r) for r in RUNS] + [run(*s) for s in SCHEDULES],
-           "clip": clip_cases()}
+    runs = [run(*r) for r in RUNS]
+    if not SINGLE:
+        runs += [run(*s) for s in SCHEDULES]
+    ref = {"torch": torch.__version__, "dtype": str(DT).removeprefix("torch."), "steps": STEPS,
+           "runs": runs, "clip": clip_cases()}
     print(json.dumps(ref))
 
 

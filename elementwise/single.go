@@ -3,6 +3,7 @@ package elementwise
 import (
 	"math"
 	"slices"
+	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
@@ -69,7 +70,10 @@ type float32Rule struct {
 	op   *unaryOp
 	in   [1]cr.NodeID
 	x, y *tensor.Dense // contiguous float32 input and output
-	wide cr.Rule[*tensor.Dense]
+
+	once    sync.Once // makes wide, the widened rule, on first use
+	wide    cr.Rule[*tensor.Dense]
+	wideErr error
 }
 
 var (
@@ -83,14 +87,10 @@ func (r *float32Rule) Inputs() []cr.NodeID { return r.in[:] }
 // widened returns the double-precision rule at x widened (opkit.ApplyWidened),
 // made on first use.
 func (r *float32Rule) widened() (cr.Rule[*tensor.Dense], error) {
-	if r.wide == nil {
-		w, err := applySingle(r.op, r.in[:], []*tensor.Dense{r.x}, make([]*tensor.Dense, 1))
-		if err != nil {
-			return nil, err
-		}
-		r.wide = w
-	}
-	return r.wide, nil
+	r.once.Do(func() {
+		r.wide, r.wideErr = applySingle(r.op, r.in[:], []*tensor.Dense{r.x}, make([]*tensor.Dense, 1))
+	})
+	return r.wide, r.wideErr
 }
 
 // times returns F'(x) v in float32 for a float32 v of x's shape, or nil for

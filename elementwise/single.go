@@ -65,11 +65,27 @@ func (o *unaryOp) applyFloat32(in []cr.NodeID, x *tensor.Dense, ys []*tensor.Den
 	return setOutput(ys, y, r, err)
 }
 
-// float32Rule is the rule of a unary op applied natively to a float32 input.
+// applyFloat32Widened applies o, which has no float32 kernel, to the float32
+// tensor x: the output is the widened computation's (opkit.ApplyWidened), but the
+// rule keeps only x and y, as a native float32 rule does, and makes the widened
+// rule, with its double-precision copies, when a sweep first asks for it (which
+// evaluates the op once more; the functions of this package are deterministic). A
+// recorded chain of them so holds float32 values only: half the bytes of a
+// float64 chain's values, where the widened rule's copies held 2.5 times them.
+func (o *unaryOp) applyFloat32Widened(in []cr.NodeID, x *tensor.Dense, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	xs := []*tensor.Dense{x}
+	if _, err := applySingle(o, in, xs, ys); err != nil {
+		return nil, err
+	}
+	return &float32Rule{op: o, in: [1]cr.NodeID{in[0]}, x: x, y: ys[0]}, nil
+}
+
+// float32Rule is the rule of a unary op applied to a float32 input, natively or
+// through applyFloat32Widened.
 type float32Rule struct {
 	op   *unaryOp
 	in   [1]cr.NodeID
-	x, y *tensor.Dense // contiguous float32 input and output
+	x, y *tensor.Dense // the float32 input and output (y contiguous)
 
 	once    sync.Once // makes wide, the widened rule, on first use
 	wide    cr.Rule[*tensor.Dense]
@@ -96,7 +112,7 @@ func (r *float32Rule) widened() (cr.Rule[*tensor.Dense], error) {
 // times returns F'(x) v in float32 for a float32 v of x's shape, or nil for
 // another v (which the widened rule takes).
 func (r *float32Rule) times(v *tensor.Dense) (*tensor.Dense, error) {
-	if v.DType() != tensor.Float32 || !slices.Equal(v.Shape(), r.y.Shape()) {
+	if r.op.spec.Real.singleD1 == nil || v.DType() != tensor.Float32 || !slices.Equal(v.Shape(), r.y.Shape()) {
 		return nil, nil
 	}
 	vv := v.Contiguous().Float32s()

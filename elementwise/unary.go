@@ -41,8 +41,11 @@ func (o *unaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
 	if hasSingle(xs) {
-		if x.DType() == tensor.Float32 && s.Real.single != nil && !s.Promote {
-			return o.applyFloat32(in, x, ys)
+		if x.DType() == tensor.Float32 && !s.Promote {
+			if s.Real.single != nil {
+				return o.applyFloat32(in, x, ys)
+			}
+			return o.applyFloat32Widened(in, x, ys)
 		}
 		return applySingle(o, in, xs, ys)
 	}

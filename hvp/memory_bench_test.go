@@ -1,6 +1,7 @@
 package hvp_test
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
 
@@ -69,4 +70,50 @@ func BenchmarkChainMemory(b *testing.B) {
 	b.Run("hvp", func(b *testing.B) {
 		perNode(b, func() error { _, _, err := hvp.HVP(chain, []*tensor.Dense{x0}, []*tensor.Dense{x0}); return err })
 	})
+}
+
+// BenchmarkChainMemoryDTypes measures what a recorded chain of sin nodes holds per
+// node in each real dtype, for small (4-element) and larger (1024-element) values:
+// the header and rule are per node, the data per element.
+func BenchmarkChainMemoryDTypes(b *testing.B) {
+	for _, size := range []int{4, 1024} {
+		for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
+			n := 100_000
+			if size > 4 {
+				n = 2_000
+			}
+			x0, err := tensor.FromFloat64(make([]float64, size), size)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if x0, err = tensor.AsType(x0, dt); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("%v/%d", dt, size), func(b *testing.B) {
+				var live uint64
+				for b.Loop() {
+					before := liveHeap()
+					t := core.NewTape[*tensor.Dense](tensor.Space{})
+					y := t.Leaf(x0)
+					for range n {
+						y = t.Apply(ew.SinOp, y)
+					}
+					if err := t.Err(); err != nil {
+						b.Fatal(err)
+					}
+					live = liveHeap() - before
+					runtime.KeepAlive(t)
+				}
+				b.ReportMetric(float64(live)/float64(n), "live-B/node")
+			})
+		}
+	}
+}
+
+// liveHeap collects garbage and returns the bytes of the live heap.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

@@ -57,7 +57,7 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 	lr := freshUnaryLinear(in, t.mean, t.split)
 	if len(p.shape) == 1 && p.Count() == 1 {
 		if fl, ok := lr.(freshLinear); ok {
-			return output(p, y), &extremumRule{linearFull: fl.linearFull, t: t, in: in}, nil
+			return output(p, y), &extremumRule{linearFull: fl.linearFull, t: t, in: in, min: e.min}, nil
 		}
 	}
 	return output(p, y), lr, nil
@@ -71,8 +71,9 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 // gradient at the ties instead of with a pass over n elements.
 type extremumRule struct {
 	linearFull
-	t  *ties
-	in cr.NodeID
+	t   *ties
+	in  cr.NodeID
+	min bool // amin, not amax
 }
 
 // FreshStorage: the cotangents are made for each call (chainrules.FreshStorage).
@@ -90,16 +91,10 @@ func (r *extremumRule) RowPullback(ybar []*tensor.Dense, has []bool, dst []cr.Co
 	if err != nil {
 		return dst, rows, err
 	}
-	y := t.y[0]
-	var idx []int
-	for k, v := range t.x {
-		if v == y || (t.nan && v != v && y != y) {
-			if len(idx) == maxRowTies {
-				dst, err = r.Pullback(ybar, has, dst)
-				return dst, rows, err
-			}
-			idx = append(idx, k)
-		}
+	idx, ok := r.tieIndices()
+	if !ok {
+		dst, err = r.Pullback(ybar, has, dst)
+		return dst, rows, err
 	}
 	vals := make([]float64, len(idx))
 	for k := range vals {
@@ -110,6 +105,51 @@ func (r *extremumRule) RowPullback(ybar []*tensor.Dense, has []bool, dst []cr.Co
 		return dst, rows, err
 	}
 	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.in, Rows: idx, Value: v}), nil
+}
+
+// tieBlock is the length of the blocks tieIndices reduces with vmath's kernel
+// before it compares their elements one by one.
+const tieBlock = 256
+
+// tieIndices returns the indices k with x[k] == y (the ties of the whole
+// vector's extremum y), and false when there are more than maxRowTies. It finds
+// the blocks of tieBlock elements that hold a tie with the vectorised kernel of
+// the forward pass (the extremum of a block equals y exactly when one of its
+// elements does: each element lies between the block's extremum and y), and
+// compares elements only in those: about one read of x at the kernel's speed
+// instead of a compare and a branch per element. A NaN extremum (matched by
+// NaN elements) takes the element loop.
+func (r *extremumRule) tieIndices() ([]int, bool) {
+	t := r.t
+	y := t.y[0]
+	var idx []int
+	scan := func(lo, hi int) bool {
+		for k, v := range t.x[lo:hi] {
+			if v == y || (t.nan && v != v && y != y) {
+				if len(idx) == maxRowTies {
+					return false
+				}
+				idx = append(idx, lo+k)
+			}
+		}
+		return true
+	}
+	if t.nan {
+		return idx, scan(0, len(t.x))
+	}
+	for lo := 0; lo < len(t.x); lo += tieBlock {
+		hi := min(lo+tieBlock, len(t.x))
+		var e float64
+		if r.min {
+			e = vmath.Min(t.x[lo:hi])
+		} else {
+			e = vmath.Max(t.x[lo:hi])
+		}
+		if e == y && !scan(lo, hi) {
+			return idx, false
+		}
+	}
+	return idx, true
 }
 
 // ties holds what the rule of amax and amin needs: the input in the canonical

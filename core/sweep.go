@@ -153,12 +153,16 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 				if err := t.addRowContributions(i, ins, rbuf, &acc); err != nil {
 					return acc, dacc, err
 				}
-				clear(rbuf)
 			}
 			if collect {
 				t.collectContributions(rule, buf)
 			}
-			for _, c := range buf {
+			// A fresh rule's contributions may be the sweep's own (own.go): the
+			// cotangent it was given too, if it is dropped next (a hook that ran left
+			// the slot borrowed).
+			fresh := t.freshRule(rule)
+			passOn := fresh && acc.state[i] == owned && !allNodes
+			for k, c := range buf {
 				if t.isFinite != nil {
 					if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
 						return acc, dacc, err
@@ -174,13 +178,21 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 					return acc, dacc, err
 				}
 				if in.flags&flagRequires != 0 {
-					if acc.state[j] == absent { // acc.add, inlined by hand on this path
+					var err error
+					switch {
+					case fresh && t.exclusive(i, ins, buf, k, rbuf, ybar[0], passOn):
+						err = acc.addOwned(j, c.Value)
+					case acc.state[j] == absent: // acc.add, inlined by hand on this path
 						acc.vals[j], acc.state[j] = c.Value, borrowed
-					} else if err := acc.addTo(j, c.Value); err != nil {
+					default:
+						err = acc.addTo(j, c.Value)
+					}
+					if err != nil {
 						return acc, dacc, t.opErr(i, "pullback", err)
 					}
 				}
 			}
+			clear(rbuf)
 		} else {
 			sr, ok := rule.(cr.SecondOrderRule[V])
 			if !ok {

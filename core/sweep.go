@@ -30,8 +30,9 @@ type seedAt[V any] struct {
 // with one-slot slices reused from op to op, and an op with several outputs by
 // sweepGroup. Hooks run only when hooks is set: the transpose of a linear map
 // (LinearMap) must not see them, since the forward sweep it transposes does not.
-// An op that no tangent reaches (no input tangent and no cotangent tangent) runs
-// its plain Pullback in a second-order sweep, which is then exact.
+// An op that no tangent reaches (no input tangent and no cotangent tangent), or an
+// affine op (chainrules.AffineRule) whose cotangent has no tangent, runs its plain
+// Pullback in a second-order sweep, which is then exact.
 func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, rows bool, tan *Tangents[V]) (acc, dacc accum[V], err error) {
 	acc = newAccum(t.space, top+1)
 	second := tan != nil
@@ -127,9 +128,10 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 		if rule == nil { // a leaf or a constant: its cotangent is a result
 			continue
 		}
-		if !second || (dacc.state[i] == absent && !tan.anyInput(rule)) {
-			// First order, or no tangent reaches this node: the derivative of its
-			// pullback is zero.
+		if !second || (dacc.state[i] == absent && (!tan.anyInput(rule) || affine(rule))) {
+			// First order, or no tangent reaches this node's pullback: the
+			// derivative of its pullback is zero (an affine op's pullback does not
+			// depend on its inputs, chainrules.AffineRule).
 			var rr cr.RowPullbackRule[V]
 			if rs != nil {
 				rr, _ = rule.(cr.RowPullbackRule[V])
@@ -434,6 +436,12 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		}
 	}
 	return buf, dbuf, nil
+}
+
+// affine reports whether rule's op is affine in its inputs (chainrules.AffineRule).
+func affine[V any](rule cr.Rule[V]) bool {
+	a, ok := rule.(cr.AffineRule)
+	return ok && a.Affine()
 }
 
 // collecting reports whether a sweep collects values for Release and

@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"math"
+	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
@@ -167,6 +168,9 @@ type ties struct {
 	x   []float64 // input in canonical layout
 	y   []float64 // output
 	nan bool
+
+	posOnce sync.Once
+	pos     []int // lanePositions
 }
 
 // split returns the input-shaped xbar with xbar_k = g_o / c_o at the c_o elements of
@@ -182,10 +186,16 @@ func (t *ties) split(gt *tensor.Dense) (*tensor.Dense, error) {
 	// (splitLane writes the zeros as well) or clears its column range.
 	buf := vmath.MakeNoZero[float64](p.Size())
 	if p.Inner == 1 {
-		k := p.Len
+		k, pos := p.Len, t.lanePositions()
 		forLanes(p.Lanes, func(lo, hi int) {
 			for o := lo; o < hi; o++ {
-				splitLane(buf[o*k:(o+1)*k], t.x[o*k:(o+1)*k], t.y[o], g[o], t.nan)
+				row := buf[o*k : (o+1)*k]
+				if at := pos[o]; at >= 0 {
+					clear(row)
+					row[at] = g[o]
+					continue
+				}
+				splitLane(row, t.x[o*k:(o+1)*k], t.y[o], g[o], t.nan)
 			}
 		})
 		return restore(p, buf), nil
@@ -217,7 +227,12 @@ func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
 	p, n := t.p, t.p.Inner
 	out := make([]float64, p.Count())
 	if n == 1 {
+		pos := t.lanePositions()
 		for o, l := range p.All() {
+			if at := pos[o]; at >= 0 {
+				out[o] = xd[l.Off+at]
+				continue
+			}
 			out[o] = meanLane(t.x[l.Off:l.Off+l.Len], xd[l.Off:l.Off+l.Len], t.y[o], t.nan)
 		}
 		return output(p, out), nil

@@ -60,7 +60,7 @@ func (tr Transforms) record(f Func, x []*tensor.Dense) (*Tape, []cr.NodeID, cr.N
 		}
 		ids[i] = t.Leaf(xi)
 	}
-	out := f(t, ids)
+	out := callRecorded(f, t, ids)
 	if err := t.Err(); err != nil {
 		return nil, nil, 0, err
 	}

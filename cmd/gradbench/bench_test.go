@@ -71,10 +71,10 @@ func benchJob(b *testing.B, module string, input json.RawMessage, fns ...string)
 	}
 }
 
-// BenchmarkLSE times the lse primal and gradient at GradBench's largest size,
-// n = 1 280 000, and at n = 10 000.
+// BenchmarkLSE times the lse primal and gradient at GradBench's smallest and
+// largest sizes, n = 2500 and 1 280 000, and at n = 10 000.
 func BenchmarkLSE(b *testing.B) {
-	for _, n := range []int{10000, 1280000} {
+	for _, n := range []int{2500, 10000, 1280000} {
 		rng := rand.New(rand.NewSource(1))
 		x := make([]float64, n)
 		for i := range x {

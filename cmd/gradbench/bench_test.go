@@ -133,3 +133,17 @@ func BenchmarkHT(b *testing.B) {
 	}
 	benchJob(b, "ht", input, "objective", "jacobian")
 }
+
+// BenchmarkLLSQ times the llsq primal and gradient at m = 128 and GradBench's
+// smallest n, 16, and at n = 4096.
+func BenchmarkLLSQ(b *testing.B) {
+	for _, n := range []int{16, 4096} {
+		rng := rand.New(rand.NewSource(1))
+		x := make([]float64, 128)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		input, _ := json.Marshal(map[string]any{"x": x, "n": n, "min_runs": 1, "min_seconds": 0})
+		b.Run(fmt.Sprintf("n=%d,m=128", n), func(b *testing.B) { benchJob(b, "llsq", input, "primal", "gradient") })
+	}
+}

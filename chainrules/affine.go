@@ -14,3 +14,7 @@ package chainrules
 type AffineRule interface {
 	Affine() bool
 }
+
+// Affine reports true: a linear rule's maps do not depend on the inputs it
+// differentiates (LinearRule).
+func (*linearRule[V]) Affine() bool { return true }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 )
@@ -35,6 +36,12 @@ func (tg *Tangents[V]) Of(id cr.NodeID) (V, bool) {
 // reaches but that has no forward rule is an error wrapping ErrNoRule that names it.
 // Seeds must be keyed by leaves and shaped like them.
 func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
+	return t.forwardTangents(seeds, nil)
+}
+
+// forwardTangents is ForwardTangents computing only the tangents of the ops with
+// an output j where need[j] is set; need nil means every op.
+func (t *Tape[V]) forwardTangents(seeds map[cr.NodeID]V, need []bool) (*Tangents[V], error) {
 	if !t.enter() {
 		return nil, errConcurrentUse
 	}
@@ -76,6 +83,9 @@ func (t *Tape[V]) ForwardTangents(seeds map[cr.NodeID]V) (*Tangents[V], error) {
 			continue
 		}
 		k := t.groupLen(i)
+		if need != nil && !slices.Contains(need[i-k+1:i+1], true) {
+			continue
+		}
 		if len(ydot) < k {
 			ydot, has = make([]V, k), make([]bool, k)
 		}

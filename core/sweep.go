@@ -30,8 +30,9 @@ type seedAt[V any] struct {
 // with one-slot slices reused from op to op, and an op with several outputs by
 // sweepGroup. Hooks run only when hooks is set: the transpose of a linear map
 // (LinearMap) must not see them, since the forward sweep it transposes does not.
-// An op that no tangent reaches (no input tangent and no cotangent tangent) runs
-// its plain Pullback in a second-order sweep, which is then exact.
+// An op that no tangent reaches (no input tangent and no cotangent tangent), or an
+// affine op (chainrules.AffineRule) whose cotangent has no tangent, runs its plain
+// Pullback in a second-order sweep, which is then exact.
 func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, rows bool, tan *Tangents[V]) (acc, dacc accum[V], err error) {
 	acc = newAccum(t.space, top+1)
 	second := tan != nil
@@ -127,9 +128,10 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 		if rule == nil { // a leaf or a constant: its cotangent is a result
 			continue
 		}
-		if !second || (dacc.state[i] == absent && !tan.anyInput(rule)) {
-			// First order, or no tangent reaches this node: the derivative of its
-			// pullback is zero.
+		if !second || (dacc.state[i] == absent && (!tan.anyInput(rule) || affine(rule))) {
+			// First order, or no tangent reaches this node's pullback: the
+			// derivative of its pullback is zero (an affine op's pullback does not
+			// depend on its inputs, chainrules.AffineRule).
 			var rr cr.RowPullbackRule[V]
 			if rs != nil {
 				rr, _ = rule.(cr.RowPullbackRule[V])
@@ -153,12 +155,16 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 				if err := t.addRowContributions(i, ins, rbuf, &acc); err != nil {
 					return acc, dacc, err
 				}
-				clear(rbuf)
 			}
 			if collect {
 				t.collectContributions(rule, buf)
 			}
-			for _, c := range buf {
+			// A fresh rule's contributions may be the sweep's own (own.go): the
+			// cotangent it was given too, if it is dropped next (a hook that ran left
+			// the slot borrowed).
+			fresh := t.freshRule(rule)
+			passOn := fresh && acc.state[i] == owned && !allNodes
+			for k, c := range buf {
 				if t.isFinite != nil {
 					if err := t.checkSweep(i, "pullback", "cotangent of input "+c.Node.String(), c.Value); err != nil {
 						return acc, dacc, err
@@ -174,13 +180,21 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 					return acc, dacc, err
 				}
 				if in.flags&flagRequires != 0 {
-					if acc.state[j] == absent { // acc.add, inlined by hand on this path
+					var err error
+					switch {
+					case fresh && t.exclusive(i, ins, buf, k, rbuf, ybar[0], passOn):
+						err = acc.addOwned(j, c.Value)
+					case acc.state[j] == absent: // acc.add, inlined by hand on this path
 						acc.vals[j], acc.state[j] = c.Value, borrowed
-					} else if err := acc.addTo(j, c.Value); err != nil {
+					default:
+						err = acc.addTo(j, c.Value)
+					}
+					if err != nil {
 						return acc, dacc, t.opErr(i, "pullback", err)
 					}
 				}
 			}
+			clear(rbuf)
 		} else {
 			sr, ok := rule.(cr.SecondOrderRule[V])
 			if !ok {
@@ -422,6 +436,12 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 		}
 	}
 	return buf, dbuf, nil
+}
+
+// affine reports whether rule's op is affine in its inputs (chainrules.AffineRule).
+func affine[V any](rule cr.Rule[V]) bool {
+	a, ok := rule.(cr.AffineRule)
+	return ok && a.Affine()
 }
 
 // collecting reports whether a sweep collects values for Release and

@@ -50,8 +50,11 @@ type Tape[V any] struct {
 	space  cr.Space[V]
 	layout cr.LayoutSpace[V] // space's optional fast layout check, or nil
 	rows   cr.RowSpace[V]    // space's optional row-sparse cotangents, or nil
-	reg    *cr.Registry[V]
-	tag    uint32
+	// overlap is space's optional storage test, or nil: with it a sweep keeps
+	// the cotangents that rules made for it as its own (see exclusive).
+	overlap cr.OverlapSpace[V]
+	reg     *cr.Registry[V]
+	tag     uint32
 
 	// Nodes live in chunks of chunkLen (the first grows to that size by doubling),
 	// so that recording a large graph never copies it.
@@ -262,6 +265,7 @@ func NewTape[V any](space cr.Space[V]) *Tape[V] {
 	t.layout, _ = space.(cr.LayoutSpace[V])
 	_, t.oneLayout = any(space).(cr.Float64Space)
 	t.rows, _ = space.(cr.RowSpace[V])
+	t.overlap, _ = space.(cr.OverlapSpace[V])
 	return t
 }
 

@@ -2,10 +2,10 @@ package hvp
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
 	"slices"
-	"strconv"
-	"sync"
+	"sync/atomic"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
@@ -294,41 +294,54 @@ func failNodes(t *Tape, name string, err error, n int) []cr.NodeID {
 	return make([]cr.NodeID, n)
 }
 
-// recording tracks the goroutines that are running a function for a value-level
-// transform, so that a transform called from inside one is refused (ErrNested)
-// instead of handing the outer recording a constant.
-var recordingGoroutines sync.Map // goroutine id -> depth (int)
+// recordingDepth counts the functions being recorded for value-level transforms,
+// on all goroutines. While it is zero no goroutine is inside one, and a transform
+// need not look at its stack.
+var recordingDepth atomic.Int64
 
-// enterRecording marks the calling goroutine as recording and returns the function
-// that unmarks it; it returns ErrNested if the goroutine already is.
+// enterRecording marks the start of a recording and returns the function that
+// marks its end; it returns ErrNested if the calling goroutine is running a
+// function another transform records (a frame of callRecorded is on its stack).
+// The stack is read only while some recording is under way, on any goroutine:
+// a transform called on its own, the common case, costs two atomic adds.
 func enterRecording() (func(), error) {
-	id := goroutineID()
-	if _, busy := recordingGoroutines.Load(id); busy {
+	if recordingDepth.Load() != 0 && insideRecorded() {
 		return func() {}, ErrNested
 	}
-	recordingGoroutines.Store(id, true)
-	return func() { recordingGoroutines.Delete(id) }, nil
+	recordingDepth.Add(1)
+	return func() { recordingDepth.Add(-1) }, nil
 }
 
-// goroutineID returns the id of the calling goroutine, read from its stack trace
-// header ("goroutine 123 [running]:"): the runtime has no API for it, and the
-// transforms need it only once per call, to tell a nested call from a concurrent
-// one on another goroutine.
-func goroutineID() uint64 {
-	var buf [64]byte
-	b := buf[:runtime.Stack(buf[:], false)]
-	const prefix = "goroutine "
-	if len(b) <= len(prefix) {
-		return 0
+// callRecorded calls f on t with the leaves ids. Its frame marks the goroutine as
+// running a function a transform records (insideRecorded).
+//
+//go:noinline
+func callRecorded(f Func, t *Tape, ids []cr.NodeID) cr.NodeID { return f(t, ids) }
+
+// callRecordedName is the name of callRecorded in stack frames.
+var callRecordedName = runtime.FuncForPC(reflect.ValueOf(callRecorded).Pointer()).Name()
+
+// insideRecorded reports whether a frame of callRecorded is on the calling
+// goroutine's stack: whether it is inside a function a transform is recording.
+// A function recorded on another goroutine is not on this stack, so concurrent
+// transforms are not nested.
+func insideRecorded() bool {
+	pcs := make([]uintptr, 64)
+	for {
+		n := runtime.Callers(2, pcs)
+		if n == len(pcs) { // the stack may be deeper: read it whole
+			pcs = make([]uintptr, 2*len(pcs))
+			continue
+		}
+		frames := runtime.CallersFrames(pcs[:n])
+		for {
+			fr, more := frames.Next()
+			if fr.Function == callRecordedName {
+				return true
+			}
+			if !more {
+				return false
+			}
+		}
 	}
-	b = b[len(prefix):]
-	n := 0
-	for n < len(b) && b[n] >= '0' && b[n] <= '9' {
-		n++
-	}
-	id, err := strconv.ParseUint(string(b[:n]), 10, 64)
-	if err != nil {
-		return 0
-	}
-	return id
 }

@@ -60,7 +60,7 @@ func (tr Transforms) record(f Func, x []*tensor.Dense) (*Tape, []cr.NodeID, cr.N
 		}
 		ids[i] = t.Leaf(xi)
 	}
-	out := f(t, ids)
+	out := callRecorded(f, t, ids)
 	if err := t.Err(); err != nil {
 		return nil, nil, 0, err
 	}
@@ -289,7 +289,7 @@ func (tr Transforms) HVPSeed(f Func, x, v []*tensor.Dense, ybar *tensor.Dense) (
 		return nil, nil, nil, err
 	}
 	y, _ = t.Value(out)
-	tan, err := t.ForwardTangents(seeds(ids, v))
+	tan, err := t.ForwardTangentsFor(out, seeds(ids, v))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -412,7 +412,8 @@ func (o *Operator) apply(v []*tensor.Dense) ([]*tensor.Dense, error) {
 	if err := checkDirections("hvp", o.x, v); err != nil {
 		return nil, err
 	}
-	tan, err := o.tape.ForwardTangents(seeds(o.ids, v))
+	// Only the tangents the second-order sweep reads (core.Tape.ForwardTangentsFor).
+	tan, err := o.tape.ForwardTangentsFor(o.out, seeds(o.ids, v))
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package reduce
 
 import (
 	"math"
+	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
@@ -57,7 +58,7 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 	lr := freshUnaryLinear(in, t.mean, t.split)
 	if len(p.shape) == 1 && p.Count() == 1 {
 		if fl, ok := lr.(freshLinear); ok {
-			return output(p, y), &extremumRule{linearFull: fl.linearFull, t: t, in: in}, nil
+			return output(p, y), &extremumRule{linearFull: fl.linearFull, t: t, in: in, min: e.min}, nil
 		}
 	}
 	return output(p, y), lr, nil
@@ -71,8 +72,9 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 // gradient at the ties instead of with a pass over n elements.
 type extremumRule struct {
 	linearFull
-	t  *ties
-	in cr.NodeID
+	t   *ties
+	in  cr.NodeID
+	min bool // amin, not amax
 }
 
 // FreshStorage: the cotangents are made for each call (chainrules.FreshStorage).
@@ -90,16 +92,10 @@ func (r *extremumRule) RowPullback(ybar []*tensor.Dense, has []bool, dst []cr.Co
 	if err != nil {
 		return dst, rows, err
 	}
-	y := t.y[0]
-	var idx []int
-	for k, v := range t.x {
-		if v == y || (t.nan && v != v && y != y) {
-			if len(idx) == maxRowTies {
-				dst, err = r.Pullback(ybar, has, dst)
-				return dst, rows, err
-			}
-			idx = append(idx, k)
-		}
+	idx, ok := r.tieIndices()
+	if !ok {
+		dst, err = r.Pullback(ybar, has, dst)
+		return dst, rows, err
 	}
 	vals := make([]float64, len(idx))
 	for k := range vals {
@@ -110,6 +106,51 @@ func (r *extremumRule) RowPullback(ybar []*tensor.Dense, has []bool, dst []cr.Co
 		return dst, rows, err
 	}
 	return dst, append(rows, cr.RowContribution[*tensor.Dense]{Node: r.in, Rows: idx, Value: v}), nil
+}
+
+// tieBlock is the length of the blocks tieIndices reduces with vmath's kernel
+// before it compares their elements one by one.
+const tieBlock = 256
+
+// tieIndices returns the indices k with x[k] == y (the ties of the whole
+// vector's extremum y), and false when there are more than maxRowTies. It finds
+// the blocks of tieBlock elements that hold a tie with the vectorised kernel of
+// the forward pass (the extremum of a block equals y exactly when one of its
+// elements does: each element lies between the block's extremum and y), and
+// compares elements only in those: about one read of x at the kernel's speed
+// instead of a compare and a branch per element. A NaN extremum (matched by
+// NaN elements) takes the element loop.
+func (r *extremumRule) tieIndices() ([]int, bool) {
+	t := r.t
+	y := t.y[0]
+	var idx []int
+	scan := func(lo, hi int) bool {
+		for k, v := range t.x[lo:hi] {
+			if v == y || (t.nan && v != v && y != y) {
+				if len(idx) == maxRowTies {
+					return false
+				}
+				idx = append(idx, lo+k)
+			}
+		}
+		return true
+	}
+	if t.nan {
+		return idx, scan(0, len(t.x))
+	}
+	for lo := 0; lo < len(t.x); lo += tieBlock {
+		hi := min(lo+tieBlock, len(t.x))
+		var e float64
+		if r.min {
+			e = vmath.Min(t.x[lo:hi])
+		} else {
+			e = vmath.Max(t.x[lo:hi])
+		}
+		if e == y && !scan(lo, hi) {
+			return idx, false
+		}
+	}
+	return idx, true
 }
 
 // ties holds what the rule of amax and amin needs: the input in the canonical
@@ -127,6 +168,9 @@ type ties struct {
 	x   []float64 // input in canonical layout
 	y   []float64 // output
 	nan bool
+
+	posOnce sync.Once
+	pos     []int // lanePositions
 }
 
 // split returns the input-shaped xbar with xbar_k = g_o / c_o at the c_o elements of
@@ -142,10 +186,16 @@ func (t *ties) split(gt *tensor.Dense) (*tensor.Dense, error) {
 	// (splitLane writes the zeros as well) or clears its column range.
 	buf := vmath.MakeNoZero[float64](p.Size())
 	if p.Inner == 1 {
-		k := p.Len
+		k, pos := p.Len, t.lanePositions()
 		forLanes(p.Lanes, func(lo, hi int) {
 			for o := lo; o < hi; o++ {
-				splitLane(buf[o*k:(o+1)*k], t.x[o*k:(o+1)*k], t.y[o], g[o], t.nan)
+				row := buf[o*k : (o+1)*k]
+				if at := pos[o]; at >= 0 {
+					clear(row)
+					row[at] = g[o]
+					continue
+				}
+				splitLane(row, t.x[o*k:(o+1)*k], t.y[o], g[o], t.nan)
 			}
 		})
 		return restore(p, buf), nil
@@ -177,7 +227,12 @@ func (t *ties) mean(xdot *tensor.Dense) (*tensor.Dense, error) {
 	p, n := t.p, t.p.Inner
 	out := make([]float64, p.Count())
 	if n == 1 {
+		pos := t.lanePositions()
 		for o, l := range p.All() {
+			if at := pos[o]; at >= 0 {
+				out[o] = xd[l.Off+at]
+				continue
+			}
 			out[o] = meanLane(t.x[l.Off:l.Off+l.Len], xd[l.Off:l.Off+l.Len], t.y[o], t.nan)
 		}
 		return output(p, out), nil

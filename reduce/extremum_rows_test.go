@@ -1,6 +1,7 @@
 package reduce_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -22,6 +23,27 @@ func TestExtremumVectorRows(t *testing.T) {
 	for i := range many {
 		many[i], manyWant[i] = 2, 0.01
 	}
+	// Long vectors: the ties are found block by block (the first and last
+	// element of a block, the short last block), and a vector whose extremum is
+	// NaN or a signed zero.
+	long := func(n int, fill float64, at map[int]float64) []float64 {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = fill - float64(i%7)
+		}
+		for i, v := range at {
+			x[i] = v
+		}
+		return x
+	}
+	grad := func(n int, w map[int]float64) []float64 {
+		g := make([]float64, n)
+		for i, v := range w {
+			g[i] = v
+		}
+		return g
+	}
+	nan := math.NaN()
 	for _, c := range []struct {
 		name string
 		max  bool
@@ -32,6 +54,14 @@ func TestExtremumVectorRows(t *testing.T) {
 		{"max, three ties", true, []float64{1, 3, 3, 2, 3}, []float64{0, 1.0 / 3, 1.0 / 3, 0, 1.0 / 3}},
 		{"min, two ties", false, []float64{-1, 3, -1, 2}, []float64{0.5, 0, 0.5, 0}},
 		{"max, all tied", true, many, manyWant},
+		{"max, long, ties at block edges", true, long(1000, 0, map[int]float64{0: 9, 255: 9, 256: 9, 999: 9}),
+			grad(1000, map[int]float64{0: 0.25, 255: 0.25, 256: 0.25, 999: 0.25})},
+		{"min, long, one in the short last block", false, long(1001, 50, map[int]float64{1000: -3}),
+			grad(1001, map[int]float64{1000: 1})},
+		{"max, long, +0 and -0 tie", true, long(600, -1, map[int]float64{10: math.Copysign(0, -1), 590: 0}),
+			grad(600, map[int]float64{10: 0.5, 590: 0.5})},
+		{"max, long, NaN", true, long(600, 0, map[int]float64{300: nan, 301: 5}),
+			grad(600, map[int]float64{300: 1})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x, err := tensor.FromFloat64(append([]float64(nil), c.x...), len(c.x))

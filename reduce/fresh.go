@@ -6,12 +6,13 @@ import (
 )
 
 // linearFull is what chainrules.UnaryLinearRule returns: a Rule with its forward,
-// second-order and recorded forms.
+// second-order and recorded forms, affine (chainrules.AffineRule).
 type linearFull interface {
 	cr.Rule[*tensor.Dense]
 	cr.ForwardRule[*tensor.Dense]
 	cr.SecondOrderRule[*tensor.Dense]
 	cr.PullbackRecorder[*tensor.Dense]
+	cr.AffineRule
 }
 
 // freshLinear is a linear rule of an op whose outputs are made for the call, with

@@ -71,10 +71,10 @@ func benchJob(b *testing.B, module string, input json.RawMessage, fns ...string)
 	}
 }
 
-// BenchmarkLSE times the lse primal and gradient at GradBench's largest size,
-// n = 1 280 000, and at n = 10 000.
+// BenchmarkLSE times the lse primal and gradient at GradBench's smallest and
+// largest sizes, n = 2500 and 1 280 000, and at n = 10 000.
 func BenchmarkLSE(b *testing.B) {
-	for _, n := range []int{10000, 1280000} {
+	for _, n := range []int{2500, 10000, 1280000} {
 		rng := rand.New(rand.NewSource(1))
 		x := make([]float64, n)
 		for i := range x {
@@ -132,4 +132,18 @@ func BenchmarkHT(b *testing.B) {
 		input = g.Cases[0].Input
 	}
 	benchJob(b, "ht", input, "objective", "jacobian")
+}
+
+// BenchmarkLLSQ times the llsq primal and gradient at m = 128 and GradBench's
+// smallest n, 16, and at n = 4096.
+func BenchmarkLLSQ(b *testing.B) {
+	for _, n := range []int{16, 4096} {
+		rng := rand.New(rand.NewSource(1))
+		x := make([]float64, 128)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		input, _ := json.Marshal(map[string]any{"x": x, "n": n, "min_runs": 1, "min_seconds": 0})
+		b.Run(fmt.Sprintf("n=%d,m=128", n), func(b *testing.B) { benchJob(b, "llsq", input, "primal", "gradient") })
+	}
 }

@@ -265,12 +265,13 @@ func PowScalar[S tensor.Number](x *tensor.Dense, p S) (*tensor.Dense, error) {
 }
 
 // FillOp returns the op y = value at every element of x, with x's shape and dtype
-// (PyTorch's fill): a constant, so its Jacobian is exactly 0, ydot = 0 and xbar = 0
+// (PyTorch's fill), for value v a tensor.Number: a constant, so its Jacobian is exactly 0, ydot = 0 and xbar = 0
 // (zeros shaped like x, the true derivative), with no second-order term. A value
 // with a nonzero imaginary part fills complex128 tensors only; a float64 x is then
 // an error wrapping chainrules.ErrInvalidArgument, as in PyTorch. The op name is
 // "fill".
-func FillOp(value complex128) cr.Op[*tensor.Dense] {
+func FillOp[S tensor.Number](v S) cr.Op[*tensor.Dense] {
+	value := tensor.Complex128Of(v)
 	spec := UnarySpec{Complex: Func1[complex128]{
 		F: func(complex128) complex128 { return value }, D1: zero[complex128], D2: zero[complex128]},
 		Deriv: zeroDeriv}
@@ -283,7 +284,7 @@ func FillOp(value complex128) cr.Op[*tensor.Dense] {
 
 // Fill returns a tensor shaped like x and of its dtype with every element value
 // (FillOp(value)).
-func Fill(x *tensor.Dense, value complex128) (*tensor.Dense, error) {
+func Fill[S tensor.Number](x *tensor.Dense, value S) (*tensor.Dense, error) {
 	return cr.Eval(FillOp(value), x)
 }
 
@@ -352,35 +353,37 @@ func ldexpD2[T tensor.Element](exp2 func(T) T) func(a, b, y T) (T, T, T) {
 // SubAlpha(b, a, alpha).
 
 // AddAlphaOp returns the op y = a + alpha b, broadcast (PyTorch's add with alpha):
-// f_a = 1, f_b = alpha, second partials 0, so abar = ybar and bbar = conj(alpha)
+// alpha a tensor.Number, f_a = 1, f_b = alpha, second partials 0, so abar = ybar and bbar = conj(alpha)
 // ybar, each summed over its broadcast axes. AddAlphaOp(1) is AddOp. A complex alpha
 // (imag(alpha) != 0) needs a complex128 operand, as in PyTorch: two float64
 // operands are then an error wrapping chainrules.ErrInvalidArgument. The op name is
 // "add".
-func AddAlphaOp(alpha complex128) cr.Op[*tensor.Dense] {
-	if alpha == 1 {
+func AddAlphaOp[S tensor.Number](alpha S) cr.Op[*tensor.Dense] {
+	c := tensor.Complex128Of(alpha)
+	if c == 1 {
 		return AddOp
 	}
-	return Binary("add", axpbySpec(1, alpha))
+	return Binary("add", axpbySpec(1, c))
 }
 
 // AddAlpha returns a + alpha b, broadcast, in a fresh tensor (AddAlphaOp(alpha)).
-func AddAlpha(a, b *tensor.Dense, alpha complex128) (*tensor.Dense, error) {
+func AddAlpha[S tensor.Number](a, b *tensor.Dense, alpha S) (*tensor.Dense, error) {
 	return cr.Eval(AddAlphaOp(alpha), a, b)
 }
 
 // SubAlphaOp returns the op y = a - alpha b, broadcast (PyTorch's sub with alpha):
 // f_a = 1, f_b = -alpha, second partials 0. SubAlphaOp(1) is SubOp; complex alpha
 // as in AddAlphaOp. The op name is "sub".
-func SubAlphaOp(alpha complex128) cr.Op[*tensor.Dense] {
-	if alpha == 1 {
+func SubAlphaOp[S tensor.Number](alpha S) cr.Op[*tensor.Dense] {
+	c := tensor.Complex128Of(alpha)
+	if c == 1 {
 		return SubOp
 	}
-	return Binary("sub", axpbySpec(-1, alpha))
+	return Binary("sub", axpbySpec(-1, c))
 }
 
 // SubAlpha returns a - alpha b, broadcast, in a fresh tensor (SubAlphaOp(alpha)).
-func SubAlpha(a, b *tensor.Dense, alpha complex128) (*tensor.Dense, error) {
+func SubAlpha[S tensor.Number](a, b *tensor.Dense, alpha S) (*tensor.Dense, error) {
 	return cr.Eval(SubAlphaOp(alpha), a, b)
 }
 

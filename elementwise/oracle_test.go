@@ -205,7 +205,7 @@ func fillValue(c *oracle.Case, _ []float64) (cr.Op[*tensor.Dense], error) {
 	default:
 		return nil, oracle.Skip("fill with value " + string(kw.Value))
 	}
-	return elementwise.FillOp(complex(v, 0)), nil
+	return elementwise.FillOp(v), nil
 }
 
 // polygammaN reads n from the case's op_args: PyTorch's polygamma samples pass n

@@ -11,9 +11,10 @@ import (
 )
 
 // BenchmarkSinglePrecision times a forward value and backward sweep of a few nn
-// ops in float64 and in float32 (widened, computed in double precision, rounded
-// once: the float32 rows pay the casts on top of the float64 time, and allocate the
-// single-precision results beside the double-precision ones).
+// ops in float64 and in float32: widened, computed in double precision and rounded
+// once (the float32 rows pay the casts on top of the float64 time, and allocate the
+// single-precision results beside the double-precision ones), but for linear,
+// whose matrix products run on the float32 GEMM.
 func BenchmarkSinglePrecision(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, c := range []struct {
@@ -24,6 +25,8 @@ func BenchmarkSinglePrecision(b *testing.B) {
 		{"conv2d/N8_16x16_16x16_k3_p1", nn.Conv2dOp(nn.Padding(1)), [][]int{{8, 16, 16, 16}, {16, 16, 3, 3}}},
 		{"softmax/256x512", nn.SoftmaxOp(-1), [][]int{{256, 512}}},
 		{"layer_norm/64x32x128", nn.LayerNormOp([]int{128}), [][]int{{64, 32, 128}}},
+		// linear runs natively in single precision (einsum on the float32 GEMM).
+		{"linear/256x512_512x512", nn.LinearOp(false), [][]int{{256, 512}, {512, 512}}},
 	} {
 		for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
 			x := make([]*tensor.Dense, len(c.shape))

@@ -483,14 +483,15 @@ func ScalarComplex64(v complex64) *Dense {
 	return scalarOf([]complex64{v})
 }
 
-// ScalarOf returns the 0-d tensor of dtype dt holding v, rounded to dt (a real dtype
-// keeps real(v)). An invalid dtype is an error wrapping chainrules.ErrInvalidArgument.
-func ScalarOf(dt DType, v complex128) (*Dense, error) {
+// ScalarOf returns the 0-d tensor of dtype dt holding v, a Number, rounded to dt (a
+// real dtype keeps real(v)). An invalid dtype is an error wrapping
+// chainrules.ErrInvalidArgument.
+func ScalarOf[S Number](dt DType, v S) (*Dense, error) {
 	t, err := Alloc(dt)
 	if err != nil {
 		return nil, err
 	}
-	t.Set(v)
+	t.Set(Complex128Of(v))
 	return t, nil
 }
 

@@ -43,6 +43,8 @@ func TestNumberParameters(t *testing.T) {
 		{"Full float32 of float64 rounds", tensor.Full(tensor.Float32, 0.1, 1), tensor.Float32, []complex128{complex(float64(float32(0.1)), 0)}},
 		{"Full float64 of complex keeps the real part", tensor.Full(tensor.Float64, 2-1i, 1), tensor.Float64, []complex128{2}},
 		{"Full complex128 of int", tensor.Full(tensor.Complex128, -1, 1), tensor.Complex128, []complex128{-1}},
+		{"ScalarOf float32 of float64 variable", must(tensor.ScalarOf(tensor.Float32, h)), tensor.Float32, []complex128{0.5}},
+		{"ScalarOf complex64 of complex64", must(tensor.ScalarOf(tensor.Complex64, complex64(1-1i))), tensor.Complex64, []complex128{1 - 1i}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			require.Equal(t, tc.dt, tc.got.DType())

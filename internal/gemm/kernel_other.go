@@ -11,6 +11,9 @@ func asmKernels32() []*kernel[float32] { return nil }
 // packRows8Asm does nothing: this build has no assembly.
 func packRows8Asm[R float](dst []R, stride int, a []R, off, lda, kb int) int { return 0 }
 
+// packRows4Asm does nothing: this build has no assembly.
+func packRows4Asm(dst []float64, stride int, a []float64, off, lda, kb int) int { return 0 }
+
 // packAcrossAsm does nothing: this build has no assembly.
 func packAcrossAsm[R float](dst []R, w int, x []R, ld, rows, kb int) bool { return false }
 

@@ -111,7 +111,24 @@ type cpanelA struct {
 // The panel is that of a real matrix of 8-byte elements, so it is packed as
 // float64 values (moves, which keep the bits).
 func (x *cpanelA) pack(dst []float32, mr, i0, mb, p0, kb int) {
-	packPanels(asFloat64(dst), mr, asFloat64(asReal[float32](x.a)), x.lda, x.trans, i0, mb, p0, kb)
+	d, a := asFloat64(dst), asFloat64(asReal[float32](x.a))
+	if x.trans || mr != 4 {
+		packPanels(d, mr, a, x.lda, x.trans, i0, mb, p0, kb)
+		return
+	}
+	// Full panels of 4 rows: 4x4 transposes, then the Go loop for the last
+	// k steps; a partial panel last.
+	full := mb &^ 3
+	for ip := 0; ip < full; ip += 4 {
+		panel := d[ip*kb : (ip+4)*kb]
+		off := (i0+ip)*x.lda + p0
+		if done := packRows4Asm(panel, 4, a, off, x.lda, kb); done < kb {
+			packRows4(panel[4*done:], 4, a, off+done, x.lda, kb-done)
+		}
+	}
+	if full < mb {
+		packPanels(d[full*kb:], 4, a, x.lda, false, i0+full, mb-full, p0, kb)
+	}
 }
 
 // asFloat64 returns the memory of a float32 slice of even length as a float64

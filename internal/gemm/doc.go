@@ -160,15 +160,17 @@
 // (kernC4x24AVX512, kernel.aw = 2): a 4 x 24 complex tile (4 x 48 float32) on
 // the k loop of kern8x48AVX512, unchanged. Its packed A holds, per k step,
 // re A[i,p] and im A[i,p] of the 4 rows (the 8 broadcast values of the real
-// kernel; packed as 4 rows of 8-byte elements), its packed B the 24 complex
+// kernel; packed as 4 rows of 8-byte elements, with an AVX 4x4 transpose,
+// transpose4x4f64), its packed B the 24 complex
 // values of row p of alpha*op(B), interleaved (when B is not transposed and
 // alpha is 1, a plain copy of B's real view). So the 24 accumulators hold
 // re A[i,p] B[p,:] and im A[i,p] B[p,:] for each row, and the write-back
 // forms C[i,:] = (Σ ar br - Σ ai bi, Σ ar bi + Σ ai br) with one VPERMILPS
 // (swapping the parts of the second sum) and one VFMADDSUB per vector. Against
 // 1m, B is packed at half the size without the 2x2 expansion, and k is not
-// doubled, so C is read and written half as often. At n = 1024 on one loaded
-// Zen 5 core, processor-time GFLOP/s, interleaved runs: 1m 234, the complex
-// kernel 243, numpy's complex64 matmul (OpenBLAS 0.3.21, SkylakeX) 247; the
-// kernel itself takes about 90% of the time, packing the rest.
+// doubled, so C is read and written half as often. At n = 1024 on one Zen 5
+// core, processor-time GFLOP/s of interleaved runs: 1m 234, the complex kernel
+// 243 with A packed by the Go loop and 247 with the transpose, numpy's
+// complex64 matmul (OpenBLAS 0.3.21, SkylakeX) 247; the kernel itself takes
+// about 90% of the time, packing the rest.
 package gemm

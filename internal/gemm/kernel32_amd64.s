@@ -465,3 +465,30 @@ cstore512:
 	STOREROW512(Z18, Z19, Z20)
 	VZEROUPPER
 	RET
+
+// func scaleC64AVX512(x *float32, n int, re, im float32)
+//
+// Multiplies the n/2 complex values of x (interleaved parts; n a multiple of
+// 16) by re + i im: (vr re - vi im, vi re + vr im), the product rounded once per
+// part after the exact vr re (or vi re) and the rounded vi im (or vr im).
+TEXT ·scaleC64AVX512(SB), NOSPLIT, $0-24
+	MOVQ         x+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS re+16(FP), Z1
+	VBROADCASTSS im+20(FP), Z2
+	SHRQ         $4, CX
+	JZ           sdone
+
+sloop:
+	VMOVUPS        (DI), Z0
+	VPERMILPS      $0xb1, Z0, Z3 // (vi, vr)
+	VMULPS         Z2, Z3, Z3    // (vi im, vr im)
+	VFMADDSUB213PS Z3, Z1, Z0    // (vr re - vi im, vi re + vr im)
+	VMOVUPS        Z0, (DI)
+	ADDQ           $64, DI
+	DECQ           CX
+	JNZ            sloop
+
+sdone:
+	VZEROUPPER
+	RET

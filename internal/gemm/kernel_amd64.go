@@ -74,6 +74,23 @@ func complexKernel32(kn *kernel[float32]) *kernel[float32] {
 	return nil
 }
 
+// scaleC64AVX512 multiplies the complex values of x[:n] (n a multiple of 16)
+// by re + i im.
+//
+//go:noescape
+func scaleC64AVX512(x *float32, n int, re, im float32)
+
+// scaleC64Asm multiplies the complex values of s (interleaved parts) by alpha
+// in whole vectors with AVX-512 and returns the number of float32 values done.
+func scaleC64Asm(s []float32, alpha complex64) int {
+	n := len(s) &^ 15
+	if !cpu.X86.HasAVX512F || n == 0 {
+		return 0
+	}
+	scaleC64AVX512(&s[0], n, real(alpha), imag(alpha))
+	return n
+}
+
 func fnAVX512c(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 	_, _, _ = a[8*k-1], b[48*k-1], c[3*ldc+47]
 	kernC4x24AVX512(k, &a[0], &b[0], &c[0], ldc, alpha, beta)

@@ -27,3 +27,6 @@ func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R]
 
 // complexKernel32 returns nil: Cgemm runs on the float32 kernel (1m embedding).
 func complexKernel32(kn *kernel[float32]) *kernel[float32] { return nil }
+
+// scaleC64Asm does nothing: this build has no assembly.
+func scaleC64Asm(s []float32, alpha complex64) int { return 0 }

@@ -378,5 +378,14 @@ func BenchmarkCgemm(b *testing.B) {
 			}
 			reportGFLOPs(b, 8*float64(n)*float64(n)*float64(n))
 		})
+		// Both operands transposed and a complex alpha: the packing paths
+		// that multiply by alpha and gather op(B)'s columns.
+		b.Run(fmt.Sprintf("%d/TT", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Cgemm(true, true, n, n, n, complex(0.5, 1), x, n, y, n, 0, z, n)
+			}
+			reportGFLOPs(b, 8*float64(n)*float64(n)*float64(n))
+		})
 	}
 }

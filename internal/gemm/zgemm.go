@@ -78,17 +78,14 @@ func realBeta[R float, X complex64 | complex128](m, n int, beta X, c []X, ldc in
 	return 1
 }
 
-// complexKernelRun is Cgemm after the argument checks on a complex kernel kn (kn.aw == 2): C is viewed as the real m x 2n matrix of its parts,
-// op(A) is packed by cpanelA, alpha*op(B) by cpanelB (or, when B is not
-// transposed and alpha is 1, by the real packing of B's real view, which is
-// the same copy), and the k loop runs over the complex k.
+// complexKernelRun is Cgemm after the argument checks on a complex kernel kn
+// (kn.aw == 2): C is viewed as the real m x 2n matrix of its parts, op(A) is
+// packed by cpanelA, alpha*op(B) by cpanelB, and the k loop runs over the
+// complex k.
 func complexKernelRun(kn *kernel[float32], workers int, transA, transB bool, m, n, k int, alpha complex64, a []complex64, lda int, b []complex64, ldb int, beta complex64, c []complex64, ldc int) {
 	rbeta := realBeta[float32](m, n, beta, c, ldc)
-	var pb packerB[float32] = &cpanelB{b: b, ldb: ldb, trans: transB, alpha: alpha}
-	if !transB && alpha == 1 {
-		pb = &realB[float32]{b: asReal[float32](b), ldb: 2 * ldb}
-	}
-	run(kn, workers, m, 2*n, k, &cpanelA{a: a, lda: lda, trans: transA}, pb, 1, rbeta, asReal[float32](c), 2*ldc)
+	run(kn, workers, m, 2*n, k, &cpanelA{a: a, lda: lda, trans: transA},
+		&cpanelB{b: b, ldb: ldb, trans: transB, alpha: alpha}, 1, rbeta, asReal[float32](c), 2*ldc)
 }
 
 // asComplex returns the memory of a real slice of even length as a complex
@@ -137,9 +134,9 @@ func asFloat64(s []float32) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)/2)
 }
 
-// cpanelB is alpha*op(B) for the complex64 kernel, seen as the real k x 2n matrix
-// of its parts: its micro-panels of nr real columns (nr/2 complex ones) hold
-// the rows of alpha*op(B), interleaved. b is the complex matrix, ldb in
+// cpanelB is alpha*op(B) for the complex64 kernel, seen as the real k x 2n
+// matrix of its parts: its micro-panels of nr real columns (nr/2 complex ones)
+// hold the rows of alpha*op(B), interleaved. b is the complex matrix, ldb in
 // elements.
 type cpanelB struct {
 	b     []complex64
@@ -148,42 +145,26 @@ type cpanelB struct {
 	alpha complex64
 }
 
-// pack implements packerB; nr, j0 and nb count real columns and are even.
+// pack implements packerB; nr, j0 and nb count real columns and are even. The
+// panels are those of op(B) as a real matrix of 8-byte elements (packed as
+// float64 values, moves that keep the bits), then multiplied by alpha.
 func (x *cpanelB) pack(dst []float32, nr, j0, nb, p0, kb int) {
-	d := asComplex[complex64](dst)
-	w, alpha := nr/2, x.alpha
-	for jp := 0; jp < nb; jp += nr {
-		panel := d[jp/2*kb : (jp+nr)/2*kb]
-		cols := min(nr, nb-jp) / 2
-		jb := (j0 + jp) / 2
-		if x.trans {
-			// Column j of op(B) is row j of B: contiguous in p.
-			for cc := range cols {
-				src := x.b[(jb+cc)*x.ldb+p0:]
-				for p, v := range src[:kb] {
-					panel[p*w+cc] = v * alpha
-				}
-			}
-			if cols < w {
-				for p := range kb {
-					clear(panel[p*w+cols : p*w+w])
-				}
-			}
-			continue
-		}
-		for p := range kb {
-			row := panel[p*w : p*w+w]
-			src := x.b[(p0+p)*x.ldb+jb:]
-			src = src[:cols]
-			if alpha == 1 {
-				copy(row, src)
-			} else {
-				for c, v := range src {
-					row[c] = v * alpha
-				}
-			}
-			clear(row[cols:])
-		}
+	packPanels(asFloat64(dst), nr/2, asFloat64(asReal[float32](x.b)), x.ldb, !x.trans, j0/2, nb/2, p0, kb)
+	if x.alpha != 1 {
+		scaleComplex64(dst[:roundUp(nb, nr)*kb], x.alpha)
+	}
+}
+
+// scaleComplex64 multiplies the complex values of s (interleaved parts) by
+// alpha. Whole vectors of 16 values (all of cpanelB's panels, 48*kb values)
+// take (vr ar - vi ai, vi ar + vr ai) with one rounding per part after the
+// rounded vi ai (or vr ai), as VFMADDSUB computes it; a remainder, or a
+// machine without AVX-512, is multiplied as Go multiplies complex numbers.
+func scaleComplex64(s []float32, alpha complex64) {
+	done := scaleC64Asm(s, alpha)
+	c := asComplex[complex64](s[done:])
+	for i, v := range c {
+		c[i] = v * alpha
 	}
 }
 

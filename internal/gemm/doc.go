@@ -162,8 +162,8 @@
 // re A[i,p] and im A[i,p] of the 4 rows (the 8 broadcast values of the real
 // kernel; packed as 4 rows of 8-byte elements, with an AVX 4x4 transpose,
 // transpose4x4f64), its packed B the 24 complex
-// values of row p of alpha*op(B), interleaved (when B is not transposed and
-// alpha is 1, a plain copy of B's real view). So the 24 accumulators hold
+// values of row p of alpha*op(B), interleaved (op(B) packed as a matrix of
+// 8-byte values, then multiplied by alpha with AVX-512 unless alpha is 1). So the 24 accumulators hold
 // re A[i,p] B[p,:] and im A[i,p] B[p,:] for each row, and the write-back
 // forms C[i,:] = (Σ ar br - Σ ai bi, Σ ar bi + Σ ai br) with one VPERMILPS
 // (swapping the parts of the second sum) and one VFMADDSUB per vector. Against

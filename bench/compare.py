@@ -31,6 +31,7 @@ W = [
     ("GEMM 1024 (GFLOP/s)", "./internal/gemm", "BenchmarkDgemm/1024/gemm", "gemm.1024", "numpy", "gflops"),
     ("float32 GEMM 1024 (GFLOP/s)", "./internal/gemm", "BenchmarkSgemm/1024/gemm", "sgemm.1024", "numpy float32", "gflops"),
     ("complex GEMM 512 (GFLOP/s)", "./internal/gemm", "BenchmarkZgemm/512/gemm", "zgemm.512", "numpy", "gflops"),
+    ("complex64 GEMM 1024 (GFLOP/s)", "./internal/gemm", "BenchmarkCgemm/1024/gemm", "cgemm.1024", "numpy complex64", "gflops"),
     ("einsum ij,jk->ik 512", "./einsum", "BenchmarkEval/matmul512", "einsum.matmul512", "torch", "s"),
     ("einsum bij,bjk->bik 64x128", "./einsum", "BenchmarkEval/bmm64x128", "einsum.bmm64x128", "torch", "s"),
     ("einsum attention bhqd,bhkd->bhqk", "./einsum", "BenchmarkEval/attention", "einsum.attention", "torch", "s"),
@@ -199,7 +200,8 @@ def main():
             ov = f"{o['gflops']:.1f}"
             pv, ratio = "", None
             if p:
-                fl = 8 * 512 ** 3 if key.startswith("zgemm") else 2 * 1024 ** 3
+                # a complex multiply-add is 8 real flops
+                fl = {"zgemm.512": 8 * 512 ** 3, "cgemm.1024": 8 * 1024 ** 3}.get(key, 2 * 1024 ** 3)
                 pg = fl / p["min_s"] / 1e9
                 pv, ratio = f"{pg:.1f}", pg / o["gflops"]
         else:

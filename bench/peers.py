@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peer timings for bench/compare.py: torch and numpy on the workloads of the project's
-Go benchmarks, float64 (one GEMM and the MLP also in float32), CPU. Run with Debian's python3 (python3-numpy, python3-torch).
+Go benchmarks, float64 (GEMM also in float32 and complex64, the MLP and exp/tanh also in float32), CPU. Run with Debian's python3 (python3-numpy, python3-torch).
 
     python3 bench/peers.py --threads 1 --json out.json [--only PREFIX,...]
 
@@ -83,6 +83,8 @@ def gemm():
     bench("sgemm.1024", lambda: a32 @ b32)
     z = rng.standard_normal((512, 512)) + 1j * rng.standard_normal((512, 512))
     bench("zgemm.512", lambda: z @ z)
+    c64 = (a + 1j * b).astype(np.complex64)
+    bench("cgemm.1024", lambda: c64 @ c64)
 
 
 def einsum():

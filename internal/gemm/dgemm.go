@@ -217,7 +217,7 @@ func serial[R float](kn *kernel[R], i0, i1, j0, j1, k int, pa packerA[R], pb pac
 	kcMax := min(kn.kc, k)
 	mcMax := min(kn.mc, roundUp(i1-i0, mr))
 	ncMax := min(kn.nc, roundUp(j1-j0, nr))
-	ws.a = aligned(ws.a, mcMax*kcMax)
+	ws.a = aligned(ws.a, mcMax*kcMax*kn.aWidth())
 	ws.b = aligned(ws.b, ncMax*kcMax)
 	ws.tmp = aligned(ws.tmp, mr*nr)
 
@@ -243,13 +243,13 @@ func serial[R float](kn *kernel[R], i0, i1, j0, j1, k int, pa packerA[R], pb pac
 // block of B (pb) into C (whose top-left element is c[0]); tmp is the mr x nr
 // scratch tile for partial tiles.
 func macroKernel[R float](kn *kernel[R], kc int, pa, pb, tmp []R, mc, nc int, c []R, ldc int, alpha, beta R) {
-	mr, nr := kn.mr, kn.nr
+	mr, nr, aw := kn.mr, kn.nr, kn.aWidth()
 	for jr := 0; jr < nc; jr += nr {
 		nb := min(nr, nc-jr)
 		bp := pb[jr*kc:]
 		for ir := 0; ir < mc; ir += mr {
 			mb := min(mr, mc-ir)
-			ap := pa[ir*kc:]
+			ap := pa[ir*kc*aw:]
 			off := ir*ldc + jr
 			if mb == mr && nb == nr {
 				kn.fn(kc, ap, bp, c[off:], ldc, alpha, beta)

@@ -7,6 +7,10 @@ type kernel[R float] struct {
 	mr, nr int // register tile
 	mc, kc int // packed A block (multiple of mr) and depth of a rank-kc update
 	nc     int // packed B block (multiple of nr)
+	// aw is the number of packed A values per row of the tile and k step: 1 for
+	// the real kernels, 2 for a complex kernel (real and imaginary parts; see
+	// cpanelA). Zero means 1.
+	aw int
 	// fn computes the mr x nr tile C = alpha*A*B + beta*C from an mr x k
 	// micro-panel a and a k x nr micro-panel b (both packed k-major). C has
 	// row stride ldc. If beta == 0, C is not read.
@@ -18,6 +22,9 @@ type kernel[R float] struct {
 	// results must be those of fn bit for bit.
 	edge8 func(k int, a, b []R, ldb int, c []R, ldc int, alpha, beta R)
 }
+
+// aWidth returns kn.aw, at least 1.
+func (kn *kernel[R]) aWidth() int { return max(kn.aw, 1) }
 
 // kern is the float64 kernel used by Dgemm and Zgemm, and kern32 the float32
 // kernel used by Sgemm and Cgemm: the fastest ones available, chosen at init.

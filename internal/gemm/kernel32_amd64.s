@@ -329,3 +329,166 @@ store256:
 	STOREROW256(Y9, Y10, Y11)
 	VZEROUPPER
 	RET
+
+// ---------------------------------------------------------------------------
+// AVX-512 complex64: 4x24 complex tile (4 rows of C, 48 float32 each) on the
+// loop of kern8x48AVX512. Packed A holds, per k step, re and im of the 4 rows
+// (8 values: row 2i of the real kernel is re A[i,p], row 2i+1 im A[i,p]);
+// packed B holds the 24 complex values of op(B)'s row p, interleaved. So
+// Z(6i..6i+2) accumulate re A[i,p] * B[p,:] and Z(6i+3..6i+5) im A[i,p] * B[p,:];
+// at the end C[i,:] = acc_re + (-im, re)-swap of acc_im:
+// (ar br - ai bi, ar bi + ai br).
+
+// CMUL512 turns the accumulators of one complex row into the products: c =
+// c*1 -/+ swap(s) (VFMADDSUB213PS subtracts in even, real, lanes), Z29 = 1.
+#define CMUL512(c0, c1, c2, s0, s1, s2) \
+	VPERMILPS      $0xb1, s0, s0; \
+	VPERMILPS      $0xb1, s1, s1; \
+	VPERMILPS      $0xb1, s2, s2; \
+	VFMADDSUB213PS s0, Z29, c0;   \
+	VFMADDSUB213PS s1, Z29, c1;   \
+	VFMADDSUB213PS s2, Z29, c2
+
+// func kernC4x24AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
+// (ldc in float32 values; alpha and beta real.)
+TEXT ·kernC4x24AVX512(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+
+	MOVQ DX, R9
+	PREFETCHROW512
+	PREFETCHROW512
+	PREFETCHROW512
+	PREFETCHROW512
+
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	VPXORQ Z12, Z12, Z12
+	VPXORQ Z13, Z13, Z13
+	VPXORQ Z14, Z14, Z14
+	VPXORQ Z15, Z15, Z15
+	VPXORQ Z16, Z16, Z16
+	VPXORQ Z17, Z17, Z17
+	VPXORQ Z18, Z18, Z18
+	VPXORQ Z19, Z19, Z19
+	VPXORQ Z20, Z20, Z20
+	VPXORQ Z21, Z21, Z21
+	VPXORQ Z22, Z22, Z22
+	VPXORQ Z23, Z23, Z23
+
+	MOVQ CX, BX
+	SHRQ $2, BX
+	ANDQ $3, CX
+	TESTQ BX, BX
+	JZ   ctail512
+
+cloop512:
+	PREFETCHT0 (BDIST+0)(DI)
+	PREFETCHT0 (BDIST+64)(DI)
+	PREFETCHT0 (BDIST+128)(DI)
+	PREFETCHT0 (ADIST+0)(SI)
+	STEP512(0, 0)
+	PREFETCHT0 (BDIST+192)(DI)
+	PREFETCHT0 (BDIST+256)(DI)
+	PREFETCHT0 (BDIST+320)(DI)
+	STEP512(32, 192)
+	PREFETCHT0 (BDIST+384)(DI)
+	PREFETCHT0 (BDIST+448)(DI)
+	PREFETCHT0 (BDIST+512)(DI)
+	PREFETCHT0 (ADIST+64)(SI)
+	STEP512(64, 384)
+	PREFETCHT0 (BDIST+576)(DI)
+	PREFETCHT0 (BDIST+640)(DI)
+	PREFETCHT0 (BDIST+704)(DI)
+	STEP512(96, 576)
+	ADDQ $128, SI
+	ADDQ $768, DI
+	DECQ BX
+	JNZ  cloop512
+
+ctail512:
+	TESTQ CX, CX
+	JZ    cdone512
+
+cloop512one:
+	STEP512(0, 0)
+	ADDQ $32, SI
+	ADDQ $192, DI
+	DECQ CX
+	JNZ  cloop512one
+
+cdone512:
+	MOVL         $0x3f800000, AX
+	VPBROADCASTD AX, Z29
+	CMUL512(Z0, Z1, Z2, Z3, Z4, Z5)
+	CMUL512(Z6, Z7, Z8, Z9, Z10, Z11)
+	CMUL512(Z12, Z13, Z14, Z15, Z16, Z17)
+	CMUL512(Z18, Z19, Z20, Z21, Z22, Z23)
+
+	VBROADCASTSS alpha+40(FP), Z24
+	SCALE512(Z24, Z0, Z1, Z2)
+	SCALE512(Z24, Z6, Z7, Z8)
+	SCALE512(Z24, Z12, Z13, Z14)
+	SCALE512(Z24, Z18, Z19, Z20)
+
+	// beta == ±0: overwrite C without reading it.
+	MOVL beta+44(FP), AX
+	SHLL $1, AX
+	JZ   cstore512
+
+	VBROADCASTSS beta+44(FP), Z25
+	BETAROW512(Z0, Z1, Z2)
+	BETAROW512(Z6, Z7, Z8)
+	BETAROW512(Z12, Z13, Z14)
+	BETAROW512(Z18, Z19, Z20)
+	VZEROUPPER
+	RET
+
+cstore512:
+	STOREROW512(Z0, Z1, Z2)
+	STOREROW512(Z6, Z7, Z8)
+	STOREROW512(Z12, Z13, Z14)
+	STOREROW512(Z18, Z19, Z20)
+	VZEROUPPER
+	RET
+
+// func scaleC64AVX512(x *float32, n int, re, im float32)
+//
+// Multiplies the n/2 complex values of x (interleaved parts; n a multiple of
+// 16) by re + i im: (vr re - vi im, vi re + vr im), the product rounded once per
+// part after the exact vr re (or vi re) and the rounded vi im (or vr im).
+TEXT ·scaleC64AVX512(SB), NOSPLIT, $0-24
+	MOVQ         x+0(FP), DI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS re+16(FP), Z1
+	VBROADCASTSS im+20(FP), Z2
+	SHRQ         $4, CX
+	JZ           sdone
+
+sloop:
+	VMOVUPS        (DI), Z0
+	VPERMILPS      $0xb1, Z0, Z3 // (vi, vr)
+	VMULPS         Z2, Z3, Z3    // (vi im, vr im)
+	VFMADDSUB213PS Z3, Z1, Z0    // (vr re - vi im, vi re + vr im)
+	VMOVUPS        Z0, (DI)
+	ADDQ           $64, DI
+	DECQ           CX
+	JNZ            sloop
+
+sdone:
+	VZEROUPPER
+	RET

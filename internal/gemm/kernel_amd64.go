@@ -31,6 +31,13 @@ func kern4x12AVX2(k int, a, b, c *float64, ldc int, alpha, beta float64)
 //go:noescape
 func kern8x48AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
+// kernC4x24AVX512 is the 4x24 complex64 AVX-512F micro-kernel (see kernel.fn
+// and cavx512): C's 4 x 48 float32 tile from the packed A of cpanelA (8 values
+// per k step) and B's interleaved complex rows (48 values per k step).
+//
+//go:noescape
+func kernC4x24AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
+
 // kern4x24AVX2 is the 4x24 float32 AVX2+FMA micro-kernel (see kernel.fn).
 //
 //go:noescape
@@ -48,7 +55,46 @@ var (
 	// products each, on a loaded Zen 5 core.
 	avx512s = &kernel[float32]{name: "avx512_8x48", mr: 8, nr: 48, mc: 384, kc: 192, nc: 3072, fn: fnAVX512s}
 	avx2s   = &kernel[float32]{name: "avx2_4x24", mr: 4, nr: 24, mc: 192, kc: 256, nc: 3072, fn: fnAVX2s}
+
+	// cavx512 is the complex64 kernel of Cgemm when kern32 is avx512s. Its
+	// tile is 4 complex rows by 24 complex columns (mr and nr count the rows
+	// and float32 columns of C's real view); the packed A and B have the
+	// layouts of avx512s's (8 and 48 values per k step), so the block sizes
+	// are those of avx512s in bytes: MC = 192 complex rows (288 KiB of packed
+	// A), KC = 192 complex steps (36 KiB B micro-panel).
+	cavx512 = &kernel[float32]{name: "avx512_c4x24", mr: 4, nr: 48, mc: 192, kc: 192, nc: 3072, aw: 2, fn: fnAVX512c}
 )
+
+// complexKernel32 returns the complex64 kernel that goes with the float32
+// kernel kn, or nil when Cgemm runs on kn itself through the 1m embedding.
+func complexKernel32(kn *kernel[float32]) *kernel[float32] {
+	if kn == avx512s {
+		return cavx512
+	}
+	return nil
+}
+
+// scaleC64AVX512 multiplies the complex values of x[:n] (n a multiple of 16)
+// by re + i im.
+//
+//go:noescape
+func scaleC64AVX512(x *float32, n int, re, im float32)
+
+// scaleC64Asm multiplies the complex values of s (interleaved parts) by alpha
+// in whole vectors with AVX-512 and returns the number of float32 values done.
+func scaleC64Asm(s []float32, alpha complex64) int {
+	n := len(s) &^ 15
+	if !cpu.X86.HasAVX512F || n == 0 {
+		return 0
+	}
+	scaleC64AVX512(&s[0], n, real(alpha), imag(alpha))
+	return n
+}
+
+func fnAVX512c(k int, a, b, c []float32, ldc int, alpha, beta float32) {
+	_, _, _ = a[8*k-1], b[48*k-1], c[3*ldc+47]
+	kernC4x24AVX512(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+}
 
 func fnAVX512s(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 	_, _, _ = a[8*k-1], b[48*k-1], c[7*ldc+47]

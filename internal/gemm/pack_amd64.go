@@ -30,6 +30,26 @@ func packRows8Asm[R float](dst []R, stride int, a []R, off, lda, kb int) int {
 	return done
 }
 
+// transpose4x4f64 packs groups of 4 k steps of 4 rows of 8-byte values (row
+// stride lda) as dst[p*stride + r], with an AVX 4x4 transpose: the complex64 A
+// panels of the complex kernel (see cpanelA).
+//
+//go:noescape
+func transpose4x4f64(dst *float64, stride int, src *float64, lda int, blocks int)
+
+// packRows4Asm does the part of packRows4 it can in assembly (float64 with
+// AVX2, whole groups of 4 k steps) and returns the number of k steps done.
+func packRows4Asm(dst []float64, stride int, a []float64, off, lda, kb int) int {
+	if !hasAVX2 || kb < 4 {
+		return 0
+	}
+	done := kb &^ 3
+	_ = a[off+3*lda+done-1]
+	_ = dst[stride*(done-1)+3]
+	transpose4x4f64(&dst[0], stride, &a[off], lda, done/4)
+	return done
+}
+
 // copyRows32 copies, for each of rows rows, chunks*32 bytes from src (row stride
 // srcStride bytes) to dst (row stride dstStride bytes) with AVX moves, and zeroes
 // the zchunks*32 bytes after them in dst.

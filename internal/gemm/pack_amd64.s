@@ -128,3 +128,53 @@ copynext:
 copydone:
 	VZEROUPPER
 	RET
+
+// func transpose4x4f64(dst *float64, stride int, src *float64, lda int, blocks int)
+//
+// transpose8x8f32 for 4 rows of 8-byte values (the complex64 A panels of
+// cpanelA): for each of blocks groups of 4 k steps, loads 4 values from each of
+// 4 rows (src + r*lda + 4*b) and stores the values of step p at
+// dst + (4*b+p)*stride, contiguous. stride and lda are in elements.
+TEXT ·transpose4x4f64(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ stride+8(FP), R12
+	MOVQ src+16(FP), SI
+	MOVQ lda+24(FP), R9
+	MOVQ blocks+32(FP), CX
+	SHLQ $3, R12             // stride in bytes
+	SHLQ $3, R9              // lda in bytes
+	LEAQ (R9)(R9*2), R10     // 3*lda
+	LEAQ (R12)(R12*2), R13   // 3*stride
+	MOVQ R12, R14
+	SHLQ $2, R14             // 4*stride: dst advance per block
+	TESTQ CX, CX
+	JZ   done4
+
+loop4:
+	VMOVUPD (SI), Y0
+	VMOVUPD (SI)(R9*1), Y1
+	VMOVUPD (SI)(R9*2), Y2
+	VMOVUPD (SI)(R10*1), Y3
+
+	VUNPCKLPD Y1, Y0, Y4     // a00 a10 | a02 a12
+	VUNPCKHPD Y1, Y0, Y5     // a01 a11 | a03 a13
+	VUNPCKLPD Y3, Y2, Y6     // a20 a30 | a22 a32
+	VUNPCKHPD Y3, Y2, Y7     // a21 a31 | a23 a33
+
+	VPERM2F128 $0x20, Y6, Y4, Y0 // a00 a10 a20 a30
+	VPERM2F128 $0x20, Y7, Y5, Y1 // a01 ...
+	VPERM2F128 $0x31, Y6, Y4, Y2 // a02 ...
+	VPERM2F128 $0x31, Y7, Y5, Y3 // a03 ...
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(R12*1)
+	VMOVUPD Y2, (DI)(R12*2)
+	VMOVUPD Y3, (DI)(R13*1)
+
+	ADDQ $32, SI
+	ADDQ R14, DI
+	DECQ CX
+	JNZ  loop4
+
+done4:
+	VZEROUPPER
+	RET

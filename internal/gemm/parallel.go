@@ -214,7 +214,7 @@ func newParallel[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[
 	mbMax := min(roundUp(ceilDiv(m, rowBlocks), p.unitRows), roundUp(m, kn.mr))
 	nIb := ceilDiv(m, mbMax)
 	kcMax := min(kn.kc, k)
-	p.aLen = p.unitRows * kcMax
+	p.aLen = p.unitRows * kcMax * kn.aWidth()
 	p.bLen = min(kn.nc, roundUp(n, kn.nr)) * kcMax
 	bi, jci := 0, 0
 	for jc := 0; jc < n; jc += kn.nc {

@@ -146,7 +146,9 @@ func TestSgemmLarge(t *testing.T) {
 
 // checkCgemm compares Cgemm with a complex128 reference computed from the same
 // complex64 inputs. Through the 1m embedding a component of an element of C is a
-// real dot product of 2k terms of alpha*op(B) rounded to complex64, bounded by
+// real dot product of 2k terms of alpha*op(B) rounded to complex64 (with the
+// complex kernel, the difference or sum of two dot products of k terms, a
+// smaller error), bounded by
 // 2 |alpha| Σ_p |op(A)_ip||op(B)_pj| (|x|+|y| <= 2|x+iy|); with the roundings
 // of alpha*op(B), of beta*C and of the chain, |C - C_ref| <= 2 γ_{2k+8}
 // (|alpha| Σ_p |op(A)_ip||op(B)_pj| + |beta||C_ij|).
@@ -236,6 +238,38 @@ func TestCgemm(t *testing.T) {
 				}
 			}
 		}
+	})
+}
+
+// TestCgemmParallel checks Cgemm on products split over goroutines (m*2n*k at
+// least parallelMin), with both parallel schemes and every float32 kernel (the
+// complex kernel's packed A is twice as wide per row as its tile's): the
+// results of 2 and 3 goroutines are the serial ones bit for bit, and the
+// serial ones are within checkCgemm's bound.
+func TestCgemmParallel(t *testing.T) {
+	bothSchemes(t, func(t *testing.T) {
+		withKernel32(t, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(21, 22))
+			for i, s := range [][3]int{{130, 150, 70}, {41, 700, 80}, {513, 37, 129}, {9, 400, 700}} {
+				m, n, k := s[0], s[1], s[2]
+				tA, tB := i%2 == 1, i/2%2 == 1
+				checkCgemm(t, rng, zcase{tA, tB, m, n, k, i % 3, complex(0.5, -1.5), complex(-0.3, 0.8)})
+				ar, ac := dims(tA, m, k)
+				br, bc := dims(tB, k, n)
+				a, b, c := randCSlice64(rng, ar*ac), randCSlice64(rng, br*bc), randCSlice64(rng, m*n)
+				want := append([]complex64(nil), c...)
+				CgemmOn(1, tA, tB, m, n, k, complex(0.5, -1), a, ac, b, bc, 1, want, n)
+				for _, w := range []int{2, 3} {
+					got := append([]complex64(nil), c...)
+					CgemmOn(w, tA, tB, m, n, k, complex(0.5, -1), a, ac, b, bc, 1, got, n)
+					for j := range got {
+						if got[j] != want[j] {
+							t.Fatalf("%v tA=%v tB=%v workers=%d: c[%d] = %v, serial %v", s, tA, tB, w, j, got[j], want[j])
+						}
+					}
+				}
+			}
+		})
 	})
 }
 
@@ -332,15 +366,24 @@ func BenchmarkSgemm(b *testing.B) {
 	}
 }
 
-// BenchmarkCgemm measures Cgemm (8*n^3 real flops).
+// BenchmarkCgemm measures Cgemm (8*n^3 real flops): go test -bench 'Cgemm/1024' -cpu 1.
 func BenchmarkCgemm(b *testing.B) {
-	for _, n := range []int{256, 512} {
+	for _, n := range []int{256, 512, 1024} {
 		rng := rand.New(rand.NewPCG(1, 1))
 		x, y, z := randCSlice64(rng, n*n), randCSlice64(rng, n*n), randCSlice64(rng, n*n)
 		b.Run(fmt.Sprintf("%d/gemm", n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				Cgemm(false, false, n, n, n, 1, x, n, y, n, 0, z, n)
+			}
+			reportGFLOPs(b, 8*float64(n)*float64(n)*float64(n))
+		})
+		// Both operands transposed and a complex alpha: the packing paths
+		// that multiply by alpha and gather op(B)'s columns.
+		b.Run(fmt.Sprintf("%d/TT", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Cgemm(true, true, n, n, n, complex(0.5, 1), x, n, y, n, 0, z, n)
 			}
 			reportGFLOPs(b, 8*float64(n)*float64(n)*float64(n))
 		})

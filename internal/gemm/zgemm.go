@@ -29,7 +29,15 @@ func Cgemm(transA, transB bool, m, n, k int, alpha complex64, a []complex64, lda
 
 // CgemmOn is Cgemm split over at most workers goroutines, as DgemmOn is Dgemm.
 func CgemmOn(workers int, transA, transB bool, m, n, k int, alpha complex64, a []complex64, lda int, b []complex64, ldb int, beta complex64, c []complex64, ldc int) {
-	complexGemmOn(kern32, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	kn := kern32
+	if ck := complexKernel32(kn); ck != nil {
+		if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
+			return
+		}
+		complexKernelRun(ck, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	complexGemmOn(kn, workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // complexGemmOn is ZgemmOn and CgemmOn on the real kernel kn (alpha's parts are
@@ -45,14 +53,7 @@ func complexGemmOn[X complex64 | complex128, R float](kn *kernel[R], workers int
 // complexRun is Zgemm or Cgemm after the argument checks: the complex matrices
 // (element type X) are seen as real ones of element type R, their memory layout.
 func complexRun[X complex64 | complex128, R float](kn *kernel[R], workers int, transA, transB bool, m, n, k int, alphaRe, alphaIm R, a []X, lda int, b []X, ldb int, beta X, c []X, ldc int) {
-	var rbeta R = 1
-	switch beta {
-	case 0:
-		rbeta = 0
-	case 1:
-	default:
-		Scale(m, n, beta, c, ldc)
-	}
+	rbeta := realBeta[R](m, n, beta, c, ldc)
 	// Without transposition, Ã is the real view of A with twice the stride,
 	// which the real packing (with its vector transposes) handles.
 	var pa packerA[R] = &realA[R]{a: asReal[R](a), lda: 2 * lda}
@@ -62,6 +63,109 @@ func complexRun[X complex64 | complex128, R float](kn *kernel[R], workers int, t
 	run(kn, workers, m, 2*n, 2*k, pa,
 		&cplxB[R]{b: asReal[R](b), ldb: ldb, trans: transB, alphaRe: alphaRe, alphaIm: alphaIm},
 		1, rbeta, asReal[R](c), 2*ldc)
+}
+
+// realBeta applies beta to C for a kernel that takes a real beta: it returns 0
+// or 1 for those values of beta, and otherwise scales C by beta and returns 1.
+func realBeta[R float, X complex64 | complex128](m, n int, beta X, c []X, ldc int) R {
+	switch beta {
+	case 0:
+		return 0
+	case 1:
+	default:
+		Scale(m, n, beta, c, ldc)
+	}
+	return 1
+}
+
+// complexKernelRun is Cgemm after the argument checks on a complex kernel kn
+// (kn.aw == 2): C is viewed as the real m x 2n matrix of its parts, op(A) is
+// packed by cpanelA, alpha*op(B) by cpanelB, and the k loop runs over the
+// complex k.
+func complexKernelRun(kn *kernel[float32], workers int, transA, transB bool, m, n, k int, alpha complex64, a []complex64, lda int, b []complex64, ldb int, beta complex64, c []complex64, ldc int) {
+	rbeta := realBeta[float32](m, n, beta, c, ldc)
+	run(kn, workers, m, 2*n, k, &cpanelA{a: a, lda: lda, trans: transA},
+		&cpanelB{b: b, ldb: ldb, trans: transB, alpha: alpha}, 1, rbeta, asReal[float32](c), 2*ldc)
+}
+
+// asComplex returns the memory of a real slice of even length as a complex
+// slice of half the length (the inverse of asReal).
+func asComplex[X complex64 | complex128, R float](s []R) []X {
+	return unsafe.Slice((*X)(unsafe.Pointer(unsafe.SliceData(s))), len(s)/2)
+}
+
+// cpanelA is op(A) for the complex64 kernel: its micro-panels of mr rows hold,
+// per k step, the mr complex values op(A)[i, p] as real and imaginary parts
+// (dst[panel*2*mr*kb + 2*(p*mr + r) + {0, 1}]), the layout of a real panel
+// of 2*mr rows. a is the complex matrix, lda in elements.
+type cpanelA struct {
+	a     []complex64
+	lda   int
+	trans bool
+}
+
+// pack implements packerA with 2*mr*kb values per micro-panel (see kernel.aw).
+// The panel is that of a real matrix of 8-byte elements, so it is packed as
+// float64 values (moves, which keep the bits).
+func (x *cpanelA) pack(dst []float32, mr, i0, mb, p0, kb int) {
+	d, a := asFloat64(dst), asFloat64(asReal[float32](x.a))
+	if x.trans || mr != 4 {
+		packPanels(d, mr, a, x.lda, x.trans, i0, mb, p0, kb)
+		return
+	}
+	// Full panels of 4 rows: 4x4 transposes, then the Go loop for the last
+	// k steps; a partial panel last.
+	full := mb &^ 3
+	for ip := 0; ip < full; ip += 4 {
+		panel := d[ip*kb : (ip+4)*kb]
+		off := (i0+ip)*x.lda + p0
+		if done := packRows4Asm(panel, 4, a, off, x.lda, kb); done < kb {
+			packRows4(panel[4*done:], 4, a, off+done, x.lda, kb-done)
+		}
+	}
+	if full < mb {
+		packPanels(d[full*kb:], 4, a, x.lda, false, i0+full, mb-full, p0, kb)
+	}
+}
+
+// asFloat64 returns the memory of a float32 slice of even length as a float64
+// slice of half the length.
+func asFloat64(s []float32) []float64 {
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(s))), len(s)/2)
+}
+
+// cpanelB is alpha*op(B) for the complex64 kernel, seen as the real k x 2n
+// matrix of its parts: its micro-panels of nr real columns (nr/2 complex ones)
+// hold the rows of alpha*op(B), interleaved. b is the complex matrix, ldb in
+// elements.
+type cpanelB struct {
+	b     []complex64
+	ldb   int
+	trans bool
+	alpha complex64
+}
+
+// pack implements packerB; nr, j0 and nb count real columns and are even. The
+// panels are those of op(B) as a real matrix of 8-byte elements (packed as
+// float64 values, moves that keep the bits), then multiplied by alpha.
+func (x *cpanelB) pack(dst []float32, nr, j0, nb, p0, kb int) {
+	packPanels(asFloat64(dst), nr/2, asFloat64(asReal[float32](x.b)), x.ldb, !x.trans, j0/2, nb/2, p0, kb)
+	if x.alpha != 1 {
+		scaleComplex64(dst[:roundUp(nb, nr)*kb], x.alpha)
+	}
+}
+
+// scaleComplex64 multiplies the complex values of s (interleaved parts) by
+// alpha. Whole vectors of 16 values (all of cpanelB's panels, 48*kb values)
+// take (vr ar - vi ai, vi ar + vr ai) with one rounding per part after the
+// rounded vi ai (or vr ai), as VFMADDSUB computes it; a remainder, or a
+// machine without AVX-512, is multiplied as Go multiplies complex numbers.
+func scaleComplex64(s []float32, alpha complex64) {
+	done := scaleC64Asm(s, alpha)
+	c := asComplex[complex64](s[done:])
+	for i, v := range c {
+		c[i] = v * alpha
+	}
 }
 
 // asReal returns the memory of a complex slice as a real slice of twice the

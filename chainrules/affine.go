@@ -18,3 +18,14 @@ type AffineRule interface {
 // Affine reports true: a linear rule's maps do not depend on the inputs it
 // differentiates (LinearRule).
 func (*linearRule[V]) Affine() bool { return true }
+
+// InputTangentsOnly is an optional interface of a SecondOrderRule whose
+// PullbackWithTangents reads the tangents of the op's inputs (TangentOf) but never
+// those of its outputs (SecondOrderArgs.Outputs), such as a product rule written
+// from x and xdot. A forward sweep made for a second-order sweep
+// (core.Tape.ForwardTangentsFor) then computes the outputs' tangents only when a
+// later op needs them: the n × k tangent of kmeans' matrix product P Cᵀ, which
+// only affine ops read, is not computed.
+type InputTangentsOnly interface {
+	InputTangentsOnly()
+}

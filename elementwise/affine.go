@@ -27,3 +27,16 @@ func (r *binaryRule) Affine() bool {
 	}
 	return r.re.fn.Linear
 }
+
+var (
+	_ cr.InputTangentsOnly = (*unaryRule)(nil)
+	_ cr.InputTangentsOnly = (*binaryRule)(nil)
+)
+
+// InputTangentsOnly marks the second-order pullback as reading the input's
+// tangent and never the output's (chainrules.InputTangentsOnly).
+func (*unaryRule) InputTangentsOnly() {}
+
+// InputTangentsOnly marks the second-order pullback as reading the operands'
+// tangents and never the output's (chainrules.InputTangentsOnly).
+func (*binaryRule) InputTangentsOnly() {}

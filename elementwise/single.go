@@ -53,7 +53,7 @@ func (o *unaryOp) applyFloat32(in []cr.NodeID, x *tensor.Dense, ys []*tensor.Den
 	}
 	xc := x.Contiguous()
 	xv := xc.Float32s()
-	yv := vmath.MakeNoZero32(len(xv))
+	yv := vmath.MakeNoZero[float32](len(xv))
 	kernel := o.spec.Real.single
 	if parallelWorkers(len(xv)) <= 1 {
 		kernel(yv, xv)
@@ -100,7 +100,7 @@ func (r *float32Rule) times(v *tensor.Dense) (*tensor.Dense, error) {
 		return nil, nil
 	}
 	vv := v.Contiguous().Float32s()
-	out := vmath.MakeNoZero32(len(vv))
+	out := vmath.MakeNoZero[float32](len(vv))
 	r.op.spec.Real.singleD1(out, r.y.Float32s(), vv)
 	return tensor.FromFloat32(out, r.y.Shape()...)
 }

@@ -299,6 +299,9 @@ type BinarySpec struct {
 	// diff marks sub, f(a, b) = a - b, whose pullback passes ybar on to a and
 	// its negation to b (see passThrough).
 	diff bool
+	// single, set on add, sub, mul and div, names their float32 kernel: two
+	// float32 operands are computed in float32 (see binary_single.go).
+	single arith32
 }
 
 // Binary returns the elementwise op y = f(a, b) named name (its registry key),

@@ -1,0 +1,110 @@
+package elementwise
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/testing/ruletest"
+)
+
+// TestArithFloat32Native checks that add, sub, mul and div of two float32 tensors
+// run in float32 (an arith32Rule) for the same shapes, the bias add's [b,n]+[n]
+// and the other broadcasts: the output is the double-precision result rounded
+// once, bit for bit (a float64 sum, difference, product or quotient of two float32
+// values rounds to the correctly rounded float32 one), and the rules agree with
+// the double-precision ones (ruletest.CheckSingle: pullback, forward tangent and
+// second-order rule, each in float32).
+func TestArithFloat32Native(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	shapes := []struct {
+		name string
+		a, b []int
+	}{
+		{"same", []int{3, 5}, []int{3, 5}},
+		{"bias", []int{4, 6}, []int{6}},
+		{"bias first", []int{6}, []int{4, 6}},
+		{"column", []int{4, 1}, []int{4, 3}},
+		{"scalar", []int{3, 4}, []int{}},
+		{"outer", []int{3, 1}, []int{1, 4}},
+		{"long", []int{2, 700}, []int{700}}, // past the pool's smallest size
+	}
+	for _, op := range []cr.Op[*tensor.Dense]{AddOp, SubOp, MulOp, DivOp} {
+		for _, sh := range shapes {
+			t.Run(op.Name()+"/"+sh.name, func(t *testing.T) {
+				a := tensor.RandN(rng, tensor.Float32, sh.a...)
+				b := offZero.draw(rng, tensor.Float32, sh.b...)
+				ys := make([]*tensor.Dense, 1)
+				rule, err := op.Apply([]cr.NodeID{cr.NewNodeID(1, 1), cr.NewNodeID(2, 1)}, []*tensor.Dense{a, b}, ys)
+				require.NoError(t, err)
+				require.IsType(t, &arith32Rule{}, rule)
+				require.Equal(t, tensor.Float32, ys[0].DType())
+				wide, err := cr.Eval(op, widen(t, a), widen(t, b))
+				require.NoError(t, err)
+				require.Equal(t, wide.Shape(), ys[0].Shape())
+				for i, w := range wide.Float64s() {
+					require.Equal(t, math.Float32bits(float32(w)), math.Float32bits(ys[0].Float32s()[i]), "element %d", i)
+				}
+				ruletest.CheckSingle(t, tensor.Space{}, op, []*tensor.Dense{a, b}, ruletest.SingleConfig{})
+			})
+		}
+	}
+}
+
+// TestArithFloat32Fallbacks checks the ways out of the float32 path: a float64
+// cotangent or tangent goes to the widened rule (and still gives a float32
+// cotangent), a float32 operand next to a float64 one widens the whole op, and a
+// cotangent of the wrong shape is an error wrapping ErrShapeMismatch.
+func TestArithFloat32Fallbacks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	a := tensor.RandN(rng, tensor.Float32, 4, 3)
+	b := tensor.RandN(rng, tensor.Float32, 3)
+	in := []cr.NodeID{cr.NewNodeID(1, 1), cr.NewNodeID(2, 1)}
+	ys := make([]*tensor.Dense, 1)
+	rule, err := MulOp.Apply(in, []*tensor.Dense{a, b}, ys)
+	require.NoError(t, err)
+	require.IsType(t, &arith32Rule{}, rule)
+
+	t.Run("float64 cotangent", func(t *testing.T) {
+		g := tensor.RandN(rng, tensor.Float64, 4, 3)
+		out, err := rule.Pullback([]*tensor.Dense{g}, []bool{true}, nil)
+		require.NoError(t, err)
+		require.Len(t, out, 2)
+		require.Equal(t, tensor.Float32, out[0].Value.DType())
+		require.Equal(t, []int{3}, out[1].Value.Shape())
+	})
+	t.Run("float64 tangent", func(t *testing.T) {
+		ad := tensor.RandN(rng, tensor.Float64, 4, 3)
+		tangentOf := func(id cr.NodeID) (*tensor.Dense, bool) { return ad, id == in[0] }
+		ydot, has := make([]*tensor.Dense, 1), make([]bool, 1)
+		require.NoError(t, rule.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has))
+		require.True(t, has[0])
+		require.Equal(t, []int{4, 3}, ydot[0].Shape())
+	})
+	t.Run("wrong cotangent shape", func(t *testing.T) {
+		g := tensor.RandN(rng, tensor.Float32, 3, 4)
+		_, err := rule.Pullback([]*tensor.Dense{g}, []bool{true}, nil)
+		require.ErrorIs(t, err, cr.ErrShapeMismatch)
+	})
+	t.Run("mixed dtypes widen", func(t *testing.T) {
+		r, err := AddOp.Apply(in, []*tensor.Dense{a, widen(t, b)}, ys)
+		require.NoError(t, err)
+		_, native := r.(*arith32Rule)
+		require.False(t, native)
+	})
+	t.Run("no broadcast", func(t *testing.T) {
+		_, err := AddOp.Apply(in, []*tensor.Dense{a, tensor.RandN(rng, tensor.Float32, 4)}, ys)
+		require.ErrorIs(t, err, cr.ErrShapeMismatch)
+	})
+}
+
+// widen returns x as float64.
+func widen(t *testing.T, x *tensor.Dense) *tensor.Dense {
+	y, err := tensor.AsType(x, tensor.Float64)
+	require.NoError(t, err)
+	return y
+}

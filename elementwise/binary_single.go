@@ -9,7 +9,8 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Native float32 arithmetic. add, sub, mul and div (BinarySpec.single) applied to
+// Native float32 arithmetic. add, sub, mul, div and the internal tanh_backward
+// (BinarySpec.single) applied to
 // two float32 operands compute in float32, with the broadcasting of the
 // double-precision ops, instead of widening: y = a op b is rounded once, as a
 // float32 kernel (and PyTorch's) rounds it. The rule stays in float32 for
@@ -17,17 +18,18 @@ import (
 //
 //	add:  abar = ybar,      bbar = ybar,         ydot = adot + bdot
 //	sub:  abar = ybar,      bbar = -ybar,        ydot = adot - bdot
-//	mul:  abar = b ybar,    bbar = a ybar,       ydot = adot b + a bdot
-//	div:  abar = ybar/b,    bbar = -y ybar/b,    ydot = adot/b - (y/b) bdot
+//	others: abar = f_a ybar,  bbar = f_b ybar,   ydot = f_a adot + f_b bdot
 //
-// each cotangent summed over the axes its operand was broadcast along (SumTo).
-// The second-order rule adds the second partials' terms,
+// each cotangent summed over the axes its operand was broadcast along (SumTo),
+// and the second-order rule
 //
-//	mul:  abardot = b ybardot + bdot ybar,  bbardot = a ybardot + adot ybar
-//	div:  abardot = ybardot/b - bdot ybar/b²,
-//	      bbardot = -y ybardot/b + (-adot + 2 y bdot) ybar/b²
+//	abardot = f_a ybardot + (f_aa adot + f_ab bdot) ybar,
+//	bbardot = f_b ybardot + (f_ab adot + f_bb bdot) ybar
 //
-// (add and sub pass ybardot on as they pass ybar). The recorded pullback is the
+// with the partials of partials32: for mul f_a = b, f_b = a, f_ab = 1; for div
+// f_a = 1/b, f_b = -y/b, f_ab = -1/b², f_bb = 2y/b²; for tanh_backward, f(y, g) =
+// (1 - y²) g (tanh's fused pullback), f_y = -2 y g, f_g = 1 - y², f_yy = -2 g,
+// f_yg = -2 y (add and sub pass ybardot on as they pass ybar). The recorded pullback is the
 // double-precision rule's (the same registered ops on the float32 nodes), and
 // cotangents or tangents of another dtype or shape go to the widened rule
 // (opkit.ApplyWidened), made on first use.
@@ -41,7 +43,22 @@ const (
 	arithSub
 	arithMul
 	arithDiv
+	arithTanhBackward // f(y, g) = (1 - y²) g
 )
+
+// partials32 returns the partials (f_a, f_b) and second partials (f_aa, f_ab,
+// f_bb) of the non-linear kinds at (a, b) with y = f(a, b), in float32.
+func partials32(kind arith32, a, b, y float32) (fa, fb, faa, fab, fbb float32) {
+	switch kind {
+	case arithMul:
+		return b, a, 0, 1, 0
+	case arithDiv:
+		inv := 1 / b
+		return inv, -y * inv, 0, -inv * inv, 2 * y * inv * inv
+	default: // arithTanhBackward
+		return -2 * a * b, 1 - a*a, -2 * b, -2 * a, 0
+	}
+}
 
 // bothFloat32 reports whether the two operands are float32.
 func bothFloat32(xs []*tensor.Dense) bool {
@@ -90,8 +107,18 @@ func arithRun32(kind arith32) func(dst, a []float32, sa int, b []float32, sb int
 		return subRun[float32]
 	case arithMul:
 		return mulRun[float32]
-	default:
+	case arithDiv:
 		return divRun[float32]
+	default:
+		return tanhBackwardRun32
+	}
+}
+
+// tanhBackwardRun32 is tanh_backward's float32 run kernel: dst = (1 - y²) g.
+func tanhBackwardRun32(dst, y []float32, sy int, g []float32, sg int) {
+	for i := range dst {
+		a := y[i*sy]
+		dst[i] = (1 - a*a) * g[i*sg]
 	}
 }
 
@@ -187,7 +214,9 @@ func (r *arith32Rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], 
 		}
 		return w.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
 	}
-	ab, bb, abd, bbd, err := r.pullback(ct.Value, yb, ybardot, ybd, ad, bd, true)
+	// As in the double-precision rule, no tangents at all give no cotangent tangents.
+	second := ybd != nil || ad != nil || bd != nil
+	ab, bb, abd, bbd, err := r.pullback(ct.Value, yb, ybardot, ybd, ad, bd, second)
 	if err != nil {
 		return dst, err
 	}
@@ -212,26 +241,19 @@ func (r *arith32Rule) pullback(ybar *tensor.Dense, yb []float32, ybardot *tensor
 	if second {
 		gad, gbd = vmath.MakeNoZero[float32](n), vmath.MakeNoZero[float32](n)
 	}
-	x, z, y := r.a, r.b, r.y
+	x, z, y, kind := r.a, r.b, r.y, r.kind
 	br.lay.runs(func(o, ia, ib, m, sa, sb int) {
-		if r.kind == arithMul {
-			mulRun(ga[o:o+m], yb[o:], 1, z[ib:], sb)
-			mulRun(gb[o:o+m], yb[o:], 1, x[ia:], sa)
-		} else {
-			divRun(ga[o:o+m], yb[o:], 1, z[ib:], sb)
-			for i := range m {
-				gb[o+i] = -y[o+i] / z[ib+i*sb] * yb[o+i]
-			}
-		}
-		if !second {
-			return
-		}
 		for i := range m {
 			k, p, q := o+i, ia+i*sa, ib+i*sb
+			fa, fb, faa, fab, fbb := partials32(kind, x[p], z[q], y[k])
 			w := yb[k]
-			var wd, xd, zd float32
+			ga[k], gb[k] = fa*w, fb*w
+			if !second {
+				continue
+			}
+			var sa2, sb2, xd, zd float32
 			if ybd != nil {
-				wd = ybd[k]
+				sa2, sb2 = fa*ybd[k], fb*ybd[k]
 			}
 			if ad != nil {
 				xd = ad[p]
@@ -239,14 +261,8 @@ func (r *arith32Rule) pullback(ybar *tensor.Dense, yb []float32, ybardot *tensor
 			if bd != nil {
 				zd = bd[q]
 			}
-			if r.kind == arithMul {
-				gad[k] = z[q]*wd + zd*w
-				gbd[k] = x[p]*wd + xd*w
-				continue
-			}
-			inv := 1 / z[q]
-			gad[k] = wd*inv - zd*w*inv*inv
-			gbd[k] = -y[k]*wd*inv + (2*y[k]*zd-xd)*w*inv*inv
+			gad[k] = sa2 + (faa*xd+fab*zd)*w
+			gbd[k] = sb2 + (fab*xd+fbb*zd)*w
 		}
 	})
 	if ab, err = sumTo32(ga, br.out, br.aShape); err != nil {
@@ -328,29 +344,18 @@ func (r *arith32Rule) jvp(ad, bd []float32) []float32 {
 				}
 			}
 		})
-	case arithMul:
-		lay.runs(func(o, ia, ib, m, sa, sb int) {
-			for i := range m {
-				var s float32
-				if ad != nil {
-					s = ad[ia+i*sa] * z[ib+i*sb]
-				}
-				if bd != nil {
-					s += x[ia+i*sa] * bd[ib+i*sb]
-				}
-				yd[o+i] = s
-			}
-		})
 	default:
+		kind := r.kind
 		lay.runs(func(o, ia, ib, m, sa, sb int) {
 			for i := range m {
-				inv := 1 / z[ib+i*sb]
+				p, q := ia+i*sa, ib+i*sb
+				fa, fb, _, _, _ := partials32(kind, x[p], z[q], y[o+i])
 				var s float32
 				if ad != nil {
-					s = ad[ia+i*sa] * inv
+					s = fa * ad[p]
 				}
 				if bd != nil {
-					s -= y[o+i] * inv * bd[ib+i*sb]
+					s += fb * bd[q]
 				}
 				yd[o+i] = s
 			}

@@ -12,11 +12,13 @@ import (
 	"github.com/chainrules-go/chainrules/testing/ruletest"
 )
 
-// TestArithFloat32Native checks that add, sub, mul and div of two float32 tensors
+// TestArithFloat32Native checks that add, sub, mul, div and tanh_backward of two
+// float32 tensors
 // run in float32 (an arith32Rule) for the same shapes, the bias add's [b,n]+[n]
 // and the other broadcasts: the output is the double-precision result rounded
-// once, bit for bit (a float64 sum, difference, product or quotient of two float32
-// values rounds to the correctly rounded float32 one), and the rules agree with
+// once, bit for bit for the four arithmetic ops (a float64 sum, difference, product
+// or quotient of two float32 values rounds to the correctly rounded float32 one),
+// within a few ulp for tanh_backward, and the rules agree with
 // the double-precision ones (ruletest.CheckSingle: pullback, forward tangent and
 // second-order rule, each in float32).
 func TestArithFloat32Native(t *testing.T) {
@@ -33,7 +35,7 @@ func TestArithFloat32Native(t *testing.T) {
 		{"outer", []int{3, 1}, []int{1, 4}},
 		{"long", []int{2, 700}, []int{700}}, // past the pool's smallest size
 	}
-	for _, op := range []cr.Op[*tensor.Dense]{AddOp, SubOp, MulOp, DivOp} {
+	for _, op := range []cr.Op[*tensor.Dense]{AddOp, SubOp, MulOp, DivOp, tanhBackwardOp} {
 		for _, sh := range shapes {
 			t.Run(op.Name()+"/"+sh.name, func(t *testing.T) {
 				a := tensor.RandN(rng, tensor.Float32, sh.a...)
@@ -47,6 +49,10 @@ func TestArithFloat32Native(t *testing.T) {
 				require.NoError(t, err)
 				require.Equal(t, wide.Shape(), ys[0].Shape())
 				for i, w := range wide.Float64s() {
+					if op == tanhBackwardOp { // two roundings more in float32
+						require.InDelta(t, w, ys[0].Float32s()[i], 4e-7*math.Max(1, math.Abs(w)), "element %d", i)
+						continue
+					}
 					require.Equal(t, math.Float32bits(float32(w)), math.Float32bits(ys[0].Float32s()[i]), "element %d", i)
 				}
 				ruletest.CheckSingle(t, tensor.Space{}, op, []*tensor.Dense{a, b}, ruletest.SingleConfig{})
@@ -84,6 +90,24 @@ func TestArithFloat32Fallbacks(t *testing.T) {
 		require.NoError(t, rule.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has))
 		require.True(t, has[0])
 		require.Equal(t, []int{4, 3}, ydot[0].Shape())
+	})
+	t.Run("no tangents", func(t *testing.T) {
+		rule, err := MulOp.Apply(in, []*tensor.Dense{a, b}, ys) // not widened yet
+		require.NoError(t, err)
+		g := tensor.RandN(rng, tensor.Float32, 4, 3)
+		dual, err := rule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(cr.SecondOrderArgs[*tensor.Dense]{
+			Cotangents: []cr.Dual[*tensor.Dense]{{Value: g}},
+			Has:        []bool{true},
+			Outputs:    []cr.Dual[*tensor.Dense]{{Value: ys[0]}},
+			TangentOf:  func(cr.NodeID) (*tensor.Dense, bool) { return nil, false },
+		}, nil)
+		require.NoError(t, err)
+		require.Len(t, dual, 2)
+		for _, d := range dual {
+			require.Equal(t, tensor.Float32, d.Cotangent.Value.DType())
+			require.False(t, d.Cotangent.HasTangent) // as the double-precision rule
+		}
+		require.Nil(t, rule.(*arith32Rule).wide, "the widened rule was made")
 	})
 	t.Run("wrong cotangent shape", func(t *testing.T) {
 		g := tensor.RandN(rng, tensor.Float32, 3, 4)

@@ -132,3 +132,33 @@ func widen(t *testing.T, x *tensor.Dense) *tensor.Dense {
 	require.NoError(t, err)
 	return y
 }
+
+// TestMul3Float32Native checks that mul3 of three float32 tensors runs in float32
+// (a mul3Rule[float32]), within a few ulp of the double-precision product, with
+// rules that agree with the double-precision ones; a float32 input next to float64
+// ones widens the op.
+func TestMul3Float32Native(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	xs := []*tensor.Dense{tensor.RandN(rng, tensor.Float32, 3, 500), tensor.RandN(rng, tensor.Float32, 3, 500),
+		tensor.RandN(rng, tensor.Float32, 3, 500)}
+	op := mul3Op{c: -2}
+	in := []cr.NodeID{cr.NewNodeID(1, 1), cr.NewNodeID(2, 1), cr.NewNodeID(3, 1)}
+	ys := make([]*tensor.Dense, 1)
+	rule, err := op.Apply(in, xs, ys)
+	require.NoError(t, err)
+	require.IsType(t, &mul3Rule[float32]{}, rule)
+	require.Equal(t, tensor.Float32, ys[0].DType())
+	wide, err := cr.Eval(op, widen(t, xs[0]), widen(t, xs[1]), widen(t, xs[2]))
+	require.NoError(t, err)
+	for i, w := range wide.Float64s() {
+		require.InDelta(t, w, ys[0].Float32s()[i], 4e-7*math.Max(1, math.Abs(w)), "element %d", i)
+	}
+	ruletest.CheckSingle(t, tensor.Space{}, op, xs, ruletest.SingleConfig{})
+
+	mixed := []*tensor.Dense{xs[0], widen(t, xs[1]), widen(t, xs[2])}
+	rule, err = op.Apply(in, mixed, ys)
+	require.NoError(t, err)
+	_, native := rule.(*mul3Rule[float32])
+	require.False(t, native)
+	require.Equal(t, tensor.Float64, ys[0].DType()) // promoted, as the widened ops do
+}

@@ -102,7 +102,7 @@ func (o *binaryOp) applyFloat32(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule
 func arithRun32(kind arith32) func(dst, a []float32, sa int, b []float32, sb int) {
 	switch kind {
 	case arithAdd:
-		return addRun[float32]
+		return addRun32
 	case arithSub:
 		return subRun[float32]
 	case arithMul:
@@ -112,6 +112,16 @@ func arithRun32(kind arith32) func(dst, a []float32, sa int, b []float32, sb int
 	default:
 		return tanhBackwardRun32
 	}
+}
+
+// addRun32 is addRun for float32, vectorised (vmath.Add32) where both operands
+// step with the output: the same-shape add and each row of the bias add.
+func addRun32(dst, a []float32, sa int, b []float32, sb int) {
+	if sa == 1 && sb == 1 {
+		vmath.Add32(dst, a, b)
+		return
+	}
+	addRun(dst, a, sa, b, sb)
 }
 
 // tanhBackwardRun32 is tanh_backward's float32 run kernel: dst = (1 - y²) g.

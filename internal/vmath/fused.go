@@ -69,3 +69,15 @@ func Add(dst, a, b []float64) {
 		dst[i] = a[i] + b[i]
 	}
 }
+
+// Add32 is Add for float32: dst[i] = a[i] + b[i], each sum rounded once; a and b
+// must be at least as long as dst, and dst may be a or b. It is the float32 add of
+// two operands of one shape, and each row of a bias add.
+func Add32(dst, a, b []float32) {
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	i := add32Blocks(dst, a, b)
+	for ; i < n; i++ {
+		dst[i] = a[i] + b[i]
+	}
+}

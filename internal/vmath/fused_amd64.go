@@ -72,3 +72,16 @@ func addBlocks(dst, a, b []float64) int {
 	addAVX2(&dst[0], &a[0], &b[0], blocks)
 	return 8 * blocks
 }
+
+//go:noescape
+func add32AVX2(dst, a, b *float32, blocks int)
+
+// add32Blocks does Add32's whole blocks of 16 elements in assembly.
+func add32Blocks(dst, a, b []float32) int {
+	blocks := len(dst) / 16
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	add32AVX2(&dst[0], &a[0], &b[0], blocks)
+	return 16 * blocks
+}

@@ -160,3 +160,25 @@ addloop:
 	JNZ  addloop
 	VZEROUPPER
 	RET
+
+// func add32AVX2(dst, a, b *float32, blocks int)
+// dst[i] = a[i] + b[i] for 16*blocks float32 elements, two YMM registers a block.
+TEXT ·add32AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ blocks+24(FP), CX
+	XORQ AX, AX
+
+add32loop:
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VADDPS  (R8)(AX*4), Y0, Y0
+	VADDPS  32(R8)(AX*4), Y1, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	ADDQ    $16, AX
+	DECQ    CX
+	JNZ     add32loop
+	VZEROUPPER
+	RET

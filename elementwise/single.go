@@ -218,14 +218,8 @@ func expD1Single(dst, y, v []float32) {
 }
 
 // tanhD1Single sets dst = (1 - y)(1 + y) v, tanh's F'(x) v in float32: 1 - y is
-// exact for y near ±1, where 1 - y² would cancel.
-func tanhD1Single(dst, y, v []float32) {
-	y = y[:len(dst)]
-	v = v[:len(dst)]
-	for i := range dst {
-		dst[i] = (1 - y[i]) * (1 + y[i]) * v[i]
-	}
-}
+// exact for y near ±1, where 1 - y² would cancel (vmath.TanhPull32, vectorised).
+func tanhD1Single(dst, y, v []float32) { vmath.TanhPull32(dst, y, v) }
 
 // sigmoidD1Single sets dst = y (1 - y) v, sigmoid's F'(x) v in float32.
 func sigmoidD1Single(dst, y, v []float32) {
@@ -261,12 +255,7 @@ func tanhD2Single(xb, xbd, y, w, wd, xd []float32) {
 	y, w, xbd = y[:n], w[:n], xbd[:n]
 	switch {
 	case wd != nil && xd != nil:
-		wd, xd = wd[:n], xd[:n]
-		for i := range xb {
-			d := (1 - y[i]) * (1 + y[i])
-			xb[i] = d * w[i]
-			xbd[i] = d*wd[i] + -2*y[i]*d*xd[i]*w[i]
-		}
+		vmath.TanhPullTangent32(xb, xbd, y, w, wd, xd) // vectorised
 	case xd != nil:
 		xd = xd[:n]
 		for i := range xb {

@@ -19,3 +19,9 @@ func addBlocks(dst, a, b []float64) int { return 0 }
 
 // add32Blocks leaves every element to the Go loop.
 func add32Blocks(dst, a, b []float32) int { return 0 }
+
+// tanhPull32Blocks leaves every element to the Go loop.
+func tanhPull32Blocks(dst, y, v []float32) int { return 0 }
+
+// tanhPullTangent32Blocks leaves every element to the Go loop.
+func tanhPullTangent32Blocks(xb, xbd, y, w, wd, xd []float32) int { return 0 }

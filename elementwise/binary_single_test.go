@@ -194,3 +194,62 @@ func BenchmarkBiasAdd32(b *testing.B) {
 		})
 	}
 }
+
+// TestArithFloat32Views checks the float32 ops on views: a transposed operand, a
+// broadcast view, and a cotangent and tangents that are broadcast views (as the
+// pullback of a sum hands on), against the double-precision op at the same values.
+func TestArithFloat32Views(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	base := tensor.RandN(rng, tensor.Float32, 5, 3)
+	tr, err := base.Transpose(0, 1) // [3 5], strided
+	require.NoError(t, err)
+	row := offZero.draw(rng, tensor.Float32, 1, 5)
+	bc, err := row.BroadcastTo(3, 5) // stride 0 on the rows
+	require.NoError(t, err)
+	for _, op := range []cr.Op[*tensor.Dense]{AddOp, SubOp, MulOp, DivOp} {
+		t.Run(op.Name(), func(t *testing.T) {
+			ys := make([]*tensor.Dense, 1)
+			in := []cr.NodeID{cr.NewNodeID(1, 1), cr.NewNodeID(2, 1)}
+			rule, err := op.Apply(in, []*tensor.Dense{tr, bc}, ys)
+			require.NoError(t, err)
+			require.IsType(t, &arith32Rule{}, rule)
+			wide, err := cr.Eval(op, widen(t, tr), widen(t, bc))
+			require.NoError(t, err)
+			for i, w := range wide.Float64s() {
+				require.Equal(t, math.Float32bits(float32(w)), math.Float32bits(ys[0].Float32s()[i]), "element %d", i)
+			}
+			ruletest.CheckSingle(t, tensor.Space{}, op, []*tensor.Dense{tr, bc}, ruletest.SingleConfig{})
+
+			// A uniform cotangent (a broadcast scalar) and broadcast tangents.
+			one, err := tensor.Ones(tensor.Float32).BroadcastTo(3, 5)
+			require.NoError(t, err)
+			dual, err := rule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(cr.SecondOrderArgs[*tensor.Dense]{
+				Cotangents: []cr.Dual[*tensor.Dense]{{Value: one, Tangent: one, HasTangent: true}},
+				Has:        []bool{true},
+				Outputs:    []cr.Dual[*tensor.Dense]{{Value: ys[0]}},
+				TangentOf:  func(cr.NodeID) (*tensor.Dense, bool) { return one, true },
+			}, nil)
+			require.NoError(t, err)
+			wr, err := op.Apply(in, []*tensor.Dense{widen(t, tr), widen(t, bc)}, make([]*tensor.Dense, 1))
+			require.NoError(t, err)
+			one64 := widen(t, one)
+			want, err := wr.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(cr.SecondOrderArgs[*tensor.Dense]{
+				Cotangents: []cr.Dual[*tensor.Dense]{{Value: one64, Tangent: one64, HasTangent: true}},
+				Has:        []bool{true},
+				Outputs:    []cr.Dual[*tensor.Dense]{{Value: wide}},
+				TangentOf:  func(cr.NodeID) (*tensor.Dense, bool) { return one64, true },
+			}, nil)
+			require.NoError(t, err)
+			for k := range 2 {
+				for _, pair := range [][2]*tensor.Dense{{dual[k].Cotangent.Value, want[k].Cotangent.Value}, {dual[k].Cotangent.Tangent, want[k].Cotangent.Tangent}} {
+					require.Equal(t, tensor.Float32, pair[0].DType())
+					require.Equal(t, pair[1].Shape(), pair[0].Shape())
+					got := widen(t, pair[0].Contiguous()).Float64s()
+					for i, w := range pair[1].Contiguous().Float64s() {
+						require.InDelta(t, w, got[i], 1e-5*math.Max(1, math.Abs(w)), "input %d element %d", k, i)
+					}
+				}
+			}
+		})
+	}
+}

@@ -158,6 +158,15 @@ func (r *arith32Rule) Inputs() []cr.NodeID { return r.base.in[:] }
 // views of its arguments (chainrules.FreshStorage), so that a released tape reuses it.
 func (*arith32Rule) FreshStorage() {}
 
+// Affine reports whether the op is linear in its operands (chainrules.AffineRule,
+// as binaryRule's): add and sub.
+func (r *arith32Rule) Affine() bool { return r.kind == arithAdd || r.kind == arithSub }
+
+// InputTangentsOnly marks the second-order pullback as reading the operands'
+// tangents and never the output's (chainrules.InputTangentsOnly, as binaryRule's;
+// the widened rule it may hand over to is a binaryRule too).
+func (*arith32Rule) InputTangentsOnly() {}
+
 // widened returns the double-precision rule at the widened operands, made on
 // first use.
 func (r *arith32Rule) widened() (cr.Rule[*tensor.Dense], error) {

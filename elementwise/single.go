@@ -84,6 +84,11 @@ var (
 
 func (r *float32Rule) Inputs() []cr.NodeID { return r.in[:] }
 
+// InputTangentsOnly marks the second-order pullback as reading the input's
+// tangent and never the output's (chainrules.InputTangentsOnly, as unaryRule's;
+// the widened rule it may hand over to is a unaryRule).
+func (*float32Rule) InputTangentsOnly() {}
+
 // widened returns the double-precision rule at x widened (opkit.ApplyWidened),
 // made on first use.
 func (r *float32Rule) widened() (cr.Rule[*tensor.Dense], error) {

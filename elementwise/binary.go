@@ -31,6 +31,9 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: nil input", o.name)
 	}
 	if hasSingle(xs) {
+		if o.spec.single != arithNone && bothFloat32(xs) {
+			return o.applyFloat32(in, xs, ys)
+		}
 		return applySingle(o, in, xs, ys)
 	}
 	if err := opkit.CheckDTypes(o.name, xs); err != nil {

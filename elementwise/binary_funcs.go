@@ -11,7 +11,7 @@ import (
 // scalar cases get plain loops the compiler keeps tight; other strides fall back to a
 // strided loop.
 
-func addRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
+func addRun[T tensor.Numeric](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -35,7 +35,7 @@ func addRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func subRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
+func subRun[T tensor.Numeric](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -59,7 +59,7 @@ func subRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func mulRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
+func mulRun[T tensor.Numeric](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]
@@ -83,7 +83,7 @@ func mulRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
 	}
 }
 
-func divRun[T tensor.Element](dst, a []T, sa int, b []T, sb int) {
+func divRun[T tensor.Numeric](dst, a []T, sa int, b []T, sb int) {
 	switch {
 	case sa == 1 && sb == 1:
 		a, b = a[:len(dst)], b[:len(dst)]

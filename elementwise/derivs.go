@@ -152,8 +152,8 @@ var (
 
 // Internal ops of the expressions.
 var (
-	// tanhBackwardOp is f(y, g) = (1 - y^2) g, float64: tanh's pullback at the
-	// output y, fused; f_y = -2 y g, f_g = 1 - y^2.
+	// tanhBackwardOp is f(y, g) = (1 - y^2) g, float64 (and float32 natively):
+	// tanh's pullback at the output y, fused; f_y = -2 y g, f_g = 1 - y^2.
 	tanhBackwardOp   = Binary("tanh_backward", tanhBackwardSpec)
 	tanhBackwardSpec = BinarySpec{Real: Func2[float64]{
 		F:  func(y, g float64) float64 { return (1 - y*y) * g },
@@ -164,7 +164,7 @@ var (
 		PullRun: tanhBackwardPull,  // fused_tanh.go
 		pull2:   tanhBackwardPull2, // fused_tanh.go
 		jvp1:    tanhBackwardJVP,   // fused_tanh.go
-	}}
+	}, single: arithTanhBackward} // binary_single.go
 	// oneMinusOp is y = 1 - x, float64 and complex128; xbar = -ybar.
 	oneMinusOp = Unary("one_minus", UnarySpec{
 		Real:    Func1[float64]{F: func(x float64) float64 { return 1 - x }, Slice: oneMinusSlice, D1: minusOne[float64], D2: zero[float64], Pull: negPull},

@@ -141,7 +141,7 @@ func init() {
 	defUnary([]unaryFn{
 		{op: &SigmoidOp, name: "sigmoid", dtypes: bothDTypes, dom: anywhere, doc: "y = 1/(1 + e^-x)",
 			spec: UnarySpec{Real: Func1[float64]{F: sigmoid, Slice: sigmoidSlice, D1: sigmoidD1[float64], D2: sigmoidD2[float64], Pull: sigmoidPull,
-				single: vmath.Sigmoid32, singleD1: sigmoidD1Single},
+				single: vmath.Sigmoid32, singleD1: sigmoidD1Single, singleD2: sigmoidD2Single},
 				Complex: Func1[complex128]{F: csigmoid, D1: sigmoidD1[complex128], D2: sigmoidD2[complex128]}},
 			deriv: func(e expr, _, y cr.NodeID) cr.NodeID { return e.mul(y, e.oneMinus(y)) }},
 		{op: &LogSigmoidOp, name: "logsigmoid", dtypes: realOnly, dom: anywhere, doc: "y = log sigmoid(x)",

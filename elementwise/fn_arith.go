@@ -162,25 +162,27 @@ func init() {
 			spec: BinarySpec{
 				Real:    Func2[float64]{F: addF[float64], Run: addRun[float64], PullRun: addPull[float64], Linear: true, D1: addD1[float64], D2: zeroD2[float64]},
 				Complex: Func2[complex128]{F: addF[complex128], Run: addRun[complex128], PullRun: addPull[complex128], Linear: true, D1: addD1[complex128], D2: zeroD2[complex128]},
-				sum:     true},
+				sum:     true, single: arithAdd},
 			vjp:   func(_ expr, _, _, _, ybar cr.NodeID) (cr.NodeID, cr.NodeID) { return ybar, ybar },
 			extra: alphaSamples(AddAlphaOp(-3.125), AddAlphaOp(0.5+2i))},
 		{op: &SubOp, name: "sub", dtypes: bothDTypes, da: anywhere, db: anywhere, doc: "y = a - b, broadcast",
 			spec: BinarySpec{
 				Real:    Func2[float64]{F: subF[float64], Run: subRun[float64], PullRun: subPull[float64], Linear: true, D1: subD1[float64], D2: zeroD2[float64]},
 				Complex: Func2[complex128]{F: subF[complex128], Run: subRun[complex128], PullRun: subPull[complex128], Linear: true, D1: subD1[complex128], D2: zeroD2[complex128]},
-				diff:    true},
+				diff:    true, single: arithSub},
 			vjp:   func(e expr, _, _, _, ybar cr.NodeID) (cr.NodeID, cr.NodeID) { return ybar, e.neg(ybar) },
 			extra: alphaSamples(SubAlphaOp(2), SubAlphaOp(-1i))},
 		{op: &MulOp, name: "mul", dtypes: bothDTypes, da: anywhere, db: anywhere, doc: "y = a b, broadcast",
 			spec: BinarySpec{
 				Real:    Func2[float64]{F: mulF[float64], Run: mulRun[float64], PullRun: mulPull, D1: mulD1[float64], D2: mulD2[float64]},
-				Complex: Func2[complex128]{F: mulF[complex128], Run: mulRun[complex128], D1: mulD1[complex128], D2: mulD2[complex128]}},
+				Complex: Func2[complex128]{F: mulF[complex128], Run: mulRun[complex128], D1: mulD1[complex128], D2: mulD2[complex128]},
+				single:  arithMul},
 			partials: func(_ expr, a, b, _ cr.NodeID) (cr.NodeID, cr.NodeID) { return b, a }},
 		{op: &DivOp, name: "div", dtypes: bothDTypes, da: anywhere, db: offZero, doc: "y = a / b, broadcast",
 			spec: BinarySpec{
 				Real:    Func2[float64]{F: divF[float64], Run: divRun[float64], D1: divD1[float64], D2: divD2[float64]},
-				Complex: Func2[complex128]{F: divF[complex128], Run: divRun[complex128], D1: divD1[complex128], D2: divD2[complex128]}},
+				Complex: Func2[complex128]{F: divF[complex128], Run: divRun[complex128], D1: divD1[complex128], D2: divD2[complex128]},
+				single:  arithDiv},
 			partials: func(e expr, _, b, y cr.NodeID) (cr.NodeID, cr.NodeID) {
 				return e.recip(b), e.neg(e.div(y, b))
 			}},

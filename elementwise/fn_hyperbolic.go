@@ -55,7 +55,7 @@ func init() {
 			deriv: func(e expr, x, _ cr.NodeID) cr.NodeID { return e.ap(SinhOp, x) }},
 		{op: &TanhOp, name: "tanh", dtypes: bothDTypes, dom: anywhere, doc: "y = tanh x",
 			spec: UnarySpec{Real: Func1[float64]{F: fastTanh, Slice: tanhSlice, D1: tanhD1[float64], D2: tanhD2[float64], Pull: tanhPull,
-				single: vmath.Tanh32, singleD1: tanhD1Single},
+				single: vmath.Tanh32, singleD1: tanhD1Single, singleD2: tanhD2Single},
 				Complex: Func1[complex128]{F: cmplx.Tanh, D1: tanhD1[complex128], D2: tanhD2[complex128]}},
 			// tanh's pullback (1 - y^2) ybar is one fused op for real values (a pass and an
 			// allocation instead of three), and the expression of ops for complex ones.

@@ -33,8 +33,10 @@ import (
 //	second:    abardot = c (bdot d w + b ddot w + b d wdot), and likewise for b and d
 //
 // and it records its pullback as the three mul3 products above, so it has
-// derivatives of every order. Inputs of different shapes are an error wrapping
-// chainrules.ErrShapeMismatch; a dtype other than float64, chainrules.ErrInvalidArgument.
+// derivatives of every order. Three float32 inputs are computed in float32 (the
+// same products, rounded in float32); other single-precision inputs are widened.
+// Inputs of different shapes are an error wrapping chainrules.ErrShapeMismatch; a
+// dtype other than float64, chainrules.ErrInvalidArgument.
 type mul3Op struct{ c float64 }
 
 func (mul3Op) Name() string    { return "mul3" }
@@ -42,15 +44,24 @@ func (mul3Op) NumOutputs() int { return 1 }
 
 // Apply computes y = c a b d in one pass.
 func (o mul3Op) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	dt := tensor.Float64
 	if hasSingle(xs) {
-		return applySingle(o, in, xs, ys)
+		if len(xs) != 3 || xs[0] == nil || xs[1] == nil || xs[2] == nil ||
+			xs[0].DType() != tensor.Float32 || xs[1].DType() != tensor.Float32 || xs[2].DType() != tensor.Float32 {
+			return applySingle(o, in, xs, ys)
+		}
+		dt = tensor.Float32
 	}
-	// Arity, nil inputs, and views too large to copy.
-	if err := opkit.CheckApply("mul3", in, xs, 3); err != nil {
+	// Arity, nil inputs, and views too large to copy (and for float64 the dtypes).
+	check := opkit.CheckApply
+	if dt == tensor.Float32 {
+		check = opkit.CheckApplyAll
+	}
+	if err := check("mul3", in, xs, 3); err != nil {
 		return nil, err
 	}
 	for k, x := range xs {
-		if x.DType() != tensor.Float64 {
+		if x.DType() != dt {
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "mul3: input %d is %s, want float64", k, x.Describe())
 		}
 	}
@@ -60,28 +71,45 @@ func (o mul3Op) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.D
 			return nil, cr.Errorf(cr.ErrShapeMismatch, "mul3: input %d has shape %v, input 0 %v (mul3 does not broadcast)", k, xs[k].Shape(), shape)
 		}
 	}
-	r := &mul3Rule{c: o.c, in: [3]cr.NodeID{in[0], in[1], in[2]}, shape: shape}
-	for k, x := range xs {
-		r.v[k] = x.Float64s()
+	if dt == tensor.Float32 {
+		return applyMul3(o.c, in, xs, ys, shape, (*tensor.Dense).Float32s)
 	}
-	y, err := tensor.FromFloat64(mul3(o.c, r.v[0], r.v[1], r.v[2]), shape...)
+	return applyMul3(o.c, in, xs, ys, shape, (*tensor.Dense).Float64s)
+}
+
+// applyMul3 makes mul3's rule and output for checked inputs of element type T.
+func applyMul3[T float32 | float64](c float64, in []cr.NodeID, xs, ys []*tensor.Dense, shape []int, elems func(*tensor.Dense) []T) (cr.Rule[*tensor.Dense], error) {
+	r := &mul3Rule[T]{c: c, in: [3]cr.NodeID{in[0], in[1], in[2]}, shape: shape}
+	for k, x := range xs {
+		r.v[k] = elems(x)
+	}
+	y, err := tensor.FromSlice(mul3(c, r.v[0], r.v[1], r.v[2]), shape...)
 	return setOutput(ys, y, r, err)
 }
 
-// mul3 returns c a b d elementwise (a, b, d of one length).
-func mul3(c float64, a, b, d []float64) []float64 {
-	y := vmath.MakeNoZero[float64](len(a))
-	vmath.Mul3(y, a, b, d, c)
+// mul3 returns c a b d elementwise (a, b, d of one length): ((c a) b) d, in
+// float64 with vmath.Mul3.
+func mul3[T float32 | float64](c float64, a, b, d []T) []T {
+	y := vmath.MakeNoZero[T](len(a))
+	if y64, ok := any(y).([]float64); ok {
+		vmath.Mul3(y64, any(a).([]float64), any(b).([]float64), any(d).([]float64), c)
+		return y
+	}
+	cc := T(c)
+	b, d = b[:len(a)], d[:len(a)]
+	for i := range y {
+		y[i] = cc * a[i] * b[i] * d[i]
+	}
 	return y
 }
 
 // mul3Tangent returns c (ad b d + a bd d + a b dd), a nil tangent being zero, or nil
 // when all three are.
-func mul3Tangent(c float64, a, ad, b, bd, d, dd []float64) []float64 {
+func mul3Tangent[T float32 | float64](c float64, a, ad, b, bd, d, dd []T) []T {
 	if ad == nil && bd == nil && dd == nil {
 		return nil
 	}
-	out := make([]float64, len(a))
+	out := make([]T, len(a))
 	b, d = b[:len(a)], d[:len(a)]
 	if ad != nil {
 		ad = ad[:len(a)]
@@ -101,18 +129,38 @@ func mul3Tangent(c float64, a, ad, b, bd, d, dd []float64) []float64 {
 			out[i] += a[i] * b[i] * dd[i]
 		}
 	}
+	cc := T(c)
 	for i := range out {
-		out[i] *= c
+		out[i] *= cc
 	}
 	return out
 }
 
-// mul3Rule differentiates y = c v0 v1 v2 at the recorded operands.
-type mul3Rule struct {
+// mul3Pull sets ga = c b d w, gb = c a d w and gd = c a b w, in float64 with
+// vmath.Mul3Pull (one pass).
+func mul3Pull[T float32 | float64](ga, gb, gd, a, b, d, w []T, c float64) {
+	if ga64, ok := any(ga).([]float64); ok {
+		vmath.Mul3Pull(ga64, any(gb).([]float64), any(gd).([]float64),
+			any(a).([]float64), any(b).([]float64), any(d).([]float64), any(w).([]float64), c)
+		return
+	}
+	n, cc := len(ga), T(c)
+	gb, gd, a, b, d, w = gb[:n], gd[:n], a[:n], b[:n], d[:n], w[:n]
+	for i := range ga {
+		ca, cb := cc*a[i], cc*b[i]
+		ga[i] = cb * d[i] * w[i]
+		gb[i] = ca * d[i] * w[i]
+		gd[i] = ca * b[i] * w[i]
+	}
+}
+
+// mul3Rule differentiates y = c v0 v1 v2 at the recorded operands, of element
+// type T.
+type mul3Rule[T float32 | float64] struct {
 	c     float64
 	in    [3]cr.NodeID
 	shape []int
-	v     [3][]float64
+	v     [3][]T
 }
 
 // others returns the indices of the two operands other than k, in order.
@@ -126,35 +174,51 @@ func others(k int) (int, int) {
 	return 0, 1
 }
 
-func (r *mul3Rule) Inputs() []cr.NodeID { return r.in[:] }
+func (r *mul3Rule[T]) Inputs() []cr.NodeID { return r.in[:] }
 
 // FreshStorage marks the rule's cotangents as storage of their own
 // (chainrules.FreshStorage), so that a released tape reuses it.
-func (*mul3Rule) FreshStorage() {}
+func (*mul3Rule[T]) FreshStorage() {}
 
-func (r *mul3Rule) dense(v []float64) *tensor.Dense {
-	t, _ := tensor.FromFloat64(v, r.shape...)
+func (r *mul3Rule[T]) dense(v []T) *tensor.Dense {
+	t, _ := tensor.FromSlice(v, r.shape...)
 	return t
 }
 
-func (r *mul3Rule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	w, err := data[float64]("mul3", "cotangent", ybar[0], r.shape)
+// data returns the elements of t, which must be of T's dtype and the rule's shape.
+func (r *mul3Rule[T]) data(what string, t *tensor.Dense) ([]T, error) {
+	var z T
+	if _, ok := any(z).(float64); ok {
+		v, err := data[float64]("mul3", what, t, r.shape)
+		return any(v).([]T), err
+	}
+	if t == nil {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "mul3: nil %s", what)
+	}
+	if t.DType() != tensor.Float32 || !slices.Equal(t.Shape(), r.shape) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "mul3: %s is %s, want float32%v", what, t.Describe(), r.shape)
+	}
+	return any(t.Contiguous().Float32s()).([]T), nil
+}
+
+func (r *mul3Rule[T]) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	w, err := r.data("cotangent", ybar[0])
 	if err != nil {
 		return dst, err
 	}
 	n := len(w)
-	ga, gb, gd := vmath.MakeNoZero[float64](n), vmath.MakeNoZero[float64](n), vmath.MakeNoZero[float64](n)
-	vmath.Mul3Pull(ga, gb, gd, r.v[0], r.v[1], r.v[2], w, r.c) // the three products in one pass
+	ga, gb, gd := vmath.MakeNoZero[T](n), vmath.MakeNoZero[T](n), vmath.MakeNoZero[T](n)
+	mul3Pull(ga, gb, gd, r.v[0], r.v[1], r.v[2], w, r.c) // the three products in one pass
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: r.dense(ga)},
 		cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: r.dense(gb)},
 		cr.Contribution[*tensor.Dense]{Node: r.in[2], Value: r.dense(gd)}), nil
 }
 
 // tangents returns the tangents of the operands (nil where zero), checked.
-func (r *mul3Rule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (td [3][]float64, err error) {
+func (r *mul3Rule[T]) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (td [3][]T, err error) {
 	for k, id := range r.in {
 		if t, ok := tangentOf(id); ok {
-			if td[k], err = data[float64]("mul3", "tangent", t, r.shape); err != nil {
+			if td[k], err = r.data("tangent", t); err != nil {
 				return td, err
 			}
 		}
@@ -162,7 +226,7 @@ func (r *mul3Rule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (td [3][]floa
 	return td, nil
 }
 
-func (r *mul3Rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+func (r *mul3Rule[T]) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	td, err := r.tangents(tangentOf)
 	if err != nil {
 		return err
@@ -174,15 +238,15 @@ func (r *mul3Rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor
 	return nil
 }
 
-func (r *mul3Rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *mul3Rule[T]) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	ct := a.Cotangents[0]
-	w, err := data[float64]("mul3", "cotangent", ct.Value, r.shape)
+	w, err := r.data("cotangent", ct.Value)
 	if err != nil {
 		return dst, err
 	}
-	var wd []float64
+	var wd []T
 	if ct.HasTangent {
-		if wd, err = data[float64]("mul3", "cotangent tangent", ct.Tangent, r.shape); err != nil {
+		if wd, err = r.data("cotangent tangent", ct.Tangent); err != nil {
 			return dst, err
 		}
 	}
@@ -203,7 +267,7 @@ func (r *mul3Rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst
 
 // RecordPullback records abar = mul3(c; b, d, w), bbar = mul3(c; a, d, w) and
 // dbar = mul3(c; a, b, w) (chainrules.PullbackRecorder).
-func (r *mul3Rule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
+func (r *mul3Rule[T]) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
 	if len(x) != 3 || len(ybar) != 1 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "mul3: want 3 inputs and 1 cotangent, got %d and %d", len(x), len(ybar))
 	}

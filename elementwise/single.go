@@ -53,7 +53,7 @@ func (o *unaryOp) applyFloat32(in []cr.NodeID, x *tensor.Dense, ys []*tensor.Den
 	}
 	xc := x.Contiguous()
 	xv := xc.Float32s()
-	yv := vmath.MakeNoZero32(len(xv))
+	yv := vmath.MakeNoZero[float32](len(xv))
 	kernel := o.spec.Real.single
 	if parallelWorkers(len(xv)) <= 1 {
 		kernel(yv, xv)
@@ -100,6 +100,11 @@ var (
 
 func (r *float32Rule) Inputs() []cr.NodeID { return r.in[:] }
 
+// InputTangentsOnly marks the second-order pullback as reading the input's
+// tangent and never the output's (chainrules.InputTangentsOnly, as unaryRule's;
+// the widened rule it may hand over to is a unaryRule).
+func (*float32Rule) InputTangentsOnly() {}
+
 // widened returns the double-precision rule at x widened (opkit.ApplyWidened),
 // made on first use.
 func (r *float32Rule) widened() (cr.Rule[*tensor.Dense], error) {
@@ -116,7 +121,7 @@ func (r *float32Rule) times(v *tensor.Dense) (*tensor.Dense, error) {
 		return nil, nil
 	}
 	vv := v.Contiguous().Float32s()
-	out := vmath.MakeNoZero32(len(vv))
+	out := vmath.MakeNoZero[float32](len(vv))
 	r.op.spec.Real.singleD1(out, r.y.Float32s(), vv)
 	return tensor.FromFloat32(out, r.y.Shape()...)
 }
@@ -161,13 +166,57 @@ func (r *float32Rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*ten
 	return nil
 }
 
-// PullbackWithTangents is the widened rule's.
+// PullbackWithTangents sets xbar = F'(x) ybar and xbardot = F'(x) ybardot +
+// F"(x) xdot ybar, in float32 for the ops with a float32 second-order kernel
+// (Func1.singleD2: exp, tanh, sigmoid) and float32 arguments of the output's shape;
+// otherwise it is the widened rule's.
 func (r *float32Rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	if d, ok := r.second(a); ok {
+		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: d}), nil
+	}
 	w, err := r.widened()
 	if err != nil {
 		return dst, err
 	}
 	return w.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
+}
+
+// second returns the pair (xbar, xbardot) of PullbackWithTangents computed in
+// float32, or ok false when the op has no float32 second-order kernel or an
+// argument is not a float32 tensor of the output's shape. xbardot is absent when
+// ybardot and xdot both are, as in the double-precision rule.
+func (r *float32Rule) second(a cr.SecondOrderArgs[*tensor.Dense]) (d cr.Dual[*tensor.Dense], ok bool) {
+	kernel := r.op.spec.Real.singleD2
+	if kernel == nil || len(a.Cotangents) != 1 {
+		return d, false
+	}
+	ct, shape := a.Cotangents[0], r.y.Shape()
+	var ybardot, xdot *tensor.Dense
+	if ct.HasTangent {
+		ybardot = ct.Tangent
+	}
+	if t, has := a.TangentOf(r.in[0]); has {
+		xdot = t
+	}
+	w, ok1 := f32(ct.Value, shape)
+	wd, ok2 := f32(ybardot, shape)
+	xd, ok3 := f32(xdot, shape)
+	if ct.Value == nil || !ok1 || !ok2 || !ok3 {
+		return d, false
+	}
+	n := len(w)
+	xb := vmath.MakeNoZero[float32](n)
+	if wd == nil && xd == nil {
+		r.op.spec.Real.singleD1(xb, r.y.Float32s(), w)
+		d.Value, _ = tensor.FromFloat32(xb, shape...)
+		return d, true
+	}
+	xbd := vmath.MakeNoZero[float32](n)
+	kernel(xb, xbd, r.y.Float32s(), w, wd, xd)
+	d.Value, _ = tensor.FromFloat32(xb, shape...)
+	d.Tangent, _ = tensor.FromFloat32(xbd, shape...)
+	d.HasTangent = true
+	return d, true
 }
 
 // RecordPullback is the widened rule's: the double-precision recorded pullback on
@@ -190,14 +239,8 @@ func expD1Single(dst, y, v []float32) {
 }
 
 // tanhD1Single sets dst = (1 - y)(1 + y) v, tanh's F'(x) v in float32: 1 - y is
-// exact for y near ±1, where 1 - y² would cancel.
-func tanhD1Single(dst, y, v []float32) {
-	y = y[:len(dst)]
-	v = v[:len(dst)]
-	for i := range dst {
-		dst[i] = (1 - y[i]) * (1 + y[i]) * v[i]
-	}
-}
+// exact for y near ±1, where 1 - y² would cancel (vmath.TanhPull32, vectorised).
+func tanhD1Single(dst, y, v []float32) { vmath.TanhPull32(dst, y, v) }
 
 // sigmoidD1Single sets dst = y (1 - y) v, sigmoid's F'(x) v in float32.
 func sigmoidD1Single(dst, y, v []float32) {
@@ -205,6 +248,69 @@ func sigmoidD1Single(dst, y, v []float32) {
 	v = v[:len(dst)]
 	for i := range dst {
 		dst[i] = y[i] * (1 - y[i]) * v[i]
+	}
+}
+
+// expD2Single is exp's second-order pullback in float32: F' = F" = y, so xb = y w
+// and xbd = y wd + y xd w (a nil wd or xd is zero).
+func expD2Single(xb, xbd, y, w, wd, xd []float32) {
+	n := len(xb)
+	y, w, xbd = y[:n], w[:n], xbd[:n]
+	for i := range xb {
+		xb[i] = y[i] * w[i]
+		var s float32
+		if wd != nil {
+			s = y[i] * wd[i]
+		}
+		if xd != nil {
+			s += y[i] * xd[i] * w[i]
+		}
+		xbd[i] = s
+	}
+}
+
+// tanhD2Single is tanh's second-order pullback in float32: F' = (1 - y)(1 + y)
+// and F" = -2 y F', so xb = F' w and xbd = F' wd - 2 y F' xd w.
+func tanhD2Single(xb, xbd, y, w, wd, xd []float32) {
+	n := len(xb)
+	y, w, xbd = y[:n], w[:n], xbd[:n]
+	switch {
+	case wd != nil && xd != nil:
+		vmath.TanhPullTangent32(xb, xbd, y, w, wd, xd) // vectorised
+	case xd != nil:
+		xd = xd[:n]
+		for i := range xb {
+			d := (1 - y[i]) * (1 + y[i])
+			xb[i] = d * w[i]
+			xbd[i] = -2 * y[i] * d * xd[i] * w[i]
+		}
+	default:
+		wd = wd[:n]
+		for i := range xb {
+			d := (1 - y[i]) * (1 + y[i])
+			xb[i] = d * w[i]
+			xbd[i] = d * wd[i]
+		}
+	}
+}
+
+// sigmoidD2Single is sigmoid's second-order pullback in float32: F' = y (1 - y)
+// and F" = F' (1 - 2y), so xb = F' w and xbd = F' wd + F' (1 - 2y) xd w (a nil wd
+// or xd is zero).
+func sigmoidD2Single(xb, xbd, y, w, wd, xd []float32) {
+	n := len(xb)
+	y, w, xbd = y[:n], w[:n], xbd[:n]
+	for i := range xb {
+		d := y[i] * (1 - y[i])
+		xb[i] = d * w[i]
+		var s float32
+		if wd != nil {
+			s = d * wd[i]
+		}
+		if xd != nil {
+			s += d * (1 - 2*y[i]) * xd[i] * w[i]
+		}
+		xbd[i] = s
 	}
 }
 

@@ -14,8 +14,9 @@ import (
 // TestFloat32Native: exp, tanh, sigmoid, relu and sqrt of a float32 tensor run
 // their float32 kernels (a float32Rule), within 2 ulp of the double-precision
 // result rounded (relu and sqrt exactly), with the specials exact; the pullback and the forward tangent are F'(x) v computed in
-// float32 from y; a float64 cotangent, the second-order rule and complex64 input
-// go the widened way.
+// float32 from y, and so is the second-order rule of exp, tanh and sigmoid; a
+// float64 cotangent, relu's and sqrt's second-order rule and complex64 input go
+// the widened way.
 func TestFloat32Native(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	xs := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
@@ -31,12 +32,14 @@ func TestFloat32Native(t *testing.T) {
 		f   func(float64) float64
 		d1  func(y float64) float64
 		tol float64
+		d2  func(y float64) float64 // F" from y where the second-order rule is native
 	}{
-		{ExpOp, math.Exp, func(y float64) float64 { return y }, 2e-7},
-		{TanhOp, math.Tanh, func(y float64) float64 { return (1 - y) * (1 + y) }, 4e-7},
-		{SigmoidOp, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, func(y float64) float64 { return y * (1 - y) }, 4e-7},
-		{ReluOp, func(x float64) float64 { return math.Max(x, 0) }, func(y float64) float64 { return float01(y > 0) }, 0},
-		{SqrtOp, math.Sqrt, func(y float64) float64 { return 0.5 / y }, 0},
+		{ExpOp, math.Exp, func(y float64) float64 { return y }, 2e-7, func(y float64) float64 { return y }},
+		{TanhOp, math.Tanh, func(y float64) float64 { return (1 - y) * (1 + y) }, 4e-7, func(y float64) float64 { return -2 * y * (1 - y) * (1 + y) }},
+		{SigmoidOp, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, func(y float64) float64 { return y * (1 - y) }, 4e-7,
+			func(y float64) float64 { return y * (1 - y) * (1 - 2*y) }},
+		{ReluOp, func(x float64) float64 { return math.Max(x, 0) }, func(y float64) float64 { return float01(y > 0) }, 0, nil},
+		{SqrtOp, math.Sqrt, func(y float64) float64 { return 0.5 / y }, 0, nil},
 	} {
 		t.Run(c.op.Name(), func(t *testing.T) {
 			in := []cr.NodeID{cr.NewNodeID(1, 1)}
@@ -83,11 +86,8 @@ func TestFloat32Native(t *testing.T) {
 				assert.Equal(t, xbar.Float32s()[i], ydot[0].Float32s()[i])
 			}
 
-			// A float64 cotangent goes through the widened rule, and so does the
-			// second-order rule; both give float32 cotangents.
-			dst, err = rule.Pullback([]*tensor.Dense{tensor.Ones(tensor.Float64, 10, 100)}, []bool{true}, nil)
-			require.NoError(t, err)
-			assert.Equal(t, tensor.Float32, dst[0].Value.DType())
+			// The second-order rule: in float32 for exp, tanh and sigmoid (the widened
+			// rule is not made), widened for relu and sqrt; float32 either way.
 			dual, err := rule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(cr.SecondOrderArgs[*tensor.Dense]{
 				Cotangents: []cr.Dual[*tensor.Dense]{{Value: g, Tangent: g, HasTangent: true}},
 				Has:        []bool{true},
@@ -97,6 +97,31 @@ func TestFloat32Native(t *testing.T) {
 			require.NoError(t, err)
 			require.Len(t, dual, 1)
 			assert.Equal(t, tensor.Float32, dual[0].Cotangent.Value.DType())
+			require.True(t, dual[0].Cotangent.HasTangent)
+			assert.Equal(t, tensor.Float32, dual[0].Cotangent.Tangent.DType())
+			assert.Equal(t, c.d2 == nil, rule.(*float32Rule).wide != nil, "widened rule made")
+			if c.d2 != nil {
+				xbd := dual[0].Cotangent.Tangent.Float32s()
+				for i, v := range g.Float32s() {
+					yi := float64(y[i])
+					if yi != yi || math.IsInf(yi, 0) || yi == 0 {
+						continue
+					}
+					t1, t2 := c.d1(yi)*float64(v), c.d2(yi)*float64(v)*float64(v) // ybardot = xdot = ybar = g
+					if math.IsInf(float64(float32(t1)), 0) || math.IsInf(float64(float32(t2)), 0) || math.IsNaN(t1+t2) {
+						continue
+					}
+					// A few roundings of each term: relative to the terms, which may cancel.
+					assert.InDelta(t, t1+t2, float64(xbd[i]), 1e-6*math.Max(1, math.Abs(t1)+math.Abs(t2)), "xbardot at %g", xs[i])
+					assert.Equal(t, xbar.Float32s()[i], dual[0].Cotangent.Value.Float32s()[i])
+				}
+			}
+
+			// A float64 cotangent goes through the widened rule, and gives a float32
+			// cotangent.
+			dst, err = rule.Pullback([]*tensor.Dense{tensor.Ones(tensor.Float64, 10, 100)}, []bool{true}, nil)
+			require.NoError(t, err)
+			assert.Equal(t, tensor.Float32, dst[0].Value.DType())
 
 			// complex64 input is widened.
 			if c.op == ReluOp { // real only

@@ -37,6 +37,10 @@ type Func1[T tensor.Element] struct {
 	// pullback (v = ybar) and the forward tangent (v = xdot). See single.go.
 	single   func(dst, x []float32)
 	singleD1 func(dst, y, v []float32)
+	// singleD2, set on exp, tanh and sigmoid, is the second-order pullback in
+	// float32 from y: xb[i] = F'(x[i]) w[i] and xbd[i] = F'(x[i]) wd[i] +
+	// F"(x[i]) xd[i] w[i], where a nil wd or xd is zero.
+	singleD2 func(xb, xbd, y, w, wd, xd []float32)
 }
 
 // ComplexToReal is a real-valued function of a complex variable, g(z) = g(a, b) with
@@ -299,6 +303,9 @@ type BinarySpec struct {
 	// diff marks sub, f(a, b) = a - b, whose pullback passes ybar on to a and
 	// its negation to b (see passThrough).
 	diff bool
+	// single, set on add, sub, mul and div, names their float32 kernel: two
+	// float32 operands are computed in float32 (see binary_single.go).
+	single arith32
 }
 
 // Binary returns the elementwise op y = f(a, b) named name (its registry key),

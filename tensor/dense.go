@@ -370,8 +370,8 @@ func allocNoZero(dt DType, shape ...int) (*Dense, error) {
 }
 
 // alloc makes a contiguous tensor of dtype dt and the given shape, its storage
-// zeroed, or for noZero of unspecified contents (float64 and complex128 storage then
-// comes from the module's buffer pool; single-precision storage is always made).
+// zeroed, or for noZero of unspecified contents (large storage of every dtype then
+// comes from the module's buffer pool).
 func alloc(dt DType, shape []int, noZero bool) (*Dense, error) {
 	n, err := allocSize(dt, shape)
 	if err != nil {
@@ -393,9 +393,17 @@ func alloc(dt DType, shape []int, noZero bool) (*Dense, error) {
 			setData(t, make([]complex128, n))
 		}
 	case Float32:
-		setData(t, make([]float32, n))
+		if noZero {
+			setData(t, vmath.MakeNoZero[float32](n))
+		} else {
+			setData(t, make([]float32, n))
+		}
 	case Complex64:
-		setData(t, make([]complex64, n))
+		if noZero {
+			setData(t, vmath.MakeNoZero[complex64](n))
+		} else {
+			setData(t, make([]complex64, n))
+		}
 	}
 	return t, nil
 }

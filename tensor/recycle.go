@@ -69,18 +69,20 @@ var recycle = func(d *Dense) { vmath.Put(d.words()) }
 // capacity is one of the pool's size classes (chainrules.Recycler).
 func (Space) Reusable(d *Dense) bool { return d != nil && poolable(d) }
 
-// poolable reports whether d's storage is of a size the pool takes (the pool holds
-// double-precision storage only: single-precision storage is left to the GC).
+// poolable reports whether d's storage is of a size the pool takes: a whole number
+// of 8-byte words (an even capacity for float32) that is one of its size classes.
 func poolable(d *Dense) bool {
-	return !d.dtype.IsSingle() && vmath.Poolable[float64](cap(d.words()))
+	bytes := d.data.cap * elemSize(d.dtype)
+	return d.data.ptr != nil && bytes%8 == 0 && vmath.Poolable[float64](bytes/8)
 }
 
-// words returns the whole backing slice of a float64 or complex128 tensor (its
-// capacity) as float64 words, two to a complex128 element: the pool sorts buffers
-// by their size in words, whatever their element type. It is nil for another
-// dtype.
+// words returns the whole backing slice of d (its capacity) as float64 words: two
+// to a complex128 element, one to a complex64, half of one to a float32 (an odd
+// float32 capacity leaves its last element out). The pool sorts buffers by their
+// size in words, whatever their element type, so that storage released in one
+// precision is reused in the other.
 func (d *Dense) words() []float64 {
-	if d.dtype != Float64 && d.dtype != Complex128 {
+	if d.data.ptr == nil {
 		return nil
 	}
 	w := d.data.cap * elemSize(d.dtype) / 8

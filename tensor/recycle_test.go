@@ -57,3 +57,59 @@ func TestRecycleNothingDead(t *testing.T) {
 	Space{}.Recycle(nil, []*Dense{New(Float64, 3)})
 	require.False(t, called)
 }
+
+// TestRecycleSinglePrecision checks that single-precision storage goes back to the
+// pool as double-precision storage does (the pool sorts buffers by 8-byte words):
+// float32 and complex64 results of allocNoZero are pooled, and storage of another
+// size (an odd float32 capacity, a size between classes) is left to the GC.
+func TestRecycleSinglePrecision(t *testing.T) {
+	var got []*Dense
+	old := recycle
+	recycle = func(d *Dense) { got = append(got, d) }
+	defer func() { recycle = old }()
+
+	alloc := func(dt DType, n int) *Dense {
+		d, err := allocNoZero(dt, n)
+		require.NoError(t, err)
+		return d
+	}
+	f := alloc(Float32, 4000)   // 2000 words: the class of 2048
+	c := alloc(Complex64, 3000) // 3000 words: the class of 3072
+	require.True(t, Space{}.Reusable(f))
+	require.True(t, Space{}.Reusable(c))
+	oddCap, err := FromFloat32(make([]float32, 4095), 4095) // 2047.5 words
+	require.NoError(t, err)
+	between, err := FromFloat32(make([]float32, 4000), 4000) // 2000 words: no class
+	require.NoError(t, err)
+	require.False(t, Space{}.Reusable(oddCap))
+	require.False(t, Space{}.Reusable(between))
+
+	Space{}.Recycle([]*Dense{f, c, oddCap, between}, nil)
+	require.ElementsMatch(t, []*Dense{f, c}, got)
+}
+
+// TestRecycledSingleStorageIsReused checks the whole path: a float32 tensor
+// recycled is the storage of the next allocation of its size class, float32 or
+// float64.
+func TestRecycledSingleStorageIsReused(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector drops pooled buffers at random")
+	}
+	f, err := allocNoZero(Float32, 4096)
+	require.NoError(t, err)
+	addr := f.addr()
+	Space{}.Recycle([]*Dense{f}, nil)
+	var keep []*Dense
+	found := false
+	for range 4 { // the pool is per P: look among a few
+		d, err := allocNoZero(Float64, 2048)
+		require.NoError(t, err)
+		keep = append(keep, d)
+		if d.addr() == addr {
+			found = true
+			break
+		}
+	}
+	require.True(t, found, "the recycled float32 storage was not reused")
+	require.NotEmpty(t, keep)
+}

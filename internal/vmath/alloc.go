@@ -19,10 +19,10 @@ func mallocgc(size uintptr, typ unsafe.Pointer, needzero bool) unsafe.Pointer
 // must write every element before reading any. It is make([]T, n) without the
 // runtime's clearing, which for an output that a kernel overwrites whole is a second
 // pass over memory: for the 8 MB result of exp over 10^6 elements, half the time.
-// Buffers of 8 kB and more come from the pool of buffers given back with Put (a
+// Buffers of 8 kB and more, of any of the four element types, come from the pool of buffers given back with Put (a
 // slice's capacity is then its size class, at most 12.5% above n); small slices
 // come from make, and so do sizes past 1 TiB, for make's panic.
-func MakeNoZero[T float64 | complex128](n int) []T {
+func MakeNoZero[T Elem](n int) []T {
 	if b := pooled[T](n); b != nil {
 		return b
 	}

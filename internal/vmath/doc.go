@@ -40,7 +40,9 @@
 //   - [MakeNoZero] allocates a slice a kernel overwrites whole, without clearing
 //     it, and takes buffers of 8 kB and more from a pool of buffers given back with
 //     [Put] (size classes of eight steps per power of two, emptied by the garbage
-//     collector when unused): the storage engine tapes reuse (core.Tape.Release);
+//     collector when unused): the storage engine tapes reuse (core.Tape.Release).
+//     The pool counts 8-byte words, so it serves all four element types
+//     (float64, complex128, float32, complex64) from the same buffers;
 //   - [Dot] and [Sum] are blocked sums with several accumulators;
 //   - [ParallelFor] runs a loop over disjoint chunks on up to GOMAXPROCS goroutines
 //     with a dynamic schedule, and brings a worker's panic back to the caller;

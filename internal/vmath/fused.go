@@ -69,3 +69,46 @@ func Add(dst, a, b []float64) {
 		dst[i] = a[i] + b[i]
 	}
 }
+
+// Add32 is Add for float32: dst[i] = a[i] + b[i], each sum rounded once; a and b
+// must be at least as long as dst, and dst may be a or b. It is the float32 add of
+// two operands of one shape, and each row of a bias add.
+func Add32(dst, a, b []float32) {
+	n := len(dst)
+	a, b = a[:n], b[:n]
+	i := add32Blocks(dst, a, b)
+	for ; i < n; i++ {
+		dst[i] = a[i] + b[i]
+	}
+}
+
+// TanhPull32 sets dst[i] = ((1 - y[i]) (1 + y[i])) v[i] in float32: tanh's
+// F'(x) v from its output y (1 - y is exact near ±1, where 1 - y² would cancel),
+// its pullback (v = ybar) and forward tangent (v = xdot). y and v must be at least
+// as long as dst.
+func TanhPull32(dst, y, v []float32) {
+	n := len(dst)
+	y, v = y[:n], v[:n]
+	i := tanhPull32Blocks(dst, y, v)
+	for ; i < n; i++ {
+		dst[i] = (1 - y[i]) * (1 + y[i]) * v[i]
+	}
+}
+
+// TanhPullTangent32 is tanh's second-order pullback in float32 from its output y,
+// for the cotangent w, its tangent wd and the input's tangent xd: with
+// d = (1 - y)(1 + y) = F'(x) and F"(x) = -2 y d,
+//
+//	xb[i] = d w[i],   xbd[i] = d wd[i] + (((-2 y[i]) d) xd[i]) w[i].
+//
+// y, w, wd, xd and xbd must be at least as long as xb.
+func TanhPullTangent32(xb, xbd, y, w, wd, xd []float32) {
+	n := len(xb)
+	xbd, y, w, wd, xd = xbd[:n], y[:n], w[:n], wd[:n], xd[:n]
+	i := tanhPullTangent32Blocks(xb, xbd, y, w, wd, xd)
+	for ; i < n; i++ {
+		d := (1 - y[i]) * (1 + y[i])
+		xb[i] = d * w[i]
+		xbd[i] = d*wd[i] + -2*y[i]*d*xd[i]*w[i]
+	}
+}

@@ -72,3 +72,43 @@ func addBlocks(dst, a, b []float64) int {
 	addAVX2(&dst[0], &a[0], &b[0], blocks)
 	return 8 * blocks
 }
+
+//go:noescape
+func add32AVX2(dst, a, b *float32, blocks int)
+
+// add32Blocks does Add32's whole blocks of 16 elements in assembly.
+func add32Blocks(dst, a, b []float32) int {
+	blocks := len(dst) / 16
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	add32AVX2(&dst[0], &a[0], &b[0], blocks)
+	return 16 * blocks
+}
+
+//go:noescape
+func tanhPull32AVX2(dst, y, v *float32, blocks int)
+
+//go:noescape
+func tanhPullTangent32AVX2(xb, xbd, y, w, wd, xd *float32, blocks int)
+
+// tanhPull32Blocks does TanhPull32's whole blocks of 8 elements in assembly.
+func tanhPull32Blocks(dst, y, v []float32) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	tanhPull32AVX2(&dst[0], &y[0], &v[0], blocks)
+	return 8 * blocks
+}
+
+// tanhPullTangent32Blocks does TanhPullTangent32's whole blocks of 8 elements in
+// assembly.
+func tanhPullTangent32Blocks(xb, xbd, y, w, wd, xd []float32) int {
+	blocks := len(xb) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	tanhPullTangent32AVX2(&xb[0], &xbd[0], &y[0], &w[0], &wd[0], &xd[0], blocks)
+	return 8 * blocks
+}

@@ -160,3 +160,88 @@ addloop:
 	JNZ  addloop
 	VZEROUPPER
 	RET
+
+// func add32AVX2(dst, a, b *float32, blocks int)
+// dst[i] = a[i] + b[i] for 16*blocks float32 elements, two YMM registers a block.
+TEXT ·add32AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ blocks+24(FP), CX
+	XORQ AX, AX
+
+add32loop:
+	VMOVUPS (SI)(AX*4), Y0
+	VMOVUPS 32(SI)(AX*4), Y1
+	VADDPS  (R8)(AX*4), Y0, Y0
+	VADDPS  32(R8)(AX*4), Y1, Y1
+	VMOVUPS Y0, (DI)(AX*4)
+	VMOVUPS Y1, 32(DI)(AX*4)
+	ADDQ    $16, AX
+	DECQ    CX
+	JNZ     add32loop
+	VZEROUPPER
+	RET
+
+DATA fused32One<>+0(SB)/4, $0x3f800000
+DATA fused32MinusTwo<>+0(SB)/4, $0xc0000000
+GLOBL fused32One<>(SB), RODATA|NOPTR, $4
+GLOBL fused32MinusTwo<>(SB), RODATA|NOPTR, $4
+
+// func tanhPull32AVX2(dst, y, v *float32, blocks int)
+// dst[i] = ((1 - y[i]) (1 + y[i])) v[i], 8 float32 a block.
+TEXT ·tanhPull32AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ y+8(FP), SI
+	MOVQ v+16(FP), R8
+	MOVQ blocks+24(FP), CX
+	VBROADCASTSS fused32One<>(SB), Y15
+	XORQ AX, AX
+
+tanhpull32loop:
+	VMOVUPS (SI)(AX*4), Y0
+	VSUBPS  Y0, Y15, Y1
+	VADDPS  Y0, Y15, Y2
+	VMULPS  Y2, Y1, Y1
+	VMULPS  (R8)(AX*4), Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ    $8, AX
+	DECQ    CX
+	JNZ     tanhpull32loop
+	VZEROUPPER
+	RET
+
+// func tanhPullTangent32AVX2(xb, xbd, y, w, wd, xd *float32, blocks int)
+// d = (1 - y)(1 + y); xb = d w; xbd = d wd + (((-2 y) d) xd) w; 8 float32 a block.
+TEXT ·tanhPullTangent32AVX2(SB), NOSPLIT, $0-56
+	MOVQ xb+0(FP), DI
+	MOVQ xbd+8(FP), SI
+	MOVQ y+16(FP), R8
+	MOVQ w+24(FP), R9
+	MOVQ wd+32(FP), R10
+	MOVQ xd+40(FP), R11
+	MOVQ blocks+48(FP), CX
+	VBROADCASTSS fused32One<>(SB), Y15
+	VBROADCASTSS fused32MinusTwo<>(SB), Y14
+	XORQ AX, AX
+
+tanhpulltan32loop:
+	VMOVUPS (R8)(AX*4), Y0
+	VSUBPS  Y0, Y15, Y1
+	VADDPS  Y0, Y15, Y2
+	VMULPS  Y2, Y1, Y1
+	VMOVUPS (R9)(AX*4), Y3
+	VMULPS  Y3, Y1, Y4
+	VMOVUPS Y4, (DI)(AX*4)
+	VMULPS  Y0, Y14, Y5
+	VMULPS  Y1, Y5, Y5
+	VMULPS  (R11)(AX*4), Y5, Y5
+	VMULPS  Y3, Y5, Y5
+	VMULPS  (R10)(AX*4), Y1, Y6
+	VADDPS  Y5, Y6, Y6
+	VMOVUPS Y6, (SI)(AX*4)
+	ADDQ    $8, AX
+	DECQ    CX
+	JNZ     tanhpulltan32loop
+	VZEROUPPER
+	RET

@@ -16,3 +16,12 @@ func mul3PullBlocks(ga, gb, gd, a, b, d, w []float64, c float64) int { return 0 
 
 // addBlocks leaves every element to the Go loop.
 func addBlocks(dst, a, b []float64) int { return 0 }
+
+// add32Blocks leaves every element to the Go loop.
+func add32Blocks(dst, a, b []float32) int { return 0 }
+
+// tanhPull32Blocks leaves every element to the Go loop.
+func tanhPull32Blocks(dst, y, v []float32) int { return 0 }
+
+// tanhPullTangent32Blocks leaves every element to the Go loop.
+func tanhPullTangent32Blocks(xb, xbd, y, w, wd, xd []float32) int { return 0 }

@@ -105,3 +105,54 @@ func BenchmarkFused(b *testing.B) {
 		})
 	}
 }
+
+// TestAdd32 checks Add32 against the Go sum, bit for bit, for lengths across the
+// blocks of 16 and their tails, and in place.
+func TestAdd32(t *testing.T) {
+	for n := range 70 {
+		a, b := make([]float32, n), make([]float32, n)
+		for i := range a {
+			a[i], b[i] = float32(i)*0.37-5, 1/float32(i+3)
+		}
+		got := make([]float32, n)
+		Add32(got, a, b)
+		for i := range got {
+			if want := a[i] + b[i]; math.Float32bits(got[i]) != math.Float32bits(want) {
+				t.Fatalf("Add32 n=%d [%d]: got %v, want %v", n, i, got[i], want)
+			}
+		}
+		acc := slices.Clone(a)
+		Add32(acc, acc, b)
+		if !slices.Equal(acc, got) {
+			t.Fatalf("Add32 in place n=%d: got %v, want %v", n, acc, got)
+		}
+	}
+}
+
+// TestTanhPull32 checks TanhPull32 and TanhPullTangent32 against their Go
+// formulas, bit for bit (the assembly does the same float32 operations in the same
+// order), across the blocks of 8 and their tails.
+func TestTanhPull32(t *testing.T) {
+	for n := range 40 {
+		y, v, wd, xd := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range y {
+			y[i] = float32(math.Tanh(float64(i)*0.3 - 4))
+			v[i], wd[i], xd[i] = float32(i)*0.7-9, 1/float32(i+2), float32(n-i)*0.11
+		}
+		got, got2 := make([]float32, n), make([]float32, n)
+		TanhPull32(got, y, v)
+		for i := range got {
+			if want := (1 - y[i]) * (1 + y[i]) * v[i]; math.Float32bits(got[i]) != math.Float32bits(want) {
+				t.Fatalf("TanhPull32 n=%d [%d]: got %v, want %v", n, i, got[i], want)
+			}
+		}
+		TanhPullTangent32(got, got2, y, v, wd, xd)
+		for i := range got {
+			d := (1 - y[i]) * (1 + y[i])
+			wb, wbd := d*v[i], d*wd[i]+-2*y[i]*d*xd[i]*v[i]
+			if math.Float32bits(got[i]) != math.Float32bits(wb) || math.Float32bits(got2[i]) != math.Float32bits(wbd) {
+				t.Fatalf("TanhPullTangent32 n=%d [%d]: got %v %v, want %v %v", n, i, got[i], got2[i], wb, wbd)
+			}
+		}
+	}
+}

@@ -57,27 +57,51 @@ func getWords(n uintptr) (unsafe.Pointer, uintptr) {
 	return mallocgc(words*8, nil, false), words
 }
 
-// pooled returns a slice of length n from the pool (its capacity is the class
-// size), or nil when n is outside the pooled sizes.
-func pooled[T float64 | complex128](n int) []T {
+// Elem is the element types the pool and MakeNoZero serve: the four dtypes of
+// the module. The pool sorts buffers by their size in 8-byte words whatever their
+// element type, so that a float32 buffer of 2n elements is the float64 buffer of
+// n words, and storage released in one precision is reused in the other.
+type Elem interface {
+	float64 | complex128 | float32 | complex64
+}
+
+// wordsOf returns the number of 8-byte words that n elements of T fill, rounded
+// up, or ok false when that overflows the pooled sizes.
+func wordsOf[T Elem](n int) (words uintptr, ok bool) {
 	var z T
-	per := unsafe.Sizeof(z) / 8 // words per element
-	if n <= 0 || uintptr(n) > (1<<poolMaxLog)/per || uintptr(n)*per < poolMinWords {
+	size := unsafe.Sizeof(z) // 4, 8 or 16 bytes
+	if n <= 0 || uintptr(n) > (8<<poolMaxLog)/size {
+		return 0, false
+	}
+	return (uintptr(n)*size + 7) / 8, true
+}
+
+// pooled returns a slice of length n from the pool (its capacity is the class
+// size, in elements of T), or nil when n is outside the pooled sizes.
+func pooled[T Elem](n int) []T {
+	w, ok := wordsOf[T](n)
+	if !ok || w < poolMinWords {
 		return nil
 	}
-	p, words := getWords(uintptr(n) * per)
+	p, words := getWords(w)
 	if p == nil {
 		return nil
 	}
-	return unsafe.Slice((*T)(p), words/per)[:n]
+	var z T
+	return unsafe.Slice((*T)(p), words*8/unsafe.Sizeof(z))[:n]
 }
 
 // Poolable reports whether Put would take a buffer of the given capacity in
-// elements of T, so that a caller can leave small ones out before any work.
-func Poolable[T float64 | complex128](capacity int) bool {
+// elements of T, so that a caller can leave small ones out before any work: its
+// size is a whole number of words (an even capacity for float32) and the size of
+// a class.
+func Poolable[T Elem](capacity int) bool {
 	var z T
-	words := uintptr(capacity) * (unsafe.Sizeof(z) / 8)
-	if words < poolMinWords {
+	if uintptr(capacity)*unsafe.Sizeof(z)%8 != 0 {
+		return false
+	}
+	words, ok := wordsOf[T](capacity)
+	if !ok || words < poolMinWords {
 		return false
 	}
 	_, size, ok := classOf(words)
@@ -89,12 +113,12 @@ func Poolable[T float64 | complex128](capacity int) bool {
 // other slice or view of it. Put takes only buffers whose capacity is a class
 // size (as MakeNoZero's large buffers are), and ignores the others. Under the race
 // detector the buffer is filled with NaN first, so that a use after Put shows.
-func Put[T float64 | complex128](b []T) {
+func Put[T Elem](b []T) {
 	if !Poolable[T](cap(b)) {
 		return
 	}
-	var z T
-	class, _, _ := classOf(uintptr(cap(b)) * (unsafe.Sizeof(z) / 8))
+	words, _ := wordsOf[T](cap(b))
+	class, _, _ := classOf(words)
 	b = b[:cap(b)]
 	if raceEnabled {
 		var nan T
@@ -103,6 +127,10 @@ func Put[T float64 | complex128](b []T) {
 			*p = math.NaN()
 		case *complex128:
 			*p = complex(math.NaN(), math.NaN())
+		case *float32:
+			*p = float32(math.NaN())
+		case *complex64:
+			*p = complex64(complex(math.NaN(), math.NaN()))
 		}
 		for i := range b {
 			b[i] = nan

@@ -59,3 +59,55 @@ func TestPutTakesOnlyClassSizes(t *testing.T) {
 	Put(small) // below the pooled sizes: ignored
 	runtime.KeepAlive(odd)
 }
+
+// TestSinglePrecisionPooled checks that float32 and complex64 buffers come from
+// the pool and go back to it as the double-precision ones do, sized in words: a
+// float32 buffer of 2n elements is the float64 buffer of n words, so storage
+// released in one precision is reused in the other.
+func TestSinglePrecisionPooled(t *testing.T) {
+	f := MakeNoZero[float32](3000) // 1500 words: the class of 1536
+	require.Len(t, f, 3000)
+	require.Equal(t, 2*1536, cap(f))
+	c := MakeNoZero[complex64](1500) // 1500 words
+	require.Len(t, c, 1500)
+	require.Equal(t, 1536, cap(c))
+	odd := MakeNoZero[float32](2999) // 1500 words rounded up
+	require.Equal(t, 2*1536, cap(odd))
+
+	for _, tc := range []struct {
+		name     string
+		capacity int
+		want     bool
+	}{
+		{"class size", 2 * 1536, true},
+		{"not a class", 3000, false},
+		{"odd capacity", 2*1536 - 1, false},
+		{"below the pool", 1024, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, Poolable[float32](tc.capacity))
+		})
+	}
+	require.True(t, Poolable[complex64](1536))
+	require.False(t, Poolable[complex64](1500))
+
+	// A float32 buffer put back is the next float64 buffer of its class (the pool is
+	// per P and the GC may empty it, so look for it among a few).
+	if raceEnabled {
+		t.Skip("the race detector drops pooled buffers at random")
+	}
+	addr := uintptr(unsafe.Pointer(unsafe.SliceData(f)))
+	Put(f)
+	var got []float64
+	found := false
+	for range 4 {
+		b := MakeNoZero[float64](1500)
+		got = append(got, b...)
+		if uintptr(unsafe.Pointer(unsafe.SliceData(b))) == addr {
+			found = true
+			break
+		}
+	}
+	require.True(t, found, "the float32 buffer was not reused")
+	runtime.KeepAlive(got)
+}

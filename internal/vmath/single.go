@@ -2,7 +2,6 @@ package vmath
 
 import (
 	"math"
-	"unsafe"
 )
 
 // Single precision. Exp32, Tanh32 and Sigmoid32 compute in float32 lanes, eight (AVX2) or
@@ -161,15 +160,4 @@ func widened32(dst, x []float32, f func(dst, x []float64)) {
 		}
 		dst, x = dst[n:], x[n:]
 	}
-}
-
-// MakeNoZero32 is MakeNoZero for float32: a slice of length n whose elements are
-// unspecified, taken from fresh memory without the runtime's clearing from 64 kB
-// up (it is not pooled).
-func MakeNoZero32(n int) []float32 {
-	size := uintptr(n) * 4
-	if n <= 0 || size < noZeroBytes || size/4 != uintptr(n) || size > 1<<40 {
-		return make([]float32, n)
-	}
-	return unsafe.Slice((*float32)(mallocgc(size, nil, false)), n)
 }

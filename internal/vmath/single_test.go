@@ -147,13 +147,6 @@ func TestSingleTails(t *testing.T) {
 	})
 }
 
-func TestMakeNoZero32(t *testing.T) {
-	for _, n := range []int{0, 1, 100, 1 << 20} {
-		b := MakeNoZero32(n)
-		assert.Len(t, b, n)
-	}
-}
-
 func BenchmarkSingle(b *testing.B) {
 	x := make([]float32, 1<<20)
 	for i := range x {

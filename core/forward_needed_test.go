@@ -47,7 +47,7 @@ func TestForwardTangentsFor(t *testing.T) {
 			ct := tp.Apply(permute.TransposeOp(0, 1), c)
 			pc := tp.Apply(nn.MatmulOp, pts, ct)
 			sum := tp.Apply(elementwise.AddOp, p2, c2)
-			scaled := tp.Apply(elementwise.ScaleFloat64Op(2), pc)
+			scaled := tp.Apply(elementwise.ScaleOp(2), pc)
 			dist := tp.Apply(elementwise.SubOp, sum, scaled)
 			m := tp.Apply(reduce.MinOp([]int{1}, false), dist)
 			out := tp.Apply(reduce.SumOp(nil, false), m)
@@ -56,7 +56,7 @@ func TestForwardTangentsFor(t *testing.T) {
 			return graph{out: out, skipped: []cr.NodeID{sq, pc, sum, scaled, dist, m, out}, kept: []cr.NodeID{ct}}
 		}},
 		{"affine into exp", func(tp *core.Tape[*tensor.Dense], x cr.NodeID) graph {
-			u := tp.Apply(elementwise.ScaleFloat64Op(3), tp.Apply(elementwise.ShiftOp(-1), x))
+			u := tp.Apply(elementwise.ScaleOp(3), tp.Apply(elementwise.ShiftOp(-1), x))
 			e := tp.Apply(elementwise.ExpOp, u)
 			out := tp.Apply(reduce.SumOp(nil, false), e)
 			return graph{out: out, skipped: []cr.NodeID{e, out}, kept: []cr.NodeID{u}}
@@ -165,7 +165,7 @@ func TestForwardTangentsForOutputs(t *testing.T) {
 	xv, _ := tensor.FromFloat64([]float64{0.5, -1, 0.25}, 3)
 	vv, _ := tensor.FromFloat64([]float64{1, 2, -1}, 3)
 	x := tp.Leaf(xv)
-	y := tp.Apply(expY{}, tp.Apply(elementwise.ScaleFloat64Op(3), x))
+	y := tp.Apply(expY{}, tp.Apply(elementwise.ScaleOp(3), x))
 	out := tp.Apply(reduce.SumOp(nil, false), y)
 	tan, err := tp.ForwardTangentsFor(out, map[cr.NodeID]*tensor.Dense{x: vv})
 	require.NoError(t, err)

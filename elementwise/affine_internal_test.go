@@ -22,7 +22,7 @@ func TestAffine(t *testing.T) {
 		in   []*tensor.Dense
 		want bool
 	}{
-		{"scale", ScaleFloat64Op(2), []*tensor.Dense{xr}, true},
+		{"scale", ScaleOp(2), []*tensor.Dense{xr}, true},
 		{"scale complex", ScaleOp(2i), []*tensor.Dense{xc}, true},
 		{"shift", ShiftOp(1), []*tensor.Dense{xr}, true},
 		{"neg", NegOp, []*tensor.Dense{xr}, true},

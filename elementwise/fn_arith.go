@@ -230,16 +230,6 @@ func Scale[S tensor.Number](x *tensor.Dense, a S) (*tensor.Dense, error) {
 	return cr.Eval(ScaleOp(a), x)
 }
 
-// ScaleFloat64Op is ScaleOp for a real factor, ScaleOp(complex(a, 0)), so that a
-// float64 variable needs no conversion: ScaleFloat64Op(lambda / 2). A float64 x
-// stays float64.
-func ScaleFloat64Op(a float64) cr.Op[*tensor.Dense] { return ScaleOp(complex(a, 0)) }
-
-// ScaleFloat64 returns a x in a fresh tensor, for a real a.
-func ScaleFloat64(x *tensor.Dense, a float64) (*tensor.Dense, error) {
-	return cr.Eval(ScaleFloat64Op(a), x)
-}
-
 // ShiftOp returns the op y = x + b, with y' = 1: xbar = ybar, ydot = xdot, for b a
 // tensor.Number. A float64 x with a complex b is promoted like ScaleOp. The op name is "shift".
 func ShiftOp[S tensor.Number](b S) cr.Op[*tensor.Dense] {

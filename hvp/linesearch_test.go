@@ -106,7 +106,7 @@ func TestLineSearchNewtonCGFailedSearch(t *testing.T) {
 	}
 	quadratic := func(c float64) hvp.Func {
 		return func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
-			return t.Apply(ew.ScaleFloat64Op(c/2), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SquareOp, x[0])))
+			return t.Apply(ew.ScaleOp(c/2), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SquareOp, x[0])))
 		}
 	}
 

@@ -50,7 +50,7 @@ func mlpProblem(seed uint64, b int, w []int) (X, Y *tensor.Dense, params []*tens
 	Y, _ = tensor.FromFloat64(onehot, b, c)
 	for l := 0; l+1 < len(w); l++ {
 		params = append(params,
-			tensor.Scale(tensor.RandN(rng, tensor.Float64, w[l], w[l+1]), complex(1/math.Sqrt(float64(w[l])), 0)),
+			tensor.Scale(tensor.RandN(rng, tensor.Float64, w[l], w[l+1]), 1/math.Sqrt(float64(w[l]))),
 			tensor.Scale(tensor.RandN(rng, tensor.Float64, w[l+1]), 0.1))
 	}
 	return X, Y, params

@@ -143,7 +143,7 @@ func tanhRegression() (hvp.Func, []*tensor.Dense, []*tensor.Dense) {
 	widths := []int{16, 64, 64, 1}
 	var params, dirs []*tensor.Dense
 	for l := 0; l+1 < len(widths); l++ {
-		w := tensor.Scale(tensor.RandN(rng, tensor.Float64, widths[l], widths[l+1]), complex(1/math.Sqrt(float64(widths[l])), 0))
+		w := tensor.Scale(tensor.RandN(rng, tensor.Float64, widths[l], widths[l+1]), 1/math.Sqrt(float64(widths[l])))
 		params = append(params, w, tensor.RandN(rng, tensor.Float64, widths[l+1]))
 		dirs = append(dirs, tensor.RandN(rng, tensor.Float64, widths[l], widths[l+1]), tensor.RandN(rng, tensor.Float64, widths[l+1]))
 	}
@@ -170,7 +170,7 @@ func TestThirdDirectionalDerivativeMatchesHVPs(t *testing.T) {
 	vhv := func(e float64) float64 {
 		xe := make([]*tensor.Dense, len(x))
 		for k := range x {
-			xe[k], err = tensor.Add(x[k], tensor.Scale(v[k], complex(e, 0)))
+			xe[k], err = tensor.Add(x[k], tensor.Scale(v[k], e))
 			require.NoError(t, err)
 		}
 		_, hv, err := hvp.HVP(f, xe, v)

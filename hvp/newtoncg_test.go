@@ -106,7 +106,7 @@ func sumAll(t *hvp.Tape, x []cr.NodeID) cr.NodeID { return t.Apply(reduce.SumOp(
 
 // negSquares is f(x) = -|x|^2, unbounded below with negative curvature.
 func negSquares(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
-	return t.Apply(ew.ScaleFloat64Op(-1), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SquareOp, x[0])))
+	return t.Apply(ew.ScaleOp(-1), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SquareOp, x[0])))
 }
 
 // Both Newton methods stop by themselves on an objective unbounded below, with

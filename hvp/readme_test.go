@@ -66,7 +66,7 @@ func logisticLoss(X, y *tensor.Dense, n int) hvp.Func {
 	negY := tensor.Scale(y, -1)
 	return func(t *hvp.Tape, w []cr.NodeID) cr.NodeID {
 		margins := t.Apply(ew.MulOp, t.Apply(einsum.Op("nd,d->n"), t.Constant(X), w[0]), t.Constant(negY))
-		return t.Apply(ew.ScaleFloat64Op(1/float64(n)), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SoftplusOp, margins)))
+		return t.Apply(ew.ScaleOp(1/float64(n)), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SoftplusOp, margins)))
 	}
 }
 

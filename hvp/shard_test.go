@@ -60,9 +60,9 @@ func logisticTerm(xs, negY []float64, n, d, lo, hi int, lambda float64) hvp.Func
 	}
 	return func(t *hvp.Tape, w []cr.NodeID) cr.NodeID {
 		margins := t.Apply(ew.MulOp, t.Apply(einsum.Op("nd,d->n"), t.Constant(X), w[0]), t.Constant(NegY))
-		loss := t.Apply(ew.ScaleFloat64Op(1/float64(n)), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SoftplusOp, margins)))
+		loss := t.Apply(ew.ScaleOp(1/float64(n)), t.Apply(reduce.SumOp(nil, false), t.Apply(ew.SoftplusOp, margins)))
 		if lo == 0 {
-			penalty := t.Apply(ew.ScaleFloat64Op(lambda/2), t.Apply(einsum.Op("d,d->"), w[0], w[0]))
+			penalty := t.Apply(ew.ScaleOp(lambda/2), t.Apply(einsum.Op("d,d->"), w[0], w[0]))
 			loss = t.Apply(ew.AddOp, loss, penalty)
 		}
 		return loss
@@ -310,7 +310,7 @@ func TestShardPanicsAreErrors(t *testing.T) {
 	rows := []float64{1, 2}
 	outOfRange := func(t *hvp.Tape, x []cr.NodeID) cr.NodeID {
 		i := len(rows) // a bug: one row too far
-		return t.Apply(ew.ScaleFloat64Op(rows[i]), sumOf(ew.SquareOp)(t, x))
+		return t.Apply(ew.ScaleOp(rows[i]), sumOf(ew.SquareOp)(t, x))
 	}
 	good := func() hvp.Shard { return hvp.NewShard(sumOf(ew.SquareOp), l) }
 	quad := quadraticShard{c: 1, a: []float64{1, 2}}

@@ -114,7 +114,7 @@ func accumulate[T element](dst, src []T, shape, strides []int, offset int) {
 }
 
 // Scale returns the fresh tensor s * a.
-func (Space) Scale(a *Dense, s float64) *Dense { return Scale(a, complex(s, 0)) }
+func (Space) Scale(a *Dense, s float64) *Dense { return Scale(a, s) }
 
 // Inner returns Re sum_i conj(a_i) b_i. a and b must have the same shape and dtype.
 // Single-precision tensors are multiplied and summed in double precision.

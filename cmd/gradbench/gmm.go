@@ -98,7 +98,7 @@ func gmmObjective(in *gmmInput, x *tensor.Dense) hvp.Func {
 		sq := t.Apply(reduce.SumOp([]int{2}, false), t.Apply(elementwise.SquareOp, lx))
 		inner := t.Apply(elementwise.SubOp,
 			t.Apply(elementwise.AddOp, alpha, sumQ),
-			t.Apply(elementwise.ScaleFloat64Op(0.5), sq))
+			t.Apply(elementwise.ScaleOp(0.5), sq))
 		slse := t.Apply(reduce.SumOp(nil, false), t.Apply(reduce.LogSumExpOp([]int{1}, false), inner))
 		lseAlpha := t.Apply(reduce.LogSumExpOp(nil, false), alpha)
 
@@ -107,12 +107,12 @@ func gmmObjective(in *gmmInput, x *tensor.Dense) hvp.Func {
 			t.Apply(reduce.SumOp(nil, false), t.Apply(elementwise.SquareOp, qdiag)),
 			t.Apply(reduce.SumOp(nil, false), t.Apply(elementwise.SquareOp, l)))
 		prior := t.Apply(elementwise.SubOp,
-			t.Apply(elementwise.ScaleFloat64Op(float64(in.M)), t.Apply(reduce.SumOp(nil, false), sumQ)),
-			t.Apply(elementwise.ScaleFloat64Op(g*g/2), sqSum))
+			t.Apply(elementwise.ScaleOp(float64(in.M)), t.Apply(reduce.SumOp(nil, false), sumQ)),
+			t.Apply(elementwise.ScaleOp(g*g/2), sqSum))
 
-		f := t.Apply(elementwise.SubOp, slse, t.Apply(elementwise.ScaleFloat64Op(float64(n)), lseAlpha))
+		f := t.Apply(elementwise.SubOp, slse, t.Apply(elementwise.ScaleOp(float64(n)), lseAlpha))
 		f = t.Apply(elementwise.AddOp, f, prior)
-		return t.Apply(elementwise.ShiftOp(complex(constant, 0)), f)
+		return t.Apply(elementwise.ShiftOp(constant), f)
 	}
 }
 

@@ -41,7 +41,7 @@ func kmeansCost(p *tensor.Dense, k int) hvp.Func {
 		p2 := t.Apply(reduce.SumOp([]int{1}, true), t.Apply(elementwise.SquareOp, pts))
 		c2 := t.Apply(permute.ReshapeOp(1, k), t.Apply(reduce.SumOp([]int{1}, false), t.Apply(elementwise.SquareOp, c[0])))
 		pc := t.Apply(nn.MatmulOp, pts, t.Apply(permute.TransposeOp(0, 1), c[0]))
-		dist := t.Apply(elementwise.SubOp, t.Apply(elementwise.AddOp, p2, c2), t.Apply(elementwise.ScaleFloat64Op(2), pc))
+		dist := t.Apply(elementwise.SubOp, t.Apply(elementwise.AddOp, p2, c2), t.Apply(elementwise.ScaleOp(2), pc))
 		return t.Apply(reduce.SumOp(nil, false), t.Apply(reduce.MinOp([]int{1}, false), dist))
 	}
 }

@@ -46,7 +46,7 @@ func llsqObjective(n, m int) hvp.Func {
 		v := t.Apply(linalg.VanderOp(m), ti)
 		r := t.Apply(elementwise.SubOp, t.Apply(elementwise.SignOp, ti), t.Apply(nn.MatmulOp, v, x[0]))
 		sq := t.Apply(reduce.SumOp(nil, false), t.Apply(elementwise.SquareOp, r))
-		return t.Apply(elementwise.ScaleFloat64Op(0.5), sq)
+		return t.Apply(elementwise.ScaleOp(0.5), sq)
 	}
 }
 

@@ -90,7 +90,7 @@ func lstmObjective(l, b int, state, seq []*tensor.Dense, gold *tensor.Dense) hvp
 		sumExp := t.Apply(reduce.SumOp([]int{1}, true), t.Apply(elementwise.ExpOp, y))
 		norm := t.Apply(elementwise.SubOp, y, t.Apply(elementwise.LogOp, t.Apply(elementwise.ShiftOp(2), sumExp)))
 		total := t.Apply(reduce.SumOp(nil, false), t.Apply(elementwise.MulOp, norm, t.Constant(gold)))
-		return t.Apply(elementwise.ScaleFloat64Op(scale), total)
+		return t.Apply(elementwise.ScaleOp(scale), total)
 	}
 }
 

@@ -135,7 +135,7 @@ func recArgmin(mode gradMode, f recFunc, t *hvp.Tape, x0 cr.NodeID, n int) cr.No
 			eta, i = 2*eta, 0
 			continue
 		}
-		xp := t.Apply(elementwise.SubOp, x, t.Apply(elementwise.ScaleFloat64Op(eta), gx))
+		xp := t.Apply(elementwise.SubOp, x, t.Apply(elementwise.ScaleOp(eta), gx))
 		xv, xpv := val(x), val(xp)
 		d := 0.0
 		for j := range xv {

@@ -49,7 +49,7 @@ func odeSolve(n, s int) hvp.Func {
 			return t.Apply(elementwise.MulOp, x, t.Apply(elementwise.AddOp, shifted, e))
 		}
 		step := func(y, k cr.NodeID, c float64) cr.NodeID {
-			return t.Apply(elementwise.AddOp, y, t.Apply(elementwise.ScaleFloat64Op(c), k))
+			return t.Apply(elementwise.AddOp, y, t.Apply(elementwise.ScaleOp(c), k))
 		}
 		y := t.Constant(tensor.New(tensor.Float64, n))
 		for range s {
@@ -58,7 +58,7 @@ func odeSolve(n, s int) hvp.Func {
 			k3 := rhs(step(y, k2, h/2))
 			k4 := rhs(step(y, k3, h))
 			sum := t.Apply(elementwise.AddOp, k1, k4)
-			sum = t.Apply(elementwise.AddOp, sum, t.Apply(elementwise.ScaleFloat64Op(2), t.Apply(elementwise.AddOp, k2, k3)))
+			sum = t.Apply(elementwise.AddOp, sum, t.Apply(elementwise.ScaleOp(2), t.Apply(elementwise.AddOp, k2, k3)))
 			y = step(y, sum, h/6)
 		}
 		return y

@@ -67,7 +67,7 @@ func naiveEuler(inner gradMode) hvp.Func {
 				return x
 			}
 			xddot := ap(elementwise.NegOp, recGrad(inner, potential, t, x, 2))
-			xnew := ap(elementwise.AddOp, x, ap(elementwise.ScaleFloat64Op(dt), xdot))
+			xnew := ap(elementwise.AddOp, x, ap(elementwise.ScaleOp(dt), xdot))
 			if v, err := t.Value(xnew); err == nil && v.Float64s()[1] <= 0 {
 				y := func(v cr.NodeID) cr.NodeID { return ap(index.SelectOp(0, 1), v) }
 				dtf := ap(elementwise.NegOp, ap(elementwise.DivOp, y(xnew), y(xdot)))
@@ -75,7 +75,7 @@ func naiveEuler(inner gradMode) hvp.Func {
 				x0 := ap(permute.ReshapeOp(1), ap(index.NarrowOp(0, 0, 1), xf))
 				return ap(reduce.SumOp(nil, false), ap(elementwise.SquareOp, x0))
 			}
-			xdot = ap(elementwise.AddOp, xdot, ap(elementwise.ScaleFloat64Op(dt), xddot))
+			xdot = ap(elementwise.AddOp, xdot, ap(elementwise.ScaleOp(dt), xddot))
 			x = xnew
 		}
 		return ap(cr.FailOp[*tensor.Dense]("naive_euler", fmt.Errorf("the particle did not reach the x axis in %d steps", maxEulerSteps)))

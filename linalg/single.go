@@ -1,9 +1,6 @@
 package linalg
 
 import (
-	"fmt"
-	"strings"
-
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/tensor/opkit"
@@ -24,33 +21,8 @@ import (
 // (pivots, ranks, info codes) are rounded like the others: they are exact in
 // float32 below 2^24.
 
-// applySingle applies op to x, some of which is single precision, through
-// opkit.ApplyWidened, passing need on to op's ApplyMasked (a nil need: every input).
-// An error of the double-precision application, which names the widened dtypes,
-// is wrapped with the dtypes given.
+// applySingle applies op to x, some of which is single precision, with the mask
+// need (a nil need: every input): opkit.ApplyWidenedMasked.
 func applySingle(op cr.Op[*tensor.Dense], in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
-	r, err := opkit.ApplyWidened(maskedApply{Op: op, need: need}, in, x, y)
-	if err != nil {
-		dts := make([]string, len(x))
-		for k, v := range x {
-			dts[k] = opkit.DescribeOf(v)
-		}
-		return nil, fmt.Errorf("%w (%s given %s, computed in double precision)", err, op.Name(), strings.Join(dts, ", "))
-	}
-	return r, nil
-}
-
-// maskedApply is op whose Apply is its ApplyMasked with need fixed (op's Apply when
-// need is nil or op is not a chainrules.MaskedOp): the op that opkit.ApplyWidened,
-// which calls Apply, runs in double precision without losing the mask.
-type maskedApply struct {
-	cr.Op[*tensor.Dense]
-	need []bool
-}
-
-func (o maskedApply) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if m, ok := o.Op.(cr.MaskedOp[*tensor.Dense]); ok && o.need != nil {
-		return m.ApplyMasked(in, x, y, o.need)
-	}
-	return o.Op.Apply(in, x, y)
+	return opkit.ApplyWidenedMasked(op, in, x, y, need)
 }

@@ -1,7 +1,9 @@
 package opkit
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -99,6 +101,40 @@ func ApplyWidened(op cr.Op[*tensor.Dense], in []cr.NodeID, xs, ys []*tensor.Dens
 		}
 	}
 	return &singleRule{inner: r, x: slices.Clone(xs), narrow: narrow}, nil
+}
+
+// ApplyWidenedMasked is ApplyWidened for an op applied with the mask need (its
+// chainrules.MaskedOp.ApplyMasked; a nil need, or an op that is not a MaskedOp:
+// Apply), whose failure it reports with the dtypes the caller gave: an error of
+// the double-precision application, which names the widened dtypes, is wrapped as
+// "<err> (<op> given <dtypes>, computed in double precision)", its sentinel kept.
+// It is the body of a single-precision Apply or ApplyMasked of an op whose
+// kernels are double precision only (nn's and linalg's).
+func ApplyWidenedMasked(op cr.Op[*tensor.Dense], in []cr.NodeID, x, y []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	r, err := ApplyWidened(maskedApply{Op: op, need: need}, in, x, y)
+	if err != nil {
+		dts := make([]string, len(x))
+		for k, v := range x {
+			dts[k] = DescribeOf(v)
+		}
+		return nil, fmt.Errorf("%w (%s given %s, computed in double precision)", err, op.Name(), strings.Join(dts, ", "))
+	}
+	return r, nil
+}
+
+// maskedApply is op whose Apply is its ApplyMasked with need fixed (op's Apply when
+// need is nil or op is not a chainrules.MaskedOp): the op that ApplyWidened, which
+// calls Apply, runs in double precision without losing the mask.
+type maskedApply struct {
+	cr.Op[*tensor.Dense]
+	need []bool
+}
+
+func (o maskedApply) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if m, ok := o.Op.(cr.MaskedOp[*tensor.Dense]); ok && o.need != nil {
+		return m.ApplyMasked(in, x, y, o.need)
+	}
+	return o.Op.Apply(in, x, y)
 }
 
 // singleRule is the rule of a single-precision application: the double-precision

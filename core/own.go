@@ -77,12 +77,7 @@ func (a *accum[V]) addOwned(j int, v V) error {
 		}
 		a.vals[j], a.state[j] = s, owned
 		return nil
-	default:
-		s, err := a.space.Accumulate(a.vals[j], v)
-		if err != nil {
-			return err
-		}
-		a.vals[j] = s
-		return nil
+	default: // owned: v is added into the slot's own storage
+		return a.addTo(j, v)
 	}
 }

@@ -2,7 +2,6 @@ package elementwise
 
 import (
 	"slices"
-	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
@@ -141,9 +140,7 @@ type arith32Rule struct {
 	x       [2]*tensor.Dense // the operands as given, for the widened rule
 	a, b, y []float32        // contiguous operands and output
 
-	once    sync.Once // makes wide, the widened rule, on first use
-	wide    cr.Rule[*tensor.Dense]
-	wideErr error
+	wide lazyWide // the widened rule, made on first use
 }
 
 var (
@@ -170,10 +167,7 @@ func (*arith32Rule) InputTangentsOnly() {}
 // widened returns the double-precision rule at the widened operands, made on
 // first use.
 func (r *arith32Rule) widened() (cr.Rule[*tensor.Dense], error) {
-	r.once.Do(func() {
-		r.wide, r.wideErr = applySingle(r.base.op, r.base.in[:], r.x[:], make([]*tensor.Dense, 1))
-	})
-	return r.wide, r.wideErr
+	return r.wide.get(r.base.op, r.base.in[:], r.x[:])
 }
 
 // f32 returns t's elements when t is a float32 tensor of the given shape (nil t:

@@ -107,7 +107,7 @@ func TestArithFloat32Fallbacks(t *testing.T) {
 			require.Equal(t, tensor.Float32, d.Cotangent.Value.DType())
 			require.False(t, d.Cotangent.HasTangent) // as the double-precision rule
 		}
-		require.Nil(t, rule.(*arith32Rule).wide, "the widened rule was made")
+		require.Nil(t, rule.(*arith32Rule).wide.rule, "the widened rule was made")
 	})
 	t.Run("wrong cotangent shape", func(t *testing.T) {
 		g := tensor.RandN(rng, tensor.Float32, 3, 4)

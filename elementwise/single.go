@@ -87,9 +87,7 @@ type float32Rule struct {
 	in   [1]cr.NodeID
 	x, y *tensor.Dense // the float32 input and output (y contiguous)
 
-	once    sync.Once // makes wide, the widened rule, on first use
-	wide    cr.Rule[*tensor.Dense]
-	wideErr error
+	wide lazyWide // the widened rule, made on first use
 }
 
 var (
@@ -108,10 +106,22 @@ func (*float32Rule) InputTangentsOnly() {}
 // widened returns the double-precision rule at x widened (opkit.ApplyWidened),
 // made on first use.
 func (r *float32Rule) widened() (cr.Rule[*tensor.Dense], error) {
-	r.once.Do(func() {
-		r.wide, r.wideErr = applySingle(r.op, r.in[:], []*tensor.Dense{r.x}, make([]*tensor.Dense, 1))
-	})
-	return r.wide, r.wideErr
+	return r.wide.get(r.op, r.in[:], []*tensor.Dense{r.x})
+}
+
+// lazyWide is the widened double-precision rule of a single-precision
+// application (opkit.ApplyWidened of the op at its inputs), made when first asked
+// for, once even if its rule's methods run concurrently.
+type lazyWide struct {
+	once sync.Once
+	rule cr.Rule[*tensor.Dense]
+	err  error
+}
+
+// get returns the widened rule of op applied to x (the nodes in).
+func (l *lazyWide) get(op cr.Op[*tensor.Dense], in []cr.NodeID, x []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	l.once.Do(func() { l.rule, l.err = applySingle(op, in, x, make([]*tensor.Dense, 1)) })
+	return l.rule, l.err
 }
 
 // times returns F'(x) v in float32 for a float32 v of x's shape, or nil for

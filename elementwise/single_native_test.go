@@ -99,7 +99,7 @@ func TestFloat32Native(t *testing.T) {
 			assert.Equal(t, tensor.Float32, dual[0].Cotangent.Value.DType())
 			require.True(t, dual[0].Cotangent.HasTangent)
 			assert.Equal(t, tensor.Float32, dual[0].Cotangent.Tangent.DType())
-			assert.Equal(t, c.d2 == nil, rule.(*float32Rule).wide != nil, "widened rule made")
+			assert.Equal(t, c.d2 == nil, rule.(*float32Rule).wide.rule != nil, "widened rule made")
 			if c.d2 != nil {
 				xbd := dual[0].Cotangent.Tangent.Float32s()
 				for i, v := range g.Float32s() {

@@ -30,5 +30,7 @@
 // each result is rounded once to the promoted dtype (tensor.PromoteTypes); its
 // rule rounds each cotangent and tangent to its input's dtype, and its recorded
 // pullback sits between CastOp casts, so derivatives of every order stay in the
-// inputs' precision.
+// inputs' precision. ApplyWidenedMasked is the same for an op applied with a mask
+// of the inputs that need cotangents (chainrules.MaskedOp), and names the dtypes
+// the caller gave when the double-precision application fails.
 package opkit

@@ -554,9 +554,9 @@ func (t *Tape[V]) record(op string, value V, rule cr.Rule[V], pc uintptr) cr.Nod
 }
 
 // recordFrom is record for an op applied to the inputs ids (the caller's slice,
-// which the op never saw), of which need is the
-// union of the flagRequires flags: a rule whose inputs are those (the common case)
-// takes need as its flags without looking its inputs up again.
+// which the op never saw), of which need is the union of the flagRequires flags: a
+// rule whose inputs are those (the common case) takes need as its flags without
+// looking its inputs up again.
 func (t *Tape[V]) recordFrom(op string, value V, rule cr.Rule[V], ids []cr.NodeID, need uint8, pc uintptr) cr.NodeID {
 	if rule == nil {
 		return t.fail(t.applyErr(op, t.n, cr.Errorf(cr.ErrNoRule, "nil rule")))

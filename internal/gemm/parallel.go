@@ -59,8 +59,12 @@ func slabCount(workers, size int) int {
 // idle machine (shared packing 1.76x), and 0.99x with a busy loop on one core
 // (shared 0.90x): each slab's part of B stays in its core's L2, where the shared
 // 2 MiB block is read from L3 by both cores, and slabs never wait for one
-// another. The shared scheme is kept, and tested, for machines with more
-// cores, where re-packing the shared operand per slab costs more.
+// another. Where the slabs would be narrower than parallelSlab (the larger
+// dimension below parallelSlab per slab: an MLP's 256-wide products), the
+// re-packing outweighs that, and run takes the shared scheme whatever this
+// switch says: the MLP 784-256-256-10's gradient and HVP at 2 goroutines went
+// 2.61 -> 2.27 ms and 6.73 -> 6.08 ms (6 interleaved runs), and were no slower
+// with a busy loop on one core. Both schemes give the serial result bit for bit.
 var sharedPacking = false
 
 // run computes C = alpha*A*B + beta*C for C m x n, on the calling goroutine
@@ -75,16 +79,19 @@ func run[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb packerB
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return
 	}
-	if sharedPacking {
-		runShared(kn, workers, m, n, k, pa, pb, alpha, beta, c, ldc)
-		return
-	}
 	size, unit := n, kn.nr
 	if m > n {
 		size, unit = m, kn.mr
 	}
 	tiles := (size + unit - 1) / unit
 	slabs := min(slabCount(workers, size), tiles)
+	// Slabs narrower than parallelSlab would each re-pack the whole shared
+	// operand for little work of their own (an MLP's 256-wide products: 2 slabs
+	// of 128); there the goroutines share the packed blocks (see sharedPacking).
+	if sharedPacking || (slabs >= 2 && size < parallelSlab*slabs) {
+		runShared(kn, workers, m, n, k, pa, pb, alpha, beta, c, ldc)
+		return
+	}
 	if slabs < 2 {
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)
 		return

@@ -21,11 +21,11 @@ import (
 
 // ErrNPY is the error of .npy or .npz input that is not a NumPy array this package
 // reads: not the NumPy format, a malformed or oversized header, a dtype other than
-// float64 ('<f8', '>f8') and complex128 ('<c16', '>c16'), a negative or overflowing
-// shape, or data shorter than the shape says. It wraps
-// chainrules.ErrInvalidArgument; the errors of LoadNPY and LoadNPZ that come from
-// the input wrap it (errors.Is(err, tensor.ErrNPY)), and an error of the underlying
-// reader is wrapped as well.
+// float64 ('<f8', '>f8'), complex128 ('<c16', '>c16'), float32 ('<f4', '>f4') and
+// complex64 ('<c8', '>c8'), a negative or overflowing shape, or data shorter than
+// the shape says. It wraps chainrules.ErrInvalidArgument; the errors of LoadNPY and
+// LoadNPZ that come from the input wrap it (errors.Is(err, tensor.ErrNPY)), and an
+// error of the underlying reader is wrapped as well.
 var ErrNPY = fmt.Errorf("%w: tensor: not a NumPy float64 or complex128 array", cr.ErrInvalidArgument)
 
 // maxNPYHeader bounds the header length LoadNPY accepts (numpy's own default limit,
@@ -33,6 +33,33 @@ var ErrNPY = fmt.Errorf("%w: tensor: not a NumPy float64 or complex128 array", c
 const maxNPYHeader = 1 << 16
 
 var npyMagic = [6]byte{0x93, 'N', 'U', 'M', 'P', 'Y'}
+
+// npyCodes are NumPy's type codes of the dtypes, without the byte order: SaveNPY
+// writes '<' and the code, LoadNPY reads either byte order.
+var npyCodes = map[DType]string{Float64: "f8", Complex128: "c16", Float32: "f4", Complex64: "c8"}
+
+// npyDType returns the dtype and byte order of a NumPy type descriptor such as
+// '<f8': '<' and '=' (native, which NumPy writes only on little-endian machines)
+// are little-endian, '>' big-endian; ok is false for any other descriptor.
+func npyDType(descr string) (dt DType, order bin.ByteOrder, ok bool) {
+	if descr == "" {
+		return 0, nil, false
+	}
+	switch descr[0] {
+	case '<', '=':
+		order = bin.LittleEndian
+	case '>':
+		order = bin.BigEndian
+	default:
+		return 0, nil, false
+	}
+	for dt, code := range npyCodes {
+		if descr[1:] == code {
+			return dt, order, true
+		}
+	}
+	return 0, nil, false
+}
 
 // SaveNPY writes t to w in NumPy's .npy format (version 1.0, C order,
 // little-endian '<f8', '<c16', '<f4' or '<c8' for float64, complex128, float32 and
@@ -43,10 +70,11 @@ func SaveNPY(w io.Writer, t *Dense) error {
 	if t == nil {
 		return cr.Errorf(cr.ErrInvalidArgument, "tensor.SaveNPY: nil tensor")
 	}
-	descr := map[DType]string{Float64: "<f8", Complex128: "<c16", Float32: "<f4", Complex64: "<c8"}[t.DType()]
-	if descr == "" {
+	code := npyCodes[t.DType()]
+	if code == "" {
 		return cr.Errorf(cr.ErrInvalidArgument, "tensor.SaveNPY: invalid dtype %v", t.DType())
 	}
+	descr := "<" + code
 	var shape strings.Builder
 	shape.WriteByte('(')
 	for k, d := range t.Shape() {
@@ -139,26 +167,8 @@ func LoadNPY(r io.Reader) (*Dense, error) {
 		return nil, err
 	}
 	descr := strings.Trim(strings.TrimSpace(hdr.Descr.Type), "'\"")
-	var dt DType
-	var order bin.ByteOrder
-	switch descr {
-	case "<f8", "=f8":
-		dt, order = Float64, bin.LittleEndian
-	case ">f8":
-		dt, order = Float64, bin.BigEndian
-	case "<c16", "=c16":
-		dt, order = Complex128, bin.LittleEndian
-	case ">c16":
-		dt, order = Complex128, bin.BigEndian
-	case "<f4", "=f4":
-		dt, order = Float32, bin.LittleEndian
-	case ">f4":
-		dt, order = Float32, bin.BigEndian
-	case "<c8", "=c8":
-		dt, order = Complex64, bin.LittleEndian
-	case ">c8":
-		dt, order = Complex64, bin.BigEndian
-	default:
+	dt, order, ok := npyDType(descr)
+	if !ok {
 		return nil, fmt.Errorf("%w: dtype %q (want float64 '<f8', complex128 '<c16', float32 '<f4' or complex64 '<c8')", ErrNPY, descr)
 	}
 	shape := hdr.Descr.Shape

@@ -8,17 +8,6 @@ import (
 	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
-// denseRule is the rule of a linear op: its pullback, forward tangent,
-// second-order pullback and recorded pullback (chainrules.LinearRule gives all
-// four). The row-sparse rules below embed it, so they keep every method of it, the
-// recorded pullback (derivatives of any order) included.
-type denseRule interface {
-	cr.Rule[*tensor.Dense]
-	cr.ForwardRule[*tensor.Dense]
-	cr.SecondOrderRule[*tensor.Dense]
-	cr.PullbackRecorder[*tensor.Dense]
-}
-
 // rowSelectRule is the rule of index_select along the first axis, the lookup of an
 // embedding table: its pullback adds ybar[j] into row idx[j] of a zero tensor shaped
 // like x, so it has a row-sparse form (chainrules.RowPullbackRule) whose term is
@@ -26,10 +15,10 @@ type denseRule interface {
 // in a backward sweep, not a dense table of zeros. The dense rule stays for every
 // other use (forward tangents, second order, consumers that call Pullback).
 type rowSelectRule struct {
-	denseRule
-	idx   []int
-	shape []int // the output's shape: [len(idx), the rest of x's shape]
-	dt    tensor.DType
+	opkit.FullRule // the dense rule (chainrules.LinearRule's), with all its methods
+	idx            []int
+	shape          []int // the output's shape: [len(idx), the rest of x's shape]
+	dt             tensor.DType
 }
 
 // RowPullback appends the term (rows idx, value ybar) for x.
@@ -44,11 +33,11 @@ func (r *rowSelectRule) RowPullback(ybars []*tensor.Dense, _ []bool, dst []cr.Co
 // rowSelect gives the dense rule of index_select along the first axis of x, at the
 // normalized indices idx with output shape out, its row-sparse pullback.
 func rowSelect(rule cr.Rule[*tensor.Dense], idx, out []int, dt tensor.DType) cr.Rule[*tensor.Dense] {
-	d, ok := rule.(denseRule)
+	d, ok := rule.(opkit.FullRule)
 	if !ok {
 		return rule
 	}
-	return &rowSelectRule{denseRule: d, idx: idx, shape: out, dt: dt}
+	return &rowSelectRule{FullRule: d, idx: idx, shape: out, dt: dt}
 }
 
 // rowGatherRule is the rule of gather along the first axis: its pullback
@@ -57,11 +46,11 @@ func rowSelect(rule cr.Rule[*tensor.Dense], idx, out []int, dt tensor.DType) cr.
 // increasing order) instead of a tensor shaped like x. The compaction is worked out
 // in RowPullback, so that a gather no backward sweep reaches pays nothing for it.
 type rowGatherRule struct {
-	denseRule
-	off    []int // for each index element, its row-major offset in x
-	xShape []int
-	shape  []int // the output's shape (the index's)
-	dt     tensor.DType
+	opkit.FullRule       // the dense rule
+	off            []int // for each index element, its row-major offset in x
+	xShape         []int
+	shape          []int // the output's shape (the index's)
+	dt             tensor.DType
 }
 
 // RowPullback appends the term (rows, the scatter-add of ybar into the compacted
@@ -94,9 +83,9 @@ func (r *rowGatherRule) RowPullback(ybars []*tensor.Dense, _ []bool, dst []cr.Co
 // shape xShape, at the element offsets off with output shape out, its row-sparse
 // pullback. It keeps the slices, which the caller does not modify.
 func rowGather(rule cr.Rule[*tensor.Dense], off, xShape, out []int, dt tensor.DType) cr.Rule[*tensor.Dense] {
-	d, ok := rule.(denseRule)
+	d, ok := rule.(opkit.FullRule)
 	if !ok || len(xShape) == 0 || prod(xShape[1:]) == 0 {
 		return rule
 	}
-	return &rowGatherRule{denseRule: d, off: off, xShape: xShape, shape: out, dt: dt}
+	return &rowGatherRule{FullRule: d, off: off, xShape: xShape, shape: out, dt: dt}
 }

@@ -3,15 +3,13 @@ package reduce
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
+	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
 
 // linearFull is what chainrules.UnaryLinearRule returns: a Rule with its forward,
 // second-order and recorded forms, affine (chainrules.AffineRule).
 type linearFull interface {
-	cr.Rule[*tensor.Dense]
-	cr.ForwardRule[*tensor.Dense]
-	cr.SecondOrderRule[*tensor.Dense]
-	cr.PullbackRecorder[*tensor.Dense]
+	opkit.FullRule
 	cr.AffineRule
 }
 

@@ -33,4 +33,10 @@
 // inputs' precision. ApplyWidenedMasked is the same for an op applied with a mask
 // of the inputs that need cotangents (chainrules.MaskedOp), and names the dtypes
 // the caller gave when the double-precision application fails.
+//
+// # Rules
+//
+// FullRule names a rule with all four forms (pullback, forward tangent,
+// second-order pullback, recorded pullback), as chainrules.LinearRule returns: a
+// wrapper that adds a method to such a rule embeds one.
 package opkit

@@ -136,16 +136,11 @@ func (r *binaryRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribut
 
 func (r *binaryRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	ct, tangentOf := a.Cotangents[0], a.TangentOf
-	var ybardot, adot, bdot *tensor.Dense
+	var ybardot *tensor.Dense
 	if ct.HasTangent {
 		ybardot = ct.Tangent
 	}
-	if t, ok := tangentOf(r.in[0]); ok {
-		adot = t
-	}
-	if t, ok := tangentOf(r.in[1]); ok {
-		bdot = t
-	}
+	adot, bdot, _ := tangents2(tangentOf, r.in)
 	ab, bb, abd, bbd, err := r.pullback(ct.Value, ybardot, adot, bdot)
 	if err != nil {
 		return dst, err
@@ -155,18 +150,25 @@ func (r *binaryRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], d
 		cr.DualContribution[*tensor.Dense]{Node: r.in[1], Cotangent: cr.Dual[*tensor.Dense]{Value: bb, Tangent: bbd, HasTangent: bbd != nil}}), nil
 }
 
-// Forward sets ydot = f_a adot + f_b bdot, each tangent broadcast.
-func (r *binaryRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	adot, okA := tangentOf(r.in[0])
-	bdot, okB := tangentOf(r.in[1])
-	if !okA && !okB {
-		return nil
-	}
+// tangents2 returns the tangents of the operands in[0] and in[1] of a binary op,
+// nil for an operand without one, and whether either has one.
+func tangents2(tangentOf cr.TangentOf[*tensor.Dense], in [2]cr.NodeID) (adot, bdot *tensor.Dense, ok bool) {
+	adot, okA := tangentOf(in[0])
+	bdot, okB := tangentOf(in[1])
 	if !okA {
 		adot = nil
 	}
 	if !okB {
 		bdot = nil
+	}
+	return adot, bdot, okA || okB
+}
+
+// Forward sets ydot = f_a adot + f_b bdot, each tangent broadcast.
+func (r *binaryRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	adot, bdot, ok := tangents2(tangentOf, r.in)
+	if !ok {
+		return nil
 	}
 	var (
 		y   *tensor.Dense

@@ -302,16 +302,9 @@ func sumTo32(g []float32, out, shape []int) (*tensor.Dense, error) {
 
 // Forward sets ydot (see the formulas above).
 func (r *arith32Rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	adot, okA := tangentOf(r.base.in[0])
-	bdot, okB := tangentOf(r.base.in[1])
-	if !okA && !okB {
+	adot, bdot, ok := tangents2(tangentOf, r.base.in)
+	if !ok {
 		return nil
-	}
-	if !okA {
-		adot = nil
-	}
-	if !okB {
-		bdot = nil
 	}
 	ad, ok1 := f32(adot, r.base.aShape)
 	bd, ok2 := f32(bdot, r.base.bShape)

@@ -119,19 +119,8 @@ func detJob(grad bool) prepare {
 		}
 		f := detByMinors(in.Ell)
 		a := []*tensor.Dense{vector(in.A)}
-		return job{runs: in.runs, run: func() (any, error) {
-			if !grad {
-				y, err := primal(f, a)
-				if err != nil {
-					return nil, err
-				}
-				return scalarOf(y)
-			}
-			_, g, err := hvp.Grad(f, a)
-			if err != nil {
-				return nil, err
-			}
+		return scalarJob(in.runs, f, a, grad, func(g []*tensor.Dense) (any, error) {
 			return flat(g[0]), nil
-		}}, nil
+		}), nil
 	}
 }

@@ -164,24 +164,13 @@ func gmmJob(grad bool) prepare {
 			return job{}, err
 		}
 		f := gmmObjective(&in, x)
-		return job{runs: in.runs, run: func() (any, error) {
-			if !grad {
-				y, err := primal(f, params)
-				if err != nil {
-					return nil, err
-				}
-				return scalarOf(y)
-			}
-			_, g, err := hvp.Grad(f, params)
-			if err != nil {
-				return nil, err
-			}
+		return scalarJob(in.runs, f, params, grad, func(g []*tensor.Dense) (any, error) {
 			return map[string]any{
 				"alpha": flat(g[0]),
 				"mu":    rows(g[1]),
 				"q":     rows(g[2]),
 				"l":     rows(g[3]),
 			}, nil
-		}}, nil
+		}), nil
 	}
 }

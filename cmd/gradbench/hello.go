@@ -29,19 +29,8 @@ func helloJob(grad bool) prepare {
 			return job{}, err
 		}
 		in := []*tensor.Dense{tensor.Scalar(x)}
-		return job{run: func() (any, error) {
-			if !grad {
-				y, err := primal(square, in)
-				if err != nil {
-					return nil, err
-				}
-				return scalarOf(y)
-			}
-			_, g, err := hvp.Grad(square, in)
-			if err != nil {
-				return nil, err
-			}
+		return scalarJob(runs{}, square, in, grad, func(g []*tensor.Dense) (any, error) {
 			return scalarOf(g[0])
-		}}, nil
+		}), nil
 	}
 }

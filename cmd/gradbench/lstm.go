@@ -142,19 +142,8 @@ func lstmJob(grad bool) prepare {
 		}
 		f := lstmObjective(l, b, state, seq, gold)
 		params := []*tensor.Dense{main, extra}
-		return job{runs: in.runs, run: func() (any, error) {
-			if !grad {
-				y, err := primal(f, params)
-				if err != nil {
-					return nil, err
-				}
-				return scalarOf(y)
-			}
-			_, g, err := hvp.Grad(f, params)
-			if err != nil {
-				return nil, err
-			}
+		return scalarJob(in.runs, f, params, grad, func(g []*tensor.Dense) (any, error) {
 			return slices.Concat(flat(g[0]), flat(g[1])), nil
-		}}, nil
+		}), nil
 	}
 }

@@ -25,6 +25,26 @@ func primal(f hvp.Func, x []*tensor.Dense) (*tensor.Dense, error) {
 	return t.Value(out)
 }
 
+// scalarJob is the job of an eval whose function is the scalar f at x: the value
+// f(x) (evaluated by primal) or, if grad, the gradient of f at x, which out turns
+// into the response.
+func scalarJob(r runs, f hvp.Func, x []*tensor.Dense, grad bool, out func(g []*tensor.Dense) (any, error)) job {
+	return job{runs: r, run: func() (any, error) {
+		if !grad {
+			y, err := primal(f, x)
+			if err != nil {
+				return nil, err
+			}
+			return scalarOf(y)
+		}
+		_, g, err := hvp.Grad(f, x)
+		if err != nil {
+			return nil, err
+		}
+		return out(g)
+	}}
+}
+
 // vector copies data into a 1-d tensor.
 func vector(data []float64) *tensor.Dense {
 	v, _ := tensor.FromFloat64(append([]float64(nil), data...), len(data))

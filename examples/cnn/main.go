@@ -54,7 +54,6 @@ import (
 	"gonum.org/v1/gonum/optimize"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/optim"
@@ -333,16 +332,7 @@ func trainAdam(w io.Writer, cfg config, params []*tensor.Dense, out *outcome) er
 // evaluation).
 func evaluate(params []*tensor.Dense, s *norms, d *dataset) (loss, acc float64, pred []int, err error) {
 	f := crossEntropy(d.X, d.Labels, s, func(y *tensor.Dense) { pred = argmax(y) })
-	t := core.NewTape[*tensor.Dense](tensor.Space{})
-	var out cr.NodeID
-	t.NoGrad(func() {
-		p := make([]cr.NodeID, len(params))
-		for k, v := range params {
-			p[k] = t.Constant(v)
-		}
-		out = f(t, p)
-	})
-	v, err := t.Value(out)
+	v, err := hvp.Eval(f, params) // no gradients: a tape in no-grad mode
 	if err != nil {
 		return 0, 0, nil, err
 	}

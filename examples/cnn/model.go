@@ -4,7 +4,6 @@ import (
 	"math/rand/v2"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
 	ew "github.com/chainrules-go/chainrules/elementwise"
 	"github.com/chainrules-go/chainrules/hvp"
@@ -165,16 +164,8 @@ func block(t *hvp.Tape, x, w, gamma, beta cr.NodeID, s *norms, k int) cr.NodeID 
 func fullBatchStats(params []*tensor.Dense, x *tensor.Dense) (*norms, error) {
 	s := newNorms()
 	s.Momentum = 1 // running' = the batch's statistics
-	t := core.NewTape[*tensor.Dense](tensor.Space{})
-	var out cr.NodeID
-	t.NoGrad(func() {
-		p := make([]cr.NodeID, len(params))
-		for k, v := range params {
-			p[k] = t.Constant(v)
-		}
-		out = logits(t, p, t.Constant(x), s)
-	})
-	if _, err := t.Value(out); err != nil {
+	model := func(t *hvp.Tape, p []cr.NodeID) cr.NodeID { return logits(t, p, t.Constant(x), s) }
+	if _, err := hvp.Eval(model, params); err != nil {
 		return nil, err
 	}
 	s.commit()

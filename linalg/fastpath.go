@@ -85,7 +85,7 @@ func (r *fastRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribut
 func (r *fastRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	f, ok := r.inner.(cr.ForwardRule[*tensor.Dense])
 	if !ok {
-		return cr.Errorf(cr.ErrNoRule, "no forward rule")
+		return opErr(r.name, cr.ErrNoRule, "no forward rule")
 	}
 	return f.Forward(tangentOf, ydot, has)
 }
@@ -93,7 +93,7 @@ func (r *fastRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor
 func (r *fastRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	s, ok := r.inner.(cr.SecondOrderRule[*tensor.Dense])
 	if !ok {
-		return dst, cr.Errorf(cr.ErrHVPNotSupported, "no second-order rule")
+		return dst, opErr(r.name, cr.ErrHVPNotSupported, "no second-order rule")
 	}
 	return s.PullbackWithTangents(a, dst)
 }

@@ -7,10 +7,11 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
+// The dtypes of the registry entries, by the names package tensor gives them.
 var (
-	realOnly    = []string{"float64"}
-	bothDTypes  = []string{"float64", "complex128"}
-	complexOnly = []string{"complex128"}
+	realOnly    = tensor.RealDTypeNames()
+	bothDTypes  = tensor.DTypeNames()
+	complexOnly = []string{tensor.Complex128.String()}
 )
 
 // domain is where an op's samples are drawn: each real and imaginary part uniform in

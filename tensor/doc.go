@@ -1,7 +1,7 @@
 // Package tensor is the dense N-dimensional value type of chainrules-go: a strided
-// view of float64 or complex128 storage, the arithmetic that op packages build on,
-// and [Space], the chainrules.Space that lets the engine and the rule checker treat
-// tensors as vectors.
+// view of float64, complex128, float32 or complex64 storage, the arithmetic that op
+// packages build on, and [Space], the chainrules.Space that lets the engine and the
+// rule checker treat tensors as vectors.
 //
 // Where to start: to differentiate a function of tensors, write it as an
 // hvp.Func (it records its ops on a tape) and call hvp.Grad for its value and
@@ -26,8 +26,8 @@
 // allowed everywhere.
 //
 // Binary arithmetic (Add, Sub, Mul, Div) broadcasts like NumPy and promotes
-// float64 to complex128 when the operands differ; matrix products are described
-// below.
+// operands of different dtypes by PyTorch's table ([PromoteTypes]: complex if
+// either is, double precision if either is); matrix products are described below.
 //
 // Errors wrap the sentinels of package chainrules (ErrShapeMismatch,
 // ErrInvalidArgument, ...), so callers test them with errors.Is. The only panics are

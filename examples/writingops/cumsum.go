@@ -3,6 +3,7 @@ package writingops
 import (
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/index"
 	"github.com/chainrules-go/chainrules/nn"
 	"github.com/chainrules-go/chainrules/tensor"
@@ -21,7 +22,7 @@ func CumsumOp(axis int) cr.Op[*tensor.Dense] {
 			y, err := nn.Cumsum(x[0], axis)
 			return []*tensor.Dense{y}, err
 		},
-		Pullback: func(t *Tape, _, _, ybar []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *hvp.Tape, _, _, ybar []cr.NodeID) []cr.NodeID {
 			flip := index.FlipOp(axis)
 			return []cr.NodeID{t.Apply(flip, t.Apply(CumsumOp(axis), t.Apply(flip, ybar[0])))}
 		}})

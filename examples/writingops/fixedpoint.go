@@ -7,6 +7,7 @@ import (
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -62,7 +63,7 @@ func FixedPointOp() cr.Op[*tensor.Dense] {
 			}
 			return nil, cr.Errorf(cr.ErrInvalidArgument, "tanh_fixed_point: the iteration did not converge (is W's norm below 1?)")
 		},
-		Pullback: func(t *Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *hvp.Tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
 			y, ybar := ys[0], ybars[0]
 			yv, err := t.Value(y)
 			if err != nil {

@@ -7,12 +7,10 @@ import (
 	"github.com/chainrules-go/chainrules/core"
 	"github.com/chainrules-go/chainrules/einsum"
 	"github.com/chainrules-go/chainrules/elementwise"
+	"github.com/chainrules-go/chainrules/hvp"
 	"github.com/chainrules-go/chainrules/permute"
 	"github.com/chainrules-go/chainrules/tensor"
 )
-
-// Tape is the tape of tensor graphs.
-type Tape = core.Tape[*tensor.Dense]
 
 // SolveOp returns the op x = A^-1 B for a square float64 matrix A and a matrix B,
 // with the pullback
@@ -38,7 +36,7 @@ func SolveOp() cr.Op[*tensor.Dense] {
 			}
 			return []*tensor.Dense{tensor.FromMat(&s)}, nil
 		},
-		Pullback: func(t *Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
+		Pullback: func(t *hvp.Tape, x, y, ybar []cr.NodeID) []cr.NodeID {
 			bbar := t.Apply(SolveOp(), t.Apply(permute.TransposeOp(0, 1), x[0]), ybar[0]) // A^-T xbar
 			return []cr.NodeID{t.Apply(elementwise.NegOp, t.Apply(einsum.Op("ik,jk->ij"), bbar, y[0])), bbar}
 		}})

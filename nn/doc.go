@@ -12,7 +12,7 @@
 //     mse_loss (MSELossOp); huber_loss (HuberLossOp);
 //     binary_cross_entropy_with_logits (BCEWithLogitsOp) in its stable form;
 //   - scans along an axis: cumsum (CumsumOp), cumprod (CumprodOp, exact with zeros),
-//     logcumsumexp (LogCumSumExpOp, stable), and the first-order linear recurrence
+//     logcumsumexp (LogCumsumExpOp, stable), and the first-order linear recurrence
 //     h_j = a_j h_{j-1} + b_j they are built on (LinearScanOp);
 //   - matmul (MatmulOp): Python's a @ b with PyTorch's rules for 1-D operands and
 //     batch broadcasting, a shorthand over einsum;

@@ -132,9 +132,9 @@ func catalogueEntries() []cr.Entry[*tensor.Dense] {
 				large.Set(700, 1, 2)
 				large.Set(-700, 2, 0)
 				return samples{
-					{Name: "[3 5] last axis", Op: LogCumSumExpOp(-1), Inputs: inputs(f64(rng, 3, 5))},
-					{Name: "[3 5] large entries", Op: LogCumSumExpOp(1), Inputs: inputs(large)},
-					{Name: "[4 2 3] axis 0", Op: LogCumSumExpOp(0), Inputs: inputs(f64(rng, 4, 2, 3))},
+					{Name: "[3 5] last axis", Op: LogCumsumExpOp(-1), Inputs: inputs(f64(rng, 3, 5))},
+					{Name: "[3 5] large entries", Op: LogCumsumExpOp(1), Inputs: inputs(large)},
+					{Name: "[4 2 3] axis 0", Op: LogCumsumExpOp(0), Inputs: inputs(f64(rng, 4, 2, 3))},
 				}
 			}),
 		entry("linear_scan", 2, bothDTs, "first-order linear recurrence h_j = a_j h_{j-1} + b_j along an axis (or from the end)",

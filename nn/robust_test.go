@@ -38,7 +38,7 @@ func TestNoPanicOnOddInputs(t *testing.T) {
 		"ce bad option": nn.CrossEntropyOp([]int{0, 1}, nn.PosWeight(nil), nn.WithReduction(7)),
 		"nll":           nn.NLLLossOp([]int{0, 2}, nn.ClassWeights(0, 0, 0)), "nll none": nn.NLLLossOp(nil, nn.WithReduction(nn.ReductionNone)),
 		"cumsum": nn.CumsumOp(1), "cumsum bad axis": nn.CumsumOp(5), "cumprod": nn.CumprodOp(0), "cumprod bad axis": nn.CumprodOp(-9),
-		"logcumsumexp": nn.LogCumSumExpOp(1), "clamp": nn.ClampOp(1, -1), "clamp nan": nn.ClampOp(math.NaN(), 1),
+		"logcumsumexp": nn.LogCumsumExpOp(1), "clamp": nn.ClampOp(1, -1), "clamp nan": nn.ClampOp(math.NaN(), 1),
 		"argmax": nn.ArgmaxOp(1, true), "argmin": nn.ArgminOp(0, false), "one_hot": nn.OneHotOp(-1), "one_hot 3": nn.OneHotOp(3),
 	}
 	binary := map[string]cr.Op[*tensor.Dense]{

@@ -270,7 +270,7 @@ func CumprodOp(axis int) cr.Op[*tensor.Dense] {
 // Cumprod evaluates CumprodOp(axis) at x without a tape.
 func Cumprod(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(CumprodOp(axis), x) }
 
-// LogCumSumExpOp returns PyTorch's logcumsumexp along axis (a negative axis counts
+// LogCumsumExpOp returns PyTorch's logcumsumexp along axis (a negative axis counts
 // from the end) of a float64 tensor:
 //
 //	y_j = log sum_{k <= j} exp(x_k),   computed as y_j = logaddexp(y_{j-1}, x_j),
@@ -289,7 +289,7 @@ func Cumprod(x *tensor.Dense, axis int) (*tensor.Dense, error) { return cr.Eval(
 // the op stays float64-only, like the PyTorch it is checked against: torch 1.13
 // has no complex kernel for it and raises on ComplexDouble input, so there is no
 // reference for a complex branch cut to follow.
-func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
+func LogCumsumExpOp(axis int) cr.Op[*tensor.Dense] {
 	const name = "logcumsumexp"
 	return withSingle(core.Define(core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: 1,
 		Primal: func(x []*tensor.Dense) ([]*tensor.Dense, error) {
@@ -301,7 +301,7 @@ func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 				return nil, err
 			}
 			y := x[0].Clone()
-			logCumSumExp(y.Float64s(), lanesAlong(y.Shape(), ax))
+			logCumsumExp(y.Float64s(), lanesAlong(y.Shape(), ax))
 			return []*tensor.Dense{y}, nil
 		},
 		Pullback: func(t *tape, x, ys, ybars []cr.NodeID) []cr.NodeID {
@@ -324,13 +324,13 @@ func LogCumSumExpOp(axis int) cr.Op[*tensor.Dense] {
 		}}))
 }
 
-// LogCumSumExp evaluates LogCumSumExpOp(axis) at x without a tape.
-func LogCumSumExp(x *tensor.Dense, axis int) (*tensor.Dense, error) {
-	return cr.Eval(LogCumSumExpOp(axis), x)
+// LogCumsumExp evaluates LogCumsumExpOp(axis) at x without a tape.
+func LogCumsumExp(x *tensor.Dense, axis int) (*tensor.Dense, error) {
+	return cr.Eval(LogCumsumExpOp(axis), x)
 }
 
-// logCumSumExp replaces y by its log-cumulative-sum-exp along the lanes.
-func logCumSumExp(y []float64, l opkit.Lanes) {
+// logCumsumExp replaces y by its log-cumulative-sum-exp along the lanes.
+func logCumsumExp(y []float64, l opkit.Lanes) {
 	in := l.Inner
 	for i := range l.Outer {
 		for k := 1; k < l.Len; k++ {

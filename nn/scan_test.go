@@ -46,8 +46,8 @@ func TestScanRules(t *testing.T) {
 	}
 	x := tensor.RandN(rng, tensor.Float64, 3, 5)
 	x.Set(900, 1, 2)
-	ruletest.Check(t, tensor.Space{}, nn.LogCumSumExpOp(1), []*tensor.Dense{x}, ruletest.Config{FullJacobianMaxSize: 80})
-	ruletest.Check(t, tensor.Space{}, nn.LogCumSumExpOp(0), []*tensor.Dense{tensor.RandN(rng, tensor.Float64, 4, 2)}, ruletest.Config{})
+	ruletest.Check(t, tensor.Space{}, nn.LogCumsumExpOp(1), []*tensor.Dense{x}, ruletest.Config{FullJacobianMaxSize: 80})
+	ruletest.Check(t, tensor.Space{}, nn.LogCumsumExpOp(0), []*tensor.Dense{tensor.RandN(rng, tensor.Float64, 4, 2)}, ruletest.Config{})
 }
 
 func TestCumprodZeros(t *testing.T) {
@@ -65,11 +65,11 @@ func TestCumprodZeros(t *testing.T) {
 
 // A lane that starts with several -Inf stays -Inf there, as in torch, and is
 // finite from its first finite entry: never NaN.
-func TestLogCumSumExpLeadingNegativeInfinities(t *testing.T) {
+func TestLogCumsumExpLeadingNegativeInfinities(t *testing.T) {
 	inf := math.Inf(-1)
 	x, err := tensor.FromFloat64([]float64{inf, inf, inf, 0, 1, inf, inf, 2}, 2, 4)
 	require.NoError(t, err)
-	y, err := nn.LogCumSumExp(x, 1)
+	y, err := nn.LogCumsumExp(x, 1)
 	require.NoError(t, err)
 	got := y.Float64s()
 	want := []float64{inf, inf, inf, 0, 1, 1, 1, 2 + math.Log1p(math.Exp(1-2))}

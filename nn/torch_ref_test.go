@@ -167,7 +167,7 @@ func refOp(t *testing.T, c refCase) (cr.Op[*tensor.Dense], cr.Op[*tensor.Dense])
 	case "cumprod":
 		return nn.CumprodOp(p.Axis), nil
 	case "logcumsumexp":
-		return nn.LogCumSumExpOp(p.Axis), nil
+		return nn.LogCumsumExpOp(p.Axis), nil
 	case "linear_scan":
 		if p.Reverse {
 			return nn.ReverseLinearScanOp(p.Axis), nil

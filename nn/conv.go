@@ -88,7 +88,7 @@ func Conv1dOp(opts ...ConvOption) cr.Op[*tensor.Dense] { return newConvOp(1, mod
 
 // Conv2dOp returns PyTorch's F.conv2d(x, weight, bias, stride, padding,
 // dilation, groups), with padding_mode as nn.Conv2d's, as an op of two inputs
-// (x, weight) or three (x, weight, bias), float64, layout NCHW:
+// (x, weight) or three (x, weight, bias), float64 or float32, layout NCHW:
 //
 //	x [N, Cin, H, W], weight [Cout, Cin/groups, kH, kW], bias [Cout],
 //	y[n, o, i, j] = bias[o] + sum_{c, a, b} weight[o, c, a, b]
@@ -110,7 +110,11 @@ func Conv1dOp(opts ...ConvOption) cr.Op[*tensor.Dense] { return newConvOp(1, mod
 // conv2d_weight_grad), which are bilinear too and record each other, so
 // derivatives of every order pass through. The value and every map run by
 // im2col and the project's GEMM, one tile of output positions at a time with one
-// im2col buffer (1 MiB) per goroutine.
+// im2col buffer (1 MiB) per goroutine. Inputs all float32 run the same kernels
+// in float32 (the float32 GEMM, accumulating in single precision; the bias
+// gradient sums in float64 and rounds once), at about half the time and memory
+// of float64, and their rules and recorded pullbacks stay in float32; float32
+// next to float64 is widened, the result float64 (tensor.PromoteTypes).
 //
 // Wrong ranks, channels that do not match the weight or the groups, a bias of
 // the wrong length and a kernel larger than the padded input are errors
@@ -131,7 +135,7 @@ func ConvTranspose1dOp(opts ...ConvOption) cr.Op[*tensor.Dense] {
 
 // ConvTranspose2dOp returns PyTorch's F.conv_transpose2d(x, weight, bias,
 // stride, padding, output_padding, groups, dilation) as an op of two inputs
-// (x, weight) or three (x, weight, bias), float64, layout NCHW: x [N, Cin, H,
+// (x, weight) or three (x, weight, bias), float64 or float32, layout NCHW: x [N, Cin, H,
 // W], weight [Cin, Cout/groups, kH, kW], bias [Cout]. It is the adjoint in its
 // input of Conv2dOp with the same weight, stride, padding, dilation and groups
 // (the gradient of a convolution),

@@ -59,15 +59,15 @@ func (a *axisMap) identity() bool {
 
 // apply writes into y (of outer m inner elements) A applied along the middle axis
 // of x viewed as [outer, n, inner].
-func (a *axisMap) apply(y, x []float64, outer, inner int) {
+func applyAxis[E floating](a *axisMap, y, x []E, outer, inner int) {
 	clear(y)
 	for o := range outer {
 		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
 		if inner == 1 {
 			for j := range a.m {
-				var s float64
+				var s E
 				for e := a.start[j]; e < a.start[j+1]; e++ {
-					s += a.w[e] * xo[a.src[e]]
+					s += E(a.w[e]) * xo[a.src[e]]
 				}
 				yo[j] = s
 			}
@@ -76,7 +76,7 @@ func (a *axisMap) apply(y, x []float64, outer, inner int) {
 		for j := range a.m {
 			yr := yo[j*inner : (j+1)*inner]
 			for e := a.start[j]; e < a.start[j+1]; e++ {
-				w, xr := a.w[e], xo[a.src[e]*inner:(a.src[e]+1)*inner]
+				w, xr := E(a.w[e]), xo[a.src[e]*inner:(a.src[e]+1)*inner]
 				for k := range yr {
 					yr[k] += w * xr[k]
 				}
@@ -87,14 +87,14 @@ func (a *axisMap) apply(y, x []float64, outer, inner int) {
 
 // adjoint writes into x (of outer n inner elements) A^T applied along the middle
 // axis of y viewed as [outer, m, inner].
-func (a *axisMap) adjoint(x, y []float64, outer, inner int) {
+func adjointAxis[E floating](a *axisMap, x, y []E, outer, inner int) {
 	clear(x)
 	for o := range outer {
 		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
 		if inner == 1 {
 			for j, v := range yo {
 				for e := a.start[j]; e < a.start[j+1]; e++ {
-					xo[a.src[e]] += a.w[e] * v
+					xo[a.src[e]] += E(a.w[e]) * v
 				}
 			}
 			continue
@@ -102,7 +102,7 @@ func (a *axisMap) adjoint(x, y []float64, outer, inner int) {
 		for j := range a.m {
 			yr := yo[j*inner : (j+1)*inner]
 			for e := a.start[j]; e < a.start[j+1]; e++ {
-				w, xr := a.w[e], xo[a.src[e]*inner:(a.src[e]+1)*inner]
+				w, xr := E(a.w[e]), xo[a.src[e]*inner:(a.src[e]+1)*inner]
 				for k := range yr {
 					xr[k] += w * yr[k]
 				}
@@ -118,19 +118,29 @@ type sepMap struct {
 	in, out []int
 	maps    []*axisMap // one per spatial axis, in axis order
 	factor  float64
+	dt      tensor.DType // of the values it maps: float64, or float32 (natively)
 }
 
-// run applies the map (adjoint false) or its adjoint to v, checking its shape.
-// It works one (n, c) plane at a time, through two scratch planes, so that the
-// intermediate results of the axes stay in cache.
+// run applies the map (adjoint false) or its adjoint to v, checking its dtype
+// and shape.
 func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense, error) {
 	from, to := s.in, s.out
 	if adjoint {
 		from, to = s.out, s.in
 	}
-	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), from) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want float64%v", s.name, what, describe(v), from)
+	if v == nil || v.DType() != s.dt || !slices.Equal(v.Shape(), from) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want %s%v", s.name, what, describe(v), s.dt, from)
 	}
+	if s.dt == tensor.Float32 {
+		return denseOf(runMap(s, elemsOf[float32](v), from, to, adjoint), to), nil
+	}
+	return denseOf(runMap(s, float64s(v), from, to, adjoint), to), nil
+}
+
+// runMap applies s (adjoint false) or its adjoint to src of shape from, giving
+// shape to. It works one (n, c) plane at a time, through two scratch planes, so
+// that the intermediate results of the axes stay in cache.
+func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 	lead := len(from) - len(s.maps)
 	planes := 1
 	for _, n := range from[:lead] {
@@ -160,12 +170,11 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 	for _, n := range to[lead:] {
 		outSize *= n
 	}
-	src := float64s(v)
-	out := make([]float64, planes*outSize)
+	out := make([]E, planes*outSize)
 	// Planes in parallel (forPlanes), each range with scratch planes of its own.
 	forPlanes(planes, inSize, func(lo, hi int) {
 		d := make([]int, len(from)-lead)
-		bufs := [2][]float64{make([]float64, big), make([]float64, big)}
+		bufs := [2][]E{make([]E, big), make([]E, big)}
 		for p := lo; p < hi; p++ {
 			cur := src[p*inSize : (p+1)*inSize]
 			copy(d, from[lead:])
@@ -185,10 +194,10 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 				}
 				if adjoint {
 					dst = dst[:outer*a.n*inner]
-					a.adjoint(dst, cur, outer, inner)
+					adjointAxis(a, dst, cur, outer, inner)
 				} else {
 					dst = dst[:outer*a.m*inner]
-					a.apply(dst, cur, outer, inner)
+					applyAxis(a, dst, cur, outer, inner)
 				}
 				cur = dst
 			}
@@ -196,13 +205,14 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 				copy(out[p*outSize:(p+1)*outSize], cur)
 			}
 			if s.factor != 1 {
+				f := E(s.factor)
 				for i := range out[p*outSize : (p+1)*outSize] {
-					out[p*outSize+i] *= s.factor
+					out[p*outSize+i] *= f
 				}
 			}
 		}
 	})
-	return tensor.FromFloat64(out, to...)
+	return out
 }
 
 // linearPlaneOp is an op y = M x for a sepMap M that a build function derives from
@@ -215,19 +225,21 @@ type linearPlaneOp struct {
 
 func (o *linearPlaneOp) Name() string { return o.name }
 
-// Apply builds the map for x's shape, computes y = M x and returns the linear rule.
+// Apply builds the map for x's shape, computes y = M x and returns the linear
+// rule. A float32 input is mapped in float32 (the map's weights rounded to
+// float32), as are its derivatives.
 func (o *linearPlaneOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if opkit.HasSingle(x) {
+	if opkit.HasSingle(x) && !allFloat32(x) {
 		return applySingle(o, in, x, out, nil)
 	}
-	if err := checkRealApply(o.name, in, x, 1); err != nil {
+	if err := checkRealApplyNative(o.name, in, x, 1); err != nil {
 		return nil, err
 	}
 	m, err := o.build(x[0].Shape())
 	if err != nil {
 		return nil, err
 	}
-	m.name = o.name
+	m.name, m.dt = o.name, x[0].DType()
 	y, err := m.run(x[0], false, "input")
 	if err != nil {
 		return nil, err

@@ -12,8 +12,7 @@ import (
 // float64 tensor in place with draws from a *rand.Rand (math/rand/v2), so that a
 // seeded source repeats its draws, and the default initialisation of PyTorch's
 // Linear and ConvNd layers (float64, or float32 with WithDType). The draws are
-// the distributions torch draws from, not
-// torch's random numbers.
+// the distributions torch draws from, not torch's random numbers.
 
 // FanMode chooses which fan Kaiming initialisation scales by, as torch's mode
 // argument: FanIn ('fan_in', the default) preserves the variance of the forward

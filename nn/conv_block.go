@@ -150,25 +150,42 @@ func forSamples[E floating](g *convGeom, b int, f func(i int, xb []E)) {
 	})
 }
 
-// convBlocks is conv, y = conv(x, w), by blocks of B samples.
-func convBlocks[E floating](g *convGeom, x, w []E, B int) ([]E, error) {
-	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
-	tab := g.gatherTable()
-	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is copied from a GEMM's output
+// forBlocks calls f(n0, b, col, yb) for the blocks [n0, n0 + b) of at most B
+// samples in order, with the block kernels' two buffers, taken from the pool
+// once and given back: col [cin K, b P] for the columns and yb [cout, b P] for
+// y's block (its first two axes swapped). It stops at f's first error.
+func forBlocks[E floating](g *convGeom, B int, f func(n0, b int, col, yb []E) error) error {
+	P := g.pSize()
 	col := vmath.MakeNoZero[E](g.cin * g.kSize() * B * P)
 	yb := vmath.MakeNoZero[E](g.cout * B * P)
 	defer vmath.Put(col)
 	defer vmath.Put(yb)
 	for n0 := 0; n0 < g.n; n0 += B {
-		b := min(B, g.n-n0)
+		if err := f(n0, min(B, g.n-n0), col, yb); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// convBlocks is conv, y = conv(x, w), by blocks of B samples.
+func convBlocks[E floating](g *convGeom, x, w []E, B int) ([]E, error) {
+	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
+	tab := g.gatherTable()
+	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is copied from a GEMM's output
+	err := forBlocks(g, B, func(n0, b int, col, yb []E) error {
 		t := b * P
 		forSamples(g, b, func(i int, xb []E) {
 			gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
 		})
 		if err := tensor.GemmBatch(false, false, cog, t, ck, 1, w, ck, cog*ck, col, t, ck*t, 0, yb, t, cog*t, g.groups); err != nil {
-			return nil, err
+			return err
 		}
 		swapBlock(y, yb, n0, b, g.cout, P, false)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return y, nil
 }
@@ -198,17 +215,12 @@ func backBlocks[E floating](g *convGeom, x, w, ybar []E, B int, wantX, wantW boo
 	if wantW {
 		wbar = make([]E, g.cout*ck)
 	}
-	col := vmath.MakeNoZero[E](g.cin * g.kSize() * B * P)
-	yb := vmath.MakeNoZero[E](g.cout * B * P)
-	defer vmath.Put(col)
-	defer vmath.Put(yb)
-	for n0 := 0; n0 < g.n; n0 += B {
-		b := min(B, g.n-n0)
+	err = forBlocks(g, B, func(n0, b int, col, yb []E) error {
 		t := b * P
 		swapBlock(ybar, yb, n0, b, g.cout, P, true)
 		if wantX {
 			if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, yb, t, cog*t, 0, col, t, ck*t, g.groups); err != nil {
-				return nil, nil, err
+				return err
 			}
 			forSamples(g, b, func(i int, xb []E) {
 				scatter(col, t, i, xbar[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
@@ -218,10 +230,12 @@ func backBlocks[E floating](g *convGeom, x, w, ybar []E, B int, wantX, wantW boo
 			forSamples(g, b, func(i int, xb []E) {
 				gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
 			})
-			if err := tensor.GemmBatch(false, true, cog, ck, t, 1, yb, t, cog*t, col, t, ck*t, 1, wbar, ck, cog*ck, g.groups); err != nil {
-				return nil, nil, err
-			}
+			return tensor.GemmBatch(false, true, cog, ck, t, 1, yb, t, cog*t, col, t, ck*t, 1, wbar, ck, cog*ck, g.groups)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return xbar, wbar, nil
 }

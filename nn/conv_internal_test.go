@@ -29,20 +29,8 @@ func TestConvTiles(t *testing.T) {
 	}
 	for k, c := range cases {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
-			x, w := tensor.RandN(rng, tensor.Float64, c.x...), tensor.RandN(rng, tensor.Float64, c.w...)
-			op := newConvOp(len(c.x)-2, modeConv, c.opts)
-			g, err := op.spec.convGeom("conv", len(c.x)-2, x, w)
-			require.NoError(t, err)
-			ybar := tensor.RandN(rng, tensor.Float64, g.yShape()...).Float64s()
-			run := func() [3][]float64 {
-				y, err := conv(g, x.Float64s(), w.Float64s())
-				require.NoError(t, err)
-				xb, err := convT(g, ybar, w.Float64s())
-				require.NoError(t, err)
-				wb, err := convW(g, x.Float64s(), ybar)
-				require.NoError(t, err)
-				return [3][]float64{y, xb, wb}
-			}
+			g, x, w, ybar := convCase(t, rng, tensor.Float64, c.x, c.w, c.opts)
+			run := func() [3][]float64 { return convMaps(t, g, x.Float64s(), w.Float64s(), ybar.Float64s()) }
 			want := run()
 			defer func(e, m int) { colTileElems, minTile = e, m }(colTileElems, minTile)
 			for _, tile := range []int{1, 3, 5, 8} {
@@ -81,20 +69,8 @@ func TestConvBlocks(t *testing.T) {
 	defer func(e, m int) { colTileElems, minTile = e, m }(colTileElems, minTile)
 	for k, c := range cases {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
-			x, w := tensor.RandN(rng, tensor.Float64, c.x...), tensor.RandN(rng, tensor.Float64, c.w...)
-			op := newConvOp(len(c.x)-2, modeConv, c.opts)
-			g, err := op.spec.convGeom("conv", len(c.x)-2, x, w)
-			require.NoError(t, err)
-			ybar := tensor.RandN(rng, tensor.Float64, g.yShape()...).Float64s()
-			run := func() [3][]float64 {
-				y, err := conv(g, x.Float64s(), w.Float64s())
-				require.NoError(t, err)
-				xb, err := convT(g, ybar, w.Float64s())
-				require.NoError(t, err)
-				wb, err := convW(g, x.Float64s(), ybar)
-				require.NoError(t, err)
-				return [3][]float64{y, xb, wb}
-			}
+			g, x, w, ybar := convCase(t, rng, tensor.Float64, c.x, c.w, c.opts)
+			run := func() [3][]float64 { return convMaps(t, g, x.Float64s(), w.Float64s(), ybar.Float64s()) }
 			colTileElems, minTile = 0, 1<<30 // one tile per sample
 			require.Zero(t, g.blockSamples())
 			want := run()
@@ -108,7 +84,7 @@ func TestConvBlocks(t *testing.T) {
 					require.InDeltaSlice(t, want[i], got[i], 1e-12, "block %d map %d", b, i)
 				}
 				// The pullback's sweep computing both adjoints at once.
-				xb, wb, err := backBlocks(g, x.Float64s(), w.Float64s(), ybar, B, true, true)
+				xb, wb, err := backBlocks(g, x.Float64s(), w.Float64s(), ybar.Float64s(), B, true, true)
 				require.NoError(t, err)
 				require.InDeltaSlice(t, want[1], xb, 1e-12, "block %d, both: x", b)
 				require.InDeltaSlice(t, want[2], wb, 1e-12, "block %d, both: w", b)
@@ -135,11 +111,7 @@ func TestConvKernelsFloat32(t *testing.T) {
 	defer func(e, m int) { colTileElems, minTile = e, m }(colTileElems, minTile)
 	for k, c := range cases {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
-			x := tensor.RandN(rng, tensor.Float32, c.x...)
-			w := tensor.RandN(rng, tensor.Float32, c.w...)
-			g, err := newConvOp(len(c.x)-2, modeConv, c.opts).spec.convGeom("conv", len(c.x)-2, x, w)
-			require.NoError(t, err)
-			ybar := tensor.RandN(rng, tensor.Float32, g.yShape()...)
+			g, x, w, ybar := convCase(t, rng, tensor.Float32, c.x, c.w, c.opts)
 			wide := func(v *tensor.Dense) []float64 { d, _ := tensor.AsType(v, tensor.Float64); return d.Float64s() }
 			want := convMaps(t, g, wide(x), wide(w), wide(ybar))
 			cols := g.cin * g.kSize() * g.pSize()
@@ -155,6 +127,15 @@ func TestConvKernelsFloat32(t *testing.T) {
 			}
 		})
 	}
+}
+
+// convCase draws x and w of the given shapes and dtype, the geometry of their
+// convolution with opts, and a cotangent ybar of its output's shape.
+func convCase(t *testing.T, rng *rand.Rand, dt tensor.DType, xs, ws []int, opts []ConvOption) (g *convGeom, x, w, ybar *tensor.Dense) {
+	x, w = tensor.RandN(rng, dt, xs...), tensor.RandN(rng, dt, ws...)
+	g, err := newConvOp(len(xs)-2, modeConv, opts).spec.convGeom("conv", len(xs)-2, x, w)
+	require.NoError(t, err)
+	return g, x, w, tensor.RandN(rng, dt, g.yShape()...)
 }
 
 // convMaps returns conv(x, w), convT(ybar, w) and convW(x, ybar) in E.

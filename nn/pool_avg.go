@@ -78,12 +78,9 @@ func newAvgPool(name string, nd int, kernel []int, opts []PoolOption) cr.Op[*ten
 		if err != nil {
 			return nil, err
 		}
-		m := &sepMap{in: slices.Clone(shape), out: slices.Clone(shape), factor: 1}
-		lead := len(shape) - nd
-		for i, n := range sp {
-			m.out[lead+i] = out[i]
-			a := newAxisMap(n, out[i])
-			for j := range out[i] {
+		m := newSepMap(shape, out, func(i, n, mo int) *axisMap {
+			a := newAxisMap(n, mo)
+			for j := range mo {
 				start := j*g.s[i] - g.p[i]
 				end := min(start+g.k[i], n+g.p[i])
 				size := end - start
@@ -95,13 +92,10 @@ func newAvgPool(name string, nd int, kernel []int, opts []PoolOption) cr.Op[*ten
 				case !c.countIncludePad:
 					w = 1 / float64(end-start)
 				}
-				for h := start; h < end; h++ {
-					a.add(h, w)
-				}
-				a.next()
+				a.row(start, end, w)
 			}
-			m.maps = append(m.maps, a)
-		}
+			return a
+		})
 		if c.divisorSet {
 			m.factor = 1 / float64(c.divisor)
 		}
@@ -132,23 +126,15 @@ func newAdaptiveAvg(name string, nd int, size []int) cr.Op[*tensor.Dense] {
 		if err != nil {
 			return nil, err
 		}
-		_, sp, err := spatial(name, shape, nd)
-		if err != nil {
+		if _, _, err := spatial(name, shape, nd); err != nil {
 			return nil, err
 		}
-		m := &sepMap{in: slices.Clone(shape), out: slices.Clone(shape), factor: 1}
-		lead := len(shape) - nd
-		for i, n := range sp {
-			m.out[lead+i] = out[i]
-			a := newAxisMap(n, out[i])
-			for _, w := range adaptiveWindows(n, out[i]) {
-				for h := w.lo; h < w.hi; h++ {
-					a.add(h, 1/float64(w.hi-w.lo))
-				}
-				a.next()
+		return newSepMap(shape, out, func(_, n, mo int) *axisMap {
+			a := newAxisMap(n, mo)
+			for _, w := range adaptiveWindows(n, mo) {
+				a.row(w.lo, w.hi, 1/float64(w.hi-w.lo))
 			}
-			m.maps = append(m.maps, a)
-		}
-		return m, nil
+			return a
+		}), nil
 	}}
 }

@@ -44,6 +44,14 @@ func (a *axisMap) add(i int, w float64) {
 // next closes the current row.
 func (a *axisMap) next() { a.start = append(a.start, len(a.src)) }
 
+// row appends the row of the inputs [lo, hi), each with weight w, and closes it.
+func (a *axisMap) row(lo, hi int, w float64) {
+	for h := lo; h < hi; h++ {
+		a.add(h, w)
+	}
+	a.next()
+}
+
 // identity reports whether A is the identity (output j is input j with weight 1).
 func (a *axisMap) identity() bool {
 	if a.n != a.m || len(a.src) != a.m {
@@ -57,13 +65,27 @@ func (a *axisMap) identity() bool {
 	return true
 }
 
-// apply writes into y (of outer m inner elements) A applied along the middle axis
-// of x viewed as [outer, n, inner].
-func applyAxis[E floating](a *axisMap, y, x []E, outer, inner int) {
-	clear(y)
+// mapAxis writes into dst A (adjoint false) or A^T applied along the middle
+// axis of src: src [outer, n, inner] to dst [outer, m, inner] for A, src
+// [outer, m, inner] to dst [outer, n, inner] for A^T. Rows of one element (the
+// last axis) sum in a register for A and add into dst for A^T; longer rows are
+// axpys either way.
+func mapAxis[E floating](a *axisMap, dst, src []E, outer, inner int, adjoint bool) {
+	clear(dst)
+	x, y := src, dst // x on the n side, y on the m side
+	if adjoint {
+		x, y = dst, src
+	}
 	for o := range outer {
 		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
-		if inner == 1 {
+		switch {
+		case inner == 1 && adjoint:
+			for j, v := range yo {
+				for e := a.start[j]; e < a.start[j+1]; e++ {
+					xo[a.src[e]] += E(a.w[e]) * v
+				}
+			}
+		case inner == 1:
 			for j := range a.m {
 				var s E
 				for e := a.start[j]; e < a.start[j+1]; e++ {
@@ -71,43 +93,27 @@ func applyAxis[E floating](a *axisMap, y, x []E, outer, inner int) {
 				}
 				yo[j] = s
 			}
-			continue
-		}
-		for j := range a.m {
-			yr := yo[j*inner : (j+1)*inner]
-			for e := a.start[j]; e < a.start[j+1]; e++ {
-				w, xr := E(a.w[e]), xo[a.src[e]*inner:(a.src[e]+1)*inner]
-				for k := range yr {
-					yr[k] += w * xr[k]
+		default:
+			for j := range a.m {
+				yr := yo[j*inner : (j+1)*inner]
+				for e := a.start[j]; e < a.start[j+1]; e++ {
+					w, xr := E(a.w[e]), xo[a.src[e]*inner:(a.src[e]+1)*inner]
+					if adjoint {
+						axpyRow(xr, w, yr)
+					} else {
+						axpyRow(yr, w, xr)
+					}
 				}
 			}
 		}
 	}
 }
 
-// adjoint writes into x (of outer n inner elements) A^T applied along the middle
-// axis of y viewed as [outer, m, inner].
-func adjointAxis[E floating](a *axisMap, x, y []E, outer, inner int) {
-	clear(x)
-	for o := range outer {
-		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
-		if inner == 1 {
-			for j, v := range yo {
-				for e := a.start[j]; e < a.start[j+1]; e++ {
-					xo[a.src[e]] += E(a.w[e]) * v
-				}
-			}
-			continue
-		}
-		for j := range a.m {
-			yr := yo[j*inner : (j+1)*inner]
-			for e := a.start[j]; e < a.start[j+1]; e++ {
-				w, xr := E(a.w[e]), xo[a.src[e]*inner:(a.src[e]+1)*inner]
-				for k := range yr {
-					xr[k] += w * yr[k]
-				}
-			}
-		}
+// axpyRow adds w src to dst, of the same length.
+func axpyRow[E floating](dst []E, w E, src []E) {
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] += w * src[k]
 	}
 }
 
@@ -194,11 +200,10 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 				}
 				if adjoint {
 					dst = dst[:outer*a.n*inner]
-					adjointAxis(a, dst, cur, outer, inner)
 				} else {
 					dst = dst[:outer*a.m*inner]
-					applyAxis(a, dst, cur, outer, inner)
 				}
+				mapAxis(a, dst, cur, outer, inner, adjoint)
 				cur = dst
 			}
 			if len(steps) == 0 {
@@ -213,6 +218,19 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 		}
 	})
 	return out
+}
+
+// newSepMap returns the map on tensors of the given shape whose last len(out)
+// axes, the spatial ones, become out: axis i by axis(i, n, m), a map of n
+// inputs to m = out[i] outputs; factor 1.
+func newSepMap(shape, out []int, axis func(i, n, m int) *axisMap) *sepMap {
+	s := &sepMap{in: slices.Clone(shape), out: slices.Clone(shape), factor: 1}
+	lead := len(shape) - len(out)
+	for i, m := range out {
+		s.out[lead+i] = m
+		s.maps = append(s.maps, axis(i, shape[lead+i], m))
+	}
+	return s
 }
 
 // linearPlaneOp is an op y = M x for a sepMap M that a build function derives from

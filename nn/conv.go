@@ -547,7 +547,7 @@ func (r *convRule[T]) recAdjB(rec recorder, v, a cr.NodeID) cr.NodeID {
 // data checks that v is real of the given shape and returns its elements in T
 // (v of the other real dtype converted).
 func (r *convRule[T]) data(v *tensor.Dense, shape []int, what string) ([]T, error) {
-	v = realAs[T](v)
+	v = realAs(v, dtypeOf[T]())
 	if v == nil || v.DType() != dtypeOf[T]() || !slices.Equal(v.Shape(), shape) {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want %s%v", convName(r.nd, r.mode), what, describe(v), dtypeOf[T](), shape)
 	}

@@ -36,6 +36,7 @@ func (r *gatherRule[I]) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
 // scatter returns P^T v: zeros shaped like x with v[i] added at src[i].
 func (r *gatherRule[I]) scatter(v *tensor.Dense, what string) (*tensor.Dense, error) {
 	dt := r.dtype()
+	v = realAs(v, dt)
 	if v == nil || v.DType() != dt || !slices.Equal(v.Shape(), r.oshape) {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s of the values is %s, the values are %s%v", r.name, what, describe(v), dt, r.oshape)
 	}
@@ -89,6 +90,7 @@ func (r *gatherRule[I]) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*t
 		return nil
 	}
 	dt := r.dtype()
+	t = realAs(t, dt)
 	if t == nil || t.DType() != dt || !slices.Equal(t.Shape(), r.shape) {
 		return cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of the input is %s, the input is %s%v", r.name, describe(t), dt, r.shape)
 	}

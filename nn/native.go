@@ -45,11 +45,10 @@ func elemsOf[T floating](t *tensor.Dense) []T {
 	return any(float64s(t)).([]T)
 }
 
-// realAs returns t converted to T's dtype when it is the other real dtype (a
-// cotangent or tangent of the other precision, rounded or widened as
-// tensor.AsType), and t itself otherwise; the callers check the result.
-func realAs[T floating](t *tensor.Dense) *tensor.Dense {
-	dt := dtypeOf[T]()
+// realAs returns t converted to dt (float32 or float64) when it is the other
+// real dtype (a cotangent or tangent of the other precision, rounded or widened
+// as tensor.AsType), and t itself otherwise; the callers check the result.
+func realAs(t *tensor.Dense, dt tensor.DType) *tensor.Dense {
 	if t == nil || t.DType() == dt || t.DType().IsComplex() {
 		return t
 	}

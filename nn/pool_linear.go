@@ -134,6 +134,7 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 	if adjoint {
 		from, to = s.out, s.in
 	}
+	v = realAs(v, s.dt)
 	if v == nil || v.DType() != s.dt || !slices.Equal(v.Shape(), from) {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want %s%v", s.name, what, describe(v), s.dt, from)
 	}

@@ -46,7 +46,7 @@ func BenchmarkDTypeCNN(b *testing.B) {
 				b.Fatalf("%s of %s is %s", l.name, dt, y[0].DType())
 			}
 			ybar := tensor.RandN(rng, dt, y[0].Shape()...)
-			b.Run(l.name+"/"+dt.String()+"/forward+backward", func(b *testing.B) {
+			b.Run(l.name+"/dtype="+dt.String()+"/forward+backward", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					tp := core.NewTape[*tensor.Dense](tensor.Space{})

@@ -210,10 +210,7 @@ func im2colRow[E floating](g *convGeom, row, xc []E, k0, k1, k2, p0, p1 int, sca
 		dst := seg[first-lo : last-lo]
 		switch {
 		case s2 == 1 && scatter:
-			src = src[:len(dst)]
-			for j, v := range dst {
-				src[j] += v
-			}
+			addTo(src[:len(dst)], dst)
 		case s2 == 1:
 			copy(dst, src)
 		case scatter:
@@ -225,6 +222,17 @@ func im2colRow[E floating](g *convGeom, row, xc []E, k0, k1, k2, p0, p1 int, sca
 				dst[j] = src[j*s2]
 			}
 		}
+	}
+}
+
+// addTo adds v to dst, of the same length, in vectorised arithmetic
+// (vmath.Add, vmath.Add32): col2im's rows.
+func addTo[E floating](dst, v []E) {
+	switch d := any(dst).(type) {
+	case []float32:
+		vmath.Add32(d, d, any(v).([]float32))
+	case []float64:
+		vmath.Add(d, d, any(v).([]float64))
 	}
 }
 

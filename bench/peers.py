@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peer timings for bench/compare.py: torch and numpy on the workloads of the project's
-Go benchmarks, float64 (GEMM also in float32 and complex64, the MLP and exp/tanh also in float32), CPU. Run with Debian's python3 (python3-numpy, python3-torch).
+Go benchmarks, float64 (GEMM also in float32 and complex64, the MLP, exp/tanh and the CNN layers also in float32), CPU. Run with Debian's python3 (python3-numpy, python3-torch).
 
     python3 bench/peers.py --threads 1 --json out.json [--only PREFIX,...]
 
@@ -205,6 +205,22 @@ def pool():
     bench("pool.avg_k2s2", lambda: torch.autograd.grad(F.avg_pool2d(x, 2), x, seed))
 
 
+def cnn32():
+    """nn's BenchmarkDTypeCNN in float32: forward+backward to every input from a random cotangent."""
+    F = torch.nn.functional
+    f32 = torch.float32
+    for name, shapes, fn in [
+        ("cnn32.conv2d", [(8, 64, 56, 56), (64, 64, 3, 3)], lambda x, w: F.conv2d(x, w, padding=1)),
+        ("cnn32.conv2d_small", [(64, 16, 4, 4), (32, 16, 3, 3)], lambda x, w: F.conv2d(x, w, padding=1)),
+        ("cnn32.max_k2s2", [(8, 64, 56, 56)], lambda x: F.max_pool2d(x, 2)),
+        ("cnn32.avg_k3s2p1", [(8, 64, 56, 56)], lambda x: F.avg_pool2d(x, 3, 2, 1)),
+    ]:
+        xs = [torch.randn(*s, dtype=f32, requires_grad=True) for s in shapes]
+        with torch.no_grad():
+            ybar = torch.randn_like(fn(*xs))
+        bench(name, lambda fn=fn, xs=xs, ybar=ybar: torch.autograd.grad(fn(*xs), xs, ybar))
+
+
 def layers():
     """nn's layer benchmarks (nn/norm_bench_test.go), forward and backward from a random cotangent."""
     F = torch.nn.functional
@@ -315,7 +331,7 @@ config = {"python": platform.python_version(), "numpy": np.__version__, "torch":
           "torch_threads": torch.get_num_threads(), "openblas": openblas(),
           "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE")}
 print("# peers:", json.dumps(config), flush=True)
-for section in (gemm, einsum, grad, mlp, mlp32, reduce, elementwise, permute, nn, conv, pool, layers, cnn, linalg, scalar_chain, pinn):
+for section in (gemm, einsum, grad, mlp, mlp32, reduce, elementwise, permute, nn, conv, pool, cnn32, layers, cnn, linalg, scalar_chain, pinn):
     section()
 with open(args.json, "w") as fh:
     json.dump({"config": config, "results": RESULTS}, fh, indent=1)

@@ -149,7 +149,7 @@ func init() {
 			deriv: func(e expr, x, _ cr.NodeID) cr.NodeID { return e.sigmoid(e.neg(x)) }},
 		{op: &ReluOp, name: "relu", dtypes: realOnly, dom: offZero, doc: "y = max(x, 0), relu'(0) = 0",
 			spec: UnarySpec{Real: Func1[float64]{F: relu, Slice: reluSlice, D1: reluD1, D2: zero[float64], Pull: reluPull,
-				single: reluSingle, singleD1: reluD1Single}},
+				single: reluSingle, singleD1: reluD1Single, singleD2: reluD2Single}},
 			step: true},
 		{op: &SiluOp, name: "silu", dtypes: realOnly, dom: anywhere, doc: "y = x sigmoid(x)",
 			spec: UnarySpec{Real: Func1[float64]{F: silu, Slice: siluSlice, D1: siluD1, D2: siluD2}},

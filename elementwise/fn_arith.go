@@ -118,7 +118,7 @@ func init() {
 			vjp: func(e expr, _, _, ybar cr.NodeID) cr.NodeID { return e.neg(ybar) }},
 		{op: &SqrtOp, name: "sqrt", dtypes: bothDTypes, dom: positive, doc: "y = sqrt(x)",
 			spec: UnarySpec{Real: Func1[float64]{F: math.Sqrt, D1: sqrtD1[float64], D2: sqrtD2[float64],
-				single: sqrtSingle, singleD1: sqrtD1Single},
+				single: sqrtSingle, singleD1: sqrtD1Single, singleD2: sqrtD2Single},
 				Complex: Func1[complex128]{F: cmplx.Sqrt, D1: sqrtD1[complex128], D2: sqrtD2[complex128]}},
 			deriv: func(e expr, _, y cr.NodeID) cr.NodeID { return e.scale(0.5, e.recip(y)) }},
 		{op: &RsqrtOp, name: "rsqrt", dtypes: bothDTypes, dom: positive, doc: "y = 1/sqrt(x)",

@@ -38,12 +38,14 @@ func applySingle(op cr.Op[*tensor.Dense], in []cr.NodeID, xs, ys []*tensor.Dense
 // (Func1.single: exp, tanh and sigmoid through vmath.Exp32, vmath.Tanh32 and
 // vmath.Sigmoid32, within 2 ulp of the correctly rounded result; relu and sqrt,
 // correctly rounded) computes its float32 output in float32 instead of widening;
-// its rule computes the first-order pullback and the forward tangent in float32
-// too (Func1.singleD1: v y for exp, v (1 - y)(1 + y) for tanh, v y (1 - y) for
-// sigmoid, v [y > 0] for relu, v 0.5/y for sqrt), and hands the second-order rule and the recorded pullback to the widened
-// double-precision rule, which it builds when first asked for one (it evaluates the
-// op once more in double precision). Cotangents or tangents of another dtype go the
-// widened way too.
+// its rule computes the first-order pullback, the forward tangent and the
+// second-order pullback in float32 too (Func1.singleD1: v y for exp,
+// v (1 - y)(1 + y) for tanh, v y (1 - y) for sigmoid, v [y > 0] for relu,
+// v 0.5/y for sqrt; Func1.singleD2 with F" = y, -2 y F', F' (1 - 2y), 0 and
+// -0.25/y³), and hands the recorded pullback to the widened double-precision
+// rule, which it builds when first asked for one (it evaluates the op once more
+// in double precision). Cotangents or tangents of another dtype go the widened
+// way too.
 
 // applyFloat32 applies o, which has a float32 kernel, to the float32 tensor x.
 func (o *unaryOp) applyFloat32(in []cr.NodeID, x *tensor.Dense, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
@@ -178,7 +180,8 @@ func (r *float32Rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*ten
 
 // PullbackWithTangents sets xbar = F'(x) ybar and xbardot = F'(x) ybardot +
 // F"(x) xdot ybar, in float32 for the ops with a float32 second-order kernel
-// (Func1.singleD2: exp, tanh, sigmoid) and float32 arguments of the output's shape;
+// (Func1.singleD2: exp, tanh, sigmoid, relu, sqrt) and float32 arguments of the
+// output's shape;
 // otherwise it is the widened rule's.
 func (r *float32Rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	if d, ok := r.second(a); ok {
@@ -363,5 +366,52 @@ func sqrtD1Single(dst, y, v []float32) {
 	v = v[:len(dst)]
 	for i := range dst {
 		dst[i] = 0.5 / y[i] * v[i]
+	}
+}
+
+// reluD2Single is relu's second-order pullback in float32: F' = [y > 0] and
+// F" = 0, so xb = F' w and xbd = F' wd + (0 xd) w (a nil wd or xd is zero),
+// the zero product kept as in the double-precision rule, so that an infinite or
+// NaN xd or w gives NaN there too.
+func reluD2Single(xb, xbd, y, w, wd, xd []float32) {
+	n := len(xb)
+	y, w, xbd = y[:n], w[:n], xbd[:n]
+	var zero float32
+	for i := range xb {
+		var m float32
+		if y[i] > 0 {
+			m = 1
+		}
+		xb[i] = m * w[i]
+		var s float32
+		if wd != nil {
+			s = m * wd[i]
+		}
+		if xd != nil {
+			s += zero * xd[i] * w[i]
+		}
+		xbd[i] = s
+	}
+}
+
+// sqrtD2Single is sqrt's second-order pullback in float32: F' = 0.5/y and
+// F" = -0.25/(y x) = -0.25/y³, so xb = F' w and xbd = F' wd + F" xd w (a nil wd
+// or xd is zero). The F" term is formed in double precision and rounded once,
+// as y³ leaves float32's range long before the term does.
+func sqrtD2Single(xb, xbd, y, w, wd, xd []float32) {
+	n := len(xb)
+	y, w, xbd = y[:n], w[:n], xbd[:n]
+	for i := range xb {
+		d := 0.5 / y[i]
+		xb[i] = d * w[i]
+		var s float32
+		if wd != nil {
+			s = d * wd[i]
+		}
+		if xd != nil {
+			yi := float64(y[i])
+			s += float32(-0.25 / (yi * yi * yi) * float64(xd[i]) * float64(w[i]))
+		}
+		xbd[i] = s
 	}
 }

@@ -14,9 +14,8 @@ import (
 // TestFloat32Native: exp, tanh, sigmoid, relu and sqrt of a float32 tensor run
 // their float32 kernels (a float32Rule), within 2 ulp of the double-precision
 // result rounded (relu and sqrt exactly), with the specials exact; the pullback and the forward tangent are F'(x) v computed in
-// float32 from y, and so is the second-order rule of exp, tanh and sigmoid; a
-// float64 cotangent, relu's and sqrt's second-order rule and complex64 input go
-// the widened way.
+// float32 from y, and so is the second-order rule; a float64 cotangent and
+// complex64 input go the widened way.
 func TestFloat32Native(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	xs := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()),
@@ -38,8 +37,9 @@ func TestFloat32Native(t *testing.T) {
 		{TanhOp, math.Tanh, func(y float64) float64 { return (1 - y) * (1 + y) }, 4e-7, func(y float64) float64 { return -2 * y * (1 - y) * (1 + y) }},
 		{SigmoidOp, func(x float64) float64 { return 1 / (1 + math.Exp(-x)) }, func(y float64) float64 { return y * (1 - y) }, 4e-7,
 			func(y float64) float64 { return y * (1 - y) * (1 - 2*y) }},
-		{ReluOp, func(x float64) float64 { return math.Max(x, 0) }, func(y float64) float64 { return float01(y > 0) }, 0, nil},
-		{SqrtOp, math.Sqrt, func(y float64) float64 { return 0.5 / y }, 0, nil},
+		{ReluOp, func(x float64) float64 { return math.Max(x, 0) }, func(y float64) float64 { return float01(y > 0) }, 0,
+			func(float64) float64 { return 0 }},
+		{SqrtOp, math.Sqrt, func(y float64) float64 { return 0.5 / y }, 0, func(y float64) float64 { return -0.25 / (y * y * y) }},
 	} {
 		t.Run(c.op.Name(), func(t *testing.T) {
 			in := []cr.NodeID{cr.NewNodeID(1, 1)}
@@ -86,8 +86,7 @@ func TestFloat32Native(t *testing.T) {
 				assert.Equal(t, xbar.Float32s()[i], ydot[0].Float32s()[i])
 			}
 
-			// The second-order rule: in float32 for exp, tanh and sigmoid (the widened
-			// rule is not made), widened for relu and sqrt; float32 either way.
+			// The second-order rule in float32 (the widened rule is not made).
 			dual, err := rule.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(cr.SecondOrderArgs[*tensor.Dense]{
 				Cotangents: []cr.Dual[*tensor.Dense]{{Value: g, Tangent: g, HasTangent: true}},
 				Has:        []bool{true},
@@ -132,5 +131,65 @@ func TestFloat32Native(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, tensor.Complex64, ys[0].DType())
 		})
+	}
+}
+
+// The float32 second-order kernels agree with the double-precision rule (pull1
+// of the op's float64 definition) at the same values, with ybardot, xdot or both
+// present, zeros, infinities and NaN included (where both give NaN).
+func TestFloat32SecondOrderKernels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	xs := []float32{0, float32(math.Inf(1)), float32(math.NaN()), 1e-30, 0.5, -3, 12}
+	for len(xs) < 200 {
+		xs = append(xs, float32(rng.NormFloat64()*4))
+	}
+	n := len(xs)
+	vec := func() []float32 {
+		v := make([]float32, n)
+		for i := range v {
+			v[i] = float32(rng.NormFloat64())
+		}
+		v[1], v[5] = float32(math.Inf(-1)), 0
+		return v
+	}
+	wide := func(v []float32) []float64 {
+		if v == nil {
+			return nil
+		}
+		out := make([]float64, len(v))
+		for i, e := range v {
+			out[i] = float64(e)
+		}
+		return out
+	}
+	for _, op := range []cr.Op[*tensor.Dense]{ExpOp, TanhOp, SigmoidOp, ReluOp, SqrtOp} {
+		fn := op.(*unaryOp).spec.Real
+		require.NotNil(t, fn.singleD2, op.Name())
+		x := xs
+		if op == SqrtOp {
+			x = make([]float32, n)
+			for i, v := range xs {
+				x[i] = float32(math.Abs(float64(v)))
+			}
+		}
+		y := make([]float32, n)
+		fn.single(y, x)
+		w := vec()
+		for _, c := range []struct{ wd, xd []float32 }{{vec(), nil}, {nil, vec()}, {vec(), vec()}} {
+			xb, xbd := make([]float32, n), make([]float32, n)
+			fn.singleD2(xb, xbd, y, w, c.wd, c.xd)
+			wantB, wantBD := pull1(&fn, wide(x), wide(y), wide(w), wide(c.wd), wide(c.xd), true)
+			for i := range xb {
+				for k, p := range [][2]float64{{float64(xb[i]), wantB[i]}, {float64(xbd[i]), wantBD[i]}} {
+					got, want := p[0], p[1]
+					switch {
+					case math.IsNaN(want) || math.IsInf(want, 0) || math.Abs(want) > math.MaxFloat32:
+						assert.Equal(t, math.IsNaN(want), math.IsNaN(got), "%s at x = %g: result %d is %g, want %g", op.Name(), x[i], k, got, want)
+					default:
+						assert.InDelta(t, want, got, 1e-5*(1+math.Abs(want)), "%s at x = %g: result %d", op.Name(), x[i], k)
+					}
+				}
+			}
+		}
 	}
 }

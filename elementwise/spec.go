@@ -37,7 +37,7 @@ type Func1[T tensor.Element] struct {
 	// pullback (v = ybar) and the forward tangent (v = xdot). See single.go.
 	single   func(dst, x []float32)
 	singleD1 func(dst, y, v []float32)
-	// singleD2, set on exp, tanh and sigmoid, is the second-order pullback in
+	// singleD2, set on exp, tanh, sigmoid, relu and sqrt, is the second-order pullback in
 	// float32 from y: xb[i] = F'(x[i]) w[i] and xbd[i] = F'(x[i]) wd[i] +
 	// F"(x[i]) xd[i] w[i], where a nil wd or xd is zero.
 	singleD2 func(xb, xbd, y, w, wd, xd []float32)

@@ -88,7 +88,7 @@ func Conv1dOp(opts ...ConvOption) cr.Op[*tensor.Dense] { return newConvOp(1, mod
 
 // Conv2dOp returns PyTorch's F.conv2d(x, weight, bias, stride, padding,
 // dilation, groups), with padding_mode as nn.Conv2d's, as an op of two inputs
-// (x, weight) or three (x, weight, bias), float64, layout NCHW:
+// (x, weight) or three (x, weight, bias), float64 or float32, layout NCHW:
 //
 //	x [N, Cin, H, W], weight [Cout, Cin/groups, kH, kW], bias [Cout],
 //	y[n, o, i, j] = bias[o] + sum_{c, a, b} weight[o, c, a, b]
@@ -110,7 +110,11 @@ func Conv1dOp(opts ...ConvOption) cr.Op[*tensor.Dense] { return newConvOp(1, mod
 // conv2d_weight_grad), which are bilinear too and record each other, so
 // derivatives of every order pass through. The value and every map run by
 // im2col and the project's GEMM, one tile of output positions at a time with one
-// im2col buffer (1 MiB) per goroutine.
+// im2col buffer (1 MiB) per goroutine. Inputs all float32 run the same kernels
+// in float32 (the float32 GEMM, accumulating in single precision; the bias
+// gradient sums in float64 and rounds once), at about half the time and memory
+// of float64, and their rules and recorded pullbacks stay in float32; float32
+// next to float64 is widened, the result float64 (tensor.PromoteTypes).
 //
 // Wrong ranks, channels that do not match the weight or the groups, a bias of
 // the wrong length and a kernel larger than the padded input are errors
@@ -131,7 +135,7 @@ func ConvTranspose1dOp(opts ...ConvOption) cr.Op[*tensor.Dense] {
 
 // ConvTranspose2dOp returns PyTorch's F.conv_transpose2d(x, weight, bias,
 // stride, padding, output_padding, groups, dilation) as an op of two inputs
-// (x, weight) or three (x, weight, bias), float64, layout NCHW: x [N, Cin, H,
+// (x, weight) or three (x, weight, bias), float64 or float32, layout NCHW: x [N, Cin, H,
 // W], weight [Cin, Cout/groups, kH, kW], bias [Cout]. It is the adjoint in its
 // input of Conv2dOp with the same weight, stride, padding, dilation and groups
 // (the gradient of a convolution),
@@ -234,14 +238,14 @@ func (g *convGeom) shapes(m convMode) (a, b, y []int) {
 }
 
 // eval computes the bilinear map of mode m.
-func (g *convGeom) eval(m convMode, a, b []float64) ([]float64, error) {
+func eval[T floating](g *convGeom, m convMode, a, b []T) ([]T, error) {
 	switch m {
 	case modeTranspose:
-		return g.convT(a, b)
+		return convT(g, a, b)
 	case modeWeight:
-		return g.convW(a, b)
+		return convW(g, a, b)
 	}
-	return g.conv(a, b)
+	return conv(g, a, b)
 }
 
 // biasDims returns the channels and the spatial size of the output of mode m
@@ -259,9 +263,11 @@ func (o *convOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.
 
 // ApplyMasked is Apply whose rule leaves out the inputs whose need is false
 // (chainrules.MaskedOp): a first layer's constant input costs no transposed
-// convolution in the backward sweep.
+// convolution in the backward sweep. Inputs all float32 run the float32
+// kernels (the float32 GEMM); float32 next to float64 is widened
+// (applySingle), the result float64.
 func (o *convOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
-	if opkit.HasSingle(x) {
+	if opkit.HasSingle(x) && !allFloat32(x) {
 		return applySingle(o, in, x, out, need)
 	}
 	name := o.Name()
@@ -272,7 +278,7 @@ func (o *convOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool
 	if arity != 3 || o.mode == modeWeight {
 		arity = 2
 	}
-	if err := checkRealApply(name, in, x, arity); err != nil {
+	if err := checkRealApplyNative(name, in, x, arity); err != nil {
 		return nil, err
 	}
 	g := o.geom
@@ -291,23 +297,31 @@ func (o *convOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool
 	if err != nil {
 		return nil, err
 	}
-	_, _, ys := g.shapes(o.mode)
-	c, s := g.biasDims(o.mode)
+	c, _ := g.biasDims(o.mode)
 	bias := arity == 3
 	if bias && (x[2].Rank() != 1 || x[2].Shape()[0] != c) {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: bias is %s, want [%d] (one per output channel)", name, x[2].Describe(), c)
 	}
-	y, err := g.eval(o.mode, float64s(x[0]), float64s(x[1]))
+	if x[0].DType() == tensor.Float32 {
+		return applyConv[float32](o, g, in, x, out, bias, need)
+	}
+	return applyConv[float64](o, g, in, x, out, bias, need)
+}
+
+// applyConv computes the map of o's mode (plus the bias) in T, the inputs' dtype,
+// and returns its rule.
+func applyConv[T floating](o *convOp, g *convGeom, in []cr.NodeID, x, out []*tensor.Dense, bias bool, need []bool) (cr.Rule[*tensor.Dense], error) {
+	_, _, ys := g.shapes(o.mode)
+	c, s := g.biasDims(o.mode)
+	y, err := eval(g, o.mode, elemsOf[T](x[0]), elemsOf[T](x[1]))
 	if err != nil {
 		return nil, err
 	}
 	if bias {
-		addBias(y, float64s(x[2]), g.n, c, s)
+		addBias(y, elemsOf[T](x[2]), g.n, c, s)
 	}
-	if out[0], err = tensor.FromFloat64(y, ys...); err != nil {
-		return nil, err
-	}
-	return &convRule{g: g, nd: o.nd, mode: o.mode, in: slices.Clone(in), a: x[0], b: x[1], bias: bias, need: slices.Clone(need)}, nil
+	out[0] = denseOf(y, ys)
+	return &convRule[T]{g: g, nd: o.nd, mode: o.mode, in: slices.Clone(in), a: x[0], b: x[1], bias: bias, need: slices.Clone(need)}, nil
 }
 
 // expand returns a per-axis tuple from one value or nd values (def when none).
@@ -357,8 +371,8 @@ func (s *convSpec) convGeom(name string, nd int, x, w *tensor.Dense) (*convGeom,
 	xs, ws := x.Shape(), w.Shape()
 	cin, cout, groups := xs[1], ws[0], s.groups
 	if cout%groups != 0 || ws[1]*groups != cin {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input has %d channels and weight is %v with groups %d; want weight [out, %d/%d, ...] with out divisible by %d",
-			name, cin, ws, groups, cin, groups, groups)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %s has %d channels and weight is %s with groups %d; want weight [out, %d/%d, ...] with out divisible by %d",
+			name, x.Describe(), cin, w.Describe(), groups, cin, groups, groups)
 	}
 	if len(s.outputPadding) > 0 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: output_padding is an argument of the transposed convolutions", name)
@@ -434,8 +448,8 @@ func (s *convSpec) transposeGeom(name string, nd int, x, w *tensor.Dense) (*conv
 	xs, ws := x.Shape(), w.Shape()
 	groups := s.groups
 	if ws[0] != xs[1] || xs[1]%groups != 0 {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input has %d channels and weight is %v with groups %d; want weight [%d, out/%d, ...] with %d divisible by %d",
-			name, xs[1], ws, groups, xs[1], groups, xs[1], groups)
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: input %s has %d channels and weight is %s with groups %d; want weight [%d, out/%d, ...] with %d divisible by %d",
+			name, x.Describe(), xs[1], w.Describe(), groups, xs[1], groups, xs[1], groups)
 	}
 	pad, err := expand(name, "padding", s.padding, nd, 0, 0)
 	if err != nil {
@@ -466,8 +480,9 @@ func (s *convSpec) transposeGeom(name string, nd int, x, w *tensor.Dense) (*conv
 	return newConvGeom(nd, xs[0], ws[1]*groups, xs[1], groups, lx, k, stride, dil, pad, pad, ly, src), nil
 }
 
-// convRule differentiates the bilinear map B(a, b) of its mode (plus a bias).
-type convRule struct {
+// convRule differentiates the bilinear map B(a, b) of its mode (plus a bias),
+// in T, the dtype of its inputs.
+type convRule[T floating] struct {
 	g    *convGeom
 	nd   int
 	mode convMode
@@ -477,39 +492,39 @@ type convRule struct {
 	need []bool // nil: every input
 }
 
-func (r *convRule) Inputs() []cr.NodeID { return r.in }
+func (r *convRule[T]) Inputs() []cr.NodeID { return r.in }
 
 // needs reports whether input k's cotangent is wanted.
-func (r *convRule) needs(k int) bool { return r.need == nil || r.need[k] }
+func (r *convRule[T]) needs(k int) bool { return r.need == nil || r.need[k] }
 
-func (r *convRule) op(m convMode) cr.Op[*tensor.Dense] {
+func (r *convRule[T]) op(m convMode) cr.Op[*tensor.Dense] {
 	return &convOp{nd: r.nd, mode: m, geom: r.g}
 }
 
 // adjA returns the adjoint of B(., b) at v: abar for the cotangent v.
-func (r *convRule) adjA(v, b []float64) ([]float64, error) {
+func (r *convRule[T]) adjA(v, b []T) ([]T, error) {
 	switch r.mode {
 	case modeTranspose:
-		return r.g.conv(v, b)
+		return conv(r.g, v, b)
 	case modeWeight:
-		return r.g.convT(b, v)
+		return convT(r.g, b, v)
 	}
-	return r.g.convT(v, b)
+	return convT(r.g, v, b)
 }
 
 // adjB returns the adjoint of B(a, .) at v: bbar for the cotangent v.
-func (r *convRule) adjB(v, a []float64) ([]float64, error) {
+func (r *convRule[T]) adjB(v, a []T) ([]T, error) {
 	switch r.mode {
 	case modeTranspose:
-		return r.g.convW(v, a)
+		return convW(r.g, v, a)
 	case modeWeight:
-		return r.g.conv(a, v)
+		return conv(r.g, a, v)
 	}
-	return r.g.convW(a, v)
+	return convW(r.g, a, v)
 }
 
 // recAdjA and recAdjB record adjA and adjB with the ops of the geometry.
-func (r *convRule) recAdjA(rec recorder, v, b cr.NodeID) cr.NodeID {
+func (r *convRule[T]) recAdjA(rec recorder, v, b cr.NodeID) cr.NodeID {
 	switch r.mode {
 	case modeTranspose:
 		return rec.Apply(r.op(modeConv), v, b)
@@ -519,7 +534,7 @@ func (r *convRule) recAdjA(rec recorder, v, b cr.NodeID) cr.NodeID {
 	return rec.Apply(r.op(modeTranspose), v, b)
 }
 
-func (r *convRule) recAdjB(rec recorder, v, a cr.NodeID) cr.NodeID {
+func (r *convRule[T]) recAdjB(rec recorder, v, a cr.NodeID) cr.NodeID {
 	switch r.mode {
 	case modeTranspose:
 		return rec.Apply(r.op(modeWeight), v, a)
@@ -529,42 +544,41 @@ func (r *convRule) recAdjB(rec recorder, v, a cr.NodeID) cr.NodeID {
 	return rec.Apply(r.op(modeWeight), a, v)
 }
 
-// data checks that v is float64 of the given shape and returns its elements.
-func (r *convRule) data(v *tensor.Dense, shape []int, what string) ([]float64, error) {
-	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), shape) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want float64%v", convName(r.nd, r.mode), what, describe(v), shape)
+// data checks that v is real of the given shape and returns its elements in T
+// (v of the other real dtype converted).
+func (r *convRule[T]) data(v *tensor.Dense, shape []int, what string) ([]T, error) {
+	v = realAs(v, dtypeOf[T]())
+	if v == nil || v.DType() != dtypeOf[T]() || !slices.Equal(v.Shape(), shape) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want %s%v", convName(r.nd, r.mode), what, describe(v), dtypeOf[T](), shape)
 	}
-	return float64s(v), nil
+	return elemsOf[T](v), nil
 }
 
-func (r *convRule) dense(v []float64, shape []int) *tensor.Dense {
-	d, _ := tensor.FromFloat64(v, shape...)
-	return d
-}
+func (r *convRule[T]) dense(v []T, shape []int) *tensor.Dense { return denseOf(v, shape) }
 
 // cotangents returns abar, bbar and (with a bias) biasbar for the cotangent g,
 // nil for an input not needed.
-func (r *convRule) cotangents(g []float64) ([]*tensor.Dense, error) {
+func (r *convRule[T]) cotangents(g []T) ([]*tensor.Dense, error) {
 	as, bs, _ := r.g.shapes(r.mode)
 	out := make([]*tensor.Dense, len(r.in)) // nil for the inputs not needed
 	B := r.g.blockSamples()
 	if r.mode == modeConv && r.needs(0) && r.needs(1) && B > 0 {
 		// Small images: both in one sweep over the blocks.
-		xbar, wbar, err := r.g.backBlocks(float64s(r.a), float64s(r.b), g, B, true, true)
+		xbar, wbar, err := backBlocks(r.g, elemsOf[T](r.a), elemsOf[T](r.b), g, B, true, true)
 		if err != nil {
 			return nil, err
 		}
 		out[0], out[1] = r.dense(xbar, as), r.dense(wbar, bs)
 	}
 	if r.needs(0) && out[0] == nil {
-		abar, err := r.adjA(g, float64s(r.b))
+		abar, err := r.adjA(g, elemsOf[T](r.b))
 		if err != nil {
 			return nil, err
 		}
 		out[0] = r.dense(abar, as)
 	}
 	if r.needs(1) && out[1] == nil {
-		bbar, err := r.adjB(g, float64s(r.a))
+		bbar, err := r.adjB(g, elemsOf[T](r.a))
 		if err != nil {
 			return nil, err
 		}
@@ -577,7 +591,7 @@ func (r *convRule) cotangents(g []float64) ([]*tensor.Dense, error) {
 	return out, nil
 }
 
-func (r *convRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+func (r *convRule[T]) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	_, _, ys := r.g.shapes(r.mode)
 	g, err := r.data(ybar[0], ys, "cotangent")
 	if err != nil {
@@ -596,7 +610,7 @@ func (r *convRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contributio
 }
 
 // tangents returns the tangents of the inputs that have one (nil otherwise).
-func (r *convRule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (ad, bd, cd []float64, err error) {
+func (r *convRule[T]) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (ad, bd, cd []T, err error) {
 	as, bs, _ := r.g.shapes(r.mode)
 	if t, ok := tangentOf(r.in[0]); ok && r.needs(0) {
 		if ad, err = r.data(t, as, "tangent of input 0"); err != nil {
@@ -618,20 +632,20 @@ func (r *convRule) tangents(tangentOf cr.TangentOf[*tensor.Dense]) (ad, bd, cd [
 }
 
 // Forward computes ydot = B(adot, b) + B(a, bdot) + biasdot.
-func (r *convRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+func (r *convRule[T]) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
 	ad, bd, cd, err := r.tangents(tangentOf)
 	if err != nil || ad == nil && bd == nil && cd == nil {
 		return err
 	}
 	_, _, ys := r.g.shapes(r.mode)
-	var y []float64
+	var y []T
 	if ad != nil {
-		if y, err = r.g.eval(r.mode, ad, float64s(r.b)); err != nil {
+		if y, err = eval(r.g, r.mode, ad, elemsOf[T](r.b)); err != nil {
 			return err
 		}
 	}
 	if bd != nil {
-		t, err := r.g.eval(r.mode, float64s(r.a), bd)
+		t, err := eval(r.g, r.mode, elemsOf[T](r.a), bd)
 		if err != nil {
 			return err
 		}
@@ -642,7 +656,7 @@ func (r *convRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor
 		for _, e := range ys {
 			n *= e
 		}
-		y = make([]float64, n)
+		y = make([]T, n)
 	}
 	if cd != nil {
 		c, s := r.g.biasDims(r.mode)
@@ -653,7 +667,7 @@ func (r *convRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor
 }
 
 // addInto returns acc + v, in acc's storage (v itself when acc is nil).
-func addInto(acc, v []float64) []float64 {
+func addInto[T floating](acc, v []T) []T {
 	if acc == nil {
 		return v
 	}
@@ -668,7 +682,7 @@ func addInto(acc, v []float64) []float64 {
 //	abardot = adjA(ybardot, b) + adjA(ybar, bdot),
 //	bbardot = adjB(ybardot, a) + adjB(ybar, adot),
 //	biasbardot = the channel sums of ybardot.
-func (r *convRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+func (r *convRule[T]) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
 	ct := a.Cotangents[0]
 	as, bs, ys := r.g.shapes(r.mode)
 	g, err := r.data(ct.Value, ys, "cotangent")
@@ -679,7 +693,7 @@ func (r *convRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst
 	if err != nil {
 		return dst, err
 	}
-	var gd []float64
+	var gd []T
 	if ct.HasTangent {
 		if gd, err = r.data(ct.Tangent, ys, "cotangent tangent"); err != nil {
 			return dst, err
@@ -689,8 +703,8 @@ func (r *convRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst
 	if err != nil {
 		return dst, err
 	}
-	av, bv := float64s(r.a), float64s(r.b)
-	var td [3][]float64
+	av, bv := elemsOf[T](r.a), elemsOf[T](r.b)
+	var td [3][]T
 	if gd != nil {
 		if r.needs(0) {
 			if td[0], err = r.adjA(gd, bv); err != nil {
@@ -742,7 +756,7 @@ func (r *convRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst
 // RecordPullback records abar = adjA(ybar, b) and bbar = adjB(ybar, a) with the
 // convolution ops of the same geometry (each bilinear, recording the others),
 // and the bias cotangent with reduce.SumOp.
-func (r *convRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
+func (r *convRule[T]) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []cr.NodeID) ([]cr.NodeID, error) {
 	g := ybar[0]
 	out := make([]cr.NodeID, len(x))
 	if !g.Valid() {
@@ -767,4 +781,4 @@ func (r *convRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, _, ybar []c
 // FreshStorage marks the convolution's output and every derivative its rule
 // returns as storage of its own (chainrules.FreshStorage), so that a released tape
 // reuses it.
-func (*convRule) FreshStorage() {}
+func (*convRule[T]) FreshStorage() {}

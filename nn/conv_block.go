@@ -81,7 +81,7 @@ func (g *convGeom) gatherTable() []int32 {
 // is not inlined: inside its callers the loop's operands lived on the stack.
 //
 //go:noinline
-func gather(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
+func gather[E floating](col []E, t, i int, xs, xb []E, tab []int32, P int) {
 	copy(xb, xs)
 	for r := range len(tab) / P {
 		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
@@ -102,7 +102,7 @@ func gather(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 // gather.
 //
 //go:noinline
-func scatter(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
+func scatter[E floating](col []E, t, i int, xs, xb []E, tab []int32, P int) {
 	clear(xb)
 	for r := range len(tab) / P {
 		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
@@ -123,7 +123,7 @@ func scatter(col []float64, t, i int, xs, xb []float64, tab []int32, P int) {
 
 // swapBlock copies the rows of P elements between a block of y, samples [n0,
 // n0 + b) of y [n, c, P], and yb [c, b P]: toBlock true copies y into yb.
-func swapBlock(y, yb []float64, n0, b, c, P int, toBlock bool) {
+func swapBlock[E floating](y, yb []E, n0, b, c, P int, toBlock bool) {
 	t := b * P
 	for o := range c {
 		for i := range b {
@@ -137,91 +137,105 @@ func swapBlock(y, yb []float64, n0, b, c, P int, toBlock bool) {
 	}
 }
 
-// samples calls f(i, xb) for i in [0, b), in parallel above a threshold
+// forSamples calls f(i, xb) for i in [0, b), in parallel above a threshold
 // (vmath.ParallelFor, chunks of at least 16k column elements), with a scratch
 // xb of cin in + P elements (the last P zero) per chunk.
-func (g *convGeom) samples(b int, f func(i int, xb []float64)) {
+func forSamples[E floating](g *convGeom, b int, f func(i int, xb []E)) {
 	xsz, per := g.cin*g.inSize(), g.cin*g.kSize()*g.pSize()
 	vmath.ParallelFor(b, max(1, 1<<14/per), func(lo, hi int) {
-		xb := make([]float64, xsz+g.pSize())
+		xb := make([]E, xsz+g.pSize())
 		for i := lo; i < hi; i++ {
 			f(i, xb)
 		}
 	})
 }
 
-// convBlocks is conv, y = conv(x, w), by blocks of B samples.
-func (g *convGeom) convBlocks(x, w []float64, B int) ([]float64, error) {
-	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
-	tab := g.gatherTable()
-	y := vmath.MakeNoZero[float64](g.n * g.cout * P) // every element is copied from a GEMM's output
-	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
-	yb := vmath.MakeNoZero[float64](g.cout * B * P)
+// forBlocks calls f(n0, b, col, yb) for the blocks [n0, n0 + b) of at most B
+// samples in order, with the block kernels' two buffers, taken from the pool
+// once and given back: col [cin K, b P] for the columns and yb [cout, b P] for
+// y's block (its first two axes swapped). It stops at f's first error.
+func forBlocks[E floating](g *convGeom, B int, f func(n0, b int, col, yb []E) error) error {
+	P := g.pSize()
+	col := vmath.MakeNoZero[E](g.cin * g.kSize() * B * P)
+	yb := vmath.MakeNoZero[E](g.cout * B * P)
 	defer vmath.Put(col)
 	defer vmath.Put(yb)
 	for n0 := 0; n0 < g.n; n0 += B {
-		b := min(B, g.n-n0)
+		if err := f(n0, min(B, g.n-n0), col, yb); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// convBlocks is conv, y = conv(x, w), by blocks of B samples.
+func convBlocks[E floating](g *convGeom, x, w []E, B int) ([]E, error) {
+	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
+	tab := g.gatherTable()
+	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is copied from a GEMM's output
+	err := forBlocks(g, B, func(n0, b int, col, yb []E) error {
 		t := b * P
-		g.samples(b, func(i int, xb []float64) {
+		forSamples(g, b, func(i int, xb []E) {
 			gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
 		})
 		if err := tensor.GemmBatch(false, false, cog, t, ck, 1, w, ck, cog*ck, col, t, ck*t, 0, yb, t, cog*t, g.groups); err != nil {
-			return nil, err
+			return err
 		}
 		swapBlock(y, yb, n0, b, g.cout, P, false)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return y, nil
 }
 
 // convTBlocks is convT, x = convT(y, w), by blocks of B samples.
-func (g *convGeom) convTBlocks(y, w []float64, B int) ([]float64, error) {
-	x, _, err := g.backBlocks(nil, w, y, B, true, false)
+func convTBlocks[E floating](g *convGeom, y, w []E, B int) ([]E, error) {
+	x, _, err := backBlocks(g, nil, w, y, B, true, false)
 	return x, err
 }
 
 // convWBlocks is convW, w = convW(x, y), by blocks of B samples: the sum over
 // the blocks of y_block col_block^T.
-func (g *convGeom) convWBlocks(x, y []float64, B int) ([]float64, error) {
-	_, w, err := g.backBlocks(x, nil, y, B, false, true)
+func convWBlocks[E floating](g *convGeom, x, y []E, B int) ([]E, error) {
+	_, w, err := backBlocks(g, x, nil, y, B, false, true)
 	return w, err
 }
 
 // backBlocks returns xbar = convT(ybar, w) (when wantX) and wbar = convW(x,
 // ybar) (when wantW), by blocks of B samples: the pullback of conv in x and w.
 // Both take the block of ybar with its axes swapped, which they share.
-func (g *convGeom) backBlocks(x, w, ybar []float64, B int, wantX, wantW bool) (xbar, wbar []float64, err error) {
+func backBlocks[E floating](g *convGeom, x, w, ybar []E, B int, wantX, wantW bool) (xbar, wbar []E, err error) {
 	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
 	tab := g.gatherTable()
 	if wantX {
-		xbar = vmath.MakeNoZero[float64](g.n * xsz) // every sample is written by scatter
+		xbar = vmath.MakeNoZero[E](g.n * xsz) // every sample is written by scatter
 	}
 	if wantW {
-		wbar = make([]float64, g.cout*ck)
+		wbar = make([]E, g.cout*ck)
 	}
-	col := vmath.MakeNoZero[float64](g.cin * g.kSize() * B * P)
-	yb := vmath.MakeNoZero[float64](g.cout * B * P)
-	defer vmath.Put(col)
-	defer vmath.Put(yb)
-	for n0 := 0; n0 < g.n; n0 += B {
-		b := min(B, g.n-n0)
+	err = forBlocks(g, B, func(n0, b int, col, yb []E) error {
 		t := b * P
 		swapBlock(ybar, yb, n0, b, g.cout, P, true)
 		if wantX {
 			if err := tensor.GemmBatch(true, false, ck, t, cog, 1, w, ck, cog*ck, yb, t, cog*t, 0, col, t, ck*t, g.groups); err != nil {
-				return nil, nil, err
+				return err
 			}
-			g.samples(b, func(i int, xb []float64) {
+			forSamples(g, b, func(i int, xb []E) {
 				scatter(col, t, i, xbar[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
 			})
 		}
 		if wantW {
-			g.samples(b, func(i int, xb []float64) {
+			forSamples(g, b, func(i int, xb []E) {
 				gather(col, t, i, x[(n0+i)*xsz:(n0+i+1)*xsz], xb, tab, P)
 			})
-			if err := tensor.GemmBatch(false, true, cog, ck, t, 1, yb, t, cog*t, col, t, ck*t, 1, wbar, ck, cog*ck, g.groups); err != nil {
-				return nil, nil, err
-			}
+			return tensor.GemmBatch(false, true, cog, ck, t, 1, yb, t, cog*t, col, t, ck*t, 1, wbar, ck, cog*ck, g.groups)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	return xbar, wbar, nil
 }

@@ -2,6 +2,7 @@ package nn
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -28,20 +29,8 @@ func TestConvTiles(t *testing.T) {
 	}
 	for k, c := range cases {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
-			x, w := tensor.RandN(rng, tensor.Float64, c.x...), tensor.RandN(rng, tensor.Float64, c.w...)
-			op := newConvOp(len(c.x)-2, modeConv, c.opts)
-			g, err := op.spec.convGeom("conv", len(c.x)-2, x, w)
-			require.NoError(t, err)
-			ybar := tensor.RandN(rng, tensor.Float64, g.yShape()...).Float64s()
-			run := func() [3][]float64 {
-				y, err := g.conv(x.Float64s(), w.Float64s())
-				require.NoError(t, err)
-				xb, err := g.convT(ybar, w.Float64s())
-				require.NoError(t, err)
-				wb, err := g.convW(x.Float64s(), ybar)
-				require.NoError(t, err)
-				return [3][]float64{y, xb, wb}
-			}
+			g, x, w, ybar := convCase(t, rng, tensor.Float64, c.x, c.w, c.opts)
+			run := func() [3][]float64 { return convMaps(t, g, x.Float64s(), w.Float64s(), ybar.Float64s()) }
 			want := run()
 			defer func(e, m int) { colTileElems, minTile = e, m }(colTileElems, minTile)
 			for _, tile := range []int{1, 3, 5, 8} {
@@ -80,20 +69,8 @@ func TestConvBlocks(t *testing.T) {
 	defer func(e, m int) { colTileElems, minTile = e, m }(colTileElems, minTile)
 	for k, c := range cases {
 		t.Run(fmt.Sprint(k), func(t *testing.T) {
-			x, w := tensor.RandN(rng, tensor.Float64, c.x...), tensor.RandN(rng, tensor.Float64, c.w...)
-			op := newConvOp(len(c.x)-2, modeConv, c.opts)
-			g, err := op.spec.convGeom("conv", len(c.x)-2, x, w)
-			require.NoError(t, err)
-			ybar := tensor.RandN(rng, tensor.Float64, g.yShape()...).Float64s()
-			run := func() [3][]float64 {
-				y, err := g.conv(x.Float64s(), w.Float64s())
-				require.NoError(t, err)
-				xb, err := g.convT(ybar, w.Float64s())
-				require.NoError(t, err)
-				wb, err := g.convW(x.Float64s(), ybar)
-				require.NoError(t, err)
-				return [3][]float64{y, xb, wb}
-			}
+			g, x, w, ybar := convCase(t, rng, tensor.Float64, c.x, c.w, c.opts)
+			run := func() [3][]float64 { return convMaps(t, g, x.Float64s(), w.Float64s(), ybar.Float64s()) }
 			colTileElems, minTile = 0, 1<<30 // one tile per sample
 			require.Zero(t, g.blockSamples())
 			want := run()
@@ -107,11 +84,67 @@ func TestConvBlocks(t *testing.T) {
 					require.InDeltaSlice(t, want[i], got[i], 1e-12, "block %d map %d", b, i)
 				}
 				// The pullback's sweep computing both adjoints at once.
-				xb, wb, err := g.backBlocks(x.Float64s(), w.Float64s(), ybar, B, true, true)
+				xb, wb, err := backBlocks(g, x.Float64s(), w.Float64s(), ybar.Float64s(), B, true, true)
 				require.NoError(t, err)
 				require.InDeltaSlice(t, want[1], xb, 1e-12, "block %d, both: x", b)
 				require.InDeltaSlice(t, want[2], wb, 1e-12, "block %d, both: w", b)
 			}
 		})
 	}
+}
+
+// The float32 kernels (per-sample tiles, short tiles and blocks of samples)
+// agree with the float64 kernels at the same values, to float32's rounding:
+// they are the same code over the other element type, with the float32 GEMM.
+func TestConvKernelsFloat32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	cases := []struct {
+		x, w []int
+		opts []ConvOption
+	}{
+		{[]int{5, 3, 4, 4}, []int{4, 3, 3, 3}, []ConvOption{Padding(1)}},
+		{[]int{4, 3, 11}, []int{4, 3, 3}, []ConvOption{Padding(2), PaddingMode(PadReflect)}},
+		{[]int{5, 4, 13}, []int{2, 2, 2}, []ConvOption{Stride(3), Dilation(2), Groups(2), Padding(1)}},
+		{[]int{3, 2, 3, 4, 5}, []int{2, 2, 2, 2, 2}, []ConvOption{Padding(1), Stride(1, 2, 2)}},
+		{[]int{2, 3, 6, 6}, []int{2, 3, 1, 1}, nil}, // identity im2col
+	}
+	defer func(e, m int) { colTileElems, minTile = e, m }(colTileElems, minTile)
+	for k, c := range cases {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			g, x, w, ybar := convCase(t, rng, tensor.Float32, c.x, c.w, c.opts)
+			wide := func(v *tensor.Dense) []float64 { d, _ := tensor.AsType(v, tensor.Float64); return d.Float64s() }
+			want := convMaps(t, g, wide(x), wide(w), wide(ybar))
+			cols := g.cin * g.kSize() * g.pSize()
+			for _, s := range []struct{ elems, tile int }{{1 << 17, 64}, {0, 1 << 30}, {0, 3}, {2 * cols, 1 << 30}} {
+				colTileElems, minTile = s.elems, s.tile
+				got := convMaps(t, g, x.Float32s(), w.Float32s(), ybar.Float32s())
+				for i := range got {
+					require.Len(t, got[i], len(want[i]))
+					for j, v := range got[i] {
+						require.InDelta(t, want[i][j], float64(v), 1e-5*(1+math.Abs(want[i][j])), "tiles %v map %d element %d", s, i, j)
+					}
+				}
+			}
+		})
+	}
+}
+
+// convCase draws x and w of the given shapes and dtype, the geometry of their
+// convolution with opts, and a cotangent ybar of its output's shape.
+func convCase(t *testing.T, rng *rand.Rand, dt tensor.DType, xs, ws []int, opts []ConvOption) (g *convGeom, x, w, ybar *tensor.Dense) {
+	x, w = tensor.RandN(rng, dt, xs...), tensor.RandN(rng, dt, ws...)
+	g, err := newConvOp(len(xs)-2, modeConv, opts).spec.convGeom("conv", len(xs)-2, x, w)
+	require.NoError(t, err)
+	return g, x, w, tensor.RandN(rng, dt, g.yShape()...)
+}
+
+// convMaps returns conv(x, w), convT(ybar, w) and convW(x, ybar) in E.
+func convMaps[E floating](t *testing.T, g *convGeom, x, w, ybar []E) [3][]E {
+	y, err := conv(g, x, w)
+	require.NoError(t, err)
+	xb, err := convT(g, ybar, w)
+	require.NoError(t, err)
+	wb, err := convW(g, x, ybar)
+	require.NoError(t, err)
+	return [3][]E{y, xb, wb}
 }

@@ -146,7 +146,7 @@ var colTileElems, minTile = 1 << 17, 64
 // im2col writes the columns of output positions [p0, p1) of one sample xs
 // [cin, in] into col [cin K, p1 - p0] (scatter false), or adds col back into
 // xs (scatter true, col2im).
-func (g *convGeom) im2col(col, xs []float64, p0, p1 int, scatter bool) {
+func im2col[E floating](g *convGeom, col, xs []E, p0, p1 int, scatter bool) {
 	T, inSz := p1-p0, g.inSize()
 	r := 0
 	for c := range g.cin {
@@ -154,7 +154,7 @@ func (g *convGeom) im2col(col, xs []float64, p0, p1 int, scatter bool) {
 		for k0 := range g.k[0] {
 			for k1 := range g.k[1] {
 				for k2 := range g.k[2] {
-					g.row(col[r*T:(r+1)*T], xc, k0, k1, k2, p0, p1, scatter)
+					im2colRow(g, col[r*T:(r+1)*T], xc, k0, k1, k2, p0, p1, scatter)
 					r++
 				}
 			}
@@ -165,7 +165,7 @@ func (g *convGeom) im2col(col, xs []float64, p0, p1 int, scatter bool) {
 // row is one row of im2col, output positions [p0, p1): kernel offset (k0, k1,
 // k2) of one channel xc. The positions run over segments of the innermost
 // axis, one per (o0, o1).
-func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) {
+func im2colRow[E floating](g *convGeom, row, xc []E, k0, k1, k2, p0, p1 int, scatter bool) {
 	i0, i1, i2 := g.idx[0][k0], g.idx[1][k1], g.idx[2][k2]
 	n1, n2, in1, in2, s2 := g.out[1], g.out[2], g.in[1], g.in[2], g.stride[2]
 	aff := g.aff[k2]
@@ -210,10 +210,7 @@ func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) 
 		dst := seg[first-lo : last-lo]
 		switch {
 		case s2 == 1 && scatter:
-			src = src[:len(dst)]
-			for j, v := range dst {
-				src[j] += v
-			}
+			addTo(src[:len(dst)], dst)
 		case s2 == 1:
 			copy(dst, src)
 		case scatter:
@@ -228,9 +225,20 @@ func (g *convGeom) row(row, xc []float64, k0, k1, k2, p0, p1 int, scatter bool) 
 	}
 }
 
+// addTo adds v to dst, of the same length, in vectorised arithmetic
+// (vmath.Add, vmath.Add32): col2im's rows.
+func addTo[E floating](dst, v []E) {
+	switch d := any(dst).(type) {
+	case []float32:
+		vmath.Add32(d, d, any(v).([]float32))
+	case []float64:
+		vmath.Add(d, d, any(v).([]float64))
+	}
+}
+
 // zero clears s: in a loop when it is short (the padding of a small image's
 // segment), where a call to the runtime's memclr costs more than the stores.
-func zero(s []float64) {
+func zero[E floating](s []E) {
 	if len(s) > 16 {
 		clear(s)
 		return
@@ -241,12 +249,12 @@ func zero(s []float64) {
 }
 
 // conv returns y = conv(x, w).
-func (g *convGeom) conv(x, w []float64) ([]float64, error) {
+func conv[E floating](g *convGeom, x, w []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
-		return g.convBlocks(x, w, B)
+		return convBlocks(g, x, w, B)
 	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
-	y := vmath.MakeNoZero[float64](g.n * g.cout * P) // every element is written by a GEMM with beta 0
+	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is written by a GEMM with beta 0
 	for n := range g.n {
 		xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
 		if g.identity {
@@ -266,13 +274,13 @@ func (g *convGeom) conv(x, w []float64) ([]float64, error) {
 	tiles := (P + T - 1) / T
 	var errs firstError
 	vmath.ParallelFor(g.n*tiles, 1, func(lo, hi int) {
-		col := vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
+		col := vmath.MakeNoZero[E](g.cin * g.kSize() * T)
 		defer vmath.Put(col)
 		for u := lo; u < hi; u++ {
 			n, p0 := u/tiles, u%tiles*T
 			xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
 			t := min(T, P-p0)
-			g.im2col(col, xs, p0, p0+t, false)
+			im2col(g, col, xs, p0, p0+t, false)
 			errs.set(tensor.GemmBatch(false, false, cog, t, ck, 1, w, ck, cog*ck, col, t, ck*t, 0, ys[p0:], P, cog*P, g.groups))
 		}
 	})
@@ -308,12 +316,12 @@ func (e *firstError) get() error {
 // convT returns x = convT(y, w), the adjoint of conv in x: per tile of output
 // positions the columns W^T y, added back into the input positions they were
 // read from.
-func (g *convGeom) convT(y, w []float64) ([]float64, error) {
+func convT[E floating](g *convGeom, y, w []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
-		return g.convTBlocks(y, w, B)
+		return convTBlocks(g, y, w, B)
 	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
-	x := make([]float64, g.n*g.cin*inSz)
+	x := make([]E, g.n*g.cin*inSz)
 	if g.identity {
 		for n := range g.n {
 			xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
@@ -329,7 +337,7 @@ func (g *convGeom) convT(y, w []float64) ([]float64, error) {
 	T := g.tileSize()
 	var errs firstError
 	vmath.ParallelFor(g.n, 1, func(lo, hi int) {
-		col := vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
+		col := vmath.MakeNoZero[E](g.cin * g.kSize() * T)
 		defer vmath.Put(col)
 		for n := lo; n < hi; n++ {
 			xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
@@ -339,7 +347,7 @@ func (g *convGeom) convT(y, w []float64) ([]float64, error) {
 					errs.set(err)
 					return
 				}
-				g.im2col(col, xs, p0, p0+t, true)
+				im2col(g, col, xs, p0, p0+t, true)
 			}
 		}
 	})
@@ -351,24 +359,24 @@ func (g *convGeom) convT(y, w []float64) ([]float64, error) {
 
 // convW returns w = convW(x, y), the adjoint of conv in w: the sum over the
 // samples and tiles of y_tile col(x)_tile^T.
-func (g *convGeom) convW(x, y []float64) ([]float64, error) {
+func convW[E floating](g *convGeom, x, y []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
-		return g.convWBlocks(x, y, B)
+		return convWBlocks(g, x, y, B)
 	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
-	w := make([]float64, g.cout*ck)
+	w := make([]E, g.cout*ck)
 	T := P
-	var col []float64
+	var col []E
 	if !g.identity {
 		T = g.tileSize()
-		col = vmath.MakeNoZero[float64](g.cin * g.kSize() * T)
+		col = vmath.MakeNoZero[E](g.cin * g.kSize() * T)
 	}
 	for n := range g.n {
 		xs, ys := x[n*g.cin*inSz:(n+1)*g.cin*inSz], y[n*g.cout*P:(n+1)*g.cout*P]
 		for p0 := 0; p0 < P; p0 += T {
 			t, b, ldb := min(T, P-p0), xs, P // identity: one tile, the columns are x
 			if !g.identity {
-				g.im2col(col, xs, p0, p0+t, false)
+				im2col(g, col, xs, p0, p0+t, false)
 				b, ldb = col, t
 			}
 			if err := tensor.GemmBatch(false, true, cog, ck, t, 1, ys[p0:], P, cog*P, b, ldb, ck*ldb, 1, w, ck, cog*ck, g.groups); err != nil {
@@ -380,7 +388,7 @@ func (g *convGeom) convW(x, y []float64) ([]float64, error) {
 }
 
 // addBias adds b[c] to every element of channel c of v [n, c, s].
-func addBias(v, b []float64, n, c, s int) {
+func addBias[E floating](v, b []E, n, c, s int) {
 	for i := range n {
 		for j := range c {
 			bj := b[j]
@@ -391,13 +399,36 @@ func addBias(v, b []float64, n, c, s int) {
 	}
 }
 
-// biasSum returns sum over n and s of v [n, c, s], one value per channel.
-func biasSum(v []float64, n, c, s int) []float64 {
-	out := make([]float64, c)
+// biasSum returns sum over n and s of v [n, c, s], one value per channel,
+// accumulated in double precision and rounded once to E.
+func biasSum[E floating](v []E, n, c, s int) []E {
+	acc := make([]float64, c)
 	for i := range n {
 		for j := range c {
-			out[j] += sum(v[(i*c+j)*s : (i*c+j+1)*s])
+			acc[j] += sumOf(v[(i*c+j)*s : (i*c+j+1)*s])
 		}
 	}
+	out := make([]E, c)
+	for j, a := range acc {
+		out[j] = E(a)
+	}
 	return out
+}
+
+// sumOf is sum in double precision for either element type: float64 data
+// takes sum itself (four accumulators), float32 data is widened element by
+// element into the same four.
+func sumOf[E floating](a []E) float64 {
+	if d, ok := any(a).([]float64); ok {
+		return sum(d)
+	}
+	var s0, s1, s2, s3 float64
+	n := len(a) &^ 3
+	for i := 0; i < n; i += 4 {
+		s0, s1, s2, s3 = s0+float64(a[i]), s1+float64(a[i+1]), s2+float64(a[i+2]), s3+float64(a[i+3])
+	}
+	for i := n; i < len(a); i++ {
+		s0 += float64(a[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }

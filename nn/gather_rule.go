@@ -20,22 +20,49 @@ type gatherRule[I int | int32] struct {
 	in            cr.NodeID
 	shape, oshape []int // the input's and the values' shapes
 	src           []I
+	dt            tensor.DType // the values' dtype, float32 or float64 (the zero value)
+}
+
+// dtype returns the dtype of the values, and so of their derivatives.
+func (r *gatherRule[I]) dtype() tensor.DType {
+	if r.dt == tensor.Float32 {
+		return r.dt
+	}
+	return tensor.Float64
 }
 
 func (r *gatherRule[I]) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
 
 // scatter returns P^T v: zeros shaped like x with v[i] added at src[i].
 func (r *gatherRule[I]) scatter(v *tensor.Dense, what string) (*tensor.Dense, error) {
-	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), r.oshape) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s of the values is %s, the values are float64%v", r.name, what, describe(v), r.oshape)
+	dt := r.dtype()
+	v = realAs(v, dt)
+	if v == nil || v.DType() != dt || !slices.Equal(v.Shape(), r.oshape) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s of the values is %s, the values are %s%v", r.name, what, describe(v), dt, r.oshape)
 	}
-	out := tensor.New(tensor.Float64, r.shape...)
-	d := out.Float64s()
-	src := r.src
-	for i, s := range float64s(v)[:len(src)] {
-		d[src[i]] += s
+	out := tensor.New(dt, r.shape...)
+	if dt == tensor.Float32 {
+		scatterAt(out.Float32s(), v.Contiguous().Float32s(), r.src)
+	} else {
+		scatterAt(out.Float64s(), float64s(v), r.src)
 	}
 	return out, nil
+}
+
+// scatterAt adds v[i] to d[src[i]].
+func scatterAt[E floating, I int | int32](d, v []E, src []I) {
+	for i, s := range v[:len(src)] {
+		d[src[i]] += s
+	}
+}
+
+// gatherAt returns v with v[i] = t[src[i]].
+func gatherAt[E floating, I int | int32](t []E, src []I) []E {
+	v := make([]E, len(src))
+	for i, s := range src {
+		v[i] = t[s]
+	}
+	return v
 }
 
 // Pullback appends xbar = P^T ybar (the indices never have a cotangent).
@@ -44,7 +71,7 @@ func (r *gatherRule[I]) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Cont
 		return dst, cr.Errorf(cr.ErrInvalidArgument, "%s: %d cotangents and %d flags for 2 outputs", r.name, len(ybar), len(has))
 	}
 	if !has[0] {
-		return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: tensor.New(tensor.Float64, r.shape...)}), nil
+		return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: tensor.New(r.dtype(), r.shape...)}), nil
 	}
 	xbar, err := r.scatter(ybar[0], "cotangent")
 	if err != nil {
@@ -62,19 +89,17 @@ func (r *gatherRule[I]) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*t
 	if !ok {
 		return nil
 	}
-	if t == nil || t.DType() != tensor.Float64 || !slices.Equal(t.Shape(), r.shape) {
-		return cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of the input is %s, the input is float64%v", r.name, describe(t), r.shape)
+	dt := r.dtype()
+	t = realAs(t, dt)
+	if t == nil || t.DType() != dt || !slices.Equal(t.Shape(), r.shape) {
+		return cr.Errorf(cr.ErrShapeMismatch, "%s: tangent of the input is %s, the input is %s%v", r.name, describe(t), dt, r.shape)
 	}
-	ts := float64s(t)
-	v := make([]float64, len(r.src))
-	for i, s := range r.src {
-		v[i] = ts[s]
+	if dt == tensor.Float32 {
+		ydot[0] = denseOf(gatherAt(t.Contiguous().Float32s(), r.src), r.oshape)
+	} else {
+		ydot[0] = denseOf(gatherAt(float64s(t), r.src), r.oshape)
 	}
-	out, err := tensor.FromFloat64(v, r.oshape...)
-	if err != nil {
-		return err
-	}
-	ydot[0], has[0] = out, true
+	has[0] = true
 	return nil
 }
 
@@ -87,7 +112,7 @@ func (r *gatherRule[I]) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense]
 	}
 	var d cr.Dual[*tensor.Dense]
 	if !has[0] {
-		d.Value = tensor.New(tensor.Float64, r.shape...)
+		d.Value = tensor.New(r.dtype(), r.shape...)
 		return append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in, Cotangent: d}), nil
 	}
 	var err error

@@ -11,8 +11,8 @@ import (
 // This file holds parameter initialisation, as torch.nn.init: functions that fill a
 // float64 tensor in place with draws from a *rand.Rand (math/rand/v2), so that a
 // seeded source repeats its draws, and the default initialisation of PyTorch's
-// Linear and ConvNd layers. The draws are the distributions torch draws from, not
-// torch's random numbers.
+// Linear and ConvNd layers (float64, or float32 with WithDType). The draws are
+// the distributions torch draws from, not torch's random numbers.
 
 // FanMode chooses which fan Kaiming initialisation scales by, as torch's mode
 // argument: FanIn ('fan_in', the default) preserves the variance of the forward
@@ -258,6 +258,23 @@ func kaimingStd(op string, t *tensor.Dense, cfg KaimingConfig) (float64, error) 
 	return gain / math.Sqrt(float64(fan)), nil
 }
 
+// InitOption sets an optional argument of InitLinear and InitConv, as the
+// factory keyword arguments of torch.nn.Linear and ConvNd: WithDType.
+type InitOption func(*initConfig)
+
+type initConfig struct{ dtype tensor.DType }
+
+// WithDType sets the dtype of the parameters (torch's dtype=, whose default is
+// torch.get_default_dtype()): tensor.Float64 (the default here) or
+// tensor.Float32, the dtype PyTorch users train in. The values are the float64
+// draws rounded once to the dtype, so that one seed gives the same layer in
+// either precision up to that rounding:
+//
+//	W32 = round32(W64),   b32 = round32(b64).
+//
+// Any other dtype is an error wrapping chainrules.ErrInvalidArgument.
+func WithDType(dt tensor.DType) InitOption { return func(c *initConfig) { c.dtype = dt } }
+
 // InitLinear returns the parameters of a torch.nn.Linear(in, out) layer with
 // PyTorch's default initialisation, drawn from rng: the weight [out, in] (torch's
 // layout: y = x W^T + b) by KaimingUniform with a = sqrt(5), which is
@@ -265,13 +282,14 @@ func kaimingStd(op string, t *tensor.Dense, cfg KaimingConfig) (float64, error) 
 //	W ~ U(-1/sqrt(in), 1/sqrt(in)),
 //
 // and, if bias, the bias [out] ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)) with fan_in =
-// in (bias is nil otherwise). It returns an error wrapping
-// chainrules.ErrInvalidArgument for negative sizes or a nil rng.
-func InitLinear(rng *rand.Rand, in, out int, bias bool) (weight, b *tensor.Dense, err error) {
+// in (bias is nil otherwise), float64 unless WithDType says otherwise. It
+// returns an error wrapping chainrules.ErrInvalidArgument for negative sizes, a
+// nil rng or a dtype other than float64 and float32.
+func InitLinear(rng *rand.Rand, in, out int, bias bool, opts ...InitOption) (weight, b *tensor.Dense, err error) {
 	if in < 0 || out < 0 {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "nn.InitLinear: in %d, out %d: want sizes >= 0", in, out)
 	}
-	return initLayer("InitLinear", rng, []int{out, in}, bias)
+	return initLayer("InitLinear", rng, []int{out, in}, bias, opts)
 }
 
 // InitConv returns the parameters of a torch.nn.ConvNd layer (N = len(kernel))
@@ -281,9 +299,11 @@ func InitLinear(rng *rand.Rand, in, out int, bias bool) (weight, b *tensor.Dense
 //	W ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)),   fan_in = (in/groups) prod(kernel),
 //
 // and, if bias, the bias [out] ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (nil
-// otherwise). It returns an error wrapping chainrules.ErrInvalidArgument for
-// sizes < 1, groups that do not divide in and out, an empty kernel or a nil rng.
-func InitConv(rng *rand.Rand, in, out int, kernel []int, groups int, bias bool) (weight, b *tensor.Dense, err error) {
+// otherwise), float64 unless WithDType says otherwise. It returns an error
+// wrapping chainrules.ErrInvalidArgument for sizes < 1, groups that do not
+// divide in and out, an empty kernel, a nil rng or a dtype other than float64
+// and float32.
+func InitConv(rng *rand.Rand, in, out int, kernel []int, groups int, bias bool, opts ...InitOption) (weight, b *tensor.Dense, err error) {
 	if in < 1 || out < 1 || groups < 1 || len(kernel) == 0 || in%groups != 0 || out%groups != 0 {
 		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "nn.InitConv: in %d, out %d, kernel %v, groups %d: want positive sizes, a kernel of 1 or more dims and groups dividing in and out", in, out, kernel, groups)
 	}
@@ -292,11 +312,35 @@ func InitConv(rng *rand.Rand, in, out int, kernel []int, groups int, bias bool) 
 			return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "nn.InitConv: kernel %v: want sizes >= 1", kernel)
 		}
 	}
-	return initLayer("InitConv", rng, append([]int{out, in / groups}, kernel...), bias)
+	return initLayer("InitConv", rng, append([]int{out, in / groups}, kernel...), bias, opts)
 }
 
-// initLayer is torch's reset_parameters of Linear and _ConvNd.
-func initLayer(op string, rng *rand.Rand, shape []int, bias bool) (weight, b *tensor.Dense, err error) {
+// initLayer is torch's reset_parameters of Linear and _ConvNd, in the dtype of
+// opts: drawn in float64, then rounded.
+func initLayer(op string, rng *rand.Rand, shape []int, bias bool, opts []InitOption) (weight, b *tensor.Dense, err error) {
+	c := initConfig{dtype: tensor.Float64}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.dtype != tensor.Float64 && c.dtype != tensor.Float32 {
+		return nil, nil, cr.Errorf(cr.ErrInvalidArgument, "nn.%s: dtype %s: want float64 or float32", op, c.dtype)
+	}
+	if weight, b, err = initLayer64(op, rng, shape, bias); err != nil || c.dtype == tensor.Float64 {
+		return weight, b, err
+	}
+	if weight, err = tensor.AsType(weight, c.dtype); err != nil {
+		return nil, nil, err
+	}
+	if b != nil {
+		if b, err = tensor.AsType(b, c.dtype); err != nil {
+			return nil, nil, err
+		}
+	}
+	return weight, b, nil
+}
+
+// initLayer64 draws the float64 parameters of initLayer.
+func initLayer64(op string, rng *rand.Rand, shape []int, bias bool) (weight, b *tensor.Dense, err error) {
 	if err := checkRand(op, rng); err != nil {
 		return nil, nil, err
 	}

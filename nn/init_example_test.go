@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/chainrules-go/chainrules/nn"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // InitLinear draws a Linear(784, 128) layer as PyTorch initialises it: the weight
@@ -30,4 +31,22 @@ func ExampleInitLinear() {
 	// Output:
 	// [128 784] [128] 784 128
 	// max |x| = 0.0357 <= 1/sqrt(784) = 0.0357
+}
+
+// WithDType draws a float32 Conv2d(3, 16, 5) layer, as torch.nn.Conv2d does with
+// its default dtype: the float64 draws of the same seed, rounded once.
+func ExampleWithDType() {
+	w, b, err := nn.InitConv(rand.New(rand.NewPCG(1, 2)), 3, 16, []int{5, 5}, 1, true, nn.WithDType(tensor.Float32))
+	if err != nil {
+		log.Fatal(err)
+	}
+	w64, _, err := nn.InitConv(rand.New(rand.NewPCG(1, 2)), 3, 16, []int{5, 5}, 1, true)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(w.DType(), w.Shape(), b.DType(), b.Shape())
+	fmt.Println(w.Float32s()[0] == float32(w64.Float64s()[0]))
+	// Output:
+	// float32 [16 3 5 5] float32 [16]
+	// true
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -224,5 +225,47 @@ func TestInitErrors(t *testing.T) {
 	// A tensor of no elements is left alone, as torch does.
 	if err := nn.KaimingUniform(rng, tensor.New(tensor.Float64, 0, 3), nn.KaimingConfig{}); err != nil {
 		t.Errorf("KaimingUniform on [0 3]: %v", err)
+	}
+}
+
+// WithDType gives the layer of the same seed in float32: the float64 draws
+// rounded once, weight and bias; float64 is the default; any other dtype is an
+// error naming the function and the dtype.
+func TestInitDType(t *testing.T) {
+	type initFn func(rng *rand.Rand, opts ...nn.InitOption) (w, b *tensor.Dense, err error)
+	for name, f := range map[string]initFn{
+		"InitLinear": func(rng *rand.Rand, opts ...nn.InitOption) (w, b *tensor.Dense, err error) {
+			return nn.InitLinear(rng, 5, 3, true, opts...)
+		},
+		"InitConv": func(rng *rand.Rand, opts ...nn.InitOption) (w, b *tensor.Dense, err error) {
+			return nn.InitConv(rng, 4, 6, []int{3, 2}, 2, true, opts...)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			w64, b64, err := f(rand.New(rand.NewPCG(7, 8)))
+			if err != nil || w64.DType() != tensor.Float64 || b64.DType() != tensor.Float64 {
+				t.Fatalf("default: %v, %v, %v", w64, b64, err)
+			}
+			w32, b32, err := f(rand.New(rand.NewPCG(7, 8)), nn.WithDType(tensor.Float32))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range [][2]*tensor.Dense{{w64, w32}, {b64, b32}} {
+				if p[1].DType() != tensor.Float32 || !slices.Equal(p[0].Shape(), p[1].Shape()) {
+					t.Fatalf("float32 parameter %s for %s", p[1].Describe(), p[0].Describe())
+				}
+				for i, v := range p[0].Float64s() {
+					if got := p[1].Float32s()[i]; got != float32(v) {
+						t.Fatalf("element %d is %v, want float32(%v)", i, got, v)
+					}
+				}
+			}
+			for _, dt := range []tensor.DType{tensor.Complex128, tensor.Complex64, tensor.DType(0)} {
+				_, _, err := f(rand.New(rand.NewPCG(7, 8)), nn.WithDType(dt))
+				if !errors.Is(err, cr.ErrInvalidArgument) || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), dt.String()) {
+					t.Errorf("WithDType(%s): error %v, want ErrInvalidArgument naming nn.%s and the dtype", dt, err, name)
+				}
+			}
+		})
 	}
 }

@@ -131,16 +131,12 @@ func InterpolateOp(mode string, opts ...InterpOption) cr.Op[*tensor.Dense] {
 				return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input of shape %v gives output size %v; sizes must be at least 1 (axis %d)", name, shape, out, i)
 			}
 		}
-		m := &sepMap{in: slices.Clone(shape), out: slices.Clone(shape), factor: 1}
-		for i, n := range sp {
-			m.out[2+i] = out[i]
+		return newSepMap(shape, out, func(i, n, m int) *axisMap {
 			if mode == "nearest" {
-				m.maps = append(m.maps, nearestMap(n, out[i], scales[i]))
-			} else {
-				m.maps = append(m.maps, linearMap(n, out[i], scales[i], c.align))
+				return nearestMap(n, m, scales[i])
 			}
-		}
-		return m, nil
+			return linearMap(n, m, scales[i], c.align)
+		}), nil
 	}}
 }
 

@@ -216,21 +216,21 @@ func adaptiveWindows(n, m int) []window {
 }
 
 // MaxPool1dOp returns PyTorch's max_pool1d(x, kernel_size, stride, padding,
-// dilation, ceil_mode, return_indices=True) of a float64 input of shape (N, C, L)
+// dilation, ceil_mode, return_indices=True) of a real input of shape (N, C, L)
 // or (C, L). See MaxPool2dOp.
 func MaxPool1dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 	return newMaxPool("max_pool1d", 1, kernel, opts)
 }
 
 // MaxPool2dOp returns PyTorch's max_pool2d(x, kernel_size, stride, padding,
-// dilation, ceil_mode, return_indices=True) of a float64 input of shape
+// dilation, ceil_mode, return_indices=True) of a real input of shape
 // (N, C, H, W) or (C, H, W): a multi-output op (record it with
 // core.Tape.ApplyMulti) with the outputs
 //
 //	values   y[n, c, i, j] = max over the window of x[n, c, h, w],
 //	         h = i s_h - p_h + a d_h (0 <= a < k_h), w likewise, padding at -inf;
 //	indices  the flat position h W + w, within the (n, c) plane, of the maximum,
-//	         as float64 integers (PyTorch's return_indices).
+//	         as integers in the input's dtype (PyTorch's return_indices).
 //
 // kernel_size, and the options PoolStride, PoolPadding and PoolDilation, take one value or
 // one per spatial axis; the output size along an axis is
@@ -246,7 +246,9 @@ func MaxPool1dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 //	ydot = P xdot,   xbardot = P^T ybardot.
 //
 // The pullback is recorded as index.ScatterAddOp on the (N C, H W) planes, so
-// derivatives of every order pass through. A kernel_size, stride or dilation
+// derivatives of every order pass through. A float32 input is pooled in
+// float32 (values and indices float32, the indices exact below 2^24), its
+// derivatives too. A kernel_size, stride or dilation
 // below 1, a padding above half the kernel, an output size below 1 or an input
 // of the wrong rank is an error wrapping chainrules.ErrInvalidArgument or
 // ErrShapeMismatch that names the op and the sizes.
@@ -255,7 +257,7 @@ func MaxPool2dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 }
 
 // MaxPool3dOp returns PyTorch's max_pool3d(x, kernel_size, stride, padding,
-// dilation, ceil_mode, return_indices=True) of a float64 input of shape
+// dilation, ceil_mode, return_indices=True) of a real input of shape
 // (N, C, D, H, W) or (C, D, H, W); the indices are d H W + h W + w. See
 // MaxPool2dOp.
 func MaxPool3dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
@@ -269,7 +271,7 @@ func MaxPool2d(x *tensor.Dense, kernel []int, opts ...PoolOption) (values, indic
 }
 
 // AdaptiveMaxPool1dOp returns PyTorch's adaptive_max_pool1d(x, output_size,
-// return_indices=True) of a float64 input of shape (N, C, L) or (C, L): output j
+// return_indices=True) of a real input of shape (N, C, L) or (C, L): output j
 // is the maximum of x over [floor(j L / out), ceil((j+1) L / out)), with its
 // index, and the rules of MaxPool2dOp.
 func AdaptiveMaxPool1dOp(outputSize ...int) cr.Op[*tensor.Dense] {
@@ -277,7 +279,7 @@ func AdaptiveMaxPool1dOp(outputSize ...int) cr.Op[*tensor.Dense] {
 }
 
 // AdaptiveMaxPool2dOp returns PyTorch's adaptive_max_pool2d(x, output_size,
-// return_indices=True) of a float64 input of shape (N, C, H, W) or (C, H, W):
+// return_indices=True) of a real input of shape (N, C, H, W) or (C, H, W):
 // output (i, j) is the maximum over rows [floor(i H / oh), ceil((i+1) H / oh))
 // and columns [floor(j W / ow), ceil((j+1) W / ow)), with its index h W + w.
 // output_size takes one value or two. Its rules are those of MaxPool2dOp.
@@ -360,12 +362,14 @@ func adaptiveSize(name string, size []int, nd int) ([]int, error) {
 	return out, nil
 }
 
-// Apply computes the maxima and their indices and returns the rule.
+// Apply computes the maxima and their indices and returns the rule. A float32
+// input runs the float32 loops: values and indices float32, as ApplyWidened
+// would round them.
 func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if opkit.HasSingle(x) {
+	if opkit.HasSingle(x) && !allFloat32(x) {
 		return applySingle(o, in, x, out, nil)
 	}
-	if err := checkRealApply(o.name, in, x, 1); err != nil {
+	if err := checkRealApplyNative(o.name, in, x, 1); err != nil {
 		return nil, err
 	}
 	shape := x[0].Shape()
@@ -386,14 +390,23 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	for i := range o.nd {
 		n3[3-o.nd+i], w3[3-o.nd+i] = sp[i], wins[i]
 	}
-	isz := n3[0] * n3[1] * n3[2]
-	osz := len(w3[0]) * len(w3[1]) * len(w3[2])
-	xs := float64s(x[0])
-	if int64(len(xs)) > math.MaxInt32 {
+	if int64(x[0].Size()) > math.MaxInt32 {
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: input of shape %v has more than 2^31 elements", o.name, shape)
 	}
-	vals := vmath.MakeNoZero[float64](planes * osz) // both loops write every window
-	idx := vmath.MakeNoZero[float64](planes * osz)
+	if x[0].DType() == tensor.Float32 {
+		return applyMaxPool(o.name, in[0], elemsOf[float32](x[0]), out, shape, oshape, planes, n3, w3)
+	}
+	return applyMaxPool(o.name, in[0], float64s(x[0]), out, shape, oshape, planes, n3, w3)
+}
+
+// applyMaxPool computes the maxima of the windows w3 over the planes of xs
+// (the input, of the given shape, as planes of shape n3) and their indices,
+// sets out and returns the rule.
+func applyMaxPool[E floating](name string, in cr.NodeID, xs []E, out []*tensor.Dense, shape, oshape []int, planes int, n3 [3]int, w3 [3][]window) (cr.Rule[*tensor.Dense], error) {
+	isz := n3[0] * n3[1] * n3[2]
+	osz := len(w3[0]) * len(w3[1]) * len(w3[2])
+	vals := vmath.MakeNoZero[E](planes * osz) // both loops write every window
+	idx := vmath.MakeNoZero[E](planes * osz)
 	src := make([]int32, planes*osz)
 	tiles := 0 // the row length W when the windows tile the planes (2x2 pairs, H and W even)
 	if n3[0] == 1 && len(w3[0]) == 1 && w3[0][0] == (window{0, 1, 1}) && pairs(w3[1]) && pairs(w3[2]) {
@@ -408,16 +421,8 @@ func (o *maxPoolOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 			maxPoolLoop(vals, idx, src, xs, lo, hi, n3, w3)
 		})
 	}
-	v, err := tensor.FromFloat64(vals, oshape...)
-	if err != nil {
-		return nil, err
-	}
-	ind, err := tensor.FromFloat64(idx, oshape...)
-	if err != nil {
-		return nil, err
-	}
-	out[0], out[1] = v, ind
-	return &maxPoolRule{gatherRule[int32]{name: o.name, in: in[0], shape: slices.Clone(shape), oshape: oshape, src: src}, planes, isz, tiles}, nil
+	out[0], out[1] = denseOf(vals, oshape), denseOf(idx, oshape)
+	return &maxPoolRule{gatherRule[int32]{name: name, in: in, shape: slices.Clone(shape), oshape: oshape, src: src, dt: dtypeOf[E]()}, planes, isz, tiles}, nil
 }
 
 // planeGrain is the fewest input elements a goroutine of a pooling kernel takes:
@@ -436,7 +441,7 @@ func forPlanes(planes, size int, body func(lo, hi int)) {
 
 // maxPoolLoop is max pooling's general loop: every window of w3 over planes
 // p0 to p1 of shape n3 (D, H, W).
-func maxPoolLoop(vals, idx []float64, src []int32, xs []float64, p0, p1 int, n3 [3]int, w3 [3][]window) {
+func maxPoolLoop[E floating](vals, idx []E, src []int32, xs []E, p0, p1 int, n3 [3]int, w3 [3][]window) {
 	isz := n3[0] * n3[1] * n3[2]
 	osz := len(w3[0]) * len(w3[1]) * len(w3[2])
 	hw := n3[1] * n3[2]
@@ -446,7 +451,7 @@ func maxPoolLoop(vals, idx []float64, src []int32, xs []float64, p0, p1 int, n3 
 		for _, wd := range w3[0] {
 			for _, wh := range w3[1] {
 				for _, ww := range w3[2] {
-					best, bi := math.Inf(-1), wd.lo*hw+wh.lo*n3[2]+ww.lo
+					best, bi := E(math.Inf(-1)), wd.lo*hw+wh.lo*n3[2]+ww.lo
 					for d := wd.lo; d < wd.hi; d += wd.step {
 						for h := wh.lo; h < wh.hi; h += wh.step {
 							row := d*hw + h*n3[2]
@@ -457,7 +462,7 @@ func maxPoolLoop(vals, idx []float64, src []int32, xs []float64, p0, p1 int, n3 
 							}
 						}
 					}
-					vals[q], idx[q], src[q] = best, float64(bi), int32(p*isz+bi)
+					vals[q], idx[q], src[q] = best, E(bi), int32(p*isz+bi)
 					q++
 				}
 			}
@@ -486,7 +491,7 @@ func pairs(w []window) bool {
 // (ties to the first, -0 equal to +0), the value read back at the index. A
 // window whose sum is NaN (a NaN in it, or +Inf and -Inf) takes the general
 // rule instead.
-func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh, ow int) {
+func maxPool2x2[E floating](vals, idx []E, src []int32, xs []E, p0, p1, H, W, oh, ow int) {
 	isz, osz := H*W, oh*ow
 	for p := p0; p < p1; p++ {
 		xp := xs[p*isz : (p+1)*isz]
@@ -508,7 +513,7 @@ func maxPool2x2(vals, idx []float64, src []int32, xs []float64, p0, p1, H, W, oh
 				}
 				vr[j] = r[bi]
 				bi += 2 * i * W
-				ir[j], sr[j] = float64(bi), int32(p*isz+bi)
+				ir[j], sr[j] = E(bi), int32(p*isz+bi)
 			}
 		}
 	}
@@ -524,9 +529,9 @@ func b2u(b bool) uint64 {
 
 // maxOf4 returns the index in rows 2i, 2i+1 (of W elements) of the window
 // (a, b, e, d) at column c that the general loop picks.
-func maxOf4(a, b, e, d float64, c, W int) int {
+func maxOf4[E floating](a, b, e, d E, c, W int) int {
 	best, bi := a, c
-	for k, v := range [3]float64{b, e, d} {
+	for k, v := range [3]E{b, e, d} {
 		if v > best || v != v {
 			best, bi = v, [3]int{c + 1, W + c, W + c + 1}[k]
 		}
@@ -548,24 +553,32 @@ type maxPoolRule struct {
 // the buffer pool rather than cleared by the allocator first.
 func (r *maxPoolRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	W := r.tiles
-	if W == 0 || len(ybar) != 2 || len(has) != 2 || !has[0] || ybar[0] == nil || ybar[0].DType() != tensor.Float64 || !slices.Equal(ybar[0].Shape(), r.oshape) {
+	if W == 0 || len(ybar) != 2 || len(has) != 2 || !has[0] || ybar[0] == nil || ybar[0].DType() != r.dtype() || !slices.Equal(ybar[0].Shape(), r.oshape) {
 		return r.gatherRule.Pullback(ybar, has, dst) // which checks the arguments
 	}
-	g := float64s(ybar[0])[:len(r.src)]
-	d := vmath.MakeNoZero[float64](r.planes * r.isz)
+	var xbar *tensor.Dense
+	if r.dtype() == tensor.Float32 {
+		xbar = denseOf(scatter2x2(elemsOf[float32](ybar[0]), r.src, r.planes*r.isz, W), r.shape)
+	} else {
+		xbar = denseOf(scatter2x2(float64s(ybar[0]), r.src, r.planes*r.isz, W), r.shape)
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
+}
+
+// scatter2x2 returns the n elements of P^T g for 2x2 windows tiling planes of
+// rows of W: each window's four elements zero but g's at src.
+func scatter2x2[E floating](g []E, src []int32, n, W int) []E {
+	g = g[:len(src)]
+	d := vmath.MakeNoZero[E](n)
 	q := 0
 	for row := 0; row < len(d); row += 2 * W { // rows 2i and 2i+1 of a plane
 		for b := row; b < row+W; b += 2 {
 			d[b], d[b+1], d[b+W], d[b+W+1] = 0, 0, 0, 0
-			d[r.src[q]] = g[q]
+			d[src[q]] = g[q]
 			q++
 		}
 	}
-	xbar, err := tensor.FromFloat64(d, r.shape...)
-	if err != nil {
-		return dst, err
-	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in, Value: xbar}), nil
+	return d
 }
 
 // RecordPullback records xbar = P^T ybar with ops (chainrules.PullbackRecorder):
@@ -583,7 +596,7 @@ func (r *maxPoolRule) RecordPullback(rec cr.Recorder[*tensor.Dense], _, _, ybar 
 	for i, s := range r.src {
 		pos[i] = int(s) - (i/osz)*r.isz
 	}
-	zero, err := constant(rec, r.name, tensor.New(tensor.Float64, r.planes, r.isz))
+	zero, err := constant(rec, r.name, tensor.New(r.dtype(), r.planes, r.isz))
 	if err != nil {
 		return nil, err
 	}

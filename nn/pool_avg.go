@@ -8,14 +8,14 @@ import (
 )
 
 // AvgPool1dOp returns PyTorch's avg_pool1d(x, kernel_size, stride, padding,
-// ceil_mode, count_include_pad) of a float64 input of shape (N, C, L) or (C, L).
+// ceil_mode, count_include_pad) of a real input of shape (N, C, L) or (C, L).
 // See AvgPool2dOp (DivisorOverride is not an argument of avg_pool1d).
 func AvgPool1dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 	return newAvgPool("avg_pool1d", 1, kernel, opts)
 }
 
 // AvgPool2dOp returns PyTorch's avg_pool2d(x, kernel_size, stride, padding,
-// ceil_mode, count_include_pad, divisor_override) of a float64 input of shape
+// ceil_mode, count_include_pad, divisor_override) of a real input of shape
 // (N, C, H, W) or (C, H, W):
 //
 //	y[n, c, i, j] = (1 / div) sum_{h in H_i, w in W_j} x[n, c, h, w],
@@ -32,14 +32,15 @@ func AvgPool1dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 // xbar = A^T ybar, ydot = A xdot and xbardot = A^T ybardot; A is separable (a
 // product of one sparse matrix per spatial axis) and is applied one axis at a
 // time. Its rules come from chainrules.LinearRule, whose recorded pullback reaches
-// every order. Bad sizes are errors as for MaxPool2dOp; PoolDilation is an error, and
-// so is DivisorOverride(0).
+// every order. A float32 input is averaged in float32 (the weights 1/div
+// rounded to float32), its derivatives too. Bad sizes are errors as for
+// MaxPool2dOp; PoolDilation is an error, and so is DivisorOverride(0).
 func AvgPool2dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 	return newAvgPool("avg_pool2d", 2, kernel, opts)
 }
 
 // AvgPool3dOp returns PyTorch's avg_pool3d(x, kernel_size, stride, padding,
-// ceil_mode, count_include_pad, divisor_override) of a float64 input of shape
+// ceil_mode, count_include_pad, divisor_override) of a real input of shape
 // (N, C, D, H, W) or (C, D, H, W). See AvgPool2dOp.
 func AvgPool3dOp(kernel []int, opts ...PoolOption) cr.Op[*tensor.Dense] {
 	return newAvgPool("avg_pool3d", 3, kernel, opts)
@@ -77,12 +78,9 @@ func newAvgPool(name string, nd int, kernel []int, opts []PoolOption) cr.Op[*ten
 		if err != nil {
 			return nil, err
 		}
-		m := &sepMap{in: slices.Clone(shape), out: slices.Clone(shape), factor: 1}
-		lead := len(shape) - nd
-		for i, n := range sp {
-			m.out[lead+i] = out[i]
-			a := newAxisMap(n, out[i])
-			for j := range out[i] {
+		m := newSepMap(shape, out, func(i, n, mo int) *axisMap {
+			a := newAxisMap(n, mo)
+			for j := range mo {
 				start := j*g.s[i] - g.p[i]
 				end := min(start+g.k[i], n+g.p[i])
 				size := end - start
@@ -94,13 +92,10 @@ func newAvgPool(name string, nd int, kernel []int, opts []PoolOption) cr.Op[*ten
 				case !c.countIncludePad:
 					w = 1 / float64(end-start)
 				}
-				for h := start; h < end; h++ {
-					a.add(h, w)
-				}
-				a.next()
+				a.row(start, end, w)
 			}
-			m.maps = append(m.maps, a)
-		}
+			return a
+		})
 		if c.divisorSet {
 			m.factor = 1 / float64(c.divisor)
 		}
@@ -109,14 +104,14 @@ func newAvgPool(name string, nd int, kernel []int, opts []PoolOption) cr.Op[*ten
 }
 
 // AdaptiveAvgPool1dOp returns PyTorch's adaptive_avg_pool1d(x, output_size) of a
-// float64 input of shape (N, C, L) or (C, L): output j is the mean of x over
+// real input of shape (N, C, L) or (C, L): output j is the mean of x over
 // [floor(j L / out), ceil((j+1) L / out)). See AdaptiveAvgPool2dOp.
 func AdaptiveAvgPool1dOp(outputSize ...int) cr.Op[*tensor.Dense] {
 	return newAdaptiveAvg("adaptive_avg_pool1d", 1, outputSize)
 }
 
 // AdaptiveAvgPool2dOp returns PyTorch's adaptive_avg_pool2d(x, output_size) of a
-// float64 input of shape (N, C, H, W) or (C, H, W): output (i, j) is the mean of
+// real input of shape (N, C, H, W) or (C, H, W): output (i, j) is the mean of
 // x over rows [floor(i H / oh), ceil((i+1) H / oh)) and columns
 // [floor(j W / ow), ceil((j+1) W / ow)). output_size takes one value or two, each
 // at least 1. It is linear, with the rules of AvgPool2dOp.
@@ -131,23 +126,15 @@ func newAdaptiveAvg(name string, nd int, size []int) cr.Op[*tensor.Dense] {
 		if err != nil {
 			return nil, err
 		}
-		_, sp, err := spatial(name, shape, nd)
-		if err != nil {
+		if _, _, err := spatial(name, shape, nd); err != nil {
 			return nil, err
 		}
-		m := &sepMap{in: slices.Clone(shape), out: slices.Clone(shape), factor: 1}
-		lead := len(shape) - nd
-		for i, n := range sp {
-			m.out[lead+i] = out[i]
-			a := newAxisMap(n, out[i])
-			for _, w := range adaptiveWindows(n, out[i]) {
-				for h := w.lo; h < w.hi; h++ {
-					a.add(h, 1/float64(w.hi-w.lo))
-				}
-				a.next()
+		return newSepMap(shape, out, func(_, n, mo int) *axisMap {
+			a := newAxisMap(n, mo)
+			for _, w := range adaptiveWindows(n, mo) {
+				a.row(w.lo, w.hi, 1/float64(w.hi-w.lo))
 			}
-			m.maps = append(m.maps, a)
-		}
-		return m, nil
+			return a
+		}), nil
 	}}
 }

@@ -44,6 +44,14 @@ func (a *axisMap) add(i int, w float64) {
 // next closes the current row.
 func (a *axisMap) next() { a.start = append(a.start, len(a.src)) }
 
+// row appends the row of the inputs [lo, hi), each with weight w, and closes it.
+func (a *axisMap) row(lo, hi int, w float64) {
+	for h := lo; h < hi; h++ {
+		a.add(h, w)
+	}
+	a.next()
+}
+
 // identity reports whether A is the identity (output j is input j with weight 1).
 func (a *axisMap) identity() bool {
 	if a.n != a.m || len(a.src) != a.m {
@@ -57,57 +65,55 @@ func (a *axisMap) identity() bool {
 	return true
 }
 
-// apply writes into y (of outer m inner elements) A applied along the middle axis
-// of x viewed as [outer, n, inner].
-func (a *axisMap) apply(y, x []float64, outer, inner int) {
-	clear(y)
+// mapAxis writes into dst A (adjoint false) or A^T applied along the middle
+// axis of src: src [outer, n, inner] to dst [outer, m, inner] for A, src
+// [outer, m, inner] to dst [outer, n, inner] for A^T. Rows of one element (the
+// last axis) sum in a register for A and add into dst for A^T; longer rows are
+// axpys either way.
+func mapAxis[E floating](a *axisMap, dst, src []E, outer, inner int, adjoint bool) {
+	clear(dst)
+	x, y := src, dst // x on the n side, y on the m side
+	if adjoint {
+		x, y = dst, src
+	}
 	for o := range outer {
 		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
-		if inner == 1 {
-			for j := range a.m {
-				var s float64
+		switch {
+		case inner == 1 && adjoint:
+			for j, v := range yo {
 				for e := a.start[j]; e < a.start[j+1]; e++ {
-					s += a.w[e] * xo[a.src[e]]
+					xo[a.src[e]] += E(a.w[e]) * v
+				}
+			}
+		case inner == 1:
+			for j := range a.m {
+				var s E
+				for e := a.start[j]; e < a.start[j+1]; e++ {
+					s += E(a.w[e]) * xo[a.src[e]]
 				}
 				yo[j] = s
 			}
-			continue
-		}
-		for j := range a.m {
-			yr := yo[j*inner : (j+1)*inner]
-			for e := a.start[j]; e < a.start[j+1]; e++ {
-				w, xr := a.w[e], xo[a.src[e]*inner:(a.src[e]+1)*inner]
-				for k := range yr {
-					yr[k] += w * xr[k]
+		default:
+			for j := range a.m {
+				yr := yo[j*inner : (j+1)*inner]
+				for e := a.start[j]; e < a.start[j+1]; e++ {
+					w, xr := E(a.w[e]), xo[a.src[e]*inner:(a.src[e]+1)*inner]
+					if adjoint {
+						axpyRow(xr, w, yr)
+					} else {
+						axpyRow(yr, w, xr)
+					}
 				}
 			}
 		}
 	}
 }
 
-// adjoint writes into x (of outer n inner elements) A^T applied along the middle
-// axis of y viewed as [outer, m, inner].
-func (a *axisMap) adjoint(x, y []float64, outer, inner int) {
-	clear(x)
-	for o := range outer {
-		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
-		if inner == 1 {
-			for j, v := range yo {
-				for e := a.start[j]; e < a.start[j+1]; e++ {
-					xo[a.src[e]] += a.w[e] * v
-				}
-			}
-			continue
-		}
-		for j := range a.m {
-			yr := yo[j*inner : (j+1)*inner]
-			for e := a.start[j]; e < a.start[j+1]; e++ {
-				w, xr := a.w[e], xo[a.src[e]*inner:(a.src[e]+1)*inner]
-				for k := range yr {
-					xr[k] += w * yr[k]
-				}
-			}
-		}
+// axpyRow adds w src to dst, of the same length.
+func axpyRow[E floating](dst []E, w E, src []E) {
+	src = src[:len(dst)]
+	for k := range dst {
+		dst[k] += w * src[k]
 	}
 }
 
@@ -118,19 +124,30 @@ type sepMap struct {
 	in, out []int
 	maps    []*axisMap // one per spatial axis, in axis order
 	factor  float64
+	dt      tensor.DType // of the values it maps: float64, or float32 (natively)
 }
 
-// run applies the map (adjoint false) or its adjoint to v, checking its shape.
-// It works one (n, c) plane at a time, through two scratch planes, so that the
-// intermediate results of the axes stay in cache.
+// run applies the map (adjoint false) or its adjoint to v, checking its dtype
+// and shape.
 func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense, error) {
 	from, to := s.in, s.out
 	if adjoint {
 		from, to = s.out, s.in
 	}
-	if v == nil || v.DType() != tensor.Float64 || !slices.Equal(v.Shape(), from) {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want float64%v", s.name, what, describe(v), from)
+	v = realAs(v, s.dt)
+	if v == nil || v.DType() != s.dt || !slices.Equal(v.Shape(), from) {
+		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: %s is %s, want %s%v", s.name, what, describe(v), s.dt, from)
 	}
+	if s.dt == tensor.Float32 {
+		return denseOf(runMap(s, elemsOf[float32](v), from, to, adjoint), to), nil
+	}
+	return denseOf(runMap(s, float64s(v), from, to, adjoint), to), nil
+}
+
+// runMap applies s (adjoint false) or its adjoint to src of shape from, giving
+// shape to. It works one (n, c) plane at a time, through two scratch planes, so
+// that the intermediate results of the axes stay in cache.
+func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 	lead := len(from) - len(s.maps)
 	planes := 1
 	for _, n := range from[:lead] {
@@ -160,12 +177,11 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 	for _, n := range to[lead:] {
 		outSize *= n
 	}
-	src := float64s(v)
-	out := make([]float64, planes*outSize)
+	out := make([]E, planes*outSize)
 	// Planes in parallel (forPlanes), each range with scratch planes of its own.
 	forPlanes(planes, inSize, func(lo, hi int) {
 		d := make([]int, len(from)-lead)
-		bufs := [2][]float64{make([]float64, big), make([]float64, big)}
+		bufs := [2][]E{make([]E, big), make([]E, big)}
 		for p := lo; p < hi; p++ {
 			cur := src[p*inSize : (p+1)*inSize]
 			copy(d, from[lead:])
@@ -185,24 +201,37 @@ func (s *sepMap) run(v *tensor.Dense, adjoint bool, what string) (*tensor.Dense,
 				}
 				if adjoint {
 					dst = dst[:outer*a.n*inner]
-					a.adjoint(dst, cur, outer, inner)
 				} else {
 					dst = dst[:outer*a.m*inner]
-					a.apply(dst, cur, outer, inner)
 				}
+				mapAxis(a, dst, cur, outer, inner, adjoint)
 				cur = dst
 			}
 			if len(steps) == 0 {
 				copy(out[p*outSize:(p+1)*outSize], cur)
 			}
 			if s.factor != 1 {
+				f := E(s.factor)
 				for i := range out[p*outSize : (p+1)*outSize] {
-					out[p*outSize+i] *= s.factor
+					out[p*outSize+i] *= f
 				}
 			}
 		}
 	})
-	return tensor.FromFloat64(out, to...)
+	return out
+}
+
+// newSepMap returns the map on tensors of the given shape whose last len(out)
+// axes, the spatial ones, become out: axis i by axis(i, n, m), a map of n
+// inputs to m = out[i] outputs; factor 1.
+func newSepMap(shape, out []int, axis func(i, n, m int) *axisMap) *sepMap {
+	s := &sepMap{in: slices.Clone(shape), out: slices.Clone(shape), factor: 1}
+	lead := len(shape) - len(out)
+	for i, m := range out {
+		s.out[lead+i] = m
+		s.maps = append(s.maps, axis(i, shape[lead+i], m))
+	}
+	return s
 }
 
 // linearPlaneOp is an op y = M x for a sepMap M that a build function derives from
@@ -215,19 +244,21 @@ type linearPlaneOp struct {
 
 func (o *linearPlaneOp) Name() string { return o.name }
 
-// Apply builds the map for x's shape, computes y = M x and returns the linear rule.
+// Apply builds the map for x's shape, computes y = M x and returns the linear
+// rule. A float32 input is mapped in float32 (the map's weights rounded to
+// float32), as are its derivatives.
 func (o *linearPlaneOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if opkit.HasSingle(x) {
+	if opkit.HasSingle(x) && !allFloat32(x) {
 		return applySingle(o, in, x, out, nil)
 	}
-	if err := checkRealApply(o.name, in, x, 1); err != nil {
+	if err := checkRealApplyNative(o.name, in, x, 1); err != nil {
 		return nil, err
 	}
 	m, err := o.build(x[0].Shape())
 	if err != nil {
 		return nil, err
 	}
-	m.name = o.name
+	m.name, m.dt = o.name, x[0].DType()
 	y, err := m.run(x[0], false, "input")
 	if err != nil {
 		return nil, err

@@ -10,8 +10,8 @@ import (
 // TestSgemmEdge: the float32 edge kernel gives the results of the full kernel bit
 // for bit, on shapes whose last column tile is edgeN wide (n = 16, 64, 256) or
 // narrower (n = 10, 58, 5), whole or partial in rows (m = 21, 3), across a KC
-// block boundary (k = 300, 784), with op(A) and op(B) transposed or not and beta 0
-// or not.
+// block boundary (k = 300, 784), with op(A) and op(B) transposed or not, alpha 1
+// (no scaling) or not and beta 0 or not.
 func TestSgemmEdge(t *testing.T) {
 	saved := kern32
 	defer func() { kern32 = saved }()
@@ -24,7 +24,8 @@ func TestSgemmEdge(t *testing.T) {
 			for _, s := range [][3]int{{16, 16, 40}, {21, 64, 300}, {256, 256, 784}, {256, 10, 256}, {3, 58, 7}, {8, 5, 1}, {40, 112, 193}} {
 				m, n, k := s[0], s[1], s[2]
 				for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
-					for _, beta := range []float32{0, 0.5} {
+					for _, ab := range [][2]float32{{0.75, 0}, {0.75, 0.5}, {1, 0}, {1, 1}} {
+						alpha, beta := ab[0], ab[1]
 						tA, tB := tr[0], tr[1]
 						ar, ac := dims(tA, m, k)
 						br, bc := dims(tB, k, n)
@@ -32,14 +33,14 @@ func TestSgemmEdge(t *testing.T) {
 						c0 := randSlice32(rng, m*n)
 						with, without := slices.Clone(c0), slices.Clone(c0)
 						kern32 = kn
-						SgemmOn(1, tA, tB, m, n, k, 0.75, a, ac, b, bc, beta, with, n)
+						SgemmOn(1, tA, tB, m, n, k, alpha, a, ac, b, bc, beta, with, n)
 						noEdge := *kn
 						noEdge.edge = nil
 						kern32 = &noEdge
-						SgemmOn(1, tA, tB, m, n, k, 0.75, a, ac, b, bc, beta, without, n)
+						SgemmOn(1, tA, tB, m, n, k, alpha, a, ac, b, bc, beta, without, n)
 						for i := range with {
 							if math.Float32bits(with[i]) != math.Float32bits(without[i]) {
-								t.Fatalf("%v tA=%v tB=%v beta=%v: c[%d] = %v with the edge kernel, %v without", s, tA, tB, beta, i, with[i], without[i])
+								t.Fatalf("%v tA=%v tB=%v alpha=%v beta=%v: c[%d] = %v with the edge kernel, %v without", s, tA, tB, alpha, beta, i, with[i], without[i])
 							}
 						}
 					}

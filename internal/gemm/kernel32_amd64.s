@@ -168,6 +168,12 @@ TEXT ·kern8x48AVX512(SB), NOSPLIT, $0-48
 	KLOOP512(loop512, loop512one, tail512, done512)
 
 done512:
+	// alpha == 1 (the products of tensor and einsum): the scaling would
+	// change no bit (x*1 = x for every float32 x the FMAs can produce), so it
+	// is left out.
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ  scaled512
 	VBROADCASTSS alpha+40(FP), Z24
 	SCALE512(Z24, Z0, Z1, Z2)
 	SCALE512(Z24, Z3, Z4, Z5)
@@ -178,6 +184,7 @@ done512:
 	SCALE512(Z24, Z18, Z19, Z20)
 	SCALE512(Z24, Z21, Z22, Z23)
 
+scaled512:
 	// beta == ±0: overwrite C without reading it.
 	MOVL beta+44(FP), AX
 	SHLL $1, AX
@@ -530,6 +537,10 @@ eone16:
 	JNZ  eone16
 
 edone16:
+	// alpha == 1: no scaling, as in kern8x48AVX512.
+	MOVL alpha+48(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ  escaled16
 	VBROADCASTSS alpha+48(FP), Z24
 	VMULPS       Z24, Z0, Z0
 	VMULPS       Z24, Z1, Z1
@@ -540,6 +551,7 @@ edone16:
 	VMULPS       Z24, Z6, Z6
 	VMULPS       Z24, Z7, Z7
 
+escaled16:
 	// beta == ±0: overwrite C without reading it.
 	MOVL beta+52(FP), AX
 	SHLL $1, AX

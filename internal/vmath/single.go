@@ -20,15 +20,17 @@ import (
 // the sign of x is put back last (tanh(-0) = -0). The AVX-512 tanh kernel saves
 // work where tanh allows it: w <= 20, so k <= 29 and ln2 in one float32 part is
 // enough (the part left out, 1.9e-9, changes e^w by k 1.9e-9 relative and tanh by
-// under 2e-9 absolute, a thirtieth of its ulp), and q comes from a degree-6
+// under 2e-9 absolute,
+// below a tenth of its ulp where k >= 1), and q comes from a degree-6
 // polynomial,
 //
 //	q = r + r^2 (T2 + T3 r + ... + T6 r^4),
 //
-// fitted (testdata/tanh32_poly.py) to the relative error of q, minimax with float32
-// coefficients, weighted 1 for r >= 0 and 1/4 for r < 0: for k = 0, m = q and r =
-// w >= 0 (error 2^-27.2 relative), while for k >= 1 an error of q reaches tanh
-// damped more than four times (2^-25.2 before damping). sigmoid takes t = e^-|x| from
+// fitted (testdata/tanh32_poly.py) minimax with float32 coefficients to the error
+// of q as it reaches tanh: an error dq moves tanh by (dq/q) (2^k q/m) (2/(m+2))
+// relative, a factor of at most 1 for k = 0 (where r = w >= 0 and m = q) and
+// largest for r < 0 at k = 1 (1.17 at r = -ln2/2, where m = 1 + 2q is smallest);
+// weighted by that factor, the error is under 2^-26.6. sigmoid takes t = e^-|x| from
 // the same core, 1/(1 + t) for x >= 0 and t/(1 + t) for x < 0. The tails of fewer than a vector
 // and the machines without AVX2 compute in double precision (Exp1, Tanh1) and round
 // once. All are within 2 ulp of the correctly rounded result (the tests sweep
@@ -87,7 +89,7 @@ var consts32 = func() (c [8 * n32Slots]float32) {
 		k32One: 1, k32ExpHi: exp32Hi, k32ExpLo: exp32Lo, k32TanhHi: tanh32Hi, k32Two: 2,
 		k32Sign: bits(1 << 31), k32Bias: bits(127),
 		k32TwoLog2e: 2 * math.Log2E, k32TanhCap: tanh32Hi / 2,
-		k32T6: 0x1.74024ap-10, k32T5: 0x1.1221d6p-7, k32T4: 0x1.554cbcp-5, k32T3: 0x1.5554bap-3, k32T2: 0x1.000004p-1,
+		k32T6: 0x1.6d7558p-10, k32T5: 0x1.1236f2p-7, k32T4: 0x1.55538ep-5, k32T3: 0x1.555496p-3, k32T2: 0x1.000002p-1,
 	}
 	for i, v := range vals {
 		for l := range 8 {

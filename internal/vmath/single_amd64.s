@@ -95,9 +95,8 @@ loop:
 // func tanh32AVX512(dst, x *float32, n int)
 //
 // a = min(|x|, 10) (NaN kept: VMINPS returns its second operand, |x|, when
-// either is NaN), w = 2a, k = round(a 2log2e), r = w - k ln2
-// with ln2 in one part (k <= 29, so the part left out, k 1.9e-9, is far below the
-// rounding of r), q = e^r - 1 = r + r^2 P(r) with the minimax P of degree 4 (T2..T6),
+// either is NaN), w = 2a, k = round(a 2log2e), r = w - k ln2 with ln2 in one
+// part (see single.go), q = e^r - 1 = r + r^2 P(r) with the minimax P of degree 4 (T2..T6),
 // m = (2^k - 1) + 2^k q, and the quotient m/d, d = m + 2, is y0 = m r0 with r0 = 1/d
 // to 14 bits (VRCP14PS), corrected once: y = y0 + (m - d y0) r0, within 2^-28 of
 // m/d before rounding, and faster than VDIVPS. VPTERNLOGD puts the sign of x back.

@@ -1,11 +1,13 @@
 """Fits T2..T6 of the AVX-512 Tanh32 kernel (single.go, k32T2..k32T6).
 
 q = e^r - 1 = r + r^2 P(r), P(r) = T2 + T3 r + ... + T6 r^4, on |r| <= ln2/2
-(with a margin for the rounding of k): minimax of the relative error of q,
-|r^2 (P(r) - f(r))| / |e^r - 1| with f(r) = (e^r - 1 - r)/r^2, weighted 1 for
-r >= 0 and 1/4 for r < 0, by linear programming on a dense grid. The
-coefficients are rounded to float32 one at a time, lowest degree first, each
-after refitting the ones still free.
+(with a margin for the rounding of k): minimax, by linear programming on a dense
+grid, of the relative error of q, |r^2 (P(r) - f(r))| / |e^r - 1| with
+f(r) = (e^r - 1 - r)/r^2, weighted by the factor with which it reaches tanh =
+m/(m + 2), m = (2^k - 1) + 2^k q: (2^k q/m) (2/(m + 2)), for k = 0 where r >= 0
+(r = w) and for k = 1 where r < 0 (the largest factor there). The coefficients
+are rounded to float32 one at a time, lowest degree first, each after refitting
+the ones still free.
 
 Run with Debian's python (numpy, scipy, mpmath): /usr/bin/python3 tanh32_poly.py
 """
@@ -15,13 +17,13 @@ from scipy.optimize import linprog
 
 mp.mp.dps = 40
 DEG = 4
-NEG_WEIGHT = 0.25
 R = float(mp.log(2) / 2) * 1.0005
 r = np.concatenate([-np.geomspace(R, 1e-5, 1500), np.geomspace(1e-5, R, 1500)])
 f = np.array([float((mp.expm1(mp.mpf(x)) - mp.mpf(x)) / mp.mpf(x) ** 2) for x in r])
 q = np.array([float(mp.expm1(mp.mpf(x))) for x in r])
 rel = r**2 / np.abs(q)
-wt = rel * np.where(r < 0, NEG_WEIGHT, 1.0)
+amp = np.where(r >= 0, 2 / (2 + q), np.abs(2 * q / (1 + 2 * q)) * 2 / (3 + 2 * q))
+wt = rel * amp
 SCALE = 3e7  # keeps the LP's tolerances below the errors fitted
 
 
@@ -45,5 +47,5 @@ for j in range(DEG + 1):
     fixed[j] = float(np.float32(fit(fixed)[j]))
 P = sum(fixed[j] * r**j for j in range(DEG + 1))
 err = np.abs(rel * (P - f))
-print("relative error of q: r >= 0 2^%.1f, r < 0 2^%.1f" % (np.log2(err[r > 0].max()), np.log2(err[r < 0].max())))
+print("relative error of q: 2^%.2f, weighted 2^%.2f" % (np.log2(err.max()), np.log2((err * amp).max())))
 print(", ".join("k32T%d: %s" % (j + 2, fixed[j].hex().replace("0000000p", "p")) for j in reversed(range(DEG + 1))))

@@ -255,14 +255,14 @@ func macroKernel[R float](kn *kernel[R], kc int, pa, pb, tmp []R, mc, nc int, c 
 				kn.fn(kc, ap, bp, c[off:], ldc, alpha, beta)
 				continue
 			}
-			edge := kn.edge8 != nil && nb <= 8
-			if edge && mb == mr && nb == 8 {
-				kn.edge8(kc, ap, bp, nr, c[off:], ldc, alpha, beta)
+			edge := kn.edge != nil && nb <= kn.edgeN
+			if edge && mb == mr && nb == kn.edgeN {
+				kn.edge(kc, ap, bp, nr, c[off:], ldc, alpha, beta)
 				continue
 			}
 			// Partial tile: compute into tmp, then merge the valid part.
 			if edge {
-				kn.edge8(kc, ap, bp, nr, tmp, nr, alpha, 0)
+				kn.edge(kc, ap, bp, nr, tmp, nr, alpha, 0)
 			} else {
 				kn.fn(kc, ap, bp, tmp, nr, alpha, 0)
 			}

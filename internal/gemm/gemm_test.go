@@ -189,7 +189,7 @@ func TestDgemmEdge8(t *testing.T) {
 	saved := kern
 	defer func() { kern = saved }()
 	for _, kn := range kernels() {
-		if kn.edge8 == nil {
+		if kn.edge == nil {
 			continue
 		}
 		t.Run(kn.name, func(t *testing.T) {
@@ -205,7 +205,7 @@ func TestDgemmEdge8(t *testing.T) {
 						kern = kn
 						Dgemm(tA, false, m, n, k, 0.75, a, ac, b, n, beta, with, n)
 						noEdge := *kn
-						noEdge.edge8 = nil
+						noEdge.edge = nil
 						kern = &noEdge
 						Dgemm(tA, false, m, n, k, 0.75, a, ac, b, n, beta, without, n)
 						for i := range with {

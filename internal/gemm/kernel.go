@@ -15,12 +15,14 @@ type kernel[R float] struct {
 	// micro-panel a and a k x nr micro-panel b (both packed k-major). C has
 	// row stride ldc. If beta == 0, C is not read.
 	fn func(k int, a, b, c []R, ldc int, alpha, beta R)
-	// edge8, if set, computes an mr x 8 tile like fn from an mr x k micro-panel a
-	// and the first 8 columns of a k x nr micro-panel b read with row stride ldb:
-	// the right edge of a C whose width leaves 8 columns after the nr-wide tiles
-	// (n = 32 with nr = 24), where fn would compute nr - 8 columns of padding. Its
-	// results must be those of fn bit for bit.
-	edge8 func(k int, a, b []R, ldb int, c []R, ldc int, alpha, beta R)
+	// edge, if set, computes an mr x edgeN tile like fn from an mr x k
+	// micro-panel a and the first edgeN columns of a k x nr micro-panel b read
+	// with row stride ldb: the right edge of a C whose width leaves at most
+	// edgeN columns after the nr-wide tiles (n = 32 with nr = 24 and edgeN = 8;
+	// n = 256 or 10 with nr = 48 and edgeN = 16), where fn would compute up to
+	// nr - 1 columns of padding. Its results must be those of fn bit for bit.
+	edge  func(k int, a, b []R, ldb int, c []R, ldc int, alpha, beta R)
+	edgeN int
 }
 
 // aWidth returns kn.aw, at least 1.

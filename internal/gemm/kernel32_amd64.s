@@ -168,6 +168,12 @@ TEXT ·kern8x48AVX512(SB), NOSPLIT, $0-48
 	KLOOP512(loop512, loop512one, tail512, done512)
 
 done512:
+	// alpha == 1 (the products of tensor and einsum): the scaling would
+	// change no bit (x*1 = x for every float32 x the FMAs can produce), so it
+	// is left out.
+	MOVL alpha+40(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ  scaled512
 	VBROADCASTSS alpha+40(FP), Z24
 	SCALE512(Z24, Z0, Z1, Z2)
 	SCALE512(Z24, Z3, Z4, Z5)
@@ -178,6 +184,7 @@ done512:
 	SCALE512(Z24, Z18, Z19, Z20)
 	SCALE512(Z24, Z21, Z22, Z23)
 
+scaled512:
 	// beta == ±0: overwrite C without reading it.
 	MOVL beta+44(FP), AX
 	SHLL $1, AX
@@ -437,5 +444,161 @@ sloop:
 	JNZ            sloop
 
 sdone:
+	VZEROUPPER
+	RET
+
+// ---------------------------------------------------------------------------
+// AVX-512: 8x16 float32 edge tile (see kernel.edge). Accumulators Z0..Z7 (row r
+// in Zr), the B row in Z24..Z27 (one a k step of the unrolled loop); the A values
+// come broadcast inside the FMAs. Each accumulator is the FMA chain of
+// kern8x48AVX512's lane in the same k order, and the epilogue is the same, so the
+// results are those of the 8x48 kernel bit for bit.
+// Registers: SI = packed A (8 values per k step), DI = B row p (row stride R10
+// bytes), DX = C, R8 = ldc in bytes, CX = k % 4, BX = k / 4, R11 = 3 ldb bytes.
+
+#define EROW16(aoff, bz) \
+	VFMADD231PS.BCST (aoff)(SI), bz, Z0;    \
+	VFMADD231PS.BCST (aoff+4)(SI), bz, Z1;  \
+	VFMADD231PS.BCST (aoff+8)(SI), bz, Z2;  \
+	VFMADD231PS.BCST (aoff+12)(SI), bz, Z3; \
+	VFMADD231PS.BCST (aoff+16)(SI), bz, Z4; \
+	VFMADD231PS.BCST (aoff+20)(SI), bz, Z5; \
+	VFMADD231PS.BCST (aoff+24)(SI), bz, Z6; \
+	VFMADD231PS.BCST (aoff+28)(SI), bz, Z7
+
+// func kern8x16AVX512(k int, a, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+TEXT ·kern8x16AVX512(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ ldb+24(FP), R10
+	SHLQ $2, R10
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R8
+	SHLQ $2, R8
+	LEAQ (R10)(R10*2), R11
+
+	MOVQ DX, R9
+	PREFETCHT0 (R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+	ADDQ       R8, R9
+	PREFETCHT0 (R9)
+
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+
+	MOVQ  CX, BX
+	SHRQ  $2, BX
+	ANDQ  $3, CX
+	TESTQ BX, BX
+	JZ    etail16
+
+eloop16:
+	VMOVUPS (DI), Z24
+	VMOVUPS (DI)(R10*1), Z25
+	VMOVUPS (DI)(R10*2), Z26
+	VMOVUPS (DI)(R11*1), Z27
+	EROW16(0, Z24)
+	EROW16(32, Z25)
+	EROW16(64, Z26)
+	EROW16(96, Z27)
+	ADDQ $128, SI
+	LEAQ (DI)(R10*4), DI
+	DECQ BX
+	JNZ  eloop16
+
+etail16:
+	TESTQ CX, CX
+	JZ    edone16
+
+eone16:
+	VMOVUPS (DI), Z24
+	EROW16(0, Z24)
+	ADDQ $32, SI
+	ADDQ R10, DI
+	DECQ CX
+	JNZ  eone16
+
+edone16:
+	// alpha == 1: no scaling, as in kern8x48AVX512.
+	MOVL alpha+48(FP), AX
+	CMPL AX, $0x3f800000
+	JEQ  escaled16
+	VBROADCASTSS alpha+48(FP), Z24
+	VMULPS       Z24, Z0, Z0
+	VMULPS       Z24, Z1, Z1
+	VMULPS       Z24, Z2, Z2
+	VMULPS       Z24, Z3, Z3
+	VMULPS       Z24, Z4, Z4
+	VMULPS       Z24, Z5, Z5
+	VMULPS       Z24, Z6, Z6
+	VMULPS       Z24, Z7, Z7
+
+escaled16:
+	// beta == ±0: overwrite C without reading it.
+	MOVL beta+52(FP), AX
+	SHLL $1, AX
+	JZ   estore16
+
+	VBROADCASTSS beta+52(FP), Z25
+	VFMADD231PS  (DX), Z25, Z0
+	VMOVUPS      Z0, (DX)
+	ADDQ         R8, DX
+	VFMADD231PS  (DX), Z25, Z1
+	VMOVUPS      Z1, (DX)
+	ADDQ         R8, DX
+	VFMADD231PS  (DX), Z25, Z2
+	VMOVUPS      Z2, (DX)
+	ADDQ         R8, DX
+	VFMADD231PS  (DX), Z25, Z3
+	VMOVUPS      Z3, (DX)
+	ADDQ         R8, DX
+	VFMADD231PS  (DX), Z25, Z4
+	VMOVUPS      Z4, (DX)
+	ADDQ         R8, DX
+	VFMADD231PS  (DX), Z25, Z5
+	VMOVUPS      Z5, (DX)
+	ADDQ         R8, DX
+	VFMADD231PS  (DX), Z25, Z6
+	VMOVUPS      Z6, (DX)
+	ADDQ         R8, DX
+	VFMADD231PS  (DX), Z25, Z7
+	VMOVUPS      Z7, (DX)
+	VZEROUPPER
+	RET
+
+estore16:
+	VMOVUPS Z0, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z1, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z2, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z3, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z4, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z5, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z6, (DX)
+	ADDQ    R8, DX
+	VMOVUPS Z7, (DX)
 	VZEROUPPER
 	RET

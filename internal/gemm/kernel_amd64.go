@@ -15,7 +15,7 @@ func kern8x24AVX512(k int, a, b, c *float64, ldc int, alpha, beta float64)
 //go:noescape
 func kern8x24AVX512S(k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha, beta float64)
 
-// kern8x8AVX512S is the 8x8 AVX-512F edge kernel (see kernel.edge8) with the
+// kern8x8AVX512S is the 8x8 AVX-512F edge kernel (see kernel.edge) with the
 // strides of kern8x24AVX512S.
 //
 //go:noescape
@@ -31,6 +31,12 @@ func kern4x12AVX2(k int, a, b, c *float64, ldc int, alpha, beta float64)
 //go:noescape
 func kern8x48AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
+// kern8x16AVX512 is the 8x16 float32 AVX-512F edge kernel (see kernel.edge):
+// B's row p at b[p*ldb:].
+//
+//go:noescape
+func kern8x16AVX512(k int, a, b *float32, ldb int, c *float32, ldc int, alpha, beta float32)
+
 // kernC4x24AVX512 is the 4x24 complex64 AVX-512F micro-kernel (see kernel.fn
 // and cavx512): C's 4 x 48 float32 tile from the packed A of cpanelA (8 values
 // per k step) and B's interleaved complex rows (48 values per k step).
@@ -44,7 +50,7 @@ func kernC4x24AVX512(k int, a, b, c *float32, ldc int, alpha, beta float32)
 func kern4x24AVX2(k int, a, b, c *float32, ldc int, alpha, beta float32)
 
 var (
-	avx512 = &kernel[float64]{name: "avx512_8x24", mr: 8, nr: 24, mc: 96, kc: 256, nc: 3072, fn: fnAVX512, edge8: edgeAVX512}
+	avx512 = &kernel[float64]{name: "avx512_8x24", mr: 8, nr: 24, mc: 96, kc: 256, nc: 3072, fn: fnAVX512, edge: edgeAVX512, edgeN: 8}
 	avx2   = &kernel[float64]{name: "avx2_4x12", mr: 4, nr: 12, mc: 96, kc: 256, nc: 3072, fn: fnAVX2}
 
 	// The float32 kernels have the float64 kernels' B rows in bytes (NR twice
@@ -53,7 +59,10 @@ var (
 	// packed A block) were about 4% faster than KC=256 (48 KiB B micro-panel)
 	// and MC=192 at n=1024: 216 against 208 GFLOP/s of CPU time, mean of 48
 	// products each, on a loaded Zen 5 core.
-	avx512s = &kernel[float32]{name: "avx512_8x48", mr: 8, nr: 48, mc: 384, kc: 192, nc: 3072, fn: fnAVX512s}
+	// Its 8x16 edge kernel computes the last 16 (or fewer) columns of a C whose
+	// width leaves them after the 48-wide tiles, as in an MLP's products with
+	// n = 256 (5 tiles and 16 columns) and n = 10, instead of a whole 8x48 tile.
+	avx512s = &kernel[float32]{name: "avx512_8x48", mr: 8, nr: 48, mc: 384, kc: 192, nc: 3072, fn: fnAVX512s, edge: edgeAVX512s, edgeN: 16}
 	avx2s   = &kernel[float32]{name: "avx2_4x24", mr: 4, nr: 24, mc: 192, kc: 256, nc: 3072, fn: fnAVX2s}
 
 	// cavx512 is the complex64 kernel of Cgemm when kern32 is avx512s. Its
@@ -99,6 +108,11 @@ func fnAVX512c(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 func fnAVX512s(k int, a, b, c []float32, ldc int, alpha, beta float32) {
 	_, _, _ = a[8*k-1], b[48*k-1], c[7*ldc+47]
 	kern8x48AVX512(k, &a[0], &b[0], &c[0], ldc, alpha, beta)
+}
+
+func edgeAVX512s(k int, a, b []float32, ldb int, c []float32, ldc int, alpha, beta float32) {
+	_, _, _ = a[8*k-1], b[(k-1)*ldb+15], c[7*ldc+15]
+	kern8x16AVX512(k, &a[0], &b[0], ldb, &c[0], ldc, alpha, beta)
 }
 
 func fnAVX2s(k int, a, b, c []float32, ldc int, alpha, beta float32) {

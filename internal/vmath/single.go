@@ -17,11 +17,25 @@ import (
 //
 // with q = e^r - 1 from the polynomial without its constant term, so that m, and
 // tanh with it, keeps its relative accuracy as x goes to 0 (tanh x = x for tiny x);
-// the sign of x is put back last (tanh(-0) = -0). sigmoid takes t = e^-|x| from
+// the sign of x is put back last (tanh(-0) = -0). The AVX-512 tanh kernel saves
+// work where tanh allows it: w <= 20, so k <= 29 and ln2 in one float32 part is
+// enough (the part left out, 1.9e-9, changes e^w by k 1.9e-9 relative and tanh by
+// under 2e-9 absolute,
+// below a tenth of its ulp where k >= 1), and q comes from a degree-6
+// polynomial,
+//
+//	q = r + r^2 (T2 + T3 r + ... + T6 r^4),
+//
+// fitted (testdata/tanh32_poly.py) minimax with float32 coefficients to the error
+// of q as it reaches tanh: an error dq moves tanh by (dq/q) (2^k q/m) (2/(m+2))
+// relative, a factor of at most 1 for k = 0 (where r = w >= 0 and m = q) and
+// largest for r < 0 at k = 1 (1.17 at r = -ln2/2, where m = 1 + 2q is smallest);
+// weighted by that factor, the error is under 2^-26.6. sigmoid takes t = e^-|x| from
 // the same core, 1/(1 + t) for x >= 0 and t/(1 + t) for x < 0. The tails of fewer than a vector
 // and the machines without AVX2 compute in double precision (Exp1, Tanh1) and round
 // once. All are within 2 ulp of the correctly rounded result (the tests sweep
-// every 61st float32 bit pattern against package math in double precision).
+// every 61st float32 bit pattern against package math in double precision, and
+// tanh on every float32 in [2^-12, 9.1] of both signs).
 
 // Slot indices of consts32: each constant is stored 8 times (32 bytes), so that the
 // AVX2 kernels take it as a memory operand and the AVX-512 ones broadcast it.
@@ -43,12 +57,20 @@ const (
 	k32Two
 	k32Sign
 	k32Bias
+	k32TwoLog2e
+	k32TanhCap
+	k32T6
+	k32T5
+	k32T4
+	k32T3
+	k32T2
 	n32Slots
 )
 
 // The clamp bounds: e^x rounds to 0 in float32 below -103.98 and overflows above
 // 88.73, so clamping x to [-104, 89] keeps 2^k in range and the results exact;
-// tanh(w/2) rounds to 1 for w > 18, so w = 2|x| is capped at 20.
+// tanh(w/2) rounds to 1 for w > 18, so w = 2|x| is capped at 20 (|x| at 10 in the
+// AVX-512 kernel).
 const (
 	exp32Hi  = 89
 	exp32Lo  = -104
@@ -66,6 +88,8 @@ var consts32 = func() (c [8 * n32Slots]float32) {
 		k32C7: 1.0 / 5040, k32C6: 1.0 / 720, k32C5: 1.0 / 120, k32C4: 1.0 / 24, k32C3: 1.0 / 6, k32C2: 0.5,
 		k32One: 1, k32ExpHi: exp32Hi, k32ExpLo: exp32Lo, k32TanhHi: tanh32Hi, k32Two: 2,
 		k32Sign: bits(1 << 31), k32Bias: bits(127),
+		k32TwoLog2e: 2 * math.Log2E, k32TanhCap: tanh32Hi / 2,
+		k32T6: 0x1.6d7558p-10, k32T5: 0x1.1236f2p-7, k32T4: 0x1.55538ep-5, k32T3: 0x1.555496p-3, k32T2: 0x1.000002p-1,
 	}
 	for i, v := range vals {
 		for l := range 8 {

@@ -20,6 +20,13 @@
 #define S_TWO 448
 #define S_SIGN 480
 #define S_BIAS 512
+#define S_TWOLOG2E 544
+#define S_TANHCAP 576
+#define S_T6 608
+#define S_T5 640
+#define S_T4 672
+#define S_T3 704
+#define S_T2 736
 
 // ---------------------------------------------------------------------------
 // AVX-512, 16 lanes.
@@ -87,39 +94,60 @@ loop:
 
 // func tanh32AVX512(dst, x *float32, n int)
 //
-// The quotient m/d, d = m + 2, is y0 = m r0 with r0 = 1/d to 14 bits (VRCP14PS),
-// corrected once: y = y0 + (m - d y0) r0, within 2^-28 of m/d before rounding, and
-// faster than VDIVPS.
+// a = min(|x|, 10) (NaN kept: VMINPS returns its second operand, |x|, when
+// either is NaN), w = 2a, k = round(a 2log2e), r = w - k ln2 with ln2 in one
+// part (see single.go), q = e^r - 1 = r + r^2 P(r) with the minimax P of degree 4 (T2..T6),
+// m = (2^k - 1) + 2^k q, and the quotient m/d, d = m + 2, is y0 = m r0 with r0 = 1/d
+// to 14 bits (VRCP14PS), corrected once: y = y0 + (m - d y0) r0, within 2^-28 of
+// m/d before rounding, and faster than VDIVPS. VPTERNLOGD puts the sign of x back.
 TEXT ·tanh32AVX512(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ n+16(FP), CX
-	SETUP32_512
-	SHRQ $4, CX
+	MOVQ         dst+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         n+16(FP), CX
+	LEAQ         ·consts32(SB), R8
+	VBROADCASTSS S_TWOLOG2E(R8), Z31
+	VBROADCASTSS S_SHIFT(R8), Z30
+	VBROADCASTSS S_LN2HI(R8), Z29
+	VBROADCASTSS S_T6(R8), Z27
+	VBROADCASTSS S_T5(R8), Z26
+	VBROADCASTSS S_T4(R8), Z25
+	VBROADCASTSS S_T3(R8), Z24
+	VBROADCASTSS S_T2(R8), Z23
+	VBROADCASTSS S_ONE(R8), Z21
+	VBROADCASTSS S_SIGN(R8), Z18
+	VBROADCASTSS S_TANHCAP(R8), Z17
+	VBROADCASTSS S_TWO(R8), Z16
+	SHRQ         $4, CX
 
 loop:
-	VMOVUPS     (SI), Z8
-	VPANDD      Z18, Z8, Z7
-	VPANDND     Z8, Z18, Z0
-	VADDPS      Z0, Z0, Z0
-	VMINPS      Z0, Z17, Z0
-	CORE32_512
-	VMULPS      Z0, Z0, Z4
-	VFMADD213PS Z0, Z4, Z3
-	VSCALEFPS   Z2, Z21, Z5
-	VSUBPS      Z21, Z5, Z6
-	VFMADD231PS Z3, Z5, Z6
+	VMOVUPS      (SI), Z8
+	VPANDND      Z8, Z18, Z0
+	VMINPS       Z0, Z17, Z0
+	VADDPS       Z0, Z0, Z1
+	VFMADD213PS  Z30, Z31, Z0
+	VSUBPS       Z30, Z0, Z2
+	VFNMADD231PS Z29, Z2, Z1
+	VMOVAPS      Z27, Z3
+	VFMADD213PS  Z26, Z1, Z3
+	VFMADD213PS  Z25, Z1, Z3
+	VFMADD213PS  Z24, Z1, Z3
+	VFMADD213PS  Z23, Z1, Z3
+	VMULPS       Z1, Z1, Z4
+	VFMADD213PS  Z1, Z4, Z3
+	VSCALEFPS    Z2, Z21, Z5
+	VSUBPS       Z21, Z5, Z6
+	VFMADD231PS  Z3, Z5, Z6
 	VADDPS       Z16, Z6, Z9
 	VRCP14PS     Z9, Z10
 	VMULPS       Z10, Z6, Z11
 	VFNMADD231PS Z11, Z9, Z6
 	VFMADD231PS  Z6, Z10, Z11
-	VPORD        Z7, Z11, Z6
-	VMOVUPS     Z6, (DI)
-	ADDQ        $64, SI
-	ADDQ        $64, DI
-	DECQ        CX
-	JNZ         loop
+	VPTERNLOGD   $0xd8, Z18, Z8, Z11
+	VMOVUPS      Z11, (DI)
+	ADDQ         $64, SI
+	ADDQ         $64, DI
+	DECQ         CX
+	JNZ          loop
 	VZEROUPPER
 	RET
 

@@ -177,3 +177,40 @@ func BenchmarkSingle(b *testing.B) {
 		})
 	}
 }
+
+// TestTanh32Dense checks Tanh32 on every float32 in [2^-12, 9.1], the range where
+// tanh x rounds neither to x nor to 1 (every 101st in -short mode), against
+// math.Tanh rounded to float32: within 2 float32 steps, the bound of its doc
+// comment, and the same on the negative side.
+func TestTanh32Dense(t *testing.T) {
+	step := uint32(1)
+	if testing.Short() {
+		step = 101
+	}
+	lo, hi := math.Float32bits(0x1p-12), math.Float32bits(9.1)
+	forEachImpl32(t, func(t *testing.T) {
+		xs := make([]float32, 0, 1<<16)
+		got := make([]float32, 1<<16)
+		var worst int64
+		var at float32
+		check := func() {
+			Tanh32(got[:len(xs)], xs)
+			for i, x := range xs {
+				if d := ulps32(got[i], float32(math.Tanh(float64(x)))); d > worst {
+					worst, at = d, x
+				}
+			}
+			xs = xs[:0]
+		}
+		for b := lo; b <= hi; b += step {
+			x := math.Float32frombits(b)
+			xs = append(xs, x, -x)
+			if len(xs) == cap(xs) {
+				check()
+			}
+		}
+		check()
+		t.Logf("tanh, %s: max error %d ulp at %g", impl32.name, worst, at)
+		assert.LessOrEqual(t, worst, int64(2), "tanh(%g)", at)
+	})
+}

@@ -82,6 +82,7 @@ type normView struct {
 	weight, bias bool
 	eps          float64
 	name         string
+	layer        bool // layer_norm's view: a 1, wInner 1, the parameters along the row
 }
 
 func (v normView) view() []int { return []int{v.a, v.m, v.b} }
@@ -226,6 +227,12 @@ type normStatistics struct {
 // feed the running ones) a NaN or infinite statistic is an error wrapping
 // chainrules.ErrNonFinite, otherwise it propagates to y as in PyTorch.
 func normForward(x []*tensor.Dense, v normView, cfg normConfig, strict bool) (*tensor.Dense, normStatistics, error) {
+	if v.layer && !strict {
+		if x[0].DType() == tensor.Float32 {
+			return layerNormForward[float32](x, v, cfg)
+		}
+		return layerNormForward[float64](x, v, cfg)
+	}
 	xd := x[0].Contiguous().Float64s()
 	mean, variance := normStats(xd, v)
 	rstd := make([]float64, len(variance))
@@ -290,7 +297,7 @@ func recordNormPullback(t *core.Tape[*tensor.Dense], v normView, x []cr.NodeID, 
 // primal and the first-order pullback, and the pullback recorded with ops
 // (core.Define) gives the forward tangent, the second-order rule and every
 // higher order.
-func normOp(name string, cfg normConfig, view func(x []*tensor.Dense) (normView, error)) cr.Op[*tensor.Dense] {
+func normOp(name string, cfg normConfig, view func(x []*tensor.Dense) (normView, error)) fastNormOp {
 	primal := func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error) {
 		v, err := normCheck(name, x, cfg, view)
 		if err != nil {
@@ -341,10 +348,16 @@ func normCheck(name string, x []*tensor.Dense, cfg normConfig, view func(x []*te
 //	xbar = rstd (g - mean(g) - xhat mean(g xhat)),  weightbar = sum ybar xhat,
 //	biasbar = sum ybar  (sums over the leading axes).
 //
-// The primal and the pullback are fused kernels (a pass for the statistics and
-// one for y; two for the cotangents); the pullback is also recorded with ops
-// (core.Define), which gives the forward tangent, the second-order rule and
-// every higher order. A NaN in x propagates to y, as in PyTorch. Options:
+// The primal and the pullback are fused kernels that visit each row once, while
+// it stays in the cache (the mean, the variance in a second pass over the
+// centred values, and y; the two sums of the pullback, and xbar), the rows split
+// over goroutines with results that do not depend on GOMAXPROCS; the pullback is
+// also recorded with ops (core.Define), which gives the forward tangent, the
+// second-order rule and every higher order. float32 inputs (all of them) run
+// natively, in single precision with float64 accumulators for the statistics
+// and the sums, as in PyTorch; their forward, second-order and recorded rules
+// are the widened op's, rounded to single precision. A NaN in x propagates to
+// y, as in PyTorch. Options:
 // Affine, NormEps (Training, Momentum and UseInputStats are batch_norm's and
 // instance_norm's and change nothing here; RunningStats is an error wrapping
 // chainrules.ErrInvalidArgument). A normalizedShape that is not the
@@ -354,7 +367,7 @@ func LayerNormOp(normalizedShape []int, opts ...NormOption) cr.Op[*tensor.Dense]
 	const name = "layer_norm"
 	cfg := newNormConfig(opts)
 	ns := append([]int(nil), normalizedShape...)
-	return normOp(name, cfg, func(x []*tensor.Dense) (normView, error) {
+	op := normOp(name, cfg, func(x []*tensor.Dense) (normView, error) {
 		if err := noRunningStats(name, cfg); err != nil {
 			return normView{}, err
 		}
@@ -381,8 +394,10 @@ func LayerNormOp(normalizedShape []int, opts ...NormOption) cr.Op[*tensor.Dense]
 			sum[i] = i
 		}
 		return normView{a: 1, m: outer, b: inner, wInner: 1, wLen: inner, wshape: ns, wbcast: wb, sumAxes: sum,
-			xshape: s, weight: cfg.weight, bias: cfg.bias, eps: cfg.eps, name: name}, nil
+			xshape: s, weight: cfg.weight, bias: cfg.bias, eps: cfg.eps, name: name, layer: true}, nil
 	})
+	op.single = true
+	return op
 }
 
 // LayerNorm evaluates LayerNormOp without a tape: weight and bias may be nil.

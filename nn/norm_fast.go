@@ -24,6 +24,9 @@ import (
 type fastNormOp struct {
 	cr.Op[*tensor.Dense] // the core.Define op
 	primal               func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error)
+	// single: the primal and the fused pullback take float32 inputs natively
+	// (layer_norm's kernels), the other rules are the widened op's.
+	single bool
 }
 
 // newFastNormOp defines the op of d with primal as its primal.
@@ -45,7 +48,8 @@ func (o fastNormOp) OutputDifferentiable(j int) bool {
 
 // Apply computes the outputs and returns the rule with the fused pullback.
 func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if opkit.HasSingle(x) {
+	native := o.single && layerNormSingle(x)
+	if opkit.HasSingle(x) && !native {
 		return applySingle(o, in, x, y, nil)
 	}
 	outs, st, err := o.primal(x)
@@ -56,13 +60,18 @@ func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d output slots for %d outputs", o.Name(), len(y), len(outs))
 	}
 	copy(y, outs)
-	return &fastNormRule{op: o.Op, in: slices.Clone(in), x: slices.Clone(x), st: st}, nil
+	r := &fastNormRule{op: o.Op, in: slices.Clone(in), x: slices.Clone(x), st: st}
+	if native && x[0].DType() == tensor.Float32 {
+		r.wide = o
+	}
+	return r, nil
 }
 
 // fastNormRule is the rule of a normalisation: the fused Pullback, and the
 // defined op's rule for the rest.
 type fastNormRule struct {
 	op    cr.Op[*tensor.Dense]
+	wide  cr.Op[*tensor.Dense] // for float32 inputs: the op, whose rule at the widened inputs gives the rules but Pullback
 	in    []cr.NodeID
 	x     []*tensor.Dense
 	st    normStatistics
@@ -73,10 +82,17 @@ type fastNormRule struct {
 
 func (r *fastNormRule) Inputs() []cr.NodeID { return r.in }
 
-// defined returns the defined op's rule at the same inputs.
+// defined returns the defined op's rule at the same inputs, or for float32
+// inputs the op's rule at the inputs widened (applySingle), whose outputs and
+// derivatives are rounded to single precision.
 func (r *fastNormRule) defined() (cr.Rule[*tensor.Dense], error) {
 	r.once.Do(func() {
-		r.inner, r.err = r.op.Apply(r.in, r.x, make([]*tensor.Dense, r.op.NumOutputs()))
+		y := make([]*tensor.Dense, r.op.NumOutputs())
+		if r.wide != nil {
+			r.inner, r.err = applySingle(r.wide, r.in, r.x, y, nil)
+			return
+		}
+		r.inner, r.err = r.op.Apply(r.in, r.x, y)
 	})
 	return r.inner, r.err
 }
@@ -93,6 +109,9 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 			return dst, err
 		}
 		return inner.Pullback(ybar, has, dst)
+	}
+	if r.st.v.layer {
+		return layerNormCotangents(r.st, r.in, r.x, ybar[0], dst)
 	}
 	v, mean, rstd, in := r.st.v, r.st.mean, r.st.rstd, r.in
 	xd := r.x[0].Contiguous().Float64s()
@@ -229,6 +248,13 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 // forward sweep run it, so it is fused like Pullback rather than taken from the
 // defined op's transposed recording.
 func (r *fastNormRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	if r.wide != nil {
+		inner, err := r.defined()
+		if err != nil {
+			return err
+		}
+		return inner.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
+	}
 	v, mean, rstd, in := r.st.v, r.st.mean, r.st.rstd, r.in
 	tangent := func(k int, shape []int, what string) ([]float64, error) {
 		t, ok := tangentOf(in[k])

@@ -1,0 +1,347 @@
+package nn
+
+import (
+	"math"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// layer_norm's kernels: x is [rows, n] (the leading axes flattened, the
+// normalised ones as one row of n), and every row is normalised on its own, so
+// each kernel visits a row once, while it stays in the cache: the forward's
+// mean, variance and output, and the pullback's two sums and its cotangent. The
+// rows are split over goroutines (vmath.ParallelFor). The kernels are generic
+// over float32 and float64: they compute in the input's precision with float64
+// accumulators for the means, variances and every sum over a row or over the
+// rows (the weight and bias cotangents), as PyTorch does on the CPU.
+
+// floatElem is the element types of the native kernels.
+type floatElem interface{ float32 | float64 }
+
+// elems returns the row-major elements of t, a float32 or float64 tensor of
+// element type T, aliasing its storage when it is contiguous: for reading only.
+func elems[T floatElem](t *tensor.Dense) []T {
+	var z T
+	if _, ok := any(z).(float32); ok {
+		return any(t.Contiguous().Float32s()).([]T)
+	}
+	return any(t.Contiguous().Float64s()).([]T)
+}
+
+// denseFrom returns the tensor of the given shape over d (float32 or float64).
+func denseFrom[T floatElem](d []T, shape []int) (*tensor.Dense, error) {
+	if f, ok := any(d).([]float32); ok {
+		return tensor.FromFloat32(f, shape...)
+	}
+	return tensor.FromFloat64(any(d).([]float64), shape...)
+}
+
+// rowSum returns the sum of x in float64, with eight running totals (the
+// latency of one addition per element would bound a single one) combined
+// pairwise at the end.
+func rowSum[T floatElem](x []T) float64 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		s0 += float64(v[0])
+		s1 += float64(v[1])
+		s2 += float64(v[2])
+		s3 += float64(v[3])
+		s4 += float64(v[4])
+		s5 += float64(v[5])
+		s6 += float64(v[6])
+		s7 += float64(v[7])
+	}
+	for ; i < len(x); i++ {
+		s0 += float64(x[i])
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// rowSumSq returns sum((x - mu)^2) in float64, blocked as rowSum: the second
+// pass of the variance, over the centred values, which keeps it accurate when
+// the mean is large against the spread.
+func rowSumSq[T floatElem](x []T, mu float64) float64 {
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		d0, d1, d2, d3 := float64(v[0])-mu, float64(v[1])-mu, float64(v[2])-mu, float64(v[3])-mu
+		d4, d5, d6, d7 := float64(v[4])-mu, float64(v[5])-mu, float64(v[6])-mu, float64(v[7])-mu
+		s0 += d0 * d0
+		s1 += d1 * d1
+		s2 += d2 * d2
+		s3 += d3 * d3
+		s4 += d4 * d4
+		s5 += d5 * d5
+		s6 += d6 * d6
+		s7 += d7 * d7
+	}
+	for ; i < len(x); i++ {
+		d := float64(x[i]) - mu
+		s0 += d * d
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// rowGrain is the fewest rows of n elements worth a goroutine of their own in
+// layer_norm's kernels (parallelGrain elements, as softmax's).
+func rowGrain(n int) int { return max(1, parallelGrain/max(n, 1)) }
+
+// layerNormForward is normForward for layer_norm (v.layer), in the precision T
+// of x: per row, mean = sum(x)/n, var = sum((x - mean)^2)/n, rstd =
+// 1/sqrt(var + eps) and y = (x - mean) rstd w + b.
+func layerNormForward[T floatElem](x []*tensor.Dense, v normView, cfg normConfig) (*tensor.Dense, normStatistics, error) {
+	xd := elems[T](x[0])
+	var w, b []T
+	k := 1
+	if cfg.weight {
+		w = elems[T](x[k])
+		k++
+	}
+	if cfg.bias {
+		b = elems[T](x[k])
+	}
+	rows, n := v.m, v.b
+	mean, variance, rstd := make([]float64, rows), make([]float64, rows), make([]float64, rows)
+	yd := vmath.MakeNoZero[T](len(xd)) // every row is written whole
+	vmath.ParallelFor(rows, rowGrain(n), func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			xr, yr := xd[r*n:(r+1)*n], yd[r*n:(r+1)*n]
+			mu := rowSum(xr) / float64(n)
+			s := rowSumSq(xr, mu) / float64(n)
+			rs := 1 / math.Sqrt(s+v.eps)
+			mean[r], variance[r], rstd[r] = mu, s, rs
+			m, q := T(mu), T(rs)
+			switch {
+			case w != nil && b != nil:
+				w, b := w[:len(xr)], b[:len(xr)]
+				for j, e := range xr {
+					yr[j] = (e-m)*q*w[j] + b[j]
+				}
+			case w != nil:
+				w := w[:len(xr)]
+				for j, e := range xr {
+					yr[j] = (e - m) * q * w[j]
+				}
+			case b != nil:
+				b := b[:len(xr)]
+				for j, e := range xr {
+					yr[j] = (e-m)*q + b[j]
+				}
+			default:
+				for j, e := range xr {
+					yr[j] = (e - m) * q
+				}
+			}
+		}
+	})
+	y, err := denseFrom(yd, v.xshape)
+	if err != nil {
+		return nil, normStatistics{}, err
+	}
+	return y, normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
+}
+
+// layerNormBlocks returns the number of blocks of rows layer_norm's pullback
+// sums the parameters' cotangents over, and the rows of each: at least
+// rowGrain(n) rows a block and at most 16 blocks, a split that depends on the
+// shape only, so that the sums, added block by block in order, do not depend on
+// GOMAXPROCS.
+func layerNormBlocks(rows, n int) (blocks, per int) {
+	per = max(rowGrain(n), (rows+15)/16)
+	return (rows + per - 1) / per, per
+}
+
+// layerNormPullback computes layer_norm's cotangents in the precision T of x
+// (see fastNormRule.Pullback), with g = ybar w and xhat = (x - mean) rstd per
+// row of n:
+//
+//	xbar = rstd (g - mean(g) - xhat mean(g xhat)),  wbar = sum_rows ybar xhat,  bbar = sum_rows ybar,
+//
+// each row in two passes while it stays in the cache: one for the row's sums
+// (and the parameters' cotangents, accumulated per block of rows), one writing
+// xbar. It returns xbar, and wbar and bbar when the op has those inputs (nil
+// otherwise).
+func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *tensor.Dense) (xbar, wbar, bbar *tensor.Dense, err error) {
+	v, mean, rstd := st.v, st.mean, st.rstd
+	xd, yb := elems[T](x[0]), elems[T](ybar)
+	var w []T
+	if v.weight {
+		w = elems[T](x[1])
+	}
+	rows, n := v.m, v.b
+	blocks, per := layerNormBlocks(rows, n)
+	// The parameters' cotangents per block, in float64.
+	var wacc, bacc []float64
+	if v.weight {
+		wacc = vmath.MakeNoZero[float64](blocks * n)
+		clear(wacc)
+		defer vmath.Put(wacc)
+	}
+	if v.bias {
+		bacc = vmath.MakeNoZero[float64](blocks * n)
+		clear(bacc)
+		defer vmath.Put(bacc)
+	}
+	xb := vmath.MakeNoZero[T](len(xd)) // every row is written whole
+	cnt := float64(n)
+	vmath.ParallelFor(blocks, 1, func(lo, hi int) {
+		for blk := lo; blk < hi; blk++ {
+			var wa, ba []float64
+			if wacc != nil {
+				wa = wacc[blk*n : (blk+1)*n]
+			}
+			if bacc != nil {
+				ba = bacc[blk*n : (blk+1)*n]
+			}
+			for r := blk * per; r < min((blk+1)*per, rows); r++ {
+				xr, yr, out := xd[r*n:(r+1)*n], yb[r*n:(r+1)*n], xb[r*n:(r+1)*n]
+				sg, sgx := layerNormRowSums(xr, yr, w, wa, ba, T(mean[r]), T(rstd[r]))
+				layerNormRowBar(out, xr, yr, w, T(mean[r]), T(rstd[r]), T(sg/cnt), T(sgx/cnt))
+			}
+		}
+	})
+	if xbar, err = denseFrom(xb, v.xshape); err != nil {
+		return nil, nil, nil, err
+	}
+	// The blocks' sums, added in order.
+	total := func(acc []float64) (*tensor.Dense, error) {
+		out := make([]T, n)
+		for j := range out {
+			var s float64
+			for blk := range blocks {
+				s += acc[blk*n+j]
+			}
+			out[j] = T(s)
+		}
+		return denseFrom(out, v.wshape)
+	}
+	if wacc != nil {
+		if wbar, err = total(wacc); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if bacc != nil {
+		if bbar, err = total(bacc); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return xbar, wbar, bbar, nil
+}
+
+// layerNormRowSums returns sum(g) and sum(g xhat) over a row, g = ybar w (w nil:
+// 1) and xhat = (x - mu) rs, and adds ybar xhat to wa and ybar to ba (when not
+// nil), in float64. Two sets of running sums halve the loop's chain of
+// dependent additions.
+func layerNormRowSums[T floatElem](xr, yr, w []T, wa, ba []float64, mu, rs T) (sg, sgx float64) {
+	n := len(xr)
+	yr = yr[:n]
+	var s0, s1, t0, t1 float64
+	switch {
+	case w != nil && wa != nil && ba != nil: // the common case, affine
+		w, wa, ba := w[:n], wa[:n], ba[:n]
+		j := 0
+		for ; j+2 <= n; j += 2 {
+			h0, h1 := (xr[j]-mu)*rs, (xr[j+1]-mu)*rs
+			y0, y1 := yr[j], yr[j+1]
+			wa[j] += float64(y0 * h0)
+			wa[j+1] += float64(y1 * h1)
+			ba[j] += float64(y0)
+			ba[j+1] += float64(y1)
+			g0, g1 := y0*w[j], y1*w[j+1]
+			s0 += float64(g0)
+			s1 += float64(g1)
+			t0 += float64(g0 * h0)
+			t1 += float64(g1 * h1)
+		}
+		for ; j < n; j++ {
+			h, y := (xr[j]-mu)*rs, yr[j]
+			wa[j] += float64(y * h)
+			ba[j] += float64(y)
+			g := y * w[j]
+			s0 += float64(g)
+			t0 += float64(g * h)
+		}
+	default:
+		for j, e := range xr {
+			h, y := (e-mu)*rs, yr[j]
+			if wa != nil {
+				wa[j] += float64(y * h)
+			}
+			if ba != nil {
+				ba[j] += float64(y)
+			}
+			g := y
+			if w != nil {
+				g *= w[j]
+			}
+			if j&1 == 0 {
+				s0 += float64(g)
+				t0 += float64(g * h)
+			} else {
+				s1 += float64(g)
+				t1 += float64(g * h)
+			}
+		}
+	}
+	return s0 + s1, t0 + t1
+}
+
+// layerNormRowBar writes a row of xbar = rs (g - mg - xhat mgx), g = ybar w (w
+// nil: 1), xhat = (x - mu) rs.
+func layerNormRowBar[T floatElem](out, xr, yr, w []T, mu, rs, mg, mgx T) {
+	n := len(xr)
+	out, yr = out[:n], yr[:n]
+	if w == nil {
+		for j, e := range xr {
+			out[j] = rs * (yr[j] - mg - (e-mu)*rs*mgx)
+		}
+		return
+	}
+	w = w[:n]
+	for j, e := range xr {
+		out[j] = rs * (w[j]*yr[j] - mg - (e-mu)*rs*mgx)
+	}
+}
+
+// layerNormSingle reports whether layer_norm runs natively in single
+// precision on x: every input float32.
+func layerNormSingle(x []*tensor.Dense) bool {
+	for _, t := range x {
+		if t == nil || t.DType() != tensor.Float32 {
+			return false
+		}
+	}
+	return true
+}
+
+// layerNormCotangents is layerNormPullback in the precision of x, appended to
+// dst as the contributions to the inputs in.
+func layerNormCotangents(st normStatistics, in []cr.NodeID, x []*tensor.Dense, ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	pull := layerNormPullback[float64]
+	want := tensor.Float64
+	if x[0].DType() == tensor.Float32 {
+		pull, want = layerNormPullback[float32], tensor.Float32
+	}
+	if ybar == nil || ybar.DType() != want || !equalInts(ybar.Shape(), st.v.xshape) {
+		return dst, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent is %s, want %v%v", st.v.name, describe(ybar), want, st.v.xshape)
+	}
+	xbar, wbar, bbar, err := pull(st, x, ybar)
+	if err != nil {
+		return dst, err
+	}
+	dst = append(dst, cr.Contribution[*tensor.Dense]{Node: in[0], Value: xbar})
+	k := 1
+	if wbar != nil {
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: in[k], Value: wbar})
+		k++
+	}
+	if bbar != nil {
+		dst = append(dst, cr.Contribution[*tensor.Dense]{Node: in[k], Value: bbar})
+	}
+	return dst, nil
+}

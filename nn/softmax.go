@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
@@ -68,7 +69,8 @@ func (o *softmaxOp) Name() string { return o.name }
 func (o *softmaxOp) NumOutputs() int { return 1 }
 
 // Apply computes z = x - max(x), e = exp(z) and s = sum(e) along the axis, and the
-// output e / s or z - log(s); the rule keeps p = e / s.
+// output e / s or z - log(s); the rule keeps the output (softmax's is p = e / s,
+// log_softmax's log p, from which it takes p = exp(log p) when it needs it).
 func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if opkit.HasSingle(x) {
 		return applySingle(o, in, x, out, nil)
@@ -85,7 +87,7 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 	r := &softmaxRule{name: o.name, in: in[0], log: o.log, axis: ax, l: l, shape: slices.Clone(shape)}
 	if x[0].Size() == 0 {
 		y := tensor.New(tensor.Float64, shape...)
-		r.p = y.Float64s()
+		r.keep(y.Float64s())
 		out[0] = y
 		return r, nil
 	}
@@ -130,43 +132,41 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 			}
 		}
 	})
-	r.p = es
 	if o.log {
+		r.keep(z)
 		out[0] = zt
 		return r, nil
 	}
+	r.keep(es)
 	out[0] = e
 	return r, nil
 }
 
 // lastAxis is Apply along contiguous lanes (the last axis, or any axis with only
-// size-1 axes after it): per lane, the maximum m, e = exp(x - m) into the output,
-// s = sum(e), then e / s, or x - m - log(s) with p = e / s kept aside. It returns
-// the output and sets r.p.
+// size-1 axes after it): per lane, the maximum m, s = sum(exp(x - m)), then
+// exp(x - m) / s, or x - m - log(s). It returns the output, which the rule
+// keeps.
 func (o *softmaxOp) lastAxis(xs []float64, l lanes, r *softmaxRule) []float64 {
-	p := vmath.MakeNoZero[float64](len(xs)) // every lane is written whole
-	y := p
-	if o.log {
-		y = vmath.MakeNoZero[float64](len(xs))
-	}
+	y := vmath.MakeNoZero[float64](len(xs)) // every lane is written whole
 	l.forRows(func(lo, hi int) {
 		for k := lo; k < hi; k++ {
-			row, pr := xs[k*l.n:(k+1)*l.n], p[k*l.n:(k+1)*l.n]
+			row, yr := xs[k*l.n:(k+1)*l.n], y[k*l.n:(k+1)*l.n]
 			m := vmath.Max(row)
 			// The sum of the exponentials first, then the exponentials scaled by its
 			// inverse: two vector passes, where a pass storing them, a sum and a
 			// scalar scaling pass would be three.
 			s := vmath.SumExpSub(row, m)
-			vmath.ExpSubScale(pr, row, m, 1/s)
-			if o.log {
-				ls, yr := math.Log(s), y[k*l.n:(k+1)*l.n]
-				for i, v := range row {
-					yr[i] = (v - m) - ls
-				}
+			if !o.log {
+				vmath.ExpSubScale(yr, row, m, 1/s)
+				continue
+			}
+			ls := math.Log(s)
+			for i, v := range row {
+				yr[i] = (v - m) - ls
 			}
 		}
 	})
-	r.p = p
+	r.keep(y)
 	return y
 }
 
@@ -253,8 +253,10 @@ func sum(a []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// softmaxRule differentiates softmax or log_softmax through the probabilities p
-// (the output of softmax).
+// softmaxRule differentiates softmax or log_softmax through the probabilities p:
+// the output of softmax, or exp of the output y of log_softmax, which the rule
+// takes only when a rule but the pullback asks for it (log_softmax's pullback
+// reads y, which costs an exponential an element but no buffer of its own).
 type softmaxRule struct {
 	name  string
 	in    cr.NodeID
@@ -262,7 +264,29 @@ type softmaxRule struct {
 	axis  int // in [0, rank)
 	l     lanes
 	shape []int
-	p     []float64
+	y     []float64 // the output
+	once  sync.Once
+	p     []float64 // softmax's output, or exp(y) once probs has run
+}
+
+// keep keeps the output y of the op.
+func (r *softmaxRule) keep(y []float64) {
+	r.y = y
+	if !r.log {
+		r.p = y
+	}
+}
+
+// probs returns the probabilities p = softmax(x) along the axis.
+func (r *softmaxRule) probs() []float64 {
+	if !r.log {
+		return r.p
+	}
+	r.once.Do(func() {
+		r.p = make([]float64, len(r.y))
+		vmath.Exp(r.p, r.y)
+	})
+	return r.p
 }
 
 func (r *softmaxRule) Inputs() []cr.NodeID { return []cr.NodeID{r.in} }
@@ -284,7 +308,7 @@ func (r *softmaxRule) data(v *tensor.Dense, what string) ([]float64, error) {
 // pullback returns xbar for the cotangent g.
 func (r *softmaxRule) pullback(g []float64) []float64 {
 	out := vmath.MakeNoZero[float64](len(g)) // the segments cover every element
-	p := r.p
+	p, y := r.p, r.y
 	if l := r.l; l.inner == 1 {
 		// Contiguous lanes, split over goroutines: per lane the sum (or dot
 		// product), accumulated from 0 as lanes.sums and lanes.dots do, then the
@@ -292,15 +316,18 @@ func (r *softmaxRule) pullback(g []float64) []float64 {
 		l.forRows(func(lo, hi int) {
 			for k := lo; k < hi; k++ {
 				i0, i1 := k*l.n, (k+1)*l.n
-				gr, pr, or := g[i0:i1], p[i0:i1], out[i0:i1]
+				gr, or := g[i0:i1], out[i0:i1]
 				var a float64
 				if r.log {
+					// g - p a, with p a = exp(y) a
 					a += sum(gr)
+					vmath.ExpSubScale(or, y[i0:i1], 0, a)
 					for i := range or {
-						or[i] = gr[i] - pr[i]*a
+						or[i] = gr[i] - or[i]
 					}
 					continue
 				}
+				pr := p[i0:i1]
 				a += vmath.Dot(pr, gr)
 				for i := range or {
 					or[i] = pr[i] * (gr[i] - a)
@@ -312,8 +339,9 @@ func (r *softmaxRule) pullback(g []float64) []float64 {
 	if r.log {
 		s := r.l.sums(g)
 		r.l.segments(func(i0, i1, r, step int) {
+			vmath.Exp(out[i0:i1], y[i0:i1]) // p
 			for i := i0; i < i1; i, r = i+1, r+step {
-				out[i] = g[i] - p[i]*s[r]
+				out[i] = g[i] - out[i]*s[r]
 			}
 		})
 		return out
@@ -344,7 +372,7 @@ func (r *softmaxRule) Pullback(ybars []*tensor.Dense, _ []bool, dst []cr.Contrib
 // tangent returns ydot for the input tangent xd.
 func (r *softmaxRule) tangent(xd []float64) []float64 {
 	out := make([]float64, len(xd))
-	p := r.p
+	p := r.probs()
 	b := r.l.dots(p, xd)
 	r.l.segments(func(i0, i1, k, step int) {
 		for i := i0; i < i1; i, k = i+1, k+step {
@@ -400,7 +428,7 @@ func (r *softmaxRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], 
 		out = make([]float64, len(g))
 	}
 	if xd != nil {
-		p, yd := r.p, r.tangent(xd)
+		p, yd := r.probs(), r.tangent(xd)
 		if r.log {
 			// - pdot sum(ybar), with pdot = p ydot
 			s := r.l.sums(g)

@@ -113,3 +113,48 @@ func TestLayerNormRowsParallel(t *testing.T) {
 		require.Less(t, math.Sqrt(diff), 1e-5*math.Sqrt(norm), "float32 %s against float64", what)
 	}
 }
+
+// softmax and log_softmax of float32 input along the last axis run natively in
+// single precision: on an input split over goroutines, the output and the
+// pullback are float32, the same at GOMAXPROCS 1 and 4, and within float32's
+// precision of the float64 op at the same (rounded) values.
+func TestSoftmaxSingleNative(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	const rows, cols = 300, 700
+	x := tensor.Scale(tensor.RandN(rng, tensor.Float32, rows, cols), 3)
+	g := tensor.RandN(rng, tensor.Float32, rows, cols)
+	wide := func(v *tensor.Dense) *tensor.Dense {
+		d, err := tensor.AsType(v, tensor.Float64)
+		require.NoError(t, err)
+		return d
+	}
+	run := func(op cr.Op[*tensor.Dense], x, g *tensor.Dense) (y, xbar *tensor.Dense) {
+		out := make([]*tensor.Dense, 1)
+		rule, err := op.Apply([]cr.NodeID{0}, []*tensor.Dense{x}, out)
+		require.NoError(t, err)
+		c, err := rule.Pullback([]*tensor.Dense{g}, []bool{true}, nil)
+		require.NoError(t, err)
+		return out[0], c[0].Value
+	}
+	for _, op := range []cr.Op[*tensor.Dense]{nn.SoftmaxOp(-1), nn.LogSoftmaxOp(1)} {
+		old := runtime.GOMAXPROCS(1)
+		y1, xb1 := run(op, x, g)
+		runtime.GOMAXPROCS(4)
+		y4, xb4 := run(op, x, g)
+		runtime.GOMAXPROCS(old)
+		require.Equal(t, tensor.Float32, y4.DType(), op.Name())
+		require.Equal(t, tensor.Float32, xb4.DType(), op.Name())
+		require.Equal(t, y1.Float32s(), y4.Float32s(), "%s: output at 1 and 4 threads", op.Name())
+		require.Equal(t, xb1.Float32s(), xb4.Float32s(), "%s: xbar at 1 and 4 threads", op.Name())
+		y64, xb64 := run(op, wide(x), wide(g))
+		for _, c := range []struct {
+			what      string
+			got, want *tensor.Dense
+		}{{"output", y4, y64}, {"xbar", xb4, xb64}} {
+			got, want := wide(c.got).Float64s(), c.want.Float64s()
+			for i := range got {
+				require.InDelta(t, want[i], got[i], 1e-6*(1+math.Abs(want[i])), "%s %s element %d", op.Name(), c.what, i)
+			}
+		}
+	}
+}

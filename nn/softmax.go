@@ -52,9 +52,12 @@ func LogSoftmaxOp(axis int) cr.Op[*tensor.Dense] {
 // ybar - softmax(x) sum(ybar)), so that core.Tape.GradGraph differentiates them
 // to higher orders, as far as the elementwise and reduce ops they use reach.
 //
-// Both ops are float64-only, as in PyTorch: torch 1.13 has no complex kernel for
+// Both ops are real-only, as in PyTorch: torch 1.13 has no complex kernel for
 // softmax or log_softmax and raises on ComplexDouble input, so there is no
-// reference to check a complex version against.
+// reference to check a complex version against. float32 input along contiguous
+// lanes (the last axis) runs natively in single precision, with the sums over a
+// lane in float64 (the primal and the pullback; the other rules are the widened
+// op's, rounded); other float32 input is widened (applySingle).
 func SoftmaxOp(axis int) cr.Op[*tensor.Dense] { return &softmaxOp{name: "softmax", axis: axis} }
 
 type softmaxOp struct {
@@ -73,6 +76,9 @@ func (o *softmaxOp) NumOutputs() int { return 1 }
 // log_softmax's log p, from which it takes p = exp(log p) when it needs it).
 func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if opkit.HasSingle(x) {
+		if r, ok, err := o.applyFloat32(in, x, out); ok {
+			return r, err
+		}
 		return applySingle(o, in, x, out, nil)
 	}
 	if err := checkRealApply(o.name, in, x, 1); err != nil {

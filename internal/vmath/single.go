@@ -126,6 +126,15 @@ func available32() []*kernels32 {
 func Exp32(dst, x []float32) {
 	x = x[:len(dst)]
 	i := blocks32(impl32.exp, impl32.block, dst, x)
+	if len(dst)-i < 16 {
+		// The tail of fewer than a block (or nothing) element by element: Exp1
+		// is Exp's arithmetic, and widened32's buffers, which escape through
+		// the kernel's function value, would cost an allocation a call.
+		for ; i < len(dst); i++ {
+			dst[i] = float32(Exp1(float64(x[i])))
+		}
+		return
+	}
 	widened32(dst[i:], x[i:], Exp)
 }
 

@@ -1,0 +1,243 @@
+package nn
+
+import (
+	"math"
+	"slices"
+	"sync"
+
+	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
+	"github.com/chainrules-go/chainrules/tensor"
+)
+
+// softmax and log_softmax of a float32 tensor along contiguous lanes (the last
+// axis, or an axis with only size-1 axes after it), natively in single
+// precision: the exponentials in float32 lanes (vmath.Exp32), the sums over a
+// lane in float64, as PyTorch's CPU kernels accumulate. The rule's Pullback is
+// native too; its other rules (forward, second order, recorded) are those of
+// the op at the inputs widened to float64, rounded back (applySingle), made
+// only when a sweep asks for them. Other lanes go through applySingle whole.
+
+// applyFloat32 applies the op natively to a float32 x along contiguous lanes.
+// It reports false, having done nothing, for any other input (another dtype,
+// a bad axis, lanes with a stride, an empty tensor), which the caller widens.
+func (o *softmaxOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], bool, error) {
+	if len(in) != 1 || len(x) != 1 || len(out) != 1 || x[0] == nil || x[0].DType() != tensor.Float32 || x[0].Size() == 0 {
+		return nil, false, nil
+	}
+	shape := x[0].Shape()
+	ax, err := normAxis(o.name, o.axis, len(shape))
+	if err != nil {
+		return nil, false, nil
+	}
+	l := lanesOf(shape, ax)
+	if l.inner != 1 {
+		return nil, false, nil
+	}
+	xs := x[0].Contiguous().Float32s()
+	y := vmath.MakeNoZero[float32](len(xs)) // every lane is written whole
+	l.forRows(func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			row, yr := xs[k*l.n:(k+1)*l.n], y[k*l.n:(k+1)*l.n]
+			m := rowMax(row)
+			for i, v := range row {
+				yr[i] = v - m
+			}
+			vmath.Exp32(yr, yr)
+			s := rowSum(yr)
+			if !o.log {
+				c := float32(1 / s)
+				for i := range yr {
+					yr[i] *= c
+				}
+				continue
+			}
+			// x - m - log(s), rounded once.
+			mm := float64(m) + math.Log(s)
+			for i, v := range row {
+				yr[i] = float32(float64(v) - mm)
+			}
+		}
+	})
+	yt, err := tensor.FromFloat32(y, shape...)
+	if err != nil {
+		return nil, true, err
+	}
+	out[0] = yt
+	return &softmaxRule32{op: o, in: slices.Clone(in), x: x[0], y: y, l: l, shape: slices.Clone(shape)}, true, nil
+}
+
+// softmaxRule32 is the rule of softmax or log_softmax of float32 input along
+// contiguous lanes: the native Pullback (see softmaxRule for the formulas),
+// from the output y (softmax's p, or log_softmax's log p), and the widened op's
+// rule for the rest.
+type softmaxRule32 struct {
+	op    *softmaxOp
+	in    []cr.NodeID
+	x     *tensor.Dense
+	y     []float32
+	l     lanes
+	shape []int
+	once  sync.Once
+	wide  cr.Rule[*tensor.Dense]
+	err   error
+}
+
+func (r *softmaxRule32) Inputs() []cr.NodeID { return r.in }
+
+// FreshStorage marks the output and every derivative the rule returns as storage
+// of their own (chainrules.FreshStorage): the native ones are made by the call,
+// the widened rule's are rounded into new tensors.
+func (*softmaxRule32) FreshStorage() {}
+
+// widened returns the op's rule at x widened to float64 (applySingle).
+func (r *softmaxRule32) widened() (cr.Rule[*tensor.Dense], error) {
+	r.once.Do(func() {
+		r.wide, r.err = applySingle(r.op, r.in, []*tensor.Dense{r.x}, make([]*tensor.Dense, 1), nil)
+	})
+	return r.wide, r.err
+}
+
+// Pullback computes, lane by lane with float64 sums,
+//
+//	softmax:      xbar = p (ybar - sum(p ybar))
+//	log_softmax:  xbar = ybar - exp(y) sum(ybar)
+//
+// in single precision; a cotangent that is not float32 of the output's shape
+// goes to the widened rule.
+func (r *softmaxRule32) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+	g := ybar[0]
+	if g == nil || g.DType() != tensor.Float32 || !slices.Equal(g.Shape(), r.shape) {
+		w, err := r.widened()
+		if err != nil {
+			return dst, err
+		}
+		return w.Pullback(ybar, has, dst)
+	}
+	gs := g.Contiguous().Float32s()
+	out := vmath.MakeNoZero[float32](len(gs)) // every lane is written whole
+	l, y, log := r.l, r.y, r.op.log
+	l.forRows(func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			gr, yr, or := gs[k*l.n:(k+1)*l.n], y[k*l.n:(k+1)*l.n], out[k*l.n:(k+1)*l.n]
+			if log {
+				a := float32(rowSum(gr))
+				vmath.Exp32(or, yr)
+				for i, v := range gr {
+					or[i] = v - or[i]*a
+				}
+				continue
+			}
+			a := float32(rowDot(yr, gr))
+			for i, v := range gr {
+				or[i] = yr[i] * (v - a)
+			}
+		}
+	})
+	xbar, err := tensor.FromFloat32(out, r.shape...)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: xbar}), nil
+}
+
+// Forward is the widened rule's.
+func (r *softmaxRule32) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	w, err := r.widened()
+	if err != nil {
+		return err
+	}
+	return w.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
+}
+
+// PullbackWithTangents is the widened rule's.
+func (r *softmaxRule32) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	w, err := r.widened()
+	if err != nil {
+		return dst, err
+	}
+	return w.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
+}
+
+// RecordPullback is the widened rule's: the double-precision pullback recorded
+// between casts.
+func (r *softmaxRule32) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	w, err := r.widened()
+	if err != nil {
+		return nil, err
+	}
+	return w.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
+}
+
+// rowDot returns sum(a b), each product rounded to T and added in float64,
+// blocked as rowSum.
+func rowDot[T floatElem](a, b []T) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float64
+	i := 0
+	for ; i+8 <= len(a); i += 8 {
+		u, v := a[i:i+8:i+8], b[i:i+8:i+8]
+		s0 += float64(u[0] * v[0])
+		s1 += float64(u[1] * v[1])
+		s2 += float64(u[2] * v[2])
+		s3 += float64(u[3] * v[3])
+		s4 += float64(u[4] * v[4])
+		s5 += float64(u[5] * v[5])
+		s6 += float64(u[6] * v[6])
+		s7 += float64(u[7] * v[7])
+	}
+	for ; i < len(a); i++ {
+		s0 += float64(a[i] * b[i])
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+}
+
+// rowMax returns the largest element of the non-empty x, ignoring NaNs after
+// the first element (and so NaN only when x[0] is): the shift of softmax, which
+// needs no NaN of its own, since a NaN in a lane makes its sum of exponentials,
+// and so the whole lane, NaN. Eight running maxima and a comparison each, where
+// the built-in max, several instructions for its NaN and signed-zero rules, is
+// three times slower.
+func rowMax[T floatElem](x []T) T {
+	m0 := x[0]
+	m1, m2, m3, m4, m5, m6, m7 := m0, m0, m0, m0, m0, m0, m0
+	i := 0
+	for ; i+8 <= len(x); i += 8 {
+		v := x[i : i+8 : i+8]
+		if v[0] > m0 {
+			m0 = v[0]
+		}
+		if v[1] > m1 {
+			m1 = v[1]
+		}
+		if v[2] > m2 {
+			m2 = v[2]
+		}
+		if v[3] > m3 {
+			m3 = v[3]
+		}
+		if v[4] > m4 {
+			m4 = v[4]
+		}
+		if v[5] > m5 {
+			m5 = v[5]
+		}
+		if v[6] > m6 {
+			m6 = v[6]
+		}
+		if v[7] > m7 {
+			m7 = v[7]
+		}
+	}
+	for ; i < len(x); i++ {
+		if x[i] > m0 {
+			m0 = x[i]
+		}
+	}
+	for _, m := range [...]T{m1, m2, m3, m4, m5, m6, m7} {
+		if m > m0 {
+			m0 = m
+		}
+	}
+	return m0
+}

@@ -108,35 +108,11 @@ func layerNormForward[T floatElem](x []*tensor.Dense, v normView, cfg normConfig
 	rows, n := v.m, v.b
 	mean, variance, rstd := make([]float64, rows), make([]float64, rows), make([]float64, rows)
 	yd := vmath.MakeNoZero[T](len(xd)) // every row is written whole
+	forward := rowKernelsOf[T]().forward
 	vmath.ParallelFor(rows, rowGrain(n), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, yr := xd[r*n:(r+1)*n], yd[r*n:(r+1)*n]
-			mu := rowSum(xr) / float64(n)
-			s := rowSumSq(xr, mu) / float64(n)
-			rs := 1 / math.Sqrt(s+v.eps)
-			mean[r], variance[r], rstd[r] = mu, s, rs
-			m, q := T(mu), T(rs)
-			switch {
-			case w != nil && b != nil:
-				w, b := w[:len(xr)], b[:len(xr)]
-				for j, e := range xr {
-					yr[j] = (e-m)*q*w[j] + b[j]
-				}
-			case w != nil:
-				w := w[:len(xr)]
-				for j, e := range xr {
-					yr[j] = (e - m) * q * w[j]
-				}
-			case b != nil:
-				b := b[:len(xr)]
-				for j, e := range xr {
-					yr[j] = (e-m)*q + b[j]
-				}
-			default:
-				for j, e := range xr {
-					yr[j] = (e - m) * q
-				}
-			}
+			mean[r], variance[r], rstd[r] = forward(yr, xr, w, b, v.eps)
 		}
 	})
 	y, err := denseFrom(yd, v.xshape)
@@ -144,6 +120,103 @@ func layerNormForward[T floatElem](x []*tensor.Dense, v normView, cfg normConfig
 		return nil, normStatistics{}, err
 	}
 	return y, normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
+}
+
+// rowKernels are layer_norm's kernels on one row, for element type T: vmath's
+// assembly kernels for float64 where the row has a weight (and for the forward a
+// bias), Go loops otherwise.
+type rowKernels[T floatElem] struct {
+	// forward writes the row of y for the row of x and returns its mean,
+	// variance and 1/sqrt(variance + eps).
+	forward func(yr, xr, w, b []T, eps float64) (mu, variance, rs float64)
+	// sums is layerNormRowSums; bar is layerNormRowBar.
+	sums func(xr, yr, w []T, wa, ba []float64, mu, rs float64) (sg, sgx float64)
+	bar  func(out, xr, yr, w []T, mu, rs, mg, mgx float64)
+}
+
+// rowKernelsOf returns the row kernels of T.
+func rowKernelsOf[T floatElem]() rowKernels[T] {
+	k64 := rowKernels[float64]{forward: layerNormRow64, sums: layerNormRowSums64, bar: layerNormRowBar64}
+	if k, ok := any(k64).(rowKernels[T]); ok {
+		return k
+	}
+	return rowKernels[T]{forward: layerNormRow[T], sums: layerNormRowSums[T], bar: layerNormRowBar[T]}
+}
+
+// layerNormRow64 is layerNormRow for float64 with vmath's kernels: SumDev for the
+// two passes of the statistics and NormApply for y (with weight and bias).
+func layerNormRow64(yr, xr, w, b []float64, eps float64) (mu, variance, rs float64) {
+	n := float64(len(xr))
+	sum, _ := vmath.SumDev(xr, 0)
+	mu = sum / n
+	_, sq := vmath.SumDev(xr, mu)
+	variance = sq / n
+	rs = 1 / math.Sqrt(variance+eps)
+	if w == nil || b == nil {
+		layerNormApplyRow(yr, xr, w, b, mu, rs)
+		return mu, variance, rs
+	}
+	vmath.NormApply(yr, xr, w, b, mu, rs)
+	return mu, variance, rs
+}
+
+// layerNormRowSums64 is layerNormRowSums for float64 with vmath.NormPullSums
+// (with weight and both cotangents).
+func layerNormRowSums64(xr, yr, w []float64, wa, ba []float64, mu, rs float64) (sg, sgx float64) {
+	if w == nil || wa == nil || ba == nil {
+		return layerNormRowSums(xr, yr, w, wa, ba, mu, rs)
+	}
+	return vmath.NormPullSums(xr, yr, w, wa, ba, mu, rs)
+}
+
+// layerNormRowBar64 is layerNormRowBar for float64 with vmath.NormPullBar (with
+// weight).
+func layerNormRowBar64(out, xr, yr, w []float64, mu, rs, mg, mgx float64) {
+	if w == nil {
+		layerNormRowBar(out, xr, yr, w, mu, rs, mg, mgx)
+		return
+	}
+	vmath.NormPullBar(out, xr, yr, w, mu, rs, mg, mgx)
+}
+
+// layerNormRow writes the row yr = (x - mean) rstd w + b for the row xr (w and b
+// optional) and returns its mean, variance and rstd = 1/sqrt(variance + eps):
+// two passes for the statistics (the second over the centred values, which
+// keeps the variance accurate when the mean is large against the spread), in
+// float64, and one for y in T.
+func layerNormRow[T floatElem](yr, xr, w, b []T, eps float64) (mu, variance, rs float64) {
+	mu = rowSum(xr) / float64(len(xr))
+	variance = rowSumSq(xr, mu) / float64(len(xr))
+	rs = 1 / math.Sqrt(variance+eps)
+	layerNormApplyRow(yr, xr, w, b, mu, rs)
+	return mu, variance, rs
+}
+
+// layerNormApplyRow writes the row yr = (x - mu) rs w + b in T (w and b
+// optional).
+func layerNormApplyRow[T floatElem](yr, xr, w, b []T, mu, rs float64) {
+	m, q := T(mu), T(rs)
+	switch {
+	case w != nil && b != nil:
+		w, b := w[:len(xr)], b[:len(xr)]
+		for j, e := range xr {
+			yr[j] = (e-m)*q*w[j] + b[j]
+		}
+	case w != nil:
+		w := w[:len(xr)]
+		for j, e := range xr {
+			yr[j] = (e - m) * q * w[j]
+		}
+	case b != nil:
+		b := b[:len(xr)]
+		for j, e := range xr {
+			yr[j] = (e-m)*q + b[j]
+		}
+	default:
+		for j, e := range xr {
+			yr[j] = (e - m) * q
+		}
+	}
 }
 
 // layerNormBlocks returns the number of blocks of rows layer_norm's pullback
@@ -189,6 +262,7 @@ func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *
 	}
 	xb := vmath.MakeNoZero[T](len(xd)) // every row is written whole
 	cnt := float64(n)
+	k := rowKernelsOf[T]()
 	vmath.ParallelFor(blocks, 1, func(lo, hi int) {
 		for blk := lo; blk < hi; blk++ {
 			var wa, ba []float64
@@ -200,8 +274,8 @@ func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *
 			}
 			for r := blk * per; r < min((blk+1)*per, rows); r++ {
 				xr, yr, out := xd[r*n:(r+1)*n], yb[r*n:(r+1)*n], xb[r*n:(r+1)*n]
-				sg, sgx := layerNormRowSums(xr, yr, w, wa, ba, T(mean[r]), T(rstd[r]))
-				layerNormRowBar(out, xr, yr, w, T(mean[r]), T(rstd[r]), T(sg/cnt), T(sgx/cnt))
+				sg, sgx := k.sums(xr, yr, w, wa, ba, mean[r], rstd[r])
+				k.bar(out, xr, yr, w, mean[r], rstd[r], sg/cnt, sgx/cnt)
 			}
 		}
 	})
@@ -237,8 +311,8 @@ func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *
 // 1) and xhat = (x - mu) rs, and adds ybar xhat to wa and ybar to ba (when not
 // nil), in float64. Two sets of running sums halve the loop's chain of
 // dependent additions.
-func layerNormRowSums[T floatElem](xr, yr, w []T, wa, ba []float64, mu, rs T) (sg, sgx float64) {
-	n := len(xr)
+func layerNormRowSums[T floatElem](xr, yr, w []T, wa, ba []float64, mu64, rs64 float64) (sg, sgx float64) {
+	n, mu, rs := len(xr), T(mu64), T(rs64)
 	yr = yr[:n]
 	var s0, s1, t0, t1 float64
 	switch {
@@ -293,8 +367,9 @@ func layerNormRowSums[T floatElem](xr, yr, w []T, wa, ba []float64, mu, rs T) (s
 
 // layerNormRowBar writes a row of xbar = rs (g - mg - xhat mgx), g = ybar w (w
 // nil: 1), xhat = (x - mu) rs.
-func layerNormRowBar[T floatElem](out, xr, yr, w []T, mu, rs, mg, mgx T) {
+func layerNormRowBar[T floatElem](out, xr, yr, w []T, mu64, rs64, mg64, mgx64 float64) {
 	n := len(xr)
+	mu, rs, mg, mgx := T(mu64), T(rs64), T(mg64), T(mgx64)
 	out, yr = out[:n], yr[:n]
 	if w == nil {
 		for j, e := range xr {

@@ -44,6 +44,9 @@
 //     The pool counts 8-byte words, so it serves all four element types
 //     (float64, complex128, float32, complex64) from the same buffers;
 //   - [Dot] and [Sum] are blocked sums with several accumulators;
+//   - [SumDev], [NormApply], [NormPullSums] and [NormPullBar] are the row
+//     kernels of layer normalisation (statistics, output, and the two passes of
+//     the pullback), AVX2 assembly bit-identical to their Go loops;
 //   - [ParallelFor] runs a loop over disjoint chunks on up to GOMAXPROCS goroutines
 //     with a dynamic schedule, and brings a worker's panic back to the caller;
 //     [Each] is that schedule over indices, which the GEMM's driver shares.

@@ -1,0 +1,58 @@
+//go:build amd64 && !noasm
+
+package vmath
+
+//go:noescape
+func sumDevAVX2(x *float64, blocks int, mu float64, s *[32]float64)
+
+//go:noescape
+func normApplyAVX2(y, x, w, b *float64, blocks int, mu, rs float64)
+
+//go:noescape
+func normPullSumsAVX2(x, gt, w, wa, ba *float64, blocks int, mu, rs float64, s *[16]float64)
+
+//go:noescape
+func normPullBarAVX2(out, x, gt, w *float64, blocks int, mu, rs, mg, mgx float64)
+
+// sumDevBlocks does SumDev's whole blocks of 16 elements in assembly (s zero on
+// entry) and returns the number of elements done.
+func sumDevBlocks(x []float64, mu float64, s *[32]float64) int {
+	blocks := len(x) / 16
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	sumDevAVX2(&x[0], blocks, mu, s)
+	return 16 * blocks
+}
+
+// normApplyBlocks does NormApply's whole blocks of 8 elements in assembly (the
+// slices have one length).
+func normApplyBlocks(y, x, w, b []float64, mu, rs float64) int {
+	blocks := len(y) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	normApplyAVX2(&y[0], &x[0], &w[0], &b[0], blocks, mu, rs)
+	return 8 * blocks
+}
+
+// normPullSumsBlocks does NormPullSums's whole blocks of 8 elements in assembly
+// (s zero on entry).
+func normPullSumsBlocks(x, g, w, wa, ba []float64, mu, rs float64, s *[16]float64) int {
+	blocks := len(x) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	normPullSumsAVX2(&x[0], &g[0], &w[0], &wa[0], &ba[0], blocks, mu, rs, s)
+	return 8 * blocks
+}
+
+// normPullBarBlocks does NormPullBar's whole blocks of 8 elements in assembly.
+func normPullBarBlocks(out, x, g, w []float64, mu, rs, mg, mgx float64) int {
+	blocks := len(out) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	normPullBarAVX2(&out[0], &x[0], &g[0], &w[0], blocks, mu, rs, mg, mgx)
+	return 8 * blocks
+}

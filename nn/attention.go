@@ -67,7 +67,8 @@ func AttnScale(s float64) AttentionOption { return func(c *attnConfig) { c.scale
 // with M the additive mask (AttnMask; AttnBoolMask as 0 where true and -Inf where
 // false; IsCausal as -Inf above the diagonal; zero without one). The op is a
 // composite of two einsums (GEMMs), the scaling, the masking, softmax and
-// dropout, so its rules are theirs and it reaches every order: with
+// dropout (the scaling and the causal mask fused into the softmax when no other
+// mask is given), so its rules are theirs and it reaches every order: with
 // Abar = ybar v^T, the score cotangent Sbar = A (Abar - sum_S(A Abar)) gives
 // qbar = Sbar k / sqrt(E), kbar = Sbar^T q / sqrt(E) and vbar = A^T ybar. A row
 // whose every pair is masked gives NaN, as PyTorch's. A mask that does not
@@ -82,17 +83,21 @@ func ScaledDotProductAttentionOp(opts ...AttentionOption) cr.Op[*tensor.Dense] {
 	}
 	body := func(t *core.Tape[*tensor.Dense], in []cr.NodeID) []cr.NodeID {
 		q, _ := t.Value(in[0])
-		k, _ := t.Value(in[1])
-		l, e, s := q.Shape()[q.Rank()-2], q.Shape()[q.Rank()-1], k.Shape()[k.Rank()-2]
+		e := q.Shape()[q.Rank()-1]
 		scale := cfg.scale
 		if scale == 0 {
 			scale = 1 / math.Sqrt(float64(e))
 		}
-		sc := t.Apply(elementwise.ScaleOp(scale), t.Apply(einsum.Op("...le,...se->...ls"), in[0], in[1]))
-		if m := cfg.additiveMask(l, s); m != nil {
-			sc = t.Apply(elementwise.AddOp, sc, t.Constant(m))
+		scores := t.Apply(einsum.Op("...le,...se->...ls"), in[0], in[1])
+		var a cr.NodeID
+		if cfg.mask == nil && cfg.boolMask == nil {
+			// The scaling and the causal mask inside the softmax, in one pass.
+			a = t.Apply(scaledMaskedSoftmax(scale, cfg.causal), scores)
+		} else {
+			sc := t.Apply(elementwise.ScaleOp(scale), scores)
+			sc = t.Apply(elementwise.AddOp, sc, t.Constant(cfg.additiveMask()))
+			a = t.Apply(SoftmaxOp(-1), sc)
 		}
-		a := t.Apply(SoftmaxOp(-1), sc)
 		if cfg.dropoutP > 0 {
 			a = t.Apply(DropoutOp(cfg.dropoutP, true, cfg.seed), a)
 		}
@@ -109,29 +114,20 @@ func ScaledDotProductAttention(q, k, v *tensor.Dense, opts ...AttentionOption) (
 	return cr.Eval(ScaledDotProductAttentionOp(opts...), q, k, v)
 }
 
-// additiveMask returns the mask added to the scores, or nil.
-func (c attnConfig) additiveMask(l, s int) *tensor.Dense {
-	switch {
-	case c.mask != nil:
+// additiveMask returns the mask added to the scores: the float one, or the
+// boolean one as 0 where true and -Inf where false (the causal mask is
+// scaledMaskedSoftmax's).
+func (c attnConfig) additiveMask() *tensor.Dense {
+	if c.mask != nil {
 		return c.mask
-	case c.boolMask != nil:
-		m := tensor.New(tensor.Float64, c.boolDims...)
-		for i, keep := range c.boolMask {
-			if !keep {
-				m.Float64s()[i] = math.Inf(-1)
-			}
-		}
-		return m
-	case c.causal:
-		m := tensor.New(tensor.Float64, l, s)
-		for i := 0; i < l; i++ {
-			for j := i + 1; j < s; j++ {
-				m.Float64s()[i*s+j] = math.Inf(-1)
-			}
-		}
-		return m
 	}
-	return nil
+	m := tensor.New(tensor.Float64, c.boolDims...)
+	for i, keep := range c.boolMask {
+		if !keep {
+			m.Float64s()[i] = math.Inf(-1)
+		}
+	}
+	return m
 }
 
 func (c attnConfig) check(name string, x []*tensor.Dense) error {

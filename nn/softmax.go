@@ -64,7 +64,29 @@ type softmaxOp struct {
 	name string
 	axis int
 	log  bool
+	// scaledMaskedSoftmax's: softmax(scale x + M) along the last axis, M -Inf
+	// above the diagonal of the last two axes when causal (scale 0: 1).
+	scale  float64
+	causal bool
 }
+
+// scaledMaskedSoftmax returns the op softmax(scale x + M) along the last axis of
+// x [..., L, S], with M -Inf at the pairs (i, j) with j > i when causal and 0
+// otherwise: attention's weights from its scores, in one pass where scaling,
+// adding the mask and softmax would take three and two more tensors. With y the
+// output (0 at the masked pairs) and sums over the last axis, its rules are
+// softmax's times scale:
+//
+//	pullback:  xbar = scale y (ybar - sum(y ybar))
+//	tangent:   ydot = scale y (xdot - sum(y xdot))
+//
+// and it records its pullback as that with ops. float32 input is widened.
+func scaledMaskedSoftmax(scale float64, causal bool) cr.Op[*tensor.Dense] {
+	return &softmaxOp{name: "softmax", axis: -1, scale: scale, causal: causal}
+}
+
+// masked reports whether the op scales or masks (scaledMaskedSoftmax).
+func (o *softmaxOp) masked() bool { return (o.scale != 0 && o.scale != 1) || o.causal }
 
 func (o *softmaxOp) Name() string { return o.name }
 
@@ -76,8 +98,10 @@ func (o *softmaxOp) NumOutputs() int { return 1 }
 // log_softmax's log p, from which it takes p = exp(log p) when it needs it).
 func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
 	if opkit.HasSingle(x) {
-		if r, ok, err := o.applyFloat32(in, x, out); ok {
-			return r, err
+		if !o.masked() {
+			if r, ok, err := o.applyFloat32(in, x, out); ok {
+				return r, err
+			}
 		}
 		return applySingle(o, in, x, out, nil)
 	}
@@ -90,7 +114,21 @@ func (o *softmaxOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tens
 		return nil, err
 	}
 	l := lanesOf(shape, ax)
-	r := &softmaxRule{name: o.name, in: in[0], log: o.log, axis: ax, l: l, shape: slices.Clone(shape)}
+	r := &softmaxRule{name: o.name, in: in[0], log: o.log, axis: ax, l: l, shape: slices.Clone(shape), scale: 1}
+	if o.masked() {
+		if len(shape) < 2 && o.causal {
+			return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: causal mask of input %s; want [..., L, S]", o.name, x[0].Describe())
+		}
+		if o.scale != 0 {
+			r.scale = o.scale
+		}
+		if x[0].Size() > 0 {
+			y := o.maskedRows(float64s(x[0]), l, shape, r.scale, r)
+			yv, err := tensor.FromFloat64(y, shape...)
+			out[0] = yv
+			return r, err
+		}
+	}
 	if x[0].Size() == 0 {
 		y := tensor.New(tensor.Float64, shape...)
 		r.keep(y.Float64s())
@@ -170,6 +208,37 @@ func (o *softmaxOp) lastAxis(xs []float64, l lanes, r *softmaxRule) []float64 {
 			for i, v := range row {
 				yr[i] = (v - m) - ls
 			}
+		}
+	})
+	r.keep(y)
+	return y
+}
+
+// maskedRows is Apply of scaledMaskedSoftmax (along the last axis, l.inner 1):
+// per lane, z = scale x on the lane's first nv elements (nv = i + 1 for the
+// lane of query i when causal, all of them otherwise), y = exp(z - max(z)) /
+// sum(exp(z - max(z))) there and 0 beyond. It returns y, which the rule keeps.
+func (o *softmaxOp) maskedRows(xs []float64, l lanes, shape []int, scale float64, r *softmaxRule) []float64 {
+	y := vmath.MakeNoZero[float64](len(xs)) // every lane is written whole
+	rows := 1
+	if len(shape) >= 2 {
+		rows = shape[len(shape)-2]
+	}
+	l.forRows(func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			row, yr := xs[k*l.n:(k+1)*l.n], y[k*l.n:(k+1)*l.n]
+			nv := l.n
+			if o.causal {
+				nv = min(k%rows+1, l.n)
+			}
+			z := yr[:nv]
+			for i, v := range row[:nv] {
+				z[i] = scale * v
+			}
+			m := vmath.Max(z)
+			s := vmath.SumExpSub(z, m)
+			vmath.ExpSubScale(z, z, m, 1/s)
+			clear(yr[nv:])
 		}
 	})
 	r.keep(y)
@@ -270,6 +339,7 @@ type softmaxRule struct {
 	axis  int // in [0, rank)
 	l     lanes
 	shape []int
+	scale float64   // scaledMaskedSoftmax's scale, 1 otherwise
 	y     []float64 // the output
 	once  sync.Once
 	p     []float64 // softmax's output, or exp(y) once probs has run
@@ -335,6 +405,12 @@ func (r *softmaxRule) pullback(g []float64) []float64 {
 				}
 				pr := p[i0:i1]
 				a += vmath.Dot(pr, gr)
+				if sc := r.scale; sc != 1 {
+					for i := range or {
+						or[i] = sc * (pr[i] * (gr[i] - a))
+					}
+					continue
+				}
 				for i := range or {
 					or[i] = pr[i] * (gr[i] - a)
 				}
@@ -387,6 +463,11 @@ func (r *softmaxRule) tangent(xd []float64) []float64 {
 		if !r.log {
 			for i := i0; i < i1; i++ {
 				out[i] *= p[i]
+			}
+		}
+		if r.scale != 1 {
+			for i := i0; i < i1; i++ {
+				out[i] *= r.scale
 			}
 		}
 	})
@@ -448,7 +529,7 @@ func (r *softmaxRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], 
 			a, c := r.l.dots(p, g), r.l.dots(yd, g)
 			r.l.segments(func(i0, i1, k, step int) {
 				for i := i0; i < i1; i, k = i+1, k+step {
-					out[i] += yd[i]*(g[i]-a[k]) - p[i]*c[k]
+					out[i] += r.scale * (yd[i]*(g[i]-a[k]) - p[i]*c[k])
 				}
 			})
 		}
@@ -480,6 +561,9 @@ func (r *softmaxRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar 
 		s := y[0]
 		a := rec.Apply(sum, rec.Apply(elementwise.MulOp, s, g))
 		xbar = rec.Apply(elementwise.MulOp, s, rec.Apply(elementwise.SubOp, g, a))
+		if r.scale != 1 {
+			xbar = rec.Apply(elementwise.ScaleOp(r.scale), xbar)
+		}
 	}
 	return []cr.NodeID{xbar}, rec.Err()
 }

@@ -131,6 +131,9 @@ func (o *ceOp) Apply(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rule[*tensor.De
 // false (the targets, typically, which are data).
 func (o *ceOp) ApplyMasked(in []cr.NodeID, x, out []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
 	if opkit.HasSingle(x) {
+		if r, ok, err := o.applyFloat32(in, x, out, need); ok {
+			return r, err
+		}
 		return applySingle(o, in, x, out, need)
 	}
 	r, err := o.prepare(in, x, need)

@@ -69,12 +69,13 @@ func (o *ceOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense, need []bool)
 		defer vmath.Put(e)
 		for k := lo; k < hi; k++ {
 			row := r.xs[k*c : (k+1)*c]
-			m := rowMax(row)
+			m := vmath.Max32(row)
 			for i, v := range row {
 				e[i] = v - m
 			}
 			vmath.Exp32(e, e)
-			r.lse[k] = float64(m) + math.Log(rowSum(e))
+			s, _ := vmath.SumDev32(e, 0)
+			r.lse[k] = float64(m) + math.Log(s)
 			if y := r.labels[k]; y >= 0 {
 				loss[k] = r.lse[k] - float64(row[y])
 			}

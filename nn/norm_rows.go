@@ -123,8 +123,8 @@ func layerNormForward[T floatElem](x []*tensor.Dense, v normView, cfg normConfig
 }
 
 // rowKernels are layer_norm's kernels on one row, for element type T: vmath's
-// assembly kernels for float64 where the row has a weight (and for the forward a
-// bias), Go loops otherwise.
+// assembly kernels (float64 or float32) for the statistics, and where the row has
+// a weight (and for the forward a bias) for the rest, Go loops otherwise.
 type rowKernels[T floatElem] struct {
 	// forward writes the row of y for the row of x and returns its mean,
 	// variance and 1/sqrt(variance + eps).
@@ -138,6 +138,10 @@ type rowKernels[T floatElem] struct {
 func rowKernelsOf[T floatElem]() rowKernels[T] {
 	k64 := rowKernels[float64]{forward: layerNormRow64, sums: layerNormRowSums64, bar: layerNormRowBar64}
 	if k, ok := any(k64).(rowKernels[T]); ok {
+		return k
+	}
+	k32 := rowKernels[float32]{forward: layerNormRow32, sums: layerNormRowSums32, bar: layerNormRowBar32}
+	if k, ok := any(k32).(rowKernels[T]); ok {
 		return k
 	}
 	return rowKernels[T]{forward: layerNormRow[T], sums: layerNormRowSums[T], bar: layerNormRowBar[T]}
@@ -177,6 +181,42 @@ func layerNormRowBar64(out, xr, yr, w []float64, mu, rs, mg, mgx float64) {
 		return
 	}
 	vmath.NormPullBar(out, xr, yr, w, mu, rs, mg, mgx)
+}
+
+// layerNormRow32 is layerNormRow for float32 with vmath's kernels: SumDev32 for
+// the statistics and NormApply32 for y (with weight and bias).
+func layerNormRow32(yr, xr, w, b []float32, eps float64) (mu, variance, rs float64) {
+	n := float64(len(xr))
+	sum, _ := vmath.SumDev32(xr, 0)
+	mu = sum / n
+	_, sq := vmath.SumDev32(xr, mu)
+	variance = sq / n
+	rs = 1 / math.Sqrt(variance+eps)
+	if w == nil || b == nil {
+		layerNormApplyRow(yr, xr, w, b, mu, rs)
+		return mu, variance, rs
+	}
+	vmath.NormApply32(yr, xr, w, b, float32(mu), float32(rs))
+	return mu, variance, rs
+}
+
+// layerNormRowSums32 is layerNormRowSums for float32 with vmath.NormPullSums32
+// (with weight and both cotangents).
+func layerNormRowSums32(xr, yr, w []float32, wa, ba []float64, mu, rs float64) (sg, sgx float64) {
+	if w == nil || wa == nil || ba == nil {
+		return layerNormRowSums(xr, yr, w, wa, ba, mu, rs)
+	}
+	return vmath.NormPullSums32(xr, yr, w, wa, ba, float32(mu), float32(rs))
+}
+
+// layerNormRowBar32 is layerNormRowBar for float32 with vmath.NormPullBar32
+// (with weight).
+func layerNormRowBar32(out, xr, yr, w []float32, mu, rs, mg, mgx float64) {
+	if w == nil {
+		layerNormRowBar(out, xr, yr, w, mu, rs, mg, mgx)
+		return
+	}
+	vmath.NormPullBar32(out, xr, yr, w, float32(mu), float32(rs), float32(mg), float32(mgx))
 }
 
 // layerNormRow writes the row yr = (x - mean) rstd w + b for the row xr (w and b

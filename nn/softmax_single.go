@@ -39,12 +39,12 @@ func (o *softmaxOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rul
 	l.forRows(func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			row, yr := xs[k*l.n:(k+1)*l.n], y[k*l.n:(k+1)*l.n]
-			m := rowMax(row)
+			m := vmath.Max32(row)
 			for i, v := range row {
 				yr[i] = v - m
 			}
 			vmath.Exp32(yr, yr)
-			s := rowSum(yr)
+			s, _ := vmath.SumDev32(yr, 0)
 			if !o.log {
 				c := float32(1 / s)
 				for i := range yr {
@@ -121,14 +121,15 @@ func (r *softmaxRule32) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Cont
 		for k := lo; k < hi; k++ {
 			gr, yr, or := gs[k*l.n:(k+1)*l.n], y[k*l.n:(k+1)*l.n], out[k*l.n:(k+1)*l.n]
 			if log {
-				a := float32(rowSum(gr))
+				sg, _ := vmath.SumDev32(gr, 0)
+				a := float32(sg)
 				vmath.Exp32(or, yr)
 				for i, v := range gr {
 					or[i] = v - or[i]*a
 				}
 				continue
 			}
-			a := float32(rowDot(yr, gr))
+			a := float32(vmath.Dot32(yr, gr))
 			for i, v := range gr {
 				or[i] = yr[i] * (v - a)
 			}
@@ -167,77 +168,4 @@ func (r *softmaxRule32) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, yba
 		return nil, err
 	}
 	return w.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
-}
-
-// rowDot returns sum(a b), each product rounded to T and added in float64,
-// blocked as rowSum.
-func rowDot[T floatElem](a, b []T) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	i := 0
-	for ; i+8 <= len(a); i += 8 {
-		u, v := a[i:i+8:i+8], b[i:i+8:i+8]
-		s0 += float64(u[0] * v[0])
-		s1 += float64(u[1] * v[1])
-		s2 += float64(u[2] * v[2])
-		s3 += float64(u[3] * v[3])
-		s4 += float64(u[4] * v[4])
-		s5 += float64(u[5] * v[5])
-		s6 += float64(u[6] * v[6])
-		s7 += float64(u[7] * v[7])
-	}
-	for ; i < len(a); i++ {
-		s0 += float64(a[i] * b[i])
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
-// rowMax returns the largest element of the non-empty x, ignoring NaNs after
-// the first element (and so NaN only when x[0] is): the shift of softmax, which
-// needs no NaN of its own, since a NaN in a lane makes its sum of exponentials,
-// and so the whole lane, NaN. Eight running maxima and a comparison each, where
-// the built-in max, several instructions for its NaN and signed-zero rules, is
-// three times slower.
-func rowMax[T floatElem](x []T) T {
-	m0 := x[0]
-	m1, m2, m3, m4, m5, m6, m7 := m0, m0, m0, m0, m0, m0, m0
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		if v[0] > m0 {
-			m0 = v[0]
-		}
-		if v[1] > m1 {
-			m1 = v[1]
-		}
-		if v[2] > m2 {
-			m2 = v[2]
-		}
-		if v[3] > m3 {
-			m3 = v[3]
-		}
-		if v[4] > m4 {
-			m4 = v[4]
-		}
-		if v[5] > m5 {
-			m5 = v[5]
-		}
-		if v[6] > m6 {
-			m6 = v[6]
-		}
-		if v[7] > m7 {
-			m7 = v[7]
-		}
-	}
-	for ; i < len(x); i++ {
-		if x[i] > m0 {
-			m0 = x[i]
-		}
-	}
-	for _, m := range [...]T{m1, m2, m3, m4, m5, m6, m7} {
-		if m > m0 {
-			m0 = m
-		}
-	}
-	return m0
 }

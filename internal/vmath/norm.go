@@ -79,3 +79,93 @@ func pairwise(s []float64) float64 {
 	}
 	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
 }
+
+// SumDev32 is SumDev for float32 x: each element widened exactly, the
+// differences, squares and sums in float64.
+func SumDev32(x []float32, mu float64) (sum, sumSq float64) {
+	var s [32]float64
+	i := sumDev32Blocks(x, mu, &s)
+	for ; i < len(x); i++ {
+		d := float64(x[i]) - mu
+		s[i&15] += d
+		s[16+i&15] += d * d
+	}
+	return pairwise(s[:16]), pairwise(s[16:])
+}
+
+// NormApply32 is NormApply in float32: y[i] = ((x[i] - mu) rs) w[i] + b[i],
+// each operation rounded to float32.
+func NormApply32(y, x, w, b []float32, mu, rs float32) {
+	n := len(y)
+	x, w, b = x[:n], w[:n], b[:n]
+	for i := normApply32Blocks(y, x, w, b, mu, rs); i < n; i++ {
+		y[i] = (x[i]-mu)*rs*w[i] + b[i]
+	}
+}
+
+// NormPullSums32 is NormPullSums for float32 rows: xhat, g xhat and g w in
+// float32, and the sums and the cotangents wa and ba of the weight and bias in
+// float64.
+func NormPullSums32(x, g, w []float32, wa, ba []float64, mu, rs float32) (sg, sgx float64) {
+	n := len(x)
+	g, w, wa, ba = g[:n], w[:n], wa[:n], ba[:n]
+	var s [16]float64
+	i := normPullSums32Blocks(x, g, w, wa, ba, mu, rs, &s)
+	for ; i < n; i++ {
+		h, gi := (x[i]-mu)*rs, g[i]
+		wa[i] += float64(gi * h)
+		ba[i] += float64(gi)
+		gw := gi * w[i]
+		s[i&7] += float64(gw)
+		s[8+i&7] += float64(gw * h)
+	}
+	return pairwise(s[:8]), pairwise(s[8:])
+}
+
+// NormPullBar32 is NormPullBar in float32: out[i] = rs ((w[i] g[i] - mg) -
+// ((x[i] - mu) rs) mgx), each operation rounded to float32.
+func NormPullBar32(out, x, g, w []float32, mu, rs, mg, mgx float32) {
+	n := len(out)
+	x, g, w = x[:n], g[:n], w[:n]
+	for i := normPullBar32Blocks(out, x, g, w, mu, rs, mg, mgx); i < n; i++ {
+		out[i] = rs * (w[i]*g[i] - mg - (x[i]-mu)*rs*mgx)
+	}
+}
+
+// Dot32 returns sum(x[i] y[i]), each product rounded to float32 and added in
+// float64 to partial sum i mod 8, the partial sums combined pairwise. y must be
+// at least as long as x.
+func Dot32(x, y []float32) float64 {
+	y = y[:len(x)]
+	var s [8]float64
+	i := dot32Blocks(x, y, &s)
+	for ; i < len(x); i++ {
+		s[i&7] += float64(x[i] * y[i])
+	}
+	return pairwise(s[:])
+}
+
+// Max32 returns the largest element of the non-empty x when none is NaN (any
+// element, NaN or not, when one is): sixteen running maxima m[i mod 16] =
+// (m > x[i]) ? m : x[i], the rule of the vector max instruction, started from
+// x[0] and combined in order. It is the shift of a float32 softmax, which needs
+// no NaN of its own: a NaN in a row makes the row's sum of exponentials NaN.
+func Max32(x []float32) float32 {
+	var m [16]float32
+	for k := range m {
+		m[k] = x[0]
+	}
+	i := max32Blocks(x, &m)
+	for ; i < len(x); i++ {
+		if !(m[i&15] > x[i]) {
+			m[i&15] = x[i]
+		}
+	}
+	r := m[0]
+	for _, v := range m[1:] {
+		if !(r > v) {
+			r = v
+		}
+	}
+	return r
+}

@@ -126,6 +126,7 @@ func available32() []*kernels32 {
 func Exp32(dst, x []float32) {
 	x = x[:len(dst)]
 	i := blocks32(impl32.exp, impl32.block, dst, x)
+	i += expHalfBlocks32(dst[i:], x[i:])
 	if len(dst)-i < 16 {
 		// The tail of fewer than a block (or nothing) element by element: Exp1
 		// is Exp's arithmetic, and widened32's buffers, which escape through

@@ -40,3 +40,15 @@ func asmKernels32() []*kernels32 {
 	}
 	return ks
 }
+
+// expHalfBlocks32 does the whole blocks of 8 elements of a tail of Exp32 that the
+// AVX-512 kernel (blocks of 16) left with the AVX2 kernel, when both are in use
+// and available, and returns the number of elements done.
+func expHalfBlocks32(dst, x []float32) int {
+	n := len(dst) &^ 7
+	if n == 0 || impl32 != avx512f32 || !(cpu.X86.HasAVX2 && cpu.X86.HasFMA) {
+		return 0
+	}
+	exp32AVX2(&dst[0], &x[0], n)
+	return n
+}

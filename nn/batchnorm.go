@@ -76,7 +76,9 @@ func BatchNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 		n := float64(st.v.a * st.v.b)
 		return st.mean[c], st.variance[c] * n / (n - 1)
 	}
-	return statsNormOp(name, cfg, view, check, update)
+	op := statsNormOp(name, cfg, view, check, update)
+	op.single = true // float32 input natively (channelForward32, channelPullback32)
+	return op
 }
 
 func (c normConfig) cloneStats() normConfig {
@@ -117,7 +119,7 @@ func checkRunning(name string, cfg normConfig, v normView, x *tensor.Dense, opti
 // update giving channel c's batch mean and unbiased variance. A NaN or infinite
 // statistic is then an error wrapping chainrules.ErrNonFinite.
 func statsNormOp(name string, cfg normConfig, view, check func(x []*tensor.Dense) (normView, error),
-	update func(st normStatistics, c int) (mean, unbiased float64)) cr.Op[*tensor.Dense] {
+	update func(st normStatistics, c int) (mean, unbiased float64)) fastNormOp {
 	primal := func(x []*tensor.Dense) ([]*tensor.Dense, normStatistics, error) {
 		v, err := check(x)
 		if err != nil {
@@ -131,14 +133,27 @@ func statsNormOp(name string, cfg normConfig, view, check func(x []*tensor.Dense
 			return []*tensor.Dense{y}, st, nil
 		}
 		rm, rv := cfg.runMean.Contiguous().Float64s(), cfg.runVar.Contiguous().Float64s()
-		nm, nv := tensor.New(tensor.Float64, len(rm)), tensor.New(tensor.Float64, len(rm))
+		nm, nv := make([]float64, len(rm)), make([]float64, len(rm))
 		mom := cfg.momentum
 		for c := range rm {
 			mean, unbiased := update(st, c)
-			nm.Float64s()[c] = (1-mom)*rm[c] + mom*mean
-			nv.Float64s()[c] = (1-mom)*rv[c] + mom*unbiased
+			nm[c] = (1-mom)*rm[c] + mom*mean
+			nv[c] = (1-mom)*rv[c] + mom*unbiased
 		}
-		return []*tensor.Dense{y, nm, nv}, st, nil
+		// The updated statistics in the precision of the input, rounded once.
+		stat := func(s []float64) *tensor.Dense {
+			if x[0].DType() == tensor.Float32 {
+				f := make([]float32, len(s))
+				for i, e := range s {
+					f[i] = float32(e)
+				}
+				t, _ := tensor.FromFloat32(f, len(f))
+				return t
+			}
+			t, _ := tensor.FromFloat64(s, len(s))
+			return t
+		}
+		return []*tensor.Dense{y, stat(nm), stat(nv)}, st, nil
 	}
 	d := core.Def[*tensor.Dense]{Name: name, Space: tensor.Space{}, Arity: cfg.arity(),
 		Pullback: func(t *core.Tape[*tensor.Dense], x, _, ybar []cr.NodeID) []cr.NodeID {

@@ -233,6 +233,9 @@ func normForward(x []*tensor.Dense, v normView, cfg normConfig, strict bool) (*t
 		}
 		return layerNormForward[float64](x, v, cfg)
 	}
+	if x[0].DType() == tensor.Float32 {
+		return channelForward32(x, v, cfg, strict)
+	}
 	xd := x[0].Contiguous().Float64s()
 	mean, variance := normStats(xd, v)
 	rstd := make([]float64, len(variance))

@@ -48,7 +48,7 @@ func (o fastNormOp) OutputDifferentiable(j int) bool {
 
 // Apply computes the outputs and returns the rule with the fused pullback.
 func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	native := o.single && layerNormSingle(x)
+	native := o.single && allFloat32(x)
 	if opkit.HasSingle(x) && !native {
 		return applySingle(o, in, x, y, nil)
 	}
@@ -110,8 +110,8 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 		}
 		return inner.Pullback(ybar, has, dst)
 	}
-	if r.st.v.layer {
-		return layerNormCotangents(r.st, r.in, r.x, ybar[0], dst)
+	if r.st.v.layer || r.wide != nil {
+		return normCotangents(r.st, r.in, r.x, ybar[0], dst)
 	}
 	v, mean, rstd, in := r.st.v, r.st.mean, r.st.rstd, r.in
 	xd := r.x[0].Contiguous().Float64s()
@@ -361,13 +361,15 @@ func (r *fastNormRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar
 // runs calls f for each run of elements of x (row-major) that share their
 // group m and their channel c: offset off and length n. A row of the [A, M, B]
 // view belongs to one group; the channel is constant on runs of wInner elements,
-// and for layer_norm (wInner 1), whose parameters vary along the row, the run is
-// the row and c is -1: element j of the run has the parameters' index j.
+// and for layer_norm, whose parameters vary along the row, the run is the row
+// and c is -1: element j of the run has the parameters' index j. (The channel
+// views of inputs without spatial axes, [N, C], have wInner 1 too, but their
+// element j has channel (off + j) mod C: runs of one element.)
 func (v normView) runs(f func(off, n, m, c int)) {
 	for a := 0; a < v.a; a++ {
 		for m := 0; m < v.m; m++ {
 			off := (a*v.m + m) * v.b
-			if v.wInner == 1 {
+			if v.layer {
 				f(off, v.b, m, -1)
 				continue
 			}

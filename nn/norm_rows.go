@@ -423,24 +423,17 @@ func layerNormRowBar[T floatElem](out, xr, yr, w []T, mu64, rs64, mg64, mgx64 fl
 	}
 }
 
-// layerNormSingle reports whether layer_norm runs natively in single
-// precision on x: every input float32.
-func layerNormSingle(x []*tensor.Dense) bool {
-	for _, t := range x {
-		if t == nil || t.DType() != tensor.Float32 {
-			return false
-		}
-	}
-	return true
-}
-
-// layerNormCotangents is layerNormPullback in the precision of x, appended to
-// dst as the contributions to the inputs in.
-func layerNormCotangents(st normStatistics, in []cr.NodeID, x []*tensor.Dense, ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
+// normCotangents is layerNormPullback (or for float32 x over another view,
+// channelPullback32) in the precision of x, appended to dst as the contributions
+// to the inputs in.
+func normCotangents(st normStatistics, in []cr.NodeID, x []*tensor.Dense, ybar *tensor.Dense, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	pull := layerNormPullback[float64]
 	want := tensor.Float64
 	if x[0].DType() == tensor.Float32 {
 		pull, want = layerNormPullback[float32], tensor.Float32
+		if !st.v.layer {
+			pull = channelPullback32
+		}
 	}
 	if ybar == nil || ybar.DType() != want || !equalInts(ybar.Shape(), st.v.xshape) {
 		return dst, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent is %s, want %v%v", st.v.name, describe(ybar), want, st.v.xshape)

@@ -11,7 +11,8 @@ import (
 )
 
 // BenchmarkSingleNative times the ops that run natively in float32 (layer_norm,
-// softmax, log_softmax, cross_entropy with labels) against the same ops in
+// softmax, log_softmax, cross_entropy with labels, batch_norm in training)
+// against the same ops in
 // float64: recording and the backward sweep from a random cotangent, each call
 // in the memory of the one before (EnableRecycling and Release, as a training
 // loop's gradient).
@@ -30,6 +31,7 @@ func BenchmarkSingleNative(b *testing.B) {
 		{"softmax/256x1000", nn.SoftmaxOp(-1), [][]int{{256, 1000}}},
 		{"log_softmax/256x1000", nn.LogSoftmaxOp(-1), [][]int{{256, 1000}}},
 		{"cross_entropy/256x1000", nn.CrossEntropyOp(labels), [][]int{{256, 1000}}},
+		{"batch_norm/32x64x28x28", nn.BatchNormOp(nn.Training(true), nn.Affine(true, true)), [][]int{{32, 64, 28, 28}, {64}, {64}}},
 	} {
 		for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {
 			x := make([]*tensor.Dense, len(c.shape))

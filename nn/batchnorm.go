@@ -47,7 +47,10 @@ import (
 // chainrules.ErrInvalidArgument; a weight, bias or running statistic not of
 // shape [C] wraps ErrShapeMismatch; a NaN or infinite batch statistic in
 // training (a NaN or infinity in x) wraps chainrules.ErrNonFinite, so that it
-// never reaches the running statistics.
+// never reaches the running statistics. In training, float32 inputs (all of
+// them) run natively, in single precision with float64 statistics and sums, as
+// PyTorch's CPU kernels; the forward, second-order and recorded rules are then
+// the widened op's, rounded to single precision.
 func BatchNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 	const name = "batch_norm"
 	cfg := newNormConfig(opts).cloneStats()

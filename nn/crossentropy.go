@@ -58,7 +58,10 @@ import (
 // xbar = s (softmax(x) - onehot(y)) without smoothing or weights. A label outside
 // [0, C) (and not ignored), a count of labels that does not match, a class weight
 // count other than C, or complex input is an error wrapping
-// chainrules.ErrInvalidArgument or ErrShapeMismatch.
+// chainrules.ErrInvalidArgument or ErrShapeMismatch. float32 logits [C] or [N, C]
+// without class weights or smoothing run natively in single precision (the
+// log-sum-exps and the reductions in float64); the forward, second-order and
+// recorded rules are then the widened op's, rounded to single precision.
 func CrossEntropyOp(labels []int, opts ...LossOption) cr.Op[*tensor.Dense] {
 	return &ceOp{name: "cross_entropy", logits: true, labels: slices.Clone(labels), cfg: newLossConfig(opts),
 		allowed: optReduction | optSmoothing | optClassWeights | optIgnore}

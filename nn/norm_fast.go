@@ -103,7 +103,9 @@ func (r *fastNormRule) defined() (cr.Rule[*tensor.Dense], error) {
 //
 // in two passes: one for the sums, one writing xbar.
 func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	if !has[0] {
+	if !has[0] || r.wide != nil && (ybar[0] == nil || ybar[0].DType() != tensor.Float32) {
+		// No cotangent of y, or one the native float32 kernels do not take:
+		// the defined (or widened) op's rule.
 		inner, err := r.defined()
 		if err != nil {
 			return dst, err

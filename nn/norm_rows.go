@@ -38,55 +38,6 @@ func denseFrom[T floatElem](d []T, shape []int) (*tensor.Dense, error) {
 	return tensor.FromFloat64(any(d).([]float64), shape...)
 }
 
-// rowSum returns the sum of x in float64, with eight running totals (the
-// latency of one addition per element would bound a single one) combined
-// pairwise at the end.
-func rowSum[T floatElem](x []T) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		s0 += float64(v[0])
-		s1 += float64(v[1])
-		s2 += float64(v[2])
-		s3 += float64(v[3])
-		s4 += float64(v[4])
-		s5 += float64(v[5])
-		s6 += float64(v[6])
-		s7 += float64(v[7])
-	}
-	for ; i < len(x); i++ {
-		s0 += float64(x[i])
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
-// rowSumSq returns sum((x - mu)^2) in float64, blocked as rowSum: the second
-// pass of the variance, over the centred values, which keeps it accurate when
-// the mean is large against the spread.
-func rowSumSq[T floatElem](x []T, mu float64) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		d0, d1, d2, d3 := float64(v[0])-mu, float64(v[1])-mu, float64(v[2])-mu, float64(v[3])-mu
-		d4, d5, d6, d7 := float64(v[4])-mu, float64(v[5])-mu, float64(v[6])-mu, float64(v[7])-mu
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
-		s4 += d4 * d4
-		s5 += d5 * d5
-		s6 += d6 * d6
-		s7 += d7 * d7
-	}
-	for ; i < len(x); i++ {
-		d := float64(x[i]) - mu
-		s0 += d * d
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
-}
-
 // rowGrain is the fewest rows of n elements worth a goroutine of their own in
 // layer_norm's kernels (parallelGrain elements, as softmax's).
 func rowGrain(n int) int { return max(1, parallelGrain/max(n, 1)) }
@@ -144,11 +95,14 @@ func rowKernelsOf[T floatElem]() rowKernels[T] {
 	if k, ok := any(k32).(rowKernels[T]); ok {
 		return k
 	}
-	return rowKernels[T]{forward: layerNormRow[T], sums: layerNormRowSums[T], bar: layerNormRowBar[T]}
+	panic("nn: layer_norm's row kernels of an element type other than float32 and float64") // floatElem has no other
 }
 
-// layerNormRow64 is layerNormRow for float64 with vmath's kernels: SumDev for the
-// two passes of the statistics and NormApply for y (with weight and bias).
+// layerNormRow64 writes the row yr = (x - mean) rstd w + b for the row xr (w and
+// b optional) and returns its mean, variance and rstd = 1/sqrt(variance + eps):
+// two passes of vmath.SumDev for the statistics (the second over the centred
+// values, which keeps the variance accurate when the mean is large against the
+// spread), and vmath.NormApply for y (with weight and bias).
 func layerNormRow64(yr, xr, w, b []float64, eps float64) (mu, variance, rs float64) {
 	n := float64(len(xr))
 	sum, _ := vmath.SumDev(xr, 0)
@@ -183,8 +137,8 @@ func layerNormRowBar64(out, xr, yr, w []float64, mu, rs, mg, mgx float64) {
 	vmath.NormPullBar(out, xr, yr, w, mu, rs, mg, mgx)
 }
 
-// layerNormRow32 is layerNormRow for float32 with vmath's kernels: SumDev32 for
-// the statistics and NormApply32 for y (with weight and bias).
+// layerNormRow32 is layerNormRow64 for float32: the statistics in float64
+// (vmath.SumDev32), y in float32 (vmath.NormApply32 with weight and bias).
 func layerNormRow32(yr, xr, w, b []float32, eps float64) (mu, variance, rs float64) {
 	n := float64(len(xr))
 	sum, _ := vmath.SumDev32(xr, 0)
@@ -217,19 +171,6 @@ func layerNormRowBar32(out, xr, yr, w []float32, mu, rs, mg, mgx float64) {
 		return
 	}
 	vmath.NormPullBar32(out, xr, yr, w, float32(mu), float32(rs), float32(mg), float32(mgx))
-}
-
-// layerNormRow writes the row yr = (x - mean) rstd w + b for the row xr (w and b
-// optional) and returns its mean, variance and rstd = 1/sqrt(variance + eps):
-// two passes for the statistics (the second over the centred values, which
-// keeps the variance accurate when the mean is large against the spread), in
-// float64, and one for y in T.
-func layerNormRow[T floatElem](yr, xr, w, b []T, eps float64) (mu, variance, rs float64) {
-	mu = rowSum(xr) / float64(len(xr))
-	variance = rowSumSq(xr, mu) / float64(len(xr))
-	rs = 1 / math.Sqrt(variance+eps)
-	layerNormApplyRow(yr, xr, w, b, mu, rs)
-	return mu, variance, rs
 }
 
 // layerNormApplyRow writes the row yr = (x - mu) rs w + b in T (w and b
@@ -349,57 +290,31 @@ func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *
 
 // layerNormRowSums returns sum(g) and sum(g xhat) over a row, g = ybar w (w nil:
 // 1) and xhat = (x - mu) rs, and adds ybar xhat to wa and ybar to ba (when not
-// nil), in float64. Two sets of running sums halve the loop's chain of
-// dependent additions.
+// nil), in float64: the rows without a weight or without both parameters (the
+// others take vmath's NormPullSums kernels). Two sets of running sums halve the
+// loop's chain of dependent additions.
 func layerNormRowSums[T floatElem](xr, yr, w []T, wa, ba []float64, mu64, rs64 float64) (sg, sgx float64) {
 	n, mu, rs := len(xr), T(mu64), T(rs64)
 	yr = yr[:n]
 	var s0, s1, t0, t1 float64
-	switch {
-	case w != nil && wa != nil && ba != nil: // the common case, affine
-		w, wa, ba := w[:n], wa[:n], ba[:n]
-		j := 0
-		for ; j+2 <= n; j += 2 {
-			h0, h1 := (xr[j]-mu)*rs, (xr[j+1]-mu)*rs
-			y0, y1 := yr[j], yr[j+1]
-			wa[j] += float64(y0 * h0)
-			wa[j+1] += float64(y1 * h1)
-			ba[j] += float64(y0)
-			ba[j+1] += float64(y1)
-			g0, g1 := y0*w[j], y1*w[j+1]
-			s0 += float64(g0)
-			s1 += float64(g1)
-			t0 += float64(g0 * h0)
-			t1 += float64(g1 * h1)
-		}
-		for ; j < n; j++ {
-			h, y := (xr[j]-mu)*rs, yr[j]
+	for j, e := range xr {
+		h, y := (e-mu)*rs, yr[j]
+		if wa != nil {
 			wa[j] += float64(y * h)
+		}
+		if ba != nil {
 			ba[j] += float64(y)
-			g := y * w[j]
+		}
+		g := y
+		if w != nil {
+			g *= w[j]
+		}
+		if j&1 == 0 {
 			s0 += float64(g)
 			t0 += float64(g * h)
-		}
-	default:
-		for j, e := range xr {
-			h, y := (e-mu)*rs, yr[j]
-			if wa != nil {
-				wa[j] += float64(y * h)
-			}
-			if ba != nil {
-				ba[j] += float64(y)
-			}
-			g := y
-			if w != nil {
-				g *= w[j]
-			}
-			if j&1 == 0 {
-				s0 += float64(g)
-				t0 += float64(g * h)
-			} else {
-				s1 += float64(g)
-				t1 += float64(g * h)
-			}
+		} else {
+			s1 += float64(g)
+			t1 += float64(g * h)
 		}
 	}
 	return s0 + s1, t0 + t1

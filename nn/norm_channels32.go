@@ -67,11 +67,7 @@ func channelForward32(x []*tensor.Dense, v normView, cfg normConfig, strict bool
 			yr[j] = (e-mu)*s32 + t32
 		}
 	})
-	y, err := tensor.FromFloat32(yd, v.xshape...)
-	if err != nil {
-		return nil, normStatistics{}, err
-	}
-	return y, normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
+	return denseOf(yd, v.xshape), normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
 }
 
 // channelPullback32 is fastNormRule.Pullback for float32 x over a channel view:
@@ -80,7 +76,7 @@ func channelForward32(x []*tensor.Dense, v normView, cfg normConfig, strict bool
 //	xbar = rstd (g - mean(g) - xhat mean(g xhat)),  wbar_c = sum ybar xhat,  bbar_c = sum ybar,
 //
 // in two passes over the runs: the sums in float64, then xbar in float32.
-func channelPullback32(st normStatistics, x []*tensor.Dense, ybar *tensor.Dense) (xbar, wbar, bbar *tensor.Dense, err error) {
+func channelPullback32(st normStatistics, x []*tensor.Dense, ybar *tensor.Dense) (xbar, wbar, bbar *tensor.Dense) {
 	v, mean, rstd := st.v, st.mean, st.rstd
 	xd, yb := x[0].Contiguous().Float32s(), ybar.Contiguous().Float32s()
 	var w []float32
@@ -128,25 +124,19 @@ func channelPullback32(st normStatistics, x []*tensor.Dense, ybar *tensor.Dense)
 			out[j] = rs * (wc*yr[j] - mg - (e-mu)*rs*mgx)
 		}
 	})
-	if xbar, err = tensor.FromFloat32(xb, v.xshape...); err != nil {
-		return nil, nil, nil, err
-	}
-	round := func(s []float64) (*tensor.Dense, error) {
+	xbar = denseOf(xb, v.xshape)
+	round := func(s []float64) *tensor.Dense {
 		out := make([]float32, len(s))
 		for i, e := range s {
 			out[i] = float32(e)
 		}
-		return tensor.FromFloat32(out, v.wshape...)
+		return denseOf(out, v.wshape)
 	}
 	if v.weight {
-		if wbar, err = round(wb); err != nil {
-			return nil, nil, nil, err
-		}
+		wbar = round(wb)
 	}
 	if v.bias {
-		if bbar, err = round(bb); err != nil {
-			return nil, nil, nil, err
-		}
+		bbar = round(bb)
 	}
-	return xbar, wbar, bbar, nil
+	return xbar, wbar, bbar
 }

@@ -17,27 +17,6 @@ import (
 // accumulators for the means, variances and every sum over a row or over the
 // rows (the weight and bias cotangents), as PyTorch does on the CPU.
 
-// floatElem is the element types of the native kernels.
-type floatElem interface{ float32 | float64 }
-
-// elems returns the row-major elements of t, a float32 or float64 tensor of
-// element type T, aliasing its storage when it is contiguous: for reading only.
-func elems[T floatElem](t *tensor.Dense) []T {
-	var z T
-	if _, ok := any(z).(float32); ok {
-		return any(t.Contiguous().Float32s()).([]T)
-	}
-	return any(t.Contiguous().Float64s()).([]T)
-}
-
-// denseFrom returns the tensor of the given shape over d (float32 or float64).
-func denseFrom[T floatElem](d []T, shape []int) (*tensor.Dense, error) {
-	if f, ok := any(d).([]float32); ok {
-		return tensor.FromFloat32(f, shape...)
-	}
-	return tensor.FromFloat64(any(d).([]float64), shape...)
-}
-
 // rowGrain is the fewest rows of n elements worth a goroutine of their own in
 // layer_norm's kernels (parallelGrain elements, as softmax's).
 func rowGrain(n int) int { return max(1, parallelGrain/max(n, 1)) }
@@ -45,16 +24,16 @@ func rowGrain(n int) int { return max(1, parallelGrain/max(n, 1)) }
 // layerNormForward is normForward for layer_norm (v.layer), in the precision T
 // of x: per row, mean = sum(x)/n, var = sum((x - mean)^2)/n, rstd =
 // 1/sqrt(var + eps) and y = (x - mean) rstd w + b.
-func layerNormForward[T floatElem](x []*tensor.Dense, v normView, cfg normConfig) (*tensor.Dense, normStatistics, error) {
-	xd := elems[T](x[0])
+func layerNormForward[T floating](x []*tensor.Dense, v normView, cfg normConfig) (*tensor.Dense, normStatistics, error) {
+	xd := elemsOf[T](x[0])
 	var w, b []T
 	k := 1
 	if cfg.weight {
-		w = elems[T](x[k])
+		w = elemsOf[T](x[k])
 		k++
 	}
 	if cfg.bias {
-		b = elems[T](x[k])
+		b = elemsOf[T](x[k])
 	}
 	rows, n := v.m, v.b
 	mean, variance, rstd := make([]float64, rows), make([]float64, rows), make([]float64, rows)
@@ -66,17 +45,13 @@ func layerNormForward[T floatElem](x []*tensor.Dense, v normView, cfg normConfig
 			mean[r], variance[r], rstd[r] = forward(yr, xr, w, b, v.eps)
 		}
 	})
-	y, err := denseFrom(yd, v.xshape)
-	if err != nil {
-		return nil, normStatistics{}, err
-	}
-	return y, normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
+	return denseOf(yd, v.xshape), normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
 }
 
 // rowKernels are layer_norm's kernels on one row, for element type T: vmath's
 // assembly kernels (float64 or float32) for the statistics, and where the row has
 // a weight (and for the forward a bias) for the rest, Go loops otherwise.
-type rowKernels[T floatElem] struct {
+type rowKernels[T floating] struct {
 	// forward writes the row of y for the row of x and returns its mean,
 	// variance and 1/sqrt(variance + eps).
 	forward func(yr, xr, w, b []T, eps float64) (mu, variance, rs float64)
@@ -86,7 +61,7 @@ type rowKernels[T floatElem] struct {
 }
 
 // rowKernelsOf returns the row kernels of T.
-func rowKernelsOf[T floatElem]() rowKernels[T] {
+func rowKernelsOf[T floating]() rowKernels[T] {
 	k64 := rowKernels[float64]{forward: layerNormRow64, sums: layerNormRowSums64, bar: layerNormRowBar64}
 	if k, ok := any(k64).(rowKernels[T]); ok {
 		return k
@@ -95,7 +70,7 @@ func rowKernelsOf[T floatElem]() rowKernels[T] {
 	if k, ok := any(k32).(rowKernels[T]); ok {
 		return k
 	}
-	panic("nn: layer_norm's row kernels of an element type other than float32 and float64") // floatElem has no other
+	panic("nn: layer_norm's row kernels of an element type other than float32 and float64") // floating has no other
 }
 
 // layerNormRow64 writes the row yr = (x - mean) rstd w + b for the row xr (w and
@@ -175,7 +150,7 @@ func layerNormRowBar32(out, xr, yr, w []float32, mu, rs, mg, mgx float64) {
 
 // layerNormApplyRow writes the row yr = (x - mu) rs w + b in T (w and b
 // optional).
-func layerNormApplyRow[T floatElem](yr, xr, w, b []T, mu, rs float64) {
+func layerNormApplyRow[T floating](yr, xr, w, b []T, mu, rs float64) {
 	m, q := T(mu), T(rs)
 	switch {
 	case w != nil && b != nil:
@@ -220,12 +195,12 @@ func layerNormBlocks(rows, n int) (blocks, per int) {
 // (and the parameters' cotangents, accumulated per block of rows), one writing
 // xbar. It returns xbar, and wbar and bbar when the op has those inputs (nil
 // otherwise).
-func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *tensor.Dense) (xbar, wbar, bbar *tensor.Dense, err error) {
+func layerNormPullback[T floating](st normStatistics, x []*tensor.Dense, ybar *tensor.Dense) (xbar, wbar, bbar *tensor.Dense) {
 	v, mean, rstd := st.v, st.mean, st.rstd
-	xd, yb := elems[T](x[0]), elems[T](ybar)
+	xd, yb := elemsOf[T](x[0]), elemsOf[T](ybar)
 	var w []T
 	if v.weight {
-		w = elems[T](x[1])
+		w = elemsOf[T](x[1])
 	}
 	rows, n := v.m, v.b
 	blocks, per := layerNormBlocks(rows, n)
@@ -260,11 +235,9 @@ func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *
 			}
 		}
 	})
-	if xbar, err = denseFrom(xb, v.xshape); err != nil {
-		return nil, nil, nil, err
-	}
+	xbar = denseOf(xb, v.xshape)
 	// The blocks' sums, added in order.
-	total := func(acc []float64) (*tensor.Dense, error) {
+	total := func(acc []float64) *tensor.Dense {
 		out := make([]T, n)
 		for j := range out {
 			var s float64
@@ -273,19 +246,15 @@ func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *
 			}
 			out[j] = T(s)
 		}
-		return denseFrom(out, v.wshape)
+		return denseOf(out, v.wshape)
 	}
 	if wacc != nil {
-		if wbar, err = total(wacc); err != nil {
-			return nil, nil, nil, err
-		}
+		wbar = total(wacc)
 	}
 	if bacc != nil {
-		if bbar, err = total(bacc); err != nil {
-			return nil, nil, nil, err
-		}
+		bbar = total(bacc)
 	}
-	return xbar, wbar, bbar, nil
+	return xbar, wbar, bbar
 }
 
 // layerNormRowSums returns sum(g) and sum(g xhat) over a row, g = ybar w (w nil:
@@ -293,7 +262,7 @@ func layerNormPullback[T floatElem](st normStatistics, x []*tensor.Dense, ybar *
 // nil), in float64: the rows without a weight or without both parameters (the
 // others take vmath's NormPullSums kernels). Two sets of running sums halve the
 // loop's chain of dependent additions.
-func layerNormRowSums[T floatElem](xr, yr, w []T, wa, ba []float64, mu64, rs64 float64) (sg, sgx float64) {
+func layerNormRowSums[T floating](xr, yr, w []T, wa, ba []float64, mu64, rs64 float64) (sg, sgx float64) {
 	n, mu, rs := len(xr), T(mu64), T(rs64)
 	yr = yr[:n]
 	var s0, s1, t0, t1 float64
@@ -322,7 +291,7 @@ func layerNormRowSums[T floatElem](xr, yr, w []T, wa, ba []float64, mu64, rs64 f
 
 // layerNormRowBar writes a row of xbar = rs (g - mg - xhat mgx), g = ybar w (w
 // nil: 1), xhat = (x - mu) rs.
-func layerNormRowBar[T floatElem](out, xr, yr, w []T, mu64, rs64, mg64, mgx64 float64) {
+func layerNormRowBar[T floating](out, xr, yr, w []T, mu64, rs64, mg64, mgx64 float64) {
 	n := len(xr)
 	mu, rs, mg, mgx := T(mu64), T(rs64), T(mg64), T(mgx64)
 	out, yr = out[:n], yr[:n]
@@ -353,10 +322,7 @@ func normCotangents(st normStatistics, in []cr.NodeID, x []*tensor.Dense, ybar *
 	if ybar == nil || ybar.DType() != want || !equalInts(ybar.Shape(), st.v.xshape) {
 		return dst, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent is %s, want %v%v", st.v.name, describe(ybar), want, st.v.xshape)
 	}
-	xbar, wbar, bbar, err := pull(st, x, ybar)
-	if err != nil {
-		return dst, err
-	}
+	xbar, wbar, bbar := pull(st, x, ybar)
 	dst = append(dst, cr.Contribution[*tensor.Dense]{Node: in[0], Value: xbar})
 	k := 1
 	if wbar != nil {

@@ -17,11 +17,11 @@ import (
 //
 //	if opkit.HasSingle(x) { return applySingle(o, in, x, y, need) }
 //
-// so that everything after it sees float64 and complex128 only. A few ops run
-// float32 natively before that line, with float64 accumulators (as PyTorch's CPU
-// kernels): layer_norm, batch_norm in training, softmax and log_softmax along the
-// last axis, and cross_entropy with labels; their Pullback is native and their
-// other rules the widened op's (norm_rows.go, softmax_single.go,
+// so that everything after it sees float64 and complex128 only. The ops that run
+// float32 natively check for it before that line (native.go; and layer_norm,
+// batch_norm in training, softmax, log_softmax and cross_entropy with float64
+// accumulators, whose Pullback is native and whose other rules are the widened
+// op's: norm_rows.go, norm_channels32.go, softmax_single.go,
 // crossentropy_single.go).
 
 // applySingle applies op to x, some of which is single precision, with the mask

@@ -59,8 +59,9 @@
 // (opkit.ApplyWidened); the convolutions, the pools and interpolate run float32
 // natively instead (float32 kernels and the float32 GEMM, at about half
 // float64's time and memory) when all their inputs are float32, and so do
-// layer_norm, batch_norm in training, softmax and log_softmax along the last
-// axis and cross_entropy with labels (float32 arithmetic, float64 statistics
+// layer_norm, group_norm, instance_norm, batch_norm in training, softmax and
+// log_softmax along the last axis and cross_entropy with labels (float32
+// arithmetic, float64 statistics
 // and sums, as PyTorch's CPU kernels; their first-order pullback native, their
 // other rules the widened op's). Each op has a
 // plain function that evaluates it without a tape (Softmax, CrossEntropy,

@@ -455,7 +455,7 @@ func channels(name string, x *tensor.Dense) (n, c, sp int, err error) {
 func GroupNormOp(numGroups int, opts ...NormOption) cr.Op[*tensor.Dense] {
 	const name = "group_norm"
 	cfg := newNormConfig(opts)
-	return normOp(name, cfg, func(x []*tensor.Dense) (normView, error) {
+	op := normOp(name, cfg, func(x []*tensor.Dense) (normView, error) {
 		if err := noRunningStats(name, cfg); err != nil {
 			return normView{}, err
 		}
@@ -468,6 +468,8 @@ func GroupNormOp(numGroups int, opts ...NormOption) cr.Op[*tensor.Dense] {
 		}
 		return channelView(name, x[0], 1, n*numGroups, c/numGroups*sp, cfg), nil
 	})
+	op.single = true // float32 input natively (channelForward32, channelPullback32)
+	return op
 }
 
 // InstanceNormOp returns PyTorch's F.instance_norm of x [N, C, *]. With the
@@ -523,7 +525,9 @@ func InstanceNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 		return channelView(name, x[0], 1, n*c, sp, cfg), nil
 	}
 	if cfg.runMean == nil && cfg.runVar == nil {
-		return normOp(name, cfg, view)
+		op := normOp(name, cfg, view)
+		op.single = true // float32 input natively (channelForward32, channelPullback32)
+		return op
 	}
 	check := func(x []*tensor.Dense) (normView, error) {
 		v, err := normCheck(name, x, cfg, view)
@@ -544,7 +548,9 @@ func InstanceNormOp(opts ...NormOption) cr.Op[*tensor.Dense] {
 		}
 		return mean / float64(n), unbiased / float64(n)
 	}
-	return statsNormOp(name, cfg, view, check, update)
+	op := statsNormOp(name, cfg, view, check, update)
+	op.single = true
+	return op
 }
 
 // UseInputStats sets instance_norm's use_input_stats (true by default): false

@@ -8,10 +8,10 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// batch_norm in training on float32 input, natively in single precision: the
-// kernels of normForward and fastNormRule.Pullback for the views whose
-// parameters are per channel (a run of x is a channel's spatial positions of one
-// sample), with the statistics and every sum in float64 (vmath.SumDev32, the
+// batch_norm in training, group_norm and instance_norm on float32 input,
+// natively in single precision: the kernels of normForward and
+// fastNormRule.Pullback for the views whose parameters are per channel (a run of
+// x is a channel's spatial positions of one sample), with the statistics and every sum in float64 (vmath.SumDev32, the
 // running sums of g xhat) and the elementwise work in float32, as PyTorch's CPU
 // kernels. The other rules (forward, second order, recorded) are the widened
 // op's (fastNormRule.wide).

@@ -58,3 +58,33 @@ func TestNormChannelsWithoutSpatialAxes(t *testing.T) {
 	}
 	ruletest.CheckSingle(t, tensor.Space{}, op, single, ruletest.SingleConfig{})
 }
+
+// batch_norm in training, group_norm and instance_norm on float32 input run
+// natively (channelForward32, channelPullback32), with and without running
+// statistics: every rule agrees with the float64 op's at the same values to
+// float32's precision (ruletest.CheckSingle), the updated running statistics
+// included.
+func TestChannelNormsSingleNative(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	f32 := func(shape ...int) *tensor.Dense { return tensor.RandN(rng, tensor.Float32, shape...) }
+	rm, rv := tensor.RandN(rng, tensor.Float64, 4), tensor.Ones(tensor.Float64, 4)
+	for _, c := range []struct {
+		name string
+		op   cr.Op[*tensor.Dense]
+		in   []*tensor.Dense
+	}{
+		{"batch_norm running stats", nn.BatchNormOp(nn.Training(true), nn.Affine(true, true), nn.RunningStats(rm, rv)), []*tensor.Dense{f32(3, 4, 5), f32(4), f32(4)}},
+		{"group_norm 2 groups", nn.GroupNormOp(2, nn.Affine(true, true)), []*tensor.Dense{f32(3, 4, 3, 3), f32(4), f32(4)}},
+		{"instance_norm weight", nn.InstanceNormOp(nn.Affine(true, false)), []*tensor.Dense{f32(2, 4, 7), f32(4)}},
+		{"instance_norm running stats", nn.InstanceNormOp(nn.RunningStats(rm, rv), nn.Momentum(0.2)), []*tensor.Dense{f32(2, 4, 6)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ys, err := cr.EvalMulti(c.op, c.in...)
+			require.NoError(t, err)
+			for _, y := range ys {
+				require.Equal(t, tensor.Float32, y.DType())
+			}
+			ruletest.CheckSingle(t, tensor.Space{}, c.op, c.in, ruletest.SingleConfig{})
+		})
+	}
+}

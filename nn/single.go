@@ -18,11 +18,11 @@ import (
 //	if opkit.HasSingle(x) { return applySingle(o, in, x, y, need) }
 //
 // so that everything after it sees float64 and complex128 only. The ops that run
-// float32 natively check for it before that line (native.go; and layer_norm,
-// batch_norm in training, softmax, log_softmax and cross_entropy with float64
-// accumulators, whose Pullback is native and whose other rules are the widened
-// op's: norm_rows.go, norm_channels32.go, softmax_single.go,
-// crossentropy_single.go).
+// float32 natively check for it before that line (native.go; and the
+// normalisations but batch_norm in evaluation, softmax, log_softmax and
+// cross_entropy with float64 accumulators, whose Pullback is native and whose
+// other rules are the widened op's: norm_rows.go, norm_channels32.go,
+// softmax_single.go, crossentropy_single.go).
 
 // applySingle applies op to x, some of which is single precision, with the mask
 // need (a nil need: every input): opkit.ApplyWidenedMasked.

@@ -323,11 +323,10 @@ func xlogMask(name string, off float64) stepOp {
 	}}
 }
 
+// expPull is exp's pullback (Func1.Pull): xbar_i = y_i ybar_i, with vmath's
+// vectorised product.
 func expPull(dst, _, y, yb []float64) {
-	y = y[:len(yb)]
-	for i, v := range yb {
-		dst[i] = y[i] * v
-	}
+	vmath.Mul(dst[:len(yb)], y, yb)
 }
 
 // cexpm1 returns e^z - 1 accurately near 0:

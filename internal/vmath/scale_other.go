@@ -1,0 +1,9 @@
+//go:build !amd64 || noasm
+
+package vmath
+
+// mulBlocks leaves every element to the Go loop.
+func mulBlocks(dst, a, b []float64) int { return 0 }
+
+// scaleBlocks leaves every element to the Go loop.
+func scaleBlocks(dst, x []float64, c float64) int { return 0 }

@@ -62,6 +62,16 @@ func TestExtremumVectorRows(t *testing.T) {
 			grad(600, map[int]float64{10: 0.5, 590: 0.5})},
 		{"max, long, NaN", true, long(600, 0, map[int]float64{300: nan, 301: 5}),
 			grad(600, map[int]float64{300: 1})},
+		// Longer than a chunk (2048) of the forward pass: the ties are looked
+		// for only in the chunks that attain the extremum.
+		{"max, chunks, ties in three chunks", true, long(5000, 0, map[int]float64{100: 9, 2047: 9, 2048: 9, 4999: 9}),
+			grad(5000, map[int]float64{100: 0.25, 2047: 0.25, 2048: 0.25, 4999: 0.25})},
+		{"min, chunks, one in the last chunk", false, long(4097, 50, map[int]float64{4096: -3}),
+			grad(4097, map[int]float64{4096: 1})},
+		{"max, chunks, -0 and +0 in two chunks", true, long(6000, -1, map[int]float64{3: math.Copysign(0, -1), 5000: 0}),
+			grad(6000, map[int]float64{3: 0.5, 5000: 0.5})},
+		{"max, chunks, NaN after the largest", true, long(6000, 0, map[int]float64{10: 7, 4500: nan}),
+			grad(6000, map[int]float64{4500: 1})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x, err := tensor.FromFloat64(append([]float64(nil), c.x...), len(c.x))

@@ -324,9 +324,7 @@ func negated(g *tensor.Dense) (*tensor.Dense, error) {
 	if g.IsContiguous() {
 		dst = vmath.MakeNoZero[float64](len(src))
 	}
-	for i, v := range src {
-		dst[i] = -v
-	}
+	vmath.Neg(dst, src)
 	return tensor.FromFloat64(dst, g.Shape()...)
 }
 

@@ -104,3 +104,50 @@ func TestExtremumVectorRows(t *testing.T) {
 		})
 	}
 }
+
+// TestExtremumLaneTies checks the pullback of the minimum and maximum over
+// lanes long enough for the vectorised tie search (32 elements and more): one
+// tie at every position of a lane, two ties (split), and a -0 tying +0.
+func TestExtremumLaneTies(t *testing.T) {
+	for _, k := range []int{32, 45} {
+		for _, isMax := range []bool{false, true} {
+			var xs, want []float64
+			lane := func(ties ...int) {
+				row := make([]float64, k)
+				w := make([]float64, k)
+				for i := range row {
+					row[i] = float64(i%5 + 1)
+					if isMax {
+						row[i] = -row[i]
+					}
+				}
+				for _, at := range ties {
+					row[at], w[at] = 0, 1/float64(len(ties))
+				}
+				xs, want = append(xs, row...), append(want, w...)
+			}
+			for at := range k {
+				lane(at)
+			}
+			lane(0, k-1)
+			lane(7, 8)
+			lane(31, 3)
+			rows := len(xs) / k
+			xs[len(xs)-k+3] = math.Copysign(0, -1) // the last lane's ties: -0 and +0
+			x, err := tensor.FromFloat64(xs, rows, k)
+			require.NoError(t, err)
+			op := reduce.MinOp([]int{1}, false)
+			if isMax {
+				op = reduce.MaxOp([]int{1}, false)
+			}
+			tp := core.NewTape[*tensor.Dense](tensor.Space{})
+			leaf := tp.Leaf(x)
+			out := tp.Apply(reduce.SumOp(nil, false), tp.Apply(op, leaf))
+			g, err := tp.Backward(out)
+			require.NoError(t, err)
+			got, ok := g.Of(leaf)
+			require.True(t, ok)
+			assert.Equal(t, want, got.Float64s(), "k=%d max=%v", k, isMax)
+		}
+	}
+}

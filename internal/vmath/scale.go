@@ -1,11 +1,12 @@
 package vmath
 
-// Products of two slices and of a slice and a scalar, for the pullbacks of the
-// elementwise functions whose derivative is a stored value (exp's output y:
-// xbar = y ybar) and for a cotangent broadcast from a sum (ybar_i = c). Each
-// computes the same IEEE product per element in the assembly (AVX2, whole
-// blocks of 8 elements) and in Go (the tail, and other platforms), so the results
-// are bit-identical.
+// Products of two slices and of a slice and a scalar, negation, and the search
+// for an element equal to a value, for the pullbacks of the elementwise functions
+// whose derivative is a stored value (exp's output y: xbar = y ybar) or a
+// constant (scale, the subtrahend of a difference), and for the tie search of an
+// extremum's pullback. Each computes the same IEEE operation per element in the
+// assembly (AVX2, whole blocks of 8 elements) and in Go (the tail, and other
+// platforms), so the results are bit-identical.
 
 // Mul sets dst[i] = a[i] b[i]. a and b must be at least as long as dst; dst may
 // be a or b.
@@ -26,4 +27,27 @@ func Scale(dst, x []float64, c float64) {
 	for ; i < n; i++ {
 		dst[i] = x[i] * c
 	}
+}
+
+// Neg sets dst[i] = -x[i] (the sign bit flipped, as Go's unary minus). x must be
+// at least as long as dst; dst may be x.
+func Neg(dst, x []float64) {
+	n := len(dst)
+	x = x[:n]
+	i := negBlocks(dst, x)
+	for ; i < n; i++ {
+		dst[i] = -x[i]
+	}
+}
+
+// IndexEq returns the least i with x[i] == y, or -1 if there is none (always for
+// a NaN y: IEEE equality).
+func IndexEq(x []float64, y float64) int {
+	i := indexEqBlocks(x, y)
+	for ; i < len(x); i++ {
+		if x[i] == y {
+			return i
+		}
+	}
+	return -1
 }

@@ -28,3 +28,30 @@ func scaleBlocks(dst, x []float64, c float64) int {
 	scaleAVX2(&dst[0], &x[0], blocks, c)
 	return 8 * blocks
 }
+
+//go:noescape
+func negAVX2(dst, x *float64, blocks int)
+
+//go:noescape
+func indexEqAVX2(x *float64, blocks int, y float64) int
+
+// negBlocks does Neg's whole blocks of 8 elements in assembly.
+func negBlocks(dst, x []float64) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	negAVX2(&dst[0], &x[0], blocks)
+	return 8 * blocks
+}
+
+// indexEqBlocks returns the start of the first block of 8 elements that holds an
+// element equal to y, found in assembly, or the number of elements in whole
+// blocks when none does: IndexEq's loop goes on from there.
+func indexEqBlocks(x []float64, y float64) int {
+	blocks := len(x) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	return indexEqAVX2(&x[0], blocks, y)
+}

@@ -5,6 +5,9 @@
 // The kernels of scale.go, 8 elements (two YMM registers) per iteration; each
 // block is loaded before it is stored, so dst may be an operand.
 
+DATA scaleSignBit<>+0(SB)/8, $0x8000000000000000
+GLOBL scaleSignBit<>(SB), RODATA|NOPTR, $8
+
 // func mulAVX2(dst, a, b *float64, blocks int)
 // dst[i] = a[i] b[i]
 TEXT ·mulAVX2(SB), NOSPLIT, $0-32
@@ -44,5 +47,49 @@ scaleloop:
 	ADDQ $8, AX
 	DECQ CX
 	JNZ  scaleloop
+	VZEROUPPER
+	RET
+
+// func negAVX2(dst, x *float64, blocks int)
+// dst[i] = -x[i] (sign bit flipped)
+TEXT ·negAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	VBROADCASTSD scaleSignBit<>(SB), Y15
+	XORQ AX, AX
+
+negloop:
+	VXORPD (SI)(AX*8), Y15, Y0
+	VXORPD 32(SI)(AX*8), Y15, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	ADDQ $8, AX
+	DECQ CX
+	JNZ  negloop
+	VZEROUPPER
+	RET
+
+// func indexEqAVX2(x *float64, blocks int, y float64) int
+// The start of the first block of 8 with an element == y (ordered, non-signalling
+// equality), or 8*blocks.
+TEXT ·indexEqAVX2(SB), NOSPLIT, $0-32
+	MOVQ x+0(FP), SI
+	MOVQ blocks+8(FP), CX
+	VBROADCASTSD y+16(FP), Y15
+	XORQ AX, AX
+
+ieqloop:
+	VCMPPD $0, (SI)(AX*8), Y15, Y0
+	VCMPPD $0, 32(SI)(AX*8), Y15, Y1
+	VORPD Y1, Y0, Y0
+	VPTEST Y0, Y0
+	JNZ  ieqfound
+	ADDQ $8, AX
+	DECQ CX
+	JNZ  ieqloop
+
+ieqfound:
+	MOVQ AX, ret+24(FP)
 	VZEROUPPER
 	RET

@@ -7,3 +7,9 @@ func mulBlocks(dst, a, b []float64) int { return 0 }
 
 // scaleBlocks leaves every element to the Go loop.
 func scaleBlocks(dst, x []float64, c float64) int { return 0 }
+
+// negBlocks leaves every element to the Go loop.
+func negBlocks(dst, x []float64) int { return 0 }
+
+// indexEqBlocks leaves every element to the Go loop.
+func indexEqBlocks(x []float64, y float64) int { return 0 }

@@ -51,3 +51,15 @@ func IndexEq(x []float64, y float64) int {
 	}
 	return -1
 }
+
+// Axpy sets y[i] += s x[i], the product rounded before the sum (no fused
+// multiply-add, as Go computes y[i] += s*x[i] on amd64). x must be at least as
+// long as y.
+func Axpy(y []float64, s float64, x []float64) {
+	n := len(y)
+	x = x[:n]
+	i := axpyBlocks(y, s, x)
+	for ; i < n; i++ {
+		y[i] += s * x[i]
+	}
+}

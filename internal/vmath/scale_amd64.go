@@ -55,3 +55,16 @@ func indexEqBlocks(x []float64, y float64) int {
 	}
 	return indexEqAVX2(&x[0], blocks, y)
 }
+
+//go:noescape
+func axpyAVX2(y, x *float64, blocks int, s float64)
+
+// axpyBlocks does Axpy's whole blocks of 8 elements in assembly.
+func axpyBlocks(y []float64, s float64, x []float64) int {
+	blocks := len(y) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	axpyAVX2(&y[0], &x[0], blocks, s)
+	return 8 * blocks
+}

@@ -93,3 +93,25 @@ ieqfound:
 	MOVQ AX, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func axpyAVX2(y, x *float64, blocks int, s float64)
+// y[i] += s x[i] (a product, then a sum: no FMA)
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	VBROADCASTSD s+24(FP), Y15
+	XORQ AX, AX
+
+axpyloop:
+	VMULPD (SI)(AX*8), Y15, Y0
+	VMULPD 32(SI)(AX*8), Y15, Y1
+	VADDPD (DI)(AX*8), Y0, Y0
+	VADDPD 32(DI)(AX*8), Y1, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	ADDQ $8, AX
+	DECQ CX
+	JNZ  axpyloop
+	VZEROUPPER
+	RET

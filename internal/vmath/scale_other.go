@@ -13,3 +13,6 @@ func negBlocks(dst, x []float64) int { return 0 }
 
 // indexEqBlocks leaves every element to the Go loop.
 func indexEqBlocks(x []float64, y float64) int { return 0 }
+
+// axpyBlocks leaves every element to the Go loop.
+func axpyBlocks(y []float64, s float64, x []float64) int { return 0 }

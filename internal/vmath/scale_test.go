@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Mul and Scale against their scalar definitions, bit for bit, at lengths around
+// Mul, Scale, Neg and Axpy against their scalar definitions, bit for bit, at lengths around
 // the 8-element blocks of the assembly, with special values among the inputs, and
 // in place (dst one of the operands).
 func TestScaleBitIdentical(t *testing.T) {
@@ -59,6 +59,15 @@ func TestScaleBitIdentical(t *testing.T) {
 		for i := range got {
 			if want := -a[i]; math.Float64bits(got[i]) != math.Float64bits(want) {
 				t.Fatalf("Neg n=%d [%d]: got %v, want %v", n, i, got[i], want)
+			}
+		}
+		for _, c := range []float64{-2.5, 0, math.Inf(-1)} {
+			acc := slices.Clone(b)
+			Axpy(acc, c, a)
+			for i := range acc {
+				if want := b[i] + c*a[i]; !same(acc[i], want) {
+					t.Fatalf("Axpy n=%d c=%v [%d]: got %v, want %v", n, c, i, acc[i], want)
+				}
 			}
 		}
 		in = slices.Clone(a)

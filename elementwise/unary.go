@@ -408,6 +408,13 @@ func uniform[T tensor.Element](t *tensor.Dense) (T, bool) {
 func pullUniform[T tensor.Element](fn *Func1[T], x, y []T, n int, c T) []T {
 	x, y = x[:n], y[:n]
 	xb := vmath.MakeNoZero[T](n)
+	if fn.pullY {
+		if yf, ok := any(y).([]float64); ok {
+			// xbar_i = y_i c, the product expPull computes.
+			vmath.Scale(any(xb).([]float64), yf, any(c).(float64))
+			return xb
+		}
+	}
 	if fn.Pull == nil {
 		for i := range xb {
 			xb[i] = conj(fn.D1(x[i], y[i])) * c

@@ -95,6 +95,23 @@ func (o *binaryOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tenso
 	return setOutput(ys, y, r, err)
 }
 
+// ApplyMasked is Apply whose rule leaves out the cotangent of an input whose
+// need is false (chainrules.MaskedOp): a sum or a difference then does not sum
+// its cotangent down to that operand's shape (the [n, 1] column |P_i|² of
+// kmeans' distances, computed from the constant points, added to the [1, k] row
+// of the centroids' |C_j|², would cost a pass over n x k), and no op appends
+// a contribution for it. The forward is Apply's.
+func (o *binaryOp) ApplyMasked(in []cr.NodeID, xs, ys []*tensor.Dense, need []bool) (cr.Rule[*tensor.Dense], error) {
+	r, err := o.Apply(in, xs, ys)
+	if err != nil {
+		return nil, err
+	}
+	if br, ok := r.(*binaryRule); ok && len(need) == 2 {
+		br.skip = [2]bool{!need[0], !need[1]}
+	}
+	return r, nil
+}
+
 // setOutput stores y as the one output in ys and returns the rule r, or returns err
 // alone when it is set.
 func setOutput(ys []*tensor.Dense, y *tensor.Dense, r cr.Rule[*tensor.Dense], err error) (cr.Rule[*tensor.Dense], error) {
@@ -111,8 +128,9 @@ type binaryRule struct {
 	in                  [2]cr.NodeID
 	out, aShape, bShape []int
 	lay                 layout
-	complex             bool // computed in complex128 (inputs promoted as needed)
-	aReal, bReal        bool // input dtypes: a promoted real input gets the real part
+	complex             bool    // computed in complex128 (inputs promoted as needed)
+	aReal, bReal        bool    // input dtypes: a promoted real input gets the real part
+	skip                [2]bool // input k's cotangent is not needed (ApplyMasked)
 	re                  binaryData[float64]
 	cx                  binaryData[complex128]
 }
@@ -130,8 +148,12 @@ func (r *binaryRule) Pullback(ybar []*tensor.Dense, _ []bool, dst []cr.Contribut
 	if err != nil {
 		return dst, err
 	}
-	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: ab},
-		cr.Contribution[*tensor.Dense]{Node: r.in[1], Value: bb}), nil
+	for k, v := range [2]*tensor.Dense{ab, bb} {
+		if !r.skip[k] {
+			dst = append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[k], Value: v})
+		}
+	}
+	return dst, nil
 }
 
 func (r *binaryRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
@@ -145,9 +167,12 @@ func (r *binaryRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], d
 	if err != nil {
 		return dst, err
 	}
-	return append(dst,
-		cr.DualContribution[*tensor.Dense]{Node: r.in[0], Cotangent: cr.Dual[*tensor.Dense]{Value: ab, Tangent: abd, HasTangent: abd != nil}},
-		cr.DualContribution[*tensor.Dense]{Node: r.in[1], Cotangent: cr.Dual[*tensor.Dense]{Value: bb, Tangent: bbd, HasTangent: bbd != nil}}), nil
+	for k, v := range [2][2]*tensor.Dense{{ab, abd}, {bb, bbd}} {
+		if !r.skip[k] {
+			dst = append(dst, cr.DualContribution[*tensor.Dense]{Node: r.in[k], Cotangent: cr.Dual[*tensor.Dense]{Value: v[0], Tangent: v[1], HasTangent: v[1] != nil}})
+		}
+	}
+	return dst, nil
 }
 
 // tangents2 returns the tangents of the operands in[0] and in[1] of a binary op,
@@ -278,15 +303,20 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 // layer passes the layer's cotangent on at no cost. For a - b (spec.diff) bbar and
 // bbardot are negated: bbar = -SumTo(ybar, shape(b)), one pass over b's shape
 // (a scalar for the x - max(x) of a log-sum-exp), while abar is still ybar itself.
+// An operand whose cotangent is not needed (skip, ApplyMasked) gets none.
 func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
 	to := func(g *tensor.Dense, shape []int, realOut, neg bool) (*tensor.Dense, error) {
 		if g == nil {
 			return nil, nil
 		}
 		if !slices.Equal(r.out, shape) {
-			var err error
-			if g, err = tensor.SumTo(g, shape); err != nil {
-				return nil, err
+			if s, ok := takeSum(g, shape); ok {
+				g = s
+			} else {
+				var err error
+				if g, err = tensor.SumTo(g, shape); err != nil {
+					return nil, err
+				}
 			}
 		}
 		if neg {
@@ -302,16 +332,20 @@ func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd 
 	}
 	aReal, bReal := r.complex && r.aReal, r.complex && r.bReal
 	neg := r.op.spec.diff
-	if ab, err = to(ybar, r.aShape, aReal, false); err != nil {
-		return
+	if !r.skip[0] {
+		if ab, err = to(ybar, r.aShape, aReal, false); err != nil {
+			return
+		}
+		if abd, err = to(ybardot, r.aShape, aReal, false); err != nil {
+			return
+		}
 	}
-	if bb, err = to(ybar, r.bShape, bReal, neg); err != nil {
-		return
+	if !r.skip[1] {
+		if bb, err = to(ybar, r.bShape, bReal, neg); err != nil {
+			return
+		}
+		bbd, err = to(ybardot, r.bShape, bReal, neg)
 	}
-	if abd, err = to(ybardot, r.aShape, aReal, false); err != nil {
-		return
-	}
-	bbd, err = to(ybardot, r.bShape, bReal, neg)
 	return
 }
 
@@ -326,9 +360,7 @@ func negated(g *tensor.Dense) (*tensor.Dense, error) {
 	if g.IsContiguous() {
 		dst = vmath.MakeNoZero[float64](len(src))
 	}
-	for i, v := range src {
-		dst[i] = -v
-	}
+	vmath.Neg(dst, src)
 	return tensor.FromFloat64(dst, g.Shape()...)
 }
 

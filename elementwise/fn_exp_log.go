@@ -85,7 +85,7 @@ func Xlogy(a, b *tensor.Dense) (*tensor.Dense, error) { return cr.Eval(XlogyOp, 
 func init() {
 	defUnary([]unaryFn{
 		{op: &ExpOp, name: "exp", dtypes: bothDTypes, dom: anywhere, doc: "y = e^x",
-			spec: UnarySpec{Real: Func1[float64]{F: fastExp, Slice: expSlice, D1: outY[float64], D2: outY[float64], Pull: expPull,
+			spec: UnarySpec{Real: Func1[float64]{F: fastExp, Slice: expSlice, D1: outY[float64], D2: outY[float64], Pull: expPull, pullY: true,
 				single: vmath.Exp32, singleD1: expD1Single, singleD2: expD2Single},
 				Complex: Func1[complex128]{F: cmplx.Exp, D1: outY[complex128], D2: outY[complex128]}},
 			deriv: func(_ expr, _, y cr.NodeID) cr.NodeID { return y }},
@@ -323,11 +323,10 @@ func xlogMask(name string, off float64) stepOp {
 	}}
 }
 
+// expPull is exp's pullback (Func1.Pull): xbar_i = y_i ybar_i, with vmath's
+// vectorised product.
 func expPull(dst, _, y, yb []float64) {
-	y = y[:len(yb)]
-	for i, v := range yb {
-		dst[i] = y[i] * v
-	}
+	vmath.Mul(dst[:len(yb)], y, yb)
 }
 
 // cexpm1 returns e^z - 1 accurately near 0:

@@ -26,6 +26,11 @@ type Func1[T tensor.Element] struct {
 	// (bit for bit), without a call per element.
 	Pull func(dst, x, y, ybar []T)
 
+	// pullY marks the package's ops whose Pull is y[i] ybar[i] (exp: f' = f),
+	// so that a uniform cotangent ybar_i = c pulls back as vmath.Scale(y, c) in
+	// one vectorised pass, without Pull's calls on a block of copies of c.
+	pullY bool
+
 	// affine marks the package's ops whose D2 is zero[T] (scale, shift, neg),
 	// so that the second-order pullback writes its term conj(0 * xdot) ybar
 	// without a call per element.

@@ -3,6 +3,7 @@ package elementwise
 import (
 	"math"
 
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -110,12 +111,11 @@ func shiftSlice(b float64) func(dst, x []float64) {
 	}
 }
 
-// scalePull returns the fast pullback of y = a x: a * ybar.
+// scalePull returns the fast pullback of y = a x: a * ybar (vmath.Scale's
+// vectorised product).
 func scalePull(a float64) func(dst, x, y, yb []float64) {
 	return func(dst, _, _, yb []float64) {
-		for i, v := range yb {
-			dst[i] = a * v
-		}
+		vmath.Scale(dst[:len(yb)], yb, a)
 	}
 }
 

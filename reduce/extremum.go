@@ -47,8 +47,18 @@ type extremum struct{ min bool }
 
 func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, cr.Rule[*tensor.Dense], error) {
 	xs := elems[float64](p.canonical(x))
-	y := maxKernel(xs, p.Lanes, e.min)
-	t := &ties{p: p, x: xs, y: y}
+	whole := len(p.shape) == 1 && p.Count() == 1
+	var y, chunks []float64
+	if whole {
+		chunks = chunkExtrema(xs, e.min)
+		y = []float64{chunks[0]}
+		for _, v := range chunks[1:] {
+			y[0] = vmathPick(y[0], v, e.min)
+		}
+	} else {
+		y = maxKernel(xs, p.Lanes, e.min)
+	}
+	t := &ties{p: p, x: xs, y: y, chunks: chunks}
 	for _, v := range y {
 		if v != v {
 			t.nan = true
@@ -56,7 +66,7 @@ func (e extremum) apply(p *plan, in cr.NodeID, x *tensor.Dense) (*tensor.Dense, 
 		}
 	}
 	lr := freshUnaryLinear(in, t.mean, t.split)
-	if len(p.shape) == 1 && p.Count() == 1 {
+	if whole {
 		if fl, ok := lr.(freshLinear); ok {
 			return output(p, y), &extremumRule{linearFull: fl.linearFull, t: t, in: in, min: e.min}, nil
 		}
@@ -112,14 +122,47 @@ func (r *extremumRule) RowPullback(ybar []*tensor.Dense, has []bool, dst []cr.Co
 // before it compares their elements one by one.
 const tieBlock = 256
 
+// tieChunk is the length of the chunks whose extrema the forward pass of a whole
+// vector's extremum keeps (ties.chunks): tieIndices looks for ties only in the
+// chunks that attain the extremum. One call of vmath's kernel per chunk costs the
+// forward pass about a percent of its time.
+const tieChunk = 2048
+
+// chunkExtrema returns the extrema of the chunks of tieChunk elements of the
+// non-empty x, in order. Go's max and min are associative and commutative (NaN
+// absorbs, +0 is above -0), so the extremum of the chunks' extrema is x's.
+func chunkExtrema(x []float64, isMin bool) []float64 {
+	out := make([]float64, 0, (len(x)+tieChunk-1)/tieChunk)
+	for lo := 0; lo < len(x); lo += tieChunk {
+		hi := min(lo+tieChunk, len(x))
+		if isMin {
+			out = append(out, vmath.Min(x[lo:hi]))
+		} else {
+			out = append(out, vmath.Max(x[lo:hi]))
+		}
+	}
+	return out
+}
+
+// vmathPick returns max(a, b), or min(a, b) when isMin (Go's built-ins, as
+// vmath.Max and vmath.Min combine their partial results).
+func vmathPick(a, b float64, isMin bool) float64 {
+	if isMin {
+		return min(a, b)
+	}
+	return max(a, b)
+}
+
 // tieIndices returns the indices k with x[k] == y (the ties of the whole
-// vector's extremum y), and false when there are more than maxRowTies. It finds
-// the blocks of tieBlock elements that hold a tie with the vectorised kernel of
-// the forward pass (the extremum of a block equals y exactly when one of its
+// vector's extremum y), and false when there are more than maxRowTies. It skips
+// the chunks whose extremum (kept by the forward pass) is not y, finds the blocks
+// of tieBlock elements that hold a tie in the others with the vectorised kernel
+// of the forward pass (the extremum of a block equals y exactly when one of its
 // elements does: each element lies between the block's extremum and y), and
-// compares elements only in those: about one read of x at the kernel's speed
-// instead of a compare and a branch per element. A NaN extremum (matched by
-// NaN elements) takes the element loop.
+// compares elements only in those: about one read of a chunk (or two, at a
+// tie across chunks) at the kernel's speed instead of a compare and a branch
+// per element of x. A NaN extremum (matched by NaN elements) takes the element
+// loop.
 func (r *extremumRule) tieIndices() ([]int, bool) {
 	t := r.t
 	y := t.y[0]
@@ -138,16 +181,26 @@ func (r *extremumRule) tieIndices() ([]int, bool) {
 	if t.nan {
 		return idx, scan(0, len(t.x))
 	}
-	for lo := 0; lo < len(t.x); lo += tieBlock {
-		hi := min(lo+tieBlock, len(t.x))
-		var e float64
-		if r.min {
-			e = vmath.Min(t.x[lo:hi])
-		} else {
-			e = vmath.Max(t.x[lo:hi])
+	chunk, chunks := len(t.x), []float64{y}
+	if t.chunks != nil {
+		chunk, chunks = tieChunk, t.chunks
+	}
+	for c, ce := range chunks {
+		if ce != y {
+			continue
 		}
-		if e == y && !scan(lo, hi) {
-			return idx, false
+		end := min((c+1)*chunk, len(t.x))
+		for lo := c * chunk; lo < end; lo += tieBlock {
+			hi := min(lo+tieBlock, end)
+			var e float64
+			if r.min {
+				e = vmath.Min(t.x[lo:hi])
+			} else {
+				e = vmath.Max(t.x[lo:hi])
+			}
+			if e == y && !scan(lo, hi) {
+				return idx, false
+			}
 		}
 	}
 	return idx, true
@@ -168,6 +221,10 @@ type ties struct {
 	x   []float64 // input in canonical layout
 	y   []float64 // output
 	nan bool
+
+	// chunks are the extrema of x's chunks of tieChunk elements when the
+	// extremum is that of a whole vector (extremumRule's tie search), else nil.
+	chunks []float64
 
 	posOnce sync.Once
 	pos     []int // lanePositions

@@ -62,6 +62,16 @@ func TestExtremumVectorRows(t *testing.T) {
 			grad(600, map[int]float64{10: 0.5, 590: 0.5})},
 		{"max, long, NaN", true, long(600, 0, map[int]float64{300: nan, 301: 5}),
 			grad(600, map[int]float64{300: 1})},
+		// Longer than a chunk (2048) of the forward pass: the ties are looked
+		// for only in the chunks that attain the extremum.
+		{"max, chunks, ties in three chunks", true, long(5000, 0, map[int]float64{100: 9, 2047: 9, 2048: 9, 4999: 9}),
+			grad(5000, map[int]float64{100: 0.25, 2047: 0.25, 2048: 0.25, 4999: 0.25})},
+		{"min, chunks, one in the last chunk", false, long(4097, 50, map[int]float64{4096: -3}),
+			grad(4097, map[int]float64{4096: 1})},
+		{"max, chunks, -0 and +0 in two chunks", true, long(6000, -1, map[int]float64{3: math.Copysign(0, -1), 5000: 0}),
+			grad(6000, map[int]float64{3: 0.5, 5000: 0.5})},
+		{"max, chunks, NaN after the largest", true, long(6000, 0, map[int]float64{10: 7, 4500: nan}),
+			grad(6000, map[int]float64{4500: 1})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			x, err := tensor.FromFloat64(append([]float64(nil), c.x...), len(c.x))
@@ -92,5 +102,52 @@ func TestExtremumVectorRows(t *testing.T) {
 				assert.InDelta(t, c.want[i]+1, got2.Float64s()[i], 1e-15)
 			}
 		})
+	}
+}
+
+// TestExtremumLaneTies checks the pullback of the minimum and maximum over
+// lanes long enough for the vectorised tie search (32 elements and more): one
+// tie at every position of a lane, two ties (split), and a -0 tying +0.
+func TestExtremumLaneTies(t *testing.T) {
+	for _, k := range []int{32, 45} {
+		for _, isMax := range []bool{false, true} {
+			var xs, want []float64
+			lane := func(ties ...int) {
+				row := make([]float64, k)
+				w := make([]float64, k)
+				for i := range row {
+					row[i] = float64(i%5 + 1)
+					if isMax {
+						row[i] = -row[i]
+					}
+				}
+				for _, at := range ties {
+					row[at], w[at] = 0, 1/float64(len(ties))
+				}
+				xs, want = append(xs, row...), append(want, w...)
+			}
+			for at := range k {
+				lane(at)
+			}
+			lane(0, k-1)
+			lane(7, 8)
+			lane(31, 3)
+			rows := len(xs) / k
+			xs[len(xs)-k+3] = math.Copysign(0, -1) // the last lane's ties: -0 and +0
+			x, err := tensor.FromFloat64(xs, rows, k)
+			require.NoError(t, err)
+			op := reduce.MinOp([]int{1}, false)
+			if isMax {
+				op = reduce.MaxOp([]int{1}, false)
+			}
+			tp := core.NewTape[*tensor.Dense](tensor.Space{})
+			leaf := tp.Leaf(x)
+			out := tp.Apply(reduce.SumOp(nil, false), tp.Apply(op, leaf))
+			g, err := tp.Backward(out)
+			require.NoError(t, err)
+			got, ok := g.Of(leaf)
+			require.True(t, ok)
+			assert.Equal(t, want, got.Float64s(), "k=%d max=%v", k, isMax)
+		}
 	}
 }

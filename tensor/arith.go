@@ -86,6 +86,8 @@ func SumTo(t *Dense, shape []int) (*Dense, error) {
 		sumInto(out.c64s(), t.c64s(), t.shape, st, t.strides, t.offset)
 	case sumsLeading(shape, t) && len(out.f64s()) >= vecMin && t.IsContiguous():
 		sumRows(out.f64s(), t.f64s()[t.offset:t.offset+t.Size()])
+	case sumsLeading(shape, t) && len(out.f64s()) >= 2 && t.IsContiguous():
+		sumRowsShort(out.f64s(), t.f64s()[t.offset:t.offset+t.Size()])
 	default:
 		sumInto(out.f64s(), t.f64s(), t.shape, st, t.strides, t.offset)
 	}
@@ -111,6 +113,19 @@ func sumRows(out, src []float64) {
 	n := len(out)
 	for r := 0; r+n <= len(src); r += n {
 		vmath.Add(out, out, src[r:r+n])
+	}
+}
+
+// sumRowsShort is sumRows for rows of 2 to vecMin-1 elements (the cotangent of a
+// [1, k] term broadcast over n rows, for a small k): the same additions in the
+// same order (row after row into out), without the walk's step per row.
+func sumRowsShort(out, src []float64) {
+	k := len(out)
+	for r := 0; r+k <= len(src); r += k {
+		row := src[r : r+k : r+k]
+		for j := range out {
+			out[j] += row[j]
+		}
 	}
 }
 

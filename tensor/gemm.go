@@ -373,8 +373,13 @@ func combRows[T Numeric](k, n int, alpha T, w []T, r []T, ldr int, beta T, c []T
 	}
 }
 
-// axpy computes y += s x.
+// axpy computes y += s x (float64 rows of vecMin elements or more with vmath's
+// vectorised Axpy, which rounds the product and the sum as this loop does).
 func axpy[T Numeric](y []T, s T, x []T) {
+	if yf, ok := any(y).([]float64); ok && len(yf) >= vecMin {
+		vmath.Axpy(yf, any(s).(float64), any(x).([]float64))
+		return
+	}
 	x = x[:len(y)]
 	for i := range y {
 		y[i] += s * x[i]
@@ -384,6 +389,14 @@ func axpy[T Numeric](y []T, s T, x []T) {
 // axpby computes y = s x + beta y, not reading y when beta is zero.
 func axpby[T Numeric](y []T, s T, x []T, beta T) {
 	x = x[:len(y)]
+	if yf, ok := any(y).([]float64); ok && len(yf) >= vecMin && (beta == 0 || beta == 1) {
+		if beta == 0 {
+			vmath.Scale(yf, any(x).([]float64), any(s).(float64))
+		} else {
+			vmath.Axpy(yf, any(s).(float64), any(x).([]float64))
+		}
+		return
+	}
 	switch beta {
 	case 0:
 		for i := range y {

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// SumTo's row path (sumRows, for leading axes of a contiguous float64 tensor)
-// gives the strided walk's results bit for bit, and is taken where it applies.
+// SumTo's row paths (sumRows, for leading axes of a contiguous float64 tensor,
+// and sumRowsShort for rows shorter than vecMin) give the strided walk's results
+// bit for bit, and sumRows is taken where it applies.
 func TestSumToRowsMatchWalk(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, c := range []struct {
@@ -19,7 +20,13 @@ func TestSumToRowsMatchWalk(t *testing.T) {
 		{[]int{3, 5, 40}, []int{5, 40}, true},
 		{[]int{3, 5, 40}, []int{40}, true},
 		{[]int{7, 16}, []int{16}, true},
-		{[]int{7, 8}, []int{8}, false}, // shorter rows than vecMin: the walk
+		{[]int{7, 8}, []int{8}, false}, // shorter rows than vecMin: sumRowsShort
+		{[]int{10000, 10}, []int{1, 10}, false},
+		{[]int{1, 10}, []int{10}, false},
+		{[]int{9, 2}, []int{2}, false},
+		{[]int{3, 2, 4}, []int{2, 4}, false},
+		{[]int{1001, 15}, []int{1, 15}, false},
+		{[]int{50, 1}, []int{1}, false}, // one output: the walk's vmath.Sum
 		{[]int{6, 32}, []int{6, 1}, false},
 		{[]int{4, 3, 32}, []int{3, 1}, false},
 	} {

@@ -1,0 +1,84 @@
+//go:build amd64 && !noasm
+
+package vmath
+
+//go:noescape
+func mulAVX2(dst, a, b *float64, blocks int)
+
+//go:noescape
+func scaleAVX2(dst, x *float64, blocks int, c float64)
+
+// mulBlocks does Mul's whole blocks of 8 elements in assembly and returns the
+// number of elements done.
+func mulBlocks(dst, a, b []float64) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	mulAVX2(&dst[0], &a[0], &b[0], blocks)
+	return 8 * blocks
+}
+
+// scaleBlocks does Scale's whole blocks of 8 elements in assembly.
+func scaleBlocks(dst, x []float64, c float64) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	scaleAVX2(&dst[0], &x[0], blocks, c)
+	return 8 * blocks
+}
+
+//go:noescape
+func negAVX2(dst, x *float64, blocks int)
+
+//go:noescape
+func indexEqAVX2(x *float64, blocks int, y float64) int
+
+// negBlocks does Neg's whole blocks of 8 elements in assembly.
+func negBlocks(dst, x []float64) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	negAVX2(&dst[0], &x[0], blocks)
+	return 8 * blocks
+}
+
+// indexEqBlocks returns the start of the first block of 8 elements that holds an
+// element equal to y, found in assembly, or the number of elements in whole
+// blocks when none does: IndexEq's loop goes on from there.
+func indexEqBlocks(x []float64, y float64) int {
+	blocks := len(x) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	return indexEqAVX2(&x[0], blocks, y)
+}
+
+//go:noescape
+func axpyAVX2(y, x *float64, blocks int, s float64)
+
+// axpyBlocks does Axpy's whole blocks of 8 elements in assembly.
+func axpyBlocks(y []float64, s float64, x []float64) int {
+	blocks := len(y) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	axpyAVX2(&y[0], &x[0], blocks, s)
+	return 8 * blocks
+}
+
+//go:noescape
+func scaleSumAVX2(dst, x *float64, blocks int, c float64, s *[8]float64)
+
+// scaleSumBlocks does ScaleSum's whole blocks of 8 elements in assembly, adding
+// element 8b+j of dst into s[j] (s must be zero).
+func scaleSumBlocks(dst, x []float64, c float64, s *[8]float64) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	scaleSumAVX2(&dst[0], &x[0], blocks, c, s)
+	return 8 * blocks
+}

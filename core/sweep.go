@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/internal/sumhint"
 )
 
 // seedAt is a cotangent seed at node i.
@@ -35,9 +34,6 @@ type seedAt[V any] struct {
 // affine op (chainrules.AffineRule) whose cotangent has no tangent, runs its plain
 // Pullback in a second-order sweep, which is then exact.
 func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, rows bool, tan *Tangents[V]) (acc, dacc accum[V], err error) {
-	// The sums rules leave for each other (internal/sumhint) live within one sweep.
-	sumhint.Reset()
-	defer sumhint.Reset()
 	acc = newAccum(t.space, top+1)
 	second := tan != nil
 	var rs cr.RowSpace[V] // non-nil when row-sparse terms may be kept

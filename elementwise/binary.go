@@ -310,13 +310,9 @@ func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd 
 			return nil, nil
 		}
 		if !slices.Equal(r.out, shape) {
-			if s, ok := takeSum(g, shape); ok {
-				g = s
-			} else {
-				var err error
-				if g, err = tensor.SumTo(g, shape); err != nil {
-					return nil, err
-				}
+			var err error
+			if g, err = tensor.SumTo(g, shape); err != nil {
+				return nil, err
 			}
 		}
 		if neg {

@@ -242,12 +242,7 @@ func (r *unaryRule) pullback(ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *
 func pullbackUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, ybar, ybardot, xdot *tensor.Dense) (xbar, xbardot *tensor.Dense, err error) {
 	if ybardot == nil && xdot == nil {
 		if c, ok := uniform[T](ybar); ok && checkData[T](r.op.name, "cotangent", ybar, r.shape()) == nil {
-			xb, sum, summed := pullUniform(fn, x, y, ybar.Size(), c)
-			xbar, xbardot, err = pullResults(r, xb, nil, false)
-			if summed && err == nil {
-				leaveSum(xbar, sum)
-			}
-			return xbar, xbardot, err
+			return pullResults(r, pullUniform(fn, x, y, ybar.Size(), c), nil, false)
 		}
 	}
 	yb, ybd, xd, err := pullArgs[T, T](r, ybar, ybardot, xdot)
@@ -409,23 +404,22 @@ func uniform[T tensor.Element](t *tensor.Dense) (T, bool) {
 
 // pullUniform is pull1's first-order pullback of the cotangent ybar_i = c for
 // i < n: xbar_i = conj(f'(x_i)) c, without making the n copies of c (fn.Pull
-// reads them from a short block repeated). For exp (fn.pullY) on float64 it also
-// returns sum_i xbar_i, from the same pass (vmath.ScaleSum), and true: the sum
-// that a difference x - a before the exp needs for a's cotangent (leaveSum).
-func pullUniform[T tensor.Element](fn *Func1[T], x, y []T, n int, c T) (xb []T, sum float64, summed bool) {
+// reads them from a short block repeated).
+func pullUniform[T tensor.Element](fn *Func1[T], x, y []T, n int, c T) []T {
 	x, y = x[:n], y[:n]
-	xb = vmath.MakeNoZero[T](n)
+	xb := vmath.MakeNoZero[T](n)
 	if fn.pullY {
 		if yf, ok := any(y).([]float64); ok {
 			// xbar_i = y_i c, the product expPull computes.
-			return xb, vmath.ScaleSum(any(xb).([]float64), yf, any(c).(float64)), true
+			vmath.Scale(any(xb).([]float64), yf, any(c).(float64))
+			return xb
 		}
 	}
 	if fn.Pull == nil {
 		for i := range xb {
 			xb[i] = conj(fn.D1(x[i], y[i])) * c
 		}
-		return xb, 0, false
+		return xb
 	}
 	var block [512]T
 	for i := range block {
@@ -435,7 +429,7 @@ func pullUniform[T tensor.Element](fn *Func1[T], x, y []T, n int, c T) (xb []T, 
 		m := min(len(block), n-o)
 		fn.Pull(xb[o:o+m], x[o:o+m], y[o:o+m], block[:m])
 	}
-	return xb, 0, false
+	return xb
 }
 
 // pullbackWirtinger is the pullback of a non-holomorphic f (the formulas are

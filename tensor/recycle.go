@@ -56,7 +56,6 @@ func (Space) Recycle(dead, live []*Dense) {
 			hi = max(hi, s.hi)
 		}
 		if ok {
-			dropSumHints(spans[i].t)
 			recycle(spans[i].t)
 		}
 		i = j

@@ -46,7 +46,6 @@ func (s Space) AddRows(acc *Dense, rows []int, v *Dense) (*Dense, error) {
 	if !acc.ownsStorage() || mayOverlap(acc, v) {
 		acc = acc.Clone()
 	}
-	dropSumHints(acc)
 	inner := rowLen(acc)
 	addRowsOf(acc, inner, rows, v)
 	return acc, nil

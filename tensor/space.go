@@ -75,7 +75,6 @@ func (Space) Accumulate(acc, b *Dense) (*Dense, error) {
 	if n == 0 {
 		return acc, nil
 	}
-	dropSumHints(acc)
 	switch acc.dtype {
 	case Complex128:
 		accumulate(acc.c128s(), b.c128s(), b.shape, b.strides, b.offset)

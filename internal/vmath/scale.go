@@ -63,25 +63,3 @@ func Axpy(y []float64, s float64, x []float64) {
 		y[i] += s * x[i]
 	}
 }
-
-// ScaleSum sets dst[i] = x[i] c, as Scale does, and returns Sum(dst), the sum in
-// Sum's order (eight running totals, element i in total i mod 8, the tail in the
-// first, combined pairwise), bit for bit, from the same pass. x must be at least
-// as long as dst; dst may be x.
-func ScaleSum(dst, x []float64, c float64) float64 {
-	n := len(dst)
-	x = x[:n]
-	var s [8]float64
-	i := scaleSumBlocks(dst, x, c, &s)
-	for ; i+8 <= n; i += 8 {
-		for j := range 8 {
-			dst[i+j] = x[i+j] * c
-			s[j] += dst[i+j]
-		}
-	}
-	for ; i < n; i++ {
-		dst[i] = x[i] * c
-		s[0] += dst[i]
-	}
-	return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))
-}

@@ -68,17 +68,3 @@ func axpyBlocks(y []float64, s float64, x []float64) int {
 	axpyAVX2(&y[0], &x[0], blocks, s)
 	return 8 * blocks
 }
-
-//go:noescape
-func scaleSumAVX2(dst, x *float64, blocks int, c float64, s *[8]float64)
-
-// scaleSumBlocks does ScaleSum's whole blocks of 8 elements in assembly, adding
-// element 8b+j of dst into s[j] (s must be zero).
-func scaleSumBlocks(dst, x []float64, c float64, s *[8]float64) int {
-	blocks := len(dst) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	scaleSumAVX2(&dst[0], &x[0], blocks, c, s)
-	return 8 * blocks
-}

@@ -115,31 +115,3 @@ axpyloop:
 	JNZ  axpyloop
 	VZEROUPPER
 	RET
-
-// func scaleSumAVX2(dst, x *float64, blocks int, c float64, s *[8]float64)
-// dst[i] = x[i] c, and s[j] = the sum of dst[8b+j] over the blocks b in order (Y2
-// holds s[0..3], Y3 s[4..7]: Sum's eight running totals).
-TEXT ·scaleSumAVX2(SB), NOSPLIT, $0-40
-	MOVQ dst+0(FP), DI
-	MOVQ x+8(FP), SI
-	MOVQ blocks+16(FP), CX
-	VBROADCASTSD c+24(FP), Y15
-	MOVQ s+32(FP), DX
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	XORQ AX, AX
-
-ssloop:
-	VMULPD (SI)(AX*8), Y15, Y0
-	VMULPD 32(SI)(AX*8), Y15, Y1
-	VMOVUPD Y0, (DI)(AX*8)
-	VMOVUPD Y1, 32(DI)(AX*8)
-	VADDPD Y0, Y2, Y2
-	VADDPD Y1, Y3, Y3
-	ADDQ $8, AX
-	DECQ CX
-	JNZ  ssloop
-	VMOVUPD Y2, (DX)
-	VMOVUPD Y3, 32(DX)
-	VZEROUPPER
-	RET

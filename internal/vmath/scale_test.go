@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// Mul, Scale, ScaleSum, Neg and Axpy against their scalar definitions, bit for bit, at lengths around
+// Mul, Scale, Neg and Axpy against their scalar definitions, bit for bit, at lengths around
 // the 8-element blocks of the assembly, with special values among the inputs, and
 // in place (dst one of the operands).
 func TestScaleBitIdentical(t *testing.T) {
@@ -41,15 +41,6 @@ func TestScaleBitIdentical(t *testing.T) {
 			Scale(in, in, c)
 			if !slices.EqualFunc(in, got, same) {
 				t.Fatalf("Scale n=%d c=%v in place differs", n, c)
-			}
-		}
-		for _, c := range []float64{-2.5, 3} {
-			got := make([]float64, n)
-			sum := ScaleSum(got, a, c)
-			want := make([]float64, n)
-			Scale(want, a, c)
-			if !slices.EqualFunc(got, want, same) || !same(sum, Sum(want)) {
-				t.Fatalf("ScaleSum n=%d c=%v: sum %v, want %v (or the products differ)", n, c, sum, Sum(want))
 			}
 		}
 		got := make([]float64, n)
@@ -129,24 +120,6 @@ func TestIndexEq(t *testing.T) {
 			if got := IndexEq(y, 0); got != n/2 {
 				t.Fatalf("n=%d: -0 found at %d, want %d", n, got, n/2)
 			}
-		}
-	}
-}
-
-// ScaleSum's sum on finite values (the special values of TestScaleBitIdentical
-// make most long sums NaN or infinite), bit for bit against Sum of Scale's output.
-func TestScaleSumFinite(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for _, n := range []int{5, 8, 13, 64, 1003, 4096} {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.NormFloat64() * 1e3
-		}
-		want := make([]float64, n)
-		Scale(want, x, 0.37)
-		got := make([]float64, n)
-		if s, w := ScaleSum(got, x, 0.37), Sum(want); math.Float64bits(s) != math.Float64bits(w) || !slices.Equal(got, want) {
-			t.Fatalf("n=%d: ScaleSum %v, Sum(Scale) %v", n, s, w)
 		}
 	}
 }

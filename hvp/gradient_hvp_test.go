@@ -124,3 +124,36 @@ func TestMLPSteadyStateAllocation(t *testing.T) {
 		})
 	}
 }
+
+// A float32 operator's flat products round the direction into float32 copies
+// that go back to the pool after each product: products of different directions,
+// one after another, give Apply's results, and the first again at the end (under
+// the race detector recycled storage is filled with NaN, so a copy handed back
+// while still read would show).
+func TestFloat32ApplyFlatRecyclesDirectionCopies(t *testing.T) {
+	f, p, _ := mlpSet(t, tensor.Float32, 32, []int{64, 64, 32, 4})
+	op, err := hvp.NewOperator(f, p)
+	require.NoError(t, err)
+	l, err := op.Layout()
+	require.NoError(t, err)
+	rng := rand.New(rand.NewPCG(5, 6))
+	dirs := make([][]float64, 3)
+	want := make([][]float64, len(dirs))
+	for i := range dirs {
+		dirs[i] = make([]float64, l.Dim())
+		for k := range dirs[i] {
+			dirs[i][k] = float64(float32(rng.NormFloat64()))
+		}
+		vs, err := l.Unflatten(dirs[i])
+		require.NoError(t, err)
+		hv, err := op.Apply(vs)
+		require.NoError(t, err)
+		want[i] = make([]float64, l.Dim())
+		require.NoError(t, l.FlattenTo(want[i], hv))
+	}
+	dst := make([]float64, l.Dim())
+	for _, i := range []int{0, 1, 2, 1, 0} {
+		require.NoError(t, op.ApplyFlat(dst, dirs[i]))
+		require.Equal(t, want[i], dst, "direction %d", i)
+	}
+}

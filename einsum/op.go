@@ -308,6 +308,7 @@ func embedAs[T tensor.Numeric](src []T, shapeK, dstSt, srcSt, sh []int) *tensor.
 func (r *rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydots []*tensor.Dense, has []bool) error {
 	var ydot *tensor.Dense
 	vals := slices.Clone(r.x)
+	var args []*tensor.Dense // the operands and their tangents, once there are two terms
 	for k := range r.x {
 		xd, ok := tangentOf(r.in[k])
 		if !ok {
@@ -323,8 +324,16 @@ func (r *rule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydots []*tensor.De
 			ydot = term
 			continue
 		}
+		if args == nil {
+			args = slices.Clone(r.x)
+			for j := range r.x {
+				if t, ok := tangentOf(r.in[j]); ok {
+					args = append(args, t)
+				}
+			}
+		}
 		var err error
-		if ydot, err = tensor.Add(ydot, term); err != nil {
+		if ydot, err = addTerm(ydot, term, args); err != nil {
 			return err
 		}
 	}
@@ -371,13 +380,9 @@ func (r *rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []c
 				d.Tangent, d.HasTangent = t, true
 				return nil
 			}
-			sum, err := tensor.Add(d.Tangent, t)
-			if err != nil {
-				return err
-			}
-			tensor.Space{}.Recycle([]*tensor.Dense{d.Tangent, t}, args)
+			sum, err := addTerm(d.Tangent, t, args)
 			d.Tangent = sum
-			return nil
+			return err
 		}
 		if ct.HasTangent {
 			if err := add(r.pullback(k, ct.Tangent, r.x)); err != nil {
@@ -403,3 +408,36 @@ func (r *rule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []c
 // FreshStorage marks the rule's output and cotangents as storage of their own or
 // views of its operands (chainrules.FreshStorage), so that a released tape reuses it.
 func (*rule) FreshStorage() {}
+
+// addTerm returns the sum acc + t of two terms of a tangent the rule computes,
+// where args are the rule's arguments (operands, tangents, cotangents): a term
+// that is not a view of one of them is storage of its own. The sum is made in
+// acc's storage when acc is such a term (tensor.Space.Accumulate: the same
+// additions as tensor.Add, so the same result), and t's storage (and acc's, when
+// the sum is fresh) goes back to the pool: neither is referred to afterwards.
+func addTerm(acc, t *tensor.Dense, args []*tensor.Dense) (*tensor.Dense, error) {
+	var sp tensor.Space
+	own := true
+	for _, a := range args {
+		if a != nil && sp.MayOverlap(acc, a) {
+			own = false
+			break
+		}
+	}
+	var sum *tensor.Dense
+	var err error
+	if own {
+		sum, err = sp.Accumulate(acc, t)
+	} else {
+		sum, err = tensor.Add(acc, t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	dead := []*tensor.Dense{t}
+	if sum != acc {
+		dead = append(dead, acc)
+	}
+	sp.Recycle(dead, append(args, sum))
+	return sum, nil
+}

@@ -105,6 +105,13 @@ func (r *float32Rule) Inputs() []cr.NodeID { return r.in[:] }
 // the widened rule it may hand over to is a unaryRule).
 func (*float32Rule) InputTangentsOnly() {}
 
+// FreshStorage marks the rule's output and the values its methods return as
+// storage of their own (chainrules.FreshStorage), so that a released tape reuses
+// it: the float32 kernels write into new buffers (vmath.MakeNoZero), and the
+// widened rule's float64 results are rounded to float32, which copies them; the
+// output of applyFloat32Widened is such a rounded copy too.
+func (*float32Rule) FreshStorage() {}
+
 // widened returns the double-precision rule at x widened (opkit.ApplyWidened),
 // made on first use.
 func (r *float32Rule) widened() (cr.Rule[*tensor.Dense], error) {

@@ -96,3 +96,33 @@ func ExampleGradient() {
 	fmt.Printf("%.6f\n", w.Float64s())
 	// Output: [1.000000 -2.000000 3.000000]
 }
+
+// Gradient.HVP runs the power method on a Hessian, each product in the memory of
+// the one before, with the previous product as the next direction (v <- H v):
+// for f(x) = sum(a x^3) / 6 the Hessian at x is diag(a x), and the Rayleigh
+// quotient v.Hv / v.v tends to its largest eigenvalue.
+func ExampleGradient_HVP() {
+	a, _ := tensor.FromFloat64([]float64{1, 2, 3}, 3)
+	f := func(t *hvp.Tape, p []cr.NodeID) cr.NodeID {
+		ax3 := t.Apply(ew.MulOp, t.Constant(a), t.Apply(ew.PowScalarOp(3), p[0]))
+		return t.Apply(ew.ScaleOp(1.0/6), t.Apply(reduce.SumOp(nil, false), ax3))
+	}
+	x, _ := tensor.FromFloat64([]float64{2, 1, 1}, 3) // H = diag(2, 2, 3)
+	v, _ := tensor.FromFloat64([]float64{1, 1, 1}, 3)
+	var g hvp.Gradient
+	var rayleigh float64
+	for range 40 {
+		_, hv, err := g.HVP(f, []*tensor.Dense{x}, []*tensor.Dense{v})
+		if err != nil {
+			panic(err)
+		}
+		vv, vh := 0.0, 0.0
+		for i, vi := range v.Float64s() {
+			vv, vh = vv+vi*vi, vh+vi*hv[0].Float64s()[i]
+		}
+		rayleigh = vh / vv
+		v = hv[0] // valid until the next g.HVP, which may take it as its direction
+	}
+	fmt.Printf("largest eigenvalue %.6f\n", rayleigh)
+	// Output: largest eigenvalue 3.000000
+}

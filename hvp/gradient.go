@@ -4,12 +4,13 @@ import (
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
-// Gradient evaluates gradients again and again, as a training loop does, and
-// makes each evaluation in the memory of the one before: the recording, the
-// cotangents and the gradients themselves. Its Grad is hvp.Grad, with one
-// difference: the tensors it returns stay valid only until the next call of Grad
-// on the same Gradient, as the bytes of bufio.Scanner do. A caller that keeps a
-// gradient past that copies it.
+// Gradient evaluates gradients, or gradients and Hessian-vector products, again
+// and again, as a training loop or a Newton method does, and makes each
+// evaluation in the memory of the one before: the recording, the cotangents (and
+// their tangents) and the results themselves. Its Grad is hvp.Grad and its HVP is
+// hvp.HVP, with one difference: the tensors they return stay valid only until the
+// next call of Grad or HVP on the same Gradient, as the bytes of bufio.Scanner do.
+// A caller that keeps a result past that copies it.
 //
 //	var g hvp.Gradient
 //	for step := range steps {
@@ -32,19 +33,53 @@ func (tr Transforms) NewGradient() *Gradient { return &Gradient{tr: &tr} }
 // function Grad does. The tensors it returned at the previous call are reused for
 // this one (their storage goes back to the pool first, except any that overlaps x).
 func (g *Gradient) Grad(f Func, x []*tensor.Dense) (value *tensor.Dense, grad []*tensor.Dense, err error) {
-	if len(g.last) != 0 {
-		tensor.Space{}.Recycle(g.last, x)
-		clear(g.last)
-		g.last = g.last[:0]
-	}
-	tr := defaults()
-	if g.tr != nil {
-		tr = *g.tr
-	}
-	value, grad, err = tr.Grad(f, x)
+	g.recycle(x)
+	value, grad, err = g.transforms().Grad(f, x)
 	if err != nil {
 		return nil, nil, err
 	}
 	g.last = append(append(g.last, grad...), value)
 	return value, grad, nil
+}
+
+// HVP returns the gradient of a scalar f at x and the Hessian-vector product
+//
+//	(H v)_k = sum_j d^2 f / (dx_k dx_j) v_j,
+//
+// as the function HVP does (forward-over-reverse: one recording, one
+// forward-tangent sweep, one second-order sweep). The tensors the previous call
+// returned are reused for this one: their storage goes back to the pool first,
+// except any that overlaps x or v, so a result of the previous call may be the
+// next direction (v = H v, as the power method takes).
+func (g *Gradient) HVP(f Func, x, v []*tensor.Dense) (grad, hv []*tensor.Dense, err error) {
+	g.recycle(x, v...)
+	grad, hv, err = g.transforms().HVP(f, x, v)
+	if err != nil {
+		return nil, nil, err
+	}
+	g.last = append(append(g.last, grad...), hv...)
+	return grad, hv, nil
+}
+
+// recycle hands the storage of the previous call's results back to the pool,
+// except any that overlaps x or more.
+func (g *Gradient) recycle(x []*tensor.Dense, more ...*tensor.Dense) {
+	if len(g.last) == 0 {
+		return
+	}
+	live := x
+	if len(more) != 0 {
+		live = append(append(make([]*tensor.Dense, 0, len(x)+len(more)), x...), more...)
+	}
+	tensor.Space{}.Recycle(g.last, live)
+	clear(g.last)
+	g.last = g.last[:0]
+}
+
+// transforms returns the transforms g records with.
+func (g *Gradient) transforms() Transforms {
+	if g.tr != nil {
+		return *g.tr
+	}
+	return defaults()
 }

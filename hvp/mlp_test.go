@@ -154,4 +154,47 @@ func benchMLP(b *testing.B, dt tensor.DType) {
 			}
 		}
 	})
+	b.Run("hvp-reused", func(b *testing.B) {
+		var g hvp.Gradient // each call in the memory of the one before
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := g.HVP(f, p, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The products of one recording (a Krylov solver's): Apply returns new
+	// tensors each time, ApplyFlat writes H v into the caller's slice.
+	b.Run("operator-apply", func(b *testing.B) {
+		op, err := hvp.NewOperator(f, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := op.Apply(v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("operator-applyflat", func(b *testing.B) {
+		op, err := hvp.NewOperator(f, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		l, err := op.Layout()
+		if err != nil {
+			b.Fatal(err)
+		}
+		vf, dst := make([]float64, l.Dim()), make([]float64, l.Dim())
+		if err := l.FlattenTo(vf, v); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := op.ApplyFlat(dst, vf); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -119,29 +120,36 @@ func (l Layout) Span(k int) (lo, hi int) { return l.starts[k], l.starts[k+1] }
 // storage of their own (the conversion at gonum's boundary). A flat of the wrong
 // length is an error wrapping chainrules.ErrShapeMismatch.
 func (l Layout) Views(flat []float64) ([]*tensor.Dense, error) {
+	out, _, err := l.views(flat)
+	return out, err
+}
+
+// views is Views, which also returns the float32 tensors among them (copies): their
+// storage is their own, from the module's buffer pool (vmath.MakeNoZero), for a caller
+// done with them to hand back (tensor.Space.Recycle).
+func (l Layout) views(flat []float64) (out, copies []*tensor.Dense, err error) {
 	if len(flat) != l.Dim() {
-		return nil, cr.Errorf(cr.ErrShapeMismatch, "hvp.Layout: flat view of length %d for a set of %d elements", len(flat), l.Dim())
+		return nil, nil, cr.Errorf(cr.ErrShapeMismatch, "hvp.Layout: flat view of length %d for a set of %d elements", len(flat), l.Dim())
 	}
-	out := make([]*tensor.Dense, len(l.shapes))
+	out = make([]*tensor.Dense, len(l.shapes))
 	for k, s := range l.shapes {
 		lo, hi := l.Span(k)
 		var t *tensor.Dense
-		var err error
 		if l.dtypes[k] == tensor.Float32 {
-			f32 := make([]float32, hi-lo)
+			f32 := vmath.MakeNoZero[float32](hi - lo)
 			for i, v := range flat[lo:hi] {
 				f32[i] = float32(v)
 			}
-			t, err = tensor.FromFloat32(f32, s...)
-		} else {
-			t, err = tensor.FromFloat64(flat[lo:hi:hi], s...)
-		}
-		if err != nil {
-			return nil, err
+			if t, err = tensor.FromFloat32(f32, s...); err != nil {
+				return nil, nil, err
+			}
+			copies = append(copies, t)
+		} else if t, err = tensor.FromFloat64(flat[lo:hi:hi], s...); err != nil {
+			return nil, nil, err
 		}
 		out[k] = t
 	}
-	return out, nil
+	return out, copies, nil
 }
 
 // Unflatten returns the tensors of the set whose flat view is flat, in fresh storage.

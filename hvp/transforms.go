@@ -457,9 +457,12 @@ func (o *Operator) Layout() (Layout, error) {
 // copied (its float32 tensors excepted, which are rounded copies: see Layout.Views),
 // and dst must not overlap it.
 func (o *Operator) ApplyFlat(dst, v []float64) error {
-	err := o.flat(dst, v, o.apply)
-	o.tape.RecycleSweeps(o.grad...) // H v is in dst: its tensors go back too
-	return err
+	l, err := o.Layout()
+	if err != nil {
+		return err
+	}
+	// H v is in dst: its tensors go back too, then the direction's float32 copies.
+	return flatApplyThen(l, dst, v, o.apply, func() { o.tape.RecycleSweeps(o.grad...) })
 }
 
 // GradFlat stores the gradient of f at x in dst, in the flat view of the inputs.
@@ -484,19 +487,38 @@ func (o *Operator) flat(dst, v []float64, apply func([]*tensor.Dense) ([]*tensor
 }
 
 // flatApply stores apply(v) in dst, with v and dst in the flat view of layout l.
+// apply must hand back its sweeps' storage before it returns (Operator.Apply and
+// GaussNewton do): the tensors of v's float32 copies then go back to the pool.
 func flatApply(l Layout, dst, v []float64, apply func([]*tensor.Dense) ([]*tensor.Dense, error)) error {
+	return flatApplyThen(l, dst, v, apply, nil)
+}
+
+// flatApplyThen is flatApply for an apply whose sweeps' storage done hands back
+// (Operator.apply's, for RecycleSweeps): done runs once H v is in dst (or apply
+// failed), before v's float32 copies go back to the pool. On an error they are
+// left to the garbage collector: the tape may still refer to them.
+func flatApplyThen(l Layout, dst, v []float64, apply func([]*tensor.Dense) ([]*tensor.Dense, error), done func()) error {
 	if len(dst) != l.Dim() {
 		return cr.Errorf(cr.ErrShapeMismatch, "hvp: destination of length %d for a set of %d elements", len(dst), l.Dim())
 	}
-	vs, err := l.Views(v)
+	vs, copies, err := l.views(v)
 	if err != nil {
 		return err
 	}
 	hv, err := apply(vs)
+	if err == nil {
+		err = l.FlattenTo(dst, hv)
+	}
+	if done != nil {
+		done()
+	}
 	if err != nil {
 		return err
 	}
-	return l.FlattenTo(dst, hv)
+	// Nothing refers to the copies any more: the sweeps that read them have
+	// handed their storage back, and H v is in dst.
+	tensor.Space{}.Recycle(copies, nil)
+	return nil
 }
 
 // Hessian returns the dense Hessian of a scalar function of a real (float64 or

@@ -1,0 +1,94 @@
+package gemm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestRowsColsB checks RowsB and ColsB against Sgemm and Dgemm on the
+// materialised B, bit for bit, on shapes with edge tiles, several k blocks and
+// overlapping rows, at 1 and 3 workers.
+func TestRowsColsB(t *testing.T) {
+	testRowsColsB[float32](t)
+	testRowsColsB[float64](t)
+}
+
+func testRowsColsB[R float](t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	rnd := func(n int) []R {
+		s := make([]R, n)
+		for i := range s {
+			s[i] = R(2*rng.Float64() - 1)
+		}
+		return s
+	}
+	for _, sz := range [][3]int{{1, 1, 1}, {8, 48, 3}, {13, 101, 300}, {70, 257, 520}, {96, 3100, 64}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		for _, transA := range []bool{false, true} {
+			for _, workers := range []int{1, 3} {
+				name := fmt.Sprintf("%T/%dx%dx%d/transA=%v/workers=%d", R(0), m, n, k, transA, workers)
+				t.Run(name, func(t *testing.T) {
+					lda := k + 1
+					if transA {
+						lda = m + 2
+					}
+					a := rnd(lda * max(m, k))
+					store := rnd(n + 3*k + 5)
+					// Rows of B at overlapping offsets.
+					rowB := make([]int, k)
+					bm := make([]R, k*n)
+					for p := range k {
+						rowB[p] = rng.IntN(3*k + 6)
+						copy(bm[p*n:(p+1)*n], store[rowB[p]:])
+					}
+					c0 := rnd(m * (n + 1))
+					want, got := slices.Clone(c0), slices.Clone(c0)
+					gemmOn(workers, transA, false, m, n, k, 0.5, a, lda, bm, n, 1.5, want, n+1)
+					RowsB(workers, transA, m, n, k, 0.5, a, lda, store, rowB, 1.5, got, n+1)
+					if !slices.Equal(got, want) {
+						t.Fatal("RowsB differs from the GEMM of the materialised B")
+					}
+					// Columns of B at overlapping offsets: B^T stored densely.
+					colB := make([]int, n)
+					bt := make([]R, n*k)
+					store2 := rnd(k + 2*n + 5)
+					for j := range n {
+						colB[j] = rng.IntN(2*n + 6)
+						copy(bt[j*k:(j+1)*k], store2[colB[j]:])
+					}
+					want, got = slices.Clone(c0), slices.Clone(c0)
+					gemmOn(workers, transA, true, m, n, k, 0.5, a, lda, bt, k, 1.5, want, n+1)
+					ColsB(workers, transA, m, n, k, 0.5, a, lda, store2, colB, 1.5, got, n+1)
+					if !slices.Equal(got, want) {
+						t.Fatal("ColsB differs from the GEMM of the materialised B")
+					}
+				})
+			}
+		}
+	}
+}
+
+// gemmOn is SgemmOn or DgemmOn.
+func gemmOn[R float](workers int, transA, transB bool, m, n, k int, alpha R, a []R, lda int, b []R, ldb int, beta R, c []R, ldc int) {
+	realGemmOn(kernelOf[R](), workers, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// TestRowsBPanics checks that a row or column past the end of b panics.
+func TestRowsBPanics(t *testing.T) {
+	c := make([]float32, 4)
+	for name, f := range map[string]func(){
+		"RowsB": func() { RowsB(1, false, 2, 2, 1, 1, []float32{1, 2}, 1, []float32{1, 2, 3}, []int{2}, 0, c, 2) },
+		"ColsB": func() { ColsB(1, false, 2, 2, 2, 1, make([]float32, 4), 2, []float32{1, 2, 3}, []int{0, 2}, 0, c, 2) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("no panic")
+				}
+			}()
+			f()
+		})
+	}
+}

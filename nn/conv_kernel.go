@@ -41,6 +41,8 @@ type convGeom struct {
 	identity             bool         // im2col is x itself (1x1 kernel, stride 1, no padding)
 	tabOnce              sync.Once    // builds tab, the block kernels' gather table (conv_block.go)
 	tab                  []int32
+	shiftOnce            sync.Once  // builds shiftG, the implicit-GEMM layout (conv_shift.go)
+	shiftG               *shiftGeom // nil when the geometry takes the tiles
 }
 
 // newConvGeom builds the geometry; src maps a position of the padded axis d
@@ -253,6 +255,9 @@ func conv[E floating](g *convGeom, x, w []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
 		return convBlocks(g, x, w, B)
 	}
+	if s := g.shift(); s != nil {
+		return convShift(g, s, x, w), nil
+	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is written by a GEMM with beta 0
 	for n := range g.n {
@@ -320,6 +325,9 @@ func convT[E floating](g *convGeom, y, w []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
 		return convTBlocks(g, y, w, B)
 	}
+	if s := g.shift(); s != nil {
+		return convTShift(g, s, y, w), nil
+	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	x := make([]E, g.n*g.cin*inSz)
 	if g.identity {
@@ -362,6 +370,9 @@ func convT[E floating](g *convGeom, y, w []E) ([]E, error) {
 func convW[E floating](g *convGeom, x, y []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
 		return convWBlocks(g, x, y, B)
+	}
+	if s := g.shift(); s != nil {
+		return convWShift(g, s, x, y), nil
 	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	w := make([]E, g.cout*ck)

@@ -65,22 +65,24 @@ type rowsB[R float] struct {
 }
 
 // pack implements packerB: a micro-panel's k step is nr consecutive values of
-// one row.
+// one row. Runs of rows at a constant positive stride (the channels of one
+// kernel offset of a convolution) are packed as one strided block (packAcross,
+// with AVX moves).
 func (x *rowsB[R]) pack(dst []R, nr, j0, nb, p0, kb int) {
+	offs := x.off[p0 : p0+kb]
 	for ip := 0; ip < nb; ip += nr {
 		panel := dst[ip*kb : (ip+nr)*kb]
 		cols := min(nr, nb-ip)
-		offs := x.off[p0 : p0+kb]
-		if cols == nr {
-			for p, o := range offs {
-				copy(panel[p*nr:p*nr+nr], x.b[o+j0+ip:])
+		for p := 0; p < kb; {
+			q, d := p+1, 1
+			if q < kb && offs[q] > offs[p] {
+				d = offs[q] - offs[p]
+				for q < kb && offs[q]-offs[q-1] == d {
+					q++
+				}
 			}
-			continue
-		}
-		for p, o := range offs {
-			d := panel[p*nr : p*nr+nr]
-			copy(d, x.b[o+j0+ip:o+j0+ip+cols])
-			clear(d[cols:])
+			packAcross(panel[p*nr:], nr, x.b[offs[p]+j0+ip:], d, cols, q-p)
+			p = q
 		}
 	}
 }
@@ -92,7 +94,9 @@ type colsB[R float] struct {
 }
 
 // pack implements packerB: a micro-panel interleaves nr columns, each
-// contiguous, eight at a time.
+// contiguous, eight at a time; eight at a constant positive stride (eight
+// channels of one kernel offset of a convolution) go to packRows8 (an AVX
+// transpose for float32).
 func (x *colsB[R]) pack(dst []R, nr, j0, nb, p0, kb int) {
 	for ip := 0; ip < nb; ip += nr {
 		panel := dst[ip*kb : (ip+nr)*kb]
@@ -100,6 +104,10 @@ func (x *colsB[R]) pack(dst []R, nr, j0, nb, p0, kb int) {
 		offs := x.off[j0+ip : j0+ip+cols]
 		r := 0
 		for ; r+8 <= cols; r += 8 {
+			if d := offs[r+1] - offs[r]; d > 0 && uniform(offs[r:r+8], d) {
+				packRows8(panel[r:], nr, x.b, offs[r]+p0, d, kb)
+				continue
+			}
 			interleave8(panel[r:], nr, x.b, offs[r:r+8], p0, kb)
 		}
 		for ; r < cols; r++ {
@@ -114,6 +122,16 @@ func (x *colsB[R]) pack(dst []R, nr, j0, nb, p0, kb int) {
 			}
 		}
 	}
+}
+
+// uniform reports whether the offsets step by d.
+func uniform(offs []int, d int) bool {
+	for i := 1; i < len(offs); i++ {
+		if offs[i]-offs[i-1] != d {
+			return false
+		}
+	}
+	return true
 }
 
 // interleave8 writes dst[p*stride + r] = b[off[r] + p0 + p] for r < 8 and p <

@@ -26,48 +26,70 @@ func testRowsColsB[R float](t *testing.T) {
 	}
 	for _, sz := range [][3]int{{1, 1, 1}, {8, 48, 3}, {13, 101, 300}, {70, 257, 520}, {96, 3100, 64}} {
 		m, n, k := sz[0], sz[1], sz[2]
-		for _, transA := range []bool{false, true} {
-			for _, workers := range []int{1, 3} {
-				name := fmt.Sprintf("%T/%dx%dx%d/transA=%v/workers=%d", R(0), m, n, k, transA, workers)
-				t.Run(name, func(t *testing.T) {
-					lda := k + 1
-					if transA {
-						lda = m + 2
-					}
-					a := rnd(lda * max(m, k))
-					store := rnd(n + 3*k + 5)
-					// Rows of B at overlapping offsets.
-					rowB := make([]int, k)
-					bm := make([]R, k*n)
-					for p := range k {
-						rowB[p] = rng.IntN(3*k + 6)
-						copy(bm[p*n:(p+1)*n], store[rowB[p]:])
-					}
-					c0 := rnd(m * (n + 1))
-					want, got := slices.Clone(c0), slices.Clone(c0)
-					gemmOn(workers, transA, false, m, n, k, 0.5, a, lda, bm, n, 1.5, want, n+1)
-					RowsB(workers, transA, m, n, k, 0.5, a, lda, store, rowB, 1.5, got, n+1)
-					if !slices.Equal(got, want) {
-						t.Fatal("RowsB differs from the GEMM of the materialised B")
-					}
-					// Columns of B at overlapping offsets: B^T stored densely.
-					colB := make([]int, n)
-					bt := make([]R, n*k)
-					store2 := rnd(k + 2*n + 5)
-					for j := range n {
-						colB[j] = rng.IntN(2*n + 6)
-						copy(bt[j*k:(j+1)*k], store2[colB[j]:])
-					}
-					want, got = slices.Clone(c0), slices.Clone(c0)
-					gemmOn(workers, transA, true, m, n, k, 0.5, a, lda, bt, k, 1.5, want, n+1)
-					ColsB(workers, transA, m, n, k, 0.5, a, lda, store2, colB, 1.5, got, n+1)
-					if !slices.Equal(got, want) {
-						t.Fatal("ColsB differs from the GEMM of the materialised B")
-					}
-				})
+		for _, runs := range []bool{false, true} {
+			for _, transA := range []bool{false, true} {
+				for _, workers := range []int{1, 3} {
+					name := fmt.Sprintf("%T/%dx%dx%d/runs=%v/transA=%v/workers=%d", R(0), m, n, k, runs, transA, workers)
+					t.Run(name, func(t *testing.T) {
+						lda := k + 1
+						if transA {
+							lda = m + 2
+						}
+						a := rnd(lda * max(m, k))
+						store := rnd(n + 3*k + 5)
+						// Rows of B at overlapping offsets.
+						rowB := offsets(rng, k, 3*k+6, runs)
+						bm := make([]R, k*n)
+						for p := range k {
+							copy(bm[p*n:(p+1)*n], store[rowB[p]:])
+						}
+						c0 := rnd(m * (n + 1))
+						want, got := slices.Clone(c0), slices.Clone(c0)
+						gemmOn(workers, transA, false, m, n, k, 0.5, a, lda, bm, n, 1.5, want, n+1)
+						RowsB(workers, transA, m, n, k, 0.5, a, lda, store, rowB, 1.5, got, n+1)
+						if !slices.Equal(got, want) {
+							t.Fatal("RowsB differs from the GEMM of the materialised B")
+						}
+						// Columns of B at overlapping offsets: B^T stored densely.
+						colB := offsets(rng, n, 2*n+6, runs)
+						bt := make([]R, n*k)
+						store2 := rnd(k + 2*n + 5)
+						for j := range n {
+							copy(bt[j*k:(j+1)*k], store2[colB[j]:])
+						}
+						want, got = slices.Clone(c0), slices.Clone(c0)
+						gemmOn(workers, transA, true, m, n, k, 0.5, a, lda, bt, k, 1.5, want, n+1)
+						ColsB(workers, transA, m, n, k, 0.5, a, lda, store2, colB, 1.5, got, n+1)
+						if !slices.Equal(got, want) {
+							t.Fatal("ColsB differs from the GEMM of the materialised B")
+						}
+					})
+				}
 			}
 		}
 	}
+}
+
+// offsets returns n offsets in [0, limit): random ones, or (runs) runs of
+// random lengths up to 12 at constant strides, as the rows of a convolution's
+// implicit im2col are.
+func offsets(rng *rand.Rand, n, limit int, runs bool) []int {
+	off := make([]int, n)
+	for i := 0; i < n; {
+		if !runs {
+			off[i] = rng.IntN(limit)
+			i++
+			continue
+		}
+		l := 1 + rng.IntN(12)
+		d := 1 + rng.IntN(max(1, limit/l))
+		start := rng.IntN(max(1, limit-(l-1)*d))
+		for j := 0; j < l && i < n; j++ {
+			off[i] = min(start+j*d, limit-1)
+			i++
+		}
+	}
+	return off
 }
 
 // gemmOn is SgemmOn or DgemmOn.

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
@@ -27,6 +28,11 @@ type axisMap struct {
 	start []int
 	src   []int
 	w     []float64
+	// Set by prepare (newSepMap): win when every row is a run of consecutive inputs with
+	// one weight (the windows of average pooling), uni when moreover every
+	// weight is uw (the map is uw times a 0/1 matrix).
+	win, uni bool
+	uw       float64
 }
 
 // newAxisMap returns an empty map from n positions to none; rows are appended with
@@ -63,6 +69,95 @@ func (a *axisMap) identity() bool {
 		}
 	}
 	return true
+}
+
+// prepare sets win, uni and uw.
+func (a *axisMap) prepare() {
+	a.win, a.uni = true, len(a.w) > 0
+	if a.uni {
+		a.uw = a.w[0]
+	}
+	for j := range a.m {
+		for e := a.start[j]; e < a.start[j+1]; e++ {
+			if a.src[e] != a.src[a.start[j]]+e-a.start[j] || a.w[e] != a.w[a.start[j]] {
+				a.win = false
+			}
+			if a.w[e] != a.uw {
+				a.uni = false
+			}
+		}
+	}
+	a.uni = a.uni && a.win
+}
+
+// mapWindows is mapAxis for a map whose rows are windows (a.win): output j
+// is mult w_j times the sum of the inputs [lo_j, hi_j), w_j = 1 when unit
+// (the caller applies the uniform weight uw elsewhere). Rows of the last
+// axis sum in a register for A and add into dst for A^T; longer rows are sums
+// of whole rows of inner values in vectorised adds (addTo), scaled once.
+func mapWindows[E floating](a *axisMap, dst, src []E, outer, inner int, adjoint, unit bool, mult E) {
+	x, y := src, dst // x on the n side, y on the m side
+	if adjoint {
+		x, y = dst, src
+		clear(dst)
+	}
+	for o := range outer {
+		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
+		for j := range a.m {
+			e0, e1 := a.start[j], a.start[j+1]
+			w := mult
+			if !unit && e1 > e0 {
+				w *= E(a.w[e0])
+			}
+			if e0 == e1 {
+				if !adjoint {
+					clear(yo[j*inner : (j+1)*inner])
+				}
+				continue
+			}
+			lo, hi := a.src[e0], a.src[e0]+e1-e0
+			if inner == 1 {
+				if adjoint {
+					v := w * yo[j]
+					for h := lo; h < hi; h++ {
+						xo[h] += v
+					}
+					continue
+				}
+				var s E
+				if r := xo[lo:hi]; len(r) == 3 {
+					s = r[0] + r[1] + r[2]
+				} else {
+					for _, v := range r {
+						s += v
+					}
+				}
+				yo[j] = w * s
+				continue
+			}
+			yr := yo[j*inner : (j+1)*inner]
+			if adjoint {
+				for h := lo; h < hi; h++ {
+					xr := xo[h*inner : (h+1)*inner]
+					if w == 1 {
+						addTo(xr, yr)
+					} else {
+						axpyRow(xr, w, yr)
+					}
+				}
+				continue
+			}
+			copy(yr, xo[lo*inner:(lo+1)*inner])
+			for h := lo + 1; h < hi; h++ {
+				addTo(yr, xo[h*inner:(h+1)*inner])
+			}
+			if w != 1 {
+				for k := range yr {
+					yr[k] *= w
+				}
+			}
+		}
+	}
 }
 
 // mapAxis writes into dst A (adjoint false) or A^T applied along the middle
@@ -153,19 +248,45 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 	for _, n := range from[:lead] {
 		planes *= n
 	}
-	// The spatial sizes after each step (the last spatial axis first) and the
-	// largest intermediate plane.
+	// The order of the axes (identities skipped): the last spatial axis first,
+	// unless it shrinks (a pooling), then last, so that the axes before it
+	// (vectorised sums of whole rows) see the larger plane and the last one
+	// (scalar sums along a row) the smaller; the adjoint in the reverse order.
+	// A map with uniform weights is applied as 0/1 sums, its weight folded
+	// into the factor, which the last axis's windows apply (w_j factor, free in
+	// their scalar sums) or a last pass over the output.
+	factor := s.factor
+	unit := make([]bool, len(s.maps))
 	var steps []int
+	for i := range s.maps {
+		a := s.maps[i]
+		if a.identity() {
+			continue
+		}
+		if a.uni {
+			unit[i] = true
+			factor *= a.uw
+		}
+		steps = append(steps, i)
+	}
+	last := len(s.maps) - 1
+	if a := s.maps[last]; !a.win || a.m >= a.n {
+		slices.Reverse(steps)
+	}
+	if adjoint {
+		slices.Reverse(steps)
+	}
+	fstep := -1
+	if s.maps[last].win {
+		fstep = slices.Index(steps, last)
+	}
+	// The spatial sizes after each step and the largest intermediate plane.
 	d := slices.Clone(from[lead:])
 	inSize, big := 1, 1
 	for _, n := range d {
 		inSize *= n
 	}
-	for i := len(s.maps) - 1; i >= 0; i-- {
-		if s.maps[i].identity() {
-			continue
-		}
-		steps = append(steps, i)
+	for _, i := range steps {
 		d[i] = to[lead+i]
 		size := 1
 		for _, n := range d {
@@ -177,7 +298,7 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 	for _, n := range to[lead:] {
 		outSize *= n
 	}
-	out := make([]E, planes*outSize)
+	out := vmath.MakeNoZero[E](planes * outSize) // every element is written by the last step
 	// Planes in parallel (forPlanes), each range with scratch planes of its own.
 	forPlanes(planes, inSize, func(lo, hi int) {
 		d := make([]int, len(from)-lead)
@@ -204,14 +325,22 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 				} else {
 					dst = dst[:outer*a.m*inner]
 				}
-				mapAxis(a, dst, cur, outer, inner, adjoint)
+				if a.win {
+					mult := E(1)
+					if k == fstep {
+						mult = E(factor)
+					}
+					mapWindows(a, dst, cur, outer, inner, adjoint, unit[i], mult)
+				} else {
+					mapAxis(a, dst, cur, outer, inner, adjoint)
+				}
 				cur = dst
 			}
 			if len(steps) == 0 {
 				copy(out[p*outSize:(p+1)*outSize], cur)
 			}
-			if s.factor != 1 {
-				f := E(s.factor)
+			if factor != 1 && fstep < 0 {
+				f := E(factor)
 				for i := range out[p*outSize : (p+1)*outSize] {
 					out[p*outSize+i] *= f
 				}
@@ -229,7 +358,9 @@ func newSepMap(shape, out []int, axis func(i, n, m int) *axisMap) *sepMap {
 	lead := len(shape) - len(out)
 	for i, m := range out {
 		s.out[lead+i] = m
-		s.maps = append(s.maps, axis(i, shape[lead+i], m))
+		a := axis(i, shape[lead+i], m)
+		a.prepare()
+		s.maps = append(s.maps, a)
 	}
 	return s
 }

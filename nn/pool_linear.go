@@ -33,6 +33,11 @@ type axisMap struct {
 	// weight is uw (the map is uw times a 0/1 matrix).
 	win, uni bool
 	uw       float64
+	lo, ln   []int32 // the windows when win: row j sums inputs [lo[j], lo[j]+ln[j])
+	// t is A^T when A is windowed, and its rows too are windows (uniform
+	// weights, windows moving forward): the adjoint then gathers rows of
+	// A^T instead of scattering rows of A into a cleared output.
+	t *axisMap
 }
 
 // newAxisMap returns an empty map from n positions to none; rows are appended with
@@ -71,8 +76,19 @@ func (a *axisMap) identity() bool {
 	return true
 }
 
-// prepare sets win, uni and uw.
+// prepare sets win, uni, uw and t.
 func (a *axisMap) prepare() {
+	a.classify()
+	if a.win {
+		t := a.transpose()
+		if t.classify(); t.win {
+			a.t = t
+		}
+	}
+}
+
+// classify sets win, uni and uw.
+func (a *axisMap) classify() {
 	a.win, a.uni = true, len(a.w) > 0
 	if a.uni {
 		a.uw = a.w[0]
@@ -88,6 +104,37 @@ func (a *axisMap) prepare() {
 		}
 	}
 	a.uni = a.uni && a.win
+	a.lo, a.ln = nil, nil
+	if a.win {
+		a.lo, a.ln = make([]int32, a.m), make([]int32, a.m)
+		for j := range a.m {
+			if e := a.start[j]; e < a.start[j+1] {
+				a.lo[j], a.ln[j] = int32(a.src[e]), int32(a.start[j+1]-e)
+			}
+		}
+	}
+}
+
+// transpose returns A^T, its rows in order of the inputs of A.
+func (a *axisMap) transpose() *axisMap {
+	t := newAxisMap(a.m, a.n)
+	count := make([]int, a.n+1)
+	for _, h := range a.src {
+		count[h+1]++
+	}
+	for h := range a.n {
+		count[h+1] += count[h]
+	}
+	t.start = slices.Clone(count)
+	t.src, t.w = make([]int, len(a.src)), make([]float64, len(a.w))
+	for j := range a.m {
+		for e := a.start[j]; e < a.start[j+1]; e++ {
+			h := a.src[e]
+			t.src[count[h]], t.w[count[h]] = j, a.w[e]
+			count[h]++
+		}
+	}
+	return t
 }
 
 // mapWindows is mapAxis for a map whose rows are windows (a.win): output j
@@ -103,6 +150,10 @@ func mapWindows[E floating](a *axisMap, dst, src []E, outer, inner int, adjoint,
 	}
 	for o := range outer {
 		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
+		if inner == 1 && !adjoint && unit {
+			sumWindows(a, xo, yo, mult)
+			continue
+		}
 		for j := range a.m {
 			e0, e1 := a.start[j], a.start[j+1]
 			w := mult
@@ -156,6 +207,35 @@ func mapWindows[E floating](a *axisMap, dst, src []E, outer, inner int, adjoint,
 					yr[k] *= w
 				}
 			}
+		}
+	}
+}
+
+// sumWindows sets y[j] = w sum(x[lo_j : lo_j + len_j]) for the windows of
+// a (a.win) in a loop without the map's per-row weights, windows of up to
+// three inputs (the pools' k <= 3, and A^T's rows for stride 2) summed
+// without a loop.
+func sumWindows[E floating](a *axisMap, x, y []E, w E) {
+	lo, ln := a.lo[:len(y)], a.ln[:len(y)]
+	for j := range y {
+		l := int(lo[j])
+		switch ln[j] {
+		case 0:
+			y[j] = 0
+		case 1:
+			y[j] = w * x[l]
+		case 2:
+			r := x[l : l+2 : l+2]
+			y[j] = w * (r[0] + r[1])
+		case 3:
+			r := x[l : l+3 : l+3]
+			y[j] = w * (r[0] + r[1] + r[2])
+		default:
+			var s E
+			for _, v := range x[l : l+int(ln[j])] {
+				s += v
+			}
+			y[j] = w * s
 		}
 	}
 }
@@ -325,13 +405,16 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 				} else {
 					dst = dst[:outer*a.m*inner]
 				}
-				if a.win {
-					mult := E(1)
-					if k == fstep {
-						mult = E(factor)
-					}
+				mult := E(1)
+				if k == fstep {
+					mult = E(factor)
+				}
+				switch {
+				case adjoint && a.win && a.t != nil:
+					mapWindows(a.t, dst, cur, outer, inner, false, unit[i], mult)
+				case a.win:
 					mapWindows(a, dst, cur, outer, inner, adjoint, unit[i], mult)
-				} else {
+				default:
 					mapAxis(a, dst, cur, outer, inner, adjoint)
 				}
 				cur = dst

@@ -23,7 +23,10 @@ import (
 // the same serial GEMM on any number of goroutines); convW, which sums over
 // tiles into one weight gradient, runs them in order. Small images (at most maxBlockP output positions, two
 // samples' columns or more to a tile) take the block kernels of
-// conv_block.go instead: a tile of several samples, one GEMM per tile.
+// conv_block.go instead: a tile of several samples, one GEMM per tile; larger
+// stride-1 convolutions with zero padding take the implicit GEMM of
+// conv_shift.go (no im2col: one GEMM per sample packing im2col's rows from
+// the padded image).
 
 // convGeom is the geometry of a convolution seen from its conv form: input x
 // [n, cin, in...], weight w [cout, cin/groups, k...], output y [n, cout, out...].

@@ -28,9 +28,17 @@ import (
 // with W'[c, (o, t)] = W[o, c, t], e [cout, M + plane] the cotangent placed on
 // the wide grid after M = max off_t zeros, and xq the gradient of the padded
 // image from its first interior position on, Q = p'(in - 1) + 1 positions.
-// The positions of the wide grid off the output (the last pin2 - out2 of
-// each row) cost L/P - 1 of the multiply-adds (3.5% at 56x56, padding 1): a
-// geometry wasting more than a quarter takes the tiles instead.
+// The rows are taken in the order (t, c) (and (t, o)), the weight's columns
+// permuted to match: the rows of one kernel offset are then at the constant
+// stride plane, which the GEMM packs as strided blocks with AVX moves and
+// transposes. The positions of the wide grid off the output (the last pin2 -
+// out2 of each row) cost L/P - 1 of the multiply-adds (3.5% at 56x56, padding
+// 1): a geometry wasting more than a quarter takes the tiles instead.
+//
+// The samples go to the goroutines of vmath.ParallelFor (about one chunk of
+// samples per goroutine, each GEMM serial) for conv and convT; convW, a sum
+// over the samples, runs them in order with each GEMM on every goroutine, so
+// that its result does not depend on their number.
 
 // shiftGeom is the implicit-GEMM layout of a convGeom (see above).
 type shiftGeom struct {

@@ -54,8 +54,8 @@ type shiftGeom struct {
 var shiftOff = false
 
 // shift returns the implicit-GEMM layout of g, or nil when g is not a
-// stride-1, zero-padded, ungrouped convolution whose wide grid wastes at most a
-// quarter of the multiply-adds. It is built once per geometry.
+// stride-1, zero-padded, ungrouped, non-empty convolution whose wide grid
+// wastes at most a quarter of the multiply-adds. It is built once per geometry.
 func (g *convGeom) shift() *shiftGeom {
 	if shiftOff {
 		return nil
@@ -65,7 +65,7 @@ func (g *convGeom) shift() *shiftGeom {
 }
 
 func (g *convGeom) newShift() *shiftGeom {
-	if g.groups != 1 || g.identity {
+	if g.groups != 1 || g.identity || g.n == 0 || g.cin == 0 || g.cout == 0 {
 		return nil
 	}
 	s := &shiftGeom{}

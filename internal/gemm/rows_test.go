@@ -114,3 +114,53 @@ func TestRowsBPanics(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRowsB compares the implicit GEMMs of a 3x3 convolution of 64
+// channels on a 56x56 image (padded 58x58) with Sgemm on the materialised
+// im2col matrix, whose construction is not timed: the forward product (RowsB,
+// W [64, 576] times the rows) and the weight gradient (ColsB, G [64, 3246]
+// times the rows transposed).
+func BenchmarkRowsB(b *testing.B) {
+	const cin, cout, pin, out = 64, 64, 58, 56
+	L := (out-1)*pin + out
+	rng := rand.New(rand.NewPCG(1, 1))
+	rnd := func(n int) []float32 {
+		s := make([]float32, n)
+		for i := range s {
+			s[i] = float32(rng.NormFloat64())
+		}
+		return s
+	}
+	xp, w, g := rnd(cin*pin*pin), rnd(cout*cin*9), rnd(cout*L)
+	rows := make([]int, 0, cin*9)
+	for t := range 9 {
+		for c := range cin {
+			rows = append(rows, c*pin*pin+t/3*pin+t%3)
+		}
+	}
+	col := make([]float32, len(rows)*L)
+	for r, o := range rows {
+		copy(col[r*L:(r+1)*L], xp[o:])
+	}
+	k := len(rows)
+	y := make([]float32, cout*L)
+	dw := make([]float32, cout*k)
+	flops := 2 * float64(cout) * float64(k) * float64(L)
+	for _, c := range []struct {
+		name string
+		f    func()
+	}{
+		{"forward/RowsB", func() { RowsB(1, false, cout, L, k, 1, w, k, xp, rows, 0, y, L) }},
+		{"forward/Sgemm", func() { SgemmOn(1, false, false, cout, L, k, 1, w, k, col, L, 0, y, L) }},
+		{"weight/ColsB", func() { ColsB(1, false, cout, k, L, 1, g, L, xp, rows, 0, dw, k) }},
+		{"weight/Sgemm", func() { SgemmOn(1, false, true, cout, k, L, 1, g, L, col, L, 0, dw, k) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				c.f()
+			}
+			reportGFLOPs(b, flops)
+		})
+	}
+}

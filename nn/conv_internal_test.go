@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -147,4 +148,56 @@ func convMaps[E floating](t *testing.T, g *convGeom, x, w, ybar []E) [3][]E {
 	wb, err := convW(g, x, ybar)
 	require.NoError(t, err)
 	return [3][]E{y, xb, wb}
+}
+
+// The implicit-GEMM kernels of stride-1 zero-padded convolutions (conv_shift.go)
+// give the tiles' result, in float64 and float32, for 1 to 3 spatial axes,
+// dilation, asymmetric and no padding, one sample and several, and at 1 and 2
+// goroutines; geometries they do not cover (other padding modes, strides,
+// groups, a wide grid wasting too much) keep the tiles.
+func TestConvShift(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	cases := []struct {
+		x, w  []int
+		opts  []ConvOption
+		shift bool
+	}{
+		{[]int{3, 5, 20, 18}, []int{4, 5, 3, 3}, []ConvOption{Padding(1)}, true},
+		{[]int{1, 3, 17, 19}, []int{2, 3, 3, 3}, []ConvOption{Padding(1)}, true},
+		{[]int{2, 2, 300}, []int{3, 2, 5}, []ConvOption{Padding(2)}, true},
+		{[]int{2, 3, 290}, []int{3, 3, 4}, []ConvOption{PaddingSame(), Dilation(3)}, true},
+		{[]int{2, 2, 22, 21}, []int{3, 2, 2, 3}, []ConvOption{PaddingSame(), Dilation(2, 1)}, true},
+		{[]int{2, 2, 24, 20}, []int{3, 2, 3, 2}, []ConvOption{PaddingValid()}, true},
+		{[]int{2, 2, 4, 16, 18}, []int{3, 2, 3, 3, 3}, []ConvOption{Padding(1, 1, 1)}, true},
+		{[]int{2, 2, 20, 18}, []int{4, 2, 3, 3}, []ConvOption{Padding(1), PaddingMode(PadReflect)}, false},
+		{[]int{2, 2, 40, 36}, []int{4, 2, 3, 3}, []ConvOption{Padding(1), Stride(2)}, false},
+		{[]int{2, 4, 20, 18}, []int{4, 2, 3, 3}, []ConvOption{Padding(1), Groups(2)}, false},
+		{[]int{1, 2, 70, 4}, []int{4, 2, 3, 3}, []ConvOption{Padding(1)}, false}, // a grid 6 wide for 4 outputs
+	}
+	defer func(off bool) { shiftOff = off }(shiftOff)
+	for k, c := range cases {
+		for _, procs := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%d/procs=%d", k, procs), func(t *testing.T) {
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+				g, x, w, ybar := convCase(t, rng, tensor.Float64, c.x, c.w, c.opts)
+				require.Zero(t, g.blockSamples())
+				shiftOff = false
+				require.Equal(t, c.shift, g.shift() != nil, "implicit GEMM taken")
+				got := convMaps(t, g, x.Float64s(), w.Float64s(), ybar.Float64s())
+				x32, _ := tensor.AsType(x, tensor.Float32)
+				w32, _ := tensor.AsType(w, tensor.Float32)
+				y32, _ := tensor.AsType(ybar, tensor.Float32)
+				got32 := convMaps(t, g, x32.Float32s(), w32.Float32s(), y32.Float32s())
+				shiftOff = true
+				want := convMaps(t, g, x.Float64s(), w.Float64s(), ybar.Float64s())
+				for i := range got {
+					require.InDeltaSlice(t, want[i], got[i], 1e-11, "map %d", i)
+					require.Len(t, got32[i], len(want[i]))
+					for j, v := range got32[i] {
+						require.InDelta(t, want[i][j], float64(v), 1e-4*(1+math.Abs(want[i][j])), "float32 map %d element %d", i, j)
+					}
+				}
+			})
+		}
+	}
 }

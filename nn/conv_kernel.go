@@ -23,7 +23,10 @@ import (
 // the same serial GEMM on any number of goroutines); convW, which sums over
 // tiles into one weight gradient, runs them in order. Small images (at most maxBlockP output positions, two
 // samples' columns or more to a tile) take the block kernels of
-// conv_block.go instead: a tile of several samples, one GEMM per tile.
+// conv_block.go instead: a tile of several samples, one GEMM per tile; larger
+// stride-1 convolutions with zero padding take the implicit GEMM of
+// conv_shift.go (no im2col: one GEMM per sample packing im2col's rows from
+// the padded image).
 
 // convGeom is the geometry of a convolution seen from its conv form: input x
 // [n, cin, in...], weight w [cout, cin/groups, k...], output y [n, cout, out...].
@@ -41,6 +44,8 @@ type convGeom struct {
 	identity             bool         // im2col is x itself (1x1 kernel, stride 1, no padding)
 	tabOnce              sync.Once    // builds tab, the block kernels' gather table (conv_block.go)
 	tab                  []int32
+	shiftOnce            sync.Once  // builds shiftG, the implicit-GEMM layout (conv_shift.go)
+	shiftG               *shiftGeom // nil when the geometry takes the tiles
 }
 
 // newConvGeom builds the geometry; src maps a position of the padded axis d
@@ -253,6 +258,9 @@ func conv[E floating](g *convGeom, x, w []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
 		return convBlocks(g, x, w, B)
 	}
+	if s := g.shift(); s != nil {
+		return convShift(g, s, x, w), nil
+	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is written by a GEMM with beta 0
 	for n := range g.n {
@@ -320,6 +328,9 @@ func convT[E floating](g *convGeom, y, w []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
 		return convTBlocks(g, y, w, B)
 	}
+	if s := g.shift(); s != nil {
+		return convTShift(g, s, y, w), nil
+	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	x := make([]E, g.n*g.cin*inSz)
 	if g.identity {
@@ -362,6 +373,9 @@ func convT[E floating](g *convGeom, y, w []E) ([]E, error) {
 func convW[E floating](g *convGeom, x, y []E) ([]E, error) {
 	if B := g.blockSamples(); B > 0 {
 		return convWBlocks(g, x, y, B)
+	}
+	if s := g.shift(); s != nil {
+		return convWShift(g, s, x, y), nil
 	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	w := make([]E, g.cout*ck)

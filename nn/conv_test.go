@@ -113,6 +113,7 @@ func TestConvEmpty(t *testing.T) {
 	}{
 		{"no samples", nn.Conv2dOp(nn.Padding(1)), inputs(z(0, 2, 4, 4), z(3, 2, 3, 3), z(3)), []int{0, 3, 4, 4}},
 		{"no output channels", nn.Conv1dOp(), inputs(z(2, 2, 5), z(0, 2, 3), z(0)), []int{2, 0, 3}},
+		{"no output channels, long", nn.Conv1dOp(nn.Padding(1)), inputs(z(2, 2, 500), z(0, 2, 3), z(0)), []int{2, 0, 500}},
 		{"transpose no samples", nn.ConvTranspose1dOp(nn.Stride(2)), inputs(z(0, 2, 4), z(2, 3, 3), z(3)), []int{0, 3, 9}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -22,7 +22,9 @@
 //     (Conv1dOp, Conv2dOp, Conv3dOp: stride, padding or "same"/"valid", dilation,
 //     groups, padding_mode zeros/reflect/replicate/circular, optional bias) and
 //     conv_transpose1d/2d/3d (ConvTranspose1dOp, ... with output_padding), by
-//     im2col and the project's GEMM, bilinear rules recorded with each other;
+//     im2col and the project's GEMM (stride-1 zero-padded ones by implicit
+//     GEMM, the GEMM packing im2col's rows straight from the padded image),
+//     bilinear rules recorded with each other;
 //   - layers (testdata/norm_ref.json, written by testdata/gen_norm_ref.py): linear
 //     (LinearOp, x W^T + b); the normalisations batch_norm (BatchNormOp, training
 //     with the updated running statistics as outputs, or evaluation), layer_norm,

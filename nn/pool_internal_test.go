@@ -101,3 +101,69 @@ func TestMaxPoolTiledPullback(t *testing.T) {
 		require.ErrorIs(t, err, cr.ErrShapeMismatch)
 	}
 }
+
+// The windowed kernel of the separable linear maps (mapWindows) gives the
+// general one's (mapAxis) result, forward and adjoint, along the last axis
+// and along an axis with rows after it, with per-row weights, with a uniform
+// weight applied by the caller, and with empty rows.
+func TestMapWindows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, c := range []struct{ n, m, outer, inner, k, s int }{{9, 4, 3, 1, 3, 2}, {9, 4, 2, 5, 3, 2}, {5, 8, 2, 1, 3, 2}, {5, 8, 1, 7, 3, 2}, {14, 4, 2, 1, 5, 3}} {
+		for _, uniform := range []bool{false, true} {
+			a := newAxisMap(c.n, c.m)
+			w := 0.25
+			for j := range c.m {
+				lo := rng.IntN(c.n)
+				hi := lo + rng.IntN(min(3, c.n-lo)+1)
+				if uniform {
+					// The windows of a pooling, padding 1: A^T's rows are windows.
+					lo, hi = max(c.s*j-1, 0), min(c.s*j-1+c.k, c.n)
+				}
+				if !uniform {
+					w = rng.Float64()
+				}
+				a.row(lo, hi, w)
+			}
+			a.prepare()
+			require.True(t, a.win)
+			if uniform && c.m < c.n {
+				require.NotNil(t, a.t, "A^T windowed")
+			}
+			x := make([]float64, c.outer*c.n*c.inner)
+			y := make([]float64, c.outer*c.m*c.inner)
+			for i := range x {
+				x[i] = rng.NormFloat64()
+			}
+			for i := range y {
+				y[i] = rng.NormFloat64()
+			}
+			scale := func(v []float64) []float64 {
+				if a.uni {
+					for i := range v {
+						v[i] *= a.uw
+					}
+				}
+				return v
+			}
+			for _, adj := range []bool{false, true} {
+				src, size := x, len(y)
+				if adj {
+					src, size = y, len(x)
+				}
+				want, got := make([]float64, size), make([]float64, size)
+				for i := range got {
+					got[i] = math.NaN() // every element is written
+				}
+				mapAxis(a, want, src, c.outer, c.inner, adj)
+				mapWindows(a, got, src, c.outer, c.inner, adj, a.uni, 1)
+				require.InDeltaSlice(t, want, scale(got), 1e-12, "%+v uniform %v adjoint %v", c, uniform, adj)
+				if adj && a.t != nil {
+					// The adjoint as the windows of A^T.
+					got = make([]float64, size)
+					mapWindows(a.t, got, src, c.outer, c.inner, false, a.uni, 1)
+					require.InDeltaSlice(t, want, scale(got), 1e-12, "%+v uniform %v: A^T", c, uniform)
+				}
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
@@ -27,6 +28,16 @@ type axisMap struct {
 	start []int
 	src   []int
 	w     []float64
+	// Set by prepare (newSepMap): win when every row is a run of consecutive inputs with
+	// one weight (the windows of average pooling), uni when moreover every
+	// weight is uw (the map is uw times a 0/1 matrix).
+	win, uni bool
+	uw       float64
+	lo, ln   []int32 // the windows when win: row j sums inputs [lo[j], lo[j]+ln[j])
+	// t is A^T when A is windowed, and its rows too are windows (uniform
+	// weights, windows moving forward): the adjoint then gathers rows of
+	// A^T instead of scattering rows of A into a cleared output.
+	t *axisMap
 }
 
 // newAxisMap returns an empty map from n positions to none; rows are appended with
@@ -63,6 +74,170 @@ func (a *axisMap) identity() bool {
 		}
 	}
 	return true
+}
+
+// prepare sets win, uni, uw and t.
+func (a *axisMap) prepare() {
+	a.classify()
+	if a.win {
+		t := a.transpose()
+		if t.classify(); t.win {
+			a.t = t
+		}
+	}
+}
+
+// classify sets win, uni and uw.
+func (a *axisMap) classify() {
+	a.win, a.uni = true, len(a.w) > 0
+	if a.uni {
+		a.uw = a.w[0]
+	}
+	for j := range a.m {
+		for e := a.start[j]; e < a.start[j+1]; e++ {
+			if a.src[e] != a.src[a.start[j]]+e-a.start[j] || a.w[e] != a.w[a.start[j]] {
+				a.win = false
+			}
+			if a.w[e] != a.uw {
+				a.uni = false
+			}
+		}
+	}
+	a.uni = a.uni && a.win
+	a.lo, a.ln = nil, nil
+	if a.win {
+		a.lo, a.ln = make([]int32, a.m), make([]int32, a.m)
+		for j := range a.m {
+			if e := a.start[j]; e < a.start[j+1] {
+				a.lo[j], a.ln[j] = int32(a.src[e]), int32(a.start[j+1]-e)
+			}
+		}
+	}
+}
+
+// transpose returns A^T, its rows in order of the inputs of A.
+func (a *axisMap) transpose() *axisMap {
+	t := newAxisMap(a.m, a.n)
+	count := make([]int, a.n+1)
+	for _, h := range a.src {
+		count[h+1]++
+	}
+	for h := range a.n {
+		count[h+1] += count[h]
+	}
+	t.start = slices.Clone(count)
+	t.src, t.w = make([]int, len(a.src)), make([]float64, len(a.w))
+	for j := range a.m {
+		for e := a.start[j]; e < a.start[j+1]; e++ {
+			h := a.src[e]
+			t.src[count[h]], t.w[count[h]] = j, a.w[e]
+			count[h]++
+		}
+	}
+	return t
+}
+
+// mapWindows is mapAxis for a map whose rows are windows (a.win): output j
+// is mult w_j times the sum of the inputs [lo_j, hi_j), w_j = 1 when unit
+// (the caller applies the uniform weight uw elsewhere). Rows of the last
+// axis sum in a register for A and add into dst for A^T; longer rows are sums
+// of whole rows of inner values in vectorised adds (addTo), scaled once.
+func mapWindows[E floating](a *axisMap, dst, src []E, outer, inner int, adjoint, unit bool, mult E) {
+	x, y := src, dst // x on the n side, y on the m side
+	if adjoint {
+		x, y = dst, src
+		clear(dst)
+	}
+	for o := range outer {
+		xo, yo := x[o*a.n*inner:(o+1)*a.n*inner], y[o*a.m*inner:(o+1)*a.m*inner]
+		if inner == 1 && !adjoint && unit {
+			sumWindows(a, xo, yo, mult)
+			continue
+		}
+		for j := range a.m {
+			e0, e1 := a.start[j], a.start[j+1]
+			w := mult
+			if !unit && e1 > e0 {
+				w *= E(a.w[e0])
+			}
+			if e0 == e1 {
+				if !adjoint {
+					clear(yo[j*inner : (j+1)*inner])
+				}
+				continue
+			}
+			lo, hi := a.src[e0], a.src[e0]+e1-e0
+			if inner == 1 {
+				if adjoint {
+					v := w * yo[j]
+					for h := lo; h < hi; h++ {
+						xo[h] += v
+					}
+					continue
+				}
+				var s E
+				if r := xo[lo:hi]; len(r) == 3 {
+					s = r[0] + r[1] + r[2]
+				} else {
+					for _, v := range r {
+						s += v
+					}
+				}
+				yo[j] = w * s
+				continue
+			}
+			yr := yo[j*inner : (j+1)*inner]
+			if adjoint {
+				for h := lo; h < hi; h++ {
+					xr := xo[h*inner : (h+1)*inner]
+					if w == 1 {
+						addTo(xr, yr)
+					} else {
+						axpyRow(xr, w, yr)
+					}
+				}
+				continue
+			}
+			copy(yr, xo[lo*inner:(lo+1)*inner])
+			for h := lo + 1; h < hi; h++ {
+				addTo(yr, xo[h*inner:(h+1)*inner])
+			}
+			if w != 1 {
+				for k := range yr {
+					yr[k] *= w
+				}
+			}
+		}
+	}
+}
+
+// sumWindows sets y[j] = w sum(x[lo_j : lo_j + len_j]) for the windows of
+// a (a.win) in a loop without the map's per-row weights, windows of up to
+// three inputs (the pools' k <= 3, and A^T's rows for stride 2) summed
+// without a loop.
+func sumWindows[E floating](a *axisMap, x, y []E, w E) {
+	lo, ln := a.lo[:len(y)], a.ln[:len(y)]
+	for j := range y {
+		l := int(lo[j])
+		switch ln[j] {
+		case 0:
+			y[j] = 0
+		case 1:
+			y[j] = w * x[l]
+		case 2:
+			r := x[l : l+2 : l+2]
+			y[j] = w * (r[0] + r[1])
+		case 3:
+			r := x[l : l+3 : l+3]
+			y[j] = w * (r[0] + r[1] + r[2])
+		default:
+			var s E
+			for _, v := range x[l : l+int(ln[j])] {
+				s += v
+			}
+			y[j] = w * s
+		}
+	}
 }
 
 // mapAxis writes into dst A (adjoint false) or A^T applied along the middle
@@ -153,19 +328,45 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 	for _, n := range from[:lead] {
 		planes *= n
 	}
-	// The spatial sizes after each step (the last spatial axis first) and the
-	// largest intermediate plane.
+	// The order of the axes (identities skipped): the last spatial axis first,
+	// unless it shrinks (a pooling), then last, so that the axes before it
+	// (vectorised sums of whole rows) see the larger plane and the last one
+	// (scalar sums along a row) the smaller; the adjoint in the reverse order.
+	// A map with uniform weights is applied as 0/1 sums, its weight folded
+	// into the factor, which the last axis's windows apply (w_j factor, free in
+	// their scalar sums) or a last pass over the output.
+	factor := s.factor
+	unit := make([]bool, len(s.maps))
 	var steps []int
+	for i := range s.maps {
+		a := s.maps[i]
+		if a.identity() {
+			continue
+		}
+		if a.uni {
+			unit[i] = true
+			factor *= a.uw
+		}
+		steps = append(steps, i)
+	}
+	last := len(s.maps) - 1
+	if a := s.maps[last]; !a.win || a.m >= a.n {
+		slices.Reverse(steps)
+	}
+	if adjoint {
+		slices.Reverse(steps)
+	}
+	fstep := -1
+	if s.maps[last].win {
+		fstep = slices.Index(steps, last)
+	}
+	// The spatial sizes after each step and the largest intermediate plane.
 	d := slices.Clone(from[lead:])
 	inSize, big := 1, 1
 	for _, n := range d {
 		inSize *= n
 	}
-	for i := len(s.maps) - 1; i >= 0; i-- {
-		if s.maps[i].identity() {
-			continue
-		}
-		steps = append(steps, i)
+	for _, i := range steps {
 		d[i] = to[lead+i]
 		size := 1
 		for _, n := range d {
@@ -177,7 +378,7 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 	for _, n := range to[lead:] {
 		outSize *= n
 	}
-	out := make([]E, planes*outSize)
+	out := vmath.MakeNoZero[E](planes * outSize) // every element is written by the last step
 	// Planes in parallel (forPlanes), each range with scratch planes of its own.
 	forPlanes(planes, inSize, func(lo, hi int) {
 		d := make([]int, len(from)-lead)
@@ -204,14 +405,25 @@ func runMap[E floating](s *sepMap, src []E, from, to []int, adjoint bool) []E {
 				} else {
 					dst = dst[:outer*a.m*inner]
 				}
-				mapAxis(a, dst, cur, outer, inner, adjoint)
+				mult := E(1)
+				if k == fstep {
+					mult = E(factor)
+				}
+				switch {
+				case adjoint && a.win && a.t != nil:
+					mapWindows(a.t, dst, cur, outer, inner, false, unit[i], mult)
+				case a.win:
+					mapWindows(a, dst, cur, outer, inner, adjoint, unit[i], mult)
+				default:
+					mapAxis(a, dst, cur, outer, inner, adjoint)
+				}
 				cur = dst
 			}
 			if len(steps) == 0 {
 				copy(out[p*outSize:(p+1)*outSize], cur)
 			}
-			if s.factor != 1 {
-				f := E(s.factor)
+			if factor != 1 && fstep < 0 {
+				f := E(factor)
 				for i := range out[p*outSize : (p+1)*outSize] {
 					out[p*outSize+i] *= f
 				}
@@ -229,7 +441,9 @@ func newSepMap(shape, out []int, axis func(i, n, m int) *axisMap) *sepMap {
 	lead := len(shape) - len(out)
 	for i, m := range out {
 		s.out[lead+i] = m
-		s.maps = append(s.maps, axis(i, shape[lead+i], m))
+		a := axis(i, shape[lead+i], m)
+		a.prepare()
+		s.maps = append(s.maps, a)
 	}
 	return s
 }

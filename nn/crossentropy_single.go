@@ -3,7 +3,6 @@ package nn
 import (
 	"math"
 	"slices"
-	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
@@ -43,7 +42,8 @@ func (o *ceOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense, need []bool)
 	if c == 0 || len(o.labels) != rows {
 		return nil, false, nil
 	}
-	r := &ceRule32{op: o, in: slices.Clone(in), x: x[0], need: slices.Clone(need), c: c, rowShape: rowShape,
+	r := &ceRule32{widenedForms: widenedForms{op: o, in: slices.Clone(in), x: []*tensor.Dense{x[0]}, need: slices.Clone(need)},
+		c: c, rowShape: rowShape,
 		labels: make([]int, rows), lse: make([]float64, rows), red: o.cfg.reduction}
 	ignoring := o.cfg.set&optIgnore != 0
 	var d float64 // the mean's denominator: the rows not ignored
@@ -105,36 +105,20 @@ func (o *ceOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense, need []bool)
 // ceRule32 is the rule of cross_entropy of float32 logits (applyFloat32): the
 // native Pullback, and the widened op's rule for the rest.
 type ceRule32 struct {
-	op       *ceOp
-	in       []cr.NodeID
-	x        *tensor.Dense
-	need     []bool
-	xs       []float32
-	c        int
-	rowShape []int
-	labels   []int     // per row; -1 marks an ignored row
-	lse      []float64 // per row
-	red      Reduction
-	scale    float64 // 1 (sum, none) or 1/D (mean)
-	once     sync.Once
-	wide     cr.Rule[*tensor.Dense]
-	err      error
+	widenedForms // Inputs, and the rules but Pullback
+	xs           []float32
+	c            int
+	rowShape     []int
+	labels       []int     // per row; -1 marks an ignored row
+	lse          []float64 // per row
+	red          Reduction
+	scale        float64 // 1 (sum, none) or 1/D (mean)
 }
-
-func (r *ceRule32) Inputs() []cr.NodeID { return r.in }
 
 // FreshStorage marks the loss and every derivative the rule returns as storage
 // of their own (chainrules.FreshStorage): the native ones are made by the call,
 // the widened rule's are rounded into new tensors.
 func (*ceRule32) FreshStorage() {}
-
-// widened returns the op's rule at x widened to float64 (applySingle).
-func (r *ceRule32) widened() (cr.Rule[*tensor.Dense], error) {
-	r.once.Do(func() {
-		r.wide, r.err = applySingle(r.op, r.in, []*tensor.Dense{r.x}, make([]*tensor.Dense, 1), r.need)
-	})
-	return r.wide, r.err
-}
 
 // Pullback computes xbar_r = s_r (exp(x_r - lse_r) - onehot(y_r)) per row (zero
 // for an ignored row), s_r the row's factor of the cotangent (its element for
@@ -192,32 +176,4 @@ func (r *ceRule32) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribut
 		return dst, err
 	}
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: xbar}), nil
-}
-
-// Forward is the widened rule's.
-func (r *ceRule32) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	w, err := r.widened()
-	if err != nil {
-		return err
-	}
-	return w.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
-}
-
-// PullbackWithTangents is the widened rule's.
-func (r *ceRule32) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	w, err := r.widened()
-	if err != nil {
-		return dst, err
-	}
-	return w.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
-}
-
-// RecordPullback is the widened rule's: the double-precision pullback recorded
-// between casts.
-func (r *ceRule32) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
-	w, err := r.widened()
-	if err != nil {
-		return nil, err
-	}
-	return w.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
 }

@@ -1,6 +1,8 @@
 package nn
 
 import (
+	"sync"
+
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/tensor/opkit"
@@ -47,4 +49,56 @@ func widened(t *tensor.Dense) *tensor.Dense {
 		panic(err) // Widen fails only on nil
 	}
 	return w
+}
+
+// widenedForms gives a float32 rule whose Pullback is native the other forms of
+// a rule — Forward, PullbackWithTangents and RecordPullback — from the op's rule
+// at its inputs widened (applySingle), built on first use: most sweeps ask only
+// for the pullback. The widened rule's derivatives are rounded to single
+// precision, and its recorded pullback is the double-precision one between casts.
+type widenedForms struct {
+	op   cr.Op[*tensor.Dense]
+	in   []cr.NodeID
+	x    []*tensor.Dense
+	need []bool
+	once sync.Once
+	wide cr.Rule[*tensor.Dense]
+	err  error
+}
+
+func (w *widenedForms) Inputs() []cr.NodeID { return w.in }
+
+// widened returns the op's rule at the widened inputs.
+func (w *widenedForms) widened() (cr.Rule[*tensor.Dense], error) {
+	w.once.Do(func() {
+		w.wide, w.err = applySingle(w.op, w.in, w.x, make([]*tensor.Dense, w.op.NumOutputs()), w.need)
+	})
+	return w.wide, w.err
+}
+
+// Forward is the widened rule's.
+func (w *widenedForms) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	r, err := w.widened()
+	if err != nil {
+		return err
+	}
+	return r.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
+}
+
+// PullbackWithTangents is the widened rule's.
+func (w *widenedForms) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	r, err := w.widened()
+	if err != nil {
+		return dst, err
+	}
+	return r.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
+}
+
+// RecordPullback is the widened rule's.
+func (w *widenedForms) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	r, err := w.widened()
+	if err != nil {
+		return nil, err
+	}
+	return r.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
 }

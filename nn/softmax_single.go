@@ -3,7 +3,6 @@ package nn
 import (
 	"math"
 	"slices"
-	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/internal/vmath"
@@ -64,7 +63,8 @@ func (o *softmaxOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rul
 		return nil, true, err
 	}
 	out[0] = yt
-	return &softmaxRule32{op: o, in: slices.Clone(in), x: x[0], y: y, l: l, shape: slices.Clone(shape)}, true, nil
+	return &softmaxRule32{widenedForms: widenedForms{op: o, in: slices.Clone(in), x: []*tensor.Dense{x[0]}},
+		log: o.log, y: y, l: l, shape: slices.Clone(shape)}, true, nil
 }
 
 // softmaxRule32 is the rule of softmax or log_softmax of float32 input along
@@ -72,31 +72,17 @@ func (o *softmaxOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rul
 // from the output y (softmax's p, or log_softmax's log p), and the widened op's
 // rule for the rest.
 type softmaxRule32 struct {
-	op    *softmaxOp
-	in    []cr.NodeID
-	x     *tensor.Dense
-	y     []float32
-	l     lanes
-	shape []int
-	once  sync.Once
-	wide  cr.Rule[*tensor.Dense]
-	err   error
+	widenedForms // Inputs, and the rules but Pullback
+	log          bool
+	y            []float32
+	l            lanes
+	shape        []int
 }
-
-func (r *softmaxRule32) Inputs() []cr.NodeID { return r.in }
 
 // FreshStorage marks the output and every derivative the rule returns as storage
 // of their own (chainrules.FreshStorage): the native ones are made by the call,
 // the widened rule's are rounded into new tensors.
 func (*softmaxRule32) FreshStorage() {}
-
-// widened returns the op's rule at x widened to float64 (applySingle).
-func (r *softmaxRule32) widened() (cr.Rule[*tensor.Dense], error) {
-	r.once.Do(func() {
-		r.wide, r.err = applySingle(r.op, r.in, []*tensor.Dense{r.x}, make([]*tensor.Dense, 1), nil)
-	})
-	return r.wide, r.err
-}
 
 // Pullback computes, lane by lane with float64 sums,
 //
@@ -116,7 +102,7 @@ func (r *softmaxRule32) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Cont
 	}
 	gs := g.Contiguous().Float32s()
 	out := vmath.MakeNoZero[float32](len(gs)) // every lane is written whole
-	l, y, log := r.l, r.y, r.op.log
+	l, y, log := r.l, r.y, r.log
 	l.forRows(func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			gr, yr, or := gs[k*l.n:(k+1)*l.n], y[k*l.n:(k+1)*l.n], out[k*l.n:(k+1)*l.n]
@@ -140,32 +126,4 @@ func (r *softmaxRule32) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Cont
 		return dst, err
 	}
 	return append(dst, cr.Contribution[*tensor.Dense]{Node: r.in[0], Value: xbar}), nil
-}
-
-// Forward is the widened rule's.
-func (r *softmaxRule32) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	w, err := r.widened()
-	if err != nil {
-		return err
-	}
-	return w.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
-}
-
-// PullbackWithTangents is the widened rule's.
-func (r *softmaxRule32) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	w, err := r.widened()
-	if err != nil {
-		return dst, err
-	}
-	return w.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
-}
-
-// RecordPullback is the widened rule's: the double-precision pullback recorded
-// between casts.
-func (r *softmaxRule32) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
-	w, err := r.widened()
-	if err != nil {
-		return nil, err
-	}
-	return w.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
 }

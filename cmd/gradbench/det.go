@@ -119,8 +119,6 @@ func detJob(grad bool) prepare {
 		}
 		f := detByMinors(in.Ell)
 		a := []*tensor.Dense{vector(in.A)}
-		return scalarJob(in.runs, f, a, grad, func(g []*tensor.Dense) (any, error) {
-			return flat(g[0]), nil
-		}), nil
+		return scalarJob(in.runs, f, a, grad, firstFlat), nil
 	}
 }

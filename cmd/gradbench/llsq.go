@@ -64,19 +64,6 @@ func llsqJob(grad bool) prepare {
 		}
 		f := llsqObjective(in.N, len(in.X))
 		x := []*tensor.Dense{vector(in.X)}
-		return job{runs: in.runs, run: func() (any, error) {
-			if !grad {
-				y, err := primal(f, x)
-				if err != nil {
-					return nil, err
-				}
-				return scalarOf(y)
-			}
-			_, g, err := hvp.Grad(f, x)
-			if err != nil {
-				return nil, err
-			}
-			return flat(g[0]), nil
-		}}, nil
+		return scalarJob(in.runs, f, x, grad, firstFlat), nil
 	}
 }

@@ -44,19 +44,6 @@ func lseJob(grad bool) prepare {
 			return job{}, errors.New("x is empty")
 		}
 		x := []*tensor.Dense{vector(in.X)}
-		return job{runs: in.runs, run: func() (any, error) {
-			if !grad {
-				y, err := primal(logSumExp, x)
-				if err != nil {
-					return nil, err
-				}
-				return scalarOf(y)
-			}
-			_, g, err := hvp.Grad(logSumExp, x)
-			if err != nil {
-				return nil, err
-			}
-			return flat(g[0]), nil
-		}}, nil
+		return scalarJob(in.runs, logSumExp, x, grad, firstFlat), nil
 	}
 }

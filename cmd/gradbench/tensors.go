@@ -45,6 +45,10 @@ func scalarJob(r runs, f hvp.Func, x []*tensor.Dense, grad bool, out func(g []*t
 	}}
 }
 
+// firstFlat is the response of a gradient with respect to one input: its
+// elements, flattened.
+func firstFlat(g []*tensor.Dense) (any, error) { return flat(g[0]), nil }
+
 // vector copies data into a 1-d tensor.
 func vector(data []float64) *tensor.Dense {
 	v, _ := tensor.FromFloat64(append([]float64(nil), data...), len(data))

@@ -248,26 +248,36 @@ func gemmNative[T Numeric](workers int, transA, transB bool, m, n, k int, alpha 
 	switch {
 	case n == 1 && !transA && (incX == 1 || k == 1):
 		// c_i = alpha A[i, :]·x + beta c_i: rows of A dotted with x.
-		gemv(m, k, alpha, a, lda, b[:k], beta, c, ldc)
+		splitMemBound(workers, m, k, 4, func(lo, hi int) {
+			gemv(hi-lo, k, alpha, a[lo*lda:], lda, b[:k], beta, c[lo*ldc:], ldc)
+		})
 		return
 	case n == 1 && transA && (incX == 1 || k == 1) && (ldc == 1 || m == 1):
 		// A stored k×m: c = beta c + alpha sum_l x_l A[l, :].
-		combRows(k, m, alpha, b, a, lda, beta, c[:m])
+		splitMemBound(workers, m, k, 8, func(lo, hi int) {
+			combRows(k, hi-lo, alpha, b, a[lo:], lda, beta, c[lo:hi])
+		})
 		return
 	case m == 1 && transB && (incY == 1 || k == 1):
 		// B stored n×k: c_j = alpha B[j, :]·y + beta c_j.
-		gemv(n, k, alpha, b, ldb, a[:k], beta, c, 1)
+		splitMemBound(workers, n, k, 4, func(lo, hi int) {
+			gemv(hi-lo, k, alpha, b[lo*ldb:], ldb, a[:k], beta, c[lo:], 1)
+		})
 		return
 	case m == 1 && !transB && (incY == 1 || k == 1):
 		// c = beta c + alpha sum_l y_l B[l, :].
-		combRows(k, n, alpha, a, b, ldb, beta, c[:n])
+		splitMemBound(workers, n, k, 8, func(lo, hi int) {
+			combRows(k, hi-lo, alpha, a, b[lo:], ldb, beta, c[lo:hi])
+		})
 		return
 	case k == 1 && (incV == 1 || n == 1):
 		// Outer product: C[i, :] = alpha u_i v + beta C[i, :].
 		v := b[:n]
-		for i := range m {
-			axpby(c[i*ldc:i*ldc+n], scaled(alpha, a[i*incU]), v, beta)
-		}
+		splitMemBound(workers, m, n, 1, func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				axpby(c[i*ldc:i*ldc+n], scaled(alpha, a[i*incU]), v, beta)
+			}
+		})
 		return
 	}
 	switch cc := any(c).(type) {
@@ -281,6 +291,39 @@ func gemmNative[T Numeric](workers int, transA, transB bool, m, n, k int, alpha 
 		kernels.CgemmOn(workers, transA, transB, m, n, k, any(alpha).(complex64), any(a).([]complex64), lda, any(b).([]complex64), ldb, any(beta).(complex64), cc, ldc)
 	}
 }
+
+// memBoundGrain is the least number of elements of the matrix operand (or of C,
+// for an outer product) that a goroutine of splitMemBound gets: the matrix-vector
+// and outer-product shapes stream their matrix once, at about 0.1 ns an element
+// on one core, so a chunk of 2^16 elements (512 kB of float64) takes some 10 µs,
+// several times the cost of handing it to another goroutine.
+const memBoundGrain = 1 << 16
+
+// splitMemBound calls body on chunks [lo, hi) that cover [0, n), each index
+// costing cost elements of memory traffic: on the calling goroutine alone when
+// workers < 2 or the work is less than two chunks of memBoundGrain, otherwise
+// on up to workers goroutines that take about four chunks each, as they become
+// free, from a shared counter (kernels.ForEach's dynamic schedule, so that a
+// goroutine on a busy core takes fewer). Chunk boundaries are multiples of align:
+// gemv sums rows by groups of four from the start of its range, and a row's
+// rounding must not depend on the split, so the result is the same bit for bit
+// on any number of goroutines; 8 keeps the columns that two goroutines write
+// apart by a 64-byte cache line of float64.
+func splitMemBound(workers, n, cost, align int, body func(lo, hi int)) {
+	least := roundUpTo(max(1, memBoundGrain/max(cost, 1)), align)
+	if workers = min(workers, n/least); workers < 2 {
+		body(0, n)
+		return
+	}
+	chunk := max(least, roundUpTo((n+4*workers-1)/(4*workers), align))
+	kernels.ForEach((n+chunk-1)/chunk, workers, func(i int) {
+		lo := i * chunk
+		body(lo, min(lo+chunk, n))
+	})
+}
+
+// roundUpTo returns the least multiple of m that is at least x (x >= 0, m > 0).
+func roundUpTo(x, m int) int { return (x + m - 1) / m * m }
 
 // scaled returns alpha*x, and x itself when alpha is 1 (so that a complex Inf is
 // not turned into NaN by the multiplication by 1+0i).

@@ -82,6 +82,22 @@ func Gemm[T Numeric](transA, transB bool, m, n, k int, alpha T, a []T, lda int, 
 //
 // likewise for b, and for c when m, n > 0.
 func GemmBatch[T Numeric](transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) error {
+	return gemmBatchOn(runtime.GOMAXPROCS(0), transA, transB, m, n, k, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc, strideC, batch)
+}
+
+// GemmOn is [Gemm] on at most workers goroutines, where Gemm takes GOMAXPROCS of
+// them: for code that runs independent products in parallel itself (the blocked
+// factorisations of package linalg run the blocks of a triangular solve on
+// goroutines of their own, each product with workers = 1, on the calling
+// goroutine). On the project's kernels the result does not depend on workers, bit
+// for bit; with [UseBLAS64] on, the product goes to the BLAS as with Gemm, which
+// chooses its threads itself. Its errors are Gemm's.
+func GemmOn[T Numeric](workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) error {
+	return gemmBatchOn(max(workers, 1), transA, transB, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1)
+}
+
+// gemmBatchOn is GemmBatch on at most workers goroutines.
+func gemmBatchOn[T Numeric](workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) error {
 	if err := checkGemm(transA, transB, m, n, k, len(a), lda, strideA, len(b), ldb, strideB, len(c), ldc, strideC, batch); err != nil {
 		return err
 	}
@@ -96,7 +112,7 @@ func GemmBatch[T Numeric](transA, transB bool, m, n, k int, alpha T, a []T, lda,
 		a = readApart(a, batch, strideA, rowsA, lda, colsA, c, strideC, m, ldc, n)
 		b = readApart(b, batch, strideB, rowsB, ldb, colsB, c, strideC, m, ldc, n)
 	}
-	gemmBatch(useBLAS64.Load(), transA, transB, m, n, k, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc, strideC, batch)
+	gemmBatch(useBLAS64.Load(), workers, transA, transB, m, n, k, alpha, a, lda, strideA, b, ldb, strideB, beta, c, ldc, strideC, batch)
 	return nil
 }
 
@@ -159,18 +175,18 @@ func fits(length, batch, stride, rows, ld, cols int) bool {
 	return batch == 1 || stride == 0 || batch-1 <= r/stride
 }
 
-// gemmBatch is GemmBatch on valid arguments, with the backend chosen by useBLAS.
+// gemmBatch is GemmBatch on valid arguments, with the backend chosen by useBLAS,
+// on at most workers goroutines.
 //
 // With the project's kernels and several cores, a batch of products each smaller
 // than batchSplitMax multiply-adds (attention heads, the matrices of a batched
 // matmul) runs its products in parallel, each on one goroutine: splitting every
 // small product over the cores instead would re-pack its shared operand on each
 // core and synchronise per product. Larger products split themselves.
-func gemmBatch[T Numeric](useBLAS, transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) {
+func gemmBatch[T Numeric](useBLAS bool, workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda, strideA int, b []T, ldb, strideB int, beta T, c []T, ldc, strideC, batch int) {
 	if m == 0 || n == 0 {
 		return
 	}
-	workers := runtime.GOMAXPROCS(0)
 	one := func(p, workers int) {
 		cp := c[p*strideC:]
 		if k == 0 || alpha == 0 {
@@ -302,9 +318,12 @@ const memBoundGrain = 1 << 16
 // splitMemBound calls body on chunks [lo, hi) that cover [0, n), each index
 // costing cost elements of memory traffic: on the calling goroutine alone when
 // workers < 2 or the work is less than two chunks of memBoundGrain, otherwise
-// on up to workers goroutines that take about four chunks each, as they become
-// free, from a shared counter (kernels.ForEach's dynamic schedule, so that a
-// goroutine on a busy core takes fewer). Chunk boundaries are multiples of align:
+// on up to workers goroutines, about four chunks each (kernels.ForEachOwned):
+// each goroutine takes a contiguous share of the chunks, the same from call to
+// call, so that on idle cores the part of the matrix it streams is still in its
+// core's caches from the call before (a 2048x2048 float64 matrix is 32 MiB, the
+// size of this machine's L3), and a goroutine on a busy core has its share
+// taken from it rather than holding up the call. Chunk boundaries are multiples of align:
 // gemv sums rows by groups of four from the start of its range, and a row's
 // rounding must not depend on the split, so the result is the same bit for bit
 // on any number of goroutines; 8 keeps the columns that two goroutines write
@@ -316,7 +335,7 @@ func splitMemBound(workers, n, cost, align int, body func(lo, hi int)) {
 		return
 	}
 	chunk := max(least, roundUpTo((n+4*workers-1)/(4*workers), align))
-	kernels.ForEach((n+chunk-1)/chunk, workers, func(i int) {
+	kernels.ForEachOwned((n+chunk-1)/chunk, workers, func(i int) {
 		lo := i * chunk
 		body(lo, min(lo+chunk, n))
 	})

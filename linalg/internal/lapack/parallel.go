@@ -104,13 +104,18 @@ func gemmRows(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb
 }
 
 // blocksOf cuts n into about parts blocks of a multiple of align: it returns their
-// size and count, the last block taking the remainder too (blockRange), so that
-// no block is narrower than align. A product of one row or one column would go to
-// tensor's matrix-vector loops, which sum in another order than the packed kernels
-// of the unsplit product: every block stays a matrix.
+// size and count, the last block the remainder, or, when that would be narrower
+// than align, the remainder and the block before it (blockRange). A product of one
+// row or one column would go to tensor's matrix-vector loops, which sum in another
+// order than the packed kernels of the unsplit product: every block stays a
+// matrix.
 func blocksOf(n, parts, align int) (size, count int) {
 	size = roundUp(ceilDiv(n, parts), align)
-	return size, max(1, n/size)
+	count = ceilDiv(n, size)
+	if count > 1 && n-(count-1)*size < align {
+		count--
+	}
+	return size, count
 }
 
 // blockRange returns the bounds of block p of count blocks of the given size

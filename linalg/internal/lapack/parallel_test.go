@@ -80,9 +80,10 @@ func TestSplitMatchesSerial(t *testing.T) {
 
 // Splits whose even blocks would leave a last block of one column (a solve with
 // 129 right-hand sides: blocks of 64) or one row (an LU update of 17 rows: blocks
-// of 16) give it to the block before, which stays a matrix product: a one-column
-// or one-row product would go to tensor's matrix-vector loops and round
-// differently from the unsplit product.
+// of 16) give it to the block before, so that every block stays a matrix product:
+// a one-column or one-row product would go to tensor's matrix-vector loops and
+// round differently from the unsplit product. blocksOf keeps the blocks even
+// otherwise.
 func TestSplitTails(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
@@ -107,6 +108,24 @@ func TestSplitTails(t *testing.T) {
 	}
 	if i := firstBitDiff(y[2], y[1]); i >= 0 {
 		t.Errorf("update of %d rows on 2 goroutines: element %d = %v, one goroutine gives %v", m, i, y[2][i], y[1][i])
+	}
+}
+
+// blocksOf cuts into even blocks of a multiple of align, and never leaves a last
+// block narrower than align.
+func TestBlocksOf(t *testing.T) {
+	for _, c := range []struct{ n, parts, align, size, count int }{
+		{448, 3, 8, 152, 3}, // 152, 152, 144
+		{129, 4, 32, 64, 2}, // 64, 65: no block of one column
+		{17, 2, 8, 16, 1},   // one block: no row of its own
+		{512, 4, 32, 128, 4},
+		{600, 4, 32, 160, 4}, // 160, 160, 160, 120
+	} {
+		size, count := blocksOf(c.n, c.parts, c.align)
+		require.Equal(t, [2]int{c.size, c.count}, [2]int{size, count}, "blocksOf(%d, %d, %d)", c.n, c.parts, c.align)
+		lo, hi := blockRange(count-1, count, size, c.n)
+		require.Equal(t, c.n, hi)
+		require.GreaterOrEqual(t, hi-lo, c.align)
 	}
 }
 

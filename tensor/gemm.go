@@ -86,12 +86,12 @@ func GemmBatch[T Numeric](transA, transB bool, m, n, k int, alpha T, a []T, lda,
 }
 
 // GemmOn is [Gemm] on at most workers goroutines, where Gemm takes GOMAXPROCS of
-// them: for code that runs independent products in parallel itself (the blocked
-// factorisations of package linalg run the blocks of a triangular solve on
-// goroutines of their own, each product with workers = 1, on the calling
-// goroutine). On the project's kernels the result does not depend on workers, bit
-// for bit; with [UseBLAS64] on, the product goes to the BLAS as with Gemm, which
-// chooses its threads itself. Its errors are Gemm's.
+// them: for code that runs independent products in parallel itself, such as the
+// blocked factorisations of package linalg, which solve blocks of right-hand
+// sides on goroutines of their own, each block's products with workers = 1. On
+// the project's kernels the result does not depend on workers, bit for bit; with
+// [UseBLAS64] on, the product goes to the BLAS as with Gemm, which chooses its
+// threads itself. Its errors are Gemm's.
 func GemmOn[T Numeric](workers int, transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) error {
 	return gemmBatchOn(max(workers, 1), transA, transB, m, n, k, alpha, a, lda, 0, b, ldb, 0, beta, c, ldc, 0, 1)
 }
@@ -317,17 +317,17 @@ const memBoundGrain = 1 << 16
 
 // splitMemBound calls body on chunks [lo, hi) that cover [0, n), each index
 // costing cost elements of memory traffic: on the calling goroutine alone when
-// workers < 2 or the work is less than two chunks of memBoundGrain, otherwise
-// on up to workers goroutines, about four chunks each (kernels.ForEachOwned):
-// each goroutine takes a contiguous share of the chunks, the same from call to
-// call, so that on idle cores the part of the matrix it streams is still in its
-// core's caches from the call before (a 2048x2048 float64 matrix is 32 MiB, the
-// size of this machine's L3), and a goroutine on a busy core has its share
-// taken from it rather than holding up the call. Chunk boundaries are multiples of align:
-// gemv sums rows by groups of four from the start of its range, and a row's
-// rounding must not depend on the split, so the result is the same bit for bit
-// on any number of goroutines; 8 keeps the columns that two goroutines write
-// apart by a 64-byte cache line of float64.
+// workers < 2 or the work is less than two chunks of memBoundGrain, otherwise on
+// up to workers goroutines, about four chunks each (kernels.ForEachOwned). Each
+// goroutine takes a contiguous share of the chunks, the same from call to call,
+// so that on idle cores the part of the matrix it streams is still in its core's
+// caches from the call before (a 2048x2048 float64 matrix is 32 MiB, the size of
+// this machine's L3), and a goroutine on a busy core has its share taken from it
+// rather than holding up the call. Chunk boundaries are multiples of align: gemv
+// sums rows by groups of four from the start of its range, and a row's rounding
+// must not depend on the split, so the result is the same bit for bit on any
+// number of goroutines; 8 keeps the columns that two goroutines write apart by a
+// 64-byte cache line of float64.
 func splitMemBound(workers, n, cost, align int, body func(lo, hi int)) {
 	least := roundUpTo(max(1, memBoundGrain/max(cost, 1)), align)
 	if workers = min(workers, n/least); workers < 2 {

@@ -308,16 +308,23 @@ func gemmNative[T Numeric](workers int, transA, transB bool, m, n, k int, alpha 
 	}
 }
 
-// memBoundGrain is the least number of elements of the matrix operand (or of C,
-// for an outer product) that a goroutine of splitMemBound gets: the matrix-vector
-// and outer-product shapes stream their matrix once, at about 0.1 ns an element
-// on one core, so a chunk of 2^16 elements (512 kB of float64) takes some 10 µs,
-// several times the cost of handing it to another goroutine.
-const memBoundGrain = 1 << 16
+// Thresholds of splitMemBound, in elements of the matrix operand (of C, for an
+// outer product). The matrix-vector and outer-product shapes stream their matrix
+// once, at about 0.1 ns an element on one core. Below memBoundMin (a 16 MiB
+// float64 matrix) the split measured no faster on the project's 2-core machine,
+// in interleaved runs in one process: 512^2 0.97x, 1024^2 0.71-0.94x (the matrix
+// stays in the cache of the core that reads it alone, and the second goroutine's
+// start costs more than its half saves); at 2048^2 the matrix-vector product took
+// 0.49 against 0.73 ms and the outer product 0.82 against 1.36 ms with the
+// second core idle. memBoundGrain bounds a chunk from below.
+const (
+	memBoundMin   = 1 << 21
+	memBoundGrain = 1 << 16
+)
 
 // splitMemBound calls body on chunks [lo, hi) that cover [0, n), each index
 // costing cost elements of memory traffic: on the calling goroutine alone when
-// workers < 2 or the work is less than two chunks of memBoundGrain, otherwise on
+// workers < 2 or the work is less than memBoundMin elements, otherwise on
 // up to workers goroutines, about four chunks each (kernels.ForEachOwned). Each
 // goroutine takes a contiguous share of the chunks, the same from call to call,
 // so that on idle cores the part of the matrix it streams is still in its core's
@@ -330,7 +337,7 @@ const memBoundGrain = 1 << 16
 // 64-byte cache line of float64.
 func splitMemBound(workers, n, cost, align int, body func(lo, hi int)) {
 	least := roundUpTo(max(1, memBoundGrain/max(cost, 1)), align)
-	if workers = min(workers, n/least); workers < 2 {
+	if workers = min(workers, n/least); workers < 2 || n*cost < memBoundMin {
 		body(0, n)
 		return
 	}

@@ -50,7 +50,7 @@ func TestGemvLongRows(t *testing.T) {
 }
 
 // The matrix-vector and outer-product shapes split their rows (or columns) over
-// goroutines above memBoundGrain elements: every shape, on 1 and on 2 and 3
+// goroutines from memBoundMin elements on: every shape, on 1 and on 2 and 3
 // workers, with row counts that are not multiples of the chunk alignment, gives
 // the same result bit for bit, and agrees with a plain loop.
 func TestMemBoundSplit(t *testing.T) {
@@ -67,12 +67,12 @@ func TestMemBoundSplit(t *testing.T) {
 		transA, transB bool
 		m, n, k        int
 	}{
-		{"gemv", false, false, 1027, 1, 300},
-		{"gemv short rows", false, false, 30001, 1, 7},
-		{"gemv transposed", true, false, 1029, 1, 301},
-		{"vector times matrix", false, false, 1, 1029, 301},
-		{"vector times transposed matrix", false, true, 1, 1027, 300},
-		{"outer", false, false, 1031, 517, 1},
+		{"gemv", false, false, 7003, 1, 300},
+		{"gemv short rows", false, false, 300001, 1, 7},
+		{"gemv transposed", true, false, 7001, 1, 301},
+		{"vector times matrix", false, false, 1, 7001, 301},
+		{"vector times transposed matrix", false, true, 1, 7003, 300},
+		{"outer", false, false, 2053, 1031, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			lda, ldb := c.k, c.n

@@ -75,9 +75,37 @@ func benchUnary(b *testing.B, op cr.Op[*tensor.Dense]) {
 		}
 		for _, n := range []int{1_000, 1_000_000} {
 			x := tensor.RandN(rand.New(rand.NewPCG(1, 2)), dt, n)
-			b.Run(prefix+fmt.Sprint(n), func(b *testing.B) { benchOp(b, op, x) })
+			b.Run(prefix+fmt.Sprint(n), func(b *testing.B) {
+				benchOp(b, op, x)
+				benchRecycled(b, op, x)
+			})
 		}
 	}
+}
+
+// benchRecycled measures the forward pass of op at x in a loop that hands each
+// output back to the buffer pool (tensor.Space.Recycle, as a tape with recycling
+// does with the values of the step before), where benchOp's forward drops its
+// outputs to the garbage collector. At GOMAXPROCS >= 2 a loop of fresh
+// multi-megabyte outputs makes the runtime grow the heap while a collection is
+// under way and release (MADV_DONTNEED) as many free pages, which the next
+// outputs fault in again; this loop reuses its buffers and pays none of that.
+func benchRecycled(b *testing.B, op cr.Op[*tensor.Dense], x *tensor.Dense) {
+	ids := []cr.NodeID{cr.NewNodeID(1, 0)}
+	in := []*tensor.Dense{x}
+	ys := make([]*tensor.Dense, 1)
+	bytes := elemBytes(x.DType()) * x.Size() * 2
+	b.Run("forward-recycled", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ys[0] = nil
+			if _, err := op.Apply(ids, in, ys); err != nil {
+				b.Fatal(err)
+			}
+			tensor.Space{}.Recycle(ys, in)
+		}
+		b.ReportMetric(float64(bytes)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+	})
 }
 
 // elemBytes is the size of an element of dt.

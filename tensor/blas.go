@@ -2,6 +2,7 @@ package tensor
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
@@ -118,16 +119,16 @@ func MatMul(a, b *Dense) (*Dense, error) {
 // gemm computes out[p] = op(A[p]) op(B[p]) for p < batch into out's storage (each
 // m×n, row-major, ld n), with the operands' batch strides pa.bs and pb.bs.
 func gemm(dt DType, pa, pb matOperand, batch, m, n, k int, out *Dense) {
-	on := useBLAS64.Load()
+	on, workers := useBLAS64.Load(), runtime.GOMAXPROCS(0)
 	switch dt {
 	case Complex128:
-		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c128s()[pa.t.offset:], pa.ld, pa.bs, pb.t.c128s()[pb.t.offset:], pb.ld, pb.bs, 0, out.c128s(), n, m*n, batch)
+		gemmBatch(on, workers, pa.trans, pb.trans, m, n, k, 1, pa.t.c128s()[pa.t.offset:], pa.ld, pa.bs, pb.t.c128s()[pb.t.offset:], pb.ld, pb.bs, 0, out.c128s(), n, m*n, batch)
 	case Float32:
-		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f32s()[pa.t.offset:], pa.ld, pa.bs, pb.t.f32s()[pb.t.offset:], pb.ld, pb.bs, 0, out.f32s(), n, m*n, batch)
+		gemmBatch(on, workers, pa.trans, pb.trans, m, n, k, 1, pa.t.f32s()[pa.t.offset:], pa.ld, pa.bs, pb.t.f32s()[pb.t.offset:], pb.ld, pb.bs, 0, out.f32s(), n, m*n, batch)
 	case Complex64:
-		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.c64s()[pa.t.offset:], pa.ld, pa.bs, pb.t.c64s()[pb.t.offset:], pb.ld, pb.bs, 0, out.c64s(), n, m*n, batch)
+		gemmBatch(on, workers, pa.trans, pb.trans, m, n, k, 1, pa.t.c64s()[pa.t.offset:], pa.ld, pa.bs, pb.t.c64s()[pb.t.offset:], pb.ld, pb.bs, 0, out.c64s(), n, m*n, batch)
 	default:
-		gemmBatch(on, pa.trans, pb.trans, m, n, k, 1, pa.t.f64s()[pa.t.offset:], pa.ld, pa.bs, pb.t.f64s()[pb.t.offset:], pb.ld, pb.bs, 0, out.f64s(), n, m*n, batch)
+		gemmBatch(on, workers, pa.trans, pb.trans, m, n, k, 1, pa.t.f64s()[pa.t.offset:], pa.ld, pa.bs, pb.t.f64s()[pb.t.offset:], pb.ld, pb.bs, 0, out.f64s(), n, m*n, batch)
 	}
 }
 

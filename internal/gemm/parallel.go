@@ -465,4 +465,18 @@ func ForEach(n, workers int, f func(i int)) {
 	}
 }
 
+// ForEachOwned is ForEach on vmath.EachOwned's schedule: each goroutine takes the
+// indices of a contiguous share of its own first, then helps with the others'
+// from their ends, so that on idle cores every call gives a goroutine the same
+// indices (and their data the same core's cache). Its panics are ForEach's.
+func ForEachOwned(n, workers int, f func(i int)) {
+	switch p := vmath.EachOwned(n, workers, f); {
+	case p == nil:
+	case p.Caller:
+		panic(p.Value)
+	default:
+		panic(&WorkerPanic{Value: p.Value, Stack: p.Stack})
+	}
+}
+
 func ceilDiv(x, d int) int { return (x + d - 1) / d }

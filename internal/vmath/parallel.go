@@ -63,52 +63,126 @@ type Panic struct {
 // under way have returned: the calling goroutine's panic if it had one, else the
 // first worker's, with its stack. It returns nil when no call panicked.
 func Each(n, workers int, f func(i int)) *Panic {
-	var (
-		next    atomic.Int64
-		aborted atomic.Bool
-		mu      sync.Mutex
-		own     *Panic         // the calling goroutine's panic
-		failure *Panic         // the first worker's
-		done    sync.WaitGroup // one count per index
-	)
-	call := func(i int, caller bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				aborted.Store(true)
-				mu.Lock()
-				switch {
-				case caller:
-					own = &Panic{Value: r, Caller: true}
-				case failure == nil:
-					failure = &Panic{Value: r, Stack: debug.Stack()}
-				}
-				mu.Unlock()
-			}
-		}()
-		f(i)
-	}
+	var next atomic.Int64
+	r := &runner{f: f}
 	work := func(caller bool) {
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= n {
 				return
 			}
-			if !aborted.Load() { // after a panic the indices left are only counted
-				call(i, caller)
-			}
-			done.Done()
+			r.run(i, caller)
 		}
 	}
-	done.Add(max(n, 0))
+	r.done.Add(max(n, 0))
 	for range min(workers, n) - 1 {
 		spawn(func() { work(false) })
 	}
 	work(true)
-	done.Wait()
-	if own != nil {
-		return own
+	return r.wait()
+}
+
+// EachOwned is Each with the indices in contiguous shares, one per goroutine (the
+// OpenMP static schedule, with stealing): goroutine g (the caller is 0) takes the
+// indices of share g, [g n/w, (g+1) n/w) for w = min(workers, n) goroutines, in
+// increasing order, and when its share is done it takes those still left in the
+// other shares, from their ends. A goroutine held up on a busy core so holds up
+// the others no more than with Each (its share is taken from it), while on idle
+// cores every call with the same n gives each goroutine the same indices: a
+// kernel that streams an operand by index finds its part in the cache of the core
+// that read it in the call before (a matrix-vector product whose matrix is too
+// large for one core's caches but not for two), where Each hands the indices out
+// in whatever order the goroutines come. The panics are Each's.
+func EachOwned(n, workers int, f func(i int)) *Panic {
+	workers = min(workers, n)
+	if workers <= 1 || n >= 1<<31 {
+		return Each(n, workers, f)
 	}
-	return failure
+	// shares[g] holds the bounds lo (low half) and hi (high half) of the indices
+	// not yet taken in share g: the owner takes lo, the others hi-1.
+	shares := make([]atomic.Uint64, workers)
+	for g := range shares {
+		shares[g].Store(uint64(g*n/workers) | uint64((g+1)*n/workers)<<32)
+	}
+	take := func(g int, own bool) int {
+		s := &shares[g]
+		for {
+			v := s.Load()
+			lo, hi := v&(1<<32-1), v>>32
+			if lo >= hi {
+				return -1
+			}
+			if own {
+				if s.CompareAndSwap(v, lo+1|hi<<32) {
+					return int(lo)
+				}
+			} else if s.CompareAndSwap(v, lo|(hi-1)<<32) {
+				return int(hi - 1)
+			}
+		}
+	}
+	r := &runner{f: f}
+	work := func(g int) {
+		for i := take(g, true); i >= 0; i = take(g, true) {
+			r.run(i, g == 0)
+		}
+		for d := 1; d < workers; d++ {
+			h := (g + d) % workers
+			for i := take(h, false); i >= 0; i = take(h, false) {
+				r.run(i, g == 0)
+			}
+		}
+	}
+	r.done.Add(n)
+	for g := 1; g < workers; g++ {
+		spawn(func() { work(g) })
+	}
+	work(0)
+	return r.wait()
+}
+
+// runner calls f for the indices of Each and EachOwned, counts them done and
+// keeps their panics.
+type runner struct {
+	f       func(i int)
+	aborted atomic.Bool
+	mu      sync.Mutex
+	own     *Panic         // the calling goroutine's panic
+	failure *Panic         // the first worker's
+	done    sync.WaitGroup // one count per index
+}
+
+// run calls f(i), unless a call has panicked (then the index is only counted),
+// and recovers and records a panic of the call.
+func (r *runner) run(i int, caller bool) {
+	defer r.done.Done()
+	if r.aborted.Load() {
+		return
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			r.aborted.Store(true)
+			r.mu.Lock()
+			switch {
+			case caller:
+				r.own = &Panic{Value: v, Caller: true}
+			case r.failure == nil:
+				r.failure = &Panic{Value: v, Stack: debug.Stack()}
+			}
+			r.mu.Unlock()
+		}
+	}()
+	r.f(i)
+}
+
+// wait waits for every index and returns the panic to report, if any: the
+// calling goroutine's, else the first worker's.
+func (r *runner) wait() *Panic {
+	r.done.Wait()
+	if r.own != nil {
+		return r.own
+	}
+	return r.failure
 }
 
 // SetSpawn replaces how Each starts its worker goroutines, for tests that start

@@ -92,3 +92,98 @@ func TestParallelForLateWorker(t *testing.T) {
 	close(release)
 	late.Wait() // the late workers find no chunk left and end
 }
+
+// TestEachOwned checks that EachOwned calls f once for every index, for counts
+// of indices below, at and above the number of goroutines; that with workers
+// that start late (as on a busy core) the caller takes every share and returns
+// without them; that with workers that start at once and indices that wait for
+// one another, each goroutine takes the indices of its own share in increasing
+// order; and that a panic comes back as Each's does.
+func TestEachOwned(t *testing.T) {
+	t.Run("covers", func(t *testing.T) {
+		for _, workers := range []int{1, 2, 3, 8} {
+			for _, n := range []int{0, 1, 2, 3, 7, 64, 1001} {
+				hits := make([]int32, n)
+				p := EachOwned(n, workers, func(i int) { atomic.AddInt32(&hits[i], 1) })
+				require.Nil(t, p)
+				for i, h := range hits {
+					require.Equal(t, int32(1), h, "workers %d n %d: index %d", workers, n, i)
+				}
+			}
+		}
+	})
+	t.Run("late workers", func(t *testing.T) {
+		release := make(chan struct{})
+		var late sync.WaitGroup
+		restore := SetSpawn(func(f func()) {
+			late.Add(1)
+			go func() {
+				defer late.Done()
+				<-release
+				f()
+			}()
+		})
+		defer restore()
+		var order []int // the caller's indices, in the order it took them
+		require.Nil(t, EachOwned(12, 3, func(i int) { order = append(order, i) }))
+		// Its own share first, in order; then share 1 and share 2 from their ends.
+		require.Equal(t, []int{0, 1, 2, 3, 7, 6, 5, 4, 11, 10, 9, 8}, order)
+		close(release)
+		late.Wait()
+	})
+	t.Run("own shares", func(t *testing.T) {
+		old := runtime.GOMAXPROCS(2)
+		defer runtime.GOMAXPROCS(old)
+		// Index 0 waits until index 5 has been taken: the caller cannot take the
+		// worker's share before the worker starts, and the worker, which takes its
+		// own share first, starts with its first index, 5 (with Each it would be 1).
+		var mu sync.Mutex
+		first := map[string]int{} // goroutine -> the first index it took
+		started := make(chan struct{})
+		caller := goid()
+		require.Nil(t, EachOwned(10, 2, func(i int) {
+			g := goid()
+			mu.Lock()
+			if _, ok := first[g]; !ok {
+				first[g] = i
+			}
+			mu.Unlock()
+			if i == 5 {
+				close(started)
+			}
+			if i == 0 {
+				<-started
+			}
+		}))
+		require.Len(t, first, 2)
+		for g, i := range first {
+			if g == caller {
+				require.Equal(t, 0, i)
+			} else {
+				require.Equal(t, 5, i)
+			}
+		}
+	})
+	t.Run("panic", func(t *testing.T) {
+		p := EachOwned(100, 4, func(i int) {
+			if i == 99 {
+				panic("boom")
+			}
+		})
+		require.NotNil(t, p)
+		require.Equal(t, "boom", p.Value)
+	})
+}
+
+// goid returns the number of the calling goroutine, from the first line of its
+// stack ("goroutine 123 [running]:").
+func goid() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	for i := len("goroutine "); i < len(buf); i++ {
+		if buf[i] == ' ' {
+			return string(buf[len("goroutine "):i])
+		}
+	}
+	return string(buf)
+}

@@ -30,7 +30,7 @@ func getrfF64(a []float64, m, n int, piv []int) int {
 		// Rows 0..k-1 of the right part: apply the swaps, then U12 = L11^-1 A12.
 		right := a[k:]
 		swapRows(right, n, n-k, piv, 0, k)
-		trsmRec(false, false, true, k, n-k, a, n, right, n)
+		trsmPar(false, false, true, k, n-k, a, n, right, n)
 	}
 	for j := range min(m, n) {
 		if a[j*n+j] == 0 {
@@ -42,10 +42,10 @@ func getrfF64(a []float64, m, n int, piv []int) int {
 
 // luRec factors the m×w panel of a (leading dimension lda) with partial pivoting
 // (Toledo's recursive LU): factor the left half, apply its swaps to the right half,
-// U12 = L11^-1 A12, A22 -= A21 U12 (one GEMM), factor A22, apply its swaps to the
-// left half. piv[j] receives the zero-based row (relative to the panel) swapped
-// with row j; off is added to the recorded pivots. buf is luPanel's scratch (m *
-// min(luBase, w) values).
+// U12 = L11^-1 A12 (trsmPar), A22 -= A21 U12 (one GEMM, gemmRows), factor A22,
+// apply its swaps to the left half. piv[j] receives the zero-based row (relative
+// to the panel) swapped with row j; off is added to the recorded pivots. buf is
+// luPanel's scratch (m * min(luBase, w) values).
 func luRec(a []float64, lda, m, w int, piv []int, off int, buf []float64) {
 	if w <= luBase {
 		luPanel(a, lda, m, w, piv, off, buf)
@@ -56,9 +56,9 @@ func luRec(a []float64, lda, m, w int, piv []int, off int, buf []float64) {
 	luRec(a, lda, m, w1, piv, off, buf)
 	right := a[w1:]
 	swapRows(right, lda, w2, piv, off, w1)
-	trsmRec(false, false, true, w1, w2, a, lda, right, lda)
+	trsmPar(false, false, true, w1, w2, a, lda, right, lda)
 	if m > w1 {
-		Gemm(false, false, m-w1, w2, w1, -1, a[w1*lda:], lda, right, lda, 1, a[w1*lda+w1:], lda)
+		gemmRows(m-w1, w2, w1, -1, a[w1*lda:], lda, right, lda, 1, a[w1*lda+w1:], lda)
 		luRec(a[w1*lda+w1:], lda, m-w1, w2, piv[w1:], off+w1, buf)
 		// The swaps of the lower right factorisation apply to the left columns too.
 		swapRows(a[w1*lda:], lda, w1, piv[w1:], off+w1, w2)

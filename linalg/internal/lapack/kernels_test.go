@@ -70,7 +70,7 @@ func TestOwnKernelsMatchLAPACK(t *testing.T) {
 					}
 					rhs := randSlice(rng, n*k)
 					got, want := slices.Clone(rhs), slices.Clone(rhs)
-					trsmRec(upper, trans, unit, n, k, tri, n, got, k)
+					trsmRec(1, upper, trans, unit, n, k, tri, n, got, k)
 					ul, tb, dg := blas.Lower, blas.NoTrans, blas.NonUnit
 					if upper {
 						ul = blas.Upper

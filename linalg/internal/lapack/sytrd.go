@@ -8,9 +8,10 @@ package lapack
 // Dsytrd: panels of nb columns are reduced by latrd, which keeps the trailing
 // matrix untouched and accumulates W, and the lower triangle of the trailing
 // matrix then takes the rank-2nb update A -= V W^T + W V^T (xSYR2K) as matrix
-// products C -= [V W] [W V]^T on row blocks of the lower block triangle. Half of
-// the flops are the symmetric matrix-vector products of latrd (symvLower, one
-// pass over the lower triangle for each column), half the matrix products.
+// products C -= [V W] [W V]^T on row blocks of the lower block triangle
+// (lowerBlocks, which splits them over goroutines). Half of the flops are the
+// symmetric matrix-vector products of latrd (symvLower, one pass over the lower
+// triangle for each column), half the matrix products.
 func sytrdLower(a []float64, n int, d, e, tau []float64) {
 	const (
 		nb = 32
@@ -38,10 +39,9 @@ func sytrdLower(a []float64, n int, d, e, tau []float64) {
 			copy(qw[(nb+k)*mt:(nb+k+1)*mt], pw[k*m+nb:k*m+m])
 		}
 		c := sub[nb*n+nb:]
-		for r0 := 0; r0 < mt; r0 += rb {
-			h := min(rb, mt-r0)
-			Gemm(true, false, h, r0+h, 2*nb, -1, pw[nb+r0:], m, qw, mt, 1, c[r0*n:], n)
-		}
+		lowerBlocks(mt, 2*nb, rb, func(workers, r0, h int) {
+			gemmOn(workers, true, false, h, r0+h, 2*nb, -1, pw[nb+r0:], m, qw, mt, 1, c[r0*n:], n)
+		})
 		for j := range nb {
 			sub[(j+1)*n+j] = e[i0+j]
 			d[i0+j] = sub[j*n+j]

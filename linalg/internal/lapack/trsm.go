@@ -26,7 +26,7 @@ func TrsmF64(upper, trans, unit bool, n, k int, a []float64, lda int, b []float6
 		blas64.Implementation().Dtrsm(blas.Left, ul, tb, d, n, k, 1, a, lda, b, ldb)
 		return
 	}
-	trsmRec(upper, trans, unit, n, k, a, lda, b, ldb)
+	trsmPar(upper, trans, unit, n, k, a, lda, b, ldb)
 }
 
 // trsmRec is the recursive triangular solve: op(T) is lower triangular when
@@ -34,8 +34,9 @@ func TrsmF64(upper, trans, unit bool, n, k int, a []float64, lda int, b []float6
 //
 //	X1 = op(T11)^-1 B1,  B2 -= op(T)21 X1,  X2 = op(T22)^-1 B2
 //
-// (the mirror image when op(T) is upper), the update being one GEMM.
-func trsmRec(upper, trans, unit bool, n, k int, a []float64, lda int, b []float64, ldb int) {
+// (the mirror image when op(T) is upper), the update being one GEMM on at most
+// workers goroutines.
+func trsmRec(workers int, upper, trans, unit bool, n, k int, a []float64, lda int, b []float64, ldb int) {
 	if n <= trsmBase {
 		trsmUnblocked(upper, trans, unit, n, k, a, lda, b, ldb)
 		return
@@ -45,22 +46,22 @@ func trsmRec(upper, trans, unit bool, n, k int, a []float64, lda int, b []float6
 	a22 := a[n1*lda+n1:]
 	b1, b2 := b, b[n1*ldb:]
 	if upper == trans { // op(T) lower: forward
-		trsmRec(upper, trans, unit, n1, k, a, lda, b1, ldb)
+		trsmRec(workers, upper, trans, unit, n1, k, a, lda, b1, ldb)
 		if trans { // op(T)21 = (T12)^T, T12 = a[0:n1, n1:n]
-			Gemm(true, false, n2, k, n1, -1, a[n1:], lda, b1, ldb, 1, b2, ldb)
+			gemmOn(workers, true, false, n2, k, n1, -1, a[n1:], lda, b1, ldb, 1, b2, ldb)
 		} else { // T21 = a[n1:n, 0:n1]
-			Gemm(false, false, n2, k, n1, -1, a[n1*lda:], lda, b1, ldb, 1, b2, ldb)
+			gemmOn(workers, false, false, n2, k, n1, -1, a[n1*lda:], lda, b1, ldb, 1, b2, ldb)
 		}
-		trsmRec(upper, trans, unit, n2, k, a22, lda, b2, ldb)
+		trsmRec(workers, upper, trans, unit, n2, k, a22, lda, b2, ldb)
 		return
 	}
-	trsmRec(upper, trans, unit, n2, k, a22, lda, b2, ldb)
+	trsmRec(workers, upper, trans, unit, n2, k, a22, lda, b2, ldb)
 	if trans { // op(T)12 = (T21)^T, T21 = a[n1:n, 0:n1]
-		Gemm(true, false, n1, k, n2, -1, a[n1*lda:], lda, b2, ldb, 1, b1, ldb)
+		gemmOn(workers, true, false, n1, k, n2, -1, a[n1*lda:], lda, b2, ldb, 1, b1, ldb)
 	} else { // T12 = a[0:n1, n1:n]
-		Gemm(false, false, n1, k, n2, -1, a[n1:], lda, b2, ldb, 1, b1, ldb)
+		gemmOn(workers, false, false, n1, k, n2, -1, a[n1:], lda, b2, ldb, 1, b1, ldb)
 	}
-	trsmRec(upper, trans, unit, n1, k, a, lda, b1, ldb)
+	trsmRec(workers, upper, trans, unit, n1, k, a, lda, b1, ldb)
 }
 
 // trsmUnblocked is the row-oriented substitution: each row of X is its row of B

@@ -259,7 +259,7 @@ func conv[E floating](g *convGeom, x, w []E) ([]E, error) {
 		return convBlocks(g, x, w, B)
 	}
 	if s := g.shift(); s != nil {
-		return convShift(g, s, x, w), nil
+		return convShift(g, s, x, w)
 	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is written by a GEMM with beta 0
@@ -329,7 +329,7 @@ func convT[E floating](g *convGeom, y, w []E) ([]E, error) {
 		return convTBlocks(g, y, w, B)
 	}
 	if s := g.shift(); s != nil {
-		return convTShift(g, s, y, w), nil
+		return convTShift(g, s, y, w)
 	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	x := make([]E, g.n*g.cin*inSz)
@@ -375,7 +375,7 @@ func convW[E floating](g *convGeom, x, y []E) ([]E, error) {
 		return convWBlocks(g, x, y, B)
 	}
 	if s := g.shift(); s != nil {
-		return convWShift(g, s, x, y), nil
+		return convWShift(g, s, x, y)
 	}
 	P, ck, cog, inSz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.inSize()
 	w := make([]E, g.cout*ck)

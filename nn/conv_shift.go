@@ -3,8 +3,8 @@ package nn
 import (
 	"runtime"
 
-	"github.com/chainrules-go/chainrules/internal/gemm"
 	"github.com/chainrules-go/chainrules/internal/vmath"
+	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // The kernels of stride-1 convolutions with zero padding (a 3x3 kernel with
@@ -19,7 +19,7 @@ import (
 // off_t], off_t = k0 d0 pin1 pin2 + k1 d1 pin2 + k2 d2. Row (c, t) of im2col's
 // matrix is then the contiguous run xp[c plane + off_t :][:L], and the three
 // maps are one GEMM each per sample whose im2col operand is packed straight
-// from xp (gemm.RowsB, gemm.ColsB):
+// from xp (tensor.GemmRows, tensor.GemmCols):
 //
 //	conv:   yw [cout, L]     = W [cout, cin K] Xrows,         Xrows[(c, t), p'] = xp[c plane + off_t + p']
 //	convW:  W  [cout, cin K] = sum_n yw [cout, L] Xrows^T      (yw zero off the grid)
@@ -180,22 +180,29 @@ func shiftBuf[E floating](n int) []E {
 }
 
 // convShift is conv, y = conv(x, w), by implicit GEMM.
-func convShift[E floating](g *convGeom, s *shiftGeom, x, w []E) []E {
+func convShift[E floating](g *convGeom, s *shiftGeom, x, w []E) ([]E, error) {
 	P, ck, inSz := g.pSize(), g.cin*g.kSize(), g.inSize()
 	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is copied from the wide grid
 	rows, wp := s.rows(g.cin), swapLast(w, g.cout, g.cin, g.kSize())
 	grain, workers := sampleWorkers(g.n)
+	var errs firstError
 	vmath.ParallelFor(g.n, grain, func(lo, hi int) {
 		xp, yw := shiftBuf[E](g.cin*s.plane), vmath.MakeNoZero[E](g.cout*s.L)
 		defer vmath.Put(xp)
 		defer vmath.Put(yw)
 		for n := lo; n < hi; n++ {
 			wideCopy(s, g.in, g.cin, s.plane, s.qStart, xp, x[n*g.cin*inSz:(n+1)*g.cin*inSz], true)
-			gemm.RowsB(workers, false, g.cout, s.L, ck, 1, wp, ck, xp, rows, 0, yw, s.L)
+			if err := tensor.GemmRows(workers, false, g.cout, s.L, ck, 1, wp, ck, xp, rows, 0, yw, s.L); err != nil {
+				errs.set(err)
+				return
+			}
 			wideCopy(s, g.out, g.cout, s.L, 0, yw, y[n*g.cout*P:(n+1)*g.cout*P], false)
 		}
 	})
-	return y
+	if err := errs.get(); err != nil {
+		return nil, err
+	}
+	return y, nil
 }
 
 // spread places sample ys [cout, out] on the wide grid of e [cout, M + plane]
@@ -205,7 +212,7 @@ func spread[E floating](g *convGeom, s *shiftGeom, e, ys []E) {
 }
 
 // convTShift is convT, x = convT(y, w), by implicit GEMM.
-func convTShift[E floating](g *convGeom, s *shiftGeom, y, w []E) []E {
+func convTShift[E floating](g *convGeom, s *shiftGeom, y, w []E) ([]E, error) {
 	P, K, inSz := g.pSize(), g.kSize(), g.inSize()
 	ck := g.cout * K
 	// W'[c, (t, o)] = W[o, c, t], and the rows (t, o) of the cotangent.
@@ -219,22 +226,29 @@ func convTShift[E floating](g *convGeom, s *shiftGeom, y, w []E) []E {
 	}
 	x := vmath.MakeNoZero[E](g.n * g.cin * inSz) // every element is copied from xq
 	grain, workers := sampleWorkers(g.n)
+	var errs firstError
 	vmath.ParallelFor(g.n, grain, func(lo, hi int) {
 		e, xq := shiftBuf[E](g.cout*le), vmath.MakeNoZero[E](g.cin*s.Q)
 		defer vmath.Put(e)
 		defer vmath.Put(xq)
 		for n := lo; n < hi; n++ {
 			spread(g, s, e, y[n*g.cout*P:(n+1)*g.cout*P])
-			gemm.RowsB(workers, false, g.cin, s.Q, ck, 1, wt, ck, e, rows, 0, xq, s.Q)
+			if err := tensor.GemmRows(workers, false, g.cin, s.Q, ck, 1, wt, ck, e, rows, 0, xq, s.Q); err != nil {
+				errs.set(err)
+				return
+			}
 			wideCopy(s, g.in, g.cin, s.Q, 0, xq, x[n*g.cin*inSz:(n+1)*g.cin*inSz], false)
 		}
 	})
-	return x
+	if err := errs.get(); err != nil {
+		return nil, err
+	}
+	return x, nil
 }
 
 // convWShift is convW, w = convW(x, y), by implicit GEMM: the samples in
 // order, each GEMM on every goroutine.
-func convWShift[E floating](g *convGeom, s *shiftGeom, x, y []E) []E {
+func convWShift[E floating](g *convGeom, s *shiftGeom, x, y []E) ([]E, error) {
 	P, ck, inSz := g.pSize(), g.cin*g.kSize(), g.inSize()
 	w := make([]E, g.cout*ck) // columns (t, c)
 	le := s.M + s.plane
@@ -246,7 +260,9 @@ func convWShift[E floating](g *convGeom, s *shiftGeom, x, y []E) []E {
 	for n := range g.n {
 		wideCopy(s, g.in, g.cin, s.plane, s.qStart, xp, x[n*g.cin*inSz:(n+1)*g.cin*inSz], true)
 		spread(g, s, e, y[n*g.cout*P:(n+1)*g.cout*P])
-		gemm.ColsB(workers, false, g.cout, ck, s.L, 1, e[s.M:], le, xp, cols, 1, w, ck)
+		if err := tensor.GemmCols(workers, false, g.cout, ck, s.L, 1, e[s.M:], le, xp, cols, 1, w, ck); err != nil {
+			return nil, err
+		}
 	}
-	return swapLast(w, g.cout, g.kSize(), g.cin)
+	return swapLast(w, g.cout, g.kSize(), g.cin), nil
 }

@@ -266,21 +266,28 @@ func macroKernel[R float](kn *kernel[R], kc int, pa, pb, tmp []R, mc, nc int, c 
 			} else {
 				kn.fn(kc, ap, bp, tmp, nr, alpha, 0)
 			}
-			for i := 0; i < mb; i++ {
-				t := tmp[i*nr : i*nr+nb]
-				row := c[off+i*ldc : off+i*ldc+nb]
-				switch beta {
-				case 0:
-					copy(row, t)
-				case 1:
-					for j, v := range t {
-						row[j] += v
-					}
-				default:
-					for j, v := range t {
-						row[j] = v + beta*row[j]
-					}
-				}
+			mergeTile(tmp, nr, c[off:], ldc, mb, nb, beta)
+		}
+	}
+}
+
+// mergeTile merges the mb x nb top-left part of the scratch tile tmp (row stride
+// nr), computed as alpha*AB with beta 0, into C: C = tmp + beta*C, without reading
+// C when beta is zero.
+func mergeTile[R float](tmp []R, nr int, c []R, ldc, mb, nb int, beta R) {
+	for i := 0; i < mb; i++ {
+		t := tmp[i*nr : i*nr+nb]
+		row := c[i*ldc : i*ldc+nb]
+		switch beta {
+		case 0:
+			copy(row, t)
+		case 1:
+			for j, v := range t {
+				row[j] += v
+			}
+		default:
+			for j, v := range t {
+				row[j] = v + beta*row[j]
 			}
 		}
 	}

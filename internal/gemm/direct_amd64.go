@@ -5,10 +5,10 @@ package gemm
 // directOff turns the direct path off (tests compare it with the packed one).
 var directOff = false
 
-// Bounds of the direct path: thin products whose B (k x n, 256 kB at most) stays
-// in L2.
+// Bounds of the direct path: products whose B (k x n, 256 kB at most) stays in
+// L2, at most directMaxN columns wide.
 const (
-	directMaxN  = 64
+	directMaxN  = 256
 	directMaxKN = 32768
 )
 
@@ -27,18 +27,27 @@ func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R]
 	return direct(ra.trans, rb.trans, m, n, k, any(alpha).(float64), ra.a, ra.lda, rb.b, rb.ldb, any(beta).(float64), any(c).([]float64), ldc)
 }
 
-// direct computes C = alpha op(A) op(B) + beta C for a thin product without
-// packing A, and without packing B unless it is transposed, when the AVX-512
-// float64 kernel is in use and every tile of C is a full 8x24 or 8x8 one (m a
-// multiple of 8; n = 24 q or 24 q + 8, at most directMaxN; k n at most
-// directMaxKN), and reports whether it did. The kernels read A's elements where
-// they are, with its row and column strides, and B's rows with its row stride:
-// for the layer products of a small MLP on a batch (1024x32 times 32x32, and X^T G
-// with k = 1024) packing cost as much as the multiply-adds. The results are those
-// of the packed path bit for bit (the same FMA chain per element, and the same
-// blocks of k).
+// direct computes C = alpha op(A) op(B) + beta C for a small or thin product
+// without packing A, and without packing B unless it is transposed, when the
+// AVX-512 float64 kernel is in use, m and n are multiples of 8, n is at most
+// directMaxN and k n at most directMaxKN, and reports whether it did. C is cut
+// into 8 x 24 tiles and, when n = 24 q + 8 or 24 q + 16, one or two 8 x 8 tiles
+// per row tile; the kernels read A's elements where they are, with its row and
+// column strides, and B's rows with its row stride.
+//
+// Two kinds of product go this way. The layer products of a small MLP on a batch
+// (1024x32 times 32x32, and X^T G with k = 1024), where packing cost as much as
+// the multiply-adds. And the small products of a batch, such as the heads of
+// attention (128x64 times 64x128, 128x128 times 128x64, either operand
+// transposed): both operands fit in L2 (64 to 128 kB each), so packing them for
+// every product of the batch bought nothing and took about a third of the time.
+//
+// The results are those of the packed path bit for bit: the same FMA chain per
+// element, in the same blocks of k; and where the packed path computes a
+// partial tile (the last 16 columns) into a scratch tile and merges it into C with
+// a beta other than 0 and 1, this path does the same (mergeTile).
 func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
-	if directOff || kern != avx512 || m%8 != 0 || n > directMaxN || k*n > directMaxKN || (n%24 != 0 && n%24 != 8) {
+	if directOff || kern != avx512 || m%8 != 0 || n%8 != 0 || n > directMaxN || k*n > directMaxKN {
 		return false
 	}
 	rsa, csa := lda, 1
@@ -48,17 +57,19 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 	// The last element of A, B and C read (checkArgs has checked the lengths).
 	_ = a[(m-1)*rsa+(k-1)*csa]
 	_ = c[(m-1)*ldc+n-1]
+	ws := pools64.workspaces.Get().(*workspace[float64])
+	defer pools64.workspaces.Put(ws)
 	bp, bld := b, ldb
 	if transB {
-		// op(B)'s columns are B's rows: pack it into 24-wide panels, row stride 24.
-		ws := pools64.workspaces.Get().(*workspace[float64])
-		defer pools64.workspaces.Put(ws)
+		// op(B)'s columns are B's rows: pack them into 24-wide panels, row
+		// stride 24 (see packTransB).
 		ws.b = aligned(ws.b, roundUp(n, 24)*k)
-		packPanels(ws.b, 24, b, ldb, false, 0, n, 0, k)
+		packTransB(ws.b, b, ldb, n, k)
 		bp, bld = ws.b, 24
 	} else {
 		_ = b[(k-1)*ldb+n-1]
 	}
+	ws.tmp = aligned(ws.tmp, 8*24)
 	// Row tiles outer: a tile's 8 rows of A are read from L1 for every column
 	// tile, and B (at most directMaxKN values) stays in L2.
 	for ir := 0; ir < m; ir += 8 {
@@ -67,8 +78,8 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 			if transB {
 				bj = bp[jr*k:]
 			}
-			wide := n-jr >= 24
-			cp := &c[ir*ldc+jr]
+			w := min(24, n-jr)
+			cp := c[ir*ldc+jr:]
 			// k in blocks of KC, C accumulating after the first, as in the
 			// packed loop nest (serial), which rounds the same way.
 			for pc := 0; pc < k; pc += avx512.kc {
@@ -76,14 +87,38 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 				if pc > 0 {
 					bt = 1
 				}
-				ap, bq := &a[ir*rsa+pc*csa], &bj[pc*bld]
-				if wide {
-					kern8x24AVX512S(kb, ap, rsa, csa, bq, bld, cp, ldc, alpha, bt)
-				} else {
-					kern8x8AVX512S(kb, ap, rsa, csa, bq, bld, cp, ldc, alpha, bt)
+				ap, bq := &a[ir*rsa+pc*csa], bj[pc*bld:]
+				switch {
+				case w == 24:
+					kern8x24AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
+				case w == 8:
+					kern8x8AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
+				case bt == 0 || bt == 1:
+					// 16 columns: two 8-column tiles, written as the packed
+					// path's merge writes them (C + alpha AB rounds alike).
+					kern8x8AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
+					kern8x8AVX512S(kb, ap, rsa, csa, &bq[8], bld, &cp[8], ldc, alpha, bt)
+				default:
+					t := ws.tmp
+					kern8x8AVX512S(kb, ap, rsa, csa, &bq[0], bld, &t[0], 24, alpha, 0)
+					kern8x8AVX512S(kb, ap, rsa, csa, &bq[8], bld, &t[8], 24, alpha, 0)
+					mergeTile(t, 24, cp, ldc, 8, 16, bt)
 				}
 			}
 		}
 	}
 	return true
+}
+
+// packTransB packs op(B) = B^T, B stored n x k with row stride ldb (n a multiple
+// of 8), into ceil(n/24) micro-panels of 24 columns stored k-major
+// (dst[panel*24*k + p*24 + c]), 8 columns at a time with packRows8 (one
+// sequential store stream per k step). The columns of the last panel beyond n
+// are left as they are: direct reads only the first 8 or 16 columns of a panel
+// that has 8 or 16.
+func packTransB(dst, b []float64, ldb, n, k int) {
+	for j := 0; j < n; j += 8 {
+		panel := j / 24 * 24
+		packRows8(dst[panel*k+j-panel:], 24, b, j*ldb, ldb, k)
+	}
 }

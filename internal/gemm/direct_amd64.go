@@ -40,9 +40,9 @@ func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R]
 // without packing A, and without packing B unless it is transposed, when the
 // AVX-512 float64 kernel is in use, m and n are multiples of 8, n is at most
 // directMaxN and k n at most directMaxKN, and reports whether it did. C is cut
-// into 8 x 24 tiles and, when n = 24 q + 8 or 24 q + 16, one 8 x 8 or 8 x 16
-// tile per row tile; the kernels read A's elements where they are, with its row and
-// column strides, and B's rows with its row stride.
+// into 8-row tiles of 24 columns, and 16 or 8 at the right edge (directTile);
+// the kernels read A's elements where they are, with its row and column
+// strides, and B's rows with its row stride.
 //
 // Two kinds of product go this way. The layer products of a small MLP on a batch
 // (1024x32 times 32x32, and X^T G with k = 1024), where packing cost as much as
@@ -52,9 +52,11 @@ func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R]
 // every product of the batch bought nothing and took about a third of the time.
 //
 // The results are those of the packed path bit for bit: the same FMA chain per
-// element, in the same blocks of k; and where the packed path computes a
-// partial tile (the last 16 columns) into a scratch tile and merges it into C with
-// a beta other than 0 and 1, this path does the same (mergeTile).
+// element, in the same blocks of k, and the same write-back (alpha, then beta
+// with an FMA), whatever the tile; except that where the packed path computes a
+// partial tile (the last 16 columns when n = 24 q + 16) into a scratch tile and
+// merges it into C with a beta other than 0 and 1, this path does the same
+// (mergeTile).
 func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
 	if directOff || kern != avx512 || m%8 != 0 || n%8 != 0 || n > directMaxN || k*n > directMaxKN {
 		return false
@@ -70,24 +72,26 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 	defer pools64.workspaces.Put(ws)
 	bp, bld := b, ldb
 	if transB {
-		// op(B)'s columns are B's rows: pack them into 24-wide panels, row
-		// stride 24 (see packTransB).
-		ws.b = aligned(ws.b, roundUp(n, 24)*k)
+		// op(B)'s columns are B's rows: pack them into one panel per column
+		// tile, row stride 24 (see packTransB).
+		ws.b = aligned(ws.b, (n/24+1)*24*k)
 		packTransB(ws.b, b, ldb, n, k)
 		bp, bld = ws.b, 24
 	} else {
 		_ = b[(k-1)*ldb+n-1]
 	}
 	ws.tmp = aligned(ws.tmp, 8*24)
+	// The packed path's partial tile, written with mergeTile.
+	merged := n%24 == 16
 	// Row tiles outer: a tile's 8 rows of A are read from L1 for every column
 	// tile, and B (at most directMaxKN values) stays in L2.
 	for ir := 0; ir < m; ir += 8 {
-		for jr := 0; jr < n; jr += 24 {
+		for jr, t := 0, 0; jr < n; t++ {
+			w := directTile(n - jr)
 			bj := bp[jr:]
 			if transB {
-				bj = bp[jr*k:]
+				bj = bp[t*24*k:]
 			}
-			w := min(24, n-jr)
 			cp := c[ir*ldc+jr:]
 			// k in blocks of KC, C accumulating after the first, as in the
 			// packed loop nest (serial), which rounds the same way.
@@ -102,30 +106,45 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 					kern8x24AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
 				case w == 8:
 					kern8x8AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
-				case bt == 0 || bt == 1:
-					// 16 columns, written as the packed path's merge writes
-					// them (C + alpha AB rounds alike).
+				case !merged || jr+16 < n || bt == 0 || bt == 1:
+					// 16 columns; the packed path's merge with beta 0 or 1
+					// rounds as the kernel's write-back.
 					kern8x16AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
 				default:
-					t := ws.tmp
-					kern8x16AVX512S(kb, ap, rsa, csa, &bq[0], bld, &t[0], 24, alpha, 0)
-					mergeTile(t, 24, cp, ldc, 8, 16, bt)
+					tmp := ws.tmp
+					kern8x16AVX512S(kb, ap, rsa, csa, &bq[0], bld, &tmp[0], 24, alpha, 0)
+					mergeTile(tmp, 24, cp, ldc, 8, 16, bt)
 				}
 			}
+			jr += w
 		}
 	}
 	return true
 }
 
+// directTile returns the width of direct's column tile when r columns (a
+// positive multiple of 8) remain: 24, except 16 and 16 for the last 32 and 16
+// or 8 for the last 16 or 8. Two 16-column tiles instead of 24 and 8: the 8x8
+// kernel loads a broadcast of A per FMA and ran at half the speed of the others.
+func directTile(r int) int {
+	if r == 32 {
+		return 16
+	}
+	return min(r, 24)
+}
+
 // packTransB packs op(B) = B^T, B stored n x k with row stride ldb (n a multiple
-// of 8), into ceil(n/24) micro-panels of 24 columns stored k-major
-// (dst[panel*24*k + p*24 + c]), 8 columns at a time with packRows8 (one
-// sequential store stream per k step). The columns of the last panel beyond n
-// are left as they are: direct reads only the first 8 or 16 columns of a panel
-// that has 8 or 16.
+// of 8), into one micro-panel per column tile of direct (directTile), stored
+// k-major with row stride 24: the tile's column c at step p at dst[t*24*k + p*24 +
+// c]. It packs 8 columns at a time with packRows8 (one sequential store stream
+// per k step). The columns of a panel beyond its tile's width are left as they
+// are: direct reads only the tile's columns.
 func packTransB(dst, b []float64, ldb, n, k int) {
-	for j := 0; j < n; j += 8 {
-		panel := j / 24 * 24
-		packRows8(dst[panel*k+j-panel:], 24, b, j*ldb, ldb, k)
+	for jr, t := 0, 0; jr < n; t++ {
+		w := directTile(n - jr)
+		for g := 0; g < w; g += 8 {
+			packRows8(dst[t*24*k+g:], 24, b, (jr+g)*ldb, ldb, k)
+		}
+		jr += w
 	}
 }

@@ -48,7 +48,7 @@ func testPackRows8[R float](t *testing.T) {
 func BenchmarkPackTransB(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n, k = 128, 64
-	src, dst := randSlice(rng, n*k), make([]float64, roundUp(n, 24)*k)
+	src, dst := randSlice(rng, n*k), make([]float64, (n/24+1)*24*k)
 	saved := hasAVX512
 	defer func() { hasAVX512 = saved }()
 	for _, asm := range []bool{true, false} {

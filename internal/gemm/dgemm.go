@@ -47,6 +47,12 @@ func realGemmOn[R float](kn *kernel[R], workers int, transA, transB bool, m, n, 
 	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
+	// The direct path first (as run would take it), before the operands are
+	// boxed as packers: a batch of small products (tensor.GemmBatch) makes no
+	// allocation per product.
+	if (workers < 2 || m*n*k < parallelMin) && directReal(kn, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
 	run(kn, workers, m, n, k,
 		&realA[R]{a: a, lda: lda, trans: transA},
 		&realB[R]{b: b, ldb: ldb, trans: transB},

@@ -36,6 +36,15 @@ func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R]
 	return direct(ra.trans, rb.trans, m, n, k, any(alpha).(float64), ra.a, ra.lda, rb.b, rb.ldb, any(beta).(float64), any(c).([]float64), ldc)
 }
 
+// directReal is directRun on the operands of realGemmOn, before they are boxed
+// as packers.
+func directReal[R float](kn *kernel[R], transA, transB bool, m, n, k int, alpha R, a []R, lda int, b []R, ldb int, beta R, c []R, ldc int) bool {
+	if any(kn) != any(avx512) {
+		return false
+	}
+	return direct(transA, transB, m, n, k, any(alpha).(float64), any(a).([]float64), lda, any(b).([]float64), ldb, any(beta).(float64), any(c).([]float64), ldc)
+}
+
 // direct computes C = alpha op(A) op(B) + beta C for a small or thin product
 // without packing A, and without packing B unless it is transposed, when the
 // AVX-512 float64 kernel is in use, m and n are multiples of 8, n is at most

@@ -383,3 +383,24 @@ func FuzzDgemm(f *testing.F) {
 			alphas[int(alphaSel)%len(alphas)], betas[int(betaSel)%len(betas)]})
 	})
 }
+
+// A small product on the direct path allocates nothing (the operands are not
+// boxed as packers; the workspace comes from the pool), so that a batch of them
+// (attention heads through tensor.GemmBatch) has no per-product allocation.
+func TestDgemmDirectNoAlloc(t *testing.T) {
+	if kern.name != "avx512_8x24" {
+		t.Skipf("direct path needs the AVX-512 kernel, have %s", kern.name)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	const m, n, k = 128, 128, 64
+	a, b, c := randSlice(rng, m*k), randSlice(rng, n*k), make([]float64, m*n)
+	for _, tB := range []bool{false, true} {
+		ldb := n
+		if tB {
+			ldb = k
+		}
+		if allocs := testing.AllocsPerRun(20, func() { DgemmOn(1, false, tB, m, n, k, 1, a, k, b, ldb, 0, c, n) }); allocs != 0 {
+			t.Errorf("transB=%v: %v allocations per product, want 0", tB, allocs)
+		}
+	}
+}

@@ -136,3 +136,40 @@ func BenchmarkDgemmThin(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDgemmAttention times the six products of causal attention on one head
+// (128 tokens, head size 64) on one goroutine, on the direct path and, with it
+// off, on the packed path: scores Q K^T (nt), weights times values P V and dQ =
+// dS K (nn), dV = P^T dY and dK = dS^T Q (tn).
+func BenchmarkDgemmAttention(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const t, d = 128, 64
+	x, y, z := randSlice(rng, t*t), randSlice(rng, t*t), randSlice(rng, t*t)
+	cases := []struct {
+		name          string
+		tA, tB        bool
+		m, n, k       int
+		lda, ldb, ldc int
+	}{
+		{"nt_128x128x64", false, true, t, t, d, d, d, t},
+		{"nn_128x64x128", false, false, t, d, t, t, d, d},
+		{"tn_128x64x128", true, false, t, d, t, t, d, d},
+	}
+	for _, c := range cases {
+		for _, off := range []bool{false, true} {
+			name := c.name + "/direct"
+			if off {
+				name = c.name + "/packed"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				directOff = off
+				defer func() { directOff = false }()
+				for b.Loop() {
+					DgemmOn(1, c.tA, c.tB, c.m, c.n, c.k, 1, x, c.lda, y, c.ldb, 0, z, c.ldc)
+				}
+				reportGFLOPs(b, 2*float64(c.m*c.n*c.k))
+			})
+		}
+	}
+}

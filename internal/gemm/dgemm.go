@@ -47,6 +47,12 @@ func realGemmOn[R float](kn *kernel[R], workers int, transA, transB bool, m, n, 
 	if trivial(transA, transB, m, n, k, alpha, len(a), lda, len(b), ldb, beta, c, ldc) {
 		return
 	}
+	// The direct path first (as run would take it), before the operands are
+	// boxed as packers: a batch of small products (tensor.GemmBatch) makes no
+	// allocation per product.
+	if (workers < 2 || m*n*k < parallelMin) && directReal(kn, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+		return
+	}
 	run(kn, workers, m, n, k,
 		&realA[R]{a: a, lda: lda, trans: transA},
 		&realB[R]{b: b, ldb: ldb, trans: transB},
@@ -266,21 +272,28 @@ func macroKernel[R float](kn *kernel[R], kc int, pa, pb, tmp []R, mc, nc int, c 
 			} else {
 				kn.fn(kc, ap, bp, tmp, nr, alpha, 0)
 			}
-			for i := 0; i < mb; i++ {
-				t := tmp[i*nr : i*nr+nb]
-				row := c[off+i*ldc : off+i*ldc+nb]
-				switch beta {
-				case 0:
-					copy(row, t)
-				case 1:
-					for j, v := range t {
-						row[j] += v
-					}
-				default:
-					for j, v := range t {
-						row[j] = v + beta*row[j]
-					}
-				}
+			mergeTile(tmp, nr, c[off:], ldc, mb, nb, beta)
+		}
+	}
+}
+
+// mergeTile merges the mb x nb top-left part of the scratch tile tmp (row stride
+// nr), computed as alpha*AB with beta 0, into C: C = tmp + beta*C, without reading
+// C when beta is zero.
+func mergeTile[R float](tmp []R, nr int, c []R, ldc, mb, nb int, beta R) {
+	for i := 0; i < mb; i++ {
+		t := tmp[i*nr : i*nr+nb]
+		row := c[i*ldc : i*ldc+nb]
+		switch beta {
+		case 0:
+			copy(row, t)
+		case 1:
+			for j, v := range t {
+				row[j] += v
+			}
+		default:
+			for j, v := range t {
+				row[j] = v + beta*row[j]
 			}
 		}
 	}

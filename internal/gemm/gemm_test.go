@@ -144,9 +144,11 @@ var shapes = [][3]int{
 	{24, 56, 300}, {8, 8, 5},
 }
 
-// The direct path (unpacked operands, for thin products) gives the results of the
-// packed path bit for bit, with every transposition, for beta 0 and not, with
-// padded strides.
+// The direct path (unpacked operands, for thin and small products) gives the
+// results of the packed path bit for bit, with every transposition, for beta 0, 1
+// and other, with padded strides: on the shapes of a small MLP, of attention heads,
+// and with a last column tile of 8 or 16 (n = 24 q + 8 or 24 q + 16) and k over
+// two blocks.
 func TestDgemmDirect(t *testing.T) {
 	defer func() { directOff = false }()
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -156,11 +158,12 @@ func TestDgemmDirect(t *testing.T) {
 	if want := kern.name == "avx512_8x24"; taken != want {
 		t.Fatalf("direct path taken: %v with kernel %s", taken, kern.name)
 	}
-	for _, s := range [][3]int{{1024, 32, 32}, {32, 32, 1024}, {1024, 32, 2}, {16, 8, 3}, {8, 56, 100}, {24, 48, 7}} {
+	for _, s := range [][3]int{{1024, 32, 32}, {32, 32, 1024}, {1024, 32, 2}, {16, 8, 3}, {8, 56, 100}, {24, 48, 7},
+		{128, 128, 64}, {128, 64, 128}, {16, 16, 5}, {24, 40, 300}, {8, 88, 9}, {16, 256, 128}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {
-				for _, beta := range []float64{0, 0.5} {
+				for _, beta := range []float64{0, 1, 0.3} {
 					ar, ac := dims(tA, m, k)
 					br, bc := dims(tB, k, n)
 					const pad = 3
@@ -379,4 +382,25 @@ func FuzzDgemm(f *testing.F) {
 		checkDgemm(t, rng, dcase{tA, tB, int(m) % 130, int(n) % 130, int(k), int(pad) % 5,
 			alphas[int(alphaSel)%len(alphas)], betas[int(betaSel)%len(betas)]})
 	})
+}
+
+// A small product on the direct path allocates nothing (the operands are not
+// boxed as packers; the workspace comes from the pool), so that a batch of them
+// (attention heads through tensor.GemmBatch) has no per-product allocation.
+func TestDgemmDirectNoAlloc(t *testing.T) {
+	if kern.name != "avx512_8x24" {
+		t.Skipf("direct path needs the AVX-512 kernel, have %s", kern.name)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	const m, n, k = 128, 128, 64
+	a, b, c := randSlice(rng, m*k), randSlice(rng, n*k), make([]float64, m*n)
+	for _, tB := range []bool{false, true} {
+		ldb := n
+		if tB {
+			ldb = k
+		}
+		if allocs := testing.AllocsPerRun(20, func() { DgemmOn(1, false, tB, m, n, k, 1, a, k, b, ldb, 0, c, n) }); allocs != 0 {
+			t.Errorf("transB=%v: %v allocations per product, want 0", tB, allocs)
+		}
+	}
 }

@@ -178,3 +178,85 @@ loop4:
 done4:
 	VZEROUPPER
 	RET
+
+// func transpose8x8f64(dst *float64, stride int, src *float64, lda int, blocks int)
+//
+// transpose8x8f32 for float64 with AVX-512: for each of blocks groups of 8 k
+// steps, loads 8 values from each of 8 rows (src + r*lda + 8*b) into Z0-Z7 and
+// stores the 8 values of step p at dst + (8*b+p)*stride, contiguous. Three
+// stages of shuffles: pairs of rows (VUNPCKLPD/VUNPCKHPD: steps 2j and 2j+1 of
+// rows 2i, 2i+1 in 128-bit lane j), then 128-bit lanes (VSHUFF64X2) of
+// four rows and of eight. stride and lda are in elements.
+TEXT ·transpose8x8f64(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ stride+8(FP), R12
+	MOVQ src+16(FP), SI
+	MOVQ lda+24(FP), R9
+	MOVQ blocks+32(FP), CX
+	SHLQ $3, R12             // stride in bytes
+	SHLQ $3, R9              // lda in bytes
+	LEAQ (R9)(R9*2), R10     // 3*lda
+	LEAQ (R12)(R12*2), R13   // 3*stride
+	MOVQ R12, R14
+	SHLQ $3, R14             // 8*stride: dst advance per block
+	TESTQ CX, CX
+	JZ   done64
+
+loop64:
+	LEAQ (SI)(R9*4), R11     // row 4
+	VMOVUPD (SI), Z0
+	VMOVUPD (SI)(R9*1), Z1
+	VMOVUPD (SI)(R9*2), Z2
+	VMOVUPD (SI)(R10*1), Z3
+	VMOVUPD (R11), Z4
+	VMOVUPD (R11)(R9*1), Z5
+	VMOVUPD (R11)(R9*2), Z6
+	VMOVUPD (R11)(R10*1), Z7
+
+	// Z8 = r0[0] r1[0] | r0[2] r1[2] | r0[4] r1[4] | r0[6] r1[6], Z9 the odd steps.
+	VUNPCKLPD Z1, Z0, Z8
+	VUNPCKHPD Z1, Z0, Z9
+	VUNPCKLPD Z3, Z2, Z10
+	VUNPCKHPD Z3, Z2, Z11
+	VUNPCKLPD Z5, Z4, Z12
+	VUNPCKHPD Z5, Z4, Z13
+	VUNPCKLPD Z7, Z6, Z14
+	VUNPCKHPD Z7, Z6, Z15
+
+	// Rows 0-3: Z16 = (r0 r1)[0] (r0 r1)[4] (r2 r3)[0] (r2 r3)[4], Z17 steps 2
+	// and 6, Z18 steps 1 and 5, Z19 steps 3 and 7; Z20-Z23 likewise rows 4-7.
+	VSHUFF64X2 $0x88, Z10, Z8, Z16
+	VSHUFF64X2 $0xDD, Z10, Z8, Z17
+	VSHUFF64X2 $0x88, Z11, Z9, Z18
+	VSHUFF64X2 $0xDD, Z11, Z9, Z19
+	VSHUFF64X2 $0x88, Z14, Z12, Z20
+	VSHUFF64X2 $0xDD, Z14, Z12, Z21
+	VSHUFF64X2 $0x88, Z15, Z13, Z22
+	VSHUFF64X2 $0xDD, Z15, Z13, Z23
+
+	LEAQ (DI)(R12*4), R11    // dst row 4
+	VSHUFF64X2 $0x88, Z20, Z16, Z0 // step 0
+	VSHUFF64X2 $0x88, Z22, Z18, Z1 // step 1
+	VSHUFF64X2 $0x88, Z21, Z17, Z2 // step 2
+	VSHUFF64X2 $0x88, Z23, Z19, Z3 // step 3
+	VSHUFF64X2 $0xDD, Z20, Z16, Z4 // step 4
+	VSHUFF64X2 $0xDD, Z22, Z18, Z5 // step 5
+	VSHUFF64X2 $0xDD, Z21, Z17, Z6 // step 6
+	VSHUFF64X2 $0xDD, Z23, Z19, Z7 // step 7
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (R11)
+	VMOVUPD Z5, (R11)(R12*1)
+	VMOVUPD Z6, (R11)(R12*2)
+	VMOVUPD Z7, (R11)(R13*1)
+
+	ADDQ $64, SI
+	ADDQ R14, DI
+	DECQ CX
+	JNZ  loop64
+
+done64:
+	VZEROUPPER
+	RET

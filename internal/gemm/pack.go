@@ -108,15 +108,21 @@ func packRows8[R float](dst []R, stride int, a []R, off, lda, kb int) {
 	dst = dst[stride*done:]
 	off += done
 	kb -= done
-	r0 := a[off : off+kb]
-	r1 := a[off+lda : off+lda+kb]
-	r2 := a[off+2*lda : off+2*lda+kb]
-	r3 := a[off+3*lda : off+3*lda+kb]
-	r4 := a[off+4*lda : off+4*lda+kb]
-	r5 := a[off+5*lda : off+5*lda+kb]
-	r6 := a[off+6*lda : off+6*lda+kb]
-	r7 := a[off+7*lda : off+7*lda+kb]
-	// Equal lengths, for the bounds-check elimination of rX[p].
+	rows := [8]int{off, off + lda, off + 2*lda, off + 3*lda, off + 4*lda, off + 5*lda, off + 6*lda, off + 7*lda}
+	interleave8(dst, stride, a, rows[:], 0, kb)
+}
+
+// interleave8 writes dst[p*stride + r] = b[off[r] + p0 + p] for r < 8 and p <
+// kb: one sequential store stream per k step.
+func interleave8[R float](dst []R, stride int, b []R, off []int, p0, kb int) {
+	r0 := b[off[0]+p0 : off[0]+p0+kb]
+	r1 := b[off[1]+p0 : off[1]+p0+kb]
+	r2 := b[off[2]+p0 : off[2]+p0+kb]
+	r3 := b[off[3]+p0 : off[3]+p0+kb]
+	r4 := b[off[4]+p0 : off[4]+p0+kb]
+	r5 := b[off[5]+p0 : off[5]+p0+kb]
+	r6 := b[off[6]+p0 : off[6]+p0+kb]
+	r7 := b[off[7]+p0 : off[7]+p0+kb]
 	r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
 	r4, r5, r6, r7 = r4[:len(r0)], r5[:len(r0)], r6[:len(r0)], r7[:len(r0)]
 	for p := range r0 {

@@ -133,23 +133,3 @@ func uniform(offs []int, d int) bool {
 	}
 	return true
 }
-
-// interleave8 writes dst[p*stride + r] = b[off[r] + p0 + p] for r < 8 and p <
-// kb: one sequential store stream per k step.
-func interleave8[R float](dst []R, stride int, b []R, off []int, p0, kb int) {
-	r0 := b[off[0]+p0 : off[0]+p0+kb]
-	r1 := b[off[1]+p0 : off[1]+p0+kb]
-	r2 := b[off[2]+p0 : off[2]+p0+kb]
-	r3 := b[off[3]+p0 : off[3]+p0+kb]
-	r4 := b[off[4]+p0 : off[4]+p0+kb]
-	r5 := b[off[5]+p0 : off[5]+p0+kb]
-	r6 := b[off[6]+p0 : off[6]+p0+kb]
-	r7 := b[off[7]+p0 : off[7]+p0+kb]
-	r1, r2, r3 = r1[:len(r0)], r2[:len(r0)], r3[:len(r0)]
-	r4, r5, r6, r7 = r4[:len(r0)], r5[:len(r0)], r6[:len(r0)], r7[:len(r0)]
-	for p := range r0 {
-		d := dst[stride*p : stride*p+8 : stride*p+8]
-		d[0], d[1], d[2], d[3] = r0[p], r1[p], r2[p], r3[p]
-		d[4], d[5], d[6], d[7] = r4[p], r5[p], r6[p], r7[p]
-	}
-}

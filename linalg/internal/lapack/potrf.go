@@ -70,18 +70,7 @@ func cholUpdate(a21, a22 []float64, lda, n1, n2 int) {
 // row strides of a power of two those lines fall into few sets of the cache, which
 // made the two transposes of the Cholesky panel a quarter of its time at n = 512.
 func transpose(dst []float64, ldd int, src []float64, lds, rows, cols int) {
-	const tile = 16
-	for i0 := 0; i0 < rows; i0 += tile {
-		i1 := min(i0+tile, rows)
-		for j0 := 0; j0 < cols; j0 += tile {
-			j1 := min(j0+tile, cols)
-			for i := i0; i < i1; i++ {
-				for j, v := range src[i*lds+j0 : i*lds+j1] {
-					dst[(j0+j)*ldd+i] = v
-				}
-			}
-		}
-	}
+	transposeTiled(dst, ldd, src, lds, rows, cols, 16)
 }
 
 // cholBlock is the unblocked Cholesky factorisation of the lower triangle of an

@@ -55,15 +55,19 @@ func FromReal[T scalar](x float64) T {
 // in 8×8 tiles so that both matrices are walked a few cache lines at a time (8
 // lines of a tile of dst may fall in one cache set when rows is a power of two).
 func Transpose[T scalar](dst, src []T, rows, cols int) {
-	const tile = 8
+	transposeTiled(dst, rows, src, cols, rows, cols, 8)
+}
+
+// transposeTiled sets dst[j*ldd+i] = src[i*lds+j] for i < rows, j < cols, a
+// tile×tile block at a time.
+func transposeTiled[T scalar](dst []T, ldd int, src []T, lds, rows, cols, tile int) {
 	for i0 := 0; i0 < rows; i0 += tile {
 		i1 := min(i0+tile, rows)
 		for j0 := 0; j0 < cols; j0 += tile {
 			j1 := min(j0+tile, cols)
 			for i := i0; i < i1; i++ {
-				row := src[i*cols+j0 : i*cols+j1]
-				for j, v := range row {
-					dst[(j0+j)*rows+i] = v
+				for j, v := range src[i*lds+j0 : i*lds+j1] {
+					dst[(j0+j)*ldd+i] = v
 				}
 			}
 		}

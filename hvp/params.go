@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
-	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -125,7 +124,7 @@ func (l Layout) Views(flat []float64) ([]*tensor.Dense, error) {
 }
 
 // views is Views, which also returns the float32 tensors among them (copies): their
-// storage is their own, from the module's buffer pool (vmath.MakeNoZero), for a caller
+// storage is their own, from the module's buffer pool (tensor.AsType), for a caller
 // done with them to hand back (tensor.Space.Recycle).
 func (l Layout) views(flat []float64) (out, copies []*tensor.Dense, err error) {
 	if len(flat) != l.Dim() {
@@ -136,11 +135,11 @@ func (l Layout) views(flat []float64) (out, copies []*tensor.Dense, err error) {
 		lo, hi := l.Span(k)
 		var t *tensor.Dense
 		if l.dtypes[k] == tensor.Float32 {
-			f32 := vmath.MakeNoZero[float32](hi - lo)
-			for i, v := range flat[lo:hi] {
-				f32[i] = float32(v)
+			wide, err := tensor.FromFloat64(flat[lo:hi:hi], s...)
+			if err != nil {
+				return nil, nil, err
 			}
-			if t, err = tensor.FromFloat32(f32, s...); err != nil {
+			if t, err = tensor.AsType(wide, tensor.Float32); err != nil {
 				return nil, nil, err
 			}
 			copies = append(copies, t)

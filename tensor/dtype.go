@@ -42,9 +42,13 @@ func (t *Dense) to(dt DType) *Dense {
 }
 
 // convert returns a fresh contiguous tensor of dtype dt holding t's elements
-// converted to dt; dt is valid and the copy fits in memory.
+// converted to dt; dt is valid and the copy fits in memory. Every element is
+// written, so the storage is taken unzeroed (large storage from the buffer pool).
 func (t *Dense) convert(dt DType) *Dense {
-	out := New(dt, t.shape...)
+	out, err := allocNoZero(dt, t.shape...)
+	if err != nil {
+		panic("tensor.convert: " + err.Error())
+	}
 	src := t.elems()
 	switch dt {
 	case Float64:

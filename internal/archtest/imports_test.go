@@ -36,8 +36,8 @@ var allowed = map[string][]string{
 	"linalg":                         append([]string{"chainrules", "core", "tensor", "tensor/opkit", "internal/vmath", "linalg/internal/lapack"}, primitive...),
 	"linalg/internal/lapack":         {"tensor", "internal/vmath"}, // the LAPACK-style kernels on raw slices (tensor for Gemm and the element constraint; vmath for scratch from the buffer pool)
 	"ops":                            append([]string{"chainrules", "tensor", "nn", "linalg"}, primitive...),
-	"hvp":                            {"chainrules", "core", "tensor", "ops", "nn", "elementwise", "reduce", "internal/vmath"}, // nn: the losses of the Gauss-Newton products; elementwise, reduce: the inner products of the nested transforms; vmath: pooled scratch for float32 copies
-	"optim":                          {"chainrules", "tensor", "internal/vmath"},                                               // optimisers over a parameter set: never hvp (a model is the caller's function)
+	"hvp":                            {"chainrules", "core", "tensor", "ops", "nn", "elementwise", "reduce"}, // nn: the losses of the Gauss-Newton products; elementwise, reduce: the inner products of the nested transforms
+	"optim":                          {"chainrules", "tensor", "internal/vmath"},                             // optimisers over a parameter set: never hvp (a model is the caller's function)
 	"testing/ruletest":               {"chainrules", "core"},
 	"testing/oracle":                 {"chainrules", "core", "tensor", "tensor/opkit"},
 	"testing/oracle/internal/vendor": nil,

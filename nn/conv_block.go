@@ -25,12 +25,12 @@ import (
 const maxBlockP = 256
 
 // blockSamples returns the samples per block of the block kernels, or 0 when
-// the geometry takes the per-sample tiles: an identity im2col, a single
+// the geometry takes the per-sample tiles: empty columns, an identity im2col, a single
 // sample, more than maxBlockP positions, or fewer than two samples' columns
 // per tile. The blocks are of near-equal sizes.
 func (g *convGeom) blockSamples() int {
 	rows, P := g.cin*g.kSize(), g.pSize()
-	if g.identity || g.n < 2 || P > maxBlockP || 2*rows*P > colTileElems || g.cin*g.inSize()+P >= math.MaxInt32 {
+	if rows == 0 || P == 0 || g.identity || g.n < 2 || P > maxBlockP || 2*rows*P > colTileElems || g.cin*g.inSize()+P >= math.MaxInt32 {
 		return 0
 	}
 	b := colTileElems / (rows * P)

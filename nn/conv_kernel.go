@@ -120,6 +120,13 @@ func affineRun(row []int32, stride int) [3]int {
 	return [3]int{first, last, int(row[first])}
 }
 
+// empty reports whether every sum of the three maps is over no terms (no
+// samples, no input or output channels, no positions): their results are then
+// zeros, and the kernels, which divide by these sizes, are not asked.
+func (g *convGeom) empty() bool {
+	return g.n == 0 || g.cin == 0 || g.cout == 0 || g.pSize() == 0 || g.inSize() == 0
+}
+
 func (g *convGeom) kSize() int  { return g.k[0] * g.k[1] * g.k[2] }
 func (g *convGeom) pSize() int  { return g.out[0] * g.out[1] * g.out[2] }
 func (g *convGeom) inSize() int { return g.in[0] * g.in[1] * g.in[2] }
@@ -255,6 +262,9 @@ func zero[E floating](s []E) {
 
 // conv returns y = conv(x, w).
 func conv[E floating](g *convGeom, x, w []E) ([]E, error) {
+	if g.empty() {
+		return make([]E, g.n*g.cout*g.pSize()), nil
+	}
 	if B := g.blockSamples(); B > 0 {
 		return convBlocks(g, x, w, B)
 	}
@@ -325,6 +335,9 @@ func (e *firstError) get() error {
 // positions the columns W^T y, added back into the input positions they were
 // read from.
 func convT[E floating](g *convGeom, y, w []E) ([]E, error) {
+	if g.empty() {
+		return make([]E, g.n*g.cin*g.inSize()), nil
+	}
 	if B := g.blockSamples(); B > 0 {
 		return convTBlocks(g, y, w, B)
 	}
@@ -371,6 +384,9 @@ func convT[E floating](g *convGeom, y, w []E) ([]E, error) {
 // convW returns w = convW(x, y), the adjoint of conv in w: the sum over the
 // samples and tiles of y_tile col(x)_tile^T.
 func convW[E floating](g *convGeom, x, y []E) ([]E, error) {
+	if g.empty() {
+		return make([]E, g.cout*g.cinG()*g.kSize()), nil
+	}
 	if B := g.blockSamples(); B > 0 {
 		return convWBlocks(g, x, y, B)
 	}

@@ -105,6 +105,9 @@ func TestConvErrors(t *testing.T) {
 // Empty batches and channels give empty values and gradients, not panics.
 func TestConvEmpty(t *testing.T) {
 	z := func(s ...int) *tensor.Dense { return tensor.New(tensor.Float64, s...) }
+	z32 := func(s ...int) *tensor.Dense { return tensor.New(tensor.Float32, s...) }
+	bias := func(n int) *tensor.Dense { return tensor.Full(tensor.Float64, 1.5, n) }
+	bias32 := func(n int) *tensor.Dense { return tensor.Full(tensor.Float32, 1.5, n) }
 	for _, c := range []struct {
 		name string
 		op   cr.Op[*tensor.Dense]
@@ -115,6 +118,12 @@ func TestConvEmpty(t *testing.T) {
 		{"no output channels", nn.Conv1dOp(), inputs(z(2, 2, 5), z(0, 2, 3), z(0)), []int{2, 0, 3}},
 		{"no output channels, long", nn.Conv1dOp(nn.Padding(1)), inputs(z(2, 2, 500), z(0, 2, 3), z(0)), []int{2, 0, 500}},
 		{"transpose no samples", nn.ConvTranspose1dOp(nn.Stride(2)), inputs(z(0, 2, 4), z(2, 3, 3), z(3)), []int{0, 3, 9}},
+		// No input channels: each output is its bias (a sum over no terms).
+		{"no input channels", nn.Conv2dOp(), inputs(z(2, 0, 5, 5), z(3, 0, 3, 3), bias(3)), []int{2, 3, 3, 3}},
+		{"no input channels, padded", nn.Conv2dOp(nn.Padding(1)), inputs(z(2, 0, 40, 40), z(3, 0, 3, 3), bias(3)), []int{2, 3, 40, 40}},
+		{"no input channels, float32", nn.Conv2dOp(), inputs(z32(2, 0, 5, 5), z32(3, 0, 3, 3), bias32(3)), []int{2, 3, 3, 3}},
+		{"transpose no input channels", nn.ConvTranspose2dOp(), inputs(z(1, 0, 5, 5), z(0, 2, 3, 3), bias(2)), []int{1, 2, 7, 7}},
+		{"no samples, float32", nn.Conv1dOp(), inputs(z32(0, 2, 5), z32(3, 2, 3)), []int{0, 3, 3}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tp := core.NewTape[*tensor.Dense](tensor.Space{})
@@ -127,7 +136,14 @@ func TestConvEmpty(t *testing.T) {
 			yv, err := tp.Value(y)
 			require.NoError(t, err)
 			require.Equal(t, c.want, yv.Shape())
-			g, err := tp.BackwardSeed(y, z(c.want...))
+			if len(c.in) == 3 && c.in[2].Size() > 0 && c.in[2].At(0) == 1.5 {
+				y64, err := tensor.AsType(yv, tensor.Float64)
+				require.NoError(t, err)
+				for k, v := range y64.Float64s() {
+					require.Equal(t, 1.5, v, "y[%d] is not the bias", k)
+				}
+			}
+			g, err := tp.BackwardSeed(y, tensor.New(yv.DType(), c.want...))
 			require.NoError(t, err)
 			for k, id := range ids {
 				gv, ok := g.Of(id)

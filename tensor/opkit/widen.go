@@ -100,8 +100,23 @@ func ApplyWidened(op cr.Op[*tensor.Dense], in []cr.NodeID, xs, ys []*tensor.Dens
 			return nil, err
 		}
 	}
-	return &singleRule{inner: r, x: slices.Clone(xs), narrow: narrow}, nil
+	sr := &singleRule{inner: r, x: slices.Clone(xs), narrow: narrow}
+	if _, fresh := r.(cr.FreshStorage); fresh || narrow {
+		return freshSingleRule{sr}, nil
+	}
+	return sr, nil
 }
+
+// freshSingleRule is a singleRule that promises fresh storage
+// (chainrules.FreshStorage), so that a tape with recycling reuses its values. It
+// is the rule of an application whose inputs are all single precision, where every
+// output, cotangent and tangent it hands out is a new rounding of a double-precision
+// value, or whose double-precision rule makes that promise itself (the values it
+// passes through are that rule's, or roundings of them).
+type freshSingleRule struct{ *singleRule }
+
+// FreshStorage implements chainrules.FreshStorage.
+func (freshSingleRule) FreshStorage() {}
 
 // ApplyWidenedMasked is ApplyWidened for an op applied with the mask need (its
 // chainrules.MaskedOp.ApplyMasked; a nil need, or an op that is not a MaskedOp:

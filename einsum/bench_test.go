@@ -24,6 +24,19 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// minorFaults returns the process's minor page faults so far (getrusage's
+// ru_minflt), or 0 when they cannot be read: pages the kernel maps in without
+// I/O, as when a fresh output first touches memory that the runtime had returned
+// to the system (see recordtest.ReportFaults, which this package's tests cannot
+// import).
+func minorFaults() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return int64(ru.Minflt)
+}
+
 // report adds the rates of work units per op (flops, or bytes when bytes is set)
 // over the wall-clock and CPU time of the loop that started at cpu0.
 func report(b *testing.B, cpu0 time.Duration, work float64, bytes bool) {
@@ -80,7 +93,7 @@ func benchEval(b *testing.B, dt tensor.DType) {
 		}
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			cpu0 := cpuTime()
+			cpu0, faults0 := cpuTime(), minorFaults()
 			for b.Loop() {
 				if _, err := Eval(c.spec, ops...); err != nil {
 					b.Fatal(err)
@@ -95,6 +108,7 @@ func benchEval(b *testing.B, dt tensor.DType) {
 			} else {
 				report(b, cpu0, p.Flops(), false)
 			}
+			b.ReportMetric(float64(minorFaults()-faults0)/float64(b.N), "faults/op")
 		})
 	}
 }

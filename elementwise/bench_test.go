@@ -14,7 +14,9 @@ import (
 // benchOp measures op at inputs: the forward pass (Apply), and forward plus the
 // pullback of a unit cotangent. GB/s counts the float64 traffic a fused kernel cannot
 // avoid: inputs read and output written forward; for the pullback also the cotangent
-// read and each input cotangent written.
+// read and each input cotangent written. faults/op counts the minor page faults of
+// the process over the loop (recordtest.ReportFaults): the pages of fresh outputs that the
+// runtime had returned to the system and the kernel maps in again.
 func benchOp(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	ids := make([]cr.NodeID, len(in))
 	for k := range ids {
@@ -34,6 +36,7 @@ func benchOp(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	ys := make([]*tensor.Dense, 1) // one output slot, cleared before each Apply
 	b.Run("forward", func(b *testing.B) {
 		b.ReportAllocs()
+		defer recordtest.ReportFaults(b)()
 		for b.Loop() {
 			ys[0] = nil
 			if _, err := op.Apply(ids, in, ys); err != nil {
@@ -44,6 +47,7 @@ func benchOp(b *testing.B, op cr.Op[*tensor.Dense], in ...*tensor.Dense) {
 	})
 	b.Run("forward+backward", func(b *testing.B) {
 		b.ReportAllocs()
+		defer recordtest.ReportFaults(b)()
 		var dst []cr.Contribution[*tensor.Dense]
 		for b.Loop() {
 			ys[0] = nil
@@ -97,6 +101,7 @@ func benchRecycled(b *testing.B, op cr.Op[*tensor.Dense], x *tensor.Dense) {
 	bytes := elemBytes(x.DType()) * x.Size() * 2
 	b.Run("forward-recycled", func(b *testing.B) {
 		b.ReportAllocs()
+		defer recordtest.ReportFaults(b)()
 		for b.Loop() {
 			ys[0] = nil
 			if _, err := op.Apply(ids, in, ys); err != nil {

@@ -7,12 +7,14 @@ import (
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
+	"github.com/chainrules-go/chainrules/internal/recordtest"
 	"github.com/chainrules-go/chainrules/reduce"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
 // BenchmarkReduce times sum, max and logsumexp of a 1024x1024 float64 matrix over
-// each axis, forward alone and forward+backward on a tape that recycles.
+// each axis, forward alone and forward+backward on a tape that recycles, with the
+// page faults of each loop (recordtest.ReportFaults).
 func BenchmarkReduce(b *testing.B) {
 	x := tensor.RandN(rand.New(rand.NewPCG(1, 2)), tensor.Float64, 1024, 1024)
 	ops := []struct {
@@ -28,6 +30,7 @@ func BenchmarkReduce(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/axis%d/forward", o.name, axis), func(b *testing.B) {
 				ys := make([]*tensor.Dense, 1) // the output slot, cleared before each Apply
 				b.ReportAllocs()
+				defer recordtest.ReportFaults(b)()
 				for b.Loop() {
 					ys[0] = nil
 					if _, err := op.Apply([]cr.NodeID{0}, []*tensor.Dense{x}, ys); err != nil {
@@ -39,6 +42,7 @@ func BenchmarkReduce(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/axis%d/forward+backward", o.name, axis), func(b *testing.B) {
 				seed := tensor.Ones(tensor.Float64, 1024)
 				b.ReportAllocs()
+				defer recordtest.ReportFaults(b)()
 				for b.Loop() {
 					// A training loop's VJP: each call in the memory of the one
 					// before (EnableRecycling and Release, as hvp's transforms

@@ -338,6 +338,19 @@ func TestRegistryOverride(t *testing.T) {
 // BenchmarkScalarChain records and differentiates the peers' scalar workload,
 // x <- sin(1.0001 x + 0.0001), as a chain of 100,002 ops (mul, add, sin), and
 // reports the cost per recorded op.
+//
+// It runs on one goroutine, yet at GOMAXPROCS=2 on a loaded machine (another
+// process busy on one core) it was 1.24x slower than at 1. The cause is the
+// runtime's, not ours: each call allocates 8.3 MB (1.1-1.5 collections), and each
+// collection stops the world twice, which waits until every P has stopped; at 2
+// Ps the other P's thread (the collector's mark worker, the sweeper, or an M
+// looking for work) may be waiting for a CPU the busy process holds. With
+// GODEBUG=gctrace=1 (2026-11-28, load average 9-18 from other processes, with
+// and without a busy loop pinned to one core) the two pauses of a collection
+// took 0.39-1.9 ms (median per collection) at 2 Ps against 0.013-0.023 ms at 1,
+// 1.8-5 ms per call, and the process used 9.6-10.6 ms of CPU per call against
+// 8.6-9.3 ms at 1 P (the background mark workers). A single-threaded program on
+// a loaded machine avoids it with GOMAXPROCS=1.
 func BenchmarkScalarChain(b *testing.B) {
 	const steps = 33334
 	scale, shift := scaleOp(1.0001), shiftOp(0.0001)

@@ -14,7 +14,12 @@ import (
 // samples and d = 100 features, as one shard or split into shards evaluated in
 // parallel. Run it with
 //
-//	go test ./hvp/ -run '^$' -bench ShardedLogistic -cpu 1,2
+//	GOMAXPROCS=1 go test ./hvp/ -run '^$' -bench ShardedLogistic
+//	GOMAXPROCS=2 go test ./hvp/ -run '^$' -bench ShardedLogistic
+//
+// and not with -cpu 1,2: a b.Loop benchmark ramps up in the testing package's
+// first call, before -cpu's value is set, so its first -cpu entry is timed at the
+// GOMAXPROCS left from before (golang/go#49980).
 var benchLogistic = sync.OnceValues(func() ([]float64, []float64) { return logisticData(11, 100_000, 100) })
 
 func BenchmarkShardedLogistic(b *testing.B) {

@@ -8,8 +8,9 @@ import (
 // BenchmarkDgemmMLP measures the float64 products of the MLP 784-256-256-10 on a
 // batch of 256 (hvp's BenchmarkMLP), whose widths of 256 take the parallel
 // driver's shared scheme (runShared): the two layer products, the weight
-// gradients X^T G and the input gradient G W^T. Compare -cpu 1,2 for the
-// two-goroutine speedup.
+// gradients X^T G and the input gradient G W^T. Compare GOMAXPROCS=1 and 2 in
+// the environment for the two-goroutine speedup (not -cpu 1,2: see
+// BenchmarkDgemm).
 func BenchmarkDgemmMLP(b *testing.B) {
 	cases := []struct {
 		name           string

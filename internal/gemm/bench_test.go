@@ -16,7 +16,9 @@ func reportGFLOPs(b *testing.B, flops float64) {
 }
 
 // BenchmarkDgemm compares Dgemm (default kernel) with gonum's Dgemm on
-// square n x n products: go test -bench 'Dgemm/512' -cpu 1,2.
+// square n x n products: GOMAXPROCS=1 (then 2) go test -bench 'Dgemm/512' (not
+// -cpu 1,2, whose first entry a b.Loop benchmark times at the GOMAXPROCS left
+// from before: golang/go#49980).
 func BenchmarkDgemm(b *testing.B) {
 	for _, n := range benchSizes {
 		rng := rand.New(rand.NewPCG(1, 1))

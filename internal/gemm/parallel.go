@@ -127,16 +127,24 @@ func runShared[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb p
 	var wg sync.WaitGroup
 	for range workers - 1 {
 		wg.Add(1)
-		go func() {
+		vmath.Go(func() {
 			defer wg.Done()
 			p.work()
-		}()
+		})
 	}
 	p.work()
-	wg.Wait()
-	if p.failure != nil {
-		panic(p.failure)
+	// The caller waits for the units, not for the goroutines: one that the
+	// runtime or the operating system starts only after the others have taken
+	// every unit (its core busy with another process) finds none left and ends
+	// without holding the caller up. A goroutine touches the shared buffers only
+	// inside a unit, before it counts the unit done, so they can go back to the
+	// pool once every unit is. After a panic, the caller waits for the goroutines
+	// to stop, so that none still writes C when the panic is raised again.
+	if p.waitFor(func() bool { return p.computedThrough(len(p.blocks) - 1) }) {
+		return
 	}
+	wg.Wait()
+	panic(p.failure)
 }
 
 // block is one rank-kc update of rows [i0, i0+mb) and columns [jc, jc+nc) of C

@@ -254,3 +254,46 @@ func TestForEachLateWorker(t *testing.T) {
 	close(release)
 	late.Wait()
 }
+
+// TestSharedLateWorker checks that the shared-packing scheme returns the serial
+// result bit for bit without waiting for a goroutine that has not started yet
+// (as one on a core busy with another process): the workers here start only
+// after the product has returned, find no unit left and end.
+func TestSharedLateWorker(t *testing.T) {
+	saved := sharedPacking
+	defer func() { sharedPacking = saved }()
+	sharedPacking = true
+	release := make(chan struct{})
+	var late sync.WaitGroup
+	defer vmath.SetSpawn(func(f func()) {
+		late.Add(1)
+		go func() {
+			defer late.Done()
+			<-release
+			f()
+		}()
+	})()
+	rng := rand.New(rand.NewPCG(3, 4))
+	m, n, k := 300, 290, 600
+	a, b, c0 := randSlice(rng, m*k), randSlice(rng, k*n), randSlice(rng, m*n)
+	want := append([]float64(nil), c0...)
+	DgemmOn(1, false, false, m, n, k, 1.25, a, k, b, n, 0.5, want, n)
+	returned := make(chan []float64)
+	go func() {
+		got := append([]float64(nil), c0...)
+		DgemmOn(2, false, false, m, n, k, 1.25, a, k, b, n, 0.5, got, n)
+		returned <- got
+	}()
+	select {
+	case got := <-returned:
+		for j := range got {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("c[%d] = %v, serial %v", j, got[j], want[j])
+			}
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the shared scheme waited for a worker goroutine that had not started")
+	}
+	close(release)
+	late.Wait()
+}

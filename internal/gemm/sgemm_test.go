@@ -338,7 +338,8 @@ func TestSgemmPanics(t *testing.T) {
 }
 
 // BenchmarkSgemm measures Sgemm on square n x n products with every float32
-// kernel available: go test -bench 'Sgemm/1024' -cpu 1,2.
+// kernel available: GOMAXPROCS=1 (then 2) go test -bench 'Sgemm/1024' (not -cpu
+// 1,2: see BenchmarkDgemm).
 func BenchmarkSgemm(b *testing.B) {
 	for _, n := range []int{256, 512, 1024, 2048} {
 		rng := rand.New(rand.NewPCG(1, 1))

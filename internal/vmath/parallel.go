@@ -194,5 +194,10 @@ func SetSpawn(f func(func())) (restore func()) {
 	return func() { spawn = old }
 }
 
+// Go starts f on a new goroutine the way Each starts its workers, for parallel
+// drivers of their own (the GEMM's shared-packing scheme): SetSpawn's
+// replacement starts it late in tests.
+func Go(f func()) { spawn(f) }
+
 // spawn starts f on a new goroutine; tests replace it to start workers late.
 var spawn = func(f func()) { go f() }

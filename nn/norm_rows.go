@@ -38,11 +38,11 @@ func layerNormForward[T floating](x []*tensor.Dense, v normView, cfg normConfig)
 	rows, n := v.m, v.b
 	mean, variance, rstd := make([]float64, rows), make([]float64, rows), make([]float64, rows)
 	yd := vmath.MakeNoZero[T](len(xd)) // every row is written whole
-	forward := rowKernelsOf[T]().forward
+	rk := rowKernelsOf[T]()
 	vmath.ParallelFor(rows, rowGrain(n), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, yr := xd[r*n:(r+1)*n], yd[r*n:(r+1)*n]
-			mean[r], variance[r], rstd[r] = forward(yr, xr, w, b, v.eps)
+			mean[r], variance[r], rstd[r] = rk.forward(yr, xr, w, b, v.eps)
 		}
 	})
 	return denseOf(yd, v.xshape), normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil

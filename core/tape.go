@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/race"
 )
 
 // node flags
@@ -342,7 +343,7 @@ func (t *Tape[V]) leave() {
 
 // plainLeave says that leave may clear busy with a plain store (see enter): on
 // processors whose plain stores are release stores, without the race detector.
-const plainLeave = !raceEnabled && (runtime.GOARCH == "amd64" || runtime.GOARCH == "386")
+const plainLeave = !race.Enabled && (runtime.GOARCH == "amd64" || runtime.GOARCH == "386")
 
 // misused reports whether a call that overlapped the one in progress has been
 // detected (see enter): an op, a rule or a composite body that re-entered the tape,

@@ -186,28 +186,14 @@ func (sumToOp) Name() string    { return "sum_to" }
 func (sumToOp) NumOutputs() int { return 1 }
 
 func (o sumToOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "sum_to: want 1 input")
-	}
-	// Linear and dtype-agnostic (tensor.SumTo, Reshape): every dtype computes
-	// natively, in its own precision.
-	if err := opkit.CheckValidDTypes("sum_to", xs); err != nil {
-		return nil, err
-	}
-	from := slices.Clone(xs[0].Shape())
 	sum := func(t *tensor.Dense) (*tensor.Dense, error) { return tensor.SumTo(t, o.shape) }
-	y, err := sum(xs[0])
-	if err != nil {
-		return nil, err
-	}
-	ys[0] = y
-	return cr.UnaryLinearRule(in[0], sum, func(g *tensor.Dense) (*tensor.Dense, error) {
+	return applyShapeLinear("sum_to", in, xs, ys, sum, func(from []int, g *tensor.Dense) (*tensor.Dense, error) {
 		b, err := g.BroadcastTo(from...)
 		if err != nil {
 			return nil, err
 		}
 		return b.Contiguous(), nil
-	}), nil
+	})
 }
 
 // reshapeOp is y = x reshaped to shape, a fresh copy; linear, with the reshape back
@@ -218,30 +204,39 @@ func (reshapeOp) Name() string    { return "reshape" }
 func (reshapeOp) NumOutputs() int { return 1 }
 
 func (o reshapeOp) Apply(in []cr.NodeID, xs, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
-	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "reshape: want 1 input")
+	return applyShapeLinear("reshape", in, xs, ys, func(t *tensor.Dense) (*tensor.Dense, error) { return reshapeCopy(o.shape, t) }, reshapeCopy)
+}
+
+// reshapeCopy returns a fresh copy of t reshaped to shape.
+func reshapeCopy(shape []int, t *tensor.Dense) (*tensor.Dense, error) {
+	v, err := t.Reshape(shape...)
+	if err != nil {
+		return nil, err
 	}
-	// Linear and dtype-agnostic (tensor.SumTo, Reshape): every dtype computes
-	// natively, in its own precision.
-	if err := opkit.CheckValidDTypes("reshape", xs); err != nil {
+	return v.Clone(), nil
+}
+
+// applyShapeLinear is the Apply of the op name of one input that changes its
+// shape linearly: y = f(x), and the rule cr.UnaryLinearRule with f as the
+// tangent map and adjoint(from, ybar) as the cotangent map, from the input's
+// shape. Such an op (sum_to, reshape) is dtype-agnostic: every dtype computes
+// natively, in its own precision.
+func applyShapeLinear(name string, in []cr.NodeID, xs, ys []*tensor.Dense,
+	f func(*tensor.Dense) (*tensor.Dense, error), adjoint func(from []int, g *tensor.Dense) (*tensor.Dense, error),
+) (cr.Rule[*tensor.Dense], error) {
+	if len(xs) != 1 || len(in) != 1 || xs[0] == nil {
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: want 1 input", name)
+	}
+	if err := opkit.CheckValidDTypes(name, xs); err != nil {
 		return nil, err
 	}
 	from := slices.Clone(xs[0].Shape())
-	to := func(shape []int) func(*tensor.Dense) (*tensor.Dense, error) {
-		return func(t *tensor.Dense) (*tensor.Dense, error) {
-			v, err := t.Reshape(shape...)
-			if err != nil {
-				return nil, err
-			}
-			return v.Clone(), nil
-		}
-	}
-	y, err := to(o.shape)(xs[0])
+	y, err := f(xs[0])
 	if err != nil {
 		return nil, err
 	}
 	ys[0] = y
-	return cr.UnaryLinearRule(in[0], to(o.shape), to(from)), nil
+	return cr.UnaryLinearRule(in[0], f, func(g *tensor.Dense) (*tensor.Dense, error) { return adjoint(from, g) }), nil
 }
 
 // stepOp is a piecewise-constant function of one or two operands (broadcast like

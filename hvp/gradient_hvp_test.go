@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/chainrules-go/chainrules/hvp"
+	"github.com/chainrules-go/chainrules/internal/race"
 	"github.com/chainrules-go/chainrules/tensor"
 )
 
@@ -85,7 +86,7 @@ func TestGradientHVPMatchesHVP(t *testing.T) {
 // repeated HVP (Gradient.HVP, or the products of one recording written to a flat
 // slice, Operator.ApplyFlat) at most 10% of 19 MB, in float64 and float32.
 func TestMLPSteadyStateAllocation(t *testing.T) {
-	if testing.Short() || raceOn {
+	if testing.Short() || race.Enabled {
 		t.Skip("the MLP at full size; the race detector's sync.Pool drops buffers at random")
 	}
 	for _, dt := range []tensor.DType{tensor.Float64, tensor.Float32} {

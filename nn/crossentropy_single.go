@@ -42,7 +42,7 @@ func (o *ceOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense, need []bool)
 	if c == 0 || len(o.labels) != rows {
 		return nil, false, nil
 	}
-	r := &ceRule32{widenedForms: widenedForms{op: o, in: slices.Clone(in), x: []*tensor.Dense{x[0]}, need: slices.Clone(need)},
+	r := &ceRule32{lazyForms: lazyForms{op: o, in: slices.Clone(in), x: []*tensor.Dense{x[0]}, need: slices.Clone(need), widen: true},
 		c: c, rowShape: rowShape,
 		labels: make([]int, rows), lse: make([]float64, rows), red: o.cfg.reduction}
 	ignoring := o.cfg.set&optIgnore != 0
@@ -105,14 +105,14 @@ func (o *ceOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense, need []bool)
 // ceRule32 is the rule of cross_entropy of float32 logits (applyFloat32): the
 // native Pullback, and the widened op's rule for the rest.
 type ceRule32 struct {
-	widenedForms // Inputs, and the rules but Pullback
-	xs           []float32
-	c            int
-	rowShape     []int
-	labels       []int     // per row; -1 marks an ignored row
-	lse          []float64 // per row
-	red          Reduction
-	scale        float64 // 1 (sum, none) or 1/D (mean)
+	lazyForms // Inputs, and the rules but Pullback, widened
+	xs        []float32
+	c         int
+	rowShape  []int
+	labels    []int     // per row; -1 marks an ignored row
+	lse       []float64 // per row
+	red       Reduction
+	scale     float64 // 1 (sum, none) or 1/D (mean)
 }
 
 // FreshStorage marks the loss and every derivative the rule returns as storage
@@ -131,7 +131,7 @@ func (r *ceRule32) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribut
 		want = []int{}
 	}
 	if g == nil || g.DType() != tensor.Float32 || !slices.Equal(g.Shape(), want) {
-		w, err := r.widened()
+		w, err := r.inner()
 		if err != nil {
 			return dst, err
 		}

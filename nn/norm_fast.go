@@ -2,7 +2,6 @@ package nn
 
 import (
 	"slices"
-	"sync"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
 	"github.com/chainrules-go/chainrules/core"
@@ -60,41 +59,21 @@ func (o fastNormOp) Apply(in []cr.NodeID, x, y []*tensor.Dense) (cr.Rule[*tensor
 		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: %d output slots for %d outputs", o.Name(), len(y), len(outs))
 	}
 	copy(y, outs)
-	r := &fastNormRule{op: o.Op, in: slices.Clone(in), x: slices.Clone(x), st: st}
+	r := &fastNormRule{lazyForms: lazyForms{op: o.Op, in: slices.Clone(in), x: slices.Clone(x)}, st: st}
 	if native && x[0].DType() == tensor.Float32 {
-		r.wide = o
+		r.op, r.widen = o, true
 	}
 	return r, nil
 }
 
-// fastNormRule is the rule of a normalisation: the fused Pullback, and the
-// defined op's rule for the rest.
-type fastNormRule struct {
-	op    cr.Op[*tensor.Dense]
-	wide  cr.Op[*tensor.Dense] // for float32 inputs: the op, whose rule at the widened inputs gives the rules but Pullback
-	in    []cr.NodeID
-	x     []*tensor.Dense
-	st    normStatistics
-	once  sync.Once
-	inner cr.Rule[*tensor.Dense]
-	err   error
-}
-
-func (r *fastNormRule) Inputs() []cr.NodeID { return r.in }
-
-// defined returns the defined op's rule at the same inputs, or for float32
-// inputs the op's rule at the inputs widened (applySingle), whose outputs and
+// fastNormRule is the rule of a normalisation: the fused Pullback (and, in
+// float64, Forward), and for the rest the inner rule of lazyForms: the defined
+// op's rule at the same inputs, or for float32 inputs (widen, with op the
+// normalisation itself) its rule at the inputs widened, whose outputs and
 // derivatives are rounded to single precision.
-func (r *fastNormRule) defined() (cr.Rule[*tensor.Dense], error) {
-	r.once.Do(func() {
-		y := make([]*tensor.Dense, r.op.NumOutputs())
-		if r.wide != nil {
-			r.inner, r.err = applySingle(r.wide, r.in, r.x, y, nil)
-			return
-		}
-		r.inner, r.err = r.op.Apply(r.in, r.x, y)
-	})
-	return r.inner, r.err
+type fastNormRule struct {
+	lazyForms // Inputs, PullbackWithTangents, RecordPullback
+	st        normStatistics
 }
 
 // Pullback computes, with xhat = (x - mean) rstd and g = ybar * w, per group,
@@ -103,16 +82,16 @@ func (r *fastNormRule) defined() (cr.Rule[*tensor.Dense], error) {
 //
 // in two passes: one for the sums, one writing xbar.
 func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
-	if !has[0] || r.wide != nil && (ybar[0] == nil || ybar[0].DType() != tensor.Float32) {
+	if !has[0] || r.widen && (ybar[0] == nil || ybar[0].DType() != tensor.Float32) {
 		// No cotangent of y, or one the native float32 kernels do not take:
 		// the defined (or widened) op's rule.
-		inner, err := r.defined()
+		inner, err := r.inner()
 		if err != nil {
 			return dst, err
 		}
 		return inner.Pullback(ybar, has, dst)
 	}
-	if r.st.v.layer || r.wide != nil {
+	if r.st.v.layer || r.widen {
 		return normCotangents(r.st, r.in, r.x, ybar[0], dst)
 	}
 	v, mean, rstd, in := r.st.v, r.st.mean, r.st.rstd, r.in
@@ -250,12 +229,8 @@ func (r *fastNormRule) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contr
 // forward sweep run it, so it is fused like Pullback rather than taken from the
 // defined op's transposed recording.
 func (r *fastNormRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	if r.wide != nil {
-		inner, err := r.defined()
-		if err != nil {
-			return err
-		}
-		return inner.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
+	if r.widen {
+		return r.lazyForms.Forward(tangentOf, ydot, has)
 	}
 	v, mean, rstd, in := r.st.v, r.st.mean, r.st.rstd, r.in
 	tangent := func(k int, shape []int, what string) ([]float64, error) {
@@ -340,24 +315,6 @@ func (r *fastNormRule) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*te
 	}
 	ydot[0], has[0] = y, true
 	return nil
-}
-
-// PullbackWithTangents is the inner rule's (a forward sweep through the recorded pullback).
-func (r *fastNormRule) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	inner, err := r.defined()
-	if err != nil {
-		return dst, err
-	}
-	return inner.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
-}
-
-// RecordPullback is the inner rule's: the same cotangents recorded with ops.
-func (r *fastNormRule) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
-	inner, err := r.defined()
-	if err != nil {
-		return nil, err
-	}
-	return inner.(cr.PullbackRecorder[*tensor.Dense]).RecordPullback(rec, x, y, ybar)
 }
 
 // runs calls f for each run of elements of x (row-major) that share their

@@ -38,114 +38,77 @@ func layerNormForward[T floating](x []*tensor.Dense, v normView, cfg normConfig)
 	rows, n := v.m, v.b
 	mean, variance, rstd := make([]float64, rows), make([]float64, rows), make([]float64, rows)
 	yd := vmath.MakeNoZero[T](len(xd)) // every row is written whole
-	forward := rowKernelsOf[T]().forward
+	rk := rowKernelsOf[T]()
 	vmath.ParallelFor(rows, rowGrain(n), func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			xr, yr := xd[r*n:(r+1)*n], yd[r*n:(r+1)*n]
-			mean[r], variance[r], rstd[r] = forward(yr, xr, w, b, v.eps)
+			mean[r], variance[r], rstd[r] = rk.forward(yr, xr, w, b, v.eps)
 		}
 	})
 	return denseOf(yd, v.xshape), normStatistics{v: v, mean: mean, variance: variance, rstd: rstd}, nil
 }
 
 // rowKernels are layer_norm's kernels on one row, for element type T: vmath's
-// assembly kernels (float64 or float32) for the statistics, and where the row has
-// a weight (and for the forward a bias) for the rest, Go loops otherwise.
+// assembly kernels of T (float64 or float32) for the statistics, and where the
+// row has a weight (and for the forward a bias) for the rest, Go loops
+// otherwise. Its fields are vmath's kernels of T; its methods forward, sums and
+// bar are the row kernels built on them.
 type rowKernels[T floating] struct {
-	// forward writes the row of y for the row of x and returns its mean,
-	// variance and 1/sqrt(variance + eps).
-	forward func(yr, xr, w, b []T, eps float64) (mu, variance, rs float64)
-	// sums is layerNormRowSums; bar is layerNormRowBar.
-	sums func(xr, yr, w []T, wa, ba []float64, mu, rs float64) (sg, sgx float64)
-	bar  func(out, xr, yr, w []T, mu, rs, mg, mgx float64)
+	sumDev   func(x []T, mu float64) (sum, sumSq float64)                    // vmath.SumDev or SumDev32
+	apply    func(y, x, w, b []T, mu, rs T)                                  // vmath.NormApply or NormApply32
+	pullSums func(x, g, w []T, wa, ba []float64, mu, rs T) (sg, sgx float64) // vmath.NormPullSums or NormPullSums32
+	pullBar  func(out, x, g, w []T, mu, rs, mg, mgx T)                       // vmath.NormPullBar or NormPullBar32
 }
 
 // rowKernelsOf returns the row kernels of T.
 func rowKernelsOf[T floating]() rowKernels[T] {
-	k64 := rowKernels[float64]{forward: layerNormRow64, sums: layerNormRowSums64, bar: layerNormRowBar64}
+	k64 := rowKernels[float64]{sumDev: vmath.SumDev, apply: vmath.NormApply, pullSums: vmath.NormPullSums, pullBar: vmath.NormPullBar}
 	if k, ok := any(k64).(rowKernels[T]); ok {
 		return k
 	}
-	k32 := rowKernels[float32]{forward: layerNormRow32, sums: layerNormRowSums32, bar: layerNormRowBar32}
+	k32 := rowKernels[float32]{sumDev: vmath.SumDev32, apply: vmath.NormApply32, pullSums: vmath.NormPullSums32, pullBar: vmath.NormPullBar32}
 	if k, ok := any(k32).(rowKernels[T]); ok {
 		return k
 	}
 	panic("nn: layer_norm's row kernels of an element type other than float32 and float64") // floating has no other
 }
 
-// layerNormRow64 writes the row yr = (x - mean) rstd w + b for the row xr (w and
-// b optional) and returns its mean, variance and rstd = 1/sqrt(variance + eps):
-// two passes of vmath.SumDev for the statistics (the second over the centred
-// values, which keeps the variance accurate when the mean is large against the
-// spread), and vmath.NormApply for y (with weight and bias).
-func layerNormRow64(yr, xr, w, b []float64, eps float64) (mu, variance, rs float64) {
+// forward writes the row yr = (x - mean) rstd w + b for the row xr (w and b
+// optional) and returns its mean, variance and rstd = 1/sqrt(variance + eps):
+// two passes of sumDev for the statistics, in float64 (the second over the
+// centred values, which keeps the variance accurate when the mean is large
+// against the spread), and apply for y in T (with weight and bias).
+func (k rowKernels[T]) forward(yr, xr, w, b []T, eps float64) (mu, variance, rs float64) {
 	n := float64(len(xr))
-	sum, _ := vmath.SumDev(xr, 0)
+	sum, _ := k.sumDev(xr, 0)
 	mu = sum / n
-	_, sq := vmath.SumDev(xr, mu)
+	_, sq := k.sumDev(xr, mu)
 	variance = sq / n
 	rs = 1 / math.Sqrt(variance+eps)
 	if w == nil || b == nil {
 		layerNormApplyRow(yr, xr, w, b, mu, rs)
 		return mu, variance, rs
 	}
-	vmath.NormApply(yr, xr, w, b, mu, rs)
+	k.apply(yr, xr, w, b, T(mu), T(rs))
 	return mu, variance, rs
 }
 
-// layerNormRowSums64 is layerNormRowSums for float64 with vmath.NormPullSums
-// (with weight and both cotangents).
-func layerNormRowSums64(xr, yr, w []float64, wa, ba []float64, mu, rs float64) (sg, sgx float64) {
+// sums is layerNormRowSums with pullSums where the row has a weight and both
+// cotangents.
+func (k rowKernels[T]) sums(xr, yr, w []T, wa, ba []float64, mu, rs float64) (sg, sgx float64) {
 	if w == nil || wa == nil || ba == nil {
 		return layerNormRowSums(xr, yr, w, wa, ba, mu, rs)
 	}
-	return vmath.NormPullSums(xr, yr, w, wa, ba, mu, rs)
+	return k.pullSums(xr, yr, w, wa, ba, T(mu), T(rs))
 }
 
-// layerNormRowBar64 is layerNormRowBar for float64 with vmath.NormPullBar (with
-// weight).
-func layerNormRowBar64(out, xr, yr, w []float64, mu, rs, mg, mgx float64) {
+// bar is layerNormRowBar with pullBar where the row has a weight.
+func (k rowKernels[T]) bar(out, xr, yr, w []T, mu, rs, mg, mgx float64) {
 	if w == nil {
 		layerNormRowBar(out, xr, yr, w, mu, rs, mg, mgx)
 		return
 	}
-	vmath.NormPullBar(out, xr, yr, w, mu, rs, mg, mgx)
-}
-
-// layerNormRow32 is layerNormRow64 for float32: the statistics in float64
-// (vmath.SumDev32), y in float32 (vmath.NormApply32 with weight and bias).
-func layerNormRow32(yr, xr, w, b []float32, eps float64) (mu, variance, rs float64) {
-	n := float64(len(xr))
-	sum, _ := vmath.SumDev32(xr, 0)
-	mu = sum / n
-	_, sq := vmath.SumDev32(xr, mu)
-	variance = sq / n
-	rs = 1 / math.Sqrt(variance+eps)
-	if w == nil || b == nil {
-		layerNormApplyRow(yr, xr, w, b, mu, rs)
-		return mu, variance, rs
-	}
-	vmath.NormApply32(yr, xr, w, b, float32(mu), float32(rs))
-	return mu, variance, rs
-}
-
-// layerNormRowSums32 is layerNormRowSums for float32 with vmath.NormPullSums32
-// (with weight and both cotangents).
-func layerNormRowSums32(xr, yr, w []float32, wa, ba []float64, mu, rs float64) (sg, sgx float64) {
-	if w == nil || wa == nil || ba == nil {
-		return layerNormRowSums(xr, yr, w, wa, ba, mu, rs)
-	}
-	return vmath.NormPullSums32(xr, yr, w, wa, ba, float32(mu), float32(rs))
-}
-
-// layerNormRowBar32 is layerNormRowBar for float32 with vmath.NormPullBar32
-// (with weight).
-func layerNormRowBar32(out, xr, yr, w []float32, mu, rs, mg, mgx float64) {
-	if w == nil {
-		layerNormRowBar(out, xr, yr, w, mu, rs, mg, mgx)
-		return
-	}
-	vmath.NormPullBar32(out, xr, yr, w, float32(mu), float32(rs), float32(mg), float32(mgx))
+	k.pullBar(out, xr, yr, w, T(mu), T(rs), T(mg), T(mgx))
 }
 
 // layerNormApplyRow writes the row yr = (x - mu) rs w + b in T (w and b

@@ -51,52 +51,61 @@ func widened(t *tensor.Dense) *tensor.Dense {
 	return w
 }
 
-// widenedForms gives a float32 rule whose Pullback is native the other forms of
-// a rule — Forward, PullbackWithTangents and RecordPullback — from the op's rule
-// at its inputs widened (applySingle), built on first use: most sweeps ask only
-// for the pullback. The widened rule's derivatives are rounded to single
-// precision, and its recorded pullback is the double-precision one between casts.
-type widenedForms struct {
-	op   cr.Op[*tensor.Dense]
-	in   []cr.NodeID
-	x    []*tensor.Dense
-	need []bool
-	once sync.Once
-	wide cr.Rule[*tensor.Dense]
-	err  error
+// lazyForms gives a rule whose Pullback is its own (a fused or native kernel)
+// the other forms of a rule — Forward, PullbackWithTangents and RecordPullback —
+// from the op's rule at the same inputs, built on first use: most sweeps ask
+// only for the pullback. With widen (a float32 rule) that is the op's rule at
+// the inputs widened (applySingle), whose derivatives are rounded to single
+// precision and whose recorded pullback is the double-precision one between
+// casts; otherwise the op's own rule (a normalisation's defined op).
+type lazyForms struct {
+	op    cr.Op[*tensor.Dense]
+	in    []cr.NodeID
+	x     []*tensor.Dense
+	need  []bool // applySingle's mask (nil: every input)
+	widen bool
+	once  sync.Once
+	rule  cr.Rule[*tensor.Dense]
+	err   error
 }
 
-func (w *widenedForms) Inputs() []cr.NodeID { return w.in }
+func (w *lazyForms) Inputs() []cr.NodeID { return w.in }
 
-// widened returns the op's rule at the widened inputs.
-func (w *widenedForms) widened() (cr.Rule[*tensor.Dense], error) {
+// inner returns the op's rule at the inputs, widened or not.
+func (w *lazyForms) inner() (cr.Rule[*tensor.Dense], error) {
 	w.once.Do(func() {
-		w.wide, w.err = applySingle(w.op, w.in, w.x, make([]*tensor.Dense, w.op.NumOutputs()), w.need)
+		y := make([]*tensor.Dense, w.op.NumOutputs())
+		if w.widen {
+			w.rule, w.err = applySingle(w.op, w.in, w.x, y, w.need)
+			return
+		}
+		w.rule, w.err = w.op.Apply(w.in, w.x, y)
 	})
-	return w.wide, w.err
+	return w.rule, w.err
 }
 
-// Forward is the widened rule's.
-func (w *widenedForms) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
-	r, err := w.widened()
+// Forward is the inner rule's.
+func (w *lazyForms) Forward(tangentOf cr.TangentOf[*tensor.Dense], ydot []*tensor.Dense, has []bool) error {
+	r, err := w.inner()
 	if err != nil {
 		return err
 	}
 	return r.(cr.ForwardRule[*tensor.Dense]).Forward(tangentOf, ydot, has)
 }
 
-// PullbackWithTangents is the widened rule's.
-func (w *widenedForms) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
-	r, err := w.widened()
+// PullbackWithTangents is the inner rule's (for a defined op, a forward sweep
+// through the recorded pullback).
+func (w *lazyForms) PullbackWithTangents(a cr.SecondOrderArgs[*tensor.Dense], dst []cr.DualContribution[*tensor.Dense]) ([]cr.DualContribution[*tensor.Dense], error) {
+	r, err := w.inner()
 	if err != nil {
 		return dst, err
 	}
 	return r.(cr.SecondOrderRule[*tensor.Dense]).PullbackWithTangents(a, dst)
 }
 
-// RecordPullback is the widened rule's.
-func (w *widenedForms) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
-	r, err := w.widened()
+// RecordPullback is the inner rule's: the same cotangents recorded with ops.
+func (w *lazyForms) RecordPullback(rec cr.Recorder[*tensor.Dense], x, y, ybar []cr.NodeID) ([]cr.NodeID, error) {
+	r, err := w.inner()
 	if err != nil {
 		return nil, err
 	}

@@ -63,7 +63,7 @@ func (o *softmaxOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rul
 		return nil, true, err
 	}
 	out[0] = yt
-	return &softmaxRule32{widenedForms: widenedForms{op: o, in: slices.Clone(in), x: []*tensor.Dense{x[0]}},
+	return &softmaxRule32{lazyForms: lazyForms{op: o, in: slices.Clone(in), x: []*tensor.Dense{x[0]}, widen: true},
 		log: o.log, y: y, l: l, shape: slices.Clone(shape)}, true, nil
 }
 
@@ -72,11 +72,11 @@ func (o *softmaxOp) applyFloat32(in []cr.NodeID, x, out []*tensor.Dense) (cr.Rul
 // from the output y (softmax's p, or log_softmax's log p), and the widened op's
 // rule for the rest.
 type softmaxRule32 struct {
-	widenedForms // Inputs, and the rules but Pullback
-	log          bool
-	y            []float32
-	l            lanes
-	shape        []int
+	lazyForms // Inputs, and the rules but Pullback, widened
+	log       bool
+	y         []float32
+	l         lanes
+	shape     []int
 }
 
 // FreshStorage marks the output and every derivative the rule returns as storage
@@ -94,7 +94,7 @@ func (*softmaxRule32) FreshStorage() {}
 func (r *softmaxRule32) Pullback(ybar []*tensor.Dense, has []bool, dst []cr.Contribution[*tensor.Dense]) ([]cr.Contribution[*tensor.Dense], error) {
 	g := ybar[0]
 	if g == nil || g.DType() != tensor.Float32 || !slices.Equal(g.Shape(), r.shape) {
-		w, err := r.widened()
+		w, err := r.inner()
 		if err != nil {
 			return dst, err
 		}

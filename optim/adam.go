@@ -109,13 +109,7 @@ func (a *adam) LR() float64 { return a.cfg.LR }
 
 // SetLR sets the learning rate of the next steps (as a scheduler does). It returns
 // an error wrapping chainrules.ErrInvalidArgument for a negative or non-finite lr.
-func (a *adam) SetLR(lr float64) error {
-	if err := checkLR(a.op, lr); err != nil {
-		return err
-	}
-	a.cfg.LR = lr
-	return nil
-}
+func (a *adam) SetLR(lr float64) error { return a.setLR(&a.cfg.LR, lr) }
 
 // Step updates the parameters in place with the gradients grads, one per parameter
 // and of its shape. A bad gradient set (wrong count, nil, dtype or shape) is an

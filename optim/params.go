@@ -127,6 +127,17 @@ func (ps *paramSet) Steps() int { return ps.steps }
 // Params returns the parameter set the optimiser updates (the caller's tensors).
 func (ps *paramSet) Params() []*tensor.Dense { return slices.Clone(ps.params) }
 
+// setLR sets *dst, the learning rate in an optimiser's config, to lr after
+// checkLR: the SetLR of every optimiser.
+func (ps *paramSet) setLR(dst *float64, lr float64) error {
+	if err := checkLR(ps.op, lr); err != nil {
+		return err
+	}
+	*dst = lr
+	return nil
+}
+
+// checkLR checks a learning rate: finite and >= 0.
 func checkLR(op string, lr float64) error {
 	if !(lr >= 0) || lr > maxFinite {
 		return cr.Errorf(cr.ErrInvalidArgument, "optim.%s: learning rate %v: want a finite lr >= 0", op, lr)

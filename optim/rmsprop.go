@@ -77,13 +77,7 @@ func (r *RMSprop) LR() float64 { return r.cfg.LR }
 
 // SetLR sets the learning rate of the next steps (as a scheduler does). It returns
 // an error wrapping chainrules.ErrInvalidArgument for a negative or non-finite lr.
-func (r *RMSprop) SetLR(lr float64) error {
-	if err := checkLR("RMSprop", lr); err != nil {
-		return err
-	}
-	r.cfg.LR = lr
-	return nil
-}
+func (r *RMSprop) SetLR(lr float64) error { return r.setLR(&r.cfg.LR, lr) }
 
 // Step updates the parameters in place with the gradients grads, one per parameter
 // and of its shape. A bad gradient set (wrong count, nil, dtype or shape) is an

@@ -70,13 +70,7 @@ func (s *SGD) LR() float64 { return s.cfg.LR }
 
 // SetLR sets the learning rate of the next steps (as a scheduler does). It returns
 // an error wrapping chainrules.ErrInvalidArgument for a negative or non-finite lr.
-func (s *SGD) SetLR(lr float64) error {
-	if err := checkLR("SGD", lr); err != nil {
-		return err
-	}
-	s.cfg.LR = lr
-	return nil
-}
+func (s *SGD) SetLR(lr float64) error { return s.setLR(&s.cfg.LR, lr) }
 
 // Step updates the parameters in place with the gradients grads, one per parameter
 // and of its shape. A bad gradient set (wrong count, nil, dtype or shape) is an

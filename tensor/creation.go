@@ -115,24 +115,24 @@ func EyeOf(dt DType, n, m int) (*Dense, error) {
 // computes in double for float32 too). An invalid dtype is an error wrapping
 // chainrules.ErrInvalidArgument.
 func ArangeOf(dt DType, start, end, step float64) (*Dense, error) {
-	if !dt.Valid() {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "arange: invalid dtype %v", dt)
-	}
-	t, err := Arange(start, end, step)
-	if err != nil {
-		return nil, err
-	}
-	return AsType(t, dt)
+	return roundedTo("arange", dt, func() (*Dense, error) { return Arange(start, end, step) })
 }
 
 // LinspaceOf is Linspace with a dtype: torch.linspace(start, end, steps, dtype=dt).
 // The elements are computed in float64, as Linspace does, and rounded to dt once. An
 // invalid dtype is an error wrapping chainrules.ErrInvalidArgument.
 func LinspaceOf(dt DType, start, end float64, steps int) (*Dense, error) {
+	return roundedTo("linspace", dt, func() (*Dense, error) { return Linspace(start, end, steps) })
+}
+
+// roundedTo returns the float64 tensor that compute makes, rounded to dt once,
+// after checking dt: an invalid dtype is an error of op wrapping
+// chainrules.ErrInvalidArgument.
+func roundedTo(op string, dt DType, compute func() (*Dense, error)) (*Dense, error) {
 	if !dt.Valid() {
-		return nil, cr.Errorf(cr.ErrInvalidArgument, "linspace: invalid dtype %v", dt)
+		return nil, cr.Errorf(cr.ErrInvalidArgument, "%s: invalid dtype %v", op, dt)
 	}
-	t, err := Linspace(start, end, steps)
+	t, err := compute()
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/chainrules-go/chainrules/internal/race"
 )
 
 // TestRecycleOverlaps checks which storage Recycle hands back: only ranges that
@@ -92,7 +94,7 @@ func TestRecycleSinglePrecision(t *testing.T) {
 // recycled is the storage of the next allocation of its size class, float32 or
 // float64.
 func TestRecycledSingleStorageIsReused(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("the race detector drops pooled buffers at random")
 	}
 	f, err := allocNoZero(Float32, 4096)

@@ -30,15 +30,15 @@ const maxSolverSteps = 1 << 16
 
 var errNoConvergence = errors.New("gradient descent did not converge")
 
-// argmin is the solver on values: f and grad evaluate the objective and its
-// gradient at a point.
-func argmin(f func([]float64) (float64, error), grad func([]float64) ([]float64, error), x0 []float64) ([]float64, error) {
+// argmin is the solver on values, from x0: it evaluates the objective f at a
+// point with value and its gradient with gradient in the given mode.
+func argmin(mode gradMode, f hvp.Func, x0 []float64) ([]float64, error) {
 	x := append([]float64(nil), x0...)
-	fx, err := f(x)
+	fx, err := value(f, x)
 	if err != nil {
 		return nil, err
 	}
-	gx, err := grad(x)
+	gx, err := gradient(mode, f, x)
 	if err != nil {
 		return nil, err
 	}
@@ -60,14 +60,14 @@ func argmin(f func([]float64) (float64, error), grad func([]float64) ([]float64,
 		if math.Sqrt(d) <= 1e-5 {
 			return x, nil
 		}
-		fxp, err := f(xp)
+		fxp, err := value(f, xp)
 		if err != nil {
 			return nil, err
 		}
 		if fxp < fx {
 			copy(x, xp)
 			fx = fxp
-			if gx, err = grad(x); err != nil {
+			if gx, err = gradient(mode, f, x); err != nil {
 				return nil, err
 			}
 			i++

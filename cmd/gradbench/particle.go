@@ -94,10 +94,7 @@ func particleJob(outer, inner gradMode) prepare {
 		f := naiveEuler(inner)
 		w0 := []float64{*in.W}
 		return job{runs: in.runs, run: func() (any, error) {
-			w, err := argmin(
-				func(w []float64) (float64, error) { return value(f, w) },
-				func(w []float64) ([]float64, error) { return gradient(outer, f, w) },
-				w0)
+			w, err := argmin(outer, f, w0)
 			if err != nil {
 				return nil, err
 			}

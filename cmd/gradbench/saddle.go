@@ -67,10 +67,7 @@ func saddleJob(outer, inner gradMode) prepare {
 		start := in.Start
 		r1Cost := innerMax(inner, start)
 		return job{runs: in.runs, run: func() (any, error) {
-			r1, err := argmin(
-				func(p []float64) (float64, error) { return value(r1Cost, p) },
-				func(p []float64) ([]float64, error) { return gradient(outer, r1Cost, p) },
-				start)
+			r1, err := argmin(outer, r1Cost, start)
 			if err != nil {
 				return nil, err
 			}
@@ -79,10 +76,7 @@ func saddleJob(outer, inner gradMode) prepare {
 			negCost := func(t *hvp.Tape, p2 []cr.NodeID) cr.NodeID {
 				return t.Apply(elementwise.NegOp, saddleCost(t, t.Constant(r1v), p2[0]))
 			}
-			r2, err := argmin(
-				func(p []float64) (float64, error) { return value(negCost, p) },
-				func(p []float64) ([]float64, error) { return gradient(outer, negCost, p) },
-				start)
+			r2, err := argmin(outer, negCost, start)
 			if err != nil {
 				return nil, err
 			}

@@ -9,6 +9,7 @@
 // fragments). The layers, from the bottom; a package
 // imports only packages on lower lines, and of those only the ones allowed lists:
 //
+//	internal/race                                 whether the race detector is on (no imports)
 //	chainrules   internal/vmath                   the protocol; vector kernels, buffer pool, parallel schedule
 //	internal/gemm                                 the GEMM kernels (on vmath's schedule)
 //	tensor       core                             the value type; the engine (generic: never tensor)

@@ -21,12 +21,13 @@ var primitive = []string{"einsum", "elementwise", "index", "permute", "reduce"}
 // import. Packages under examples/ and cmd/ (programs) may import anything.
 var allowed = map[string][]string{
 	"chainrules":                     nil,
-	"internal/vmath":                 nil,
+	"internal/race":                  nil,
+	"internal/vmath":                 {"internal/race"},  // race.Enabled: Put poisons buffers under the race detector
 	"internal/gemm":                  {"internal/vmath"}, // vmath.Each, the one dynamic schedule
 	"internal/archtest":              nil,
 	"tensor":                         {"chainrules", "internal/gemm", "internal/vmath"},
-	"tensor/opkit":                   {"chainrules", "tensor"}, // helpers for op authors: input checks, axes and lanes, strided steps, single precision by widening
-	"core":                           {"chainrules"},
+	"tensor/opkit":                   {"chainrules", "tensor"},        // helpers for op authors: input checks, axes and lanes, strided steps, single precision by widening
+	"core":                           {"chainrules", "internal/race"}, // race.Enabled: leave's atomic store under the race detector
 	"einsum":                         {"chainrules", "tensor", "tensor/opkit", "internal/vmath"},
 	"elementwise":                    {"chainrules", "tensor", "tensor/opkit", "internal/vmath"},
 	"index":                          {"chainrules", "tensor", "tensor/opkit"},

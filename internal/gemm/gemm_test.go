@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/chainrules-go/chainrules/internal/race"
 )
 
 // sentinel fills the parts of C outside the m x n matrix (row padding).
@@ -391,7 +393,7 @@ func TestDgemmDirectNoAlloc(t *testing.T) {
 	if kern.name != "avx512_8x24" {
 		t.Skipf("direct path needs the AVX-512 kernel, have %s", kern.name)
 	}
-	if raceOn {
+	if race.Enabled {
 		t.Skip("allocation counts under the race detector are not a normal build's (sync.Pool drops buffers)")
 	}
 	rng := rand.New(rand.NewPCG(11, 12))

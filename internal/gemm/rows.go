@@ -14,14 +14,7 @@ package gemm
 // B bit for bit. It panics like Dgemm on bad sizes or strides, or when a row
 // of B runs past the end of b.
 func RowsB[R float](workers int, transA bool, m, n, k int, alpha R, a []R, lda int, b []R, rowB []int, beta R, c []R, ldc int) {
-	if len(rowB) < k {
-		panic(shortB)
-	}
-	for _, o := range rowB[:k] {
-		if o < 0 || o+n > len(b) {
-			panic(shortB)
-		}
-	}
+	checkOffsets(rowB, k, n, len(b))
 	// The checks of B's stride and length are those of a 1 x n matrix: its rows
 	// were checked above.
 	if trivial(transA, false, m, n, k, alpha, len(a), lda, n*k, n, beta, c, ldc) {
@@ -35,18 +28,25 @@ func RowsB[R float](workers int, transA bool, m, n, k int, alpha R, a []R, lda i
 // overlap): the transpose of a matrix of rows at arbitrary offsets, as in
 // G X^T for the weight gradient of a convolution. Otherwise as [RowsB].
 func ColsB[R float](workers int, transA bool, m, n, k int, alpha R, a []R, lda int, b []R, colB []int, beta R, c []R, ldc int) {
-	if len(colB) < n {
-		panic(shortB)
-	}
-	for _, o := range colB[:n] {
-		if o < 0 || o+k > len(b) {
-			panic(shortB)
-		}
-	}
+	checkOffsets(colB, n, k, len(b))
 	if trivial(transA, false, m, n, k, alpha, len(a), lda, n*k, n, beta, c, ldc) {
 		return
 	}
 	run(kernelOf[R](), workers, m, n, k, &realA[R]{a: a, lda: lda, trans: transA}, &colsB[R]{b: b, off: colB}, alpha, beta, c, ldc)
+}
+
+// checkOffsets panics with shortB unless off holds at least count offsets, each
+// the start of a run of span elements within a slice of length lenB: the rows of
+// RowsB's B (count k, span n) or the columns of ColsB's (count n, span k).
+func checkOffsets(off []int, count, span, lenB int) {
+	if len(off) < count {
+		panic(shortB)
+	}
+	for _, o := range off[:count] {
+		if o < 0 || o+span > lenB {
+			panic(shortB)
+		}
+	}
 }
 
 // kernelOf returns the kernel of Sgemm (float32) or Dgemm (float64).

@@ -61,23 +61,18 @@ func Mul3Pull(ga, gb, gd, a, b, d, w []float64, c float64) {
 // Add sets dst[i] = a[i] + b[i]; a and b must be at least as long as dst. It is
 // the sum of two cotangents that reach one node of a backward sweep (tensor's
 // Add and Accumulate on contiguous float64 values, where dst may be a).
-func Add(dst, a, b []float64) {
-	n := len(dst)
-	a, b = a[:n], b[:n]
-	i := addBlocks(dst, a, b)
-	for ; i < n; i++ {
-		dst[i] = a[i] + b[i]
-	}
-}
+func Add(dst, a, b []float64) { add(dst, a, b, addBlocks) }
 
 // Add32 is Add for float32: dst[i] = a[i] + b[i], each sum rounded once; a and b
 // must be at least as long as dst, and dst may be a or b. It is the float32 add of
 // two operands of one shape, and each row of a bias add.
-func Add32(dst, a, b []float32) {
+func Add32(dst, a, b []float32) { add(dst, a, b, add32Blocks) }
+
+// add is Add in T: blocks does the assembly's whole blocks, the loop the rest.
+func add[T float](dst, a, b []T, blocks func(dst, a, b []T) int) {
 	n := len(dst)
 	a, b = a[:n], b[:n]
-	i := add32Blocks(dst, a, b)
-	for ; i < n; i++ {
+	for i := blocks(dst, a, b); i < n; i++ {
 		dst[i] = a[i] + b[i]
 	}
 }

@@ -27,13 +27,7 @@ func SumDev(x []float64, mu float64) (sum, sumSq float64) {
 // NormApply sets y[i] = ((x[i] - mu) rs) w[i] + b[i]: the output of a
 // normalisation with weight w and bias b along the row. x, w and b must be at
 // least as long as y.
-func NormApply(y, x, w, b []float64, mu, rs float64) {
-	n := len(y)
-	x, w, b = x[:n], w[:n], b[:n]
-	for i := normApplyBlocks(y, x, w, b, mu, rs); i < n; i++ {
-		y[i] = (x[i]-mu)*rs*w[i] + b[i]
-	}
-}
+func NormApply(y, x, w, b []float64, mu, rs float64) { normApply(y, x, w, b, mu, rs, normApplyBlocks) }
 
 // NormPullSums returns, for a row x with mean mu and inverse deviation rs, the
 // cotangent g of the output and the weight w, with xhat = (x - mu) rs,
@@ -63,9 +57,34 @@ func NormPullSums(x, g, w, wa, ba []float64, mu, rs float64) (sg, sgx float64) {
 // second pass of the pullback, the input's cotangent, with mg and mgx the means
 // of g w and (g w) xhat. x, g and w must be at least as long as out.
 func NormPullBar(out, x, g, w []float64, mu, rs, mg, mgx float64) {
+	normPullBar(out, x, g, w, mu, rs, mg, mgx, normPullBarBlocks)
+}
+
+// float is the element types of the kernels that have a float64 and a float32
+// form doing the same operations in each precision (NormApply and NormApply32,
+// NormPullBar and NormPullBar32, Add and Add32): one generic Go loop does the
+// elements the assembly of either leaves, after the assembly's blocks (a
+// function value: the generic loop is inlined into each exported function,
+// which calls its own assembly directly). SumDev and NormPullSums keep a loop
+// per precision: their partial sums, passed to the assembly by pointer, would
+// move to the heap if the generic loop called the assembly through a function
+// value.
+type float interface{ float32 | float64 }
+
+// normApply is NormApply in T after blocks' whole blocks.
+func normApply[T float](y, x, w, b []T, mu, rs T, blocks func(y, x, w, b []T, mu, rs T) int) {
+	n := len(y)
+	x, w, b = x[:n], w[:n], b[:n]
+	for i := blocks(y, x, w, b, mu, rs); i < n; i++ {
+		y[i] = (x[i]-mu)*rs*w[i] + b[i]
+	}
+}
+
+// normPullBar is NormPullBar in T after blocks' whole blocks.
+func normPullBar[T float](out, x, g, w []T, mu, rs, mg, mgx T, blocks func(out, x, g, w []T, mu, rs, mg, mgx T) int) {
 	n := len(out)
 	x, g, w = x[:n], g[:n], w[:n]
-	for i := normPullBarBlocks(out, x, g, w, mu, rs, mg, mgx); i < n; i++ {
+	for i := blocks(out, x, g, w, mu, rs, mg, mgx); i < n; i++ {
 		out[i] = rs * (w[i]*g[i] - mg - (x[i]-mu)*rs*mgx)
 	}
 }
@@ -96,11 +115,7 @@ func SumDev32(x []float32, mu float64) (sum, sumSq float64) {
 // NormApply32 is NormApply in float32: y[i] = ((x[i] - mu) rs) w[i] + b[i],
 // each operation rounded to float32.
 func NormApply32(y, x, w, b []float32, mu, rs float32) {
-	n := len(y)
-	x, w, b = x[:n], w[:n], b[:n]
-	for i := normApply32Blocks(y, x, w, b, mu, rs); i < n; i++ {
-		y[i] = (x[i]-mu)*rs*w[i] + b[i]
-	}
+	normApply(y, x, w, b, mu, rs, normApply32Blocks)
 }
 
 // NormPullSums32 is NormPullSums for float32 rows: xhat, g xhat and g w in
@@ -125,11 +140,7 @@ func NormPullSums32(x, g, w []float32, wa, ba []float64, mu, rs float32) (sg, sg
 // NormPullBar32 is NormPullBar in float32: out[i] = rs ((w[i] g[i] - mg) -
 // ((x[i] - mu) rs) mgx), each operation rounded to float32.
 func NormPullBar32(out, x, g, w []float32, mu, rs, mg, mgx float32) {
-	n := len(out)
-	x, g, w = x[:n], g[:n], w[:n]
-	for i := normPullBar32Blocks(out, x, g, w, mu, rs, mg, mgx); i < n; i++ {
-		out[i] = rs * (w[i]*g[i] - mg - (x[i]-mu)*rs*mgx)
-	}
+	normPullBar(out, x, g, w, mu, rs, mg, mgx, normPullBar32Blocks)
 }
 
 // Dot32 returns sum(x[i] y[i]), each product rounded to float32 and added in

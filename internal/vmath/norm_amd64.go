@@ -17,44 +17,24 @@ func normPullBarAVX2(out, x, gt, w *float64, blocks int, mu, rs, mg, mgx float64
 // sumDevBlocks does SumDev's whole blocks of 16 elements in assembly (s zero on
 // entry) and returns the number of elements done.
 func sumDevBlocks(x []float64, mu float64, s *[32]float64) int {
-	blocks := len(x) / 16
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	sumDevAVX2(&x[0], blocks, mu, s)
-	return 16 * blocks
+	return avx2Blocks(len(x), 16, func(blocks int) { sumDevAVX2(&x[0], blocks, mu, s) })
 }
 
 // normApplyBlocks does NormApply's whole blocks of 8 elements in assembly (the
 // slices have one length).
 func normApplyBlocks(y, x, w, b []float64, mu, rs float64) int {
-	blocks := len(y) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	normApplyAVX2(&y[0], &x[0], &w[0], &b[0], blocks, mu, rs)
-	return 8 * blocks
+	return avx2Blocks(len(y), 8, func(blocks int) { normApplyAVX2(&y[0], &x[0], &w[0], &b[0], blocks, mu, rs) })
 }
 
 // normPullSumsBlocks does NormPullSums's whole blocks of 8 elements in assembly
 // (s zero on entry).
 func normPullSumsBlocks(x, g, w, wa, ba []float64, mu, rs float64, s *[16]float64) int {
-	blocks := len(x) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	normPullSumsAVX2(&x[0], &g[0], &w[0], &wa[0], &ba[0], blocks, mu, rs, s)
-	return 8 * blocks
+	return avx2Blocks(len(x), 8, func(blocks int) { normPullSumsAVX2(&x[0], &g[0], &w[0], &wa[0], &ba[0], blocks, mu, rs, s) })
 }
 
 // normPullBarBlocks does NormPullBar's whole blocks of 8 elements in assembly.
 func normPullBarBlocks(out, x, g, w []float64, mu, rs, mg, mgx float64) int {
-	blocks := len(out) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	normPullBarAVX2(&out[0], &x[0], &g[0], &w[0], blocks, mu, rs, mg, mgx)
-	return 8 * blocks
+	return avx2Blocks(len(out), 8, func(blocks int) { normPullBarAVX2(&out[0], &x[0], &g[0], &w[0], blocks, mu, rs, mg, mgx) })
 }
 
 //go:noescape
@@ -75,55 +55,30 @@ func dot32AVX2(x, y *float32, blocks int, s *[8]float64)
 // sumDev32Blocks does SumDev32's whole blocks of 16 elements in assembly (s
 // zero on entry).
 func sumDev32Blocks(x []float32, mu float64, s *[32]float64) int {
-	blocks := len(x) / 16
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	sumDev32AVX2(&x[0], blocks, mu, s)
-	return 16 * blocks
+	return avx2Blocks(len(x), 16, func(blocks int) { sumDev32AVX2(&x[0], blocks, mu, s) })
 }
 
 // normApply32Blocks does NormApply32's whole blocks of 8 elements in assembly.
 func normApply32Blocks(y, x, w, b []float32, mu, rs float32) int {
-	blocks := len(y) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	normApply32AVX2(&y[0], &x[0], &w[0], &b[0], blocks, mu, rs)
-	return 8 * blocks
+	return avx2Blocks(len(y), 8, func(blocks int) { normApply32AVX2(&y[0], &x[0], &w[0], &b[0], blocks, mu, rs) })
 }
 
 // normPullSums32Blocks does NormPullSums32's whole blocks of 8 elements in
 // assembly (s zero on entry).
 func normPullSums32Blocks(x, g, w []float32, wa, ba []float64, mu, rs float32, s *[16]float64) int {
-	blocks := len(x) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	normPullSums32AVX2(&x[0], &g[0], &w[0], &wa[0], &ba[0], blocks, mu, rs, s)
-	return 8 * blocks
+	return avx2Blocks(len(x), 8, func(blocks int) { normPullSums32AVX2(&x[0], &g[0], &w[0], &wa[0], &ba[0], blocks, mu, rs, s) })
 }
 
 // normPullBar32Blocks does NormPullBar32's whole blocks of 8 elements in
 // assembly.
 func normPullBar32Blocks(out, x, g, w []float32, mu, rs, mg, mgx float32) int {
-	blocks := len(out) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	normPullBar32AVX2(&out[0], &x[0], &g[0], &w[0], blocks, mu, rs, mg, mgx)
-	return 8 * blocks
+	return avx2Blocks(len(out), 8, func(blocks int) { normPullBar32AVX2(&out[0], &x[0], &g[0], &w[0], blocks, mu, rs, mg, mgx) })
 }
 
 // dot32Blocks does Dot32's whole blocks of 8 elements in assembly (s zero on
 // entry).
 func dot32Blocks(x, y []float32, s *[8]float64) int {
-	blocks := len(x) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	dot32AVX2(&x[0], &y[0], blocks, s)
-	return 8 * blocks
+	return avx2Blocks(len(x), 8, func(blocks int) { dot32AVX2(&x[0], &y[0], blocks, s) })
 }
 
 //go:noescape
@@ -132,10 +87,5 @@ func max32AVX2(x *float32, blocks int, m *[16]float32)
 // max32Blocks does Max32's whole blocks of 16 elements in assembly (m holding
 // the starting maxima).
 func max32Blocks(x []float32, m *[16]float32) int {
-	blocks := len(x) / 16
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	max32AVX2(&x[0], blocks, m)
-	return 16 * blocks
+	return avx2Blocks(len(x), 16, func(blocks int) { max32AVX2(&x[0], blocks, m) })
 }

@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"sync"
 	"unsafe"
+
+	"github.com/chainrules-go/chainrules/internal/race"
 )
 
 // The pool keeps large pointer-free buffers for reuse. A repeated computation (an
@@ -120,7 +122,7 @@ func Put[T Elem](b []T) {
 	words, _ := wordsOf[T](cap(b))
 	class, _, _ := classOf(words)
 	b = b[:cap(b)]
-	if raceEnabled {
+	if race.Enabled {
 		var nan T
 		switch p := any(&nan).(type) {
 		case *float64:

@@ -6,6 +6,8 @@ import (
 	"unsafe"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/chainrules-go/chainrules/internal/race"
 )
 
 func TestClassOf(t *testing.T) {
@@ -93,7 +95,7 @@ func TestSinglePrecisionPooled(t *testing.T) {
 
 	// A float32 buffer put back is the next float64 buffer of its class (the pool is
 	// per P and the GC may empty it, so look for it among a few).
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("the race detector drops pooled buffers at random")
 	}
 	addr := uintptr(unsafe.Pointer(unsafe.SliceData(f)))

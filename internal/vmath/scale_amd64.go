@@ -11,22 +11,12 @@ func scaleAVX2(dst, x *float64, blocks int, c float64)
 // mulBlocks does Mul's whole blocks of 8 elements in assembly and returns the
 // number of elements done.
 func mulBlocks(dst, a, b []float64) int {
-	blocks := len(dst) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	mulAVX2(&dst[0], &a[0], &b[0], blocks)
-	return 8 * blocks
+	return avx2Blocks(len(dst), 8, func(blocks int) { mulAVX2(&dst[0], &a[0], &b[0], blocks) })
 }
 
 // scaleBlocks does Scale's whole blocks of 8 elements in assembly.
 func scaleBlocks(dst, x []float64, c float64) int {
-	blocks := len(dst) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	scaleAVX2(&dst[0], &x[0], blocks, c)
-	return 8 * blocks
+	return avx2Blocks(len(dst), 8, func(blocks int) { scaleAVX2(&dst[0], &x[0], blocks, c) })
 }
 
 //go:noescape
@@ -37,12 +27,7 @@ func indexEqAVX2(x *float64, blocks int, y float64) int
 
 // negBlocks does Neg's whole blocks of 8 elements in assembly.
 func negBlocks(dst, x []float64) int {
-	blocks := len(dst) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	negAVX2(&dst[0], &x[0], blocks)
-	return 8 * blocks
+	return avx2Blocks(len(dst), 8, func(blocks int) { negAVX2(&dst[0], &x[0], blocks) })
 }
 
 // indexEqBlocks returns the start of the first block of 8 elements that holds an
@@ -61,10 +46,5 @@ func axpyAVX2(y, x *float64, blocks int, s float64)
 
 // axpyBlocks does Axpy's whole blocks of 8 elements in assembly.
 func axpyBlocks(y []float64, s float64, x []float64) int {
-	blocks := len(y) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	axpyAVX2(&y[0], &x[0], blocks, s)
-	return 8 * blocks
+	return avx2Blocks(len(y), 8, func(blocks int) { axpyAVX2(&y[0], &x[0], blocks, s) })
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/chainrules-go/chainrules/internal/race"
 )
 
 // forEachImpl32 runs f once per float32 implementation available on this machine,
@@ -69,7 +71,7 @@ func sweep32(step uint64, f func(xs []float32)) {
 // zeros and signs.
 func TestSingleAccuracy(t *testing.T) {
 	step := uint64(61)
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		step = 997 // the race run checks concurrency; the full sweep runs without it
 	}
 	for _, c := range []struct {
@@ -184,7 +186,7 @@ func BenchmarkSingle(b *testing.B) {
 // comment, and the same on the negative side.
 func TestTanh32Dense(t *testing.T) {
 	step := uint32(1)
-	if testing.Short() || raceEnabled {
+	if testing.Short() || race.Enabled {
 		// Every 101st float32 still covers each binade; the race detector
 		// slows the sweep a hundredfold and finds nothing in this serial loop.
 		step = 101

@@ -1,6 +1,0 @@
-//go:build race
-
-package core
-
-// raceEnabled is set when the race detector is on (see Tape.enter).
-const raceEnabled = true

@@ -16,3 +16,9 @@ func indexEqBlocks(x []float64, y float64) int { return 0 }
 
 // axpyBlocks leaves every element to the Go loop.
 func axpyBlocks(y []float64, s float64, x []float64) int { return 0 }
+
+// mulSumBlocks leaves every element to the Go loop.
+func mulSumBlocks(dst, a, b []float64, s *[8]float64) int { return 0 }
+
+// scaleSumBlocks leaves every element to the Go loop.
+func scaleSumBlocks(dst, x []float64, c float64, s *[8]float64) int { return 0 }

@@ -23,6 +23,9 @@ type accum[V any] struct {
 	// rows holds the row-sparse terms (RowPullbackRule) of the nodes that have
 	// some, not yet added into vals: nil until the first.
 	rows map[int]*rowTerms[V]
+	// sums holds, in a sweep that trades cotangent sums (sums.go), the known sum
+	// of each slot's value: nil until the first, and again when the sweep ends.
+	sums []cr.CotangentSum
 }
 
 // rowTerms are the row-sparse terms of one node's cotangent.
@@ -38,6 +41,7 @@ func newAccum[V any](space cr.Space[V], n int) accum[V] {
 // add adds the contribution v to node j's slot. The first contribution (the only
 // one on a chain) is stored as it is.
 func (a *accum[V]) add(j int, v V) error {
+	a.forgetSum(j)
 	if a.state[j] == absent {
 		a.vals[j], a.state[j] = v, borrowed
 		return nil
@@ -47,6 +51,7 @@ func (a *accum[V]) add(j int, v V) error {
 
 // addTo is add to a slot that holds a value already.
 func (a *accum[V]) addTo(j int, v V) error {
+	a.forgetSum(j)
 	switch a.state[j] {
 	case borrowed:
 		s, err := a.space.Add(a.vals[j], v)
@@ -66,6 +71,7 @@ func (a *accum[V]) addTo(j int, v V) error {
 }
 
 func (a *accum[V]) drop(j int) {
+	a.forgetSum(j)
 	var zero V
 	a.vals[j], a.state[j] = zero, absent
 }
@@ -96,6 +102,7 @@ func (a *accum[V]) settle(j int, rs cr.RowSpace[V]) error {
 		return nil
 	}
 	delete(a.rows, j)
+	a.forgetSum(j)
 	v := a.vals[j]
 	switch a.state[j] {
 	case absent:

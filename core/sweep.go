@@ -65,6 +65,11 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 	// with (dead) and those it cannot vouch for (kept): the seeds, and what rules
 	// without chainrules.FreshStorage returned.
 	collect := t.collecting(allNodes)
+	if collect && t.dead == nil {
+		// Room for a dead cotangent per node of a small graph, at once rather
+		// than by doubling.
+		t.dead = make([]V, 0, min(top+1, 64))
+	}
 	if collect {
 		for _, s := range seeds {
 			t.kept = append(t.kept, s.v)
@@ -74,6 +79,9 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 		}
 	}
 	buf, sbuf := t.buf[:0], t.sbuf[:0]
+	if sbuf == nil {
+		sbuf = t.sums0[:0]
+	}
 	var rbuf []cr.RowContribution[V]
 	sums := t.tradesSums(second)
 	defer func() {
@@ -85,7 +93,8 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 	// The cotangent of a single-output op's output, handed to its rule in a slot
 	// reused from op to op (rules must not retain it), and the scratch of ops with
 	// several outputs.
-	ybar, has := make([]V, 1), []bool{true}
+	ybar, has := t.one[:], t.hasOne[:]
+	has[0] = true
 	var group groupScratch[V]
 	for i := top; i >= 0; i-- {
 		nd := t.at(i)
@@ -100,7 +109,7 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 			}
 			continue
 		}
-		if len(acc.rows) != 0 && acc.rows[i] != nil {
+		if acc.rowsOf(i) != nil {
 			if nd.rule == nil && !(hooks && nd.flags&flagHook != 0) && t.isFinite == nil {
 				continue // a leaf keeps its row-sparse terms (Gradients.Rows)
 			}
@@ -378,7 +387,7 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 	second := tan != nil
 	present, dpresent := false, false
 	for j := lo; j <= i; j++ {
-		if len(acc.rows) != 0 {
+		if acc.nrows != 0 {
 			if err := acc.settle(j, t.rows); err != nil {
 				return buf, dbuf, t.opErr(j, "backward", err)
 			}

@@ -97,6 +97,12 @@ type Tape[V any] struct {
 	ys   []V
 	buf  []cr.Contribution[V] // scratch for pullbacks
 	sbuf []cr.CotangentSum    // scratch for the sums of SumPullbackRule
+	// one and hasOne are the one-slot cotangent slices a sweep hands the rules
+	// of single-output ops, and sums0 sbuf's first storage: in the tape, so
+	// that a sweep of a small graph does not allocate them.
+	one    [1]V
+	hasOne [1]bool
+	sums0  [4]cr.CotangentSum
 
 	// detached lists, in recording order, the inputs of the op nodes recorded while
 	// gradients were disabled (their rules are dropped), for WriteDOT.
@@ -814,7 +820,8 @@ func (t *Tape[V]) free() {
 	t.chunks, t.n = nil, 0
 	t.ids, t.need, t.vals, t.buf, t.ys = arena[cr.NodeID]{}, arena[bool]{}, arena[V]{}, nil, nil
 	t.hooks, t.sites, t.detached = nil, nil, nil
-	t.dead, t.kept = nil, nil
+	t.dead, t.kept, t.sbuf = nil, nil, nil
+	clear(t.one[:])
 	t.freed = true
 }
 

@@ -87,7 +87,8 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 	defer func() {
 		clear(buf)
 		t.buf, t.sbuf = buf[:0], sbuf[:0]
-		acc.sums = nil // a sum never outlives its sweep
+		clear(t.one[:]) // on an error return too
+		acc.sums = nil  // a sum never outlives its sweep
 	}()
 	var dbuf []cr.DualContribution[V]
 	// The cotangent of a single-output op's output, handed to its rule in a slot

@@ -74,6 +74,13 @@
 // also give its terms row by row ([RowPullbackRule], with a [RowSpace]): the engine
 // keeps those rows apart and builds a dense cotangent only where one is needed.
 //
+// A pullback can also hand the engine the sum of a cotangent it makes, and read
+// the sum of the cotangent it is given ([SumPullbackRule], with a [SumSpace]):
+// exp's pullback xbar_i = y_i ybar_i adds the xbar_i up in the same pass, and the
+// difference x - a with a scalar a (x - max x) then gets abar = -sum_i dbar_i
+// without a second pass over dbar. The engine keeps a sum only while it is bit
+// for bit the sum of the value it came with.
+//
 // # Naming
 //
 // Op packages follow one scheme. An op without parameters is a variable named after

@@ -21,14 +21,20 @@ type accum[V any] struct {
 	vals  []V
 	state []uint8
 	// rows holds the row-sparse terms (RowPullbackRule) of the nodes that have
-	// some, not yet added into vals: nil until the first.
-	rows map[int]*rowTerms[V]
+	// some, not yet added into vals, by node: nil until the first. nrows counts
+	// the nodes that have some.
+	rows  []*rowTerms[V]
+	nrows int
+	// sums holds, in a sweep that trades cotangent sums (sums.go), the known sum
+	// of each slot's value: nil until the first, and again when the sweep ends.
+	sums []cr.CotangentSum
 }
 
 // rowTerms are the row-sparse terms of one node's cotangent.
 type rowTerms[V any] struct {
 	like  V // the node's value, which shapes the dense cotangent
 	terms []cr.RowContribution[V]
+	first [1]cr.RowContribution[V] // terms' first storage: most nodes have one term
 }
 
 func newAccum[V any](space cr.Space[V], n int) accum[V] {
@@ -38,6 +44,7 @@ func newAccum[V any](space cr.Space[V], n int) accum[V] {
 // add adds the contribution v to node j's slot. The first contribution (the only
 // one on a chain) is stored as it is.
 func (a *accum[V]) add(j int, v V) error {
+	a.forgetSum(j)
 	if a.state[j] == absent {
 		a.vals[j], a.state[j] = v, borrowed
 		return nil
@@ -47,6 +54,7 @@ func (a *accum[V]) add(j int, v V) error {
 
 // addTo is add to a slot that holds a value already.
 func (a *accum[V]) addTo(j int, v V) error {
+	a.forgetSum(j)
 	switch a.state[j] {
 	case borrowed:
 		s, err := a.space.Add(a.vals[j], v)
@@ -66,6 +74,7 @@ func (a *accum[V]) addTo(j int, v V) error {
 }
 
 func (a *accum[V]) drop(j int) {
+	a.forgetSum(j)
 	var zero V
 	a.vals[j], a.state[j] = zero, absent
 }
@@ -73,29 +82,41 @@ func (a *accum[V]) drop(j int) {
 // addRows keeps the row-sparse term c of node j, whose value is like.
 func (a *accum[V]) addRows(j int, like V, c cr.RowContribution[V]) {
 	if a.rows == nil {
-		a.rows = make(map[int]*rowTerms[V])
+		a.rows = make([]*rowTerms[V], len(a.vals))
 	}
 	r := a.rows[j]
 	if r == nil {
 		r = &rowTerms[V]{like: like}
+		r.terms = r.first[:0]
 		a.rows[j] = r
+		a.nrows++
 	}
 	r.terms = append(r.terms, c)
 }
 
+// rowsOf returns node j's row-sparse terms, or nil if it has none.
+func (a *accum[V]) rowsOf(j int) *rowTerms[V] {
+	if a.nrows == 0 {
+		return nil
+	}
+	return a.rows[j]
+}
+
 // present reports whether node j has a cotangent, dense or row-sparse.
 func (a *accum[V]) present(j int) bool {
-	return a.state[j] != absent || (len(a.rows) != 0 && a.rows[j] != nil)
+	return a.state[j] != absent || a.rowsOf(j) != nil
 }
 
 // settle adds node j's row-sparse terms into its dense cotangent, which starts from
 // zero when it had none, and never in storage the engine does not own.
 func (a *accum[V]) settle(j int, rs cr.RowSpace[V]) error {
-	r := a.rows[j]
+	r := a.rowsOf(j)
 	if r == nil {
 		return nil
 	}
-	delete(a.rows, j)
+	a.rows[j] = nil
+	a.nrows--
+	a.forgetSum(j)
 	v := a.vals[j]
 	switch a.state[j] {
 	case absent:
@@ -162,7 +183,7 @@ func (g *Gradients[V]) Rows(id cr.NodeID) (rows []int, v V, ok bool) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	i := id.Index()
-	r := g.acc.rows[i]
+	r := g.acc.rowsOf(i)
 	if r == nil || g.acc.state[i] != absent {
 		return nil, v, false
 	}
@@ -177,7 +198,7 @@ func (g *Gradients[V]) Rows(id cr.NodeID) (rows []int, v V, ok bool) {
 // the Space's CheckRows when the sweep added them, so only a Space that breaks its
 // own contract makes AddRows fail.
 func (g *Gradients[V]) settle(i int) {
-	if len(g.acc.rows) == 0 {
+	if g.acc.nrows == 0 {
 		return
 	}
 	if err := g.acc.settle(i, g.tape.rows); err != nil {

@@ -105,6 +105,7 @@ func (t *Tape[V]) runHooks(i int, acc *accum[V]) error {
 		}
 	}
 	acc.vals[i], acc.state[i] = v, borrowed
+	acc.forgetSum(i)
 	return nil
 }
 
@@ -136,6 +137,7 @@ func (t *Tape[V]) runDualHooks(i int, acc, dacc *accum[V]) error {
 		}
 	}
 	acc.vals[i], acc.state[i] = ct.Value, borrowed
+	acc.forgetSum(i)
 	if ct.HasTangent {
 		dacc.vals[i], dacc.state[i] = ct.Tangent, borrowed
 	} else {

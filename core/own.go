@@ -66,6 +66,7 @@ func (t *Tape[V]) exclusive(i int, ins []cr.NodeID, buf []cr.Contribution[V], k 
 
 // addOwned adds v, storage the engine may write (see exclusive), to node j's slot.
 func (a *accum[V]) addOwned(j int, v V) error {
+	a.forgetSum(j)
 	switch a.state[j] {
 	case absent:
 		a.vals[j], a.state[j] = v, owned

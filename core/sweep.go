@@ -65,6 +65,11 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 	// with (dead) and those it cannot vouch for (kept): the seeds, and what rules
 	// without chainrules.FreshStorage returned.
 	collect := t.collecting(allNodes)
+	if collect && t.dead == nil {
+		// Room for a dead cotangent per node of a small graph, at once rather
+		// than by doubling.
+		t.dead = make([]V, 0, min(top+1, 64))
+	}
 	if collect {
 		for _, s := range seeds {
 			t.kept = append(t.kept, s.v)
@@ -73,17 +78,24 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 			t.kept = append(t.kept, s.v)
 		}
 	}
-	buf := t.buf[:0]
+	buf, sbuf := t.buf[:0], t.sbuf[:0]
+	if sbuf == nil {
+		sbuf = t.sums0[:0]
+	}
 	var rbuf []cr.RowContribution[V]
+	sums := t.tradesSums(second)
 	defer func() {
 		clear(buf)
-		t.buf = buf[:0]
+		t.buf, t.sbuf = buf[:0], sbuf[:0]
+		clear(t.one[:]) // on an error return too
+		acc.sums = nil  // a sum never outlives its sweep
 	}()
 	var dbuf []cr.DualContribution[V]
 	// The cotangent of a single-output op's output, handed to its rule in a slot
 	// reused from op to op (rules must not retain it), and the scratch of ops with
 	// several outputs.
-	ybar, has := make([]V, 1), []bool{true}
+	ybar, has := t.one[:], t.hasOne[:]
+	has[0] = true
 	var group groupScratch[V]
 	for i := top; i >= 0; i-- {
 		nd := t.at(i)
@@ -98,7 +110,7 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 			}
 			continue
 		}
-		if len(acc.rows) != 0 && acc.rows[i] != nil {
+		if acc.rowsOf(i) != nil {
 			if nd.rule == nil && !(hooks && nd.flags&flagHook != 0) && t.isFinite == nil {
 				continue // a leaf keeps its row-sparse terms (Gradients.Rows)
 			}
@@ -132,14 +144,27 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 			// First order, or no tangent reaches this node's pullback: the
 			// derivative of its pullback is zero (an affine op's pullback does not
 			// depend on its inputs, chainrules.AffineRule).
-			var rr cr.RowPullbackRule[V]
+			var (
+				rr cr.RowPullbackRule[V]
+				sr cr.SumPullbackRule[V]
+			)
 			if rs != nil {
 				rr, _ = rule.(cr.RowPullbackRule[V])
 			}
+			if sums && rr == nil {
+				sr, _ = rule.(cr.SumPullbackRule[V])
+			}
 			ybar[0] = acc.vals[i]
-			if rr != nil {
+			sbuf = sbuf[:0]
+			switch {
+			case rr != nil:
 				buf, rbuf, err = rr.RowPullback(ybar, has, buf[:0], rbuf[:0])
-			} else {
+			case sr != nil:
+				buf, sbuf, err = sr.PullbackSum(ybar[0], acc.sumOf(i), buf[:0], sbuf)
+				if len(sbuf) != len(buf) {
+					sbuf = sbuf[:0] // not one sum per contribution: none is used
+				}
+			default:
 				buf, err = rule.Pullback(ybar, has, buf[:0])
 			}
 			if err != nil {
@@ -181,16 +206,22 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 				}
 				if in.flags&flagRequires != 0 {
 					var err error
+					first := acc.state[j] == absent
 					switch {
 					case fresh && t.exclusive(i, ins, buf, k, rbuf, ybar[0], passOn):
 						err = acc.addOwned(j, c.Value)
-					case acc.state[j] == absent: // acc.add, inlined by hand on this path
+					case first: // acc.add, inlined by hand on this path
 						acc.vals[j], acc.state[j] = c.Value, borrowed
 					default:
 						err = acc.addTo(j, c.Value)
 					}
 					if err != nil {
 						return acc, dacc, t.opErr(i, "pullback", err)
+					}
+					if k < len(sbuf) && sbuf[k].Known && first {
+						// The slot holds this contribution alone (every other
+						// write forgets the sum).
+						acc.setSum(j, sbuf[k])
 					}
 				}
 			}
@@ -357,7 +388,7 @@ func (t *Tape[V]) sweepGroup(i int, nd *node[V], acc, dacc *accum[V], allNodes, 
 	second := tan != nil
 	present, dpresent := false, false
 	for j := lo; j <= i; j++ {
-		if len(acc.rows) != 0 {
+		if acc.nrows != 0 {
 			if err := acc.settle(j, t.rows); err != nil {
 				return buf, dbuf, t.opErr(j, "backward", err)
 			}

@@ -54,8 +54,11 @@ type Tape[V any] struct {
 	// overlap is space's optional storage test, or nil: with it a sweep keeps
 	// the cotangents that rules made for it as its own (see exclusive).
 	overlap cr.OverlapSpace[V]
-	reg     *cr.Registry[V]
-	tag     uint32
+	// sumSpace says that space is a chainrules.SumSpace: first-order sweeps then
+	// trade cotangent sums with the rules (chainrules.SumPullbackRule, sums.go).
+	sumSpace bool
+	reg      *cr.Registry[V]
+	tag      uint32
 
 	// Nodes live in chunks of chunkLen (the first grows to that size by doubling),
 	// so that recording a large graph never copies it.
@@ -92,8 +95,15 @@ type Tape[V any] struct {
 	vals arena[V]
 	// ys holds the outputs an op's Apply writes, reused from op to op (an op must
 	// not retain the slice; its values move into the nodes).
-	ys  []V
-	buf []cr.Contribution[V] // scratch for pullbacks
+	ys   []V
+	buf  []cr.Contribution[V] // scratch for pullbacks
+	sbuf []cr.CotangentSum    // scratch for the sums of SumPullbackRule
+	// one and hasOne are the one-slot cotangent slices a sweep hands the rules
+	// of single-output ops, and sums0 sbuf's first storage: in the tape, so
+	// that a sweep of a small graph does not allocate them.
+	one    [1]V
+	hasOne [1]bool
+	sums0  [4]cr.CotangentSum
 
 	// detached lists, in recording order, the inputs of the op nodes recorded while
 	// gradients were disabled (their rules are dropped), for WriteDOT.
@@ -267,6 +277,7 @@ func NewTape[V any](space cr.Space[V]) *Tape[V] {
 	_, t.oneLayout = any(space).(cr.Float64Space)
 	t.rows, _ = space.(cr.RowSpace[V])
 	t.overlap, _ = space.(cr.OverlapSpace[V])
+	_, t.sumSpace = space.(cr.SumSpace[V])
 	return t
 }
 
@@ -810,7 +821,8 @@ func (t *Tape[V]) free() {
 	t.chunks, t.n = nil, 0
 	t.ids, t.need, t.vals, t.buf, t.ys = arena[cr.NodeID]{}, arena[bool]{}, arena[V]{}, nil, nil
 	t.hooks, t.sites, t.detached = nil, nil, nil
-	t.dead, t.kept = nil, nil
+	t.dead, t.kept, t.sbuf = nil, nil, nil
+	clear(t.one[:])
 	t.freed = true
 }
 

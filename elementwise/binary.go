@@ -260,7 +260,7 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 				}
 			}
 		}
-		return r.passThrough(ybar, ybardot)
+		return r.passThrough(ybar, ybardot, cr.CotangentSum{})
 	}
 	yb, ybd, err := cotangents[T](r.op.name, r.out, ybar, ybardot)
 	if err != nil {
@@ -303,15 +303,24 @@ func pullbackBinary[T tensor.Element](r *binaryRule, d *binaryData[T], ybar, yba
 // layer passes the layer's cotangent on at no cost. For a - b (spec.diff) bbar and
 // bbardot are negated: bbar = -SumTo(ybar, shape(b)), one pass over b's shape
 // (a scalar for the x - max(x) of a log-sum-exp), while abar is still ybar itself.
-// An operand whose cotangent is not needed (skip, ApplyMasked) gets none.
-func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense) (ab, bb, abd, bbd *tensor.Dense, err error) {
+// An operand whose cotangent is not needed (skip, ApplyMasked) gets none. When
+// ybar's sum is known (sum, from PullbackSum: a real ybar), the SumTo onto an
+// operand of one element is that sum, read instead of computed.
+func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense, sum cr.CotangentSum) (ab, bb, abd, bbd *tensor.Dense, err error) {
 	to := func(g *tensor.Dense, shape []int, realOut, neg bool) (*tensor.Dense, error) {
 		if g == nil {
 			return nil, nil
 		}
 		if !slices.Equal(r.out, shape) {
 			var err error
-			if g, err = tensor.SumTo(g, shape); err != nil {
+			if sum.Known && g == ybar && !r.complex && sizeOf(shape) == 1 {
+				// SumTo(ybar, shape) holds SumOf(ybar), the known sum, in its
+				// one element.
+				g, err = tensor.FromFloat64([]float64{sum.Value}, shape...)
+			} else {
+				g, err = tensor.SumTo(g, shape)
+			}
+			if err != nil {
 				return nil, err
 			}
 		}

@@ -246,7 +246,7 @@ func (r *arith32Rule) pullback(ybar *tensor.Dense, yb []float32, ybardot *tensor
 	if r.kind == arithAdd || r.kind == arithSub {
 		// Linear: ybar (and ybardot) passed on, summed and negated as needed.
 		// The second partials are zero: a zero ybardot gives no tangents.
-		return br.passThrough(ybar, ybardot)
+		return br.passThrough(ybar, ybardot, cr.CotangentSum{})
 	}
 	n := br.lay.size
 	ga, gb := vmath.MakeNoZero[float32](n), vmath.MakeNoZero[float32](n)

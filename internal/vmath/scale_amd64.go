@@ -48,3 +48,30 @@ func axpyAVX2(y, x *float64, blocks int, s float64)
 func axpyBlocks(y []float64, s float64, x []float64) int {
 	return avx2Blocks(len(y), 8, func(blocks int) { axpyAVX2(&y[0], &x[0], blocks, s) })
 }
+
+//go:noescape
+func mulSumAVX2(dst, a, b *float64, blocks int, s *[8]float64)
+
+//go:noescape
+func scaleSumAVX2(dst, x *float64, blocks int, c float64, s *[8]float64)
+
+// mulSumBlocks does MulSum's whole blocks of 8 elements in assembly, adding the
+// products into s (zero on entry), and returns the number of elements done.
+func mulSumBlocks(dst, a, b []float64, s *[8]float64) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	mulSumAVX2(&dst[0], &a[0], &b[0], blocks, s)
+	return 8 * blocks
+}
+
+// scaleSumBlocks does ScaleSum's whole blocks of 8 elements in assembly.
+func scaleSumBlocks(dst, x []float64, c float64, s *[8]float64) int {
+	blocks := len(dst) / 8
+	if !fusedAVX2 || blocks == 0 {
+		return 0
+	}
+	scaleSumAVX2(&dst[0], &x[0], blocks, c, s)
+	return 8 * blocks
+}

@@ -115,3 +115,59 @@ axpyloop:
 	JNZ  axpyloop
 	VZEROUPPER
 	RET
+
+// func mulSumAVX2(dst, a, b *float64, blocks int, s *[8]float64)
+// dst[i] = a[i] b[i]; s[l] += dst[8k+l] (Y2: lanes 0-3, Y3: lanes 4-7)
+TEXT ·mulSumAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ blocks+24(FP), CX
+	MOVQ s+32(FP), DX
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ AX, AX
+
+mulsumloop:
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD 32(SI)(AX*8), Y1
+	VMULPD (R8)(AX*8), Y0, Y0
+	VMULPD 32(R8)(AX*8), Y1, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	VADDPD Y0, Y2, Y2
+	VADDPD Y1, Y3, Y3
+	ADDQ $8, AX
+	DECQ CX
+	JNZ  mulsumloop
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	VZEROUPPER
+	RET
+
+// func scaleSumAVX2(dst, x *float64, blocks int, c float64, s *[8]float64)
+// dst[i] = x[i] c; s[l] += dst[8k+l]
+TEXT ·scaleSumAVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ blocks+16(FP), CX
+	VBROADCASTSD c+24(FP), Y15
+	MOVQ s+32(FP), DX
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ AX, AX
+
+scalesumloop:
+	VMULPD (SI)(AX*8), Y15, Y0
+	VMULPD 32(SI)(AX*8), Y15, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	VADDPD Y0, Y2, Y2
+	VADDPD Y1, Y3, Y3
+	ADDQ $8, AX
+	DECQ CX
+	JNZ  scalesumloop
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	VZEROUPPER
+	RET

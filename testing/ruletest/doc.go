@@ -30,6 +30,9 @@
 //     overwrites both after Apply; Inputs and the pullback must not change);
 //   - rows: for a chainrules.RowPullbackRule, the terms of RowPullback, with the
 //     row-sparse ones added into zeros by the Space's AddRows, equal Pullback's;
+//   - sums: for a chainrules.SumPullbackRule, PullbackSum (given no sum, and
+//     given the cotangent's SumOf) appends Pullback's contributions bit for bit,
+//     with sums equal to the Space's SumOf of their contributions, bit for bit;
 //   - kink: at a declared kink (Config.Kink), the documented one-sided or split rule
 //     for the pullback, the tangent and the second-order rule.
 //

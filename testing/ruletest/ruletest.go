@@ -28,6 +28,7 @@ const (
 	CheckMasked            = "masked"              // ApplyMasked agrees with Apply on the inputs it needs
 	CheckRetain            = "retain"              // Apply keeps neither the slice in nor the slice x
 	CheckRows              = "rows"                // RowPullback's terms add up to Pullback's cotangent
+	CheckSums              = "sums"                // PullbackSum's cotangents are Pullback's, its sums SumOf's
 	CheckAbsentOutputs     = "absent-outputs"      // a multi-output rule never reads an absent cotangent
 	CheckNoDerivative      = "no-derivative"       // a registry entry marked NoDerivative fails every derivative with ErrNoRule
 	CheckRecorded          = "recorded"            // the pullback recorded with ops (RecordPullback) == Pullback

@@ -194,6 +194,7 @@ func run[V any](space cr.Space[V], sub subject[V], sample string, inputs []V, cf
 	c.guard(CheckRetain, c.checkRetain)
 	if !c.multi {
 		c.guard(CheckRows, func() { c.checkRows(rule) })
+		c.guard(CheckSums, func() { c.checkSums(rule) })
 	}
 
 	kink, kinkOK := cfg.Kink.(*Kink[V])

@@ -58,20 +58,10 @@ func scaleSumAVX2(dst, x *float64, blocks int, c float64, s *[8]float64)
 // mulSumBlocks does MulSum's whole blocks of 8 elements in assembly, adding the
 // products into s (zero on entry), and returns the number of elements done.
 func mulSumBlocks(dst, a, b []float64, s *[8]float64) int {
-	blocks := len(dst) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	mulSumAVX2(&dst[0], &a[0], &b[0], blocks, s)
-	return 8 * blocks
+	return avx2Blocks(len(dst), 8, func(blocks int) { mulSumAVX2(&dst[0], &a[0], &b[0], blocks, s) })
 }
 
 // scaleSumBlocks does ScaleSum's whole blocks of 8 elements in assembly.
 func scaleSumBlocks(dst, x []float64, c float64, s *[8]float64) int {
-	blocks := len(dst) / 8
-	if !fusedAVX2 || blocks == 0 {
-		return 0
-	}
-	scaleSumAVX2(&dst[0], &x[0], blocks, c, s)
-	return 8 * blocks
+	return avx2Blocks(len(dst), 8, func(blocks int) { scaleSumAVX2(&dst[0], &x[0], blocks, c, s) })
 }

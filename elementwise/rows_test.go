@@ -1,6 +1,7 @@
 package elementwise_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -51,5 +52,28 @@ func TestPullbackBroadcastRows(t *testing.T) {
 				t.Fatalf("%v %v: xbar[%d] = %v from the broadcast cotangent, %v from its copy", c.op, c.shape, i, gv[i], wv[i])
 			}
 		}
+	}
+}
+
+// BenchmarkPullbackBroadcastRows times square's pullback of a cotangent
+// broadcast along the last axis (gmm's sum over d) at n = 1000, k = 25 and
+// d = 2, 10, 20.
+func BenchmarkPullbackBroadcastRows(b *testing.B) {
+	rng := rand.New(rand.NewPCG(28, 2))
+	for _, d := range []int{2, 10, 20} {
+		x := tensor.RandN(rng, tensor.Float64, 1000, 25, d)
+		y := make([]*tensor.Dense, 1)
+		rule, err := elementwise.SquareOp.Apply([]cr.NodeID{0}, []*tensor.Dense{x}, y)
+		require.NoError(b, err)
+		g, err := tensor.RandN(rng, tensor.Float64, 1000, 25, 1).BroadcastTo(1000, 25, d)
+		require.NoError(b, err)
+		b.Run(fmt.Sprintf("d=%d", d), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := rule.Pullback([]*tensor.Dense{g}, nil, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

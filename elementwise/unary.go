@@ -452,9 +452,13 @@ func pullRows(pull func(dst, x, y, yb []float64), x, y, g []float64, row int) []
 	q, rem := 0, 0 // the row of element o, and the position in it
 	for o := 0; o < n; o += len(block) {
 		m := min(len(block), n-o)
-		for j := range m {
-			block[j] = g[q]
-			if rem++; rem == row {
+		for j := 0; j < m; {
+			w, c := min(row-rem, m-j), g[q]
+			for i := j; i < j+w; i++ {
+				block[i] = c
+			}
+			j += w
+			if rem += w; rem == row {
 				q, rem = q+1, 0
 			}
 		}

@@ -65,8 +65,9 @@ func directReal[R float](kn *kernel[R], transA, transB bool, m, n, k int, alpha 
 // packed path computed every tile of a C 10 wide 24 wide: B is packed (k n
 // values at most) into 8-column groups padded with zeros, the last tile of a row
 // of tiles (8, 16 or 24 wide, at most 7 columns beyond n) and the tiles of the
-// last rows (op(A)'s last m mod 8 rows copied into 8 zero-padded ones) are
-// computed into a scratch tile and merged into C.
+// last rows (op(A)'s last 8 rows, of which the first 8 - m mod 8 are computed
+// again; when m < 8, its rows copied into 8 zero-padded ones) are computed into a
+// scratch tile and merged into C.
 //
 // The results are those of the packed path bit for bit: the same FMA chain per
 // element, in the same blocks of k, and the same write-back (alpha, then beta
@@ -116,8 +117,14 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 	for ir := 0; ir < m; ir += 8 {
 		mb := min(8, m-ir)
 		at, ars, acs := a[ir*rsa:], rsa, csa
-		if mb < 8 {
-			// op(A)'s last rows, copied into 8 rows of k, zero below them.
+		skip := 0 // rows of the tile that the previous tile has written
+		switch {
+		case mb < 8 && m >= 8:
+			// op(A)'s last 8 rows: the first 8 - mb are computed again (the
+			// same FMA chains) into the scratch tile, and only the others merged.
+			at, skip = a[(m-8)*rsa:], 8-mb
+		case mb < 8:
+			// op(A)'s m < 8 rows, copied into 8 rows of k, zero below them.
 			ws.a = aligned(ws.a, 8*k)
 			clear(ws.a[mb*k:])
 			for r := range mb {
@@ -148,7 +155,7 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 				case mb < 8 || nb < w:
 					tmp := ws.tmp
 					directKernel(w, kb, ap, ars, acs, &bq[0], bld, &tmp[0], 24, alpha, 0)
-					mergeTile(tmp, 24, cp, ldc, mb, nb, bt)
+					mergeTile(tmp[skip*24:], 24, cp, ldc, mb, nb, bt)
 				case w == 24 || w == 8 || !merged || jr+16 < n || bt == 0 || bt == 1:
 					// The packed path's merge with beta 0 or 1 rounds as the
 					// kernel's write-back.

@@ -264,15 +264,7 @@ func pair[T tensor.Numeric](x, y block[T], need lset, size *[maxLabels]int, want
 		y = y2
 	}
 	ys, xs = setOf(y.labels), setOf(x.labels)
-	pick := func(from []int, in lset) []int {
-		var r []int
-		for _, l := range from {
-			if in.has(l) {
-				r = append(r, l)
-			}
-		}
-		return r
-	}
+	pick := pickLabels
 	both := xs.and(ys)
 	batchSet, conSet := both.and(need), both.andNot(need)
 	fa, fb := pick(x.labels, xs.andNot(ys)), pick(y.labels, ys.andNot(xs))
@@ -314,6 +306,14 @@ func pair[T tensor.Numeric](x, y block[T], need lset, size *[maxLabels]int, want
 	if want != nil && !slices.Equal(want, slices.Concat(L.batch, fa, fb)) && slices.Equal(want, slices.Concat(L.batch, fb, fa)) {
 		return pair(y, x, need, size, want)
 	}
+	var zero T
+	_, cplx := any(zero).(complex128)
+	if _, c64 := any(zero).(complex64); c64 {
+		cplx = true
+	}
+	if z, ok := pairStrided(x, y, pick(x.labels, batchSet), pick(x.labels, conSet), fa, fb, size, want, !cplx); ok {
+		return z
+	}
 	xd, yd := x.data, y.data
 	if !L.okA {
 		xp := permute(x, slices.Concat(L.batch, fa, L.con), size)
@@ -345,4 +345,140 @@ func pair[T tensor.Numeric](x, y block[T], need lset, size *[maxLabels]int, want
 	}
 	batchGemm(L.tA, L.tB, nb, m, n, k, xd, yd, out)
 	return block[T]{data: out, labels: labels, owned: true, exact: exact}
+}
+
+// pickLabels returns the labels of from that are in in, in from's order.
+func pickLabels(from []int, in lset) []int {
+	var r []int
+	for _, l := range from {
+		if in.has(l) {
+			r = append(r, l)
+		}
+	}
+	return r
+}
+
+// stridedOff turns pairStrided off (tests compare it with the permuting path).
+var stridedOff = false
+
+// pairStrided is pair's product without copies: when each of x and y, and the
+// caller's layout want, holds every group of labels (batch, contracted, free in x,
+// free in y) as one dim (consecutive, in one order), the contraction is one
+// tensor.GemmBatch call on the operands where they are, with the leading
+// dimensions and batch strides of those dims, writing the result in want's layout
+// when it holds its groups so (the last step of a plan; else [batch, fa, fb]). The
+// contracted dims x carries (n, k, d) and y carries (k, d, d), say, give
+// out[n, k, i] = sum_j x[n, k, j] y[k, i, j] as k products of n x d by d x d with
+// leading dimensions k d, d and k d: no permutation of x, y or the result.
+//
+// It reports false, and pair permutes, when a group is split or ordered otherwise
+// in one of the operands, or when a product would have a dimension below 2: a
+// matrix-vector or outer-product shape runs tensor.GemmBatch's plain loops only on
+// contiguous vectors, so its result could differ in the last bits from the one of
+// the permuted operands. From 2 up, every shape runs internal/gemm's packed (or
+// direct) kernels, whose results do not depend on the layout of the operands
+// (packing absorbs it): bit for bit those of pair's permuted operands. swap allows
+// one exchange of x and y (C^T = B^T A^T), to put want's innermost dim in y: for
+// real types only, whose products a b and b a, and FMA chains over them, round
+// alike; a complex product's parts add their two terms in the order of the
+// factors (re a im b + im a re b), so pair's roles are kept.
+func pairStrided[T tensor.Numeric](x, y block[T], batch, con, fa, fb []int, size *[maxLabels]int, want []int, swap bool) (block[T], bool) {
+	if stridedOff {
+		return block[T]{}, false
+	}
+	prodOf := func(ls []int) int {
+		n := 1
+		for _, l := range ls {
+			n *= size[l]
+		}
+		return n
+	}
+	nb, m, n, k := prodOf(batch), prodOf(fa), prodOf(fb), prodOf(con)
+	if len(fa) == 0 || len(fb) == 0 || len(con) == 0 || nb == 0 || m < 2 || n < 2 || k < 2 {
+		return block[T]{}, false
+	}
+	lastOf := func(ls []int) int { return ls[len(ls)-1] }
+	var sa [3]int // strides of batch, fa, con in x
+	var sb [3]int // strides of batch, con, fb in y
+	for g, grp := range [][]int{batch, fa, con} {
+		s, ok := span(x.labels, grp, size)
+		if !ok {
+			return block[T]{}, false
+		}
+		sa[g] = s
+	}
+	for g, grp := range [][]int{batch, con, fb} {
+		s, ok := span(y.labels, grp, size)
+		if !ok {
+			return block[T]{}, false
+		}
+		sb[g] = s
+	}
+	// C: want's layout if it holds the groups as dims with fb innermost, else
+	// [batch, fa, fb].
+	labels := slices.Concat(batch, fa, fb)
+	exact := false
+	strideC, ldc := m*n, n
+	if want != nil && len(want) == len(labels) && setOf(want) == setOf(labels) {
+		sc, okC := [3]int{}, true
+		for g, grp := range [][]int{batch, fa, fb} {
+			s, ok := span(want, grp, size)
+			if !ok {
+				okC = false
+				break
+			}
+			sc[g] = s
+		}
+		switch {
+		case okC && lastOf(want) == lastOf(fb):
+			labels, exact = slices.Clone(want), true
+			strideC, ldc = sc[0], sc[1]
+		case okC && swap && lastOf(want) == lastOf(fa):
+			if z, ok := pairStrided(y, x, batch, con, fb, fa, size, want, false); ok {
+				return z, true
+			}
+		}
+	}
+	lda, tA := sa[1], false
+	switch lastOf(x.labels) {
+	case lastOf(con):
+	case lastOf(fa):
+		lda, tA = sa[2], true
+	default:
+		return block[T]{}, false
+	}
+	ldb, tB := sb[1], false
+	switch lastOf(y.labels) {
+	case lastOf(fb):
+	case lastOf(con):
+		ldb, tB = sb[2], true
+	default:
+		return block[T]{}, false
+	}
+	out := makeNoZero[T](nb * m * n) // the product writes all of it (beta = 0)
+	if err := tensor.GemmBatch(tA, tB, m, n, k, 1, x.data, lda, sa[0], y.data, ldb, sb[0], 0, out, ldc, strideC, nb); err != nil {
+		// The sizes come from the plan and the slices are allocated to fit them: an
+		// error here is a bug in this package, not in the caller's data.
+		panic("einsum: internal error: " + err.Error())
+	}
+	return block[T]{data: out, labels: labels, owned: true, exact: exact}, true
+}
+
+// span returns the stride of the dims of a row-major block over labels (sizes in
+// size) that carry group, seen as one dim, and whether they can be: the labels of
+// group are consecutive in labels, in group's order. An empty group is a dim of
+// size 1 (stride 0).
+func span(labels, group []int, size *[maxLabels]int) (int, bool) {
+	if len(group) == 0 {
+		return 0, true
+	}
+	i := slices.Index(labels, group[0])
+	if i < 0 || i+len(group) > len(labels) || !slices.Equal(labels[i:i+len(group)], group) {
+		return 0, false
+	}
+	s := 1
+	for _, l := range labels[i+len(group):] {
+		s *= max(size[l], 1)
+	}
+	return s, true
 }

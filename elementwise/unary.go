@@ -244,6 +244,12 @@ func pullbackUnary[T tensor.Element](r *unaryRule, fn *Func1[T], x, y []T, ybar,
 		if c, ok := uniform[T](ybar); ok && checkData[T](r.op.name, "cotangent", ybar, r.shape()) == nil {
 			return pullResults(r, pullUniform(fn, x, y, ybar.Size(), c), nil, false)
 		}
+		if g, row, ok := broadcastRows(ybar); ok && fn.Pull != nil && checkData[T](r.op.name, "cotangent", ybar, r.shape()) == nil {
+			if xf, isReal := any(x).([]float64); isReal {
+				xb := pullRows(any(fn.Pull).(func(dst, x, y, yb []float64)), xf, any(y).([]float64), g, row)
+				return pullResults(r, any(xb).([]T), nil, false)
+			}
+		}
 	}
 	yb, ybd, xd, err := pullArgs[T, T](r, ybar, ybardot, xdot)
 	if err != nil {
@@ -400,6 +406,65 @@ func uniform[T tensor.Element](t *tensor.Dense) (T, bool) {
 		*p = v
 	}
 	return zero, true
+}
+
+// broadcastRows returns, for a float64 tensor t that is a contiguous tensor
+// broadcast along its trailing axes (a sum's cotangent over its summed last axes:
+// strides 0 there, rows of at least two equal elements), the values of its rows
+// in order (aliasing t's storage) and the length of a row; ok is false otherwise
+// (and for a contiguous t, or one broadcast along every axis: uniform's case).
+func broadcastRows(t *tensor.Dense) (g []float64, row int, ok bool) {
+	if t == nil || t.DType() != tensor.Float64 || t.IsContiguous() {
+		return nil, 0, false
+	}
+	sh, st := t.Shape(), t.Strides()
+	a, row := len(sh), 1
+	for a > 0 && (st[a-1] == 0 || sh[a-1] == 1) {
+		row *= sh[a-1]
+		a--
+	}
+	if a == len(sh) || a == 0 || row < 2 {
+		return nil, 0, false
+	}
+	v := t
+	for ax := a; ax < len(sh); ax++ {
+		var err error
+		if v, err = v.Slice(ax, 0, 1, 1); err != nil {
+			return nil, 0, false
+		}
+	}
+	if !v.IsContiguous() {
+		return nil, 0, false
+	}
+	return v.Float64s(), row, true
+}
+
+// pullRows is pull1's first-order float64 pullback with fn.Pull = pull of the
+// cotangent ybar_i = g[i / row]: xbar_i = f'(x_i) g[i / row], computed by pull on
+// blocks of the cotangent expanded into a short buffer instead of a copy of its
+// len(g) row elements (fn.Pull computes each element on its own, so the result
+// is that of the expanded cotangent).
+func pullRows(pull func(dst, x, y, yb []float64), x, y, g []float64, row int) []float64 {
+	n := len(g) * row
+	x, y = x[:n], y[:n]
+	xb := vmath.MakeNoZero[float64](n)
+	var block [512]float64
+	q, rem := 0, 0 // the row of element o, and the position in it
+	for o := 0; o < n; o += len(block) {
+		m := min(len(block), n-o)
+		for j := 0; j < m; {
+			w, c := min(row-rem, m-j), g[q]
+			for i := j; i < j+w; i++ {
+				block[i] = c
+			}
+			j += w
+			if rem += w; rem == row {
+				q, rem = q+1, 0
+			}
+		}
+		pull(xb[o:o+m], x[o:o+m], y[o:o+m], block[:m])
+	}
+	return xb
 }
 
 // pullUniform is pull1's first-order pullback of the cotangent ybar_i = c for

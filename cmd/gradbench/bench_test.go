@@ -62,11 +62,13 @@ func benchJob(b *testing.B, module string, input json.RawMessage, fns ...string)
 				b.Fatal(err)
 			}
 			b.ReportAllocs()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				if _, err := j.run(); err != nil {
 					b.Fatal(fmt.Sprint(err))
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }
@@ -145,5 +147,43 @@ func BenchmarkLLSQ(b *testing.B) {
 		}
 		input, _ := json.Marshal(map[string]any{"x": x, "n": n, "min_runs": 1, "min_seconds": 0})
 		b.Run(fmt.Sprintf("n=%d,m=128", n), func(b *testing.B) { benchJob(b, "llsq", input, "primal", "gradient") })
+	}
+}
+
+// gmmBenchInput is a gmm input of d dimensions, k components and n points
+// drawn like GradBench's generator (x and the parameters standard normal, mu
+// uniform on [0, 1)), with m = 0 and gamma = 1.
+func gmmBenchInput(d, k, n int) json.RawMessage {
+	rng := rand.New(rand.NewSource(1))
+	mat := func(r, c int, uniform bool) [][]float64 {
+		m := make([][]float64, r)
+		for i := range m {
+			m[i] = make([]float64, c)
+			for j := range m[i] {
+				if uniform {
+					m[i][j] = rng.Float64()
+				} else {
+					m[i][j] = rng.NormFloat64()
+				}
+			}
+		}
+		return m
+	}
+	input, _ := json.Marshal(map[string]any{
+		"d": d, "k": k, "n": n, "x": mat(n, d, false), "m": 0, "gamma": 1.0,
+		"alpha": mat(1, k, false)[0], "mu": mat(k, d, true), "q": mat(k, d, false),
+		"l": mat(k, d*(d-1)/2, false), "min_runs": 1, "min_seconds": 0,
+	})
+	return input
+}
+
+// BenchmarkGMM times the gmm objective and Jacobian at n = 1000 and the sizes
+// d = 2, 10, 20 by k = 5, 10, 25 that bench/gradbench/README.md reports.
+func BenchmarkGMM(b *testing.B) {
+	for _, d := range []int{2, 10, 20} {
+		for _, k := range []int{5, 10, 25} {
+			input := gmmBenchInput(d, k, 1000)
+			b.Run(fmt.Sprintf("%d_%d_1000", d, k), func(b *testing.B) { benchJob(b, "gmm", input, "objective", "jacobian") })
+		}
 	}
 }

@@ -175,3 +175,45 @@ func BenchmarkDgemmAttention(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDgemmRagged times products with m or n not a multiple of 8 on one
+// goroutine, on the direct path and, with it off, on the packed path: those of a
+// Gaussian mixture with d = 2, 10 and 20 (a batch of n = 1000 points times a
+// d x d factor, transposed or not, and the factor's gradient X^T G with k =
+// 1000), a small MLP's 10-wide output layer, and a 3x3 product.
+func BenchmarkDgemmRagged(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	x, y, z := randSlice(rng, 1000*500), randSlice(rng, 1000*500), randSlice(rng, 1000*500)
+	cases := []struct {
+		name          string
+		tA, tB        bool
+		m, n, k       int
+		lda, ldb, ldc int
+	}{
+		{"nt_1000x2x2", false, true, 1000, 2, 2, 10, 2, 10},
+		{"nt_1000x10x10", false, true, 1000, 10, 10, 250, 10, 250},
+		{"nn_1000x10x10", false, false, 1000, 10, 10, 250, 10, 250},
+		{"tn_10x10x1000", true, false, 10, 10, 1000, 250, 250, 10},
+		{"nt_1000x20x20", false, true, 1000, 20, 20, 500, 20, 500},
+		{"tn_20x20x1000", true, false, 20, 20, 1000, 500, 500, 20},
+		{"nn_1024x10x32", false, false, 1024, 10, 32, 32, 10, 10},
+		{"nn_3x3x3", false, false, 3, 3, 3, 3, 3, 3},
+	}
+	for _, c := range cases {
+		for _, off := range []bool{false, true} {
+			name := c.name + "/direct"
+			if off {
+				name = c.name + "/packed"
+			}
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				directOff = off
+				defer func() { directOff = false }()
+				for b.Loop() {
+					DgemmOn(1, c.tA, c.tB, c.m, c.n, c.k, 1, x, c.lda, y, c.ldb, 0, z, c.ldc)
+				}
+				reportGFLOPs(b, 2*float64(c.m*c.n*c.k))
+			})
+		}
+	}
+}

@@ -46,28 +46,41 @@ func directReal[R float](kn *kernel[R], transA, transB bool, m, n, k int, alpha 
 }
 
 // direct computes C = alpha op(A) op(B) + beta C for a small or thin product
-// without packing A, and without packing B unless it is transposed, when the
-// AVX-512 float64 kernel is in use, m and n are multiples of 8, n is at most
-// directMaxN and k n at most directMaxKN, and reports whether it did. C is cut
-// into 8-row tiles of 24 columns, and 16 or 8 at the right edge (directTile);
-// the kernels read A's elements where they are, with its row and column
-// strides, and B's rows with its row stride.
+// without packing A, and without packing B unless it is transposed or ragged,
+// when the AVX-512 float64 kernel is in use, n is at most directMaxN and k n at
+// most directMaxKN, and m and n are multiples of 8 or beta is 0 or 1, and
+// reports whether it did. C is cut into 8-row tiles of 24 columns, and 16 or 8
+// at the right edge (directTile); the kernels read A's elements where they are,
+// with its row and column strides, and B's rows with its row stride.
 //
-// Two kinds of product go this way. The layer products of a small MLP on a batch
-// (1024x32 times 32x32, and X^T G with k = 1024), where packing cost as much as
-// the multiply-adds. And the small products of a batch, such as the heads of
+// Three kinds of product go this way. The layer products of a small MLP on a
+// batch (1024x32 times 32x32, and X^T G with k = 1024), where packing cost as
+// much as the multiply-adds. The small products of a batch, such as the heads of
 // attention (128x64 times 64x128, 128x128 times 128x64, either operand
 // transposed): both operands fit in L2 (64 to 128 kB each), so packing them for
 // every product of the batch bought nothing and took about a third of the time.
+// And ragged ones, m or n not a multiple of 8, such as the batches of a Gaussian
+// mixture's k products of n points by a d x d factor (1000x10 times 10x10, and
+// 10x1000 times 1000x10), where packing A cost as much as the product and the
+// packed path computed every tile of a C 10 wide 24 wide: B is packed (k n
+// values at most) into 8-column groups padded with zeros, the last tile of a row
+// of tiles (8, 16 or 24 wide, at most 7 columns beyond n) and the tiles of the
+// last rows (op(A)'s last 8 rows, of which the first 8 - m mod 8 are computed
+// again; when m < 8, its rows copied into 8 zero-padded ones) are computed into a
+// scratch tile and merged into C.
 //
 // The results are those of the packed path bit for bit: the same FMA chain per
 // element, in the same blocks of k, and the same write-back (alpha, then beta
 // with an FMA), whatever the tile; except that where the packed path computes a
 // partial tile (the last 16 columns when n = 24 q + 16) into a scratch tile and
 // merges it into C with a beta other than 0 and 1, this path does the same
-// (mergeTile).
+// (mergeTile). A ragged product's partial tiles are not those of the packed path
+// (columns 10 to 15 of a 16-wide tile, against 10 to 23 of a 24-wide one), so it
+// goes this way only with beta 0 or 1, where a merge rounds as the kernel's
+// write-back.
 func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) bool {
-	if directOff || kern != avx512 || m%8 != 0 || n%8 != 0 || n > directMaxN || k*n > directMaxKN {
+	ragged := m%8 != 0 || n%8 != 0
+	if directOff || kern != avx512 || n > directMaxN || k*n > directMaxKN || (ragged && !raggedDirect(n, k, beta)) {
 		return false
 	}
 	rsa, csa := lda, 1
@@ -79,14 +92,21 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 	_ = c[(m-1)*ldc+n-1]
 	ws := pools64.workspaces.Get().(*workspace[float64])
 	defer pools64.workspaces.Put(ws)
+	nw := roundUp(n, 8) // the columns the tiles compute
 	bp, bld := b, ldb
-	if transB {
+	switch {
+	case n%8 != 0:
+		// op(B) in panels of row stride 24, zero beyond column n.
+		ws.b = aligned(ws.b, (nw/24+1)*24*k)
+		packRaggedB(ws.b, b, ldb, transB, n, k)
+		bp, bld = ws.b, 24
+	case transB:
 		// op(B)'s columns are B's rows: pack them into one panel per column
 		// tile, row stride 24 (see packTransB).
-		ws.b = aligned(ws.b, (n/24+1)*24*k)
+		ws.b = aligned(ws.b, (nw/24+1)*24*k)
 		packTransB(ws.b, b, ldb, n, k)
 		bp, bld = ws.b, 24
-	} else {
+	default:
 		_ = b[(k-1)*ldb+n-1]
 	}
 	ws.tmp = aligned(ws.tmp, 8*24)
@@ -95,10 +115,31 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 	// Row tiles outer: a tile's 8 rows of A are read from L1 for every column
 	// tile, and B (at most directMaxKN values) stays in L2.
 	for ir := 0; ir < m; ir += 8 {
-		for jr, t := 0, 0; jr < n; t++ {
-			w := directTile(n - jr)
+		mb := min(8, m-ir)
+		at, ars, acs := a[ir*rsa:], rsa, csa
+		skip := 0 // rows of the tile that the previous tile has written
+		switch {
+		case mb < 8 && m >= 8:
+			// op(A)'s last 8 rows: the first 8 - mb are computed again (the
+			// same FMA chains) into the scratch tile, and only the others merged.
+			at, skip = a[(m-8)*rsa:], 8-mb
+		case mb < 8:
+			// op(A)'s m < 8 rows, copied into 8 rows of k, zero below them.
+			ws.a = aligned(ws.a, 8*k)
+			clear(ws.a[mb*k:])
+			for r := range mb {
+				row := ws.a[r*k : r*k+k]
+				for p := range row {
+					row[p] = at[r*rsa+p*csa]
+				}
+			}
+			at, ars, acs = ws.a, k, 1
+		}
+		for jr, t := 0, 0; jr < nw; t++ {
+			w := directTile(nw - jr)
+			nb := min(w, n-jr)
 			bj := bp[jr:]
-			if transB {
+			if bld == 24 {
 				bj = bp[t*24*k:]
 			}
 			cp := c[ir*ldc+jr:]
@@ -109,19 +150,19 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 				if pc > 0 {
 					bt = 1
 				}
-				ap, bq := &a[ir*rsa+pc*csa], bj[pc*bld:]
+				ap, bq := &at[pc*acs], bj[pc*bld:]
 				switch {
-				case w == 24:
-					kern8x24AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
-				case w == 8:
-					kern8x8AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
-				case !merged || jr+16 < n || bt == 0 || bt == 1:
-					// 16 columns; the packed path's merge with beta 0 or 1
-					// rounds as the kernel's write-back.
-					kern8x16AVX512S(kb, ap, rsa, csa, &bq[0], bld, &cp[0], ldc, alpha, bt)
+				case mb < 8 || nb < w:
+					tmp := ws.tmp
+					directKernel(w, kb, ap, ars, acs, &bq[0], bld, &tmp[0], 24, alpha, 0)
+					mergeTile(tmp[skip*24:], 24, cp, ldc, mb, nb, bt)
+				case w == 24 || w == 8 || !merged || jr+16 < n || bt == 0 || bt == 1:
+					// The packed path's merge with beta 0 or 1 rounds as the
+					// kernel's write-back.
+					directKernel(w, kb, ap, ars, acs, &bq[0], bld, &cp[0], ldc, alpha, bt)
 				default:
 					tmp := ws.tmp
-					kern8x16AVX512S(kb, ap, rsa, csa, &bq[0], bld, &tmp[0], 24, alpha, 0)
+					kern8x16AVX512S(kb, ap, ars, acs, &bq[0], bld, &tmp[0], 24, alpha, 0)
 					mergeTile(tmp, 24, cp, ldc, 8, 16, bt)
 				}
 			}
@@ -129,6 +170,67 @@ func direct(transA, transB bool, m, n, k int, alpha float64, a []float64, lda in
 		}
 	}
 	return true
+}
+
+// raggedDirect reports whether a ragged product (m or n not a multiple of 8)
+// with these n, k and beta goes direct: with beta 0 or 1 (see direct), when k is
+// at most one block of KC (packing A, m x k, then cost as much as the product:
+// 1000x10x10 took 14 us direct and 19 to 37 packed, 1000x20x20 50 and 72 to 78)
+// or when direct's tiles are narrower than the packed path's (n = 10: 16 columns
+// against 24; X^T G 10x10x1000 took 27 us direct and 42 packed). Otherwise
+// (20x20x1000: 24 columns either way) reading A where it is, 8 rows at a time,
+// was slower than packing it: 65 us against 52 (one goroutine, best of 4, on a
+// loaded 2-core AMD EPYC).
+func raggedDirect(n, k int, beta float64) bool {
+	if beta != 0 && beta != 1 {
+		return false
+	}
+	packed := n / 24 * 24 // the packed path's width: 24-wide tiles, an 8-wide edge
+	switch r := n % 24; {
+	case r > 8:
+		packed += 24
+	case r > 0:
+		packed += 8
+	}
+	return k <= avx512.kc || roundUp(n, 8) < packed
+}
+
+// directKernel runs direct's kernel for an 8 x w tile, w = 24, 16 or 8.
+func directKernel(w, k int, a *float64, rsa, csa int, b *float64, ldb int, c *float64, ldc int, alpha, beta float64) {
+	switch w {
+	case 24:
+		kern8x24AVX512S(k, a, rsa, csa, b, ldb, c, ldc, alpha, beta)
+	case 16:
+		kern8x16AVX512S(k, a, rsa, csa, b, ldb, c, ldc, alpha, beta)
+	default:
+		kern8x8AVX512S(k, a, rsa, csa, b, ldb, c, ldc, alpha, beta)
+	}
+}
+
+// packRaggedB packs op(B) (k x n, n not a multiple of 8; B stored n x k when
+// trans, else k x n, row stride ldb) like packTransB, into one micro-panel per
+// column tile of direct over roundUp(n, 8) columns, row stride 24: the tile's
+// column c at step p at dst[t*24*k + p*24 + c], and zeros in the columns from n to
+// the end of the last tile.
+func packRaggedB(dst, b []float64, ldb int, trans bool, n, k int) {
+	nw := roundUp(n, 8)
+	for jr, t := 0, 0; jr < nw; t++ {
+		w := directTile(nw - jr)
+		nb := min(w, n-jr)
+		panel := dst[t*24*k : t*24*k+24*k]
+		for p := range k {
+			row := panel[p*24 : p*24+w]
+			if trans {
+				for c := range nb {
+					row[c] = b[(jr+c)*ldb+p]
+				}
+			} else {
+				copy(row[:nb], b[p*ldb+jr:p*ldb+jr+nb])
+			}
+			clear(row[nb:])
+		}
+		jr += w
+	}
 }
 
 // directTile returns the width of direct's column tile when r columns (a

@@ -160,8 +160,20 @@ func TestDgemmDirect(t *testing.T) {
 	if want := kern.name == "avx512_8x24"; taken != want {
 		t.Fatalf("direct path taken: %v with kernel %s", taken, kern.name)
 	}
+	// A ragged product goes direct with beta 0 or 1, not with another beta.
+	for _, beta := range []float64{0, 1, 0.5} {
+		a, b, c := randSlice(rng, 20*10), randSlice(rng, 10*10), make([]float64, 20*10)
+		taken := directRun(kern, 20, 10, 10, &realA[float64]{a: a, lda: 10}, &realB[float64]{b: b, ldb: 10}, 1, beta, c, 10)
+		if want := kern.name == "avx512_8x24" && beta != 0.5; taken != want {
+			t.Fatalf("direct path taken for 20x10x10 with beta %v: %v with kernel %s", beta, taken, kern.name)
+		}
+	}
 	for _, s := range [][3]int{{1024, 32, 32}, {32, 32, 1024}, {1024, 32, 2}, {16, 8, 3}, {8, 56, 100}, {24, 48, 7},
-		{128, 128, 64}, {128, 64, 128}, {16, 16, 5}, {24, 40, 300}, {8, 88, 9}, {16, 256, 128}} {
+		{128, 128, 64}, {128, 64, 128}, {16, 16, 5}, {24, 40, 300}, {8, 88, 9}, {16, 256, 128},
+		// Ragged: m or n not a multiple of 8 (beta 0 and 1 only), such as a
+		// Gaussian mixture's products of n points by d x d factors.
+		{1000, 10, 10}, {10, 10, 1000}, {1000, 2, 2}, {20, 20, 600}, {1000, 20, 20}, {13, 7, 97},
+		{5, 30, 7}, {9, 25, 17}, {3, 3, 3}, {31, 250, 9}, {7, 16, 300}, {17, 34, 3}} {
 		m, n, k := s[0], s[1], s[2]
 		for _, tA := range []bool{false, true} {
 			for _, tB := range []bool{false, true} {

@@ -64,15 +64,14 @@ func TestParallelForLateWorker(t *testing.T) {
 	defer runtime.GOMAXPROCS(old)
 	release := make(chan struct{})
 	var late sync.WaitGroup
-	spawn = func(f func()) {
+	defer SetSpawn(func(f func()) {
 		late.Add(1)
 		go func() {
 			defer late.Done()
 			<-release
 			f()
 		}()
-	}
-	defer func() { spawn = func(f func()) { go f() } }()
+	})()
 	returned := make(chan []int32)
 	go func() {
 		hits := make([]int32, 1000)

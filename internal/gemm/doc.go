@@ -148,7 +148,7 @@
 // order from an atomic counter, without barriers: a unit waits only for the
 // units it depends on, all at least a block earlier in the sequence, spinning
 // for up to 100 us before it parks (vmath.Spin). The worker goroutines of both
-// schemes come from vmath.Go's pool, whose idle goroutines poll for 200 us
+// schemes come from vmath's worker pool (spawn, vmath.Go), whose idle goroutines poll for 200 us
 // before they park, so that back-to-back products do not each wait for the
 // runtime to wake a sleeping thread (40-63 us per product with a go statement,
 // 3-7 us from the pool, on the project's 2-core virtual machine).

@@ -221,6 +221,30 @@ func TestSlabCount(t *testing.T) {
 	}
 }
 
+// TestUnitRows checks the height of the shared scheme's compute units: whole
+// tiles of mr rows, at most the default height, as equal as tiles allow, and a
+// multiple of workers units per block.
+func TestUnitRows(t *testing.T) {
+	for _, c := range []struct{ mb, colUnits, maxRows, mr, workers, want int }{
+		{256, 3, 96, 8, 2, 64},   // float64 MLP 256 x 256: 4 x 3 units, was 3 x 3
+		{256, 3, 192, 8, 2, 128}, // float32 (MC 384): 2 x 3 units of 128, was 192 + 64
+		{784, 3, 96, 8, 2, 80},   // 10 x 3 units (80 rows, the last 64), was 9 x 3 (the last 16)
+		{256, 3, 96, 8, 3, 88},   // 9 units on 3 goroutines, rows 88, 88, 80
+		{256, 1, 96, 8, 4, 64},   // 4 units on 4 goroutines
+		{16, 1, 96, 8, 4, 8},     // two tiles: no more units than tiles
+		{300, 4, 96, 8, 2, 80},
+	} {
+		got := unitRows(c.mb, c.colUnits, c.maxRows, c.mr, c.workers)
+		if got != c.want {
+			t.Errorf("unitRows%v = %d, want %d", c, got, c.want)
+		}
+		units := ceilDiv(c.mb, got) * c.colUnits
+		if got%c.mr != 0 || got > c.maxRows || (units%c.workers != 0 && got > c.mr) {
+			t.Errorf("unitRows%v = %d: %d units", c, got, units)
+		}
+	}
+}
+
 // TestForEachLateWorker checks that ForEach returns once every index is done,
 // without waiting for a goroutine that has not started yet (as one on a core busy
 // with another process): the workers here start only after ForEach has returned.

@@ -75,6 +75,7 @@ func Each(n, workers int, f func(i int)) *Panic {
 		}
 	}
 	r.done.Add(max(n, 0))
+	r.left.Store(int64(max(n, 0)))
 	for range min(workers, n) - 1 {
 		spawn(func() { work(false) })
 	}
@@ -134,6 +135,7 @@ func EachOwned(n, workers int, f func(i int)) *Panic {
 		}
 	}
 	r.done.Add(n)
+	r.left.Store(int64(n))
 	for g := 1; g < workers; g++ {
 		spawn(func() { work(g) })
 	}
@@ -150,11 +152,13 @@ type runner struct {
 	own     *Panic         // the calling goroutine's panic
 	failure *Panic         // the first worker's
 	done    sync.WaitGroup // one count per index
+	left    atomic.Int64   // indices not yet done, counted down after done
 }
 
 // run calls f(i), unless a call has panicked (then the index is only counted),
 // and recovers and records a panic of the call.
 func (r *runner) run(i int, caller bool) {
+	defer r.left.Add(-1)
 	defer r.done.Done()
 	if r.aborted.Load() {
 		return
@@ -175,9 +179,12 @@ func (r *runner) run(i int, caller bool) {
 	r.f(i)
 }
 
-// wait waits for every index and returns the panic to report, if any: the
+// wait waits for every index (spinning a while, then parking) and returns the
+// panic to report, if any: the
 // calling goroutine's, else the first worker's.
 func (r *runner) wait() *Panic {
+	// The last indices are under way on other goroutines: spin before parking.
+	Spin(func() bool { return r.left.Load() <= 0 })
 	r.done.Wait()
 	if r.own != nil {
 		return r.own
@@ -194,10 +201,11 @@ func SetSpawn(f func(func())) (restore func()) {
 	return func() { spawn = old }
 }
 
-// Go starts f on a new goroutine the way Each starts its workers, for parallel
-// drivers of their own (the GEMM's shared-packing scheme): SetSpawn's
-// replacement starts it late in tests.
+// Go starts f on a goroutine of its own the way Each starts its workers (from the
+// pool of goPooled), for parallel drivers of their own (the GEMM's
+// shared-packing scheme): SetSpawn's replacement starts it late in tests.
 func Go(f func()) { spawn(f) }
 
-// spawn starts f on a new goroutine; tests replace it to start workers late.
-var spawn = func(f func()) { go f() }
+// spawn starts f on a goroutine of its own (goPooled); tests replace it to start
+// workers late.
+var spawn = goPooled

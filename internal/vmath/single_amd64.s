@@ -100,7 +100,7 @@ loop:
 // m = (2^k - 1) + 2^k q, and the quotient m/d, d = m + 2, by VDIVPS, correctly
 // rounded. (A reciprocal VRCP14PS refined once, y = y0 + (m - d y0) r0 with
 // y0 = m r0, is as accurate but costs three multiply-adds and VRCP14PS where the FMA pipes are the
-// bottleneck; on AMD Zen 4 the divider is off them, and the kernel takes 2.0 ns per
+// bottleneck; on this Zen 5 core the divider is off them, and the kernel takes 2.0 ns per
 // 16 values against 2.5.) VPTERNLOGD puts the sign of x back.
 TEXT ·tanh32AVX512(SB), NOSPLIT, $0-24
 	MOVQ         dst+0(FP), DI

@@ -83,6 +83,11 @@ func (g *convGeom) gatherTable() []int32 {
 //go:noinline
 func gather[E floating](col []E, t, i int, xs, xb []E, tab []int32, P int) {
 	copy(xb, xs)
+	if c, ok := any(col).([]float32); ok {
+		// float32: 16 values at a time by VPGATHERDD where there is AVX-512.
+		vmath.GatherRows32(c[i*P:], t, any(xb).([]float32), tab, len(tab)/P, P)
+		return
+	}
 	for r := range len(tab) / P {
 		d, tr := col[r*t+i*P:r*t+i*P+P], tab[r*P:(r+1)*P]
 		j := 0

@@ -103,6 +103,11 @@
 //     takes 18 us direct, X^T G 32x32x1024 54 and 18 us (CPU time, one core of
 //     a loaded Zen machine).
 //
+// The float32 direct path (direct32) is the same on the float32 AVX-512 kernels,
+// kern8x48AVX512S and kern8x16AVX512S32, for m a multiple of 8, n = 48 q or 48 q
+// + 16 up to 256 and B up to 800 KiB: the products of a float32 MLP on a batch
+// of 256 (784-256-256-10), 6 to 8% faster than packed in CPU time.
+//
 // The direct path also serves batches of small products, the heads of
 // attention (tensor.GemmBatch): 128x128x64 with B transposed, 128x64x128 with
 // A transposed or not. Both operands fit in L2, so packing them for every

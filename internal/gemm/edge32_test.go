@@ -52,7 +52,8 @@ func TestSgemmEdge(t *testing.T) {
 
 // BenchmarkSgemmMLP times the float32 products of a 784-256-256-10 MLP on a batch
 // of 256 (hvp's BenchmarkMLP32) on one goroutine: the layer products X W, the
-// weight gradients X^T G and the input gradients G W^T.
+// weight gradients X^T G and the input gradients G W^T; under packed/, the same
+// with the direct path (direct32) off.
 func BenchmarkSgemmMLP(b *testing.B) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for _, s := range []struct {
@@ -72,12 +73,20 @@ func BenchmarkSgemmMLP(b *testing.B) {
 		ar, ac := dims(s.tA, s.m, s.k)
 		br, bc := dims(s.tB, s.k, s.n)
 		a, bm, c := randSlice32(rng, ar*ac), randSlice32(rng, br*bc), make([]float32, s.m*s.n)
-		b.Run(s.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				SgemmOn(1, s.tA, s.tB, s.m, s.n, s.k, 1, a, ac, bm, bc, 0, c, s.n)
+		for _, off := range []bool{false, true} {
+			name := s.name
+			if off {
+				name = "packed/" + s.name
 			}
-			reportGFLOPs(b, 2*float64(s.m)*float64(s.n)*float64(s.k))
-		})
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				directOff = off
+				defer func() { directOff = false }()
+				for b.Loop() {
+					SgemmOn(1, s.tA, s.tB, s.m, s.n, s.k, 1, a, ac, bm, bc, 0, c, s.n)
+				}
+				reportGFLOPs(b, 2*float64(s.m)*float64(s.n)*float64(s.k))
+			})
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -388,5 +389,50 @@ func BenchmarkCgemm(b *testing.B) {
 			}
 			reportGFLOPs(b, 8*float64(n)*float64(n)*float64(n))
 		})
+	}
+}
+
+// The float32 direct path (direct32) gives the results of the packed path bit
+// for bit, with every transposition, for beta 0, 1 and other, alpha 1 and other,
+// with padded strides: on the shapes of the float32 MLP's hidden layers (256 x
+// 256 x 256, and 784 x 256 with k = 256), with a last column tile of 16 (n = 48 q
+// + 16), k over two blocks (KC = 192), and B at the bound directMaxKN32 and over it.
+func TestSgemmDirect(t *testing.T) {
+	defer func() { directOff = false }()
+	rng := rand.New(rand.NewPCG(9, 10))
+	// The path is taken where it applies (with the AVX-512 kernel), and not for a
+	// last column tile of 32.
+	for _, n := range []int{48, 64, 32} {
+		a, b, c := randSlice32(rng, 16*8), randSlice32(rng, 8*n), make([]float32, 16*n)
+		taken := directRun(kern32, 16, n, 8, &realA[float32]{a: a, lda: 8}, &realB[float32]{b: b, ldb: n}, 1, 0, c, n)
+		if want := kern32.name == "avx512_8x48" && n != 32; taken != want {
+			t.Fatalf("n = %d: direct path taken: %v with kernel %s", n, taken, kern32.name)
+		}
+	}
+	for _, s := range [][3]int{{256, 256, 256}, {784, 256, 256}, {256, 16, 784}, {8, 16, 5}, {16, 48, 7},
+		{24, 64, 300}, {8, 112, 9}, {16, 256, 128}, {32, 32, 3}, {40, 208, 193}, {16, 256, 784}, {8, 256, 801}} {
+		m, n, k := s[0], s[1], s[2]
+		for _, tA := range []bool{false, true} {
+			for _, tB := range []bool{false, true} {
+				for _, ab := range [][2]float32{{1, 0}, {1, 1}, {-1.25, 0.3}} {
+					alpha, beta := ab[0], ab[1]
+					ar, ac := dims(tA, m, k)
+					br, bc := dims(tB, k, n)
+					const pad = 3
+					a, b := randSlice32(rng, ar*(ac+pad)), randSlice32(rng, br*(bc+pad))
+					c0 := randSlice32(rng, m*(n+pad))
+					with, without := slices.Clone(c0), slices.Clone(c0)
+					directOff = false
+					SgemmOn(1, tA, tB, m, n, k, alpha, a, ac+pad, b, bc+pad, beta, with, n+pad)
+					directOff = true
+					SgemmOn(1, tA, tB, m, n, k, alpha, a, ac+pad, b, bc+pad, beta, without, n+pad)
+					for i := range with {
+						if math.Float32bits(with[i]) != math.Float32bits(without[i]) {
+							t.Fatalf("%v tA=%v tB=%v alpha=%v beta=%v: c[%d] = %v direct, %v packed", s, tA, tB, alpha, beta, i, with[i], without[i])
+						}
+					}
+				}
+			}
+		}
 	}
 }

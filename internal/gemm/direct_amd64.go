@@ -2,9 +2,6 @@
 
 package gemm
 
-// directOff turns the direct path off (tests compare it with the packed one).
-var directOff = false
-
 // kern8x16AVX512S is kern8x24AVX512S for an 8 x 16 tile (kernel16_amd64.s): the
 // last 16 columns of a C whose width leaves 16 after the 24-wide tiles (n = 64:
 // 24 + 24 + 16). Two calls of the 8x8 kernel ran at under half the 8x24 kernel's

@@ -17,9 +17,6 @@ func packRows4Asm(dst []float64, stride int, a []float64, off, lda, kb int) int 
 // packAcrossAsm does nothing: this build has no assembly.
 func packAcrossAsm[R float](dst []R, w int, x []R, ld, rows, kb int) bool { return false }
 
-// directOff turns the direct path off (tests compare it with the packed one).
-var directOff = false
-
 // directRun does nothing: this build has no assembly.
 func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) bool {
 	return false

@@ -67,13 +67,16 @@ func slabCount(workers, size int) int {
 // with a busy loop on one core. Both schemes give the serial result bit for bit.
 var sharedPacking = false
 
+// directOff turns the direct path off (tests compare it with the packed one).
+var directOff = false
+
 // run computes C = alpha*A*B + beta*C for C m x n, on the calling goroutine
 // alone when the product is small or workers < 2, otherwise on at most workers
 // goroutines (see sharedPacking for the two schemes). A panic on a worker comes
 // back to the caller as a *WorkerPanic.
 func run[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) {
 	if workers < 2 || m*n*k < parallelMin {
-		if directRun(kn, m, n, k, pa, pb, alpha, beta, c, ldc) {
+		if !directOff && directRun(kn, m, n, k, pa, pb, alpha, beta, c, ldc) {
 			return
 		}
 		serial(kn, 0, m, 0, n, k, pa, pb, alpha, beta, c, ldc)

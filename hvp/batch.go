@@ -32,11 +32,14 @@ func (tr Transforms) WithWorkers(n int) Transforms {
 //
 // The tape of an Operator serves one sweep at a time, so each extra worker owns a
 // recording of its own of f at x, made by calling f again on that worker's goroutine
-// the first time it is needed and kept for later batches (W-1 extra tapes). The
+// the first time it has taken a direction and kept for later batches (at most W-1
+// extra tapes); a recording costs about one forward pass, less than one product. The
 // calling goroutine starts on the Operator's own tape at once, and the workers take
-// the directions in order as they become free, so a batch too small to wait for a
-// recording runs on the calling goroutine; a recording costs about one forward pass,
-// less than one product.
+// the directions in order as they become free. ApplyBatch waits for the directions
+// taken, not for a worker that has not started: one that starts only after every
+// direction has been taken (its core busy with another process) finds none left and
+// ends without recording f, so a batch that the calling goroutine finishes alone
+// costs no recording.
 //
 // The products are bit-identical to k calls of Apply: the same sweeps on identical
 // recordings. f must therefore be safe to call from several goroutines at once, as
@@ -107,13 +110,19 @@ func (o *Operator) workerCount(k int) int {
 }
 
 // spread calls fn(op, w, i) for every i in [0, k), on up to workerCount(k)
-// goroutines: worker 0 is the calling goroutine with op = o, worker w > 0 a
-// goroutine of its own with o.helpers[w-1], a recording of f of its own. The
-// workers take the indices in increasing order from a shared counter and stop at
-// the first error; since every index below a taken one has also been taken and run
-// to its end, the error of the smallest failing index is the one the sequential loop
-// would meet first, and it is returned as "direction i: ..." (the callers prefix
-// their name).
+// goroutines (GOMAXPROCS read at each call): worker 0 is the calling goroutine with
+// op = o, worker w > 0 a goroutine of its own with o.helpers[w-1], a recording of f
+// of its own, made the first time the worker has taken an index. The workers take
+// the indices in increasing order from a shared counter and, after the first error
+// or panic, skip the indices they take. spread waits for the indices taken, never
+// for a worker goroutine that has not started: one that starts after the others
+// have taken every index (its core busy with another process) finds none left and
+// ends without recording f or touching the Operator. Since every index below a
+// taken one has also been taken and run to its end, the error of the smallest
+// failing index is the one the sequential loop would meet first, and it is returned
+// as "direction i: ..." (the callers prefix their name). A panic of fn or of f on a
+// worker is raised again on the calling goroutine once the indices under way are
+// done.
 func (o *Operator) spread(k int, fn func(op *Operator, w, i int) error) error {
 	nw := o.workerCount(k)
 	if nw == 1 {
@@ -130,7 +139,7 @@ func (o *Operator) spread(k int, fn func(op *Operator, w, i int) error) error {
 	var (
 		next   atomic.Int64
 		stop   atomic.Bool
-		wg     sync.WaitGroup
+		done   sync.WaitGroup    // one count per index
 		failed = make([]int, nw) // failed[w]: the index worker w failed at, or -1
 		errs   = make([]error, nw)
 		panics = make([]any, nw)
@@ -138,48 +147,49 @@ func (o *Operator) spread(k int, fn func(op *Operator, w, i int) error) error {
 	for w := range failed {
 		failed[w] = -1
 	}
-	work := func(w int, op *Operator) {
-		for !stop.Load() {
-			i := int(next.Add(1)) - 1
-			if i >= k {
-				return
-			}
-			if err := fn(op, w, i); err != nil {
-				failed[w], errs[w] = i, err
-				stop.Store(true)
-				return
-			}
+	// run runs index i on worker w; each worker's slots are written by it alone,
+	// and read by the caller after done.Wait.
+	run := func(w, i int) {
+		defer done.Done()
+		if stop.Load() {
+			return
 		}
-	}
-	for w := 1; w < nw; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					panics[w] = p
-					stop.Store(true)
-				}
-			}()
-			op, err := o.helper(w - 1)
+		defer func() {
+			if p := recover(); p != nil {
+				panics[w] = p
+				stop.Store(true)
+			}
+		}()
+		op := o
+		if w > 0 {
+			h, err := o.helper(w - 1)
 			if err != nil {
 				errs[w] = fmt.Errorf("recording f again for batch worker %d: %w", w, err)
 				stop.Store(true)
 				return
 			}
-			work(w, op)
-		}()
+			op = h
+		}
+		if err := fn(op, w, i); err != nil {
+			failed[w], errs[w] = i, err
+			stop.Store(true)
+		}
 	}
-	func() {
-		defer func() {
-			if p := recover(); p != nil {
-				panics[0] = p
-				stop.Store(true)
+	work := func(w int) {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= k {
+				return
 			}
-		}()
-		work(0, o)
-	}()
-	wg.Wait()
+			run(w, i)
+		}
+	}
+	done.Add(k)
+	for w := 1; w < nw; w++ {
+		spawn(func() { work(w) })
+	}
+	work(0)
+	done.Wait()
 	for _, p := range panics {
 		if p != nil {
 			panic(p)

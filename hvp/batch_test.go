@@ -187,7 +187,25 @@ func TestApplyBatchErrors(t *testing.T) {
 	}
 }
 
+// eagerWorkers makes each worker goroutine of a batch or an objective run to its end
+// before the calling goroutine goes on, so that the first worker takes every
+// direction or shard (as when the caller's core is busy with another process), and
+// returns the function that restores the default.
+func eagerWorkers() (restore func()) {
+	return hvp.SetSpawn(func(f func()) {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			f()
+		}()
+		<-done
+	})
+}
+
 func TestApplyBatchRecordingErrorAndPanic(t *testing.T) {
+	// A worker records f only once it has taken a direction, and the calling
+	// goroutine may take them all first: make worker 1 take them.
+	defer eagerWorkers()()
 	x := []*tensor.Dense{tensor.Ones(tensor.Float64, 3)}
 	vs := [][]*tensor.Dense{x, x, x, x}
 	var calls atomic.Int32

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -118,9 +119,13 @@ func (tr Transforms) NewModelObjective(model Func, loss Loss, l Layout) *Objecti
 // NewShardedObjective returns the objective x -> sum_s f_s(x) over the parameter sets
 // of layout l, where f_s is shard s: values, gradients and Hessian-vector products are
 // the sums of the shards', added in shard order. The shards of one evaluation run at
-// once, each on a goroutine of its own (shard 0 on the caller's), so that local
-// shards (Transforms.NewShard), each recording on a tape of its own, use every core;
-// a Shard may also evaluate its term elsewhere. Results differ from one shard's only
+// once, on the calling goroutine and len(shards)-1 goroutines started for it, so that
+// local shards (Transforms.NewShard), each recording on a tape of its own, use every
+// core; a Shard may also evaluate its term elsewhere. The goroutines take the shards
+// in order as they become free, so a goroutine that starts late (its core busy with
+// another process) finds its shard taken by one that has finished, and the
+// evaluation does not wait for it; the results do not depend on which goroutine
+// evaluated which shard. Results differ from one shard's only
 // by the order of summation. No shards, or a nil one, make every evaluation fail. A
 // shard that panics fails the evaluation with a *PanicError that names it (wrapping
 // chainrules.ErrInvalidArgument), whichever goroutine it ran on.
@@ -227,26 +232,44 @@ func (o *Objective) cached(x []float64) (f float64, g []float64) {
 // forget drops a point whose evaluation failed.
 func (p *point) forget() { p.x, p.hasF, p.hasG = nil, false, false }
 
-// each calls fn for every shard, at once: shard 0 on the calling goroutine and each
-// other on a goroutine of its own. It returns the error of the first shard (in shard
-// order) that failed. A shard that panics fails with a *PanicError that names it,
-// on every goroutine alike: shard 0's caller is itself often a goroutine of gonum's,
-// and a panic of shard 0 must not leave the others writing into the objective's
-// buffers after each has returned.
+// each calls fn for every shard and returns the error of the first shard (in shard
+// order) that failed. The shards go out in increasing order, from a shared counter,
+// to the calling goroutine and to len(shards)-1 goroutines started for the call,
+// whichever is free: every shard starts at once when the goroutines do, and one
+// whose goroutine has not started yet (its core busy with another process) is taken
+// by a goroutine that has finished its own, so each waits for the shards under way
+// but never for a goroutine that has not started (that one finds no shard left and
+// ends). Which goroutine evaluates a shard does not change the results: shard s
+// writes only its own slots (fs[s], errs[s], and its vector, dst for shard 0 and
+// bufs[s] otherwise), which the callers add in shard order. A shard that panics
+// fails with a *PanicError that names it, on every goroutine alike: the caller is
+// itself often a goroutine of gonum's, and a panic must not leave shards writing
+// into the objective's buffers after each has returned.
 func (o *Objective) each(fn func(s int) error) error {
-	if len(o.shards) == 1 {
+	n := len(o.shards)
+	if n == 1 {
 		return protect(0, fn)
 	}
-	var wg sync.WaitGroup
-	for s := 1; s < len(o.shards); s++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+	var (
+		next atomic.Int64
+		done sync.WaitGroup // one count per shard
+	)
+	done.Add(n)
+	work := func() {
+		for {
+			s := int(next.Add(1)) - 1
+			if s >= n {
+				return
+			}
 			o.errs[s] = protect(s, fn)
-		}()
+			done.Done()
+		}
 	}
-	o.errs[0] = protect(0, fn)
-	wg.Wait()
+	for range n - 1 {
+		spawn(work)
+	}
+	work()
+	done.Wait()
 	for s, err := range o.errs {
 		if err != nil {
 			if pe, ok := err.(*PanicError); ok && pe.Shard == s {

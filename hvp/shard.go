@@ -16,7 +16,8 @@ import (
 // x, grad, v and dst are flat views of parameter sets (see Layout), all of the
 // objective's Dim. A Shard must not keep or modify x or v after returning. The
 // Objective calls each shard from one goroutine at a time, and all its shards at
-// once, with the same x.
+// once, with the same x (a shard whose goroutine starts late is called by another
+// goroutine once that one's shard has returned; see NewShardedObjective).
 type Shard interface {
 	// Eval returns f_s(x) and, if grad is not nil, stores the gradient of f_s at x
 	// in grad.

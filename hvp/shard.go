@@ -145,7 +145,7 @@ func (s *LocalShard) GaussNewtonVec(dst, x, v []float64) error {
 // PanicError is a panic of the caller's code that hvp recovered where the caller
 // could not: on a goroutine that hvp or gonum started. A shard's Eval, HessVec or
 // GaussNewtonVec (a LocalShard's function or loss, which may index out of range like
-// any user code) runs on a goroutine of its own when the Objective has several
+// any user code) may run on a goroutine the Objective started when it has several
 // shards, and on gonum's evaluation goroutine under optimize.Minimize and Minimize;
 // a Newton method's HessVec, Err and Linesearcher run on gonum's method goroutine. A
 // panic there would end the process, so the Objective returns it as the shard's

@@ -12,7 +12,11 @@ import (
 // SumOp returns the op y = sum of x over axes: y[i, j] = sum_k x[i, k, j], where k
 // runs over the reduced axes. Nil or empty axes reduce every axis; negative axes
 // count from the end; keepdim keeps the reduced axes with size 1. It is defined for
-// float64 and complex128; the sum of an empty slice is 0.
+// float64 and complex128; the sum of an empty slice is 0. A float32 input is
+// summed natively in float64 and rounded once (error bound in sum32.go's notes:
+// within half an ulp of float32 of the float64 sum, itself within (n-1) 2^-53
+// sum_k |x_k| of the exact sum), bit for bit the widened result, with rules in
+// float32.
 //
 // Rules (linear): xbar[i, k, j] = ybar[i, j], ydot = Sum(xdot), xbardot = ybardot
 // broadcast back.
@@ -26,7 +30,8 @@ func Sum(x *tensor.Dense, axes []int, keepdim bool) (*tensor.Dense, error) {
 }
 
 // MeanOp returns the op y = Sum(x) / n, with n the number of elements reduced into
-// each output (NaN for an empty slice). Axes and keepdim are those of SumOp.
+// each output (NaN for an empty slice). Axes and keepdim are those of SumOp, and so
+// is the native float32 path (the float64 sum times 1/n, rounded once).
 //
 // Rules (linear): xbar = ybar / n broadcast back, ydot = Mean(xdot).
 func MeanOp(axes []int, keepdim bool) cr.Op[*tensor.Dense] {

@@ -32,6 +32,9 @@ func (o *op) Name() string { return o.name }
 func (o *op) NumOutputs() int { return 1 }
 
 func (o *op) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense], error) {
+	if l, ok := o.kind.(linear); ok && !l.nan && len(x) == 1 && x[0] != nil && x[0].DType() == tensor.Float32 {
+		return o.applySum32(in, x, ys, l.mean)
+	}
 	if opkit.HasSingle(x) {
 		// float32 and complex64: accumulated in double precision, rounded once
 		// (opkit.ApplyWidened).
@@ -54,6 +57,25 @@ func (o *op) Apply(in []cr.NodeID, x, ys []*tensor.Dense) (cr.Rule[*tensor.Dense
 	if err != nil {
 		return nil, err
 	}
+	ys[0] = y
+	return rule, nil
+}
+
+// applySum32 applies sum or mean (mean true) to one float32 input natively (see
+// sumSingle).
+func (o *op) applySum32(in []cr.NodeID, x, ys []*tensor.Dense, mean bool) (cr.Rule[*tensor.Dense], error) {
+	if err := opkit.CheckApplyAll(o.name, in, x, 1); err != nil {
+		return nil, err
+	}
+	p, err := newPlan(o.name, x[0].Shape(), o.axes, o.keep)
+	if err != nil {
+		return nil, err
+	}
+	c := 1.0
+	if mean {
+		c = 1 / float64(p.Len)
+	}
+	y, rule := sumSingle(p, in[0], x[0], c)
 	ys[0] = y
 	return rule, nil
 }

@@ -23,9 +23,6 @@ func TestNormKernelsBitIdentical(t *testing.T) {
 		}
 		return x
 	}
-	same := func(a, b float64) bool {
-		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
-	}
 	sameSlice := func(what string, n int, a, b []float64) {
 		t.Helper()
 		for i := range a {
@@ -101,9 +98,6 @@ func TestNormKernels32BitIdentical(t *testing.T) {
 			}
 		}
 		return x
-	}
-	same := func(a, b float64) bool {
-		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 	}
 	same32 := func(what string, n int, a, b []float32) {
 		t.Helper()

@@ -12,21 +12,7 @@ import (
 // in place (dst one of the operands).
 func TestScaleBitIdentical(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	specials := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), 1e-310, 1e300}
-	draw := func(n int) []float64 {
-		x := make([]float64, n)
-		for i := range x {
-			if rng.IntN(8) == 0 {
-				x[i] = specials[rng.IntN(len(specials))]
-			} else {
-				x[i] = 4*rng.Float64() - 2
-			}
-		}
-		return x
-	}
-	same := func(a, b float64) bool {
-		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
-	}
+	draw := func(n int) []float64 { return drawSpecials(rng, n, true) }
 	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 64, 1003} {
 		a, b := draw(n), draw(n)
 		for _, c := range []float64{-2.5, 1e-300, math.Inf(1), 0} {

@@ -2,7 +2,6 @@ package vmath
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -14,21 +13,7 @@ import (
 // assembly switched off) as on other platforms.
 func TestSumFusedBitIdentical(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	specials := []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), 1e-310, 1e300}
-	draw := func(n int, special bool) []float64 {
-		x := make([]float64, n)
-		for i := range x {
-			if special && rng.IntN(8) == 0 {
-				x[i] = specials[rng.IntN(len(specials))]
-			} else {
-				x[i] = 4*rng.Float64() - 2
-			}
-		}
-		return x
-	}
-	same := func(a, b float64) bool {
-		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
-	}
+	draw := func(n int, special bool) []float64 { return drawSpecials(rng, n, special) }
 	check := func(what string, n int, got, want []float64, gs, ws float64) {
 		t.Helper()
 		for i := range want {

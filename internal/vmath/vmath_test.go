@@ -38,6 +38,24 @@ func same(a, b float64) bool {
 	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 }
 
+// kernelSpecials are the values drawSpecials mixes into its inputs: signed zeros, ±1,
+// infinities, a NaN, a subnormal and a large value.
+var kernelSpecials = []float64{0, math.Copysign(0, -1), 1, -1, math.Inf(1), math.Inf(-1), math.NaN(), 1e-310, 1e300}
+
+// drawSpecials returns n values uniform in [-2, 2), with (if special) one in eight
+// replaced by one of kernelSpecials, drawn from rng.
+func drawSpecials(rng *rand.Rand, n int, special bool) []float64 {
+	x := make([]float64, n)
+	for i := range x {
+		if special && rng.IntN(8) == 0 {
+			x[i] = kernelSpecials[rng.IntN(len(kernelSpecials))]
+		} else {
+			x[i] = 4*rng.Float64() - 2
+		}
+	}
+	return x
+}
+
 // bigExp returns e^x to 240 bits: (e^(x/2^16))^(2^16), the inner one by its Taylor
 // series.
 func bigExp(x float64) *big.Float {

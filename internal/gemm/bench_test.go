@@ -108,17 +108,63 @@ func BenchmarkZgemm(b *testing.B) {
 // input gradient g W^T and the weight gradient X^T g, whose long k makes packing a
 // large part of the time.
 func BenchmarkDgemmThin(b *testing.B) {
-	cases := []struct {
-		name           string
-		transA, transB bool
-		m, n, k        int
-	}{
+	cases := []gemmShape{
 		{"XW/1024x32x32", false, false, 1024, 32, 32},
 		{"GWt/1024x32x32", false, true, 1024, 32, 32},
 		{"XtG/32x32x1024", true, false, 32, 32, 1024},
 		{"XtG/2x32x1024", true, false, 2, 32, 1024},
 		{"XW/1024x32x2", false, false, 1024, 32, 2},
 	}
+	benchDgemmShapes(b, cases)
+}
+
+// BenchmarkDgemmAttention times the six products of causal attention on one head
+// (128 tokens, head size 64) on one goroutine, on the direct path and, with it
+// off, on the packed path: scores Q K^T (nt), weights times values P V and dQ =
+// dS K (nn), dV = P^T dY and dK = dS^T Q (tn).
+func BenchmarkDgemmAttention(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const t, d = 128, 64
+	x, y, z := randSlice(rng, t*t), randSlice(rng, t*t), randSlice(rng, t*t)
+	cases := []directShape{
+		{"nt_128x128x64", false, true, t, t, d, d, d, t},
+		{"nn_128x64x128", false, false, t, d, t, t, d, d},
+		{"tn_128x64x128", true, false, t, d, t, t, d, d},
+	}
+	benchDirectPacked(b, cases, x, y, z)
+}
+
+// BenchmarkDgemmRagged times products with m or n not a multiple of 8 on one
+// goroutine, on the direct path and, with it off, on the packed path: those of a
+// Gaussian mixture with d = 2, 10 and 20 (a batch of n = 1000 points times a
+// d x d factor, transposed or not, and the factor's gradient X^T G with k =
+// 1000), a small MLP's 10-wide output layer, and a 3x3 product.
+func BenchmarkDgemmRagged(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	x, y, z := randSlice(rng, 1000*500), randSlice(rng, 1000*500), randSlice(rng, 1000*500)
+	cases := []directShape{
+		{"nt_1000x2x2", false, true, 1000, 2, 2, 10, 2, 10},
+		{"nt_1000x10x10", false, true, 1000, 10, 10, 250, 10, 250},
+		{"nn_1000x10x10", false, false, 1000, 10, 10, 250, 10, 250},
+		{"tn_10x10x1000", true, false, 10, 10, 1000, 250, 250, 10},
+		{"nt_1000x20x20", false, true, 1000, 20, 20, 500, 20, 500},
+		{"tn_20x20x1000", true, false, 20, 20, 1000, 500, 500, 20},
+		{"nn_1024x10x32", false, false, 1024, 10, 32, 32, 10, 10},
+		{"nn_3x3x3", false, false, 3, 3, 3, 3, 3, 3},
+	}
+	benchDirectPacked(b, cases, x, y, z)
+}
+
+// gemmShape is a product of a GEMM benchmark: C (m x n) = op(A) op(B), the
+// operands contiguous.
+type gemmShape struct {
+	name           string
+	transA, transB bool
+	m, n, k        int
+}
+
+// benchDgemmShapes times Dgemm on each shape, in a sub-benchmark of its name.
+func benchDgemmShapes(b *testing.B, cases []gemmShape) {
 	for _, c := range cases {
 		rng := rand.New(rand.NewPCG(1, 1))
 		x, y, z := randSlice(rng, c.m*c.k), randSlice(rng, c.k*c.n), randSlice(rng, c.m*c.n)
@@ -139,66 +185,18 @@ func BenchmarkDgemmThin(b *testing.B) {
 	}
 }
 
-// BenchmarkDgemmAttention times the six products of causal attention on one head
-// (128 tokens, head size 64) on one goroutine, on the direct path and, with it
-// off, on the packed path: scores Q K^T (nt), weights times values P V and dQ =
-// dS K (nn), dV = P^T dY and dK = dS^T Q (tn).
-func BenchmarkDgemmAttention(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	const t, d = 128, 64
-	x, y, z := randSlice(rng, t*t), randSlice(rng, t*t), randSlice(rng, t*t)
-	cases := []struct {
-		name          string
-		tA, tB        bool
-		m, n, k       int
-		lda, ldb, ldc int
-	}{
-		{"nt_128x128x64", false, true, t, t, d, d, d, t},
-		{"nn_128x64x128", false, false, t, d, t, t, d, d},
-		{"tn_128x64x128", true, false, t, d, t, t, d, d},
-	}
-	for _, c := range cases {
-		for _, off := range []bool{false, true} {
-			name := c.name + "/direct"
-			if off {
-				name = c.name + "/packed"
-			}
-			b.Run(name, func(b *testing.B) {
-				b.ReportAllocs()
-				directOff = off
-				defer func() { directOff = false }()
-				for b.Loop() {
-					DgemmOn(1, c.tA, c.tB, c.m, c.n, c.k, 1, x, c.lda, y, c.ldb, 0, z, c.ldc)
-				}
-				reportGFLOPs(b, 2*float64(c.m*c.n*c.k))
-			})
-		}
-	}
+// directShape is a product of a benchmark of the direct path: C = op(A) op(B) with
+// C m x n, and the leading dimensions of A, B and C.
+type directShape struct {
+	name          string
+	tA, tB        bool
+	m, n, k       int
+	lda, ldb, ldc int
 }
 
-// BenchmarkDgemmRagged times products with m or n not a multiple of 8 on one
-// goroutine, on the direct path and, with it off, on the packed path: those of a
-// Gaussian mixture with d = 2, 10 and 20 (a batch of n = 1000 points times a
-// d x d factor, transposed or not, and the factor's gradient X^T G with k =
-// 1000), a small MLP's 10-wide output layer, and a 3x3 product.
-func BenchmarkDgemmRagged(b *testing.B) {
-	rng := rand.New(rand.NewPCG(3, 5))
-	x, y, z := randSlice(rng, 1000*500), randSlice(rng, 1000*500), randSlice(rng, 1000*500)
-	cases := []struct {
-		name          string
-		tA, tB        bool
-		m, n, k       int
-		lda, ldb, ldc int
-	}{
-		{"nt_1000x2x2", false, true, 1000, 2, 2, 10, 2, 10},
-		{"nt_1000x10x10", false, true, 1000, 10, 10, 250, 10, 250},
-		{"nn_1000x10x10", false, false, 1000, 10, 10, 250, 10, 250},
-		{"tn_10x10x1000", true, false, 10, 10, 1000, 250, 250, 10},
-		{"nt_1000x20x20", false, true, 1000, 20, 20, 500, 20, 500},
-		{"tn_20x20x1000", true, false, 20, 20, 1000, 500, 500, 20},
-		{"nn_1024x10x32", false, false, 1024, 10, 32, 32, 10, 10},
-		{"nn_3x3x3", false, false, 3, 3, 3, 3, 3, 3},
-	}
+// benchDirectPacked times DgemmOn on one goroutine for each shape on the operands
+// x, y and z, under <name>/direct and, with the direct path off, <name>/packed.
+func benchDirectPacked(b *testing.B, cases []directShape, x, y, z []float64) {
 	for _, c := range cases {
 		for _, off := range []bool{false, true} {
 			name := c.name + "/direct"

@@ -3,7 +3,6 @@ package hvp
 import (
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
@@ -137,9 +136,7 @@ func (o *Operator) spread(k int, fn func(op *Operator, w, i int) error) error {
 		o.helpers = append(o.helpers, nil)
 	}
 	var (
-		next   atomic.Int64
 		stop   atomic.Bool
-		done   sync.WaitGroup    // one count per index
 		failed = make([]int, nw) // failed[w]: the index worker w failed at, or -1
 		errs   = make([]error, nw)
 		panics = make([]any, nw)
@@ -148,9 +145,8 @@ func (o *Operator) spread(k int, fn func(op *Operator, w, i int) error) error {
 		failed[w] = -1
 	}
 	// run runs index i on worker w; each worker's slots are written by it alone,
-	// and read by the caller after done.Wait.
+	// and read by the caller after forEachClaimed. It recovers a panic of fn.
 	run := func(w, i int) {
-		defer done.Done()
 		if stop.Load() {
 			return
 		}
@@ -175,21 +171,7 @@ func (o *Operator) spread(k int, fn func(op *Operator, w, i int) error) error {
 			stop.Store(true)
 		}
 	}
-	work := func(w int) {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= k {
-				return
-			}
-			run(w, i)
-		}
-	}
-	done.Add(k)
-	for w := 1; w < nw; w++ {
-		spawn(func() { work(w) })
-	}
-	work(0)
-	done.Wait()
+	forEachClaimed(k, nw, run)
 	for _, p := range panics {
 		if p != nil {
 			panic(p)

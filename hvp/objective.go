@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -250,26 +249,7 @@ func (o *Objective) each(fn func(s int) error) error {
 	if n == 1 {
 		return protect(0, fn)
 	}
-	var (
-		next atomic.Int64
-		done sync.WaitGroup // one count per shard
-	)
-	done.Add(n)
-	work := func() {
-		for {
-			s := int(next.Add(1)) - 1
-			if s >= n {
-				return
-			}
-			o.errs[s] = protect(s, fn)
-			done.Done()
-		}
-	}
-	for range n - 1 {
-		spawn(work)
-	}
-	work()
-	done.Wait()
+	forEachClaimed(n, n, func(_, s int) { o.errs[s] = protect(s, fn) })
 	for s, err := range o.errs {
 		if err != nil {
 			if pe, ok := err.(*PanicError); ok && pe.Shard == s {

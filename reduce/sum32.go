@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	cr "github.com/chainrules-go/chainrules/chainrules"
+	"github.com/chainrules-go/chainrules/internal/vmath"
 	"github.com/chainrules-go/chainrules/tensor"
 	"github.com/chainrules-go/chainrules/tensor/opkit"
 )
@@ -87,7 +88,7 @@ func sum32(x []float32, l opkit.Lanes, c float64) []float32 {
 	acc := make([]float64, l.Count())
 	if l.Inner == 1 {
 		for o, lane := range l.All() {
-			acc[o] = sumWide(x[lane.Off : lane.Off+lane.Len])
+			acc[o] = vmath.Sum32(x[lane.Off : lane.Off+lane.Len])
 		}
 	} else {
 		for o, off := range l.Rows() {
@@ -105,28 +106,6 @@ func sum32(x []float32, l opkit.Lanes, c float64) []float32 {
 		out[o] = float32(s)
 	}
 	return out
-}
-
-// sumWide is vmath.Sum of x widened to float64: the same eight accumulators in
-// the same order, so the same bits.
-func sumWide(x []float32) float64 {
-	var s0, s1, s2, s3, s4, s5, s6, s7 float64
-	i := 0
-	for ; i+8 <= len(x); i += 8 {
-		v := x[i : i+8 : i+8]
-		s0 += float64(v[0])
-		s1 += float64(v[1])
-		s2 += float64(v[2])
-		s3 += float64(v[3])
-		s4 += float64(v[4])
-		s5 += float64(v[5])
-		s6 += float64(v[6])
-		s7 += float64(v[7])
-	}
-	for ; i < len(x); i++ {
-		s0 += float64(x[i])
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
 
 // round32 rounds the float64 t to float32.

@@ -43,7 +43,8 @@
 //     collector when unused): the storage engine tapes reuse (core.Tape.Release).
 //     The pool counts 8-byte words, so it serves all four element types
 //     (float64, complex128, float32, complex64) from the same buffers;
-//   - [Dot] and [Sum] are blocked sums with several accumulators;
+//   - [Dot] and [Sum] are blocked sums with several accumulators ([Sum32] is Sum
+//     of float32 values accumulated in float64, in the same order);
 //   - [SumDev], [NormApply], [NormPullSums] and [NormPullBar] are the row
 //     kernels of layer normalisation (statistics, output, and the two passes of
 //     the pullback), AVX2 assembly bit-identical to their Go loops;

@@ -17,6 +17,9 @@ func packRows4Asm(dst []float64, stride int, a []float64, off, lda, kb int) int 
 // packAcrossAsm does nothing: this build has no assembly.
 func packAcrossAsm[R float](dst []R, w int, x []R, ld, rows, kb int) bool { return false }
 
+// packAcrossRowsAsm does nothing: this build has no assembly.
+func packAcrossRowsAsm[R float](dst []R, w int, x []R, ld, panels, kb int) bool { return false }
+
 // directRun does nothing: this build has no assembly.
 func directRun[R float](kn *kernel[R], m, n, k int, pa packerA[R], pb packerB[R], alpha, beta R, c []R, ldc int) bool {
 	return false

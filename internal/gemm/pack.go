@@ -34,7 +34,11 @@ func (x *realB[R]) pack(dst []R, nr, j0, nb, p0, kb int) {
 // It packs both operands: the rows of op(A) (w = MR) and the columns of op(B)
 // (w = NR).
 func packPanels[R float](dst []R, w int, x []R, ld int, across bool, i0, nb, p0, kb int) {
-	for ip := 0; ip < nb; ip += w {
+	ip := 0
+	if across && nb >= 2*w && packAcrossRowsAsm(dst, w, x[p0*ld+i0:], ld, nb/w, kb) {
+		ip = nb / w * w
+	}
+	for ; ip < nb; ip += w {
 		panel := dst[ip*kb : (ip+w)*kb]
 		rows := min(w, nb-ip)
 		if across {

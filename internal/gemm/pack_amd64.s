@@ -260,3 +260,54 @@ loop64:
 done64:
 	VZEROUPPER
 	RET
+
+// func copyPanels32(dst *byte, panelStride, rowStride int, src *byte, srcStride, chunks, panels, rows int)
+//
+// For each of rows rows r and each of panels panels q, copies chunks*32 bytes
+// from src + r*srcStride + q*chunks*32 to dst + q*panelStride + r*rowStride with
+// 32-byte AVX moves: full micro-panels whose lines run across the storage rows,
+// packed a storage row at a time (packAcrossRowsAsm), so that the reads of each
+// row are sequential.
+TEXT ·copyPanels32(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ panelStride+8(FP), R8
+	MOVQ rowStride+16(FP), R11
+	MOVQ src+24(FP), SI
+	MOVQ srcStride+32(FP), R9
+	MOVQ chunks+40(FP), DX
+	MOVQ panels+48(FP), R10
+	MOVQ rows+56(FP), CX
+	SHLQ $5, DX
+	TESTQ CX, CX
+	JZ   panelsdone
+	TESTQ DX, DX
+	JZ   panelsdone
+	TESTQ R10, R10
+	JZ   panelsdone
+
+panelsrow:
+	MOVQ SI, R12
+	MOVQ DI, R13
+	MOVQ R10, BX
+
+panelsone:
+	XORQ AX, AX
+
+panelschunk:
+	VMOVUPD (R12)(AX*1), Y0
+	VMOVUPD Y0, (R13)(AX*1)
+	ADDQ $32, AX
+	CMPQ AX, DX
+	JB   panelschunk
+	ADDQ DX, R12
+	ADDQ R8, R13
+	DECQ BX
+	JNZ  panelsone
+	ADDQ R9, SI
+	ADDQ R11, DI
+	DECQ CX
+	JNZ  panelsrow
+
+panelsdone:
+	VZEROUPPER
+	RET

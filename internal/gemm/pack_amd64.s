@@ -6,7 +6,11 @@
 //
 // For each of blocks groups of 8 k steps, loads 8 floats from each of 8 rows
 // (src + r*lda + 8*b) and stores the 8x8 transpose: the 8 values of step p go
-// to dst + (8*b+p)*stride, contiguous. stride and lda are in elements.
+// to dst + (8*b+p)*stride, contiguous. stride and lda are in elements. The
+// same columns of the next 8 rows (the next group of packRows8, whose rows are
+// often 4 KiB apart, a page each, where the hardware prefetchers stop) are
+// prefetched: packing A of a 1024^3 float32 product took 241-321 us without,
+// 220-253 us with (CPU time, alternated runs, load average 7).
 TEXT ·transpose8x8f32(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ stride+8(FP), R12
@@ -24,6 +28,16 @@ TEXT ·transpose8x8f32(SB), NOSPLIT, $0-40
 
 loop:
 	LEAQ (SI)(R9*4), R11     // row 4
+	LEAQ (R11)(R9*4), AX     // row 8: the next group of rows, prefetched
+	PREFETCHT0 (AX)
+	PREFETCHT0 (AX)(R9*1)
+	PREFETCHT0 (AX)(R9*2)
+	PREFETCHT0 (AX)(R10*1)
+	LEAQ (AX)(R9*4), AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 (AX)(R9*1)
+	PREFETCHT0 (AX)(R9*2)
+	PREFETCHT0 (AX)(R10*1)
 	VMOVUPS (SI), Y0
 	VMOVUPS (SI)(R9*1), Y1
 	VMOVUPS (SI)(R9*2), Y2

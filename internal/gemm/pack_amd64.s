@@ -148,7 +148,10 @@ copydone:
 // transpose8x8f32 for 4 rows of 8-byte values (the complex64 A panels of
 // cpanelA): for each of blocks groups of 4 k steps, loads 4 values from each of
 // 4 rows (src + r*lda + 4*b) and stores the values of step p at
-// dst + (4*b+p)*stride, contiguous. stride and lda are in elements.
+// dst + (4*b+p)*stride, contiguous. stride and lda are in elements. As in
+// transpose8x8f32, the same columns of the next 4 rows are prefetched: packing
+// A of a 1024^3 complex64 product took 701-765 us without, 448-483 us with
+// (CPU time, four alternated runs, load average 8-10).
 TEXT ·transpose4x4f64(SB), NOSPLIT, $0-40
 	MOVQ dst+0(FP), DI
 	MOVQ stride+8(FP), R12
@@ -165,6 +168,11 @@ TEXT ·transpose4x4f64(SB), NOSPLIT, $0-40
 	JZ   done4
 
 loop4:
+	LEAQ (SI)(R9*4), AX      // row 4: the next group of rows, prefetched
+	PREFETCHT0 (AX)
+	PREFETCHT0 (AX)(R9*1)
+	PREFETCHT0 (AX)(R9*2)
+	PREFETCHT0 (AX)(R10*1)
 	VMOVUPD (SI), Y0
 	VMOVUPD (SI)(R9*1), Y1
 	VMOVUPD (SI)(R9*2), Y2

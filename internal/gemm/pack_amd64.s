@@ -289,7 +289,10 @@ done64:
 // from src + r*srcStride + q*chunks*32 to dst + q*panelStride + r*rowStride with
 // 32-byte AVX moves: full micro-panels whose lines run across the storage rows,
 // packed a storage row at a time (packAcrossRowsAsm), so that the reads of each
-// row are sequential.
+// row are sequential. The bytes two rows ahead are prefetched into L2
+// (PREFETCHT1: the next rows are other pages, where the hardware prefetchers
+// stop): packing op(B) of a 1024^3 float32 product took 228-290 us without,
+// 199-240 us with (ten alternated runs; T0 was as fast but slowed the kernels).
 TEXT ·copyPanels32(SB), NOSPLIT, $0-64
 	MOVQ dst+0(FP), DI
 	MOVQ panelStride+8(FP), R8
@@ -314,8 +317,10 @@ panelsrow:
 
 panelsone:
 	XORQ AX, AX
+	LEAQ (R12)(R9*2), R14    // the same bytes two rows ahead, prefetched
 
 panelschunk:
+	PREFETCHT1 (R14)(AX*1)
 	VMOVUPD (R12)(AX*1), Y0
 	VMOVUPD Y0, (R13)(AX*1)
 	ADDQ $32, AX

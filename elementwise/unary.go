@@ -398,15 +398,7 @@ func uniform[T tensor.Element](t *tensor.Dense) (T, bool) {
 			return zero, false
 		}
 	}
-	// Every element is the first: read it at index 0 (on the stack for the
-	// usual ranks).
-	var idx [8]int
-	var v complex128
-	if r := t.Rank(); r <= len(idx) {
-		v = t.At(idx[:r]...)
-	} else {
-		v = t.At(make([]int, r)...)
-	}
+	v := t.At(make([]int, t.Rank())...)
 	switch p := any(&zero).(type) {
 	case *float64:
 		*p = real(v)

@@ -86,3 +86,34 @@ func TestSmallSweepSlots(t *testing.T) {
 		require.Equal(t, []float64{c.want, c.want}, v.Float64s())
 	}
 }
+
+// TestSmallSweepKeepsForwardSeeds checks that the first Backward of a small
+// recycling tape, which collects its dead and kept values in its Gradients'
+// storage, keeps the values a forward sweep collected before it: Release still
+// treats the forward's tangent seed as live. The forward sweep reaches only
+// sum(x), whose scalar tangent the pool would not take, so that the Backward is
+// the first to collect dead values.
+func TestSmallSweepKeepsForwardSeeds(t *testing.T) {
+	sp := &spyRecycler{}
+	tp := core.NewTape[*tensor.Dense](sp)
+	tp.EnableRecycling()
+	// Large enough for the pool (tensor.Space.Reusable).
+	xv := tensor.RandN(nil, tensor.Float64, 2048)
+	wv := tensor.RandN(nil, tensor.Float64, 2048)
+	v := tensor.RandN(nil, tensor.Float64, 2048)
+	x, w := tp.Leaf(xv), tp.Leaf(wv)
+	sum := reduce.SumOp(nil, false)
+	e := tp.Apply(elementwise.ExpOp, w) // exp's output: dead at Release
+	out := tp.Apply(elementwise.AddOp, tp.Apply(sum, x), tp.Apply(sum, e))
+	require.NoError(t, tp.Err())
+	_, err := tp.ForwardTangents(map[cr.NodeID]*tensor.Dense{x: v})
+	require.NoError(t, err)
+	g, err := tp.Backward(out)
+	require.NoError(t, err)
+	gw, ok := g.Of(w)
+	require.True(t, ok)
+	tp.Release(gw)
+	require.Equal(t, 1, sp.calls, "exp's output is dead: Release hands it to the Recycler")
+	require.Contains(t, sp.live, v, "the forward's tangent seed stays live")
+	require.NotContains(t, sp.dead, v)
+}

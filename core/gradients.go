@@ -40,17 +40,21 @@ const smallSweep = 16
 
 // gradientsBox is a Gradients together with the storage of the slots of a sweep
 // of at most smallSweep nodes, so that the sweep of a small graph makes one
-// allocation where it made up to six: the Gradients, the values and states of
+// allocation where it made up to eight: the Gradients, the values and states of
 // the slots, the sums (sums.go), the row-sparse terms by node and the first
-// node's terms. The slices point into the box, which lives as long as any of
-// them (or the Gradients) does.
+// node's terms, and the first storage of the tape's dead and kept values (when
+// the sweep is the first to collect them for Release). The slices point into
+// the box, which lives as long as any of them (or the Gradients) does; the
+// Recycler that Release hands dead and kept may look at them again, so they
+// are not cleared.
 type gradientsBox[V any] struct {
-	g     Gradients[V]
-	vals  [smallSweep]V
-	state [smallSweep]uint8
-	sums  [smallSweep]cr.CotangentSum
-	rows  [smallSweep]*rowTerms[V]
-	terms rowTerms[V]
+	g          Gradients[V]
+	vals       [smallSweep]V
+	state      [smallSweep]uint8
+	sums       [smallSweep]cr.CotangentSum
+	rows       [smallSweep]*rowTerms[V]
+	terms      rowTerms[V]
+	dead, kept [smallSweep]V
 	// taken records which spares have been handed out.
 	sumsTaken, rowsTaken, termsTaken bool
 }

@@ -103,5 +103,4 @@ func (t *Tape[V]) RecycleSweeps(keep ...V) {
 	t.dead = t.dead[:0]
 	clear(t.kept)
 	t.kept = t.kept[:0]
-	clear(t.kept0[:]) // live may have outgrown it, leaving values there
 }

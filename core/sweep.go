@@ -70,15 +70,15 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 	collect := t.collecting(allNodes)
 	if collect && t.dead == nil {
 		// Room for a dead cotangent per node of a small graph, at once rather
-		// than by doubling: in the tape for the smallest.
-		if top+1 <= len(t.dead0) {
-			t.dead = t.dead0[:0]
+		// than by doubling: in box for the smallest, with the kept values'.
+		if box != nil {
+			t.dead = box.dead[:0]
+			if t.kept == nil { // a forward sweep may have kept values already
+				t.kept = box.kept[:0]
+			}
 		} else {
 			t.dead = make([]V, 0, min(top+1, 64))
 		}
-	}
-	if collect && t.kept == nil {
-		t.kept = t.kept0[:0]
 	}
 	if collect {
 		for _, s := range seeds {

@@ -128,9 +128,6 @@ type Tape[V any] struct {
 	recycling  bool
 	recycler   cr.Recycler[V] // the Space, when recycling
 	dead, kept []V
-	// dead0 and kept0 are dead's and kept's first storage, for the sweep of a
-	// small graph (see sweep). They hold at most 16 values of a freed tape.
-	dead0, kept0 [8]V
 }
 
 // arena hands out slices of fresh storage, carved from chunks so that an Apply
@@ -824,8 +821,6 @@ func (t *Tape[V]) free() {
 	t.chunks, t.n = nil, 0
 	t.ids, t.need, t.vals, t.buf, t.ys = arena[cr.NodeID]{}, arena[bool]{}, arena[V]{}, nil, nil
 	t.hooks, t.sites, t.detached = nil, nil, nil
-	// dead0 and kept0 are left as they are: the slices Release just handed the
-	// Recycler may be theirs, and it may look at them again.
 	t.dead, t.kept, t.sbuf = nil, nil, nil
 	clear(t.one[:])
 	t.freed = true

@@ -83,6 +83,17 @@ func TestRegistryOverrideAndResolve(t *testing.T) {
 	assert.Equal(t, "other", reg.Resolve(orig).Name())
 	require.NoError(t, reg.SetOverride("op", nil))
 	assert.Equal(t, "op", reg.Resolve(orig).Name())
+	// With two overrides, removing one leaves the other in effect (Resolve's
+	// shortcut for a registry without overrides counts them).
+	require.NoError(t, reg.Register(cr.Entry[float64]{Name: "op2", Arity: 1}))
+	orig2 := cr.OpFunc[float64]{OpName: "op2"}
+	require.NoError(t, reg.SetOverride("op", func(cr.Op[float64]) cr.Op[float64] { return other }))
+	require.NoError(t, reg.SetOverride("op2", func(cr.Op[float64]) cr.Op[float64] { return other }))
+	require.NoError(t, reg.SetOverride("op", nil))
+	assert.Equal(t, "op", reg.Resolve(orig).Name())
+	assert.Equal(t, "other", reg.Resolve(orig2).Name())
+	require.NoError(t, reg.SetOverride("op2", nil))
+	assert.Equal(t, "op2", reg.Resolve(orig2).Name())
 }
 
 func TestRegistryConcurrent(t *testing.T) {

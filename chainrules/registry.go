@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // Variadic is the Arity of an op family that takes any number of inputs.
@@ -56,6 +57,10 @@ type Registry[V any] struct {
 	mu        sync.RWMutex
 	entries   map[string]Entry[V]
 	overrides map[string]Override[V]
+	// noverrides is len(overrides), stored under mu when it changes, so that
+	// Resolve on a registry without overrides (the common case, once per Apply)
+	// costs one atomic load instead of the lock and a map lookup.
+	noverrides atomic.Int32
 }
 
 // NewRegistry returns an empty registry.
@@ -135,18 +140,22 @@ func (r *Registry[V]) SetOverride(name string, o Override[V]) error {
 	}
 	if o == nil {
 		delete(r.overrides, name)
-		return nil
+	} else {
+		if r.overrides == nil {
+			r.overrides = make(map[string]Override[V])
+		}
+		r.overrides[name] = o
 	}
-	if r.overrides == nil {
-		r.overrides = make(map[string]Override[V])
-	}
-	r.overrides[name] = o
+	r.noverrides.Store(int32(len(r.overrides)))
 	return nil
 }
 
 // Resolve returns the op to apply for op: the result of the override installed for
 // its family, or op itself.
 func (r *Registry[V]) Resolve(op Op[V]) Op[V] {
+	if r.noverrides.Load() == 0 {
+		return op
+	}
 	r.mu.RLock()
 	o := r.overrides[op.Name()]
 	r.mu.RUnlock()

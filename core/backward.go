@@ -118,14 +118,21 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 		return nil, err
 	}
 	seeds := [1]seedAt[V]{{o, seed}}
-	acc, _, err := t.sweep(seeds[:], nil, t.groupEnd(o), cfg.allNodes, true, true, nil)
+	top := t.groupEnd(o)
+	box := newGradientsBox[V](top + 1)
+	acc, _, err := t.sweep(seeds[:], nil, top, cfg.allNodes, true, true, nil, box)
 	if err == nil && t.misused() {
 		err = errConcurrentUse // a hook or a rule re-entered the tape during the sweep
 	}
 	if err != nil {
 		return nil, err
 	}
-	g := &Gradients[V]{tape: t, acc: acc}
+	var g *Gradients[V]
+	if box != nil {
+		g = box.gradients(t, acc)
+	} else {
+		g = &Gradients[V]{tape: t, acc: acc}
+	}
 	if cfg.release {
 		t.free()
 	}

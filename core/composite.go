@@ -243,7 +243,7 @@ func (r *compositeRule[V]) Pullback(ybar []V, has []bool, dst []cr.Contribution[
 	if err != nil {
 		return dst, err
 	}
-	acc, _, err := sub.sweep(seeds, nil, top, false, true, false, nil)
+	acc, _, err := sub.sweep(seeds, nil, top, false, true, false, nil, nil)
 	if err != nil {
 		return dst, err
 	}
@@ -331,7 +331,7 @@ func (r *compositeRule[V]) PullbackWithTangents(a cr.SecondOrderArgs[V], dst []c
 	if err != nil {
 		return dst, err
 	}
-	acc, dacc, err := sub.sweep(seeds, dseeds, max(top, dtop), false, true, false, tan)
+	acc, dacc, err := sub.sweep(seeds, dseeds, max(top, dtop), false, true, false, tan, nil)
 	if err != nil {
 		return dst, err
 	}

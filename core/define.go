@@ -294,7 +294,7 @@ func (r *definedRule[V]) jvp(rec *recording[V], tangentOf cr.TangentOf[V]) ([]V,
 	if len(seeds) == 0 {
 		return ydot, has, false, nil
 	}
-	acc, _, err := t.sweep(seeds, nil, top, false, false, false, nil)
+	acc, _, err := t.sweep(seeds, nil, top, false, false, false, nil, nil)
 	if err != nil {
 		return nil, nil, false, err
 	}

@@ -28,6 +28,60 @@ type accum[V any] struct {
 	// sums holds, in a sweep that trades cotangent sums (sums.go), the known sum
 	// of each slot's value: nil until the first, and again when the sweep ends.
 	sums []cr.CotangentSum
+	// spare is the storage of a small sweep's rows, sums and first row terms, in
+	// the allocation of the Gradients the sweep returns (see gradientsBox), or
+	// nil: each is taken at most once, when first needed.
+	spare *gradientsBox[V]
+}
+
+// smallSweep is the number of nodes up to which a first-order Backward keeps its
+// slots in the allocation of the Gradients it returns (gradientsBox).
+const smallSweep = 16
+
+// gradientsBox is a Gradients together with the storage of the slots of a sweep
+// of at most smallSweep nodes, so that the sweep of a small graph makes one
+// allocation where it made up to eight: the Gradients, the values and states of
+// the slots, the sums (sums.go), the row-sparse terms by node and the first
+// node's terms, and the first storage of the tape's dead and kept values (when
+// the sweep is the first to collect them for Release). The slices point into
+// the box, which lives as long as any of them (or the Gradients) does; the
+// Recycler that Release hands dead and kept may look at them again, so they
+// are not cleared.
+type gradientsBox[V any] struct {
+	g          Gradients[V]
+	vals       [smallSweep]V
+	state      [smallSweep]uint8
+	sums       [smallSweep]cr.CotangentSum
+	rows       [smallSweep]*rowTerms[V]
+	terms      rowTerms[V]
+	dead, kept [smallSweep]V
+	// taken records which spares have been handed out.
+	sumsTaken, rowsTaken, termsTaken bool
+}
+
+// newGradientsBox returns a box for a sweep of n nodes, or nil when n is above
+// smallSweep.
+func newGradientsBox[V any](n int) *gradientsBox[V] {
+	if n > smallSweep {
+		return nil
+	}
+	return new(gradientsBox[V])
+}
+
+// accum returns the slots of a sweep of n nodes, in b's storage when b is not
+// nil (n at most smallSweep), or else newly made.
+func (b *gradientsBox[V]) accum(space cr.Space[V], n int) accum[V] {
+	if b == nil || n > smallSweep {
+		return newAccum(space, n)
+	}
+	return accum[V]{space: space, vals: b.vals[:n:n], state: b.state[:n:n], spare: b}
+}
+
+// gradients returns b's Gradients, holding acc, the slots of a sweep of t.
+func (b *gradientsBox[V]) gradients(t *Tape[V], acc accum[V]) *Gradients[V] {
+	acc.spare = nil // the spares were the sweep's
+	b.g.tape, b.g.acc = t, acc
+	return &b.g
 }
 
 // rowTerms are the row-sparse terms of one node's cotangent.
@@ -82,11 +136,22 @@ func (a *accum[V]) drop(j int) {
 // addRows keeps the row-sparse term c of node j, whose value is like.
 func (a *accum[V]) addRows(j int, like V, c cr.RowContribution[V]) {
 	if a.rows == nil {
-		a.rows = make([]*rowTerms[V], len(a.vals))
+		if b := a.spare; b != nil && !b.rowsTaken {
+			b.rowsTaken = true
+			a.rows = b.rows[:len(a.vals):len(a.vals)]
+		} else {
+			a.rows = make([]*rowTerms[V], len(a.vals))
+		}
 	}
 	r := a.rows[j]
 	if r == nil {
-		r = &rowTerms[V]{like: like}
+		if b := a.spare; b != nil && !b.termsTaken {
+			b.termsTaken = true
+			r = &b.terms
+			r.like = like
+		} else {
+			r = &rowTerms[V]{like: like}
+		}
 		r.terms = r.first[:0]
 		a.rows[j] = r
 		a.nrows++

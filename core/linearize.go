@@ -97,7 +97,7 @@ func (l *LinearMap[V]) vjp(w []V) ([]V, error) {
 		seeds[k] = seedAt[V]{i, w[k]}
 		top = max(top, t.groupEnd(i))
 	}
-	acc, _, err := t.sweep(seeds, nil, top, false, false, false, nil)
+	acc, _, err := t.sweep(seeds, nil, top, false, false, false, nil, nil)
 	if err == nil && t.misused() {
 		err = errConcurrentUse // a rule re-entered the tape during the sweep
 	}

@@ -61,7 +61,7 @@ func (t *Tape[V]) BackwardWithTangentsSeed(out cr.NodeID, seed cr.Dual[V], tan *
 	if seed.HasTangent {
 		dseeds = []seedAt[V]{{o, seed.Tangent}}
 	}
-	acc, dacc, err := t.sweep(seeds[:], dseeds, t.groupEnd(o), cfg.allNodes, true, false, tan)
+	acc, dacc, err := t.sweep(seeds[:], dseeds, t.groupEnd(o), cfg.allNodes, true, false, tan, nil)
 	if err == nil && t.misused() {
 		err = errConcurrentUse // a hook or a rule re-entered the tape during the sweep
 	}

@@ -38,7 +38,12 @@ func (a *accum[V]) forgetSum(j int) {
 // was returned with and nothing else.
 func (a *accum[V]) setSum(j int, s cr.CotangentSum) {
 	if a.sums == nil {
-		a.sums = make([]cr.CotangentSum, len(a.vals))
+		if b := a.spare; b != nil && !b.sumsTaken {
+			b.sumsTaken = true
+			a.sums = b.sums[:len(a.vals):len(a.vals)]
+		} else {
+			a.sums = make([]cr.CotangentSum, len(a.vals))
+		}
 	}
 	a.sums[j] = s
 }

@@ -33,8 +33,11 @@ type seedAt[V any] struct {
 // An op that no tangent reaches (no input tangent and no cotangent tangent), or an
 // affine op (chainrules.AffineRule) whose cotangent has no tangent, runs its plain
 // Pullback in a second-order sweep, which is then exact.
-func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, rows bool, tan *Tangents[V]) (acc, dacc accum[V], err error) {
-	acc = newAccum(t.space, top+1)
+//
+// box, if not nil, holds the storage of acc's slots (a small first-order sweep
+// whose slots go to the caller in box's Gradients).
+func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, rows bool, tan *Tangents[V], box *gradientsBox[V]) (acc, dacc accum[V], err error) {
+	acc = box.accum(t.space, top+1)
 	second := tan != nil
 	var rs cr.RowSpace[V] // non-nil when row-sparse terms may be kept
 	if rows && !second {
@@ -67,8 +70,15 @@ func (t *Tape[V]) sweep(seeds, dseeds []seedAt[V], top int, allNodes, hooks, row
 	collect := t.collecting(allNodes)
 	if collect && t.dead == nil {
 		// Room for a dead cotangent per node of a small graph, at once rather
-		// than by doubling.
-		t.dead = make([]V, 0, min(top+1, 64))
+		// than by doubling: in box for the smallest, with the kept values'.
+		if box != nil {
+			t.dead = box.dead[:0]
+			if t.kept == nil { // a forward sweep may have kept values already
+				t.kept = box.kept[:0]
+			}
+		} else {
+			t.dead = make([]V, 0, min(top+1, 64))
+		}
 	}
 	if collect {
 		for _, s := range seeds {

@@ -315,8 +315,13 @@ func (r *binaryRule) passThrough(ybar, ybardot *tensor.Dense, sum cr.CotangentSu
 			var err error
 			if sum.Known && g == ybar && !r.complex && sizeOf(shape) == 1 {
 				// SumTo(ybar, shape) holds SumOf(ybar), the known sum, in its
-				// one element.
-				g, err = tensor.FromFloat64([]float64{sum.Value}, shape...)
+				// one element; a subtrahend's is its negation (negated's -x),
+				// made here in the same tensor.
+				v := sum.Value
+				if neg {
+					v, neg = -v, false
+				}
+				g, err = tensor.FromFloat64([]float64{v}, shape...)
 			} else {
 				g, err = tensor.SumTo(g, shape)
 			}

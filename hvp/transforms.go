@@ -122,7 +122,8 @@ func scalarValue(v *tensor.Dense) float64 {
 // collect returns the values of g at ids; a leaf that the output does not depend on
 // has the zero derivative, shaped like its value.
 func collect(g *core.Gradients[*tensor.Dense], ids []cr.NodeID, x []*tensor.Dense) []*tensor.Dense {
-	out := make([]*tensor.Dense, len(ids))
+	// Room for one more: Grad and VJP append their value to release the tape.
+	out := make([]*tensor.Dense, len(ids), len(ids)+1)
 	for i, id := range ids {
 		if v, ok := g.Of(id); ok {
 			out[i] = v

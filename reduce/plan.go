@@ -185,8 +185,15 @@ func (p *plan) broadcastBack(t *tensor.Dense) (*tensor.Dense, error) {
 	if t.Size() != p.Count() {
 		return nil, cr.Errorf(cr.ErrShapeMismatch, "%s: cotangent %s for output shape %v", p.name, t.Describe(), p.outShape)
 	}
-	k, err := t.Reshape(p.keepShape...)
-	if err == nil {
+	var (
+		k   *tensor.Dense
+		err error
+	)
+	if t.Rank() == 0 {
+		// One element: broadcasting it is the same view whatever the reduced
+		// axes, without the reshape to keepShape first.
+		k, err = t.BroadcastTo(p.shape...)
+	} else if k, err = t.Reshape(p.keepShape...); err == nil {
 		k, err = k.BroadcastTo(p.shape...)
 	}
 	if err != nil {

@@ -74,9 +74,11 @@ func benchJob(b *testing.B, module string, input json.RawMessage, fns ...string)
 }
 
 // BenchmarkLSE times the lse primal and gradient at GradBench's smallest and
-// largest sizes, n = 2500 and 1 280 000, and at n = 10 000.
+// largest sizes, n = 2500 and 1 280 000, at n = 10 000 and 160 000 (where the
+// gradient's backward pass leaves the caches), and at n = 16, where both are
+// the engine's fixed cost (recording, sweeping) and nothing else.
 func BenchmarkLSE(b *testing.B) {
-	for _, n := range []int{2500, 10000, 1280000} {
+	for _, n := range []int{16, 2500, 10000, 160000, 1280000} {
 		rng := rand.New(rand.NewSource(1))
 		x := make([]float64, n)
 		for i := range x {

@@ -76,7 +76,7 @@ func Each(n, workers int, f func(i int)) *Panic {
 	}
 	r.done.Add(max(n, 0))
 	r.left.Store(int64(max(n, 0)))
-	for range min(workers, n) - 1 {
+	for range Helpers(min(workers, n) - 1) {
 		spawn(func() { work(false) })
 	}
 	work(true)
@@ -136,7 +136,8 @@ func EachOwned(n, workers int, f func(i int)) *Panic {
 	}
 	r.done.Add(n)
 	r.left.Store(int64(n))
-	for g := 1; g < workers; g++ {
+	for h := range Helpers(workers - 1) {
+		g := h + 1
 		spawn(func() { work(g) })
 	}
 	work(0)
@@ -194,11 +195,17 @@ func (r *runner) wait() *Panic {
 
 // SetSpawn replaces how Each starts its worker goroutines, for tests that start
 // them late (as on a core busy with another process), and returns the function
-// that restores the default.
+// that restores the default. While the replacement is in place the pool never
+// backs off (Helpers), so that it is called for every worker whatever the load
+// of the machine running the tests.
 func SetSpawn(f func(func())) (restore func()) {
 	old := spawn
 	spawn = f
-	return func() { spawn = old }
+	restoreMode := setMode(modeNever)
+	return func() {
+		restoreMode()
+		spawn = old
+	}
 }
 
 // Go starts f on a goroutine of its own the way Each starts its workers (from the

@@ -1,0 +1,157 @@
+package vmath
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// The worker pool adapts to a machine whose cores are busy with other processes.
+//
+// An idle worker of the pool polls for its next function for workerSpin before it
+// parks, and a goroutine waiting for the last indices of a region polls for up to
+// spinWait (Spin): on idle cores that saves the tens of microseconds the runtime
+// takes to wake a sleeping thread at every region. On a machine whose cores are all
+// busy, it costs more than it saves: the polling thread is one more runnable thread
+// for the operating system to share the cores between, so that with one core
+// loaded by another process the calling goroutine's thread got about two thirds of
+// a core even in the serial code between regions, and a worker that the operating
+// system has taken off its core takes its next function milliseconds late, when
+// the caller has done most of the region alone. With a busy loop on one of the
+// project's two cores, 49 of the 61 rows of bench/compare.py were slower at
+// GOMAXPROCS=2 than at 1 with the polling (43 without it).
+//
+// So the pool measures each hand-off to a polling worker: the time from goPooled
+// to the worker taking the function. A polling worker on a core of its own takes
+// it within a microsecond; one that takes more than lateHandoff was off its core
+// (or its processor ran other goroutines). Late hand-offs raise a score, prompt
+// ones lower it, and when late ones come often (two within a few prompt ones),
+// the pool backs off for a while: workers park at once instead of polling, Spin
+// gives up after its first polls, and Each, EachOwned and Helpers run the regions
+// on the calling goroutine alone (GOMAXPROCS=1's speed, no hand-off at all). The
+// back-off lasts minBackoff the first time and doubles, up to maxBackoff, each
+// time late hand-offs resume after it; then the pool polls and hands regions out
+// again, which measures again (the probe). promptReset prompt hand-offs in a row
+// set the back-off to minBackoff again. The chunks of every region are the same
+// whether it runs on one goroutine or several, so results never depend on the
+// back-off.
+
+// lateHandoff is the hand-off time past which a polling worker is taken to have
+// been off its core: a polling worker on its own core takes a function within a
+// microsecond, one that the operating system preempted waits for a time slice
+// (milliseconds).
+const lateHandoff = 50 * time.Microsecond
+
+// Back-off bounds: the first back-off, the longest, and the prompt hand-offs in a
+// row after which the next back-off is the first again.
+const (
+	minBackoff  = 2 * time.Millisecond
+	maxBackoff  = 256 * time.Millisecond
+	promptReset = 64
+)
+
+// Score of the late hand-offs: a late one adds lateWeight, a prompt one takes 1
+// off, and the pool backs off when the score reaches lateTrigger, that is after
+// two late hand-offs separated by fewer than lateWeight prompt ones (a late
+// fraction above about a fifth).
+const (
+	lateWeight  = 4
+	lateTrigger = 2 * lateWeight
+)
+
+// epoch is the origin of nanotime.
+var epoch = time.Now()
+
+// nanotime returns the monotonic time since epoch, in nanoseconds.
+func nanotime() int64 { return int64(time.Since(epoch)) }
+
+// Modes of the back-off: adaptive, or forced on or off by tests.
+const (
+	modeAdaptive = iota
+	modeNever    // never back off (SetSpawn's replacements see every worker)
+	modeAlways   // always backed off
+)
+
+// load is the state of the back-off. Its fields are read and written with atomic
+// operations, without a lock: two goroutines that update it at once may lose one
+// hand-off's count, which only delays a decision by one hand-off.
+var load struct {
+	mode     atomic.Int32
+	score    atomic.Int32 // late hand-offs' score (see lateWeight)
+	prompt   atomic.Int32 // prompt hand-offs in a row
+	backoff  atomic.Int64 // length of the next back-off, ns (0: minBackoff)
+	until    atomic.Int64 // nanotime at which the current back-off ends
+	entered  atomic.Int64 // back-offs so far (tests)
+	handoffs atomic.Int64 // hand-offs measured so far (tests)
+}
+
+// backedOff reports whether the pool is backing off: workers park at once and
+// regions run on the calling goroutine.
+func backedOff() bool { return backedOffAt(nanotime()) }
+
+// backedOffAt is backedOff at nanotime now.
+func backedOffAt(now int64) bool {
+	switch load.mode.Load() {
+	case modeNever:
+		return false
+	case modeAlways:
+		return true
+	}
+	return now < load.until.Load()
+}
+
+// noteHandoff records a hand-off to a polling worker that took it after d.
+func noteHandoff(d time.Duration) {
+	load.handoffs.Add(1)
+	if d <= lateHandoff {
+		if load.score.Load() > 0 {
+			load.score.Add(-1)
+		}
+		if load.prompt.Add(1) >= promptReset {
+			load.prompt.Store(0)
+			load.backoff.Store(0)
+		}
+		return
+	}
+	load.prompt.Store(0)
+	if load.score.Add(lateWeight) < lateTrigger {
+		return
+	}
+	load.score.Store(0)
+	b := time.Duration(load.backoff.Load())
+	if b == 0 {
+		b = minBackoff
+	}
+	load.until.Store(nanotime() + int64(b))
+	load.backoff.Store(int64(min(2*b, maxBackoff)))
+	load.entered.Add(1)
+}
+
+// Helpers returns how many goroutines to start beside the calling one for a
+// region that could use n more: n, or 0 while the pool backs off because the
+// machine's cores are busy (see the comment at the top of this file). The
+// region's chunks must not depend on it: a region run on the calling goroutine
+// alone computes the same chunks in turn. Parallel drivers of their own (the
+// GEMM's shared-packing scheme) call it before starting workers with Go.
+func Helpers(n int) int {
+	if n <= 0 || backedOff() {
+		return 0
+	}
+	return n
+}
+
+// setMode forces the back-off on (modeAlways) or off (modeNever), or makes it
+// adaptive again, and returns the function that restores the mode before.
+func setMode(m int32) (restore func()) {
+	old := load.mode.Swap(m)
+	return func() { load.mode.Store(old) }
+}
+
+// SetBackoff forces the back-off on (true: every region runs on the calling
+// goroutine, idle workers park at once) for tests of the code that uses the
+// pool, and returns the function that restores the mode before.
+func SetBackoff(on bool) (restore func()) {
+	if on {
+		return setMode(modeAlways)
+	}
+	return setMode(modeNever)
+}

@@ -20,20 +20,48 @@ import (
 // project's two cores, 49 of the 61 rows of bench/compare.py were slower at
 // GOMAXPROCS=2 than at 1 with the polling (43 without it).
 //
-// So the pool measures each hand-off to a polling worker: the time from goPooled
-// to the worker taking the function. A polling worker on a core of its own takes
-// it within a microsecond; one that takes more than lateHandoff was off its core
-// (or its processor ran other goroutines). Late hand-offs raise a score, prompt
-// ones lower it, and when late ones come often (two within a few prompt ones),
-// the pool backs off for a while: workers park at once instead of polling, Spin
-// gives up after its first polls, and Each, EachOwned and Helpers run the regions
-// on the calling goroutine alone (GOMAXPROCS=1's speed, no hand-off at all). The
-// back-off lasts minBackoff the first time and doubles, up to maxBackoff, each
-// time late hand-offs resume after it; then the pool polls and hands regions out
-// again, which measures again (the probe). promptReset prompt hand-offs in a row
-// set the back-off to minBackoff again. The chunks of every region are the same
-// whether it runs on one goroutine or several, so results never depend on the
-// back-off.
+// So the pool measures whether its helpers and its polling pay, three ways:
+//
+//   - each hand-off to a polling worker: the time from goPooled to the worker
+//     taking the function. A polling worker on a core of its own takes it within
+//     a microsecond; one that takes more than lateHandoff was off its core (or its
+//     processor ran other goroutines) (noteHandoff);
+//   - each region of Each and EachOwned that started helpers: late when the
+//     calling goroutine waited for the helpers' indices longer than running them
+//     itself would have taken (noteRegion);
+//   - the idle workers' polling, on Linux: the processor time of the polling
+//     thread (CLOCK_THREAD_CPUTIME_ID) against the time it polled, added up over
+//     samples of spinSample; a sample whose threads were off their core for more
+//     than an eighth of it counts as late (noteSpin). This is the measure that
+//     sees the cost of the polling itself: a polling thread that shares a core
+//     with others hands off promptly whenever it is on the core, and takes that
+//     core from the calling goroutine the rest of the time.
+//
+// Late measures raise a score, prompt ones lower it, and when late ones come
+// often (two within a few prompt ones), the pool backs off for a while: workers
+// park at once instead of polling, Spin gives up after its first polls, and Each,
+// EachOwned and Helpers run the regions on the calling goroutine alone (no
+// hand-off at all). The back-off lasts minBackoff the first time and doubles, up
+// to maxBackoff, each time late measures resume after it; then the pool polls and
+// hands regions out again, which measures again (the probe). promptReset prompt
+// measures in a row set the back-off to minBackoff again. The chunks of every
+// region are the same whether it runs on one goroutine or several, so results
+// never depend on the back-off.
+//
+// Measured with a busy loop on one of the project's two cores (the benchmarks
+// and the loop in a session ahead of the other processes on the machine,
+// 3 interleaved rounds, ratio of GOMAXPROCS=2 to 1, before -> after): lu_factor
+// 512 1.67 -> 1.31, cholesky 512 1.53 -> 1.37, cross_entropy gradient 1.25 ->
+// 1.20, MLP gradient 1.31 -> 1.14 (each region on the calling goroutine
+// regardless: 1.62, 1.19, 1.04, 1.14). What remains is mostly the runtime's,
+// not the pool's: with no helper ever started, GOMAXPROCS=2 under that load was
+// still 1.6-2.2x slower than 1 on the MLP's forward pass, layer_norm and
+// attention, because the garbage collector's phases that stop the world wait for
+// the second processor's thread when the operating system has taken it off its
+// core (0.29 + 0.36 ms a collection against 0.008 + 0.001 ms at GOMAXPROCS=1,
+// gctrace, MLP forward); with GOGC=2000 the same serial runs were 1.0-1.1x.
+// On idle cores (chrt -f) the pool does not back off (2% of hand-offs late)
+// and the two-goroutine speedups are unchanged.
 
 // lateHandoff is the hand-off time past which a polling worker is taken to have
 // been off its core: a polling worker on its own core takes a function within a
@@ -82,6 +110,7 @@ var load struct {
 	until    atomic.Int64 // nanotime at which the current back-off ends
 	entered  atomic.Int64 // back-offs so far (tests)
 	handoffs atomic.Int64 // hand-offs measured so far (tests)
+	regions  atomic.Int64 // regions measured so far (tests)
 }
 
 // backedOff reports whether the pool is backing off: workers park at once and
@@ -103,15 +132,98 @@ func backedOffAt(now int64) bool {
 func noteHandoff(d time.Duration) {
 	load.handoffs.Add(1)
 	if d <= lateHandoff {
-		if load.score.Load() > 0 {
-			load.score.Add(-1)
-		}
-		if load.prompt.Add(1) >= promptReset {
-			load.prompt.Store(0)
-			load.backoff.Store(0)
-		}
+		notePrompt()
+	} else {
+		noteLate()
+	}
+}
+
+// noteRegion records whether the helpers of a region of n indices paid: the
+// calling goroutine ran callerRan of them in work, then waited wait for the
+// helpers' last ones. Run alone, it would have taken about work/callerRan for
+// each of the n-callerRan indices the helpers ran; when its wait was longer than
+// that (and than lateHandoff), the region took longer than on the calling
+// goroutine alone: a helper that held an index was off its core (or started so
+// late that it took an index the caller would have finished sooner). A region
+// whose helpers ran no index says nothing (on idle cores, one too short for a
+// parked worker to wake in time).
+func noteRegion(n, callerRan int, work, wait time.Duration) {
+	if callerRan <= 0 || callerRan >= n {
 		return
 	}
+	load.regions.Add(1)
+	saved := work / time.Duration(callerRan) * time.Duration(n-callerRan)
+	if wait > saved && wait > lateHandoff {
+		noteLate()
+	} else {
+		notePrompt()
+	}
+}
+
+// Polling time off the core: the polls of at least minSpinSample are added up
+// until they reach spinSample, and a sample whose threads were off their core
+// for more than 1/offShare of it counts as a late hand-off, one that was not as
+// a prompt one.
+const (
+	minSpinSample = 20 * time.Microsecond
+	spinSample    = 2 * time.Millisecond
+	offShare      = 8
+)
+
+// spinTime adds up the polling of the idle workers (spinSample at a time): its
+// length and the part of it their threads spent off their core.
+var spinTime struct {
+	wall, off atomic.Int64
+}
+
+// noteSpin records a worker's polling that lasted wall, from a thread tid that
+// had used cpu ns of processor time when it began (clock false: not measured).
+// A polling thread on a core of its own uses processor time all along, including
+// when the runtime runs other goroutines on it between polls; a thread that the
+// operating system took off its core for another thread does not: the core was
+// busy with more threads than it has, and polling there takes processor time
+// from the caller's thread or the worker's own region. The thread is read again
+// at the end, and a poll that the runtime moved to another thread is left out.
+func noteSpin(clock bool, tid int, cpu int64, wall time.Duration) {
+	if !clock || wall < minSpinSample {
+		return
+	}
+	tid1, cpu1, ok := threadClock()
+	if !ok || tid1 != tid {
+		return
+	}
+	noteOffCore(wall, max(wall-time.Duration(cpu1-cpu), 0))
+}
+
+// noteOffCore adds a poll of length wall, off its core for off, to spinTime, and
+// judges the sample once it is spinSample long.
+func noteOffCore(wall, off time.Duration) {
+	spinTime.off.Add(int64(off))
+	if spinTime.wall.Add(int64(wall)) < int64(spinSample) {
+		return
+	}
+	w, o := spinTime.wall.Swap(0), spinTime.off.Swap(0)
+	if o*offShare > w {
+		noteLate()
+	} else {
+		notePrompt()
+	}
+}
+
+// notePrompt records a hand-off or region that paid.
+func notePrompt() {
+	if load.score.Load() > 0 {
+		load.score.Add(-1)
+	}
+	if load.prompt.Add(1) >= promptReset {
+		load.prompt.Store(0)
+		load.backoff.Store(0)
+	}
+}
+
+// noteLate records a late hand-off or a region that the helpers made slower, and
+// starts a back-off when they come often.
+func noteLate() {
 	load.prompt.Store(0)
 	if load.score.Add(lateWeight) < lateTrigger {
 		return

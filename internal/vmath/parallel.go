@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ParallelFor calls body on disjoint chunks [lo, hi) that cover [0, n). Work of
@@ -76,9 +77,11 @@ func Each(n, workers int, f func(i int)) *Panic {
 	}
 	r.done.Add(max(n, 0))
 	r.left.Store(int64(max(n, 0)))
-	for range Helpers(min(workers, n) - 1) {
+	helpers := Helpers(min(workers, n) - 1)
+	for range helpers {
 		spawn(func() { work(false) })
 	}
+	r.start(n, helpers)
 	work(true)
 	return r.wait()
 }
@@ -136,10 +139,12 @@ func EachOwned(n, workers int, f func(i int)) *Panic {
 	}
 	r.done.Add(n)
 	r.left.Store(int64(n))
-	for h := range Helpers(workers - 1) {
+	helpers := Helpers(workers - 1)
+	for h := range helpers {
 		g := h + 1
 		spawn(func() { work(g) })
 	}
+	r.start(n, helpers)
 	work(0)
 	return r.wait()
 }
@@ -154,11 +159,28 @@ type runner struct {
 	failure *Panic         // the first worker's
 	done    sync.WaitGroup // one count per index
 	left    atomic.Int64   // indices not yet done, counted down after done
+
+	// The region's measure of whether its helpers paid (noteRegion), when it
+	// started any: its indices, the calling goroutine's count of them and the
+	// nanotime at which it started.
+	n, helpers, callerRan int
+	started               int64
+}
+
+// start records the start of the region's work on the calling goroutine.
+func (r *runner) start(n, helpers int) {
+	r.n, r.helpers = n, helpers
+	if helpers > 0 {
+		r.started = nanotime()
+	}
 }
 
 // run calls f(i), unless a call has panicked (then the index is only counted),
 // and recovers and records a panic of the call.
 func (r *runner) run(i int, caller bool) {
+	if caller {
+		r.callerRan++
+	}
 	defer r.left.Add(-1)
 	defer r.done.Done()
 	if r.aborted.Load() {
@@ -184,9 +206,16 @@ func (r *runner) run(i int, caller bool) {
 // panic to report, if any: the
 // calling goroutine's, else the first worker's.
 func (r *runner) wait() *Panic {
+	var idle int64 // when the calling goroutine found no index left
+	if r.helpers > 0 {
+		idle = nanotime()
+	}
 	// The last indices are under way on other goroutines: spin before parking.
 	Spin(func() bool { return r.left.Load() <= 0 })
 	r.done.Wait()
+	if r.helpers > 0 && !r.aborted.Load() {
+		noteRegion(r.n, r.callerRan, time.Duration(idle-r.started), time.Duration(nanotime()-idle))
+	}
 	if r.own != nil {
 		return r.own
 	}

@@ -77,20 +77,25 @@ func (w *worker) loop(f func()) {
 // yielding the processor between polls, then parks; while the pool backs off (see
 // load.go) it parks at once, and it stops polling when a back-off begins. It
 // records how long a function handed to it while it polled took to reach it
-// (noteHandoff): the pool's measure of whether polling pays.
+// (noteHandoff), and how much of its polling its thread spent off its core
+// (noteSpin): the pool's measures of whether polling pays.
 func (w *worker) wait() func() {
 	start := nanotime()
 	if backedOffAt(start) {
 		return <-w.task
 	}
+	tid, cpu, clock := threadClock()
 	for {
 		select {
 		case f := <-w.task:
-			noteHandoff(time.Duration(nanotime() - w.sent))
+			now := nanotime()
+			noteHandoff(time.Duration(now - w.sent))
+			noteSpin(clock, tid, cpu, time.Duration(now-start))
 			return f
 		default:
 		}
 		if now := nanotime(); now-start > int64(workerSpin) || backedOffAt(now) {
+			noteSpin(clock, tid, cpu, time.Duration(now-start))
 			return <-w.task
 		}
 		runtime.Gosched()

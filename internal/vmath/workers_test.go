@@ -86,11 +86,16 @@ func TestSpin(t *testing.T) {
 	require.GreaterOrEqual(t, time.Since(start), spinWait)
 }
 
-// resetLoad clears the back-off state, restoring it when the test ends.
+// resetLoad clears the back-off state, restoring it when the test ends, once
+// the workers of earlier tests have stopped polling (they measure nothing more
+// until they are handed a function).
 func resetLoad(t *testing.T) {
 	t.Helper()
+	time.Sleep(3 * workerSpin)
 	restore := setMode(modeAdaptive)
 	clear := func() {
+		spinTime.wall.Store(0)
+		spinTime.off.Store(0)
 		load.score.Store(0)
 		load.prompt.Store(0)
 		load.backoff.Store(0)
@@ -243,4 +248,59 @@ func TestSpinBackedOff(t *testing.T) {
 	require.False(t, Spin(func() bool { polls++; return false }))
 	require.Less(t, time.Since(start), spinWait)
 	require.Equal(t, 65, polls, "the first polls and one more")
+}
+
+// TestBackoffRegionsAndPolling checks the pool's two other measures: a region
+// whose calling goroutine waited for its helpers' indices longer than running them
+// itself would have taken counts as a late hand-off, one that waited less as a
+// prompt one, one whose helpers ran no index as neither; and polling whose
+// threads were off their core for more than an eighth of a sample counts as a
+// late hand-off, polling on a core of its own as a prompt one.
+func TestBackoffRegionsAndPolling(t *testing.T) {
+	resetLoad(t)
+	us := time.Microsecond
+
+	// 8 indices, 6 on the caller in 600 us: the helpers' 2 would have taken 200 us.
+	noteRegion(8, 6, 600*us, 150*us)
+	require.Zero(t, load.score.Load())
+	require.Equal(t, int32(1), load.prompt.Load())
+	noteRegion(8, 8, 800*us, 10*time.Millisecond) // the helpers ran nothing
+	require.Zero(t, load.score.Load())
+	require.Equal(t, int32(1), load.prompt.Load())
+	noteRegion(8, 6, 600*us, 40*us) // shorter than lateHandoff
+	require.Equal(t, int32(2), load.prompt.Load())
+	noteRegion(8, 6, 600*us, 300*us) // waited longer than the work saved
+	require.Equal(t, int32(lateWeight), load.score.Load())
+	noteRegion(8, 7, 700*us, time.Millisecond)
+	require.True(t, backedOff(), "two slow regions in a row")
+
+	resetLoad(t)
+	// On its own core: 2 ms of polling, 2% off (runtime work counts as on).
+	for range 10 {
+		noteOffCore(200*us, 4*us)
+	}
+	require.Zero(t, load.score.Load())
+	require.Equal(t, int32(1), load.prompt.Load())
+	// Sharing a core with another thread: a third of the polling off the core.
+	for range 10 {
+		noteOffCore(200*us, 70*us)
+	}
+	require.Equal(t, int32(lateWeight), load.score.Load())
+	for range 10 {
+		noteOffCore(200*us, 70*us)
+	}
+	require.True(t, backedOff())
+
+	// A real worker's polling: measured on its own thread, never more off its
+	// core than it polled.
+	tid, cpu, ok := threadClock()
+	if !ok {
+		t.Skip("no thread clock on this system")
+	}
+	for start := time.Now(); time.Since(start) < time.Millisecond; {
+	}
+	tid1, cpu1, _ := threadClock()
+	if tid1 == tid {
+		require.Greater(t, cpu1, cpu, "the thread's processor time grows while it runs")
+	}
 }

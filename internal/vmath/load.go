@@ -48,20 +48,25 @@ import (
 // region are the same whether it runs on one goroutine or several, so results
 // never depend on the back-off.
 //
+// While backing off, a region of Each that lasts deferSpawn still starts its
+// helpers then, for the indices left (see deferSpawn).
+//
 // Measured with a busy loop on one of the project's two cores (the benchmarks
-// and the loop in a session ahead of the other processes on the machine,
-// 3 interleaved rounds, ratio of GOMAXPROCS=2 to 1, before -> after): lu_factor
-// 512 1.67 -> 1.31, cholesky 512 1.53 -> 1.37, cross_entropy gradient 1.25 ->
-// 1.20, MLP gradient 1.31 -> 1.14 (each region on the calling goroutine
-// regardless: 1.62, 1.19, 1.04, 1.14). What remains is mostly the runtime's,
-// not the pool's: with no helper ever started, GOMAXPROCS=2 under that load was
-// still 1.6-2.2x slower than 1 on the MLP's forward pass, layer_norm and
-// attention, because the garbage collector's phases that stop the world wait for
-// the second processor's thread when the operating system has taken it off its
-// core (0.29 + 0.36 ms a collection against 0.008 + 0.001 ms at GOMAXPROCS=1,
-// gctrace, MLP forward); with GOGC=2000 the same serial runs were 1.0-1.1x.
-// On idle cores (chrt -f) the pool does not back off (2% of hand-offs late)
-// and the two-goroutine speedups are unchanged.
+// and the loop in a session ahead of the other processes on the machine, 6
+// interleaved rounds, ratio of the best GOMAXPROCS=2 time to the best
+// GOMAXPROCS=1 time, before -> after): MLP gradient 1.42 -> 1.14, MLP forward
+// 1.57 -> 1.28, cross_entropy gradient 1.54 -> 1.25, cholesky 512 1.76 ->
+// 1.48, lu_factor 512 1.66 -> 1.31, layer_norm 1.63 -> 1.59, attention 1.71 ->
+// 1.66 (the rounds' own ratios spread by +-0.3). What remains is mostly the
+// runtime's, not the pool's: with no helper ever started, GOMAXPROCS=2 under
+// that load was still 1.6-2.2x slower than 1 on the MLP's forward pass,
+// layer_norm, attention and lu_factor, because the garbage collector's phases
+// that stop the world wait for the second processor's thread when the
+// operating system has taken it off its core (0.29 + 0.36 ms a collection
+// against 0.008 + 0.001 ms at GOMAXPROCS=1, gctrace, MLP forward); with
+// GOGC=2000 the same serial runs were 1.00-1.06x. On idle cores (chrt -f) the
+// pool rarely backs off (2% of hand-offs late) and the two-goroutine speedups
+// are unchanged.
 
 // lateHandoff is the hand-off time past which a polling worker is taken to have
 // been off its core: a polling worker on its own core takes a function within a

@@ -66,25 +66,52 @@ type Panic struct {
 func Each(n, workers int, f func(i int)) *Panic {
 	var next atomic.Int64
 	r := &runner{f: f}
-	work := func(caller bool) {
+	var work func(caller bool)
+	work = func(caller bool) {
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= n {
 				return
 			}
 			r.run(i, caller)
+			// Backing off, the caller starts the helpers once the region has
+			// lasted deferSpawn with at least two indices not yet taken.
+			if caller && r.deferred > 0 && nanotime()-r.started > int64(deferSpawn) {
+				helpers := r.deferred
+				r.deferred = 0
+				if int(next.Load()) < n-1 && !r.aborted.Load() {
+					for range helpers {
+						spawn(func() { work(false) })
+					}
+				}
+			}
 		}
 	}
 	r.done.Add(max(n, 0))
 	r.left.Store(int64(max(n, 0)))
-	helpers := Helpers(min(workers, n) - 1)
+	want := min(workers, n) - 1
+	helpers := Helpers(want)
 	for range helpers {
 		spawn(func() { work(false) })
 	}
 	r.start(n, helpers)
+	if helpers == 0 && want > 0 {
+		r.deferred = want
+		r.started = nanotime()
+	}
 	work(true)
 	return r.wait()
 }
+
+// deferSpawn is how long a region of Each runs on the calling goroutine alone,
+// while the pool backs off (load.go), before the caller starts its helpers for
+// the indices left: a short region (most of those of an MLP or a cross-entropy
+// gradient, tens to hundreds of microseconds) ends on the caller without a
+// hand-off, which on busy cores costs more than it saves, while a long one (a
+// batch of attention products, layer_norm's passes over 2048 x 768 values)
+// still gets help for most of its length. The indices go out from the same
+// counter either way, so the results are the same.
+const deferSpawn = 200 * time.Microsecond
 
 // EachOwned is Each with the indices in contiguous shares, one per goroutine (the
 // OpenMP static schedule, with stealing): goroutine g (the caller is 0) takes the
@@ -165,6 +192,9 @@ type runner struct {
 	// nanotime at which it started.
 	n, helpers, callerRan int
 	started               int64
+	// Helpers that Each, backing off, starts only if the region lasts
+	// deferSpawn (read and written by the calling goroutine only).
+	deferred int
 }
 
 // start records the start of the region's work on the calling goroutine.

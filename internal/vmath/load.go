@@ -24,8 +24,10 @@ import (
 //
 //   - each hand-off to a polling worker: the time from goPooled to the worker
 //     taking the function. A polling worker on a core of its own takes it within
-//     a microsecond; one that takes more than lateHandoff was off its core (or its
-//     processor ran other goroutines) (noteHandoff);
+//     a microsecond; one that takes more than lateHandoff was off its core, or
+//     its processor ran other goroutines: on Linux, where the thread's processor
+//     time tells the two apart, only the first counts (on idle cores, 2% of the
+//     MLP's hand-offs came late, during garbage collections) (noteHandoff);
 //   - each region of Each and EachOwned that started helpers: late when the
 //     calling goroutine waited for the helpers' indices longer than running them
 //     itself would have taken (noteRegion);
@@ -189,15 +191,19 @@ var spinTime struct {
 // busy with more threads than it has, and polling there takes processor time
 // from the caller's thread or the worker's own region. The thread is read again
 // at the end, and a poll that the runtime moved to another thread is left out.
-func noteSpin(clock bool, tid int, cpu int64, wall time.Duration) {
+// It returns the time off the core, and measured false when it was not measured
+// (a poll shorter than minSpinSample is not).
+func noteSpin(clock bool, tid int, cpu int64, wall time.Duration) (off time.Duration, measured bool) {
 	if !clock || wall < minSpinSample {
-		return
+		return 0, false
 	}
 	tid1, cpu1, ok := threadClock()
 	if !ok || tid1 != tid {
-		return
+		return 0, false
 	}
-	noteOffCore(wall, max(wall-time.Duration(cpu1-cpu), 0))
+	off = max(wall-time.Duration(cpu1-cpu), 0)
+	noteOffCore(wall, off)
+	return off, true
 }
 
 // noteOffCore adds a poll of length wall, off its core for off, to spinTime, and

@@ -89,8 +89,15 @@ func (w *worker) wait() func() {
 		select {
 		case f := <-w.task:
 			now := nanotime()
-			noteHandoff(time.Duration(now - w.sent))
-			noteSpin(clock, tid, cpu, time.Duration(now-start))
+			wall, d := time.Duration(now-start), time.Duration(now-w.sent)
+			off, measured := noteSpin(clock, tid, cpu, wall)
+			if measured && d <= wall && off < lateHandoff {
+				// On its core all along: the runtime ran other work on the
+				// thread between polls (a garbage collector's worker), which
+				// says nothing of the machine's other processes.
+				d = min(d, lateHandoff)
+			}
+			noteHandoff(d)
 			return f
 		default:
 		}

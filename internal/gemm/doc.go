@@ -159,7 +159,10 @@
 // schemes come from vmath's worker pool (spawn, vmath.Go), whose idle goroutines poll for 200 us
 // before they park, so that back-to-back products do not each wait for the
 // runtime to wake a sleeping thread (40-63 us per product with a go statement,
-// 3-7 us from the pool, on the project's 2-core virtual machine).
+// 3-7 us from the pool, on the project's 2-core virtual machine). When the pool
+// finds its hand-offs late (the machine's cores busy with other processes), it
+// backs off for a while and both schemes run on the calling goroutine alone
+// (vmath.Helpers): the same slabs or units in the same sequence, so the same bits.
 //
 // Measured on two Zen 5 cores (n=1024, 68 interleaved rounds, medians of the
 // per-round ratio of 2 goroutines to 1): the slab split 1.92x on an idle machine

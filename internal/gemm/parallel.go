@@ -128,7 +128,9 @@ func runShared[R float](kn *kernel[R], workers, m, n, k int, pa packerA[R], pb p
 	}
 	p.bufs = bufs
 	var wg sync.WaitGroup
-	for range workers - 1 {
+	// While vmath's pool backs off (the machine's cores busy with other
+	// processes), the caller takes every unit alone, in the same sequence.
+	for range vmath.Helpers(workers - 1) {
 		wg.Add(1)
 		vmath.Go(func() {
 			defer wg.Done()

@@ -31,8 +31,20 @@ func bothSchemes(t *testing.T, f func(t *testing.T)) {
 }
 
 // TestParallelBitIdentical checks that Dgemm and Zgemm give the same bits on
-// one goroutine (the serial algorithm) and on several, with either scheme.
-func TestParallelBitIdentical(t *testing.T) { bothSchemes(t, testParallelBitIdentical) }
+// one goroutine (the serial algorithm) and on several, with either scheme (with
+// vmath's pool not backing off, whatever the load of the machine running it).
+func TestParallelBitIdentical(t *testing.T) {
+	defer vmath.SetBackoff(false)()
+	bothSchemes(t, testParallelBitIdentical)
+}
+
+// TestParallelBackoff checks that while vmath's pool backs off (the products'
+// units or slabs all on the calling goroutine, in the same sequence) Dgemm and
+// Zgemm still give the serial result bit for bit, with either scheme.
+func TestParallelBackoff(t *testing.T) {
+	defer vmath.SetBackoff(true)()
+	bothSchemes(t, testParallelBitIdentical)
+}
 
 func testParallelBitIdentical(t *testing.T) {
 	if testing.Short() {

@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // ParallelFor calls body on disjoint chunks [lo, hi) that cover [0, n). Work of
@@ -65,23 +66,52 @@ type Panic struct {
 func Each(n, workers int, f func(i int)) *Panic {
 	var next atomic.Int64
 	r := &runner{f: f}
-	work := func(caller bool) {
+	var work func(caller bool)
+	work = func(caller bool) {
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= n {
 				return
 			}
 			r.run(i, caller)
+			// Backing off, the caller starts the helpers once the region has
+			// lasted deferSpawn with at least two indices not yet taken.
+			if caller && r.deferred > 0 && nanotime()-r.started > int64(deferSpawn) {
+				helpers := r.deferred
+				r.deferred = 0
+				if int(next.Load()) < n-1 && !r.aborted.Load() {
+					for range helpers {
+						spawn(func() { work(false) })
+					}
+				}
+			}
 		}
 	}
 	r.done.Add(max(n, 0))
 	r.left.Store(int64(max(n, 0)))
-	for range min(workers, n) - 1 {
+	want := min(workers, n) - 1
+	helpers := Helpers(want)
+	for range helpers {
 		spawn(func() { work(false) })
+	}
+	r.start(n, helpers)
+	if helpers == 0 && want > 0 {
+		r.deferred = want
+		r.started = nanotime()
 	}
 	work(true)
 	return r.wait()
 }
+
+// deferSpawn is how long a region of Each runs on the calling goroutine alone,
+// while the pool backs off (load.go), before the caller starts its helpers for
+// the indices left: a short region (most of those of an MLP or a cross-entropy
+// gradient, tens to hundreds of microseconds) ends on the caller without a
+// hand-off, which on busy cores costs more than it saves, while a long one (a
+// batch of attention products, layer_norm's passes over 2048 x 768 values)
+// still gets help for most of its length. The indices go out from the same
+// counter either way, so the results are the same.
+const deferSpawn = 200 * time.Microsecond
 
 // EachOwned is Each with the indices in contiguous shares, one per goroutine (the
 // OpenMP static schedule, with stealing): goroutine g (the caller is 0) takes the
@@ -136,9 +166,12 @@ func EachOwned(n, workers int, f func(i int)) *Panic {
 	}
 	r.done.Add(n)
 	r.left.Store(int64(n))
-	for g := 1; g < workers; g++ {
+	helpers := Helpers(workers - 1)
+	for h := range helpers {
+		g := h + 1
 		spawn(func() { work(g) })
 	}
+	r.start(n, helpers)
 	work(0)
 	return r.wait()
 }
@@ -153,11 +186,31 @@ type runner struct {
 	failure *Panic         // the first worker's
 	done    sync.WaitGroup // one count per index
 	left    atomic.Int64   // indices not yet done, counted down after done
+
+	// The region's measure of whether its helpers paid (noteRegion), when it
+	// started any: its indices, the calling goroutine's count of them and the
+	// nanotime at which it started.
+	n, helpers, callerRan int
+	started               int64
+	// Helpers that Each, backing off, starts only if the region lasts
+	// deferSpawn (read and written by the calling goroutine only).
+	deferred int
+}
+
+// start records the start of the region's work on the calling goroutine.
+func (r *runner) start(n, helpers int) {
+	r.n, r.helpers = n, helpers
+	if helpers > 0 {
+		r.started = nanotime()
+	}
 }
 
 // run calls f(i), unless a call has panicked (then the index is only counted),
 // and recovers and records a panic of the call.
 func (r *runner) run(i int, caller bool) {
+	if caller {
+		r.callerRan++
+	}
 	defer r.left.Add(-1)
 	defer r.done.Done()
 	if r.aborted.Load() {
@@ -183,9 +236,16 @@ func (r *runner) run(i int, caller bool) {
 // panic to report, if any: the
 // calling goroutine's, else the first worker's.
 func (r *runner) wait() *Panic {
+	var idle int64 // when the calling goroutine found no index left
+	if r.helpers > 0 {
+		idle = nanotime()
+	}
 	// The last indices are under way on other goroutines: spin before parking.
 	Spin(func() bool { return r.left.Load() <= 0 })
 	r.done.Wait()
+	if r.helpers > 0 && !r.aborted.Load() {
+		noteRegion(r.n, r.callerRan, time.Duration(idle-r.started), time.Duration(nanotime()-idle))
+	}
 	if r.own != nil {
 		return r.own
 	}
@@ -194,11 +254,17 @@ func (r *runner) wait() *Panic {
 
 // SetSpawn replaces how Each starts its worker goroutines, for tests that start
 // them late (as on a core busy with another process), and returns the function
-// that restores the default.
+// that restores the default. While the replacement is in place the pool never
+// backs off (Helpers), so that it is called for every worker whatever the load
+// of the machine running the tests.
 func SetSpawn(f func(func())) (restore func()) {
 	old := spawn
 	spawn = f
-	return func() { spawn = old }
+	restoreMode := setMode(modeNever)
+	return func() {
+		restoreMode()
+		spawn = old
+	}
 }
 
 // Go starts f on a goroutine of its own the way Each starts its workers (from the

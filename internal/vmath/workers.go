@@ -16,12 +16,16 @@ import (
 // (runtime.Gosched), so any other goroutine runs first: it only keeps the thread
 // awake. OpenMP's runtimes do the same (GOMP_SPINCOUNT, KMP_BLOCKTIME: 200 ms in
 // Intel's); 200 us is enough to bridge the serial parts between two regions and
-// costs at most that much CPU time after the last one.
+// costs at most that much CPU time after the last one. On a machine whose cores
+// are busy with other processes the polling costs more than it saves, and the
+// pool backs off (load.go): workers park at once and regions run on the calling
+// goroutine, until a probe finds the hand-offs prompt again.
 const workerSpin = 200 * time.Microsecond
 
 // worker is a goroutine of the pool of goPooled: idle, it waits for a function on task.
 type worker struct {
 	task chan func()
+	sent int64 // nanotime of the hand-off of the function on task
 }
 
 // idleWorkers holds the workers waiting for a function, most recently idle last
@@ -44,7 +48,8 @@ func goPooled(f func()) {
 		w := idleWorkers.list[n-1]
 		idleWorkers.list = idleWorkers.list[:n-1]
 		idleWorkers.Unlock()
-		w.task <- f // never blocks: an idle worker's channel is empty
+		w.sent = nanotime() // read by w after it receives f
+		w.task <- f         // never blocks: an idle worker's channel is empty
 		return
 	}
 	idleWorkers.Unlock()
@@ -69,16 +74,35 @@ func (w *worker) loop(f func()) {
 }
 
 // wait returns the next function handed to the worker: it polls for workerSpin,
-// yielding the processor between polls, then parks.
+// yielding the processor between polls, then parks; while the pool backs off (see
+// load.go) it parks at once, and it stops polling when a back-off begins. It
+// records how long a function handed to it while it polled took to reach it
+// (noteHandoff), and how much of its polling its thread spent off its core
+// (noteSpin): the pool's measures of whether polling pays.
 func (w *worker) wait() func() {
-	start := time.Now()
+	start := nanotime()
+	if backedOffAt(start) {
+		return <-w.task
+	}
+	tid, cpu, clock := threadClock()
 	for {
 		select {
 		case f := <-w.task:
+			now := nanotime()
+			wall, d := time.Duration(now-start), time.Duration(now-w.sent)
+			off, measured := noteSpin(clock, tid, cpu, wall)
+			if measured && d <= wall && off < lateHandoff {
+				// On its core all along: the runtime ran other work on the
+				// thread between polls (a garbage collector's worker), which
+				// says nothing of the machine's other processes.
+				d = min(d, lateHandoff)
+			}
+			noteHandoff(d)
 			return f
 		default:
 		}
-		if time.Since(start) > workerSpin {
+		if now := nanotime(); now-start > int64(workerSpin) || backedOffAt(now) {
+			noteSpin(clock, tid, cpu, time.Duration(now-start))
 			return <-w.task
 		}
 		runtime.Gosched()
@@ -96,18 +120,25 @@ const spinWait = 100 * time.Microsecond
 // of microseconds to wake a parked goroutine whose thread went to sleep too: the
 // GEMM's parallel driver lost about 50 us to each such wait on the project's
 // 2-core virtual machine.
+//
+// While the pool backs off because the machine's cores are busy (see load.go),
+// Spin gives up after the first polls: a goroutine that polls then only takes
+// processor time from the one it waits for.
 func Spin(ready func() bool) bool {
 	for range 64 {
 		if ready() {
 			return true
 		}
 	}
-	start := time.Now()
+	start := nanotime()
+	if backedOffAt(start) {
+		return ready()
+	}
 	for {
 		if ready() {
 			return true
 		}
-		if time.Since(start) > spinWait {
+		if nanotime()-start > int64(spinWait) {
 			return false
 		}
 		runtime.Gosched()

@@ -53,7 +53,8 @@ const (
 //	task r:  the update of the lower triangle of the r-th last block of cholChunk
 //	         rows below panel j+1, over the columns right of panel j+1
 //
-// (the largest row blocks, at the bottom, first). The tasks, their blocks and every
+// (the largest row blocks, at the bottom, first; each by products of cholRows rows,
+// so that a block computes little of the upper triangle). The tasks, their blocks and every
 // product (on one goroutine each) are the same for any GOMAXPROCS, so the factor is
 // the same bit for bit on one goroutine or several. It reports success.
 func cholLookAhead(a []float64, n int) bool {
@@ -92,10 +93,15 @@ func cholLookAhead(a []float64, n int) bool {
 				}
 				return
 			}
-			// Row block blocks-t (the last, largest, first): rows [r0, r1).
+			// Row block blocks-t (the last, largest, first): rows [r0, r1), by
+			// products of cholRows rows over the columns up to their last, so
+			// that little of the upper triangle is computed.
 			r0 := rest + (blocks-t)*cholChunk
 			r1 := min(r0+cholChunk, n)
-			update(j, jb, r0, r1, rest, r1)
+			for r := r0; r < r1; r += cholRows {
+				h := min(cholRows, r1-r)
+				update(j, jb, r, r+h, rest, r+h)
+			}
 		})
 		if failed.Load() {
 			return false

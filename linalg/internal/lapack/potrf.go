@@ -31,12 +31,12 @@ func potrfF64(a []float64, n int) bool {
 
 const (
 	// cholNB is the width of the panels of cholLookAhead.
-	cholNB = 64
+	cholNB = 96
 	// cholChunk is the height of the row blocks of its trailing updates.
 	cholChunk = 96
 	// cholLookMin is the least order that cholLookAhead factors; smaller
 	// matrices go to the recursion alone.
-	cholLookMin = 4 * cholNB
+	cholLookMin = 256
 )
 
 // cholLookAhead factors a as potrfF64 does, by right-looking blocked Cholesky

@@ -56,14 +56,25 @@ func axpy4Tail(a []float64, lda, j0, n int, c *[4]float64, y []float64) {
 	}
 }
 
-// symv4 is dot4 and axpy4 over the same rows in one pass.
+// symv4 is dot4 and axpy4 over the same rows in one pass: with AVX-512, the
+// columns in groups of eight (symv4AVX512), then of four (symv4AVX2).
 func symv4(a []float64, lda, n int, x []float64, c *[4]float64, y []float64) (d [4]float64) {
 	_ = a[3*lda+n-1]
 	x, y = x[:n], y[:n]
 	n4 := 0
 	if useGemvAsm {
-		if n4 = n &^ 3; n4 > 0 {
-			symv4AVX2(&a[0], lda, n4, &x[0], c, &y[0], &d)
+		n8 := 0
+		if useSymvAVX512 {
+			if n8 = n &^ 7; n8 > 0 {
+				symv4AVX512(&a[0], lda, n8, &x[0], c, &y[0], &d)
+			}
+		}
+		if n4 = n &^ 3; n4 > n8 {
+			var d4 [4]float64
+			symv4AVX2(&a[n8], lda, n4-n8, &x[n8], c, &y[n8], &d4)
+			for q := range d {
+				d[q] += d4[q]
+			}
 		}
 	}
 	dot4Tail(a, lda, n4, n, x, &d)

@@ -311,3 +311,71 @@ gemvTloop:
 	JNZ         gemvTrows
 	VZEROUPPER
 	RET
+
+// func symv4AVX512(a *float64, lda, n int, x *float64, c *[4]float64, y *float64, d *[4]float64)
+//
+// symv4AVX2 in AVX-512 (eight lanes): d[q] = sum_{j<n} a[q lda + j] x[j] and
+// y[j] += sum_q c[q] a[q lda + j] for j < n, eight columns an iteration; n is a
+// positive multiple of 8.
+TEXT ·symv4AVX512(SB), NOSPLIT, $0-56
+	MOVQ         a+0(FP), SI
+	MOVQ         lda+8(FP), AX
+	MOVQ         n+16(FP), CX
+	MOVQ         x+24(FP), DX
+	MOVQ         c+32(FP), BX
+	MOVQ         y+40(FP), DI
+	SHLQ         $3, AX
+	LEAQ         (SI)(AX*1), R8
+	LEAQ         (R8)(AX*1), R9
+	LEAQ         (R9)(AX*1), R10
+	VBROADCASTSD (BX), Z12
+	VBROADCASTSD 8(BX), Z13
+	VBROADCASTSD 16(BX), Z14
+	VBROADCASTSD 24(BX), Z15
+	VPXORQ       Z0, Z0, Z0
+	VPXORQ       Z1, Z1, Z1
+	VPXORQ       Z2, Z2, Z2
+	VPXORQ       Z3, Z3, Z3
+
+symv8loop:
+	VMOVUPD     (DX), Z8
+	VMOVUPD     (DI), Z9
+	VMOVUPD     (SI), Z10
+	VMOVUPD     (R8), Z11
+	VFMADD231PD Z10, Z8, Z0
+	VFMADD231PD Z10, Z12, Z9
+	VFMADD231PD Z11, Z8, Z1
+	VFMADD231PD Z11, Z13, Z9
+	VMOVUPD     (R9), Z10
+	VMOVUPD     (R10), Z11
+	VFMADD231PD Z10, Z8, Z2
+	VFMADD231PD Z10, Z14, Z9
+	VFMADD231PD Z11, Z8, Z3
+	VFMADD231PD Z11, Z15, Z9
+	VMOVUPD     Z9, (DI)
+	ADDQ        $64, SI
+	ADDQ        $64, R8
+	ADDQ        $64, R9
+	ADDQ        $64, R10
+	ADDQ        $64, DX
+	ADDQ        $64, DI
+	SUBQ        $8, CX
+	JNZ         symv8loop
+	MOVQ        d+48(FP), DI
+	// Fold each accumulator to four lanes, then as symv4AVX2.
+	VEXTRACTF64X4 $1, Z0, Y4
+	VEXTRACTF64X4 $1, Z1, Y5
+	VEXTRACTF64X4 $1, Z2, Y6
+	VEXTRACTF64X4 $1, Z3, Y7
+	VADDPD        Y4, Y0, Y0
+	VADDPD        Y5, Y1, Y1
+	VADDPD        Y6, Y2, Y2
+	VADDPD        Y7, Y3, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y8
+	VPERM2F128    $0x31, Y2, Y0, Y9
+	VADDPD        Y9, Y8, Y8
+	VMOVUPD       Y8, (DI)
+	VZEROUPPER
+	RET

@@ -2,6 +2,7 @@ package lapack
 
 import (
 	"math"
+	"runtime"
 
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
@@ -23,14 +24,19 @@ func getrfF64(a []float64, m, n int, piv []int) int {
 		}
 		return -1
 	}
-	luRec(a, n, m, min(m, n), piv, 0, make([]float64, m*min(luBase, n)))
-	// A panel narrower than the matrix leaves its right part (columns k..n-1 of a
-	// wide matrix) to be finished: the recursion covers columns 0..k-1 only.
-	if k := min(m, n); n > k {
-		// Rows 0..k-1 of the right part: apply the swaps, then U12 = L11^-1 A12.
-		right := a[k:]
-		swapRows(right, n, n-k, piv, 0, k)
-		trsmPar(false, false, true, k, n-k, a, n, right, n)
+	if min(m, n) >= luLookMin {
+		luLookAhead(a, m, n, piv)
+	} else {
+		luRec(a, n, m, min(m, n), piv, 0, make([]float64, m*min(luBase, n)), true)
+		// A panel narrower than the matrix leaves its right part (columns k..n-1
+		// of a wide matrix) to be finished: the recursion covers columns 0..k-1
+		// only.
+		if k := min(m, n); n > k {
+			// Rows 0..k-1 of the right part: apply the swaps, then U12 = L11^-1 A12.
+			right := a[k:]
+			swapRows(right, n, n-k, piv, 0, k)
+			trsmPar(false, false, true, k, n-k, a, n, right, n)
+		}
 	}
 	for j := range min(m, n) {
 		if a[j*n+j] == 0 {
@@ -45,21 +51,31 @@ func getrfF64(a []float64, m, n int, piv []int) int {
 // U12 = L11^-1 A12 (trsmPar), A22 -= A21 U12 (one GEMM, gemmRows), factor A22,
 // apply its swaps to the left half. piv[j] receives the zero-based row (relative
 // to the panel) swapped with row j; off is added to the recorded pivots. buf is
-// luPanel's scratch (m * min(luBase, w) values).
-func luRec(a []float64, lda, m, w int, piv []int, off int, buf []float64) {
+// luPanel's scratch (m * min(luBase, w) values). With par unset, everything runs
+// on the calling goroutine (a panel of luLookAhead, beside the trailing update on
+// the other goroutines); the factors are the same bit for bit either way.
+func luRec(a []float64, lda, m, w int, piv []int, off int, buf []float64, par bool) {
 	if w <= luBase {
 		luPanel(a, lda, m, w, piv, off, buf)
 		return
 	}
 	w1 := w / 2
 	w2 := w - w1
-	luRec(a, lda, m, w1, piv, off, buf)
+	luRec(a, lda, m, w1, piv, off, buf, par)
 	right := a[w1:]
 	swapRows(right, lda, w2, piv, off, w1)
-	trsmPar(false, false, true, w1, w2, a, lda, right, lda)
+	if par {
+		trsmPar(false, false, true, w1, w2, a, lda, right, lda)
+	} else {
+		trsmRec(1, false, false, true, w1, w2, a, lda, right, lda)
+	}
 	if m > w1 {
-		gemmRows(m-w1, w2, w1, -1, a[w1*lda:], lda, right, lda, 1, a[w1*lda+w1:], lda)
-		luRec(a[w1*lda+w1:], lda, m-w1, w2, piv[w1:], off+w1, buf)
+		if par {
+			gemmRows(m-w1, w2, w1, -1, a[w1*lda:], lda, right, lda, 1, a[w1*lda+w1:], lda)
+		} else {
+			gemmOn(1, false, false, m-w1, w2, w1, -1, a[w1*lda:], lda, right, lda, 1, a[w1*lda+w1:], lda)
+		}
+		luRec(a[w1*lda+w1:], lda, m-w1, w2, piv[w1:], off+w1, buf, par)
 		// The swaps of the lower right factorisation apply to the left columns too.
 		swapRows(a[w1*lda:], lda, w1, piv[w1:], off+w1, w2)
 	}
@@ -176,5 +192,75 @@ func abs1[T scalar](x T) float64 {
 func swapSlices[T any](x, y []T) {
 	for i := range x {
 		x[i], y[i] = y[i], x[i]
+	}
+}
+
+const (
+	// luNB is the width of the panels of luLookAhead.
+	luNB = 64
+	// luChunk is the width of the column blocks of its trailing updates.
+	luChunk = 192
+	// luLookMin is the least min(m, n) that luLookAhead factors; smaller
+	// matrices go to the recursion alone.
+	luLookMin = 4 * luNB
+)
+
+// luLookAhead factors the m×n matrix a (leading dimension n) as getrfF64 does, by
+// right-looking blocked LU with look-ahead (as LAPACK implementations scale it):
+// panels of luNB columns, each factored by the recursion (luRec) on one
+// goroutine. After panel j is factored, one step computes, as the tasks of one
+// vmath.Each on GOMAXPROCS goroutines,
+//
+//	task 0:  the update of panel j+1 by panel j, then the factorisation of panel j+1
+//	task c:  the update of the c-th block of luChunk columns right of panel j+1
+//
+// where the update of columns C by panel j (rows j.., width jb) is: its row swaps,
+// U[j:j+jb, C] = L11^-1 A[j:j+jb, C], A[j+jb:, C] -= L21 U[j:j+jb, C]. The next
+// panel's factorisation, serial, so runs beside the bulk of the trailing update
+// instead of after it, and the goroutines take the tasks as they become free: one
+// on a busy core takes fewer. The tasks, their blocks and every product in them
+// (on one goroutine each) are the same for any GOMAXPROCS, so the factors are the
+// same bit for bit on one goroutine or several. At the end the swaps of each
+// panel are applied to the columns left of it.
+func luLookAhead(a []float64, m, n int, piv []int) {
+	k := min(m, n)
+	buf := make([]float64, m*luBase) // luPanel's scratch, for the serial panels
+	// update applies panel j (width jb) to the columns [c0, c1).
+	update := func(j, jb, c0, c1 int) {
+		swapRows(a[j*n+c0:], n, c1-c0, piv[j:], j, jb)
+		trsmRec(1, false, false, true, jb, c1-c0, a[j*n+j:], n, a[j*n+c0:], n)
+		if m > j+jb {
+			gemmOn(1, false, false, m-j-jb, c1-c0, jb, -1, a[(j+jb)*n+j:], n, a[j*n+c0:], n, 1, a[(j+jb)*n+c0:], n)
+		}
+	}
+	luRec(a, n, m, min(luNB, k), piv, 0, buf, false)
+	workers := runtime.GOMAXPROCS(0)
+	for j := 0; j < k; j += luNB {
+		jb := min(luNB, k-j)
+		next := j + jb // the next panel: columns [next, rest)
+		rest := min(next+luNB, k)
+		chunks := ceilDiv(n-rest, luChunk)
+		if n-rest > 0 && chunks > 1 && n-rest-(chunks-1)*luChunk < luChunk/2 {
+			chunks-- // a narrow last block goes to the one before
+		}
+		forEach(1+chunks, workers, func(t int) {
+			if t == 0 {
+				if next < k {
+					update(j, jb, next, rest)
+					luRec(a[next*n+next:], n, m-next, rest-next, piv[next:], next, buf, false)
+				}
+				return
+			}
+			c0 := rest + (t-1)*luChunk
+			c1 := min(c0+luChunk, n)
+			if t == chunks {
+				c1 = n
+			}
+			update(j, jb, c0, c1)
+		})
+	}
+	// The swaps of each panel apply to the columns left of it.
+	for j := luNB; j < k; j += luNB {
+		swapRows(a[j*n:], n, j, piv[j:], j, min(luNB, k-j))
 	}
 }

@@ -12,7 +12,9 @@ import (
 // columns of its right-hand sides (each column's solution is its own), the
 // symmetric updates of the Cholesky factorisation and of the tridiagonal
 // reduction by blocks of rows, the tall update of the recursive LU by blocks of
-// rows. Each part runs its products on its own goroutine (workers = 1), so that
+// rows; the LU and Cholesky factorisations of larger matrices (luLookAhead,
+// cholLookAhead) overlap the factorisation of each panel with the trailing update
+// by the panel before. Each part runs its products on its own goroutine (workers = 1), so that
 // a product is not split a second time inside a part, where the handoffs of the
 // GEMM's parallel driver would cost more than the small products gain. The parts
 // go to the goroutines as they become free (vmath.Each), so that one on a busy

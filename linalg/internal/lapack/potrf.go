@@ -2,6 +2,8 @@ package lapack
 
 import (
 	"math"
+	"runtime"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -18,10 +20,108 @@ func potrfF64(a []float64, n int) bool {
 		_, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Data: a, Stride: n})
 		return ok
 	}
+	if n >= cholLookMin {
+		return cholLookAhead(a, n)
+	}
 	buf := vmath.MakeNoZero[float64]((n / 2) * (n - n/2))
-	ok := cholRec(a, n, n, buf)
+	ok := cholRec(a, n, n, buf, true)
 	vmath.Put(buf)
 	return ok
+}
+
+const (
+	// cholNB is the width of the panels of cholLookAhead.
+	cholNB = 96
+	// cholChunk is the height of the row blocks of its trailing updates.
+	cholChunk = 96
+	// cholLookMin is the least order that cholLookAhead factors; smaller
+	// matrices go to the recursion alone.
+	cholLookMin = 256
+)
+
+// cholLookAhead factors a as potrfF64 does, by right-looking blocked Cholesky
+// with look-ahead (as luLookAhead): panels of cholNB columns, panel j being
+//
+//	L[j:j+jb, j:j+jb] = chol(A[j:j+jb, j:j+jb]) (cholRec),
+//	L[j+jb:, j:j+jb] = A[j+jb:, j:j+jb] L[j:j+jb, j:j+jb]^-T (cholPanelSolve),
+//
+// each on one goroutine. After panel j is factored, one step computes, as the
+// tasks of one vmath.Each on GOMAXPROCS goroutines,
+//
+//	task 0:  the update of panel j+1 by panel j (A[j+jb:, C] -= L21 L[C, j:j+jb]^T
+//	         for its columns C), then the factorisation of panel j+1
+//	task r:  the update of the lower triangle of the r-th last block of cholChunk
+//	         rows below panel j+1, over the columns right of panel j+1
+//
+// (the largest row blocks, at the bottom, first; each by products of cholRows rows,
+// so that a block computes little of the upper triangle). The tasks, their blocks and every
+// product (on one goroutine each) are the same for any GOMAXPROCS, so the factor is
+// the same bit for bit on one goroutine or several. It reports success.
+func cholLookAhead(a []float64, n int) bool {
+	buf := make([]float64, (n-cholNB)*cholNB) // the transposed panel of cholPanelSolve
+	rbuf := vmath.MakeNoZero[float64](cholNB / 2 * (cholNB - cholNB/2))
+	defer vmath.Put(rbuf)
+	// panel factors the panel of columns [j, j+jb).
+	panel := func(j, jb int) bool {
+		if !cholRec(a[j*n+j:], n, jb, rbuf, false) {
+			return false
+		}
+		cholPanelSolve(a[j*n+j:], n, jb, n-j-jb, buf)
+		return true
+	}
+	// update subtracts L[r0:r1, j:j+jb] L[c0:c1, j:j+jb]^T from A[r0:r1, c0:c1].
+	update := func(j, jb, r0, r1, c0, c1 int) {
+		gemmOn(1, false, true, r1-r0, c1-c0, jb, -1, a[r0*n+j:], n, a[c0*n+j:], n, 1, a[r0*n+c0:], n)
+	}
+	if !panel(0, min(cholNB, n)) {
+		return false
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var failed atomic.Bool
+	for j := 0; j < n; j += cholNB {
+		jb := min(cholNB, n-j)
+		next := j + jb // the next panel: columns [next, rest)
+		rest := min(next+cholNB, n)
+		blocks := ceilDiv(n-rest, cholChunk)
+		forEach(1+blocks, workers, func(t int) {
+			if t == 0 {
+				if next < n {
+					update(j, jb, next, n, next, rest)
+					if !panel(next, rest-next) {
+						failed.Store(true)
+					}
+				}
+				return
+			}
+			// Row block blocks-t (the last, largest, first): rows [r0, r1), by
+			// products of cholRows rows over the columns up to their last, so
+			// that little of the upper triangle is computed.
+			r0 := rest + (blocks-t)*cholChunk
+			r1 := min(r0+cholChunk, n)
+			for r := r0; r < r1; r += cholRows {
+				h := min(cholRows, r1-r)
+				update(j, jb, r, r+h, rest, r+h)
+			}
+		})
+		if failed.Load() {
+			return false
+		}
+	}
+	return true
+}
+
+// cholPanelSolve sets L21 = A21 L11^-T for the rows×w block A21 below the
+// factored w×w diagonal block L11 at a (leading dimension lda), as cholRec does:
+// L11 X^T = A21^T on a transposed copy in buf (trsmRec on one goroutine).
+func cholPanelSolve(a []float64, lda, w, rows int, buf []float64) {
+	if rows == 0 {
+		return
+	}
+	a21 := a[w*lda:]
+	t := buf[:w*rows]
+	transpose(t, rows, a21, lda, rows, w)
+	trsmRec(1, false, false, false, w, rows, a, lda, t, rows)
+	transpose(a21, lda, t, rows, w, rows)
 }
 
 // cholRec is the recursive Cholesky factorisation of the lower triangle:
@@ -30,14 +130,16 @@ func potrfF64(a []float64, n int) bool {
 //
 // with the solve through trsmPar (on a transposed copy of A21) and the update
 // through GEMMs on the lower block triangle of A22 (cholUpdate). buf is scratch
-// space (grown as needed).
-func cholRec(a []float64, lda, n int, buf []float64) bool {
+// space (grown as needed). With par unset, everything runs on the calling
+// goroutine (a panel of cholLookAhead); the factor is the same bit for bit either
+// way.
+func cholRec(a []float64, lda, n int, buf []float64, par bool) bool {
 	if n <= cholBase {
 		return cholBlock(a, lda, n)
 	}
 	n1 := n / 2
 	n2 := n - n1
-	if !cholRec(a, lda, n1, buf) {
+	if !cholRec(a, lda, n1, buf, par) {
 		return false
 	}
 	a21 := a[n1*lda:]
@@ -47,21 +149,32 @@ func cholRec(a []float64, lda, n int, buf []float64) bool {
 	}
 	t := buf[:n1*n2]
 	transpose(t, n2, a21, lda, n2, n1)
-	trsmPar(false, false, false, n1, n2, a, lda, t, n2)
+	if par {
+		trsmPar(false, false, false, n1, n2, a, lda, t, n2)
+	} else {
+		trsmRec(1, false, false, false, n1, n2, a, lda, t, n2)
+	}
 	transpose(a21, lda, t, n2, n1, n2)
 	a22 := a[n1*lda+n1:]
-	cholUpdate(a21, a22, lda, n1, n2)
-	return cholRec(a22, lda, n2, buf)
+	cholUpdate(a21, a22, lda, n1, n2, par)
+	return cholRec(a22, lda, n2, buf, par)
 }
 
 // cholUpdate computes A22 -= L21 L21^T on the lower block triangle of the n2×n2
 // matrix a22, L21 being the n2×n1 matrix a21 (both with leading dimension lda), in
-// row blocks of cholRows (lowerBlocks): the block of rows [r, r+h) is one GEMM
-// over columns [0, r+h).
-func cholUpdate(a21, a22 []float64, lda, n1, n2 int) {
-	lowerBlocks(n2, n1, cholRows, func(workers, r, h int) {
+// row blocks of cholRows (lowerBlocks, or in turn on the calling goroutine with par
+// unset): the block of rows [r, r+h) is one GEMM over columns [0, r+h).
+func cholUpdate(a21, a22 []float64, lda, n1, n2 int, par bool) {
+	block := func(workers, r, h int) {
 		gemmOn(workers, false, true, h, r+h, n1, -1, a21[r*lda:], lda, a21, lda, 1, a22[r*lda:], lda)
-	})
+	}
+	if par {
+		lowerBlocks(n2, n1, cholRows, block)
+		return
+	}
+	for r := 0; r < n2; r += cholRows {
+		block(1, r, min(cholRows, n2-r))
+	}
 }
 
 // transpose sets dst[j*ldd+i] = src[i*lds+j] for i < rows, j < cols, by tiles of

@@ -53,8 +53,9 @@ func symEigTridiag(a, w []float64, n int, vectors bool) bool {
 
 // tridiagEig computes the eigenvalues w (ascending) of the n×n symmetric
 // tridiagonal matrix with diagonal d and subdiagonal e (both clobbered) by Dsterf
-// on each unreduced block and, when z is not nil, its eigenvectors into the
-// columns of the n×n matrix z by inverse iteration (stein). It reports success.
+// (sterf, its form with one division per step on the critical path) on each
+// unreduced block and, when z is not nil, its eigenvectors into the columns of the
+// n×n matrix z by inverse iteration (stein). It reports success.
 func tridiagEig(d, e, w, z []float64) bool {
 	n := len(d)
 	vectors := z != nil
@@ -67,7 +68,7 @@ func tridiagEig(d, e, w, z []float64) bool {
 	for bi, b := range blocks {
 		bd := slices.Clone(d[b[0]:b[1]])
 		be := slices.Clone(e[b[0] : b[1]-1])
-		if !lapackGonum.Dsterf(len(bd), bd, be) {
+		if !sterf(len(bd), bd, be) {
 			return false
 		}
 		for _, v := range bd {

@@ -40,10 +40,12 @@ import (
 // over the samples, cuts the batch into at most convWParts fixed parts (a
 // number that does not depend on the goroutines), sums each part's samples in
 // order into a gradient of its own, the parts on the goroutines of
-// vmath.ParallelFor, and adds the parts' gradients in order: its result does not
-// depend on the number of goroutines. (Each sample's GEMM on every goroutine,
-// the samples in order, as before, spent 1.5 times the CPU time of one
-// goroutine at two: the shared packing of a 64-row product waits.)
+// vmath.ParallelFor (small parts, so that a goroutine held up by another
+// process leaves the others parts to take), and adds the parts' gradients in
+// order: its result does not depend on the number of goroutines. (Each
+// sample's GEMM on every goroutine, the samples in order, as before, spent 1.5
+// times the CPU time of one goroutine at two: the shared packing of a 64-row
+// product waits.)
 
 // shiftGeom is the implicit-GEMM layout of a convGeom (see above).
 type shiftGeom struct {
@@ -253,7 +255,7 @@ func convTShift[E floating](g *convGeom, s *shiftGeom, y, w []E) ([]E, error) {
 
 // convWParts is the most parts of the batch whose weight gradients
 // convWShift sums separately (see above).
-const convWParts = 4
+const convWParts = 8
 
 // convWShift is convW, w = convW(x, y), by implicit GEMM: the sum over the
 // samples, by parts of the batch.
@@ -270,7 +272,7 @@ func convWShift[E floating](g *convGeom, s *shiftGeom, x, y []E) ([]E, error) {
 		defer vmath.Put(xp)
 		defer vmath.Put(e)
 		for q := lo; q < hi; q++ {
-			w := make([]E, g.cout*ck)
+			w := shiftBuf[E](g.cout * ck)
 			for n := q * g.n / parts; n < (q+1)*g.n/parts; n++ {
 				wideCopy(s, g.in, g.cin, s.plane, s.qStart, xp, x[n*g.cin*inSz:(n+1)*g.cin*inSz], true)
 				spread(g, s, e, y[n*g.cout*P:(n+1)*g.cout*P])
@@ -290,6 +292,8 @@ func convWShift[E floating](g *convGeom, s *shiftGeom, x, y []E) ([]E, error) {
 		for i, v := range p {
 			w[i] += v
 		}
+		vmath.Put(p)
 	}
+	defer vmath.Put(w)
 	return swapLast(w, g.cout, g.kSize(), g.cin), nil
 }

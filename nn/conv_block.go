@@ -57,33 +57,50 @@ func (g *convGeom) gatherTable() []int32 {
 	g.tabOnce.Do(func() {
 		K, P, inSz := g.kSize(), g.pSize(), g.inSize()
 		zeroSlot := int32(g.cin * inSz)
+		taps := g.tapRows()
 		tab := make([]int32, g.cin*K*P)
-		r := 0
 		for c := range g.cin {
-			for k0 := range g.k[0] {
-				for k1 := range g.k[1] {
-					for k2 := range g.k[2] {
-						row := tab[r*P : (r+1)*P]
-						j := 0
-						for _, a := range g.idx[0][k0] {
-							for _, b := range g.idx[1][k1] {
-								for _, s := range g.idx[2][k2] {
-									row[j] = zeroSlot + int32(j)
-									if a >= 0 && b >= 0 && s >= 0 {
-										row[j] = int32(c*inSz) + (a*int32(g.in[1])+b)*int32(g.in[2]) + s
-									}
-									j++
-								}
-							}
-						}
-						r++
-					}
+			row := tab[c*K*P : (c+1)*K*P]
+			for i, v := range taps {
+				row[i] = zeroSlot + int32(i%P)
+				if v >= 0 {
+					row[i] = int32(c*inSz) + v
 				}
 			}
 		}
 		g.tab = tab
 	})
 	return g.tab
+}
+
+// tapRows returns, for kernel position k and output position p, the index in
+// a channel's input [in] that the window of p reads at k, or -1 for padding:
+// row k of any channel's columns, [K, P].
+func (g *convGeom) tapRows() []int32 {
+	P := g.pSize()
+	rows := make([]int32, g.kSize()*P)
+	r := 0
+	for k0 := range g.k[0] {
+		for k1 := range g.k[1] {
+			for k2 := range g.k[2] {
+				row := rows[r*P : (r+1)*P]
+				j := 0
+				for _, a := range g.idx[0][k0] {
+					for _, b := range g.idx[1][k1] {
+						for _, s := range g.idx[2][k2] {
+							row[j] = -1
+							if a >= 0 && b >= 0 && s >= 0 {
+								row[j] = (a*int32(g.in[1])+b)*int32(g.in[2]) + s
+							}
+							j++
+						}
+					}
+				}
+				r++
+			}
+		}
+	}
+	return rows
 }
 
 // blockRuns is the im2col of the block kernels as shifted runs: col[(c, k), p]
@@ -96,18 +113,17 @@ type blockRuns struct {
 }
 
 // shiftedRuns returns the geometry's blockRuns, or nil when a row of the
-// gather table is not a shifted run (a stride, a padding mode other than
+// columns is not a shifted run (a stride, a padding mode other than
 // zeros, an output narrower than the input). It is built once per geometry.
 func (g *convGeom) shiftedRuns() *blockRuns {
 	g.runsOnce.Do(func() {
-		tab, K, P, inSz := g.gatherTable(), g.kSize(), g.pSize(), g.inSize()
+		taps, K, P, inSz := g.tapRows(), g.kSize(), g.pSize(), g.inSize()
 		fc, bc := (P+15)/16, (inSz+15)/16
 		r := &blockRuns{off: make([]int32, K), fmask: make([]uint16, K*fc), bmask: make([]uint16, K*bc)}
-		lim := int32(g.cin * inSz) // the zero slots are at lim and above
 		for k := range K {
 			seen := false
-			for p, v := range tab[k*P : (k+1)*P] {
-				if v >= lim {
+			for p, v := range taps[k*P : (k+1)*P] {
+				if v < 0 {
 					continue
 				}
 				if !seen {
@@ -286,7 +302,11 @@ func forBlocks[E floating](g *convGeom, B int, f func(n0, b int, col, yb []E) er
 // convBlocks is conv, y = conv(x, w), by blocks of B samples.
 func convBlocks[E floating](g *convGeom, x, w []E, B int) ([]E, error) {
 	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
-	tab, runs := g.gatherTable(), runsOf[E](g)
+	var tab []int32
+	runs := runsOf[E](g)
+	if runs == nil {
+		tab = g.gatherTable()
+	}
 	y := vmath.MakeNoZero[E](g.n * g.cout * P) // every element is copied from a GEMM's output
 	err := forBlocks(g, B, func(n0, b int, col, yb []E) error {
 		t := b * P
@@ -353,7 +373,11 @@ func convWBlocks[E floating](g *convGeom, x, y []E, B int) ([]E, error) {
 // Both take the block of ybar with its axes swapped, which they share.
 func backBlocks[E floating](g *convGeom, x, w, ybar []E, B int, wantX, wantW bool) (xbar, wbar []E, err error) {
 	P, ck, cog, xsz := g.pSize(), g.cinG()*g.kSize(), g.coutG(), g.cin*g.inSize()
-	tab, runs := g.gatherTable(), runsOf[E](g)
+	var tab []int32
+	runs := runsOf[E](g)
+	if runs == nil {
+		tab = g.gatherTable()
+	}
 	if wantX {
 		xbar = vmath.MakeNoZero[E](g.n * xsz) // every sample is written by scatter
 	}

@@ -130,6 +130,64 @@ func TestConvKernelsFloat32(t *testing.T) {
 	}
 }
 
+// The float32 block kernels' im2col and col2im by shifted runs
+// (vmath.ShiftRows32, ShiftSum32) and their products cut into column strips
+// give the gather table's and the whole products' results bit for bit, at 1
+// and 2 goroutines, for "same" convolutions in 1 to 3 spatial axes, rows of 16
+// positions and more and fewer, dilation, groups and an even kernel; the
+// geometries whose rows are not shifted runs (a stride, reflect padding, a
+// narrower output) have none.
+func TestConvBlockRuns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	cases := []struct {
+		x, w []int
+		opts []ConvOption
+		runs bool
+	}{
+		{[]int{6, 3, 4, 4}, []int{4, 3, 3, 3}, []ConvOption{Padding(1)}, true},
+		{[]int{5, 2, 8, 8}, []int{3, 2, 3, 3}, []ConvOption{Padding(1)}, true},
+		{[]int{7, 2, 5, 7}, []int{3, 2, 3, 3}, []ConvOption{PaddingSame()}, true},
+		{[]int{5, 2, 6, 6}, []int{4, 2, 3, 3}, []ConvOption{PaddingSame(), Dilation(2)}, true},
+		{[]int{5, 3, 4, 4}, []int{4, 3, 2, 2}, []ConvOption{PaddingSame()}, true},
+		{[]int{6, 4, 9}, []int{4, 2, 3}, []ConvOption{Padding(1), Groups(2)}, true},
+		{[]int{4, 2, 3, 4, 5}, []int{2, 2, 3, 3, 3}, []ConvOption{Padding(1)}, true},
+		{[]int{5, 2, 8, 8}, []int{3, 2, 3, 3}, []ConvOption{Padding(1), Stride(2)}, false},
+		{[]int{5, 2, 6, 6}, []int{3, 2, 3, 3}, []ConvOption{Padding(1), PaddingMode(PadReflect)}, false},
+		{[]int{5, 2, 6, 6}, []int{3, 2, 3, 3}, nil, false},
+	}
+	defer func(e, m, c int, off bool) { colTileElems, minTile, blockCols, runsOff = e, m, c, off }(colTileElems, minTile, blockCols, runsOff)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for k, c := range cases {
+		t.Run(fmt.Sprint(k), func(t *testing.T) {
+			g, x, w, ybar := convCase(t, rng, tensor.Float32, c.x, c.w, c.opts)
+			require.Equal(t, c.runs, g.shiftedRuns() != nil)
+			colTileElems, minTile = g.n*g.cin*g.kSize()*g.pSize(), 1<<30 // one block of every sample
+			B := g.blockSamples()
+			require.Equal(t, g.n, B)
+			maps := func() [5][]float32 {
+				m := convMaps(t, g, x.Float32s(), w.Float32s(), ybar.Float32s())
+				xb, wb, err := backBlocks(g, x.Float32s(), w.Float32s(), ybar.Float32s(), B, true, true)
+				require.NoError(t, err)
+				return [5][]float32{m[0], m[1], m[2], xb, wb}
+			}
+			runsOff, blockCols = true, 1<<30
+			want := maps()
+			runsOff = false
+			for _, procs := range []int{1, 2} {
+				runtime.GOMAXPROCS(procs)
+				// Strips of 40 columns leave a narrower last strip.
+				for _, strip := range []int{256, 40, 16} {
+					blockCols = strip
+					got := maps()
+					for i := range got {
+						require.Equal(t, want[i], got[i], "procs %d strips %d map %d", procs, strip, i)
+					}
+				}
+			}
+		})
+	}
+}
+
 // convCase draws x and w of the given shapes and dtype, the geometry of their
 // convolution with opts, and a cotangent ybar of its output's shape.
 func convCase(t *testing.T, rng *rand.Rand, dt tensor.DType, xs, ws []int, opts []ConvOption) (g *convGeom, x, w, ybar *tensor.Dense) {

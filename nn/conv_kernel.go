@@ -44,6 +44,8 @@ type convGeom struct {
 	identity             bool         // im2col is x itself (1x1 kernel, stride 1, no padding)
 	tabOnce              sync.Once    // builds tab, the block kernels' gather table (conv_block.go)
 	tab                  []int32
+	runsOnce             sync.Once  // builds runs, the block kernels' im2col as shifted runs (conv_block.go)
+	runs                 *blockRuns // nil when a row of the columns is not a shifted run
 	shiftOnce            sync.Once  // builds shiftG, the implicit-GEMM layout (conv_shift.go)
 	shiftG               *shiftGeom // nil when the geometry takes the tiles
 }

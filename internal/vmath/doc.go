@@ -48,6 +48,11 @@
 //   - [SumDev], [NormApply], [NormPullSums] and [NormPullBar] are the row
 //     kernels of layer normalisation (statistics, output, and the two passes of
 //     the pullback), AVX2 assembly bit-identical to their Go loops;
+//   - [GatherRows32], [ShiftRows32] and [ShiftSum32] move the float32 columns of
+//     a convolution's im2col: rows gathered through an index table (VPGATHERDD),
+//     or, where every row is its channel shifted, masked runs (AVX-512 masked
+//     loads) and their adjoint, the runs summed in order, bit-identical to
+//     their Go loops;
 //   - [ParallelFor] runs a loop over disjoint chunks on up to GOMAXPROCS goroutines
 //     with a dynamic schedule, and brings a worker's panic back to the caller;
 //     [Each] is that schedule over indices, which the GEMM's driver shares.

@@ -375,6 +375,19 @@ func gemv[T Numeric](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ld
 		}
 		return
 	}
+	if af, ok := any(a).([]float32); ok && k >= 256 {
+		// Long float32 rows: vmath.Dot32, each product rounded to float32 and
+		// summed in float64 (eight partial sums, combined pairwise), then
+		// rounded to float32 once. The float64 sum adds at most about
+		// (k/8 + 3) 2^-53 sum_l |a_il x_l|, far below float32's own rounding,
+		// where a float32 running sum would add up to k 2^-24 of it.
+		xf, cf := any(x).([]float32), any(c).([]float32)
+		bf, alf := any(beta).(float32), any(alpha).(float32)
+		for i := range m {
+			store(&cf[i*ldc], alf, float32(vmath.Dot32(af[i*lda:i*lda+k], xf)), bf)
+		}
+		return
+	}
 	i := 0
 	for ; i+4 <= m; i += 4 {
 		a0 := a[i*lda : i*lda+k]

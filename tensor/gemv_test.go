@@ -123,3 +123,53 @@ func TestMemBoundSplit(t *testing.T) {
 		})
 	}
 }
+
+// The float32 matrix-vector product with long rows goes through vmath.Dot32
+// (products summed in float64, rounded once): check it against the float64 sum
+// of the same float32 products, with row strides, alpha, beta and a strided
+// result, to within a few roundings of float32 (a running float32 sum of 1000
+// terms may be off by far more).
+func TestGemvLongRows32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 32))
+	for _, c := range []struct {
+		m, k, lda, ldc int
+		alpha, beta    float32
+	}{
+		{5, 256, 256, 1, 1, 0},
+		{7, 300, 311, 3, -0.5, 2},
+		{1, 1000, 1000, 1, 2, 1},
+		{9, 257, 260, 2, 1, -1},
+	} {
+		a := make([]float32, (c.m-1)*c.lda+c.k)
+		x := make([]float32, c.k)
+		y := make([]float32, (c.m-1)*c.ldc+1)
+		for _, v := range [][]float32{a, x, y} {
+			for i := range v {
+				v[i] = float32(rng.NormFloat64())
+			}
+		}
+		want := make([]float64, len(y))
+		bound := make([]float64, len(y))
+		for i := range y {
+			want[i], bound[i] = float64(y[i]), 0
+		}
+		for i := range c.m {
+			var s, abs float64
+			for l := range c.k {
+				p := float64(a[i*c.lda+l] * x[l])
+				s += p
+				abs += math.Abs(p)
+			}
+			want[i*c.ldc] = float64(c.alpha)*s + float64(c.beta)*float64(y[i*c.ldc])
+			bound[i*c.ldc] = 4 * 0x1p-24 * (math.Abs(float64(c.alpha))*abs + math.Abs(float64(c.beta)*float64(y[i*c.ldc])))
+		}
+		if err := Gemm(false, false, c.m, 1, c.k, c.alpha, a, c.lda, x, 1, c.beta, y, c.ldc); err != nil {
+			t.Fatal(err)
+		}
+		for i := range y {
+			if d := math.Abs(float64(y[i]) - want[i]); d > bound[i] {
+				t.Errorf("%+v: y[%d] = %v, want %v (error %.3g > %.3g)", c, i, y[i], want[i], d, bound[i])
+			}
+		}
+	}
+}

@@ -365,26 +365,11 @@ func scaled[T Numeric](alpha, x T) T {
 // in flight and x is read once per four rows.
 func gemv[T Numeric](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ldc int) {
 	x = x[:k]
-	if af, ok := any(a).([]float64); ok && k >= 256 {
-		// Long float64 rows: one vector dot product a row (vmath.Dot), which
-		// streams a at the memory's bandwidth.
-		xf, cf := any(x).([]float64), any(c).([]float64)
-		bf, alf := any(beta).(float64), any(alpha).(float64)
+	if dot := longDot[T](); dot != nil && k >= 256 {
+		// Long real rows: one vector dot product a row, which streams a at the
+		// memory's bandwidth.
 		for i := range m {
-			storeF(&cf[i*ldc], alf, vmath.Dot(af[i*lda:i*lda+k], xf), bf)
-		}
-		return
-	}
-	if af, ok := any(a).([]float32); ok && k >= 256 {
-		// Long float32 rows: vmath.Dot32, each product rounded to float32 and
-		// summed in float64 (eight partial sums, combined pairwise), then
-		// rounded to float32 once. The float64 sum adds at most about
-		// (k/8 + 3) 2^-53 sum_l |a_il x_l|, far below float32's own rounding,
-		// where a float32 running sum would add up to k 2^-24 of it.
-		xf, cf := any(x).([]float32), any(c).([]float32)
-		bf, alf := any(beta).(float32), any(alpha).(float32)
-		for i := range m {
-			store(&cf[i*ldc], alf, float32(vmath.Dot32(af[i*lda:i*lda+k], xf)), bf)
+			store(&c[i*ldc], alpha, dot(a[i*lda:i*lda+k], x), beta)
 		}
 		return
 	}
@@ -411,13 +396,23 @@ func gemv[T Numeric](m, k int, alpha T, a []T, lda int, x []T, beta T, c []T, ld
 	}
 }
 
-// storeF is store for float64.
-func storeF(dst *float64, alpha, s, beta float64) {
-	s *= alpha
-	if beta != 0 {
-		s += beta * *dst
+// longDot returns the dot product gemv takes for rows of 256 or more, nil for
+// complex T: vmath.Dot for float64; for float32, vmath.Dot32 (each product
+// rounded to float32 and summed in float64, eight partial sums combined
+// pairwise) rounded to float32 once. That float64 sum adds at most about
+// (k/8 + 3) 2^-53 sum_l |a_l x_l|, far below float32's own rounding, where a
+// float32 running sum would add up to k 2^-24 of it.
+func longDot[T Numeric]() func(x, y []T) T {
+	var dot any
+	switch any(T(0)).(type) {
+	case float64:
+		dot = vmath.Dot
+	case float32:
+		dot = func(x, y []float32) float32 { return float32(vmath.Dot32(x, y)) }
+	default:
+		return nil
 	}
-	*dst = s
+	return dot.(func(x, y []T) T)
 }
 
 // store sets *dst = alpha s + beta *dst, not reading *dst when beta is zero.

@@ -127,12 +127,7 @@ func (t *Tape[V]) BackwardSeed(out cr.NodeID, seed V, opts ...BackwardOption) (*
 	if err != nil {
 		return nil, err
 	}
-	var g *Gradients[V]
-	if box != nil {
-		g = box.gradients(t, acc)
-	} else {
-		g = &Gradients[V]{tape: t, acc: acc}
-	}
+	g := box.gradients(t, acc)
 	if cfg.release {
 		t.free()
 	}

@@ -77,8 +77,12 @@ func (b *gradientsBox[V]) accum(space cr.Space[V], n int) accum[V] {
 	return accum[V]{space: space, vals: b.vals[:n:n], state: b.state[:n:n], spare: b}
 }
 
-// gradients returns b's Gradients, holding acc, the slots of a sweep of t.
+// gradients returns the Gradients holding acc, the slots of a sweep of t: b's
+// when b is not nil, or else a new one.
 func (b *gradientsBox[V]) gradients(t *Tape[V], acc accum[V]) *Gradients[V] {
+	if b == nil {
+		return &Gradients[V]{tape: t, acc: acc}
+	}
 	acc.spare = nil // the spares were the sweep's
 	b.g.tape, b.g.acc = t, acc
 	return &b.g
